@@ -1,0 +1,23 @@
+#pragma once
+// Selecting contexts of a sweep by node count and collective (the --nodes / --collectives options).
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+
+namespace ncclbot {
+
+struct ContextFilter {
+  std::vector<int> nodes;                // empty = all
+  std::vector<Collective> collectives;  // empty = all
+
+  bool matches(const Context& c) const;
+  // Indices of the matching contexts, in sweep order.
+  std::vector<int> select(const Sweep& sweep) const;
+};
+
+// Parses "4,8,16" and "allreduce,allgather"; a bad item is a UsageError naming the option.
+std::vector<int> parse_node_list(const std::string& text, const std::string& option);
+std::vector<Collective> parse_collective_list(const std::string& text, const std::string& option);
+
+}  // namespace ncclbot

@@ -1,0 +1,25 @@
+#pragma once
+// NCCL's spellings of algorithms, protocols and collectives; parsing is case-insensitive and also
+// accepts the nccl-tests / environment-variable forms ("all_reduce", "RING", "nvls_tree").
+#include <optional>
+#include <string_view>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/collective.hpp"
+
+namespace ncclbot {
+
+std::string_view algo_name(Algo a);            // "Tree", "Ring", ..., "PAT"
+std::string_view proto_name(Proto p);          // "LL", "LL128", "Simple"
+std::string_view collective_name(Collective c);  // "AllReduce", ...
+
+std::optional<Algo> parse_algo(std::string_view s);
+std::optional<Proto> parse_proto(std::string_view s);
+std::optional<Collective> parse_collective(std::string_view s);
+
+// Comma-separated lists of valid spellings, for error messages.
+std::string_view algo_names_list();
+std::string_view proto_names_list();
+std::string_view collective_names_list();
+
+}  // namespace ncclbot

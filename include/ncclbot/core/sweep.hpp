@@ -1,0 +1,70 @@
+#pragma once
+// The owning forced-arm sweep. Contexts are kept in canonical (sorted) order so the tensor does not
+// depend on the order rows arrived in; `view()` hands out the trivially copyable SweepView.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/context.hpp"
+#include "ncclbot/core/sweep_view.hpp"
+
+namespace ncclbot {
+
+class Sweep {
+ public:
+  Sweep() = default;
+  // Takes the tensors in SweepView layout; checks shapes and computes the per-arm means.
+  Sweep(std::vector<Context> contexts, int samples, std::vector<float> time_us, std::vector<uint32_t> valid,
+        std::optional<std::vector<float>> prior_us);
+
+  int num_contexts() const { return int(contexts_.size()); }
+  int samples() const { return samples_; }
+  bool has_prior() const { return prior_us_.has_value(); }
+  const std::vector<Context>& contexts() const { return contexts_; }
+  const Context& context(int c) const { return contexts_.at(size_t(c)); }
+  const std::vector<float>& time_us() const { return time_us_; }
+  const std::vector<double>& mean_us() const { return mean_us_; }
+  const std::vector<uint32_t>& valid() const { return valid_; }
+  const std::optional<std::vector<float>>& prior_us() const { return prior_us_; }
+
+  SweepView view() const;
+  // Bitwise equality of every tensor (NaN slots compare by bit pattern).
+  bool identical_to(const Sweep& other) const;
+
+ private:
+  std::vector<Context> contexts_;
+  int samples_ = 0;
+  std::vector<float> time_us_;
+  std::vector<double> mean_us_;
+  std::vector<uint32_t> valid_;
+  std::optional<std::vector<float>> prior_us_;
+};
+
+// Collects rows (context, arm, sample index, time, optional prior) from any source and validates
+// them: duplicate rows, differing sample counts, gaps in sample indices and inconsistent priors
+// are InputErrors naming the source and the line of the offending row.
+class SweepBuilder {
+ public:
+  explicit SweepBuilder(std::string source) : source_(std::move(source)) {}
+
+  void add(const Context& ctx, int slot, int sample, float time_us, std::optional<float> prior_us,
+           long line);
+  size_t rows() const { return rows_; }
+  Sweep build() const;
+
+ private:
+  struct ArmRows {
+    std::map<int, float> samples;  // sample index -> time
+    std::optional<float> prior;
+    long first_line = 0;
+  };
+  std::string source_;
+  std::map<Context, std::map<int, ArmRows>> cells_;
+  size_t rows_ = 0;
+  std::optional<bool> with_prior_;
+};
+
+}  // namespace ncclbot

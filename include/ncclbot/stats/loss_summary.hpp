@@ -1,0 +1,18 @@
+#pragma once
+// The four metrics reported for a set of per-context losses (DESIGN.md "Metrics").
+#include <span>
+
+namespace ncclbot {
+
+struct LossSummary {
+  double mean = 0.0;
+  double p99 = 0.0;  // linear-interpolation percentile (NumPy's default "linear" method)
+  double max = 0.0;
+  long above_10pct = 0;  // contexts whose loss exceeds 0.10
+};
+
+// Percentile q in [0,100] of `x` with linear interpolation between order statistics.
+double percentile_linear(std::span<const double> x, double q);
+LossSummary summarize_losses(std::span<const double> losses);
+
+}  // namespace ncclbot

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what ncclbot needs on a fresh Debian machine, idempotently: only missing Debian packages
+# are installed (one `apt-get update` first, only then), and only missing Python modules via pip.
+set -euo pipefail
+
+APT_PACKAGES=(cmake ninja-build g++ clang pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev
+  libtomlplusplus-dev libfmt-dev libboost-dev librandom123-dev libglpk-dev)
+PIP_MODULES=(numpy scipy statsmodels matplotlib)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+pip_missing=()
+for m in "${PIP_MODULES[@]}"; do
+  "$PYTHON" -c "import $m" 2>/dev/null || pip_missing+=("$m")
+done
+if ((${#pip_missing[@]})); then
+  echo "setup: installing Python modules: ${pip_missing[*]}" >&2
+  "$PYTHON" -m pip install -q "${pip_missing[@]}"
+fi

@@ -1,0 +1,69 @@
+// The `ncclbot` program: one binary, one subcommand per cmd_*.cpp. Errors become one line on stderr
+// and an exit code: 2 for bad input or usage, 1 for an internal failure.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <map>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/version.hpp"
+
+namespace ncclbot::cli {
+
+namespace {
+std::vector<Command>& command_table() {
+  static std::vector<Command> table;
+  return table;
+}
+}  // namespace
+
+bool register_command(Command command) {
+  command_table().push_back(std::move(command));
+  return true;
+}
+
+const std::vector<Command>& registered_commands() { return command_table(); }
+
+}  // namespace ncclbot::cli
+
+int main(int argc, char** argv) {
+  using namespace ncclbot;
+  CLI::App app{"ncclbot: counterfactual evaluation of NCCL algorithm/protocol selection policies"};
+  app.set_version_flag("--version", std::string(kVersion));
+  app.require_subcommand(1);
+  std::vector<cli::Command> commands = cli::registered_commands();
+  std::sort(commands.begin(), commands.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::map<CLI::App*, cli::Action> actions;
+  for (const auto& command : commands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.help);
+    actions[sub] = command.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ncclbot: " << e.what() << " (see ncclbot --help)\n";
+    return 2;
+  }
+  try {
+    for (auto& [sub, action] : actions)
+      if (sub->parsed()) return action();
+    return 2;
+  } catch (const InputError& e) {
+    std::cerr << "ncclbot: " << e.what() << "\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "ncclbot: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ncclbot: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

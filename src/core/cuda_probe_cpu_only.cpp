@@ -1,0 +1,8 @@
+// The CPU-only build's answer to "is there a usable GPU": never, and it says why.
+#include "ncclbot/core/cuda_probe.hpp"
+
+#ifndef NCCLBOT_HAVE_CUDA
+namespace ncclbot {
+CudaProbe probe_cuda() { return CudaProbe{0, "ncclbot was built without CUDA (nvcc not found at configure time)", ""}; }
+}  // namespace ncclbot
+#endif

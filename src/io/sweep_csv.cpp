@@ -1,0 +1,185 @@
+#include "ncclbot/io/sweep_csv.hpp"
+
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/io/parse_number.hpp"
+
+namespace ncclbot {
+namespace {
+
+enum Column { kFabric, kCollective, kNodes, kGpusPerNode, kBytes, kAlgo, kProto, kSample, kTime, kPrior, kNumColumns };
+constexpr std::array<std::string_view, kNumColumns> kColumnNames = {
+    "fabric", "collective", "nodes", "gpus_per_node", "bytes", "algo", "proto", "sample", "time_us", "prior_us"};
+
+std::vector<std::string_view> split_commas(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool valid_fabric_name(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char ch : s)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) return false;
+  return true;
+}
+
+class RowParser {
+ public:
+  RowParser(const std::string& source, long line) : source_(source), line_(line) {}
+
+  [[noreturn]] void fail(const std::string& reason) const { throw InputError(source_, line_, reason); }
+
+  int positive_int(std::string_view tok, std::string_view col) const {
+    auto v = parse_int(tok);
+    if (!v || *v <= 0 || *v > (1 << 20))
+      fail(std::string(col) + " must be a positive integer, got '" + std::string(tok) + "'");
+    return int(*v);
+  }
+  float time(std::string_view tok, std::string_view col) const {
+    auto v = parse_float(tok);
+    if (!v) fail(std::string(col) + " is not a number: '" + std::string(tok) + "'");
+    if (std::isnan(*v)) fail(std::string(col) + " is NaN");
+    if (std::isinf(*v)) fail(std::string(col) + " is infinite (or out of float range): '" + std::string(tok) + "'");
+    if (*v <= 0.0f) fail(std::string(col) + " must be positive, got '" + std::string(tok) + "'");
+    return *v;
+  }
+
+ private:
+  const std::string& source_;
+  long line_;
+};
+
+}  // namespace
+
+Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
+  std::string line;
+  long lineno = 0;
+  std::array<int, kNumColumns> index;
+  index.fill(-1);
+  size_t num_fields = 0;
+  bool have_header = false;
+  SweepBuilder builder(source);
+
+  while (std::getline(in, line)) {
+    ++lineno;
+    const std::string_view text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    if (text.find('\0') != std::string_view::npos) throw InputError(source, lineno, "binary data (NUL byte)");
+    const auto fields = split_commas(text);
+    if (!have_header) {
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const auto name = trim(fields[i]);
+        int col = -1;
+        for (int k = 0; k < kNumColumns; ++k)
+          if (kColumnNames[k] == name) col = k;
+        if (col < 0) throw InputError(source, lineno, "unknown column '" + std::string(name) + "' in header");
+        if (index[col] >= 0) throw InputError(source, lineno, "column '" + std::string(name) + "' appears twice");
+        index[col] = int(i);
+      }
+      for (int k = 0; k < kPrior; ++k)
+        if (index[k] < 0)
+          throw InputError(source, lineno, "header is missing column '" + std::string(kColumnNames[k]) + "'");
+      num_fields = fields.size();
+      have_header = true;
+      continue;
+    }
+    RowParser row(source, lineno);
+    if (fields.size() != num_fields)
+      row.fail("expected " + std::to_string(num_fields) + " fields, found " + std::to_string(fields.size()));
+    auto field = [&](Column c) { return trim(fields[size_t(index[c])]); };
+
+    Context ctx;
+    ctx.fabric = std::string(field(kFabric));
+    if (!valid_fabric_name(ctx.fabric))
+      row.fail("fabric name '" + ctx.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+    const auto coll = parse_collective(field(kCollective));
+    if (!coll)
+      row.fail("unknown collective '" + std::string(field(kCollective)) + "' (valid: " +
+               std::string(collective_names_list()) + ")");
+    ctx.collective = *coll;
+    ctx.nodes = row.positive_int(field(kNodes), "nodes");
+    ctx.gpus_per_node = row.positive_int(field(kGpusPerNode), "gpus_per_node");
+    const auto bytes = parse_uint(field(kBytes));
+    if (!bytes) row.fail("bytes must be a non-negative integer, got '" + std::string(field(kBytes)) + "'");
+    ctx.bytes = *bytes;
+    const auto algo = parse_algo(field(kAlgo));
+    if (!algo)
+      row.fail("unknown algo '" + std::string(field(kAlgo)) + "' (valid: " + std::string(algo_names_list()) + ")");
+    const auto proto = parse_proto(field(kProto));
+    if (!proto)
+      row.fail("unknown proto '" + std::string(field(kProto)) + "' (valid: " + std::string(proto_names_list()) +
+               ")");
+    const auto sample = parse_int(field(kSample));
+    if (!sample || *sample < 0 || *sample > (1 << 24))
+      row.fail("sample must be an integer index >= 0, got '" + std::string(field(kSample)) + "'");
+    const float time = row.time(field(kTime), "time_us");
+    std::optional<float> prior;
+    if (index[kPrior] >= 0) prior = row.time(field(kPrior), "prior_us");
+    builder.add(ctx, arm_slot(*algo, *proto), int(*sample), time, prior, lineno);
+  }
+  if (in.bad()) throw InputError(source, lineno, "read error");
+  if (!have_header) throw InputError(source, 0, "empty file (no header line)");
+  return builder.build();
+}
+
+Sweep read_sweep_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  return parse_sweep_csv(in, path);
+}
+
+void write_sweep_csv(const Sweep& sweep, std::ostream& out) {
+  out << "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us";
+  if (sweep.has_prior()) out << ",prior_us";
+  out << '\n';
+  const SweepView v = sweep.view();
+  for (int c = 0; c < v.num_contexts; ++c) {
+    const Context& ctx = sweep.context(c);
+    for (int a = 0; a < kNumArms; ++a) {
+      if (!v.mask(c).has(a)) continue;
+      for (int r = 0; r < v.samples; ++r) {
+        out << ctx.fabric << ',' << collective_name(ctx.collective) << ',' << ctx.nodes << ',' << ctx.gpus_per_node
+            << ',' << ctx.bytes << ',' << algo_name(slot_algo(a)) << ',' << proto_name(slot_proto(a)) << ',' << r
+            << ',' << format_float(v.sample(c, a, r));
+        if (v.has_prior()) out << ',' << format_float(v.prior(c, a));
+        out << '\n';
+      }
+    }
+  }
+}
+
+void write_sweep_csv(const Sweep& sweep, const std::string& path) {
+  // Write to a temporary name and rename, so a reader never sees a half-written sweep.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path, 0, "cannot open for writing");
+    write_sweep_csv(sweep, out);
+    out.flush();
+    if (!out) throw InputError(path, 0, "write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError(path, 0, "cannot rename temporary file");
+}
+
+}  // namespace ncclbot

@@ -1,0 +1,74 @@
+#include "ncclbot/core/names.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ncclbot/core/argmin.hpp"
+
+using namespace ncclbot;
+
+TEST(Names, AlgoIndicesAreNcclsOwn) {
+  // nccl_common.h: TREE 0, RING 1, COLLNET_DIRECT 2, COLLNET_CHAIN 3, NVLS 4, NVLS_TREE 5, PAT 6.
+  EXPECT_EQ(int(*parse_algo("Tree")), 0);
+  EXPECT_EQ(int(*parse_algo("RING")), 1);
+  EXPECT_EQ(int(*parse_algo("collnetdirect")), 2);
+  EXPECT_EQ(int(*parse_algo("CollNet_Chain")), 3);
+  EXPECT_EQ(int(*parse_algo("nvls")), 4);
+  EXPECT_EQ(int(*parse_algo("NVLS_TREE")), 5);
+  EXPECT_EQ(int(*parse_algo("pat")), 6);
+  EXPECT_FALSE(parse_algo("Butterfly"));
+  EXPECT_FALSE(parse_algo(""));
+}
+
+TEST(Names, ProtoAndCollectiveIndices) {
+  EXPECT_EQ(int(*parse_proto("ll")), 0);
+  EXPECT_EQ(int(*parse_proto("LL128")), 1);
+  EXPECT_EQ(int(*parse_proto("SIMPLE")), 2);
+  EXPECT_FALSE(parse_proto("LL64"));
+  // ncclFunc_t: Broadcast 0, Reduce 1, AllGather 2, ReduceScatter 3, AllReduce 4, ... Gather 10.
+  EXPECT_EQ(int(*parse_collective("broadcast")), 0);
+  EXPECT_EQ(int(*parse_collective("all_reduce")), 4);
+  EXPECT_EQ(int(*parse_collective("allgather")), 2);
+  EXPECT_EQ(int(*parse_collective("reduce_scatter")), 3);
+  EXPECT_EQ(int(*parse_collective("alltoall")), 8);
+  EXPECT_EQ(int(*parse_collective("Gather")), 10);
+  EXPECT_FALSE(parse_collective("allreduce2"));
+}
+
+TEST(Names, PrintsNcclSpellingAndRoundTrips) {
+  EXPECT_EQ(algo_name(Algo::kNvlsTree), "NVLSTree");
+  EXPECT_EQ(algo_name(Algo::kCollNetDirect), "CollNetDirect");
+  EXPECT_EQ(proto_name(Proto::kSimple), "Simple");
+  EXPECT_EQ(collective_name(Collective::kReduceScatter), "ReduceScatter");
+  for (int a = 0; a < kNumAlgos; ++a) EXPECT_EQ(int(*parse_algo(algo_name(Algo(a)))), a);
+  for (int p = 0; p < kNumProtos; ++p) EXPECT_EQ(int(*parse_proto(proto_name(Proto(p)))), p);
+  for (int c = 0; c < kNumCollectives; ++c) EXPECT_EQ(int(*parse_collective(collective_name(Collective(c)))), c);
+}
+
+TEST(ArmSlots, SlotIsAlgoTimesThreePlusProto) {
+  EXPECT_EQ(kNumArms, 21);
+  EXPECT_EQ(arm_slot(Algo::kTree, Proto::kLL), 0);
+  EXPECT_EQ(arm_slot(Algo::kRing, Proto::kSimple), 5);
+  EXPECT_EQ(arm_slot(Algo::kPat, Proto::kSimple), 20);
+  for (int s = 0; s < kNumArms; ++s) EXPECT_EQ(arm_slot(slot_algo(s), slot_proto(s)), s);
+  ArmMask m;
+  m.set(0);
+  m.set(20);
+  EXPECT_TRUE(m.has(20));
+  EXPECT_FALSE(m.has(19));
+  EXPECT_EQ(m.count(), 2);
+}
+
+TEST(NcclArgmin, StrictLessSoTiesGoToLowestSlotAndNegativesAreIgnored) {
+  float table[kNumArms];
+  for (float& t : table) t = -1.0f;
+  ArmMask all{(1u << kNumArms) - 1};
+  EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), -1);
+  table[arm_slot(Algo::kRing, Proto::kLL)] = 5.0f;
+  table[arm_slot(Algo::kTree, Proto::kSimple)] = 5.0f;  // same time, lower slot (2 < 3)
+  table[arm_slot(Algo::kNvls, Proto::kSimple)] = 7.0f;
+  EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), arm_slot(Algo::kTree, Proto::kSimple));
+  table[arm_slot(Algo::kPat, Proto::kLL)] = 4.0f;
+  EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), arm_slot(Algo::kPat, Proto::kLL));
+  ArmMask no_pat{all.bits & ~(1u << arm_slot(Algo::kPat, Proto::kLL))};
+  EXPECT_EQ(nccl_argmin(no_pat, [&](int s) { return table[s]; }), arm_slot(Algo::kTree, Proto::kSimple));
+}

@@ -1,0 +1,64 @@
+#pragma once
+// Runs the built `ncclbot` binary as a user would and captures its exit code, stdout and stderr.
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ncclbot::test {
+
+struct CliResult {
+  int exit_code = -1;  // -1 if killed by a signal
+  int signal = 0;
+  std::string out, err;
+};
+
+inline std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::string temp_dir() {
+  std::string tmpl = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : std::string("/tmp")) +
+                     "/ncclbot-test-XXXXXX";
+  if (!mkdtemp(tmpl.data())) return "/tmp";
+  return tmpl;
+}
+
+// `args` is passed through /bin/sh; callers quote paths themselves.
+inline CliResult run_cli(const std::string& args, const std::string& stdin_text = "") {
+  static int counter = 0;
+  const std::string dir = temp_dir();
+  const std::string base = dir + "/run" + std::to_string(counter++);
+  {
+    std::ofstream in(base + ".in", std::ios::binary);
+    in << stdin_text;
+  }
+  const std::string cmd = std::string("'") + NCCLBOT_BINARY + "' " + args + " <'" + base + ".in' >'" + base +
+                          ".out' 2>'" + base + ".err'";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+    // /bin/sh reports a child killed by signal N as exit code 128+N.
+    if (r.exit_code > 128) r.signal = r.exit_code - 128;
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+  }
+  r.out = read_all(base + ".out");
+  r.err = read_all(base + ".err");
+  return r;
+}
+
+inline void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+}  // namespace ncclbot::test
