@@ -1,0 +1,105 @@
+// `ncclbot hipipe`: the HiPIPE model. One fabric and size: every scheduler's makespan,
+// per-dimension utilisation and chunk plan (--json: one JSON document). --study: a sweep of
+// fabrics, node counts and sizes into a table, a summary and (with python3) a figure.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/hipipe/byte_size.hpp"
+#include "ncclbot/hipipe/comparison.hpp"
+#include "ncclbot/hipipe/fabric_preset.hpp"
+#include "ncclbot/hipipe/study.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct HipipeOptions {
+  std::string fabric, bytes, study, out;
+  int nodes = 0, gpus_per_node = 0;
+  int chunks = 4, max_chunks = 64;
+  bool json = false, no_figure = false;
+};
+
+int run_single(const HipipeOptions& opt) {
+  if (opt.fabric.empty() || opt.bytes.empty())
+    throw UsageError("hipipe: --fabric and --bytes are required (or --study)");
+  const auto bytes = hipipe::parse_byte_size(opt.bytes);
+  if (!bytes)
+    throw UsageError("--bytes '" + opt.bytes + "': expected a byte count such as 1048576, 64M or 1G");
+  if (*bytes == 0) throw UsageError("--bytes 0: an all-reduce of nothing has no schedule");
+  const hipipe::FabricPreset preset = hipipe::load_fabric_preset(opt.fabric);
+  const int nodes = opt.nodes != 0 ? opt.nodes : preset.nodes;
+  const int gpus = opt.gpus_per_node != 0 ? opt.gpus_per_node : preset.gpus_per_node;
+  const hipipe::Network net = hipipe::build_network(preset, nodes, gpus);
+  hipipe::SchedulerOptions so;
+  so.baseline_chunks = opt.chunks;
+  so.max_chunks = opt.max_chunks;
+  const hipipe::Comparison c = hipipe::compare_schedulers(net, static_cast<double>(*bytes), so);
+  if (opt.json) {
+    nlohmann::json j = hipipe::comparison_json(c);
+    j["nodes"] = nodes;
+    j["gpus_per_node"] = gpus;
+    std::cout << j.dump(2) << "\n";
+    hipipe::print_comparison_table(c, std::cerr);
+  } else {
+    hipipe::print_comparison_table(c, std::cout);
+  }
+  return 0;
+}
+
+int run_study(const HipipeOptions& opt) {
+  if (opt.out.empty()) throw UsageError("hipipe --study needs --out DIR");
+  const hipipe::Study study = hipipe::read_study(opt.study);
+  std::cerr << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
+  const hipipe::StudyResult result = hipipe::run_study(study);
+  const nlohmann::json summary = hipipe::write_study_outputs(result, opt.out);
+  const std::string script = std::string(NCCLBOT_SOURCE_DIR) + "/scripts/hipipe_figure.py";
+  if (!opt.no_figure && std::filesystem::exists(script)) {
+    const std::string cmd = "python3 '" + script + "' '" + opt.out + "' >&2";
+    if (std::system(cmd.c_str()) != 0)
+      std::cerr << "hipipe: the figure was not drawn (python3 with matplotlib needed); tables are written\n";
+  }
+  if (opt.json) std::cout << summary.dump(2) << "\n";
+  std::cerr << "wrote " << opt.out << "/hipipe_cases.csv, hipipe_summary.md, hipipe_summary.json"
+            << (opt.no_figure ? "" : ", hipipe.png") << "\n";
+  std::cerr << "mean reduction of HiPIPE vs hierarchical: "
+            << 100 * summary["reduction_vs"]["hierarchical"]["mean"].get<double>()
+            << "% (paper 28.85%), best "
+            << "bandwidth utilisation: "
+            << 100 * summary["hipipe_best_bandwidth_utilisation"]["value"].get<double>()
+            << "% (paper 98.11%)\n";
+  return 0;
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<HipipeOptions>();
+  app.add_option("--fabric", opt->fabric,
+                 "fabric preset (h100-ib-a, gb200-mnnvl, h100-ib-3d, ...) or a .toml path");
+  app.add_option("--bytes", opt->bytes, "all-reduce size per rank: 1048576, 64M, 1G, ...");
+  app.add_option("--nodes", opt->nodes, "nodes (default: the preset's)");
+  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per node (default: the preset's)");
+  app.add_option("--chunks", opt->chunks, "chunk count of the equal-chunk and Themis baselines")
+      ->capture_default_str();
+  app.add_option("--max-chunks", opt->max_chunks, "upper end of HiPIPE's chunk-count search")
+      ->capture_default_str();
+  app.add_option("--study", opt->study, "run a study TOML (experiments/hipipe.toml) instead of one case");
+  app.add_option("--out", opt->out, "output folder of --study");
+  app.add_flag("--no-figure", opt->no_figure, "with --study: skip the matplotlib figure");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
+  return [opt] {
+    if (opt->nodes < 0 || opt->gpus_per_node < 0)
+      throw UsageError("--nodes and --gpus-per-node must be positive");
+    return opt->study.empty() ? run_single(*opt) : run_study(*opt);
+  };
+}
+
+const bool registered = register_command(
+    {"hipipe", "HiPIPE model: pipelined hierarchical all-reduce schedulers on a multi-dimensional fabric",
+     setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

@@ -1,0 +1,117 @@
+#include "ncclbot/hipipe/lp_chunk_sizes.hpp"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot::hipipe {
+
+namespace {
+
+struct ProblemDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+// Sparse rows in GLPK's 1-based triplet form.
+struct Triplets {
+  std::vector<int> rows{0}, cols{0};
+  std::vector<double> values{0.0};
+  void add(int row, int col, double value) {
+    if (value == 0) return;
+    rows.push_back(row);
+    cols.push_back(col);
+    values.push_back(value);
+  }
+};
+
+}  // namespace
+
+LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
+                                     const std::vector<std::vector<int>>& rs_orders,
+                                     const std::vector<std::vector<int>>& sequences) {
+  validate_problem(network, bytes);
+  const int D = network.num_dimensions();
+  const int K = static_cast<int>(rs_orders.size());
+  if (K < 1) throw UsageError("the chunk-size LP needs at least one chunk");
+  const int n = K * 2 * D;
+  std::vector<std::vector<StageCost>> stages;
+  for (const auto& order : rs_orders) stages.push_back(allreduce_stages(network, order));
+
+  // Columns: x_k (fraction of the message in chunk k) 1..K, t_op K+1..K+n, C = K+n+1.
+  auto x_col = [&](int k) { return 1 + k; };
+  auto t_col = [&](int op) { return 1 + K + op; };
+  const int c_col = K + n + 1;
+  // GLPK's environment is thread-safe only when the library was built with thread-local storage;
+  // serialise calls so the simulator may predict from several threads.
+  static std::mutex glpk_mutex;
+  std::lock_guard<std::mutex> lock(glpk_mutex);
+  glp_term_out(GLP_OFF);  // the scaler and simplex report on stdout otherwise; --json owns stdout
+  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  glp_set_obj_dir(lp.get(), GLP_MIN);
+  glp_add_cols(lp.get(), c_col);
+  for (int col = 1; col <= c_col; ++col) glp_set_col_bnds(lp.get(), col, GLP_LO, 0.0, 0.0);
+  glp_set_obj_coef(lp.get(), c_col, 1.0);
+
+  Triplets m;
+  int row = 0;
+  // t_to - t_from - b*M*x_k >= a: operation `from` (of chunk k) finishes before `to` starts.
+  auto add_after = [&](int from, int to_col) {
+    const int k = from / (2 * D);
+    const StageCost& st = stages[k][from % (2 * D)];
+    row = glp_add_rows(lp.get(), 1);
+    glp_set_row_bnds(lp.get(), row, GLP_LO, st.a_us, 0.0);
+    m.add(row, to_col, 1.0);
+    m.add(row, t_col(from), -1.0);
+    m.add(row, x_col(k), -st.b_us_per_byte * bytes);
+  };
+  for (int k = 0; k < K; ++k) {
+    for (int j = 0; j + 1 < 2 * D; ++j) add_after(k * 2 * D + j, t_col(k * 2 * D + j + 1));
+    add_after(k * 2 * D + 2 * D - 1, c_col);
+  }
+  if (static_cast<int>(sequences.size()) != D)
+    throw UsageError("one operation sequence per dimension expected");
+  for (const auto& seq : sequences)
+    for (std::size_t i = 1; i < seq.size(); ++i) {
+      if (seq[i - 1] < 0 || seq[i - 1] >= n || seq[i] < 0 || seq[i] >= n)
+        throw UsageError("operation sequence refers to an operation that does not exist");
+      add_after(seq[i - 1], t_col(seq[i]));
+    }
+  row = glp_add_rows(lp.get(), 1);
+  glp_set_row_bnds(lp.get(), row, GLP_FX, 1.0, 1.0);
+  for (int k = 0; k < K; ++k) m.add(row, x_col(k), 1.0);
+
+  glp_load_matrix(lp.get(), static_cast<int>(m.rows.size()) - 1, m.rows.data(), m.cols.data(),
+                  m.values.data());
+  glp_scale_prob(lp.get(), GLP_SF_AUTO);
+  glp_smcp params;
+  glp_init_smcp(&params);
+  params.msg_lev = GLP_MSG_OFF;
+  params.presolve = GLP_ON;
+  const int rc = glp_simplex(lp.get(), &params);
+  if (rc != 0 || glp_get_status(lp.get()) != GLP_OPT)
+    throw std::runtime_error("GLPK did not solve the chunk-size LP (glp_simplex returned " +
+                             std::to_string(rc) + ", status " + std::to_string(glp_get_status(lp.get())) +
+                             ")");
+
+  LpChunkSolution out;
+  out.makespan_us = glp_get_obj_val(lp.get());
+  out.simplex_iterations = glp_get_it_cnt(lp.get());
+  out.chunk_bytes.resize(K);
+  double sum = 0;
+  for (int k = 0; k < K; ++k) {
+    // The simplex may return -1e-17 for a basic variable at its bound: clamp, then renormalise so
+    // the sizes sum to the message exactly.
+    out.chunk_bytes[k] = std::max(0.0, glp_get_col_prim(lp.get(), x_col(k)));
+    sum += out.chunk_bytes[k];
+  }
+  for (double& s : out.chunk_bytes) s = s / sum * bytes;
+  return out;
+}
+
+}  // namespace ncclbot::hipipe
