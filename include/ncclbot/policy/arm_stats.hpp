@@ -1,0 +1,81 @@
+#pragma once
+// Per-arm running statistics with the prior as pseudo-observations (peers-bandits-stats.md §3,
+// "warm start from a prior"): arm i starts with n0 pseudo-pulls at the prior's value mu0_i, so
+//   N_i = n0 + n_i,  mean_i = (n0 * mu0_i + sum of observations) / N_i.
+// Arms without a prior value (or n0 = 0, the cold start) start at N_i = 0. Observations may be
+// transformed first (Thompson sampling keeps log-latencies); the prior gets the same transform.
+#include "ncclbot/core/hd.hpp"
+#include "ncclbot/core/portable_math.hpp"
+#include "ncclbot/policy/arm_set.hpp"
+#include "ncclbot/policy/policy_context.hpp"
+
+namespace ncclbot {
+
+enum class ObsScale : int8_t { kLinear, kLog };
+
+struct ArmStats {
+  ArmSet arms;
+  double count[kNumArms];  // N_i, packed by arm index
+  double sum[kNumArms];    // n0 * mu0_i + sum of (transformed) observations
+  double sumsq[kNumArms];  // n0 * mu0_i^2 + sum of squares
+  double mean[kNumArms];   // sum / count; unused while count == 0
+  double total;            // sum of N_i
+  int untried;             // arms with N_i == 0
+  int plays;               // real observations so far (members set by reset(), none initialised)
+
+  NCCLBOT_HD static double transform(double x, ObsScale scale) {
+    return scale == ObsScale::kLog ? portable_log(x) : x;
+  }
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx, double n0, ObsScale scale) {
+    arms.assign(ctx.mask);
+    total = 0.0;
+    untried = 0;
+    plays = 0;
+    for (int j = 0; j < arms.k; ++j) {
+      const int s = arms.slot[j];
+      if (n0 > 0.0 && has_prior_value(ctx, s)) {
+        const double mu0 = transform(double(ctx.prior_us[s]), scale);
+        count[j] = n0;
+        sum[j] = n0 * mu0;
+        sumsq[j] = n0 * (mu0 * mu0);
+        mean[j] = mu0;
+      } else {
+        count[j] = 0.0;
+        sum[j] = 0.0;
+        sumsq[j] = 0.0;
+        mean[j] = 0.0;
+        ++untried;
+      }
+      total += count[j];
+    }
+  }
+
+  // Adds one observation (already transformed) to packed arm j.
+  NCCLBOT_HD void add(int j, double y) {
+    if (count[j] == 0.0) --untried;
+    count[j] += 1.0;
+    sum[j] += y;
+    sumsq[j] += y * y;
+    mean[j] = sum[j] / count[j];
+    total += 1.0;
+    ++plays;
+  }
+
+  // First packed arm never observed (not even through the prior), or -1.
+  NCCLBOT_HD int first_untried() const {
+    for (int j = 0; j < arms.k; ++j)
+      if (count[j] == 0.0) return j;
+    return -1;
+  }
+
+  // Packed arm with the smallest mean among observed arms (ties: lowest slot), or -1.
+  NCCLBOT_HD int argmin_mean() const {
+    int best = -1;
+    for (int j = 0; j < arms.k; ++j)
+      if (count[j] > 0.0 && (best < 0 || mean[j] < mean[best])) best = j;
+    return best;
+  }
+};
+
+}  // namespace ncclbot

@@ -1,0 +1,39 @@
+#pragma once
+// `egreedy:eps,decay,n0`: epsilon-greedy with fixed or decaying exploration rate
+//   eps_t = eps / (1 + decay * t),  t = real plays so far  (decay = 0: fixed eps; decay = 1:
+//   roughly eps / t, the common eps0/t schedule of peers-bandits-stats.md §3).
+// Each step draws two policy words: u = uniform_open01(w0), w1. If u < eps_t it explores,
+// a_t = arm[uniform_below(w1, K)]; otherwise it plays greedy's choice (greedy.hpp: untried arms
+// first, then argmin of the prior-warmed means). Committed arm: argmin of the means.
+#include "ncclbot/policy/arm_stats.hpp"
+
+namespace ncclbot {
+
+struct EpsGreedyPolicy {
+  struct Params {
+    double eps;
+    double decay;
+    double n0;
+  };
+  Params params;
+  ArmStats stats;
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
+  NCCLBOT_HD int select(StepRandom& rng) {
+    if (stats.arms.k == 0) return -1;
+    const double u = uniform_open01(rng.next_u32());
+    const uint32_t w1 = rng.next_u32();
+    const double eps_t = params.eps / (1.0 + params.decay * double(stats.plays));
+    if (u < eps_t) return stats.arms.slot[uniform_below(w1, uint32_t(stats.arms.k))];
+    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
+    return stats.arms.slot[j];
+  }
+  NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
+  NCCLBOT_HD int commit(StepRandom&) const {
+    if (stats.arms.k == 0) return -1;
+    const int j = stats.argmin_mean();
+    return stats.arms.slot[j < 0 ? 0 : j];
+  }
+};
+
+}  // namespace ncclbot

@@ -1,0 +1,44 @@
+#pragma once
+// `etc:m`: explore-then-commit (Lattimore & Szepesvari 2020, ch. 6; STAR-MPI's practice). Plays
+// the K valid arms round-robin in slot order m times (steps 0 .. mK-1: arm[t mod K]), then commits
+// for good to the arm with the smallest empirical mean (ties: lowest slot) and never revisits the
+// choice. m = 1 is "probe each arm once, keep the fastest". It ignores the prior (a prior-guided
+// ETC is `greedy`). Committed arm while still probing: argmin over the arms probed so far.
+#include "ncclbot/policy/arm_stats.hpp"
+
+namespace ncclbot {
+
+struct EtcPolicy {
+  struct Params {
+    int m;
+  };
+  Params params;
+  ArmStats stats;
+  int committed;  // packed arm index once exploration is over, else -1
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+    stats.reset(ctx, 0.0, ObsScale::kLinear);
+    committed = -1;
+  }
+
+  NCCLBOT_HD int select(StepRandom&) {
+    const int k = stats.arms.k;
+    if (k == 0) return -1;
+    if (committed >= 0) return stats.arms.slot[committed];
+    const int probes = (params.m < 1 ? 1 : params.m) * k;
+    if (stats.plays < probes) return stats.arms.slot[stats.plays % k];
+    committed = stats.argmin_mean();
+    return stats.arms.slot[committed];
+  }
+
+  NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
+
+  NCCLBOT_HD int commit(StepRandom&) const {
+    if (stats.arms.k == 0) return -1;
+    if (committed >= 0) return stats.arms.slot[committed];
+    const int j = stats.argmin_mean();
+    return stats.arms.slot[j < 0 ? 0 : j];
+  }
+};
+
+}  // namespace ncclbot

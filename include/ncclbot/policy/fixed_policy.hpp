@@ -1,0 +1,29 @@
+#pragma once
+// A frozen per-context decision: what the supervised selectors (`knn`, `tree`, fit once on the
+// tune contexts) and an exported decision table play. The decision comes in as
+// PolicyContext::fixed_slot; if it is not a valid arm of this context the policy falls back to
+// AUTO's pick, then to the lowest valid slot, so it can never choose an arm that does not exist.
+#include "ncclbot/policy/auto_policy.hpp"
+
+namespace ncclbot {
+
+struct FixedPolicy {
+  struct Params {};
+  Params params;
+  int pick;
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+    if (ctx.fixed_slot >= 0 && ctx.fixed_slot < kNumArms && ctx.mask.has(ctx.fixed_slot)) {
+      pick = ctx.fixed_slot;
+    } else {
+      AutoPolicy fallback;
+      fallback.reset(ctx);
+      pick = fallback.pick;
+    }
+  }
+  NCCLBOT_HD int select(StepRandom&) { return pick; }
+  NCCLBOT_HD void update(int, double) {}
+  NCCLBOT_HD int commit(StepRandom&) const { return pick; }
+};
+
+}  // namespace ncclbot

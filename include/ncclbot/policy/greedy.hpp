@@ -1,0 +1,31 @@
+#pragma once
+// `greedy:n0`: deterministic, warm-started from the prior. With N_i and mean_i of arm_stats.hpp
+// (n0 pseudo-pulls at the prior's value), it plays the lowest-slot arm with N_i = 0 if any, else
+// argmin_i mean_i (ties: lowest slot). n0 = 0: play each arm once, then exploit. Committed arm:
+// argmin of the means over the arms observed so far.
+#include "ncclbot/policy/arm_stats.hpp"
+
+namespace ncclbot {
+
+struct GreedyPolicy {
+  struct Params {
+    double n0;
+  };
+  Params params;
+  ArmStats stats;
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
+  NCCLBOT_HD int select(StepRandom&) {
+    if (stats.arms.k == 0) return -1;
+    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
+    return stats.arms.slot[j];
+  }
+  NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
+  NCCLBOT_HD int commit(StepRandom&) const {
+    if (stats.arms.k == 0) return -1;
+    const int j = stats.argmin_mean();
+    return stats.arms.slot[j < 0 ? 0 : j];
+  }
+};
+
+}  // namespace ncclbot

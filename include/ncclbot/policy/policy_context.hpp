@@ -1,0 +1,43 @@
+#pragma once
+// What a policy sees of the context it chooses for, and the interface every policy implements.
+//
+// The same inputs exist in all three builds: the replay engines fill them from a SweepView, the
+// tuner plugin fills them from the cost table NCCL hands it (cost >= 0 valid, -1 ignored), so a
+// plugin drives exactly the same code as a replay:
+//
+//   PolicyContext ctx{mask, prior_us, nullptr, -1};   // prior_us: float[21], < 0 = no prediction
+//   AnyPolicy policy = make_policy(config);           // config: parsed from NCCLBOT_POLICY
+//   policy.reset(ctx);
+//   for each call t = 0, 1, ...:
+//     StepRandom rng(seed, replay_id, t);
+//     int slot = policy.select(rng);                  // always a slot in ctx.mask
+//     ... run the collective, measure latency_us ...
+//     policy.update(slot, latency_us);
+//
+// Every policy type P (policy/*.hpp) has the same members, all NCCLBOT_HD, none allocating or
+// throwing: `P::Params params` (plain data), `void reset(const PolicyContext&)`,
+// `int select(StepRandom&)`, `void update(int slot, double latency_us)` and
+// `int commit(StepRandom&) const` (the arm it would settle on now: the replay's "final" arm).
+// reset() must precede the first select(); select() never returns a slot outside the mask while
+// the mask is non-empty, and returns -1 only for an empty mask.
+#include <cstdint>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/hd.hpp"
+#include "ncclbot/core/philox.hpp"
+
+namespace ncclbot {
+
+struct PolicyContext {
+  ArmMask mask;                          // the arms that may be chosen
+  const float* prior_us = nullptr;       // [kNumArms] model prediction in µs, < 0 = none; may be null
+  const double* true_mean_us = nullptr;  // [kNumArms] measured means; the oracle's input only
+  int fixed_slot = -1;                   // a frozen decision (supervised selectors, exported tables)
+};
+
+// Whether slot s has a usable prior prediction.
+NCCLBOT_HD inline bool has_prior_value(const PolicyContext& ctx, int s) {
+  return ctx.prior_us != nullptr && ctx.prior_us[s] > 0.0f && ctx.prior_us[s] < 3.0e38f;
+}
+
+}  // namespace ncclbot

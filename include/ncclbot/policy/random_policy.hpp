@@ -1,0 +1,26 @@
+#pragma once
+// `random`: a uniformly random valid arm every step, a_t = arm[uniform_below(w, K)] with w the
+// step's first policy word (lane 1, word 0). Its committed arm is drawn the same way at step T.
+#include "ncclbot/policy/arm_set.hpp"
+#include "ncclbot/policy/policy_context.hpp"
+
+namespace ncclbot {
+
+struct RandomPolicy {
+  struct Params {};
+  Params params;
+  ArmSet arms;
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) { arms.assign(ctx.mask); }
+  NCCLBOT_HD int select(StepRandom& rng) {
+    if (arms.k == 0) return -1;
+    return arms.slot[uniform_below(rng.next_u32(), uint32_t(arms.k))];
+  }
+  NCCLBOT_HD void update(int, double) {}
+  NCCLBOT_HD int commit(StepRandom& rng) const {
+    if (arms.k == 0) return -1;
+    return arms.slot[uniform_below(rng.next_u32(), uint32_t(arms.k))];
+  }
+};
+
+}  // namespace ncclbot

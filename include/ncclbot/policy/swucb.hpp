@@ -1,0 +1,92 @@
+#pragma once
+// `swucb:c,window,n0`: sliding-window UCB (Garivier & Moulines, ALT 2011) for drifting latencies,
+// as a lower confidence bound on the same relative scale as ucb1.hpp. Only the last `window` real
+// observations count (window <= kSwUcbMaxWindow); the prior's n0 pseudo-pulls never expire. With
+//   N_i = n0_i + (plays of i among the last `window`), mean_i = (n0_i mu0_i + their sum) / N_i,
+//   t = sum_i N_i,
+//   - if some arm has N_i = 0, play the lowest such slot (also when an arm fell out of the window);
+//   - else play argmin_i mean_i - c * m* * sqrt(2 ln t) / sqrt(N_i),  m* = min_j mean_j.
+// Committed arm: argmin of the windowed means.
+#include <cmath>
+
+#include "ncclbot/policy/arm_stats.hpp"
+
+namespace ncclbot {
+
+inline constexpr int kSwUcbMaxWindow = 512;
+
+struct SwUcbPolicy {
+  struct Params {
+    double c;
+    int window;
+    double n0;
+  };
+  Params params;
+  ArmStats stats;                // count/sum hold prior + windowed observations
+  double prior_count[kNumArms];  // n0_i: what count falls back to when the window empties
+  double prior_sum[kNumArms];
+  double history_us[kSwUcbMaxWindow];   // ring buffer of the last `window` observations
+  int8_t history_arm[kSwUcbMaxWindow];  // their packed arm indices
+  int head;                             // next ring position to write
+
+  NCCLBOT_HD int window() const {
+    return params.window < 1 ? 1 : (params.window > kSwUcbMaxWindow ? kSwUcbMaxWindow : params.window);
+  }
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+    stats.reset(ctx, params.n0, ObsScale::kLinear);
+    for (int j = 0; j < stats.arms.k; ++j) {
+      prior_count[j] = stats.count[j];
+      prior_sum[j] = stats.sum[j];
+    }
+    head = 0;
+  }
+
+  NCCLBOT_HD int select(StepRandom&) {
+    const int k = stats.arms.k;
+    if (k == 0) return -1;
+    if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
+    double best_mean = stats.mean[0];
+    for (int j = 1; j < k; ++j) best_mean = stats.mean[j] < best_mean ? stats.mean[j] : best_mean;
+    const double scale = params.c * best_mean * sqrt(2.0 * portable_log(stats.total));
+    int pick = 0;
+    double pick_index = stats.mean[0] - scale / sqrt(stats.count[0]);
+    for (int j = 1; j < k; ++j) {
+      const double index = stats.mean[j] - scale / sqrt(stats.count[j]);
+      if (index < pick_index) {
+        pick = j;
+        pick_index = index;
+      }
+    }
+    return stats.arms.slot[pick];
+  }
+
+  NCCLBOT_HD void update(int slot, double latency_us) {
+    const int w = window();
+    if (stats.plays >= w) {  // evict the observation that leaves the window
+      const int old = history_arm[head];
+      stats.count[old] -= 1.0;
+      stats.total -= 1.0;
+      if (stats.count[old] == prior_count[old]) {
+        stats.sum[old] = prior_sum[old];  // exact, no drift from add/subtract pairs
+        if (stats.count[old] == 0.0) ++stats.untried;
+      } else {
+        stats.sum[old] -= history_us[head];
+      }
+      stats.mean[old] = stats.count[old] > 0.0 ? stats.sum[old] / stats.count[old] : 0.0;
+    }
+    const int j = stats.arms.index[slot];
+    history_us[head] = latency_us;
+    history_arm[head] = int8_t(j);
+    head = head + 1 == w ? 0 : head + 1;
+    stats.add(j, latency_us);
+  }
+
+  NCCLBOT_HD int commit(StepRandom&) const {
+    if (stats.arms.k == 0) return -1;
+    const int j = stats.argmin_mean();
+    return stats.arms.slot[j < 0 ? 0 : j];
+  }
+};
+
+}  // namespace ncclbot

@@ -1,0 +1,67 @@
+#pragma once
+// `ucb1:c,n0`: UCB1 (Auer, Cesa-Bianchi, Fischer 2002) turned into a lower confidence bound for
+// latencies, with the prior as n0 pseudo-pulls (arm_stats.hpp). With N_i, mean_i from ArmStats and
+// t = sum_i N_i:
+//   - if some arm has N_i = 0, play the lowest such slot (cold start: each arm once);
+//   - else play argmin_i  mean_i - c * m* * sqrt(2 ln t) / sqrt(N_i),  m* = min_j mean_j
+//     (ties: lowest slot).
+// Why m*: UCB1's bonus assumes rewards of range 1; in raw µs it is negligible (pure greedy) and on
+// unit-free values it dominates (peers-bandits-stats.md §3). Scaling by the current best estimate
+// makes it UCB1 on latencies relative to the best arm, i.e. on the regret ratio the losses are
+// measured in, so one c fits 5 µs and 50 ms contexts alike; c is MABWiser's `alpha` on that
+// scale. ln is portable_log and sqrt is IEEE, so the index is bit-identical in every build.
+// Committed arm: argmin of the means.
+#include <cmath>
+
+#include "ncclbot/policy/arm_stats.hpp"
+
+namespace ncclbot {
+
+struct Ucb1Policy {
+  struct Params {
+    double c;
+    double n0;
+  };
+  Params params;
+  ArmStats stats;
+  double inv_sqrt_count[kNumArms];  // 1 / sqrt(N_i), refreshed when N_i changes
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+    stats.reset(ctx, params.n0, ObsScale::kLinear);
+    for (int j = 0; j < stats.arms.k; ++j)
+      inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
+  }
+
+  NCCLBOT_HD int select(StepRandom&) {
+    const int k = stats.arms.k;
+    if (k == 0) return -1;
+    if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
+    double best_mean = stats.mean[0];
+    for (int j = 1; j < k; ++j) best_mean = stats.mean[j] < best_mean ? stats.mean[j] : best_mean;
+    const double scale = params.c * best_mean * sqrt(2.0 * portable_log(stats.total));
+    int pick = 0;
+    double pick_index = stats.mean[0] - scale * inv_sqrt_count[0];
+    for (int j = 1; j < k; ++j) {
+      const double index = stats.mean[j] - scale * inv_sqrt_count[j];
+      if (index < pick_index) {
+        pick = j;
+        pick_index = index;
+      }
+    }
+    return stats.arms.slot[pick];
+  }
+
+  NCCLBOT_HD void update(int slot, double latency_us) {
+    const int j = stats.arms.index[slot];
+    stats.add(j, latency_us);
+    inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
+  }
+
+  NCCLBOT_HD int commit(StepRandom&) const {
+    if (stats.arms.k == 0) return -1;
+    const int j = stats.argmin_mean();
+    return stats.arms.slot[j < 0 ? 0 : j];
+  }
+};
+
+}  // namespace ncclbot

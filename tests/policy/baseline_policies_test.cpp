@@ -1,0 +1,75 @@
+// auto, oracle, random and the frozen (supervised / table) policy.
+#include <gtest/gtest.h>
+
+#include "ncclbot/policy/policy.hpp"
+#include "support/policy_trace.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+// Slots 1 (Tree/LL128), 4 (Ring/LL128), 5 (Ring/Simple); priors tie on slots 1 and 4.
+Sweep sweep_with_tie() {
+  return tiny_sweep({{tiny_context(1, 1024), {{1, {12.0f}, 7.0f}, {4, {9.0f}, 7.0f}, {5, {11.0f}, 8.0f}}}});
+}
+}  // namespace
+
+TEST(Auto, ArgminOfThePriorWithNcclsTieRule) {
+  const Trace tr = trace_policy(config_of(PolicyKind::kAuto), sweep_with_tie(), 0, 5);
+  EXPECT_EQ(tr.picks, std::vector<int>(5, 1));  // tie 7 == 7 -> lowest slot
+  EXPECT_DOUBLE_EQ(tr.outcome.online_loss, 12.0 / 9.0 - 1.0);
+  EXPECT_DOUBLE_EQ(tr.outcome.final_loss, 12.0 / 9.0 - 1.0);
+}
+
+TEST(Oracle, PlaysTheBestMeasuredArm) {
+  const Trace tr = trace_policy(config_of(PolicyKind::kOracle), sweep_with_tie(), 0, 5);
+  EXPECT_EQ(tr.picks, std::vector<int>(5, 4));
+  EXPECT_EQ(tr.outcome.online_loss, 0.0);
+  EXPECT_EQ(tr.outcome.final_loss, 0.0);
+}
+
+TEST(Random, UniformOverValidArmsFromTheDocumentedWord) {
+  const uint64_t seed = 8, id = 1234;
+  const Trace tr = trace_policy(config_of(PolicyKind::kRandom), sweep_with_tie(), 0, 3000, seed, id);
+  const int slots[3] = {1, 4, 5};
+  int count[3] = {0, 0, 0};
+  for (int t = 0; t < 3000; ++t) {
+    const int j = int(uint64_t(philox_block(seed, id, uint32_t(t), 1).v[0]) * 3 >> 32);
+    ASSERT_EQ(tr.picks[size_t(t)], slots[j]);
+    ++count[j];
+  }
+  // Binomial(3000, 1/3): sd 25.8; 6 sd either side.
+  for (int c : count) EXPECT_NEAR(c, 1000, 155);
+  const int commit_j = int(uint64_t(philox_block(seed, id, 3000, 1).v[0]) * 3 >> 32);
+  EXPECT_EQ(tr.outcome.final_slot, slots[commit_j]);
+}
+
+TEST(Fixed, PlaysTheFrozenDecisionOrFallsBackToAuto) {
+  EXPECT_EQ(trace_policy(config_of(PolicyKind::kKnn), sweep_with_tie(), 0, 4, 1, 1, 5).picks,
+            std::vector<int>(4, 5));
+  EXPECT_EQ(trace_policy(config_of(PolicyKind::kTree), sweep_with_tie(), 0, 4, 1, 1, 2).picks,
+            std::vector<int>(4, 1));
+}
+
+// The union form (what the plugin keeps per context) makes the same decisions as the typed form.
+TEST(AnyPolicy, UnionDispatchEqualsTypedDispatch) {
+  const Sweep s =
+      tiny_sweep({{tiny_context(1, 1024),
+                   {{0, {10.0f, 14.0f}, 9.0f}, {2, {12.0f, 11.0f}, 12.0f}, {7, {20.0f, 9.5f}, 15.0f}}}});
+  const SweepView v = s.view();
+  for (PolicyKind kind : {PolicyKind::kAuto, PolicyKind::kRandom, PolicyKind::kGreedy, PolicyKind::kEpsGreedy,
+                          PolicyKind::kUcb1, PolicyKind::kThompson, PolicyKind::kEtc, PolicyKind::kSwUcb}) {
+    PolicyConfig cfg = config_of(kind);
+    cfg.eps = 0.3;
+    const Trace typed = trace_policy(cfg, s, 0, 64, 17, 23);
+    AnyPolicy any = make_policy(cfg);
+    policy_reset(any, sweep_policy_context(v, 0, -1));
+    for (int t = 0; t < 64; ++t) {
+      StepRandom rng(17, 23, uint32_t(t));
+      const int slot = policy_select(any, rng);
+      ASSERT_EQ(slot, typed.picks[size_t(t)]) << int(kind) << " step " << t;
+      policy_update(any, slot, typed.observed[size_t(t)]);
+    }
+  }
+}
