@@ -11,7 +11,12 @@ double percentile_linear(std::span<const double> x, double q) {
   if (x.empty()) throw std::invalid_argument("percentile of an empty set");
   std::vector<double> s(x.begin(), x.end());
   std::sort(s.begin(), s.end());
-  const double pos = q / 100.0 * double(s.size() - 1);
+  return quantile_linear_sorted(s, q / 100.0);
+}
+
+double quantile_linear_sorted(std::span<const double> s, double p) {
+  if (s.empty()) throw std::invalid_argument("quantile of an empty set");
+  const double pos = p * double(s.size() - 1);
   const size_t lo = size_t(std::floor(pos));
   const size_t hi = std::min(lo + 1, s.size() - 1);
   const double frac = pos - double(lo);

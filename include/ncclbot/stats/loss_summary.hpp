@@ -13,6 +13,9 @@ struct LossSummary {
 
 // Percentile q in [0,100] of `x` with linear interpolation between order statistics.
 double percentile_linear(std::span<const double> x, double q);
+// Quantile p in [0,1] of data already sorted ascending, same interpolation (NumPy/SciPy "linear",
+// Hyndman-Fan type 7); no copy, so resampling code can call it in a loop.
+double quantile_linear_sorted(std::span<const double> sorted, double p);
 LossSummary summarize_losses(std::span<const double> losses);
 
 }  // namespace ncclbot

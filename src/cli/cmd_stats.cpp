@@ -1,0 +1,67 @@
+// `ncclbot stats TEST`: every statistic a report prints, as JSON in (stdin or --input FILE) and JSON
+// out, so a reader can recompute any number by hand. Field names are listed in docs/statistics.md.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "cli/command.hpp"
+#include "cli/json_input.hpp"
+#include "cli/stats_handlers.hpp"
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct StatsOptions {
+  std::string input;
+  unsigned threads = 1;
+  bool json = true;
+};
+
+Action setup(CLI::App& app) {
+  app.require_subcommand(1);
+  auto opt = std::make_shared<StatsOptions>();
+  std::map<CLI::App*, StatsHandler> handlers;
+  for (const StatsTest& test : stats_tests()) {
+    CLI::App* sub = app.add_subcommand(test.name, test.help);
+    sub->add_option("--input,-i", opt->input, "JSON input file (default: standard input)");
+    sub->add_option("--threads", opt->threads,
+                    "worker threads for resampling (0 = all cores); results do not depend on it");
+    sub->add_flag("--json", opt->json,
+                  "accepted for symmetry with other commands: the output is always JSON");
+    sub->footer("Input: " + test.input_help);
+    handlers[sub] = test.run;
+  }
+  return [opt, handlers] {
+    for (const auto& [sub, run] : handlers) {
+      if (!sub->parsed()) continue;
+      const JsonInput in = JsonInput::read(opt->input);
+      nlohmann::json out;
+      try {
+        out = run(in, StatsRunOptions{opt->threads});
+      } catch (const InputError&) {
+        throw;
+      } catch (const UsageError& e) {
+        in.fail(e.what());
+      } catch (const std::invalid_argument& e) {
+        in.fail(e.what());
+      }
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
+    return 2;
+  };
+}
+
+const bool registered = register_command(
+    {"stats",
+     "statistics as JSON in, JSON out: holm, bonferroni, permutation, bootstrap, wilcoxon, binomial, mcnemar",
+     setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

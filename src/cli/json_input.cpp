@@ -1,0 +1,157 @@
+#include "cli/json_input.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot::cli {
+
+JsonInput JsonInput::read(const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return parse(text, "<stdin>");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+JsonInput JsonInput::parse(const std::string& text, std::string source) {
+  JsonInput in;
+  in.source_ = std::move(source);
+  try {
+    in.doc_ = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    const size_t at = std::min(text.size(), e.byte == 0 ? size_t(0) : size_t(e.byte - 1));
+    const long line = 1 + long(std::count(text.begin(), text.begin() + long(at), '\n'));
+    const size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
+    const size_t column = at - (line_start == std::string::npos || at == 0 ? 0 : line_start + 1) + 1;
+    std::string reason =
+        "invalid JSON at byte " + std::to_string(e.byte) + " (column " + std::to_string(column) + ")";
+    // NaN/Infinity are the usual culprits (Python's json.dumps writes them); say so plainly.
+    const size_t word = text.find_last_of(",[:{ \n\t", at == 0 ? 0 : at - 1);
+    const std::string tail = text.substr(word == std::string::npos ? 0 : word + 1, 9);
+    if (tail.rfind("NaN", 0) == 0 || tail.rfind("Infinity", 0) == 0 || tail.rfind("-Infinity", 0) == 0 ||
+        tail.rfind("nan", 0) == 0 || tail.rfind("inf", 0) == 0)
+      reason += ": NaN and Infinity are not JSON numbers and are not accepted here";
+    else if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+      reason = "empty input: expected a JSON object";
+    throw InputError(in.source_, line, reason);
+  }
+  if (!in.doc_.is_object())
+    throw InputError(in.source_, 0, "expected a JSON object, e.g. {\"p\": [0.01, 0.04]}");
+  return in;
+}
+
+void JsonInput::fail(const std::string& reason) const {
+  throw InputError(source_, 0, reason);
+}
+
+void JsonInput::only_fields(std::initializer_list<const char*> allowed) const {
+  for (const auto& [key, value] : doc_.items()) {
+    const bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
+    if (!known) {
+      std::string list;
+      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+      fail("unknown field \"" + key + "\" (expected: " + list + ")");
+    }
+  }
+}
+
+std::vector<double> JsonInput::numbers(const char* key, bool allow_null) const {
+  if (!doc_.contains(key)) fail(std::string("missing field \"") + key + "\"");
+  const auto& v = doc_[key];
+  if (!v.is_array()) fail(std::string("\"") + key + "\" must be a list of numbers");
+  if (v.empty()) fail(std::string("\"") + key + "\" is empty: need at least one value");
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto& e = v[i];
+    const std::string where = std::string("\"") + key + "\"[" + std::to_string(i) + "]";
+    if (e.is_null() && allow_null) {
+      out.push_back(std::nan(""));
+      continue;
+    }
+    if (e.is_string()) {
+      const auto& s = e.get_ref<const std::string&>();
+      if (s == "NaN" || s == "nan" || s == "Infinity" || s == "-Infinity" || s == "inf" || s == "-inf")
+        fail(where + " is " + s + ": only finite numbers are accepted" +
+             (allow_null ? " (null marks an untested hypothesis)" : ""));
+    }
+    if (!e.is_number()) fail(where + " is not a number" + (allow_null ? " (or null)" : ""));
+    const double d = e.get<double>();
+    if (!std::isfinite(d)) fail(where + " is not finite");
+    out.push_back(d);
+  }
+  return out;
+}
+
+double JsonInput::number(const char* key, std::optional<double> fallback) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    fail(std::string("missing field \"") + key + "\"");
+  }
+  const auto& v = doc_[key];
+  if (!v.is_number()) fail(std::string("\"") + key + "\" must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) fail(std::string("\"") + key + "\" is not finite");
+  return d;
+}
+
+int64_t JsonInput::integer(const char* key, std::optional<int64_t> fallback, int64_t min) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    fail(std::string("missing field \"") + key + "\"");
+  }
+  const auto& v = doc_[key];
+  int64_t out = 0;
+  if (v.is_number_integer()) {
+    out = v.get<int64_t>();
+  } else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+             std::abs(v.get<double>()) < 9e15) {
+    out = int64_t(v.get<double>());
+  } else {
+    fail(std::string("\"") + key + "\" must be an integer");
+  }
+  if (out < min)
+    fail(std::string("\"") + key + "\" must be >= " + std::to_string(min) + ", got " + std::to_string(out));
+  return out;
+}
+
+uint64_t JsonInput::unsigned_integer(const char* key, std::optional<uint64_t> fallback) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    fail(std::string("missing field \"") + key + "\"");
+  }
+  const auto& v = doc_[key];
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) fail(std::string("\"") + key + "\" must be >= 0");
+  if (v.is_number_float() && v.get<double>() >= 0 && std::floor(v.get<double>()) == v.get<double>() &&
+      v.get<double>() < 1.8e19)
+    return uint64_t(v.get<double>());
+  fail(std::string("\"") + key + "\" must be a non-negative integer");
+}
+
+std::string JsonInput::text(const char* key, std::optional<std::string> fallback) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    fail(std::string("missing field \"") + key + "\"");
+  }
+  const auto& v = doc_[key];
+  if (!v.is_string()) fail(std::string("\"") + key + "\" must be a string");
+  return v.get<std::string>();
+}
+
+nlohmann::json json_number(double v) {
+  return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+}
+
+}  // namespace ncclbot::cli

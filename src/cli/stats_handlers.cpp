@@ -1,0 +1,127 @@
+#include "cli/stats_handlers.hpp"
+
+#include <cmath>
+
+#include "ncclbot/stats/alternative.hpp"
+#include "ncclbot/stats/multiple_testing.hpp"
+#include "ncclbot/stats/resolution_floor.hpp"
+#include "ncclbot/stats/sign_flip_test.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+nlohmann::json numbers_json(const std::vector<double>& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (double d : v) out.push_back(json_number(d));
+  return out;
+}
+
+double alpha_field(const JsonInput& in) {
+  const double alpha = in.number("alpha", 0.05);
+  if (!(alpha > 0.0 && alpha < 1.0)) in.fail("\"alpha\" must lie in (0, 1)");
+  return alpha;
+}
+
+std::vector<double> p_values_field(const JsonInput& in) {
+  std::vector<double> p = in.numbers("p", /*allow_null=*/true);
+  for (size_t i = 0; i < p.size(); ++i)
+    if (!std::isnan(p[i]) && !(p[i] >= 0.0 && p[i] <= 1.0))
+      in.fail("\"p\"[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
+              " is not a probability in [0, 1]");
+  return p;
+}
+
+nlohmann::json adjusted(const JsonInput& in, bool holm) {
+  in.only_fields({"p", "alpha"});
+  const std::vector<double> p = p_values_field(in);
+  const double alpha = alpha_field(in);
+  const std::vector<double> adj = holm ? holm_adjust(p) : bonferroni_adjust(p);
+  nlohmann::json rejected = nlohmann::json::array();
+  for (double a : adj)
+    rejected.push_back(std::isnan(a) ? nlohmann::json(nullptr) : nlohmann::json(a <= alpha));
+  return {{"method", holm ? "holm" : "bonferroni"},
+          {"adjusted", numbers_json(adj)},
+          {"rejected", rejected},
+          {"alpha", alpha},
+          {"family_size", family_size(p)}};
+}
+
+nlohmann::json permutation(const JsonInput& in, const StatsRunOptions& run) {
+  in.only_fields({"diffs", "alternative", "resamples", "seed", "method"});
+  const std::vector<double> d = in.numbers("diffs");
+  SignFlipOptions opt;
+  opt.alternative = parse_alternative(in.text("alternative", "two-sided"));
+  opt.resamples = in.unsigned_integer("resamples", 9999);
+  if (opt.resamples == 0) in.fail("\"resamples\" must be >= 1");
+  opt.seed = in.unsigned_integer("seed", 0);
+  opt.threads = run.threads;
+  const std::string method = in.text("method", "auto");
+  if (method == "auto")
+    opt.method = PermutationMethod::automatic;
+  else if (method == "exact")
+    opt.method = PermutationMethod::exact;
+  else if (method == "monte_carlo")
+    opt.method = PermutationMethod::monte_carlo;
+  else
+    in.fail("\"method\" must be \"auto\", \"exact\" or \"monte_carlo\", not \"" + method + "\"");
+  const SignFlipResult r = sign_flip_test(d, opt);
+  long nonzero = 0;
+  for (double v : d) nonzero += v != 0.0;
+  nlohmann::json out = {{"test", "paired sign-flip permutation"},
+                        {"statistic", r.statistic},
+                        {"statistic_name", "mean of diffs"},
+                        {"p", r.p_value},
+                        {"exact", r.exact},
+                        {"sign_vectors", r.sign_vectors},
+                        {"count_greater_or_equal", r.count_greater},
+                        {"count_less_or_equal", r.count_less},
+                        {"alternative", to_string(opt.alternative)},
+                        {"n", d.size()},
+                        {"nonzero", nonzero},
+                        {"smallest_attainable_p", smallest_sign_flip_p(nonzero, opt.alternative)}};
+  if (!r.exact) {
+    out["resamples"] = opt.resamples;
+    out["seed"] = opt.seed;
+  }
+  return out;
+}
+
+nlohmann::json resolution(const JsonInput& in, const StatsRunOptions&) {
+  in.only_fields({"units", "alpha", "family_size", "alternative"});
+  const int64_t units = in.integer("units", std::nullopt, 0);
+  const double alpha = alpha_field(in);
+  const Alternative alt = parse_alternative(in.text("alternative", "two-sided"));
+  const double floor = smallest_sign_flip_p(units, alt);
+  nlohmann::json out = {{"units", units},
+                        {"alternative", to_string(alt)},
+                        {"alpha", alpha},
+                        {"smallest_attainable_p", floor},
+                        {"holm_max_family_with_rejection", holm_max_family_with_rejection(floor, alpha)}};
+  if (in.has("family_size")) {
+    const int64_t m = in.integer("family_size", std::nullopt, 0);
+    out["family_size"] = m;
+    out["holm_max_rejections"] = holm_max_rejections(floor, alpha, m);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<StatsTest>& stats_tests() {
+  static const std::vector<StatsTest> tests = {
+      {"holm", "Holm step-down adjusted p-values (NaN/null = untested, excluded from the family)",
+       R"({"p": [0.01, 0.04, null, 0.03], "alpha": 0.05})",
+       [](const JsonInput& in, const StatsRunOptions&) { return adjusted(in, true); }},
+      {"bonferroni", "Bonferroni adjusted p-values, min(1, m p)",
+       R"({"p": [0.01, 0.04, 0.03], "alpha": 0.05})",
+       [](const JsonInput& in, const StatsRunOptions&) { return adjusted(in, false); }},
+      {"permutation", "paired sign-flip permutation test of the mean difference",
+       R"({"diffs": [...], "alternative": "two-sided|greater|less", "method": "auto|exact|monte_carlo", "resamples": 9999, "seed": 0})",
+       permutation},
+      {"resolution", "smallest attainable sign-flip p for n paired units and what Holm can then reject",
+       R"({"units": 9, "alpha": 0.05, "family_size": 20, "alternative": "two-sided"})", resolution},
+  };
+  return tests;
+}
+
+}  // namespace ncclbot::cli
