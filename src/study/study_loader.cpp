@@ -1,0 +1,373 @@
+// The strict TOML loader of study files. Every error names the file, the line of the offending key
+// or table and the reason; unknown keys and wrong types are errors rather than silent defaults.
+#include <toml++/toml.h>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "study/study_spec.hpp"
+
+namespace ncclbot::study {
+
+const char* metric_name(Metric m) {
+  switch (m) {
+    case Metric::kMean:
+      return "mean";
+    case Metric::kP99:
+      return "p99";
+    case Metric::kAbove10pct:
+      return "above_10pct";
+  }
+  return "?";
+}
+
+const char* loss_kind_name(LossKind k) {
+  return k == LossKind::kOnline ? "online" : "final";
+}
+
+const SweepSource& StudySpec::sweep(const std::string& n) const {
+  for (const auto& s : sweeps)
+    if (s.name == n) return s;
+  throw UsageError("study has no sweep named '" + n + "'");
+}
+
+const PolicyEntry& StudySpec::policy(const std::string& n) const {
+  for (const auto& p : policies)
+    if (p.name == n) return p;
+  throw UsageError("study has no policy named '" + n + "'");
+}
+
+namespace {
+
+// Reads typed values out of toml++ nodes and turns every mistake into file:line: reason.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const toml::node& at, const std::string& reason) const {
+    throw InputError(source_, long(at.source().begin.line), reason);
+  }
+  long line(const toml::node& n) const { return long(n.source().begin.line); }
+
+  void only_keys(const toml::table& t, const std::string& where,
+                 std::initializer_list<const char*> allowed) const {
+    for (const auto& [key, value] : t) {
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || key.str() == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+        fail(value, "unknown key '" + std::string(key.str()) + "' in " + where + " (valid: " + list + ")");
+      }
+    }
+  }
+
+  const toml::node* find(const toml::table& t, const char* key) const { return t.get(key); }
+
+  std::string string(const toml::node& n, const std::string& what) const {
+    if (auto v = n.value_exact<std::string>()) return *v;
+    fail(n, what + " must be a string");
+  }
+  int64_t integer(const toml::node& n, const std::string& what, int64_t lo, int64_t hi) const {
+    auto v = n.value_exact<int64_t>();
+    if (!v) fail(n, what + " must be an integer");
+    if (*v < lo || *v > hi)
+      fail(n, what + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return *v;
+  }
+  double real(const toml::node& n, const std::string& what, double lo, double hi, bool open_low) const {
+    std::optional<double> v = n.value_exact<double>();
+    if (!v) {
+      if (auto i = n.value_exact<int64_t>()) v = double(*i);
+    }
+    if (!v || !std::isfinite(*v)) fail(n, what + " must be a number");
+    if (*v > hi || *v < lo || (open_low && *v == lo))
+      fail(n, what + " must be in " + std::string(open_low ? "(" : "[") + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "]");
+    return *v;
+  }
+  const toml::array& array(const toml::node& n, const std::string& what) const {
+    if (const auto* a = n.as_array()) return *a;
+    fail(n, what + " must be an array");
+  }
+  const toml::table& table(const toml::node& n, const std::string& what) const {
+    if (const auto* t = n.as_table()) return *t;
+    fail(n, what + " must be a table");
+  }
+  std::vector<int> node_list(const toml::node& n, const std::string& what) const {
+    std::vector<int> out;
+    for (const auto& item : array(n, what)) out.push_back(int(integer(item, what + " item", 1, 1 << 20)));
+    if (out.empty()) fail(n, what + " must not be empty");
+    return out;
+  }
+  std::vector<Collective> collective_list(const toml::node& n, const std::string& what) const {
+    std::vector<Collective> out;
+    for (const auto& item : array(n, what)) {
+      const std::string s = string(item, what + " item");
+      const auto c = parse_collective(s);
+      if (!c)
+        fail(item, "unknown collective '" + s + "' (valid: " + std::string(collective_names_list()) + ")");
+      out.push_back(*c);
+    }
+    if (out.empty()) fail(n, what + " must not be empty");
+    return out;
+  }
+  Metric metric(const toml::node& n, const std::string& what) const {
+    const std::string s = string(n, what);
+    if (s == "mean") return Metric::kMean;
+    if (s == "p99") return Metric::kP99;
+    if (s == "above_10pct") return Metric::kAbove10pct;
+    fail(n, what + " '" + s + "' is not a metric (valid: mean, p99, above_10pct)");
+  }
+  // A string or an array of strings.
+  std::vector<std::string> names(const toml::node& n, const std::string& what) const {
+    std::vector<std::string> out;
+    if (n.is_string()) return {string(n, what)};
+    for (const auto& item : array(n, what)) out.push_back(string(item, what + " item"));
+    if (out.empty()) fail(n, what + " must not be empty");
+    return out;
+  }
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+bool valid_name(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '/' ||
+          c == '+'))
+      return false;
+  return true;
+}
+
+void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
+  r.only_keys(t, "[study]",
+              {"name", "description", "seed", "seeds", "horizon", "curve_horizons", "objective", "loss",
+               "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
+  if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
+  if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
+  if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
+  if (auto* n = r.find(t, "seeds")) s.seeds = int(r.integer(*n, "study.seeds", 1, 100000));
+  if (auto* n = r.find(t, "horizon")) s.horizon = int(r.integer(*n, "study.horizon", 1, 100000000));
+  if (auto* n = r.find(t, "curve_horizons")) {
+    for (const auto& item : r.array(*n, "study.curve_horizons"))
+      s.curve_horizons.push_back(int(r.integer(item, "study.curve_horizons item", 1, s.horizon)));
+    for (size_t i = 1; i < s.curve_horizons.size(); ++i)
+      if (s.curve_horizons[i] <= s.curve_horizons[i - 1])
+        r.fail(*n, "study.curve_horizons must be increasing");
+  }
+  if (auto* n = r.find(t, "objective")) s.objective = r.metric(*n, "study.objective");
+  if (auto* n = r.find(t, "loss")) {
+    const std::string v = r.string(*n, "study.loss");
+    if (v == "online")
+      s.loss = LossKind::kOnline;
+    else if (v == "final")
+      s.loss = LossKind::kFinal;
+    else
+      r.fail(*n, "study.loss '" + v + "' must be online or final");
+  }
+  if (auto* n = r.find(t, "alpha")) s.alpha = r.real(*n, "study.alpha", 0.0, 0.5, true);
+  if (auto* n = r.find(t, "level")) s.level = r.real(*n, "study.level", 0.5, 0.999, false);
+  if (auto* n = r.find(t, "bootstrap_resamples"))
+    s.bootstrap_resamples = int(r.integer(*n, "study.bootstrap_resamples", 100, 10000000));
+  if (auto* n = r.find(t, "permutation_resamples"))
+    s.permutation_resamples = int(r.integer(*n, "study.permutation_resamples", 100, 100000000));
+  if (auto* n = r.find(t, "backend")) {
+    s.backend = r.string(*n, "study.backend");
+    if (s.backend != "cpu" && s.backend != "cuda" && s.backend != "auto")
+      r.fail(*n, "study.backend '" + s.backend + "' must be cpu, cuda or auto");
+  }
+}
+
+SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
+  r.only_keys(t, "[[sweep]]", {"name", "preset", "seed", "nodes", "collectives", "samples", "file"});
+  SweepSource s;
+  s.line = r.line(t);
+  const auto* name = r.find(t, "name");
+  if (!name) r.fail(t, "[[sweep]] needs a name");
+  s.name = r.string(*name, "sweep.name");
+  if (!valid_name(s.name)) r.fail(*name, "sweep name '" + s.name + "' must be 1-64 of [A-Za-z0-9-_./+]");
+  const auto* preset = r.find(t, "preset");
+  const auto* file = r.find(t, "file");
+  if (bool(preset) == bool(file)) r.fail(t, "sweep '" + s.name + "' needs exactly one of preset or file");
+  if (preset) {
+    s.preset = r.string(*preset, "sweep.preset");
+    if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "sweep.seed", 0, INT64_MAX));
+    if (auto* n = r.find(t, "nodes")) s.nodes = r.node_list(*n, "sweep.nodes");
+    if (auto* n = r.find(t, "collectives")) s.collectives = r.collective_list(*n, "sweep.collectives");
+    if (auto* n = r.find(t, "samples")) s.samples = int(r.integer(*n, "sweep.samples", 1, 100000));
+  } else {
+    for (const char* k : {"seed", "nodes", "collectives", "samples"})
+      if (auto* n = r.find(t, k))
+        r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
+    const std::filesystem::path p = r.string(*file, "sweep.file");
+    s.file = (p.is_absolute() ? p : base / p).lexically_normal().string();
+  }
+  return s;
+}
+
+ContextSet read_context_set(const Reader& r, const toml::node& n, const std::string& what,
+                            const StudySpec& s) {
+  const toml::table& t = r.table(n, what);
+  r.only_keys(t, what, {"sweep", "nodes", "collectives"});
+  ContextSet set;
+  const auto* sweep = r.find(t, "sweep");
+  if (!sweep) r.fail(t, what + " needs a sweep");
+  set.sweep = r.string(*sweep, what + ".sweep");
+  bool known = false;
+  for (const auto& sw : s.sweeps) known = known || sw.name == set.sweep;
+  if (!known) r.fail(*sweep, what + ".sweep '" + set.sweep + "' is not a [[sweep]] of this study");
+  if (auto* x = r.find(t, "nodes")) set.nodes = r.node_list(*x, what + ".nodes");
+  if (auto* x = r.find(t, "collectives")) set.collectives = r.collective_list(*x, what + ".collectives");
+  return set;
+}
+
+Scenario read_scenario(const Reader& r, const toml::table& t, const StudySpec& s) {
+  r.only_keys(t, "[[scenario]]", {"name", "tune", "score"});
+  Scenario sc;
+  sc.line = r.line(t);
+  const auto* name = r.find(t, "name");
+  if (!name) r.fail(t, "[[scenario]] needs a name");
+  sc.name = r.string(*name, "scenario.name");
+  if (!valid_name(sc.name)) r.fail(*name, "scenario name '" + sc.name + "' must be 1-64 of [A-Za-z0-9-_./+]");
+  const auto* tune = r.find(t, "tune");
+  const auto* score = r.find(t, "score");
+  if (!tune || !score) r.fail(t, "scenario '" + sc.name + "' needs both tune and score context sets");
+  sc.tune = read_context_set(r, *tune, "scenario.tune", s);
+  sc.score = read_context_set(r, *score, "scenario.score", s);
+  return sc;
+}
+
+PolicyEntry read_policy(const Reader& r, const toml::table& t) {
+  r.only_keys(t, "[[policy]]", {"name", "spec"});
+  PolicyEntry p;
+  p.line = r.line(t);
+  const auto* name = r.find(t, "name");
+  const auto* spec = r.find(t, "spec");
+  if (!name || !spec) r.fail(t, "[[policy]] needs a name and a spec");
+  p.name = r.string(*name, "policy.name");
+  if (!valid_name(p.name)) r.fail(*name, "policy name '" + p.name + "' must be 1-64 of [A-Za-z0-9-_./+]");
+  p.spec = r.string(*spec, "policy.spec");
+  if (p.spec.empty()) r.fail(*spec, "policy.spec must not be empty");
+  return p;
+}
+
+// `a` and `b` may each be a name or a list of names; every (a, b, metric) combination is a hypothesis.
+std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, const StudySpec& s) {
+  r.only_keys(t, "[[hypothesis]]", {"a", "b", "metrics", "family"});
+  const auto* a = r.find(t, "a");
+  const auto* b = r.find(t, "b");
+  if (!a || !b) r.fail(t, "[[hypothesis]] needs a and b (policy names)");
+  const auto check = [&](const toml::node& n, const std::vector<std::string>& names) {
+    for (const auto& x : names) {
+      bool known = false;
+      for (const auto& p : s.policies) known = known || p.name == x;
+      if (!known) r.fail(n, "hypothesis names policy '" + x + "', which is not a [[policy]] of this study");
+    }
+  };
+  const auto as = r.names(*a, "hypothesis.a");
+  const auto bs = r.names(*b, "hypothesis.b");
+  check(*a, as);
+  check(*b, bs);
+  std::vector<Metric> metrics = {Metric::kMean};
+  if (auto* m = r.find(t, "metrics")) {
+    metrics.clear();
+    for (const auto& item : r.array(*m, "hypothesis.metrics"))
+      metrics.push_back(r.metric(item, "hypothesis.metrics item"));
+    if (metrics.empty()) r.fail(*m, "hypothesis.metrics must not be empty");
+  }
+  std::string family = "primary";
+  if (auto* f = r.find(t, "family")) {
+    family = r.string(*f, "hypothesis.family");
+    if (!valid_name(family))
+      r.fail(*f, "hypothesis.family '" + family + "' must be 1-64 of [A-Za-z0-9-_./+]");
+  }
+  std::vector<Hypothesis> out;
+  for (const auto& x : as)
+    for (const auto& y : bs) {
+      if (x == y) r.fail(t, "hypothesis compares policy '" + x + "' with itself");
+      for (Metric m : metrics) out.push_back({x, y, m, family, r.line(t)});
+    }
+  return out;
+}
+
+template <typename F>
+void for_each_table(const Reader& r, const toml::node& n, const std::string& what, F&& f) {
+  const toml::array* arr = n.as_array();
+  if (!arr || !arr->is_array_of_tables()) r.fail(n, what + " must be an array of tables ([[" + what + "]])");
+  for (const auto& item : *arr) f(*item.as_table());
+}
+
+}  // namespace
+
+StudySpec parse_study(const std::string& text, const std::string& source_name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw InputError(source_name, long(e.source().begin.line), std::string(e.description()));
+  }
+  const Reader r(source_name);
+  StudySpec s;
+  s.path = source_name;
+  s.text = text;
+  r.only_keys(root, "the study file", {"study", "sweep", "scenario", "policy", "hypothesis"});
+  const std::filesystem::path base = std::filesystem::path(source_name).parent_path();
+
+  const auto* study = root.get("study");
+  if (!study) throw InputError(source_name, 0, "missing [study] table");
+  read_study_table(r, r.table(*study, "[study]"), s);
+  if (s.name.empty()) r.fail(*study, "[study] needs a name");
+  if (s.curve_horizons.empty() || s.curve_horizons.back() != s.horizon) s.curve_horizons.push_back(s.horizon);
+
+  std::set<std::string> seen;
+  const auto unique = [&](const toml::table& t, const std::string& kind, const std::string& name) {
+    if (!seen.insert(kind + "\n" + name).second) r.fail(t, "duplicate " + kind + " name '" + name + "'");
+  };
+  if (auto* n = root.get("sweep"))
+    for_each_table(r, *n, "sweep", [&](const toml::table& t) {
+      s.sweeps.push_back(read_sweep(r, t, base));
+      unique(t, "sweep", s.sweeps.back().name);
+    });
+  if (s.sweeps.empty()) throw InputError(source_name, 0, "a study needs at least one [[sweep]]");
+  if (auto* n = root.get("scenario"))
+    for_each_table(r, *n, "scenario", [&](const toml::table& t) {
+      s.scenarios.push_back(read_scenario(r, t, s));
+      unique(t, "scenario", s.scenarios.back().name);
+    });
+  if (s.scenarios.empty()) throw InputError(source_name, 0, "a study needs at least one [[scenario]]");
+  if (auto* n = root.get("policy"))
+    for_each_table(r, *n, "policy", [&](const toml::table& t) {
+      s.policies.push_back(read_policy(r, t));
+      unique(t, "policy", s.policies.back().name);
+    });
+  if (s.policies.empty()) throw InputError(source_name, 0, "a study needs at least one [[policy]]");
+  if (auto* n = root.get("hypothesis"))
+    for_each_table(r, *n, "hypothesis", [&](const toml::table& t) {
+      for (auto& h : read_hypotheses(r, t, s)) {
+        for (const auto& prev : s.hypotheses)
+          if (prev.a == h.a && prev.b == h.b && prev.metric == h.metric)
+            r.fail(t,
+                   "hypothesis " + h.a + " vs " + h.b + " on " + metric_name(h.metric) + " is listed twice");
+        s.hypotheses.push_back(std::move(h));
+      }
+    });
+  return s;
+}
+
+StudySpec load_study(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open the study file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_study(ss.str(), path);
+}
+
+}  // namespace ncclbot::study

@@ -1,0 +1,96 @@
+#pragma once
+// A study as written in experiments/*.toml (docs/study.md has the schema): where the sweeps come
+// from, which named scenarios slice them into tune and score contexts, which policies (with
+// hyperparameter grids) are compared, how long each replay runs, and which hypotheses are tested.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/collective.hpp"
+
+namespace ncclbot::study {
+
+// The three metrics of DESIGN.md over a set of per-context losses (max is reported, not tested).
+enum class Metric { kMean, kP99, kAbove10pct };
+// Which per-context loss the study scores: what a job pays while learning, or what it settles on.
+enum class LossKind { kOnline, kFinal };
+
+const char* metric_name(Metric m);  // "mean", "p99", "above_10pct"
+const char* loss_kind_name(LossKind k);
+
+// A sweep is either synthesised from a fabric preset and a seed, or read from a sweep CSV.
+struct SweepSource {
+  std::string name;
+  long line = 0;
+  std::string preset;  // synthesised when non-empty
+  uint64_t seed = 0;
+  std::vector<int> nodes;               // empty = the preset's default node counts
+  std::vector<Collective> collectives;  // empty = the preset's default collectives
+  int samples = 0;                      // 0 = the simulator's default
+  std::string file;                     // a sweep CSV (path as resolved against the study file)
+};
+
+// Contexts of one sweep selected by node counts and collectives (empty list = all).
+struct ContextSet {
+  std::string sweep;
+  std::vector<int> nodes;
+  std::vector<Collective> collectives;
+};
+
+// A named slice: hyperparameters are tuned on `tune` and the frozen choice is scored on `score`.
+// The two sets may come from different sweeps (e.g. tuned on H100, scored on GB200).
+struct Scenario {
+  std::string name;
+  long line = 0;
+  ContextSet tune, score;
+};
+
+// A policy under its report name; `spec` is a policy spec string whose `|` lists make a grid.
+struct PolicyEntry {
+  std::string name;
+  long line = 0;
+  std::string spec;
+};
+
+// One paired test over scenarios: metric(a) - metric(b), per scenario, sign-flip permutation.
+// Holm's correction runs over all hypotheses of the same family.
+struct Hypothesis {
+  std::string a, b;
+  Metric metric = Metric::kMean;
+  std::string family = "primary";
+  long line = 0;
+};
+
+struct StudySpec {
+  std::string name;
+  std::string description;
+  std::string path;  // the study file as given
+  std::string text;  // its bytes, recorded with the results
+
+  uint64_t seed = 1;                // master seed: replay and resampling seeds derive from it
+  int seeds = 4;                    // replay seeds per (config, context)
+  int horizon = 200;                // collective calls per replay
+  std::vector<int> curve_horizons;  // horizons of the online-loss-vs-horizon curve (ends at horizon)
+  Metric objective = Metric::kMean;
+  LossKind loss = LossKind::kOnline;
+  double alpha = 0.05;
+  double level = 0.95;  // bootstrap interval coverage
+  int bootstrap_resamples = 2000;
+  int permutation_resamples = 9999;  // Monte Carlo draws when 2^n sign vectors exceed this
+  std::string backend = "auto";      // cpu | cuda | auto
+
+  std::vector<SweepSource> sweeps;
+  std::vector<Scenario> scenarios;
+  std::vector<PolicyEntry> policies;
+  std::vector<Hypothesis> hypotheses;
+
+  const SweepSource& sweep(const std::string& name) const;
+  const PolicyEntry& policy(const std::string& name) const;
+};
+
+// Strict loaders: every problem is an InputError naming the file, the line and the reason;
+// unknown keys are errors, so a typo never silently falls back to a default.
+StudySpec load_study(const std::string& path);
+StudySpec parse_study(const std::string& text, const std::string& source_name);
+
+}  // namespace ncclbot::study

@@ -1,0 +1,137 @@
+// The strict study loader: a valid file parses into the expected spec; every kind of mistake is an
+// InputError whose message names the file, the line and the reason.
+#include <gtest/gtest.h>
+
+#include "ncclbot/core/error.hpp"
+#include "study/study_spec.hpp"
+
+namespace ncclbot::study {
+namespace {
+
+const char* kValid = R"([study]
+name = "t"
+seed = 7
+seeds = 3
+horizon = 50
+curve_horizons = [10, 20]
+objective = "p99"
+alpha = 0.05
+bootstrap_resamples = 500
+
+[[sweep]]
+name = "a"
+preset = "h100-ib-a"
+seed = 2
+nodes = [4, 8, 16]
+collectives = ["allreduce", "all_gather"]
+
+[[sweep]]
+name = "b"
+file = "sweeps/b.csv"
+
+[[scenario]]
+name = "s1"
+tune = { sweep = "a", nodes = [4, 8] }
+score = { sweep = "b", nodes = [16], collectives = ["allreduce"] }
+
+[[policy]]
+name = "AUTO"
+spec = "auto"
+
+[[policy]]
+name = "UCB1"
+spec = "ucb1:c=0.1|0.5,n0=0|4"
+
+[[hypothesis]]
+a = ["UCB1"]
+b = "AUTO"
+metrics = ["mean", "above_10pct"]
+family = "primary"
+)";
+
+TEST(StudyLoader, ParsesEveryField) {
+  const StudySpec s = parse_study(kValid, "/x/study.toml");
+  EXPECT_EQ(s.name, "t");
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.seeds, 3);
+  EXPECT_EQ(s.horizon, 50);
+  // The final horizon is appended to the learning curve.
+  EXPECT_EQ(s.curve_horizons, (std::vector<int>{10, 20, 50}));
+  EXPECT_EQ(s.objective, Metric::kP99);
+  EXPECT_EQ(s.bootstrap_resamples, 500);
+  ASSERT_EQ(s.sweeps.size(), 2u);
+  EXPECT_EQ(s.sweeps[0].preset, "h100-ib-a");
+  EXPECT_EQ(s.sweeps[0].nodes, (std::vector<int>{4, 8, 16}));
+  EXPECT_EQ(s.sweeps[0].collectives,
+            (std::vector<Collective>{Collective::kAllReduce, Collective::kAllGather}));
+  // Sweep files are relative to the study file's folder.
+  EXPECT_EQ(s.sweeps[1].file, "/x/sweeps/b.csv");
+  ASSERT_EQ(s.scenarios.size(), 1u);
+  EXPECT_EQ(s.scenarios[0].tune.sweep, "a");
+  EXPECT_EQ(s.scenarios[0].score.sweep, "b");
+  EXPECT_EQ(s.scenarios[0].score.nodes, (std::vector<int>{16}));
+  EXPECT_EQ(s.scenarios[0].line, 22);  // the [[scenario]] header line
+  ASSERT_EQ(s.policies.size(), 2u);
+  EXPECT_EQ(s.policies[1].spec, "ucb1:c=0.1|0.5,n0=0|4");
+  EXPECT_EQ(s.policies[1].line, 31);
+  // One hypothesis per (a, b, metric).
+  ASSERT_EQ(s.hypotheses.size(), 2u);
+  EXPECT_EQ(s.hypotheses[1].metric, Metric::kAbove10pct);
+  EXPECT_EQ(s.hypotheses[0].a, "UCB1");
+  EXPECT_EQ(s.hypotheses[0].b, "AUTO");
+}
+
+// Replaces the first occurrence of `from` in the valid study and expects "FILE:LINE: ...reason...".
+void expect_error(const std::string& from, const std::string& to, long line, const std::string& reason) {
+  std::string text = kValid;
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  try {
+    parse_study(text, "study.toml");
+    FAIL() << "no error for " << to;
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(e.line(), line) << msg;
+    EXPECT_EQ(msg.rfind("study.toml:" + std::to_string(line) + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(reason), std::string::npos) << msg;
+  }
+}
+
+TEST(StudyLoader, ErrorsNameLineAndReason) {
+  expect_error("seeds = 3", "seedz = 3", 4, "unknown key 'seedz'");
+  expect_error("horizon = 50", "horizon = \"50\"", 5, "study.horizon must be an integer");
+  expect_error("horizon = 50", "horizon = 0", 5, "study.horizon must be in");
+  expect_error("objective = \"p99\"", "objective = \"median\"", 7, "not a metric");
+  expect_error("curve_horizons = [10, 20]", "curve_horizons = [20, 10]", 6, "increasing");
+  expect_error("alpha = 0.05", "alpha = 0.0", 8, "study.alpha must be in");
+  expect_error("\"all_gather\"", "\"alltoall_x\"", 16, "unknown collective 'alltoall_x'");
+  expect_error("file = \"sweeps/b.csv\"", "file = \"sweeps/b.csv\"\nseed = 3", 21,
+               "applies only to a synthesised");
+  expect_error("preset = \"h100-ib-a\"", "preset = \"h100-ib-a\"\nfile = \"x.csv\"", 11,
+               "exactly one of preset or file");
+  expect_error("score = { sweep = \"b\"", "score = { sweep = \"c\"", 25, "not a [[sweep]] of this study");
+  expect_error("tune = { sweep = \"a\", nodes = [4, 8] }\n", "", 22, "needs both tune and score");
+  expect_error("name = \"UCB1\"", "name = \"AUTO\"", 31, "duplicate policy name 'AUTO'");
+  expect_error("b = \"AUTO\"", "b = \"NOPE\"", 37, "policy 'NOPE', which is not a [[policy]]");
+  expect_error("b = \"AUTO\"", "b = \"UCB1\"", 35, "with itself");
+  expect_error("metrics = [\"mean\", \"above_10pct\"]", "metrics = [\"mean\", 3]", 38, "must be a string");
+  expect_error("[[hypothesis]]", "[[hypotheses]]", 35, "unknown key 'hypotheses'");
+  expect_error("name = \"s1\"", "name = \"s 1\"", 23, "scenario name 's 1'");
+  // A syntax error is reported at its line by the TOML parser.
+  expect_error("seed = 7", "seed = = 7", 3, "");
+}
+
+TEST(StudyLoader, MissingPartsAreErrors) {
+  EXPECT_THROW(parse_study("[study]\nname = \"x\"\n", "s.toml"), InputError);  // no sweeps
+  try {
+    parse_study("[[sweep]]\nname = \"a\"\npreset = \"p\"\n", "s.toml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing [study]"), std::string::npos);
+  }
+  EXPECT_THROW(load_study("/nonexistent/study.toml"), InputError);
+}
+
+}  // namespace
+}  // namespace ncclbot::study
