@@ -1,0 +1,53 @@
+#pragma once
+// The CPU replay engine: every (policy config, context, seed) replay of replay/replay.hpp over a
+// thread pool. A work item is one (config, context) pair replayed for all seeds in seed order and
+// averaged there, so results are bit-identical for any thread count. Memory is bounded by the
+// [config][context] aggregates (plus [config][seed][context] when per-seed losses are asked for);
+// per-replay rows go to a stream, in a fixed order, only when one is given.
+#include <cstdint>
+#include <iosfwd>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+
+namespace ncclbot {
+
+struct ReplayJob {
+  const Sweep* sweep = nullptr;
+  std::vector<int> contexts;  // sweep context indices to replay
+  std::vector<PolicySpec> configs;
+  // Frozen decisions of supervised configs: fixed_slots[config] is empty or has one slot per sweep
+  // context (-1 = none; the policy then falls back to AUTO).
+  std::vector<std::vector<int>> fixed_slots;
+  int seeds = 1;
+  uint64_t seed_base = 0;  // replay seed of seed index s is seed_base + s
+  int horizon = 1;
+  int threads = 1;
+  bool keep_per_seed = false;
+  std::ostream* raw = nullptr;  // CSV rows config,policy,context,seed,online_loss,final_loss,final_slot
+};
+
+struct ReplayResults {
+  int num_configs = 0, num_contexts = 0, seeds = 0;
+  // [config][i] for i indexing job.contexts: mean over seeds (summed in seed order).
+  std::vector<double> online, final_loss;
+  // [config][seed][i], only with keep_per_seed.
+  std::vector<double> online_per_seed, final_per_seed;
+
+  double online_at(int config, int i) const { return online[size_t(config) * num_contexts + i]; }
+  double final_at(int config, int i) const { return final_loss[size_t(config) * num_contexts + i]; }
+  // Losses of one config over the contexts (seed-averaged), or of one seed.
+  std::vector<double> online_of(int config) const;
+  std::vector<double> final_of(int config) const;
+  std::vector<double> online_of(int config, int seed) const;
+  std::vector<double> final_of(int config, int seed) const;
+};
+
+// Throws UsageError for an empty config list, no contexts, seeds < 1 or horizon < 1.
+ReplayResults run_cpu_replay(const ReplayJob& job);
+
+// The replay id of a sweep context (replay/stream_id.hpp).
+uint64_t context_stream_id(const Context& c);
+
+}  // namespace ncclbot

@@ -1,0 +1,44 @@
+#pragma once
+// A minimal thread pool for independent work items: `threads` workers take item indices from a
+// shared counter. Each item writes only its own output slot, so results never depend on which
+// thread ran what. The first exception thrown by an item is rethrown on the caller's thread.
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ncclbot {
+
+inline int default_thread_count() {
+  return std::max(1, int(std::thread::hardware_concurrency()));
+}
+
+template <typename F>
+void parallel_for(size_t n, int threads, F&& item) {
+  threads = std::max(1, std::min<int>(threads, int(std::min<size_t>(n, 1u << 16))));
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    try {
+      for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) item(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = n;
+    }
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace ncclbot

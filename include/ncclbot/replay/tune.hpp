@@ -1,0 +1,53 @@
+#pragma once
+// Tune and score (`ncclbot tune`, and the study runner): every grid point of every policy is
+// replayed on the tune contexts, the best point by the objective (over the online loss: what a
+// job pays) is frozen, and the frozen config is replayed on the score contexts. Supervised
+// configs are scored on the tune contexts leave-one-out (an honest estimate, not their training
+// fit) and fit once on all tune contexts for the score contexts.
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/stats/loss_summary.hpp"
+
+namespace ncclbot {
+
+enum class TuneObjective { kMean, kP99, kAbove10pct };
+TuneObjective parse_tune_objective(const std::string& text);  // mean | p99 | above_10pct
+std::string_view tune_objective_name(TuneObjective objective);
+double objective_value(const LossSummary& s, TuneObjective objective);
+
+// A metric's spread across seeds: the metric computed per seed over the contexts.
+struct SeedSpread {
+  double mean = 0, sd = 0, min = 0, max = 0;  // sd with n - 1 (0 for one seed)
+};
+struct MetricsWithSpread {
+  LossSummary summary;  // over contexts of the seed-averaged loss (what `replay` reports)
+  SeedSpread mean, p99, max, above_10pct;
+};
+MetricsWithSpread metrics_with_spread(const ReplayResults& r, int config, bool online);
+
+struct TuneRequest {
+  const Sweep* sweep = nullptr;
+  std::vector<std::string> grids;  // one policy spec (grid) per policy
+  std::vector<int> tune_contexts, score_contexts;
+  TuneObjective objective = TuneObjective::kMean;
+  int seeds = 1;
+  uint64_t seed_base = 0;
+  int horizon = 1;
+  int threads = 1;
+};
+
+struct TunedPolicy {
+  std::string grid;
+  std::vector<PolicySpec> points;
+  std::vector<double> objective;  // per point, on the tune contexts
+  int chosen = 0;
+  MetricsWithSpread tune_online, tune_final, score_online, score_final;
+};
+
+std::vector<TunedPolicy> tune_and_score(const TuneRequest& request);
+
+}  // namespace ncclbot

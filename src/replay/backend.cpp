@@ -1,0 +1,60 @@
+#include "ncclbot/replay/backend.hpp"
+
+#include <ostream>
+
+#include "ncclbot/core/cuda_probe.hpp"
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot {
+namespace {
+ReplayEngineFn& cuda_engine_slot() {
+  static ReplayEngineFn engine = nullptr;
+  return engine;
+}
+}  // namespace
+
+ReplayBackend parse_replay_backend(const std::string& text) {
+  if (text == "cpu") return ReplayBackend::kCpu;
+  if (text == "cuda") return ReplayBackend::kCuda;
+  if (text == "auto") return ReplayBackend::kAuto;
+  throw UsageError("--backend: unknown backend '" + text + "' (valid: cpu, cuda, auto)");
+}
+
+std::string_view replay_backend_name(ReplayBackend backend) {
+  switch (backend) {
+    case ReplayBackend::kCuda:
+      return "cuda";
+    case ReplayBackend::kAuto:
+      return "auto";
+    default:
+      return "cpu";
+  }
+}
+
+void set_cuda_replay_engine(ReplayEngineFn engine) {
+  cuda_engine_slot() = engine;
+}
+ReplayEngineFn cuda_replay_engine() {
+  return cuda_engine_slot();
+}
+
+ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log) {
+  if (requested == ReplayBackend::kCpu) return ReplayBackend::kCpu;
+  const CudaProbe probe = probe_cuda();
+  std::string why;
+  if (probe.usable_devices == 0)
+    why = "no usable CUDA device (" + probe.reason + ")";
+  else if (!cuda_replay_engine())
+    why = "this build has no CUDA replay engine";
+  if (why.empty()) return ReplayBackend::kCuda;
+  if (requested == ReplayBackend::kCuda) throw UsageError("--backend cuda: " + why);
+  log << "ncclbot: " << why << "; replaying on the CPU\n";
+  return ReplayBackend::kCpu;
+}
+
+ReplayResults run_replay(const ReplayJob& job, ReplayBackend resolved) {
+  if (resolved == ReplayBackend::kCuda && cuda_replay_engine()) return cuda_replay_engine()(job);
+  return run_cpu_replay(job);
+}
+
+}  // namespace ncclbot

@@ -1,0 +1,189 @@
+#include "ncclbot/replay/policy_spec.hpp"
+
+#include <cmath>
+#include <functional>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/parse_number.hpp"
+
+namespace ncclbot {
+namespace {
+
+struct KeyInfo {
+  const char* key;
+  bool integer;
+  double min, max;
+  std::function<void(PolicyConfig&, double)> set;
+  std::function<double(const PolicyConfig&)> get;
+};
+
+#define NCCLBOT_KEY(name, integer, lo, hi, field)                                             \
+  KeyInfo {                                                                                   \
+    name, integer, lo, hi, [](PolicyConfig& c, double v) { c.field = decltype(c.field)(v); }, \
+        [](const PolicyConfig& c) { return double(c.field); }                                 \
+  }
+
+const KeyInfo kC = NCCLBOT_KEY("c", false, 0.0, 1e6, c);
+const KeyInfo kN0 = NCCLBOT_KEY("n0", false, 0.0, 1e9, n0);
+const KeyInfo kEps = NCCLBOT_KEY("eps", false, 0.0, 1.0, eps);
+const KeyInfo kDecay = NCCLBOT_KEY("decay", false, 0.0, 1e15, decay);
+const KeyInfo kSigma = NCCLBOT_KEY("sigma", false, 1e-9, 1e3, sigma);
+const KeyInfo kM = NCCLBOT_KEY("m", true, 1, 1e6, m);
+const KeyInfo kWindow = NCCLBOT_KEY("window", true, 1, kSwUcbMaxWindow, window);
+const KeyInfo kK = NCCLBOT_KEY("k", true, 1, 1e6, k);
+const KeyInfo kDepth = NCCLBOT_KEY("depth", true, 1, 32, depth);
+#undef NCCLBOT_KEY
+
+struct PolicyInfo {
+  const char* name;
+  PolicyKind kind;
+  std::vector<const KeyInfo*> keys;  // contract order
+};
+
+const std::vector<PolicyInfo>& policy_table() {
+  static const std::vector<PolicyInfo> table = {
+      {"auto", PolicyKind::kAuto, {}},
+      {"oracle", PolicyKind::kOracle, {}},
+      {"random", PolicyKind::kRandom, {}},
+      {"greedy", PolicyKind::kGreedy, {&kN0}},
+      {"egreedy", PolicyKind::kEpsGreedy, {&kEps, &kDecay, &kN0}},
+      {"ucb1", PolicyKind::kUcb1, {&kC, &kN0}},
+      {"thompson", PolicyKind::kThompson, {&kN0, &kSigma}},
+      {"etc", PolicyKind::kEtc, {&kM}},
+      {"swucb", PolicyKind::kSwUcb, {&kC, &kWindow, &kN0}},
+      {"knn", PolicyKind::kKnn, {&kK}},
+      {"tree", PolicyKind::kTree, {&kDepth}},
+  };
+  return table;
+}
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  return out;
+}
+
+std::string format_value(const KeyInfo& key, double v) {
+  return key.integer ? std::to_string(int64_t(v)) : format_double(v);
+}
+
+std::string keys_list(const PolicyInfo& info) {
+  if (info.keys.empty()) return "none";
+  std::string s;
+  for (const KeyInfo* k : info.keys) s += (s.empty() ? "" : ", ") + std::string(k->key);
+  return s;
+}
+
+}  // namespace
+
+std::string_view policy_name(PolicyKind kind) {
+  for (const auto& p : policy_table())
+    if (p.kind == kind) return p.name;
+  return "?";
+}
+
+std::string policy_names_list() {
+  std::string s;
+  for (const auto& p : policy_table()) s += (s.empty() ? "" : ", ") + std::string(p.name);
+  return s;
+}
+
+bool is_supervised(PolicyKind kind) {
+  return kind == PolicyKind::kKnn || kind == PolicyKind::kTree;
+}
+
+PolicyConfig default_policy_config(PolicyKind kind) {
+  PolicyConfig c;  // field defaults are the documented ones (policy.hpp)
+  c.kind = kind;
+  return c;
+}
+
+std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
+  const std::string spec = trim(spec_text);
+  const size_t colon = spec.find(':');
+  const std::string name = trim(std::string_view(spec).substr(0, colon));
+  const PolicyInfo* info = nullptr;
+  for (const auto& p : policy_table())
+    if (name == p.name) info = &p;
+  if (!info)
+    throw UsageError("policy spec '" + spec + "': unknown policy '" + name +
+                     "' (valid: " + policy_names_list() + ")");
+
+  // Values per key (contract order); keys left out take the default.
+  std::vector<std::vector<std::pair<double, std::string>>> values(info->keys.size());
+  if (colon != std::string::npos) {
+    const std::string body = spec.substr(colon + 1);
+    if (trim(body).empty()) throw UsageError("policy spec '" + spec + "': nothing after ':'");
+    for (const std::string& item : split(body, ',')) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos)
+        throw UsageError("policy spec '" + spec + "': '" + item + "' is not key=value (keys of " + name +
+                         ": " + keys_list(*info) + ")");
+      const std::string key = trim(std::string_view(item).substr(0, eq));
+      size_t ki = info->keys.size();
+      for (size_t i = 0; i < info->keys.size(); ++i)
+        if (key == info->keys[i]->key) ki = i;
+      if (ki == info->keys.size())
+        throw UsageError("policy spec '" + spec + "': unknown parameter '" + key + "' for " + name +
+                         " (valid: " + keys_list(*info) + ")");
+      if (!values[ki].empty())
+        throw UsageError("policy spec '" + spec + "': parameter '" + key + "' given twice");
+      const KeyInfo& k = *info->keys[ki];
+      for (const std::string& text : split(std::string_view(item).substr(eq + 1), '|')) {
+        const auto v = parse_double(text);
+        if (!v || !std::isfinite(*v) || *v < k.min || *v > k.max || (k.integer && *v != std::floor(*v)))
+          throw UsageError("policy spec '" + spec + "': " + key + "='" + text + "' must be " +
+                           (k.integer ? "an integer" : "a number") + " in [" + format_value(k, k.min) + ", " +
+                           format_value(k, k.max) + "]");
+        values[ki].push_back({*v, text});
+      }
+    }
+  }
+  const PolicyConfig defaults = default_policy_config(info->kind);
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].empty()) {
+      const double v = info->keys[i]->get(defaults);
+      values[i].push_back({v, format_value(*info->keys[i], v)});
+    }
+
+  // Cartesian product, first key outermost.
+  std::vector<PolicySpec> out;
+  std::vector<size_t> idx(values.size(), 0);
+  while (true) {
+    PolicySpec point;
+    point.config = defaults;
+    point.text = name;
+    for (size_t i = 0; i < values.size(); ++i) {
+      info->keys[i]->set(point.config, values[i][idx[i]].first);
+      point.text += (i == 0 ? ":" : ",") + std::string(info->keys[i]->key) + "=" + values[i][idx[i]].second;
+    }
+    out.push_back(std::move(point));
+    size_t i = values.size();
+    while (i > 0 && ++idx[i - 1] == values[i - 1].size()) idx[--i] = 0;
+    if (i == 0) break;
+  }
+  return out;
+}
+
+PolicySpec parse_policy_spec(std::string_view spec) {
+  auto points = parse_policy_grid(spec);
+  if (points.size() != 1)
+    throw UsageError("policy spec '" + std::string(spec) +
+                     "': a single configuration is needed here, not a grid of " +
+                     std::to_string(points.size()));
+  return points.front();
+}
+
+}  // namespace ncclbot
