@@ -28,8 +28,8 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     }
     done += size_t(n);
   }
-  // fsync so that a crash of the machine (not just of the process) cannot leave a renamed but empty file.
-  ::fsync(fd);
+  // No fsync: rename is atomic against a killed process, which is what resuming needs; after a
+  // machine crash a renamed but empty checkpoint fails to parse and is simply recomputed.
   ::close(fd);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));

@@ -1,0 +1,72 @@
+// `ncclbot export-table --study DIR --policy NAME --out FILE`: the per-context decisions of a
+// policy of a finished study, as a decision table the NCCL tuner plugin reads (NCCLBOT_TABLE), or
+// in NCCL's example CSV tuner format (NCCL_TUNER_CONFIG_FILE).
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+#include "report/results_document.hpp"
+#include "study/atomic_file.hpp"
+#include "study/decision_export.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct ExportOptions {
+  std::string study_dir, out, format = "ncclbot";
+  study::ExportSelection selection;
+};
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<ExportOptions>();
+  app.add_option("--study", opt->study_dir, "report folder of a finished `ncclbot run`")->required();
+  app.add_option("--policy", opt->selection.policy, "policy name as in the study")->required();
+  app.add_option("--out", opt->out, "table file to write")->required();
+  app.add_option("--format", opt->format, "ncclbot (the plugin's table) or nccl-csv (NCCL's example tuner)")
+      ->check(CLI::IsMember({"ncclbot", "nccl-csv"}));
+  app.add_option("--scenario", opt->selection.scenarios, "only these scenarios (repeatable)");
+  app.add_option("--fabric", opt->selection.fabric, "only contexts of this fabric");
+  return [opt] {
+    const std::string path = opt->study_dir + "/results.json";
+    const auto text = study::read_file_if_exists(path);
+    if (!text)
+      throw InputError(path, 0, "cannot open (is this the --out folder of a finished `ncclbot run`?)");
+    nlohmann::json results;
+    try {
+      results = nlohmann::json::parse(*text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
+    }
+    if (!results.is_object() || results.value("schema", "") != report::kResultsSchema)
+      throw InputError(
+          path, 0, std::string("not an ncclbot study results file (schema ") + report::kResultsSchema + ")");
+    std::vector<study::DecisionRow> rows;
+    try {
+      rows = study::decision_rows(results, opt->selection);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(path, 0, std::string("malformed results: ") + e.what());
+    }
+    const std::string comment = "ncclbot " + results["program"]["version"].get<std::string>() + " study '" +
+                                results["study"]["name"].get<std::string>() + "' (sha256 " +
+                                results["study"]["sha256"].get<std::string>() + "), policy " +
+                                opt->selection.policy;
+    const std::string table = opt->format == "ncclbot" ? study::format_ncclbot_table(rows, comment)
+                                                       : study::format_nccl_csv(rows, comment);
+    try {
+      study::write_file_atomic(opt->out, table);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("--out: ") + e.what());
+    }
+    std::cerr << "wrote " << rows.size() << " rows (" << opt->format << " format) to " << opt->out << "\n";
+    return 0;
+  };
+}
+
+const bool registered = register_command(
+    {"export-table", "write a study policy's per-context decisions as a plugin table", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

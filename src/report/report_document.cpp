@@ -1,0 +1,232 @@
+#include "report/report_document.hpp"
+
+#include <map>
+
+#include "report/number_format.hpp"
+
+namespace ncclbot::report {
+namespace {
+
+using nlohmann::json;
+
+Block heading(int level, std::string text) {
+  Block b;
+  b.kind = Block::Kind::kHeading;
+  b.level = level;
+  b.text = std::move(text);
+  return b;
+}
+Block paragraph(std::string text) {
+  Block b;
+  b.text = std::move(text);
+  return b;
+}
+Block bullets(std::vector<std::string> items) {
+  Block b;
+  b.kind = Block::Kind::kBullets;
+  b.items = std::move(items);
+  return b;
+}
+Block code(std::string text) {
+  Block b;
+  b.kind = Block::Kind::kCode;
+  b.text = std::move(text);
+  return b;
+}
+
+std::string with_interval(const json& m, const std::string& kind) {
+  return metric_text(kind, m.at("estimate").get<double>()) + " [" +
+         metric_text(kind, m.at("low").get<double>()) + ", " + metric_text(kind, m.at("high").get<double>()) +
+         "]";
+}
+
+std::vector<std::string> metric_cells(const json& metrics) {
+  return {with_interval(metrics.at("mean"), "loss"), with_interval(metrics.at("p99"), "loss"),
+          with_interval(metrics.at("above_10pct"), "above_10pct"), with_interval(metrics.at("max"), "loss")};
+}
+
+std::string source_text(const json& src) {
+  if (src.contains("preset"))
+    return "synth " + src.at("preset").get<std::string>() + " seed " + src.at("seed").dump();
+  return src.at("file").get<std::string>();
+}
+
+std::string context_set_text(const json& s) {
+  std::string t = s.at("sweep").get<std::string>();
+  if (s.contains("nodes")) {
+    t += ", nodes";
+    for (const auto& n : s.at("nodes")) t += " " + n.dump();
+  }
+  if (s.contains("collectives")) {
+    t += ",";
+    for (const auto& c : s.at("collectives")) t += " " + c.get<std::string>();
+  }
+  return t + " (" + s.at("contexts").dump() + " contexts)";
+}
+
+}  // namespace
+
+std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {
+  std::vector<Block> out;
+  const json& st = r.at("study");
+  const std::string level = count(st.at("level").get<double>() * 100) + "%";
+  out.push_back(heading(1, "ncclbot study: " + st.at("name").get<std::string>()));
+  if (!st.at("description").get<std::string>().empty()) out.push_back(paragraph(st.at("description")));
+
+  out.push_back(heading(2, "What this says"));
+  out.push_back(bullets(r.at("findings").get<std::vector<std::string>>()));
+
+  out.push_back(heading(2, "Inputs"));
+  out.push_back(bullets({
+      "study file: `study.toml` (copy of " + st.at("source").get<std::string>() + "), sha256 " +
+          st.at("sha256").get<std::string>(),
+      "program: ncclbot " + r.at("program").at("version").get<std::string>() + ", replay backend " +
+          st.at("backend").get<std::string>() + " (requested " +
+          st.at("backend_requested").get<std::string>() + ")",
+      "master seed " + st.at("seed").dump() + "; " + st.at("seeds").dump() +
+          " replay seeds per configuration and context; horizon " + st.at("horizon").dump() + " calls",
+      "scored loss: " + st.at("loss").get<std::string>() +
+          "; tuning objective: " + st.at("objective").get<std::string>() + " over the tune contexts",
+      "alpha " + p_value(st.at("alpha").get<double>()) + "; bootstrap: percentile, " + level + ", " +
+          st.at("bootstrap_resamples").dump() + " resamples; permutation: exact sign flips when 2^n <= " +
+          st.at("permutation_resamples").dump() + ", else that many Monte Carlo draws",
+  }));
+  {
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"sweep", "source", "contexts", "samples", "sha256"};
+    for (const auto& s : r.at("sweeps"))
+      t.rows.push_back({s.at("name"), source_text(s.at("source")), s.at("contexts").dump(),
+                        s.at("samples").dump(), s.at("sha256")});
+    out.push_back(t);
+  }
+  {
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"scenario", "tuned on", "scored on"};
+    for (const auto& s : r.at("scenarios"))
+      t.rows.push_back({s.at("name"), context_set_text(s.at("tune")), context_set_text(s.at("score"))});
+    out.push_back(t);
+  }
+
+  out.push_back(heading(2, "All scenarios pooled"));
+  out.push_back(
+      paragraph("Per policy, the " + st.at("loss").get<std::string>() +
+                " loss over every score context of every scenario, with " + level +
+                " percentile bootstrap intervals over contexts. Loss = latency of the pick / latency of "
+                "the best arm - 1."));
+  {
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"policy", "contexts", "mean", "p99", "above 10%", "max"};
+    for (const auto& p : r.at("pooled")) {
+      std::vector<std::string> row = {p.at("policy"), p.at("contexts").dump()};
+      for (auto& c : metric_cells(p.at("metrics"))) row.push_back(c);
+      t.rows.push_back(row);
+    }
+    out.push_back(t);
+  }
+
+  out.push_back(heading(2, "Per scenario"));
+  for (const auto& sc : r.at("scenarios")) {
+    out.push_back(heading(3, sc.at("name")));
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"policy", "tuned config", "mean", "p99", "above 10%", "max"};
+    for (const auto& s : r.at("scores")) {
+      if (s.at("scenario") != sc.at("name")) continue;
+      std::vector<std::string> row = {s.at("policy"), s.at("config")};
+      for (auto& c : metric_cells(s.at("metrics"))) row.push_back(c);
+      t.rows.push_back(row);
+    }
+    out.push_back(t);
+  }
+
+  out.push_back(heading(2, "Hypotheses"));
+  out.push_back(
+      paragraph("Each test pairs the scenarios: the difference metric(a) - metric(b) per scenario, a "
+                "two-sided sign-flip "
+                "permutation test of its mean, then Holm's step-down correction within each family. Negative "
+                "differences "
+                "favour a."));
+  {
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"family", "size m", "scenarios n", "smallest attainable p", "max rejectable", "rejected"};
+    for (const auto& f : r.at("families"))
+      t.rows.push_back({f.at("name"), f.at("size").dump(), f.at("scenarios").dump(),
+                        p_value(f.at("smallest_attainable_p").get<double>()), f.at("max_rejectable").dump(),
+                        f.at("rejected").dump()});
+    out.push_back(t);
+  }
+  {
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"#", "family", "a vs b", "metric",     "mean diff", "a lower / higher / equal",
+                "p", "test",   "Holm p", "significant"};
+    for (const auto& h : r.at("hypotheses")) {
+      const std::string metric = h.at("metric");
+      const std::string test = h.at("exact").get<bool>()
+                                   ? "exact, " + h.at("sign_vectors").dump() + " sign vectors"
+                                   : "Monte Carlo, " + h.at("sign_vectors").dump() + " draws";
+      t.rows.push_back(
+          {h.at("id").dump(), h.at("family"),
+           h.at("a").get<std::string>() + " vs " + h.at("b").get<std::string>(), metric,
+           metric_diff_text(metric == "above_10pct" ? metric : "loss", h.at("mean_diff").get<double>()),
+           h.at("a_better").dump() + " / " + h.at("b_better").dump() + " / " + h.at("ties").dump(),
+           p_value(h.at("p").get<double>()), test, p_value(h.at("p_holm").get<double>()),
+           h.at("reject").get<bool>() ? "yes" : "no"});
+    }
+    out.push_back(t);
+  }
+
+  out.push_back(heading(2, "Tuned hyperparameters"));
+  out.push_back(
+      paragraph("Each grid point is replayed on the tune contexts; the one with the lowest " +
+                st.at("objective").get<std::string>() +
+                " (ties: lower mean, then grid order) is frozen and scored. Per policy, the configurations "
+                "chosen and in how many scenarios."));
+  {
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"policy", "spec", "grid size", "chosen (scenarios)"};
+    for (const auto& p : r.at("policies")) {
+      std::map<std::string, int> chosen;
+      std::vector<std::string> order;
+      for (const auto& s : r.at("scores")) {
+        if (s.at("policy") != p.at("name")) continue;
+        const std::string c = s.at("config");
+        if (chosen[c]++ == 0) order.push_back(c);
+      }
+      std::string cell;
+      for (const auto& c : order)
+        cell += (cell.empty() ? "" : "; ") + c + " (" + std::to_string(chosen[c]) + ")";
+      t.rows.push_back({p.at("name"), p.at("spec"), p.at("grid_size").dump(), cell});
+    }
+    out.push_back(t);
+  }
+
+  out.push_back(heading(2, "Figures"));
+  if (figures.empty()) out.push_back(paragraph("No figures: " + figures_note));
+  for (const auto& f : figures) {
+    Block b;
+    b.kind = Block::Kind::kFigure;
+    b.file = "figures/" + f.at("file").get<std::string>();
+    b.text = f.at("caption");
+    out.push_back(b);
+  }
+
+  out.push_back(heading(2, "Recomputing the numbers"));
+  out.push_back(paragraph(
+      "Every number above is in results.json together with its inputs; `ncclbot stats` recomputes it (see "
+      "docs/study.md). For example, the first hypothesis, Holm's correction of the first family, and the "
+      "mean's "
+      "interval of the first scenario's first policy:"));
+  out.push_back(code(
+      "jq '.hypotheses[0].recompute.input' results.json | ncclbot stats permutation\n"
+      "jq '.families[0].recompute.input' results.json | ncclbot stats holm\n"
+      "jq '.scores[0] | .metrics.mean.recompute + {x: .losses}' results.json | ncclbot stats bootstrap"));
+  return out;
+}
+
+}  // namespace ncclbot::report

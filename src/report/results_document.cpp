@@ -1,0 +1,219 @@
+#include "report/results_document.hpp"
+
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/version.hpp"
+#include "report/findings_text.hpp"
+
+namespace ncclbot::report {
+namespace {
+
+using nlohmann::json;
+using namespace ncclbot::study;
+
+json context_json(const Context& c) {
+  return {{"fabric", c.fabric},
+          {"collective", std::string(collective_name(c.collective))},
+          {"nodes", c.nodes},
+          {"gpus_per_node", c.gpus_per_node},
+          {"bytes", c.bytes}};
+}
+
+json context_set_json(const ContextSet& s, size_t count) {
+  json j = {{"sweep", s.sweep}, {"contexts", count}};
+  if (!s.nodes.empty()) j["nodes"] = s.nodes;
+  if (!s.collectives.empty()) {
+    json cs = json::array();
+    for (auto c : s.collectives) cs.push_back(std::string(collective_name(c)));
+    j["collectives"] = cs;
+  }
+  return j;
+}
+
+json summary_json(const LossSummary& s) {
+  return {{"mean", s.mean}, {"p99", s.p99}, {"max", s.max}, {"above_10pct", s.above_10pct}};
+}
+
+// A statistic with its percentile bootstrap interval and the `ncclbot stats bootstrap` input that
+// reproduces it once the cell's "losses" array is added as "x".
+json interval_json(const std::vector<double>& losses, Statistic st, const StudySpec& s,
+                   const std::string& label) {
+  const uint64_t seed = derived_seed(s.seed, "bootstrap/" + label + "/" + statistic_name(st));
+  json recompute = {{"statistic", statistic_name(st)},
+                    {"level", s.level},
+                    {"method", "percentile"},
+                    {"resamples", s.bootstrap_resamples},
+                    {"seed", seed}};
+  if (st == Statistic::kAbove10pct) recompute["threshold"] = 0.1;
+  const Interval iv = bootstrap_interval(losses, st, s.level, s.bootstrap_resamples, seed);
+  return {{"estimate", iv.estimate}, {"low", iv.low}, {"high", iv.high}, {"recompute", recompute}};
+}
+
+json metrics_json(const std::vector<double>& losses, const StudySpec& s, const std::string& label) {
+  return {{"mean", interval_json(losses, Statistic::kMean, s, label)},
+          {"p99", interval_json(losses, Statistic::kP99, s, label)},
+          {"max", interval_json(losses, Statistic::kMax, s, label)},
+          {"above_10pct", interval_json(losses, Statistic::kAbove10pct, s, label)}};
+}
+
+std::string arm_name(int slot) {
+  if (slot < 0 || slot >= kNumArms) return "?";
+  return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
+}
+
+}  // namespace
+
+json build_results(const PreparedStudy& study, const std::vector<UnitResult>& units,
+                   const SignificanceResult& significance, const std::string& backend) {
+  const StudySpec& s = study.spec;
+  const int P = int(study.policies.size());
+  json out;
+  out["schema"] = kResultsSchema;
+  out["program"] = {{"name", "ncclbot"}, {"version", std::string(kVersion)}};
+  json curve_h = s.curve_horizons;
+  out["study"] = {{"name", s.name},
+                  {"description", s.description},
+                  {"file", "study.toml"},
+                  {"source", s.path},
+                  {"sha256", study.study_sha256},
+                  {"seed", s.seed},
+                  {"seeds", s.seeds},
+                  {"horizon", s.horizon},
+                  {"curve_horizons", curve_h},
+                  {"objective", metric_name(s.objective)},
+                  {"loss", loss_kind_name(s.loss)},
+                  {"alpha", s.alpha},
+                  {"level", s.level},
+                  {"bootstrap_resamples", s.bootstrap_resamples},
+                  {"permutation_resamples", s.permutation_resamples},
+                  {"backend_requested", s.backend},
+                  {"backend", backend}};
+
+  json sweeps = json::array();
+  for (const auto& ps : study.sweeps) {
+    json src;
+    if (!ps.source->preset.empty()) {
+      src = {{"preset", ps.source->preset}, {"seed", ps.source->seed}};
+      if (!ps.source->nodes.empty()) src["nodes"] = ps.source->nodes;
+      if (ps.source->samples > 0) src["samples"] = ps.source->samples;
+    } else {
+      src = {{"file", ps.source->file}};
+    }
+    sweeps.push_back({{"name", ps.source->name},
+                      {"source", src},
+                      {"sha256", ps.sha256},
+                      {"file", "sweeps/" + ps.source->name + ".csv"},
+                      {"contexts", ps.sweep->num_contexts()},
+                      {"samples", ps.sweep->samples()}});
+  }
+  out["sweeps"] = sweeps;
+
+  json policies = json::array();
+  for (const auto& pp : study.policies)
+    policies.push_back({{"name", pp.spec->name}, {"spec", pp.spec->spec}, {"grid_size", pp.grid.size()}});
+  out["policies"] = policies;
+
+  json scenarios = json::array();
+  for (const auto& sc : study.scenarios) {
+    json ctxs = json::array();
+    for (int c : sc.score) ctxs.push_back(context_json(sc.sweep->context(c)));
+    json score = context_set_json(sc.spec->score, sc.score.size());
+    score["context_list"] = ctxs;
+    scenarios.push_back({{"name", sc.spec->name},
+                         {"tune", context_set_json(sc.spec->tune, sc.tune.size())},
+                         {"score", score}});
+  }
+  out["scenarios"] = scenarios;
+
+  json scores = json::array();
+  for (size_t si = 0; si < study.scenarios.size(); ++si)
+    for (int pi = 0; pi < P; ++pi) {
+      const UnitResult& u = units[si * size_t(P) + size_t(pi)];
+      const auto& losses = scored_losses(u, s.loss);
+      json grid = json::array();
+      for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
+      json curve = json::array();
+      for (const auto& c : u.curve) curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
+      json decisions = json::array();
+      for (int slot : u.final_slot) decisions.push_back(arm_name(slot));
+      scores.push_back({{"scenario", u.scenario},
+                        {"policy", u.policy},
+                        {"config", u.chosen_config()},
+                        {"tune", {{"grid", grid}, {"chosen", u.chosen}}},
+                        {"losses", losses},
+                        {"online", u.online},
+                        {"final", u.final_loss},
+                        {"decisions", decisions},
+                        {"curve", curve},
+                        {"metrics", metrics_json(losses, s, u.scenario + "/" + u.policy)}});
+    }
+  out["scores"] = scores;
+
+  // All score contexts of all scenarios together, per policy.
+  json pooled = json::array();
+  for (int pi = 0; pi < P; ++pi) {
+    std::vector<double> all;
+    for (size_t si = 0; si < study.scenarios.size(); ++si) {
+      const auto& l = scored_losses(units[si * size_t(P) + size_t(pi)], s.loss);
+      all.insert(all.end(), l.begin(), l.end());
+    }
+    const std::string& name = study.policies[size_t(pi)].spec->name;
+    pooled.push_back(
+        {{"policy", name}, {"contexts", all.size()}, {"metrics", metrics_json(all, s, "pooled/" + name)}});
+  }
+  out["pooled"] = pooled;
+
+  json hyps = json::array();
+  for (size_t i = 0; i < significance.hypotheses.size(); ++i) {
+    const auto& h = significance.hypotheses[i];
+    hyps.push_back({{"id", i + 1},
+                    {"family", h.spec.family},
+                    {"a", h.spec.a},
+                    {"b", h.spec.b},
+                    {"metric", metric_name(h.spec.metric)},
+                    {"statistic", "mean over scenarios of metric(a) - metric(b)"},
+                    {"a_values", h.a_values},
+                    {"b_values", h.b_values},
+                    {"diffs", h.diffs},
+                    {"mean_diff", h.mean_diff},
+                    {"a_better", h.a_better},
+                    {"b_better", h.b_better},
+                    {"ties", h.ties},
+                    {"alternative", "two-sided"},
+                    {"p", h.test.p},
+                    {"exact", h.test.exact},
+                    {"sign_vectors", h.test.sign_vectors},
+                    {"p_holm", h.p_holm},
+                    {"reject", h.reject},
+                    {"recompute",
+                     {{"command", "permutation"},
+                      {"input",
+                       {{"diffs", h.diffs},
+                        {"alternative", "two-sided"},
+                        {"resamples", h.resamples},
+                        {"seed", h.seed}}}}}});
+  }
+  out["hypotheses"] = hyps;
+
+  json fams = json::array();
+  for (const auto& f : significance.families) {
+    json ids = json::array();
+    json p = json::array();
+    for (int m : f.members) {
+      ids.push_back(m + 1);
+      p.push_back(significance.hypotheses[size_t(m)].test.p);
+    }
+    fams.push_back({{"name", f.name},
+                    {"hypotheses", ids},
+                    {"size", f.size},
+                    {"scenarios", study.scenarios.size()},
+                    {"smallest_attainable_p", f.smallest_p},
+                    {"max_rejectable", f.max_rejectable},
+                    {"rejected", f.rejected},
+                    {"recompute", {{"command", "holm"}, {"input", {{"p", p}}}}}});
+  }
+  out["families"] = fams;
+  out["findings"] = findings_text(out);
+  return out;
+}
+
+}  // namespace ncclbot::report

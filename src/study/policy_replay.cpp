@@ -1,0 +1,110 @@
+#include "study/policy_replay.hpp"
+
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/replay/backend.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/parallel_for.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/replay/supervised.hpp"
+
+namespace ncclbot::study {
+namespace {
+
+ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts, const ReplaySettings& s) {
+  ReplayJob job;
+  job.sweep = &sweep;
+  job.contexts = contexts;
+  job.seeds = s.seeds;
+  job.seed_base = s.seed;
+  job.horizon = s.horizon;
+  job.threads = s.threads > 0 ? s.threads : default_thread_count();
+  return job;
+}
+
+ReplayBackend backend_of(const ReplaySettings& s) {
+  return s.backend == "cuda" ? ReplayBackend::kCuda : ReplayBackend::kCpu;
+}
+
+// Final slots from the engine's per-replay rows `cfg,"spec",context,seed,online,final,final_slot`
+// (the spec is quoted and may hold commas, so fields are taken after its closing quote).
+std::vector<int> modal_final_slots(const std::string& raw, const Sweep& sweep,
+                                   const std::vector<int>& contexts) {
+  std::vector<std::map<int, int>> votes(size_t(sweep.num_contexts()));
+  std::istringstream in(raw);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t q = line.rfind('"');
+    if (q == std::string::npos || q + 2 > line.size())
+      throw std::runtime_error("unexpected replay row: " + line);
+    std::istringstream f(line.substr(q + 2));
+    std::string context, seed, online, final_loss, slot;
+    std::getline(f, context, ',');
+    std::getline(f, seed, ',');
+    std::getline(f, online, ',');
+    std::getline(f, final_loss, ',');
+    std::getline(f, slot, ',');
+    ++votes.at(size_t(std::stoi(context)))[std::stoi(slot)];
+  }
+  std::vector<int> out;
+  for (int c : contexts) {
+    int best = -1, best_votes = 0;
+    for (const auto& [slot, n] : votes[size_t(c)])  // map order: ties go to the lowest slot
+      if (n > best_votes) best = slot, best_votes = n;
+    out.push_back(best);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_policy_grid(const std::string& spec) {
+  std::vector<std::string> out;
+  for (const auto& p : parse_policy_grid(spec)) out.push_back(p.text);
+  return out;
+}
+
+std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                                       const std::vector<std::string>& configs, const ReplaySettings& s) {
+  ReplayJob job = make_job(sweep, tune_contexts, s);
+  for (const auto& c : configs) {
+    job.configs.push_back(parse_policy_spec(c));
+    const PolicyConfig& cfg = job.configs.back().config;
+    job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, true)
+                                                      : std::vector<int>{});
+  }
+  const ReplayResults r = run_replay(job, backend_of(s));
+  std::vector<ConfigLosses> out;
+  for (int i = 0; i < int(configs.size()); ++i) out.push_back({r.online_of(i), r.final_of(i), {}});
+  return out;
+}
+
+ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                          const std::vector<int>& score_contexts, const std::string& config,
+                          const ReplaySettings& s, bool with_final_slots) {
+  ReplayJob job = make_job(sweep, score_contexts, s);
+  job.configs.push_back(parse_policy_spec(config));
+  const PolicyConfig& cfg = job.configs.back().config;
+  job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, false)
+                                                    : std::vector<int>{});
+  if (!with_final_slots) {
+    const ReplayResults r = run_replay(job, backend_of(s));
+    return {r.online_of(0), r.final_of(0), {}};
+  }
+  // The per-replay rows (and so the committed arms) come from the CPU engine, whose losses are
+  // bit-identical to the kernels'; the score run is small next to tuning.
+  std::ostringstream raw;
+  job.raw = &raw;
+  const ReplayResults r = run_cpu_replay(job);
+  return {r.online_of(0), r.final_of(0), modal_final_slots(raw.str(), sweep, score_contexts)};
+}
+
+std::string resolve_backend(const std::string& requested) {
+  const ReplayBackend b = resolve_replay_backend(parse_replay_backend(requested), std::cerr);
+  return std::string(replay_backend_name(b));
+}
+
+}  // namespace ncclbot::study

@@ -1,0 +1,46 @@
+#pragma once
+// What the study needs from the replay engine (include/ncclbot/replay): the concrete configurations
+// of a policy spec's grid, and per-context losses of configurations replayed over seeds. This is
+// the only place the study talks to the engines.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+
+namespace ncclbot::study {
+
+struct ReplaySettings {
+  int seeds = 1;
+  uint64_t seed = 1;  // replay seed of seed index s is seed + s
+  int horizon = 1;
+  std::string backend = "cpu";  // resolved: cpu or cuda
+  int threads = 0;              // 0 = all cores
+};
+
+// Canonical specs of every grid point of `spec` (a spec without `|` gives one). A bad spec is a
+// UsageError listing the valid policies or keys.
+std::vector<std::string> expand_policy_grid(const std::string& spec);
+
+// Per context (in `contexts` order), averaged over the seeds.
+struct ConfigLosses {
+  std::vector<double> online;
+  std::vector<double> final_loss;
+  std::vector<int> final_slot;  // only from score_config: most frequent over seeds, ties to the lowest slot
+};
+
+// Tuning: every config on the tune contexts. Supervised selectors are fitted on the same contexts
+// and scored leave-one-out, so a grid point is judged out of sample, not on its training fit.
+std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                                       const std::vector<std::string>& configs,
+                                       const ReplaySettings& settings);
+
+// Scoring one frozen config on the score contexts (supervised selectors fitted on all tune contexts).
+ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                          const std::vector<int>& score_contexts, const std::string& config,
+                          const ReplaySettings& settings, bool with_final_slots);
+
+// "cpu" or "cuda" for a requested cpu | cuda | auto (UsageError when cuda is demanded but unusable).
+std::string resolve_backend(const std::string& requested);
+
+}  // namespace ncclbot::study

@@ -1,0 +1,24 @@
+#pragma once
+// `ncclbot run`: a study file to a report folder, resumably. Work is split into units (one per
+// scenario and policy) checkpointed atomically under DIR/units/; a rerun of the same command after
+// an interruption (even kill -9) reuses the completed units and writes byte-identical outputs.
+// Nothing time-dependent is written into the outputs; durations go to stderr only.
+#include <string>
+
+namespace ncclbot::study {
+
+struct RunOptions {
+  std::string out_dir;
+  std::string backend;  // empty = the study's choice
+  int threads = 0;      // 0 = all cores
+  bool figures = true;  // draw figures with the Python script
+};
+
+struct RunSummary {
+  std::string report_md, report_html, results_json;
+  int units = 0, units_reused = 0;
+};
+
+RunSummary run_study(const std::string& study_path, const RunOptions& options);
+
+}  // namespace ncclbot::study

@@ -1,0 +1,44 @@
+#pragma once
+// One unit of study work: a policy tuned on a scenario's tune contexts and, frozen, scored on its
+// score contexts. Units are checkpointed one file each (DIR/units/), so a killed run resumes
+// from the completed ones; the report is always built from the files, never from memory, so a
+// resumed run and an uninterrupted one produce the same bytes.
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "ncclbot/stats/loss_summary.hpp"
+
+namespace ncclbot::study {
+
+struct GridPointResult {
+  std::string config;
+  LossSummary tune;  // over the tune contexts, of the study's loss kind
+};
+
+struct CurvePoint {
+  int horizon = 0;
+  double mean_online = 0;  // mean online loss over the score contexts
+};
+
+struct UnitResult {
+  std::string scenario, policy, spec;
+  std::string inputs_sha256;  // digest of everything the unit depends on; a mismatch means recompute
+  std::vector<GridPointResult> grid;
+  int chosen = 0;  // index into grid
+  // Per score context, in the scenario's score-context order.
+  std::vector<double> online, final_loss;
+  std::vector<int> final_slot;
+  std::vector<CurvePoint> curve;
+
+  const std::string& chosen_config() const { return grid.at(size_t(chosen)).config; }
+};
+
+nlohmann::json to_json(const UnitResult& u);
+// Throws std::runtime_error on a malformed document (a checkpoint is then recomputed).
+UnitResult unit_from_json(const nlohmann::json& j);
+
+// A file name for a unit that is safe on every file system and unique per (scenario, policy).
+std::string unit_file_name(const std::string& scenario, const std::string& policy);
+
+}  // namespace ncclbot::study
