@@ -1,0 +1,207 @@
+#include "plugin/decision_table.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "plugin/plugin_names.hpp"
+
+namespace ncclbot::plugin {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = line.find(',', start);
+    out.push_back(
+        trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool is_any(std::string_view s) {
+  return s == "*" || s == "-1" || s.empty();
+}
+
+// Whole-field unsigned integer; "*", "-1" and "" mean "any" and give `any_value`.
+bool parse_u64(std::string_view s, uint64_t any_value, uint64_t* out) {
+  if (is_any(s)) {
+    *out = any_value;
+    return true;
+  }
+  if (s.size() > 20 || s.front() < '0' || s.front() > '9') return false;
+  const std::string tmp(s);
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(tmp.c_str(), &end, 10);
+  if (errno != 0 || end != tmp.c_str() + tmp.size()) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_int(std::string_view s, int* out) {
+  uint64_t v = 0;
+  if (!parse_u64(s, uint64_t(-1), &v)) return false;
+  if (v == uint64_t(-1)) {
+    *out = kAny;
+    return true;
+  }
+  if (v > 0x7fffffff) return false;
+  *out = int(v);
+  return true;
+}
+
+struct LineError {
+  std::string* out;
+  const std::string& source;
+  long line;
+  bool operator()(const std::string& reason) const {
+    *out = source + ":" + std::to_string(line) + ": " + reason;
+    return false;
+  }
+};
+
+// algo/proto pair: both names, or both "auto" (keep NCCL's choice).
+bool parse_arm(std::string_view algo, std::string_view proto, DecisionRow* row, const LineError& fail) {
+  const bool algo_auto = algo == "auto" || algo == "AUTO" || algo == "-1";
+  const bool proto_auto = proto == "auto" || proto == "AUTO" || proto == "-1";
+  if (algo_auto != proto_auto) return fail("algorithm and protocol must both be set or both be auto");
+  if (algo_auto) return true;
+  row->algo = parse_algo_name(algo);
+  if (row->algo < 0) return fail("unknown algorithm '" + std::string(algo) + "'");
+  row->proto = parse_proto_name(proto);
+  if (row->proto < 0) return fail("unknown protocol '" + std::string(proto) + "'");
+  return true;
+}
+
+bool parse_collective_field(std::string_view s, DecisionRow* row, const LineError& fail) {
+  if (s == "*" || s == "-1") return true;
+  row->collective = parse_collective_name(s);
+  if (row->collective < 0) return fail("unknown collective '" + std::string(s) + "'");
+  return true;
+}
+
+bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row, const LineError& fail) {
+  if (f.size() != 8 && f.size() != 9)
+    return fail("expected 8 or 9 fields, found " + std::to_string(f.size()));
+  row->fabric = std::string(f[0]);
+  if (!parse_collective_field(f[1], row, fail)) return false;
+  if (!parse_int(f[2], &row->nodes)) return fail("bad nodes '" + std::string(f[2]) + "'");
+  if (!parse_int(f[3], &row->gpus_per_node)) return fail("bad gpus_per_node '" + std::string(f[3]) + "'");
+  if (!parse_u64(f[4], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[4]) + "'");
+  if (!parse_u64(f[5], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[5]) + "'");
+  if (!parse_arm(f[6], f[7], row, fail)) return false;
+  if (f.size() == 9 && !parse_int(f[8], &row->channels))
+    return fail("bad channels '" + std::string(f[8]) + "'");
+  return true;
+}
+
+bool parse_nccl_row(const std::vector<std::string_view>& f, DecisionRow* row, const LineError& fail) {
+  if (f.size() < 8 || f.size() > 10)
+    return fail("expected 8 to 10 fields, found " + std::to_string(f.size()));
+  if (!parse_collective_field(f[0], row, fail)) return false;
+  if (!parse_u64(f[1], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[1]) + "'");
+  if (!parse_u64(f[2], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[2]) + "'");
+  if (!parse_arm(f[3], f[4], row, fail)) return false;
+  if (!parse_int(f[5], &row->channels)) return fail("bad channels '" + std::string(f[5]) + "'");
+  if (!parse_int(f[6], &row->nodes)) return fail("bad nNodes '" + std::string(f[6]) + "'");
+  if (!parse_int(f[7], &row->ranks)) return fail("bad nRanks '" + std::string(f[7]) + "'");
+  if (f.size() > 8 && !parse_int(f[8], &row->num_pipe_ops))
+    return fail("bad numPipeOps '" + std::string(f[8]) + "'");
+  if (f.size() > 9 && !parse_int(f[9], &row->reg_buff))
+    return fail("bad regBuff '" + std::string(f[9]) + "'");
+  return true;
+}
+
+}  // namespace
+
+bool DecisionTable::parse(std::string_view text, const std::string& source, const std::string& fabric,
+                          std::string* error) {
+  rows_.clear();
+  bool format_known = false;
+  long line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t nl = text.find('\n', pos);
+    std::string_view line =
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = (nl == std::string_view::npos) ? text.size() + 1 : nl + 1;
+    ++line_no;
+    const size_t hash = line.find('#');
+    if (hash != std::string_view::npos) line = line.substr(0, hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const LineError fail{error, source, line_no};
+    const auto fields = split_fields(line);
+    if (!format_known) {
+      format_known = true;
+      if (fields[0] == "fabric") {
+        format_ = Format::kNcclbot;
+        static const char* const kHeader[] = {"fabric",        "collective", "nodes",
+                                              "gpus_per_node", "min_bytes",  "max_bytes",
+                                              "algo",          "proto",      "channels"};
+        if (fields.size() != 8 && fields.size() != 9) return fail("header must have 8 or 9 columns");
+        for (size_t i = 0; i < fields.size(); ++i)
+          if (fields[i] != kHeader[i])
+            return fail("header column " + std::to_string(i + 1) + " must be " + kHeader[i]);
+        continue;
+      }
+      format_ = Format::kNcclExample;
+    }
+    DecisionRow row;
+    row.line = line_no;
+    const bool ok = format_ == Format::kNcclbot ? parse_ncclbot_row(fields, &row, fail)
+                                                : parse_nccl_row(fields, &row, fail);
+    if (!ok) return false;
+    if (row.min_bytes > row.max_bytes) return fail("min_bytes is larger than max_bytes");
+    if (!fabric.empty() && !row.fabric.empty() && row.fabric != "*" && row.fabric != fabric) continue;
+    rows_.push_back(std::move(row));
+  }
+  return true;
+}
+
+bool DecisionTable::load_file(const std::string& path, const std::string& fabric, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path, fabric, error);
+}
+
+std::vector<const DecisionRow*> DecisionTable::rows_for(int nodes, int ranks) const {
+  std::vector<const DecisionRow*> out;
+  const int gpn = (nodes > 0 && ranks % nodes == 0) ? ranks / nodes : -2;  // -2 never equals a row value
+  for (const DecisionRow& r : rows_) {
+    if (r.nodes != kAny && r.nodes != nodes) continue;
+    if (r.ranks != kAny && r.ranks != ranks) continue;
+    if (r.gpus_per_node != kAny && r.gpus_per_node != gpn) continue;
+    out.push_back(&r);
+  }
+  return out;
+}
+
+bool DecisionTable::matches(const DecisionRow& row, const CallKey& key) {
+  if (row.collective != kAny && row.collective != key.collective) return false;
+  if (key.bytes < row.min_bytes || key.bytes > row.max_bytes) return false;
+  if (row.nodes != kAny && row.nodes != key.nodes) return false;
+  if (row.ranks != kAny && row.ranks != key.ranks) return false;
+  if (row.num_pipe_ops != kAny && key.num_pipe_ops != kAny && row.num_pipe_ops != key.num_pipe_ops)
+    return false;
+  if (row.reg_buff != kAny && key.reg_buff != kAny && row.reg_buff != key.reg_buff) return false;
+  return true;
+}
+
+}  // namespace ncclbot::plugin

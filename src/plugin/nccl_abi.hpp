@@ -1,0 +1,175 @@
+#pragma once
+// ncclbot's own declarations of the parts of NCCL's plugin ABI it implements or drives: the tuner
+// (v2..v5, NCCL 2.21-2.28) and the profiler (v4 for 2.27, v5 for 2.28). Written from the facts in
+// reference/nccl-plugin-api.md (field order, signatures, enum values), not copied from NCCL's
+// headers; tests/plugin/abi_layout_test.cpp pins every size and offset that NCCL reads.
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+// ncclResult_t is a C enum (int-sized); a plugin only ever returns success.
+typedef int nccl_result_t;
+inline constexpr nccl_result_t kNcclSuccess = 0;
+
+// ncclDebugLogger_t(level, flags, file, line, fmt, ...)
+typedef void (*nccl_logger_t)(int level, unsigned long flags, const char* file, int line, const char* fmt,
+                              ...);
+
+// --- tuner ------------------------------------------------------------------------------------
+
+struct NcclNvlDomainInfoV5 {
+  int nNvlDomains;
+  int minRanksPerNvlDomain;
+  int maxRanksPerNvlDomain;
+};
+
+// Edits made during init change NCCL's own cost model (it runs ncclTopoTuneModel after init).
+struct NcclTunerConstantsV5 {
+  double baseLatencies[7][3];
+  double hwLatencies[3][7][3];
+  double llMaxBws[4][3];
+  double perChMaxRingLL128Bws[4][3];
+  double perChMaxTreeLL128Bws[4][3];
+  double perChMaxTreeBws[4][3];
+  double perChMaxNVLSTreeBws[4][3];
+};
+
+// getCollInfo of v3..v5; v3 has no regBuff argument, v2 has no cost table at all.
+typedef nccl_result_t (*nccl_tuner_get_coll_info_v4_fn)(void* ctx, int collType, size_t nBytes,
+                                                        int numPipeOps, float** collCostTable, int numAlgo,
+                                                        int numProto, int regBuff, int* nChannels);
+
+struct NcclTunerV5 {
+  const char* name;
+  nccl_result_t (*init)(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, nccl_logger_t logFunction,
+                        NcclNvlDomainInfoV5* nvlDomainInfo, NcclTunerConstantsV5* constants);
+  nccl_tuner_get_coll_info_v4_fn getCollInfo;
+  nccl_result_t (*finalize)(void* ctx);
+};
+
+struct NcclTunerV4 {
+  const char* name;
+  nccl_result_t (*init)(size_t nRanks, size_t nNodes, nccl_logger_t logFunction, void** ctx);
+  nccl_tuner_get_coll_info_v4_fn getCollInfo;
+  nccl_result_t (*destroy)(void* ctx);
+};
+
+struct NcclTunerV3 {
+  const char* name;
+  nccl_result_t (*init)(size_t nRanks, size_t nNodes, nccl_logger_t logFunction, void** ctx);
+  nccl_result_t (*getCollInfo)(void* ctx, int collType, size_t nBytes, int numPipeOps, float** collCostTable,
+                               int numAlgo, int numProto, int* nChannels);
+  nccl_result_t (*destroy)(void* ctx);
+};
+
+struct NcclTunerV2 {
+  const char* name;
+  nccl_result_t (*init)(size_t nRanks, size_t nNodes, nccl_logger_t logFunction, void** ctx);
+  nccl_result_t (*getCollInfo)(void* ctx, int collType, size_t nBytes, int collNetSupport, int nvlsSupport,
+                               int numPipeOps, int* algorithm, int* protocol, int* nChannels);
+  nccl_result_t (*destroy)(void* ctx);
+};
+
+// --- profiler ---------------------------------------------------------------------------------
+
+// Event types (bit masks) and the one state ncclbot listens to.
+inline constexpr uint64_t kNcclProfileColl = 1u << 1;
+inline constexpr uint64_t kNcclProfileKernelCh = 1u << 6;
+inline constexpr int kNcclProfilerKernelChStop = 22;
+
+// The collective descriptor; v5 appends parentGroup, which ncclbot does not read.
+struct NcclProfileCollV4 {
+  uint64_t seqNumber;
+  const char* func;
+  const void* sendBuff;
+  void* recvBuff;
+  size_t count;  // elements per rank
+  int root;
+  const char* datatype;
+  uint8_t nChannels;
+  uint8_t nWarps;
+  const char* algo;
+  const char* proto;
+};
+
+struct NcclProfileCollV5 {
+  uint64_t seqNumber;
+  const char* func;
+  const void* sendBuff;
+  void* recvBuff;
+  size_t count;
+  int root;
+  const char* datatype;
+  uint8_t nChannels;
+  uint8_t nWarps;
+  const char* algo;
+  const char* proto;
+  void* parentGroup;
+};
+
+struct NcclProfileKernelCh {
+  uint8_t channelId;
+  uint64_t pTimer;  // GPU globaltimer at the channel's start, ns
+};
+
+// The union's largest member (v5: the collective descriptor) fixes its size; members ncclbot does
+// not read are represented by that padding only.
+struct NcclProfilerEventDescrV5 {
+  uint64_t type;
+  void* parentObj;  // for a KernelCh event: the handle ncclbot returned for its Coll event
+  int rank;
+  union {
+    NcclProfileCollV5 coll;
+    NcclProfileKernelCh kernelCh;
+  };
+};
+
+struct NcclProfilerEventDescrV4 {
+  uint8_t type;
+  void* parentObj;
+  int rank;
+  union {
+    NcclProfileCollV4 coll;
+    NcclProfileKernelCh kernelCh;
+  };
+};
+
+// State arguments: a union whose kernelCh member is the channel's stop pTimer (ns).
+union NcclProfilerEventStateArgs {
+  struct {
+    size_t transSize;
+  } proxyStep;
+  struct {
+    uint64_t pTimer;
+  } kernelCh;
+};
+
+struct NcclProfilerV5 {
+  const char* name;
+  nccl_result_t (*init)(void** ctx, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
+                        int nranks, int rank, nccl_logger_t logfn);
+  nccl_result_t (*startEvent)(void* ctx, void** eHandle, NcclProfilerEventDescrV5* eDescr);
+  nccl_result_t (*stopEvent)(void* eHandle);
+  nccl_result_t (*recordEventState)(void* eHandle, int eState, NcclProfilerEventStateArgs* eStateArgs);
+  nccl_result_t (*finalize)(void* ctx);
+};
+
+struct NcclProfilerV4 {
+  const char* name;
+  nccl_result_t (*init)(void** ctx, int* eActivationMask, const char* commName, uint64_t commHash, int nNodes,
+                        int nranks, int rank, nccl_logger_t logfn);
+  nccl_result_t (*startEvent)(void* ctx, void** eHandle, NcclProfilerEventDescrV4* eDescr);
+  nccl_result_t (*stopEvent)(void* eHandle);
+  nccl_result_t (*recordEventState)(void* eHandle, int eState, NcclProfilerEventStateArgs* eStateArgs);
+  nccl_result_t (*finalize)(void* ctx);
+};
+
+// Logger levels and the subsystem flag ncclbot logs under.
+inline constexpr int kNcclLogWarn = 2;
+inline constexpr int kNcclLogInfo = 3;
+inline constexpr int kNcclLogTrace = 5;
+inline constexpr unsigned long kNcclLogTuning = 0x40;
+inline constexpr unsigned long kNcclLogInit = 0x1;
+
+}  // extern "C"

@@ -1,0 +1,89 @@
+#include "plugin/plugin_config.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace ncclbot::plugin {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+bool parse_u64(const std::string& s, uint64_t* out) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+void note(PluginConfig& c, const std::string& what) {
+  if (!c.problems.empty()) c.problems += "; ";
+  c.problems += what;
+}
+
+}  // namespace
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kTable:
+      return "table";
+    case Mode::kOnline:
+      return "online";
+    default:
+      return "off";
+  }
+}
+
+PluginConfig PluginConfig::from_environment() {
+  PluginConfig c;
+  c.table_path = env("NCCLBOT_TABLE");
+  c.fabric = env("NCCLBOT_FABRIC");
+  c.policy_spec = env("NCCLBOT_POLICY");
+  c.state_path = env("NCCLBOT_STATE");
+  c.leader_address = env("NCCLBOT_LEADER");
+  const std::string mode = env("NCCLBOT_MODE");
+  if (mode == "table")
+    c.mode = Mode::kTable;
+  else if (mode == "online")
+    c.mode = Mode::kOnline;
+  else if (mode == "off")
+    c.mode = Mode::kOff;
+  else if (mode.empty())
+    c.mode = c.table_path.empty() ? Mode::kOff : Mode::kTable;
+  else
+    note(c, "NCCLBOT_MODE='" + mode + "' is not table|online|off, using off");
+
+  const std::string seed = env("NCCLBOT_SEED");
+  if (!seed.empty() && !parse_u64(seed, &c.seed))
+    note(c, "NCCLBOT_SEED='" + seed + "' is not an unsigned integer, using 0");
+
+  for (const char* name : {"NCCLBOT_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"}) {
+    const std::string v = env(name);
+    uint64_t r = 0;
+    if (!v.empty() && parse_u64(v, &r) && r < 0x7fffffff) {
+      c.rank = int(r);
+      break;
+    }
+  }
+  const std::string timeout = env("NCCLBOT_LEADER_TIMEOUT_MS");
+  uint64_t t = 0;
+  if (!timeout.empty()) {
+    if (parse_u64(timeout, &t) && t <= 3600000)
+      c.leader_timeout_ms = int(t);
+    else
+      note(c, "NCCLBOT_LEADER_TIMEOUT_MS='" + timeout + "' is not a number of milliseconds");
+  }
+  const std::string agreement = env("NCCLBOT_AGREEMENT");
+  if (agreement == "local")
+    c.agreement = Agreement::kLocal;
+  else if (!agreement.empty() && agreement != "leader")
+    note(c, "NCCLBOT_AGREEMENT='" + agreement + "' is not leader|local");
+  return c;
+}
+
+}  // namespace ncclbot::plugin

@@ -1,0 +1,38 @@
+#pragma once
+// The plugin's settings, read from the environment at each communicator's init (so a test or
+// plugin-check can change them between inits). Names are the contract in DESIGN.md.
+//   NCCLBOT_MODE      table | online | off            (default: table if NCCLBOT_TABLE is set, else off)
+//   NCCLBOT_TABLE     decision table (ncclbot or NCCL example CSV format)
+//   NCCLBOT_FABRIC    keep only table rows of this fabric (rows with fabric "*" always apply)
+//   NCCLBOT_POLICY    policy spec for online mode, e.g. "ucb1:c=0.5,n0=8"
+//   NCCLBOT_SEED      seed of the policy's random stream (default 0)
+//   NCCLBOT_STATE     state file: learned statistics loaded at init, saved at finalize
+//   NCCLBOT_LEADER    host:port of the decision leader (online mode with several ranks)
+//   NCCLBOT_RANK      this process's rank in the job (default: RANK, OMPI_COMM_WORLD_RANK,
+//                     SLURM_PROCID, PMI_RANK); rank 0 serves as the leader
+//   NCCLBOT_LEADER_TIMEOUT_MS  how long a follower waits for a decision (default 10000)
+//   NCCLBOT_AGREEMENT leader | local   local = learn from this rank's own latencies only; safe only
+//                     for one-rank communicators or one process driving all decisions (plugin-check)
+#include <cstdint>
+#include <string>
+
+namespace ncclbot::plugin {
+
+enum class Mode { kOff, kTable, kOnline };
+enum class Agreement { kLeader, kLocal };
+
+struct PluginConfig {
+  Mode mode = Mode::kOff;
+  std::string table_path, fabric, policy_spec, state_path, leader_address;
+  uint64_t seed = 0;
+  int rank = -1;  // -1: unknown
+  int leader_timeout_ms = 10000;
+  Agreement agreement = Agreement::kLeader;
+  std::string problems;  // settings that were ignored, for one WARN line
+
+  static PluginConfig from_environment();
+};
+
+const char* mode_name(Mode m);
+
+}  // namespace ncclbot::plugin

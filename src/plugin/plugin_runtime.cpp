@@ -1,0 +1,324 @@
+#include "plugin/plugin_runtime.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "plugin/context_key.hpp"
+#include "plugin/cost_table.hpp"
+#include "plugin/plugin_names.hpp"
+#include "plugin/state_file.hpp"
+
+namespace ncclbot::plugin {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kTable:
+      return "table";
+    case Role::kLocal:
+      return "online (rank-local learner)";
+    case Role::kLeader:
+      return "online (leader)";
+    case Role::kFollower:
+      return "online (follower)";
+    default:
+      return "off (NCCL's own choices)";
+  }
+}
+
+PluginRuntime& PluginRuntime::instance() {
+  static PluginRuntime* runtime = new PluginRuntime();  // never destroyed, see the header
+  return *runtime;
+}
+
+TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes,
+                                    nccl_logger_t logger) {
+  auto comm = std::make_unique<TunerComm>();
+  comm->comm_id = comm_id;
+  comm->has_comm_id = has_comm_id;
+  comm->nranks = nranks > 0 && nranks < (1u << 30) ? int(nranks) : 1;
+  comm->nnodes = nnodes > 0 && nnodes < (1u << 30) ? int(nnodes) : 1;
+  comm->log = PluginLog(logger);
+  const PluginConfig cfg = PluginConfig::from_environment();
+  if (!cfg.problems.empty()) comm->log.warn("%s", cfg.problems.c_str());
+  comm->state_path = cfg.state_path;
+  comm->timeout_ms = cfg.leader_timeout_ms;
+
+  if (cfg.mode == Mode::kTable) {
+    if (cfg.table_path.empty()) {
+      comm->log.warn("NCCLBOT_MODE=table needs NCCLBOT_TABLE; using NCCL's own choices");
+    } else {
+      auto table = std::make_shared<DecisionTable>();
+      std::string error;
+      if (table->load_file(cfg.table_path, cfg.fabric, &error)) {
+        comm->table = table;
+        comm->rows = table->rows_for(comm->nnodes, comm->nranks);
+        comm->role = Role::kTable;
+      } else {
+        comm->log.warn("%s; using NCCL's own choices", error.c_str());
+      }
+    }
+  } else if (cfg.mode == Mode::kOnline) {
+    setup_online(*comm, cfg);
+  }
+  if (comm->learner) {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.emplace(comm->has_comm_id ? comm_id : 0, comm->learner);
+  }
+  comm->log.init_info(
+      "tuner initialised: commId 0x%llx, %d ranks, %d nodes, mode %s%s%s%s", (unsigned long long)comm_id,
+      comm->nranks, comm->nnodes, role_name(comm->role),
+      comm->role == Role::kTable ? ", table " : (comm->engine ? ", policy " : ""),
+      comm->role == Role::kTable ? cfg.table_path.c_str() : (comm->engine ? cfg.policy_spec.c_str() : ""),
+      comm->role == Role::kTable ? "" : "");
+  return comm.release();
+}
+
+void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
+  std::string error;
+  auto engine =
+      PolicyEngine::create(cfg.policy_spec.empty() ? std::string("auto") : cfg.policy_spec, cfg.seed, &error);
+  if (!engine) {
+    comm.log.warn("NCCLBOT_POLICY: %s; using NCCL's own choices", error.c_str());
+    return;
+  }
+  comm.engine = engine;
+  if (comm.nranks <= 1 || cfg.agreement == Agreement::kLocal) {
+    comm.learner = std::make_shared<OnlineLearner>(comm.comm_id, comm.nranks, comm.nnodes, engine, false);
+    comm.role = Role::kLocal;
+    load_state(comm);
+    return;
+  }
+  if (!comm.has_comm_id) {
+    comm.log.warn(
+        "online mode with %d ranks needs the v5 tuner ABI (NCCL 2.28) to tell communicators apart; "
+        "using NCCL's own choices (table mode works with every version)",
+        comm.nranks);
+    return;
+  }
+  if (cfg.leader_address.empty()) {
+    comm.log.warn(
+        "online mode with %d ranks needs NCCLBOT_LEADER=host:port so that ranks agree; using NCCL's own "
+        "choices",
+        comm.nranks);
+    return;
+  }
+  if (cfg.rank < 0) {
+    comm.log.warn("cannot tell this process's rank (set NCCLBOT_RANK); using NCCL's own choices");
+    return;
+  }
+  if (cfg.rank == 0) {
+    if (!start_leader(cfg, engine, comm.log)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes);
+    ++local_members_[comm.comm_id];
+    update_activation_locked(comm.comm_id);
+    comm.role = Role::kLeader;
+  } else {
+    auto link = follower_link(cfg, &error);
+    if (!link) {
+      comm.log.warn("%s; using NCCL's own choices (the leader does too until every rank has joined)",
+                    error.c_str());
+      return;
+    }
+    link->hello(comm.comm_id, comm.nranks, comm.nnodes);
+    comm.link = link;
+    comm.next_call.assign(kNumContextKeys, 0);
+    comm.role = Role::kFollower;
+    return;
+  }
+  load_state(comm);
+}
+
+bool PluginRuntime::start_leader(const PluginConfig& cfg, std::shared_ptr<const PolicyEngine> engine,
+                                 const PluginLog& log) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (leader_started_) return true;
+  LeaderHandler handler;
+  handler.hello = [this](uint64_t comm_id, int, int) {
+    std::lock_guard<std::mutex> l(mu_);
+    ++follower_hellos_[comm_id];
+    update_activation_locked(comm_id);
+  };
+  handler.decide = [this](const WireRequest& r, int8_t* out) {
+    std::shared_ptr<OnlineLearner> learner;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      learner = leader_learner_locked(r.comm_id, int(r.nranks), int(r.nnodes));
+    }
+    float prior[kNumArms];
+    std::memcpy(prior, r.prior, sizeof prior);
+    learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), out);
+  };
+  std::string error;
+  leader_engine_ = engine;
+  if (!LeaderServer::start(cfg.leader_address, std::move(handler), &error)) {
+    log.warn("%s; using NCCL's own choices", error.c_str());
+    leader_engine_.reset();
+    return false;
+  }
+  leader_started_ = true;
+  log.init_info("decision leader listening on %s", cfg.leader_address.c_str());
+  return true;
+}
+
+std::shared_ptr<OnlineLearner> PluginRuntime::leader_learner_locked(uint64_t comm_id, int nranks,
+                                                                    int nnodes) {
+  auto it = leader_learners_.find(comm_id);
+  if (it != leader_learners_.end()) return it->second;
+  // A communicator the leader has not joined (yet): decisions are memoised from the first request
+  // on, and stay NCCL's own until all of its ranks, the leader's included, are present.
+  auto learner = std::make_shared<OnlineLearner>(comm_id, nranks, nnodes, leader_engine_, true);
+  learner->set_active(false);
+  leader_learners_.emplace(comm_id, learner);
+  update_activation_locked(comm_id);
+  return learner;
+}
+
+void PluginRuntime::update_activation_locked(uint64_t comm_id) {
+  auto it = leader_learners_.find(comm_id);
+  if (it == leader_learners_.end()) return;
+  const int local = local_members_[comm_id];
+  const int present = local + follower_hellos_[comm_id];
+  // Sticky: once every rank is present, decisions stay the policy's (memoised ones never change).
+  if (local > 0 && present >= it->second->nranks() && !it->second->active()) it->second->set_active(true);
+}
+
+std::shared_ptr<FollowerLink> PluginRuntime::follower_link(const PluginConfig& cfg, std::string* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (link_ && link_address_ == cfg.leader_address && link_->healthy()) return link_;
+  link_ = FollowerLink::connect(cfg.leader_address, cfg.leader_timeout_ms, error);
+  link_address_ = cfg.leader_address;
+  return link_;
+}
+
+void PluginRuntime::load_state(TunerComm& comm) {
+  if (comm.state_path.empty() || !comm.learner) return;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  StateFile file(comm.engine->fingerprint(), uint32_t(sizeof(PolicyState)));
+  std::string warning;
+  if (!file.load(comm.state_path, &warning)) {
+    comm.log.warn("%s", warning.c_str());
+    return;
+  }
+  const int restored = comm.learner->import_contexts(file);
+  if (restored > 0) comm.log.info("restored %d contexts from %s", restored, comm.state_path.c_str());
+}
+
+void PluginRuntime::save_state(TunerComm& comm) {
+  if (comm.state_path.empty() || !comm.learner) return;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  StateFile file(comm.engine->fingerprint(), uint32_t(sizeof(PolicyState)));
+  std::string warning;
+  if (!file.load(comm.state_path, &warning)) comm.log.warn("%s (it will be replaced)", warning.c_str());
+  comm.learner->export_contexts(file);
+  if (!file.save(comm.state_path, &warning)) comm.log.warn("cannot save the state: %s", warning.c_str());
+}
+
+void PluginRuntime::finalize_comm(TunerComm* comm) {
+  if (comm->role == Role::kLocal || comm->role == Role::kLeader) save_state(*comm);
+  if (comm->learner) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = live_.begin(); it != live_.end();) {
+      auto held = it->second.lock();
+      if (!held || held == comm->learner)
+        it = live_.erase(it);
+      else
+        ++it;
+    }
+  }
+  if (comm->learner)
+    comm->log.info("tuner finalised: commId 0x%llx, %llu decisions, %llu measured latencies",
+                   (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->decisions(),
+                   (unsigned long long)comm->learner->observations());
+  delete comm;
+}
+
+void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops,
+                                  float** cost_table, int num_algo, int num_proto, int reg_buff,
+                                  int* nchannels) {
+  if (comm->role == Role::kPassThrough) return;
+  CostTable table(cost_table, num_algo, num_proto);
+  if (!table.present()) return;
+
+  if (comm->role == Role::kTable) {
+    const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, reg_buff};
+    for (const DecisionRow* row : comm->rows) {
+      if (!DecisionTable::matches(*row, key)) continue;
+      if (row->algo == kAny) return;  // an explicit "keep NCCL's choice" row
+      if (!table.choose(row->algo * kNumProtos + row->proto)) continue;  // not available for this call
+      if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
+      return;
+    }
+    return;
+  }
+
+  const int key = context_key(coll, bytes);
+  if (key < 0) return;
+  float prior[kNumArms];
+  for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
+  int slot = -1;
+  if (comm->role == Role::kFollower) {
+    if (comm->link_failed.load(std::memory_order_relaxed)) return;
+    uint64_t index;
+    {
+      std::lock_guard<std::mutex> lock(comm->mu);
+      index = comm->next_call[size_t(key)]++;
+    }
+    if (!comm->link->decision(comm->comm_id, key, index, bytes, comm->nranks, comm->nnodes, prior,
+                              comm->timeout_ms, &slot)) {
+      if (!comm->link_failed.exchange(true))
+        comm->log.warn(
+            "no decision from the leader within %d ms (call %llu of %s %zu bytes); this rank plays NCCL's "
+            "own choices from now on and may disagree with the others",
+            comm->timeout_ms, (unsigned long long)index, collective_label(coll), bytes);
+      return;
+    }
+  } else {
+    slot = comm->learner->decide_next(key, bytes, prior);
+  }
+  if (slot >= 0 && !table.choose(slot) && !comm->warned_unusable.exchange(true))
+    comm->log.warn("decided arm %s/%s is not usable for %s %zu bytes on this rank; kept NCCL's choice",
+                   algo_label(slot / kNumProtos), proto_label(slot % kNumProtos), collective_label(coll),
+                   bytes);
+}
+
+void PluginRuntime::get_coll_info_v2(TunerComm* comm, int coll, size_t bytes, int coll_net, int nvls,
+                                     int num_pipe_ops, int* algorithm, int* protocol, int* nchannels) {
+  if (comm->role != Role::kTable || algorithm == nullptr || protocol == nullptr) return;
+  const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, kAny};
+  for (const DecisionRow* row : comm->rows) {
+    if (!DecisionTable::matches(*row, key)) continue;
+    if (row->algo == kAny) return;
+    const bool needs_collnet = row->algo == 2 || row->algo == 3;
+    const bool needs_nvls = row->algo == 4 || row->algo == 5;
+    if ((needs_collnet && !coll_net) || (needs_nvls && !nvls)) continue;
+    *algorithm = row->algo;
+    *protocol = row->proto;
+    if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
+    return;
+  }
+}
+
+std::shared_ptr<OnlineLearner> PluginRuntime::learner_for(uint64_t comm_id, int nranks, int nnodes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto range = live_.equal_range(comm_id);
+  for (auto it = range.first; it != range.second; ++it)
+    if (auto l = it->second.lock()) return l;
+  std::shared_ptr<OnlineLearner> newest;
+  auto unknown = live_.equal_range(0);
+  for (auto it = unknown.first; it != unknown.second; ++it)
+    if (auto l = it->second.lock(); l && l->nranks() == nranks && l->nnodes() == nnodes) newest = l;
+  return newest;
+}
+
+bool PluginRuntime::report(uint64_t comm_id, int nranks, int nnodes, int coll, uint64_t bytes, int algo,
+                           int proto, double latency_us) {
+  if (algo < 0 || algo >= kNumAlgos || proto < 0 || proto >= kNumProtos) return false;
+  const int key = context_key(coll, bytes);
+  if (key < 0) return false;
+  auto learner = learner_for(comm_id, nranks, nnodes);
+  if (!learner) return false;
+  return learner->observe(key, algo * kNumProtos + proto, latency_us);
+}
+
+}  // namespace ncclbot::plugin

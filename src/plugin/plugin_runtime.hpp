@@ -1,0 +1,93 @@
+#pragma once
+// Process-wide state of the plugin shared by the tuner, the profiler and the report function:
+// the communicators' learners (joined on the communicator hash), the leader server or the link to
+// it, and the policy engines. One instance lives for the whole process (never destroyed, so
+// detached network threads and late profiler events never see freed memory).
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "plugin/decision_table.hpp"
+#include "plugin/leader_link.hpp"
+#include "plugin/online_learner.hpp"
+#include "plugin/plugin_config.hpp"
+#include "plugin/plugin_log.hpp"
+
+namespace ncclbot::plugin {
+
+enum class Role { kPassThrough, kTable, kLocal, kLeader, kFollower };
+
+const char* role_name(Role r);
+
+// What NCCL's tuner context points at: one communicator.
+struct TunerComm {
+  uint64_t comm_id = 0;  // 0 for tuner ABI v2..v4, which do not pass it
+  int nranks = 1, nnodes = 1;
+  bool has_comm_id = false;
+  PluginLog log;
+  Role role = Role::kPassThrough;
+  std::string state_path;
+  // table mode
+  std::shared_ptr<const DecisionTable> table;
+  std::vector<const DecisionRow*> rows;
+  // online mode
+  std::shared_ptr<const PolicyEngine> engine;
+  std::shared_ptr<OnlineLearner> learner;  // local and leader roles
+  std::shared_ptr<FollowerLink> link;      // follower role
+  int timeout_ms = 10000;
+  std::mutex mu;                    // follower call counters
+  std::vector<uint64_t> next_call;  // follower: this rank's call index per context key
+  std::atomic<bool> link_failed{false};
+  std::atomic<bool> warned_unusable{false};
+};
+
+class PluginRuntime {
+ public:
+  static PluginRuntime& instance();
+
+  // Never throw; failures degrade the communicator to pass-through with a warning.
+  TunerComm* init_comm(uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes,
+                       nccl_logger_t logger);
+  void finalize_comm(TunerComm* comm);
+  void get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops, float** table, int num_algo,
+                     int num_proto, int reg_buff, int* nchannels);
+  // Tuner v2: no cost table; only table mode can answer (algorithm and protocol directly).
+  void get_coll_info_v2(TunerComm* comm, int coll, size_t bytes, int coll_net, int nvls, int num_pipe_ops,
+                        int* algorithm, int* protocol, int* nchannels);
+
+  // The learner measurements of communicator `comm_id` feed (profiler, report function): the one
+  // with that hash, else (ABI v2..v4 tuners pass no hash) the newest of the same shape.
+  std::shared_ptr<OnlineLearner> learner_for(uint64_t comm_id, int nranks, int nnodes);
+  // Measured latency of one collective; false when it joins no online context.
+  bool report(uint64_t comm_id, int nranks, int nnodes, int coll, uint64_t bytes, int algo, int proto,
+              double latency_us);
+
+ private:
+  PluginRuntime() = default;
+  void setup_online(TunerComm& comm, const PluginConfig& cfg);
+  bool start_leader(const PluginConfig& cfg, std::shared_ptr<const PolicyEngine> engine,
+                    const PluginLog& log);
+  std::shared_ptr<OnlineLearner> leader_learner_locked(uint64_t comm_id, int nranks, int nnodes);
+  void update_activation_locked(uint64_t comm_id);
+  std::shared_ptr<FollowerLink> follower_link(const PluginConfig& cfg, std::string* error);
+  void load_state(TunerComm& comm);
+  void save_state(TunerComm& comm);
+
+  std::mutex mu_;
+  std::multimap<uint64_t, std::weak_ptr<OnlineLearner>> live_;  // by comm id (0 = unknown)
+  // Leader role.
+  bool leader_started_ = false;
+  std::shared_ptr<const PolicyEngine> leader_engine_;
+  std::map<uint64_t, std::shared_ptr<OnlineLearner>> leader_learners_;
+  std::map<uint64_t, int> local_members_, follower_hellos_;
+  // Follower role.
+  std::shared_ptr<FollowerLink> link_;
+  std::string link_address_;
+  std::mutex state_mu_;  // state file writes
+};
+
+}  // namespace ncclbot::plugin

@@ -1,0 +1,49 @@
+#pragma once
+// The bridge from the plugin to the shared policy headers: the parsed NCCLBOT_POLICY spec, the
+// seed, and the three calls a replay makes (reset from a context, select with the step's Philox
+// words, update with a latency). No policy logic lives here; it is include/ncclbot/policy.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/stream_id.hpp"
+
+namespace ncclbot::plugin {
+
+using PolicyState = AnyPolicy;
+
+class PolicyEngine {
+ public:
+  // nullptr + `error` for a bad spec; never throws.
+  static std::shared_ptr<const PolicyEngine> create(const std::string& spec, uint64_t seed,
+                                                    std::string* error);
+
+  const std::string& spec() const { return spec_; }
+  uint64_t seed() const { return seed_; }
+  // Identifies policy + hyperparameters + state layout, for the state file.
+  uint64_t fingerprint() const { return fingerprint_; }
+
+  void reset(PolicyState& state, ArmMask mask, const float* prior_us) const {
+    state = make_policy(config_);
+    PolicyContext ctx;
+    ctx.mask = mask;
+    ctx.prior_us = prior_us;
+    policy_reset(state, ctx);
+  }
+  int select(PolicyState& state, uint64_t stream_id, uint32_t step) const {
+    StepRandom rng(seed_, stream_id, step);
+    return policy_select(state, rng);
+  }
+  void update(PolicyState& state, int slot, double latency_us) const {
+    policy_update(state, slot, latency_us);
+  }
+
+ private:
+  PolicyConfig config_;
+  std::string spec_;
+  uint64_t seed_ = 0;
+  uint64_t fingerprint_ = 0;
+};
+
+}  // namespace ncclbot::plugin

@@ -1,0 +1,234 @@
+// The profiler half of the plugin (v5 for NCCL 2.28, v4 for 2.27): turns kernel-channel events into
+// one measured latency per collective, latency = max over channels of (stop - start) of the GPU
+// globaltimer (the same rule as NCCL's Inspector), and joins it to the online context that chose
+// the arm: communicator hash, collective, bytes (x nRanks for AllGather / ReduceScatter, as the
+// tuner saw them), algorithm and protocol from the collective's descriptor.
+//
+// Event lifetime: NCCL stops a Coll event when it is enqueued, before its kernel channels report,
+// and passes the Coll handle as parentObj of each KernelCh event. So a Coll record lives until it
+// is stopped and as many channel events as its descriptor announced (nChannels) have stopped; the
+// profiler context frees any leftovers at finalize.
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "plugin/context_key.hpp"
+#include "plugin/nccl_abi.hpp"
+#include "plugin/ncclbot_tuner.h"
+#include "plugin/plugin_names.hpp"
+#include "plugin/plugin_runtime.hpp"
+
+using namespace ncclbot::plugin;
+
+namespace {
+
+constexpr uint32_t kCollMagic = 0x434f4c4cu;     // "COLL"
+constexpr uint32_t kChannelMagic = 0x4b434821u;  // "KCH!"
+constexpr size_t kMaxLiveCollectives = 1 << 16;
+
+struct ProfilerContext;
+
+struct CollRecord {
+  uint32_t magic = kCollMagic;
+  ProfilerContext* owner = nullptr;
+  int key = -1, slot = -1;
+  int expected_channels = 0, started_channels = 0, stopped_channels = 0;
+  bool coll_stopped = false;
+  uint64_t max_ns = 0;
+  bool measured = false;
+};
+
+struct ChannelRecord {
+  uint32_t magic = kChannelMagic;
+  ProfilerContext* owner = nullptr;
+  CollRecord* coll = nullptr;
+  uint64_t start_ns = 0, stop_ns = 0;
+  bool has_stop = false;
+};
+
+struct ProfilerContext {
+  uint64_t comm_id = 0;
+  int nranks = 1, nnodes = 1, rank = 0;
+  PluginLog log;
+  std::mutex mu;  // Coll records are shared by the thread that enqueues and the proxy thread
+  std::set<CollRecord*> live;
+  std::shared_ptr<OnlineLearner> learner;  // resolved lazily: the tuner's init runs after ours
+  uint64_t delivered = 0;
+};
+
+// Called with ctx->mu held when a record can be retired.
+void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
+  if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
+      coll->stopped_channels < coll->started_channels)
+    return;
+  if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
+    // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
+    // latency the replay engine sees as x arrives here as exactly x.
+    const float us = float(double(coll->max_ns) / 1000.0);
+    if (ctx->learner->observe(coll->key, coll->slot, double(us))) ++ctx->delivered;
+  }
+  ctx->live.erase(coll);
+  delete coll;
+}
+
+template <typename Coll>
+void start_coll(ProfilerContext* ctx, void** handle, const Coll& d) {
+  auto rec = std::make_unique<CollRecord>();
+  rec->owner = ctx;
+  rec->expected_channels = d.nChannels;
+  const int coll = d.func ? parse_collective_name(d.func) : -1;
+  const size_t type_size = d.datatype ? datatype_size(d.datatype) : 0;
+  const int algo = d.algo ? parse_algo_name(d.algo) : -1;
+  const int proto = d.proto ? parse_proto_name(d.proto) : -1;
+  if (coll >= 0 && type_size > 0 && algo >= 0 && proto >= 0) {
+    uint64_t bytes = uint64_t(d.count) * type_size;
+    if (coll == 2 || coll == 3) bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
+    rec->key = context_key(coll, bytes);
+    rec->slot = algo * 3 + proto;
+  }
+  std::lock_guard<std::mutex> lock(ctx->mu);
+  if (!ctx->learner)
+    ctx->learner = PluginRuntime::instance().learner_for(ctx->comm_id, ctx->nranks, ctx->nnodes);
+  if (ctx->live.size() >= kMaxLiveCollectives) return;  // channel events are not arriving: stop tracking
+  ctx->live.insert(rec.get());
+  *handle = rec.release();
+}
+
+void start_channel(ProfilerContext* ctx, void** handle, void* parent, uint64_t start_ns) {
+  auto* coll = static_cast<CollRecord*>(parent);
+  std::lock_guard<std::mutex> lock(ctx->mu);
+  if (coll == nullptr || !ctx->live.count(coll)) return;  // not one of ours (or already retired)
+  auto* ch = new ChannelRecord();
+  ch->owner = ctx;
+  ch->coll = coll;
+  ++coll->started_channels;
+  ch->start_ns = start_ns;
+  *handle = ch;
+}
+
+template <typename Descr>
+nccl_result_t start_event(void* context, void** handle, Descr* d) {
+  if (handle != nullptr) *handle = nullptr;
+  if (context == nullptr || handle == nullptr || d == nullptr) return kNcclSuccess;
+  try {
+    auto* ctx = static_cast<ProfilerContext*>(context);
+    if (uint64_t(d->type) == kNcclProfileColl)
+      start_coll(ctx, handle, d->coll);
+    else if (uint64_t(d->type) == kNcclProfileKernelCh)
+      start_channel(ctx, handle, d->parentObj, d->kernelCh.pTimer);
+  } catch (...) {
+    *handle = nullptr;
+  }
+  return kNcclSuccess;
+}
+
+nccl_result_t stop_event(void* handle) {
+  if (handle == nullptr) return kNcclSuccess;
+  try {
+    uint32_t magic;
+    std::memcpy(&magic, handle, sizeof magic);
+    if (magic == kCollMagic) {
+      auto* coll = static_cast<CollRecord*>(handle);
+      ProfilerContext* ctx = coll->owner;
+      std::lock_guard<std::mutex> lock(ctx->mu);
+      coll->coll_stopped = true;
+      retire_locked(ctx, coll);
+    } else if (magic == kChannelMagic) {
+      auto* ch = static_cast<ChannelRecord*>(handle);
+      CollRecord* coll = ch->coll;
+      ProfilerContext* ctx = ch->owner;
+      {
+        std::lock_guard<std::mutex> lock(ctx->mu);
+        if (ctx->live.count(coll)) {
+          if (ch->has_stop && ch->stop_ns >= ch->start_ns) {
+            const uint64_t ns = ch->stop_ns - ch->start_ns;
+            if (!coll->measured || ns > coll->max_ns) coll->max_ns = ns;
+            coll->measured = true;
+          }
+          ++coll->stopped_channels;
+          retire_locked(ctx, coll);
+        }
+      }
+      ch->magic = 0;
+      delete ch;
+    }
+  } catch (...) {
+  }
+  return kNcclSuccess;
+}
+
+nccl_result_t record_state(void* handle, int state, NcclProfilerEventStateArgs* args) {
+  if (handle == nullptr || args == nullptr || state != kNcclProfilerKernelChStop) return kNcclSuccess;
+  uint32_t magic;
+  std::memcpy(&magic, handle, sizeof magic);
+  if (magic != kChannelMagic) return kNcclSuccess;
+  auto* ch = static_cast<ChannelRecord*>(handle);
+  std::lock_guard<std::mutex> lock(ch->owner->mu);
+  ch->stop_ns = args->kernelCh.pTimer;
+  ch->has_stop = true;
+  return kNcclSuccess;
+}
+
+nccl_result_t init_any(void** context, int* mask, uint64_t comm_id, int nnodes, int nranks, int rank,
+                       nccl_logger_t logger) {
+  if (context == nullptr) return kNcclSuccess;
+  *context = nullptr;
+  try {
+    auto* ctx = new ProfilerContext();
+    ctx->comm_id = comm_id;
+    ctx->nranks = nranks > 0 ? nranks : 1;
+    ctx->nnodes = nnodes > 0 ? nnodes : 1;
+    ctx->rank = rank;
+    ctx->log = PluginLog(logger);
+    if (mask != nullptr) *mask = int(kNcclProfileColl | kNcclProfileKernelCh);
+    ctx->log.init_info(
+        "profiler initialised: commId 0x%llx, rank %d of %d; listening to Coll and KernelCh events",
+        (unsigned long long)comm_id, rank, nranks);
+    *context = ctx;
+  } catch (...) {
+    *context = nullptr;
+  }
+  return kNcclSuccess;
+}
+
+nccl_result_t init_v5(void** context, uint64_t comm_id, int* mask, const char*, int nnodes, int nranks,
+                      int rank, nccl_logger_t logger) {
+  return init_any(context, mask, comm_id, nnodes, nranks, rank, logger);
+}
+
+nccl_result_t init_v4(void** context, int* mask, const char*, uint64_t comm_hash, int nnodes, int nranks,
+                      int rank, nccl_logger_t logger) {
+  return init_any(context, mask, comm_hash, nnodes, nranks, rank, logger);
+}
+
+nccl_result_t finalize(void* context) {
+  if (context == nullptr) return kNcclSuccess;
+  try {
+    auto* ctx = static_cast<ProfilerContext*>(context);
+    {
+      std::lock_guard<std::mutex> lock(ctx->mu);
+      ctx->log.info("profiler finalised: commId 0x%llx, %llu latencies delivered, %zu collectives unfinished",
+                    (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered, ctx->live.size());
+      for (CollRecord* c : ctx->live) delete c;
+      ctx->live.clear();
+    }
+    delete ctx;
+  } catch (...) {
+  }
+  return kNcclSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV5 ncclProfiler_v5;
+NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV4 ncclProfiler_v4;
+
+const NcclProfilerV5 ncclProfiler_v5 = {"ncclbot",  init_v5,      start_event<NcclProfilerEventDescrV5>,
+                                        stop_event, record_state, finalize};
+const NcclProfilerV4 ncclProfiler_v4 = {"ncclbot",  init_v4,      start_event<NcclProfilerEventDescrV4>,
+                                        stop_event, record_state, finalize};
+
+}  // extern "C"

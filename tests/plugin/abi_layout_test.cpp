@@ -1,0 +1,79 @@
+// The plugin's own ABI declarations against the layout NCCL 2.27/2.28 reads. Expected sizes and
+// offsets are computed by hand from the field lists in reference/nccl-plugin-api.md and NCCL's
+// profiler_v4.h / profiler_v5.h / tuner_v5.h field order (x86-64 LP64: pointers and size_t 8 bytes,
+// int 4, natural alignment), not printed by the code under test.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+#include "plugin/nccl_abi.hpp"
+
+TEST(AbiLayout, TunerStructsAreFourPointers) {
+  EXPECT_EQ(sizeof(NcclTunerV5), 32u);  // name, init, getCollInfo, finalize
+  EXPECT_EQ(offsetof(NcclTunerV5, getCollInfo), 16u);
+  EXPECT_EQ(offsetof(NcclTunerV5, finalize), 24u);
+  EXPECT_EQ(sizeof(NcclTunerV4), 32u);
+  EXPECT_EQ(sizeof(NcclTunerV3), 32u);
+  EXPECT_EQ(sizeof(NcclTunerV2), 32u);
+}
+
+TEST(AbiLayout, TunerConstantsV5) {
+  // 7*3 + 3*7*3 + 5 tables of 4*3 doubles = 21 + 63 + 60 = 144 doubles.
+  EXPECT_EQ(sizeof(NcclTunerConstantsV5), 144u * 8u);
+  EXPECT_EQ(offsetof(NcclTunerConstantsV5, hwLatencies), 21u * 8u);
+  EXPECT_EQ(offsetof(NcclTunerConstantsV5, llMaxBws), 84u * 8u);
+  EXPECT_EQ(offsetof(NcclTunerConstantsV5, perChMaxRingLL128Bws), 96u * 8u);
+  EXPECT_EQ(offsetof(NcclTunerConstantsV5, perChMaxTreeLL128Bws), 108u * 8u);
+  EXPECT_EQ(offsetof(NcclTunerConstantsV5, perChMaxTreeBws), 120u * 8u);
+  EXPECT_EQ(offsetof(NcclTunerConstantsV5, perChMaxNVLSTreeBws), 132u * 8u);
+  EXPECT_EQ(sizeof(NcclNvlDomainInfoV5), 12u);
+}
+
+TEST(AbiLayout, ProfilerStructsAreSixPointers) {
+  EXPECT_EQ(sizeof(NcclProfilerV5), 48u);
+  EXPECT_EQ(offsetof(NcclProfilerV5, startEvent), 16u);
+  EXPECT_EQ(offsetof(NcclProfilerV5, recordEventState), 32u);
+  EXPECT_EQ(sizeof(NcclProfilerV4), 48u);
+}
+
+TEST(AbiLayout, ProfilerDescriptorV5) {
+  // type u64 @0, parentObj @8, rank @16, union @24 (8-aligned). The collective member is the
+  // largest: seqNumber 0, func 8, sendBuff 16, recvBuff 24, count 32, root 40, datatype 48,
+  // nChannels 56, nWarps 57, algo 64, proto 72, parentGroup 80 -> 88 bytes; 24 + 88 = 112.
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, parentObj), 8u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, rank), 16u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, coll), 24u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, coll) + offsetof(NcclProfileCollV5, count), 56u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, coll) + offsetof(NcclProfileCollV5, datatype), 72u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, coll) + offsetof(NcclProfileCollV5, nChannels), 80u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, coll) + offsetof(NcclProfileCollV5, algo), 88u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, coll) + offsetof(NcclProfileCollV5, proto), 96u);
+  EXPECT_EQ(sizeof(NcclProfilerEventDescrV5), 112u);
+  // KernelCh: channelId u8 @24, pTimer u64 @32.
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, kernelCh) + offsetof(NcclProfileKernelCh, channelId), 24u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, kernelCh) + offsetof(NcclProfileKernelCh, pTimer), 32u);
+}
+
+TEST(AbiLayout, ProfilerDescriptorV4) {
+  // type is a u8 in v4 but parentObj stays 8-aligned @8; the collective member lacks parentGroup
+  // (80 bytes), so the descriptor is 24 + 80 = 104 bytes.
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV4, parentObj), 8u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV4, coll), 24u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV4, coll) + offsetof(NcclProfileCollV4, proto), 96u);
+  EXPECT_EQ(sizeof(NcclProfilerEventDescrV4), 104u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV4, kernelCh) + offsetof(NcclProfileKernelCh, pTimer), 32u);
+}
+
+TEST(AbiLayout, StateArgsCarryTheStopTimerFirst) {
+  EXPECT_EQ(sizeof(NcclProfilerEventStateArgs), 8u);
+  EXPECT_EQ(offsetof(NcclProfilerEventStateArgs, kernelCh), 0u);
+}
+
+TEST(AbiLayout, EnumValues) {
+  EXPECT_EQ(kNcclProfileColl, 2u);
+  EXPECT_EQ(kNcclProfileKernelCh, 64u);
+  EXPECT_EQ(kNcclProfilerKernelChStop, 22);
+  EXPECT_EQ(kNcclLogTuning, 0x40ul);
+  EXPECT_EQ(kNcclLogWarn, 2);
+  EXPECT_EQ(kNcclLogInfo, 3);
+}

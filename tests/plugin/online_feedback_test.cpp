@@ -1,0 +1,155 @@
+// Online mode end to end through the C ABI: decisions come from the shared policy headers, and
+// measured latencies come back through the profiler (max over channels of stop - start) or the
+// report function and change later decisions. Expected decisions follow from greedy's rule by
+// hand (policy/greedy.hpp: with n0 = 0, untried arms in slot order first, then the smallest mean).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "plugin/plugin_loader.hpp"
+#include "support/run_cli.hpp"
+
+using namespace ncclbot::test;
+
+namespace {
+
+// Two usable arms: Tree/LL (slot 0, NCCL's cost 10) and Ring/Simple (slot 5, cost 20).
+CostTable7x3 two_arms() {
+  CostTable7x3 c;
+  c.t[0][0] = 10.0f;
+  c.t[1][2] = 20.0f;
+  return c;
+}
+
+struct OnlineComm {
+  uint64_t id;
+  void* tuner = nullptr;
+  void* prof = nullptr;
+  OnlineComm(uint64_t comm_id, size_t nranks = 1) : id(comm_id) {
+    int mask = 0;
+    plugin().prof5->init(&prof, id, &mask, "test", 1, int(nranks), 0,
+                         recording_logger);  // NCCL inits it first
+    plugin().v5->init(&tuner, id, nranks, 1, recording_logger, nullptr, nullptr);
+  }
+  ~OnlineComm() {
+    plugin().v5->finalize(tuner);
+    plugin().prof5->finalize(prof);
+  }
+  int decide(size_t bytes = 1 << 20, int coll = 4) {
+    CostTable7x3 t = two_arms();
+    plugin().v5->getCollInfo(tuner, coll, bytes, 1, t.ptr(), 7, 3, 0, nullptr);
+    return t.pick();
+  }
+  // One collective as NCCL's profiler reports it: Coll start, then per channel a KernelCh start
+  // (pTimer = start) and stop state (pTimer = stop), with the Coll stopped ("enqueued") in between.
+  // `bytes` is per rank (count x type size), as the profiler descriptor carries it.
+  void run(int slot, const std::vector<std::pair<uint64_t, uint64_t>>& channels, size_t bytes = 1 << 20,
+           const char* func = "AllReduce", const char* dtype = "ncclFloat32", size_t type_size = 4) {
+    static const char* kAlgo[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+    static const char* kProto[] = {"LL", "LL128", "Simple"};
+    NcclProfilerEventDescrV5 d;
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileColl;
+    d.coll.func = func;
+    d.coll.count = bytes / type_size;
+    d.coll.datatype = dtype;
+    d.coll.nChannels = uint8_t(channels.size());
+    d.coll.algo = kAlgo[slot / 3];
+    d.coll.proto = kProto[slot % 3];
+    void* coll = nullptr;
+    plugin().prof5->startEvent(prof, &coll, &d);
+    ASSERT_NE(coll, nullptr);
+    plugin().prof5->stopEvent(coll);
+    for (size_t c = 0; c < channels.size(); ++c) {
+      NcclProfilerEventDescrV5 k;
+      std::memset(&k, 0, sizeof k);
+      k.type = kNcclProfileKernelCh;
+      k.parentObj = coll;
+      k.kernelCh.channelId = uint8_t(c);
+      k.kernelCh.pTimer = channels[c].first;
+      void* ch = nullptr;
+      plugin().prof5->startEvent(prof, &ch, &k);
+      NcclProfilerEventStateArgs args;
+      args.kernelCh.pTimer = channels[c].second;
+      plugin().prof5->recordEventState(ch, kNcclProfilerKernelChStop, &args);
+      plugin().prof5->stopEvent(ch);
+    }
+  }
+};
+
+}  // namespace
+
+TEST(OnlineFeedback, ProfilerLatencyIsTheSlowestChannel) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0");
+  OnlineComm comm(101);
+  EXPECT_EQ(comm.decide(), 0);  // untried arms in slot order
+  // Tree/LL: channels took 3 us and 9 us -> the collective took 9 us.
+  comm.run(0, {{1000, 4000}, {1000, 10000}});
+  EXPECT_EQ(comm.decide(), 5);
+  comm.run(5, {{50000, 58000}});  // Ring/Simple: 8 us
+  // Means: slot 0 = 9, slot 5 = 8 -> greedy plays slot 5. With the minimum over channels (3 us)
+  // or the first channel only (3 us) it would play slot 0.
+  EXPECT_EQ(comm.decide(), 5);
+  EXPECT_EQ(comm.decide(), 5);
+}
+
+TEST(OnlineFeedback, AllGatherBytesAreScaledByRanksToJoinTheTunerContext) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0"),
+      agree("NCCLBOT_AGREEMENT", "local");
+  OnlineComm comm(102, 4);
+  // The profiler reports count per rank: 65536 floats x 4 ranks x 4 bytes = 1 MiB as the tuner saw it.
+  EXPECT_EQ(comm.decide(1 << 20, 2), 0);
+  comm.run(0, {{0, 30000}}, (1 << 20) / 4, "AllGather");
+  EXPECT_EQ(comm.decide(1 << 20, 2), 5);  // slot 0 was observed: the join worked
+  comm.run(5, {{0, 20000}}, (1 << 20) / 4, "AllGather");
+  EXPECT_EQ(comm.decide(1 << 20, 2), 5);
+  comm.run(5, {{0, 90000}}, (1 << 20) / 4, "AllGather");  // mean of slot 5 -> 55 > 30
+  EXPECT_EQ(comm.decide(1 << 20, 2), 0);
+}
+
+TEST(OnlineFeedback, ReportFunctionFeedsTheSameContext) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0");
+  OnlineComm comm(103);
+  EXPECT_EQ(comm.decide(4096), 0);
+  EXPECT_EQ(plugin().report(103, 1, 1, 4, 4096, 0, 0, 50.0), 0);
+  EXPECT_EQ(comm.decide(4096), 5);
+  EXPECT_EQ(plugin().report(103, 1, 1, 4, 4096, 1, 2, 40.0), 0);
+  EXPECT_EQ(comm.decide(4096), 5);
+  // Unknown communicator, context or arm: not joined.
+  EXPECT_EQ(plugin().report(999, 1, 1, 4, 4096, 0, 0, 5.0), 1);
+  EXPECT_EQ(plugin().report(103, 1, 1, 3, 4096, 0, 0, 5.0), 1);
+  EXPECT_EQ(plugin().report(103, 1, 1, 4, 4096, 6, 2, 5.0), 1);
+  EXPECT_EQ(plugin().report(103, 1, 1, 4, 4096, 0, 0, -1.0), 1);
+}
+
+TEST(OnlineFeedback, PriorIsNcclsCostTable) {
+  // greedy with a large pseudo-count plays the prior's argmin (NCCL's own choice) at the start.
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=100");
+  OnlineComm comm(104);
+  EXPECT_EQ(comm.decide(), 0);  // prior 10 < 20
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(plugin().report(104, 1, 1, 4, 1 << 20, 0, 0, 1000.0), 0);
+  // mean of slot 0 = (100*10 + 5*1000)/105 = 57.1 > 20 -> switches to slot 5.
+  EXPECT_EQ(comm.decide(), 5);
+}
+
+TEST(OnlineFeedback, ManyRanksWithoutLeaderPassThroughWithAWarning) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0");
+  clear_log();
+  OnlineComm comm(105, 8);
+  EXPECT_TRUE(logged(kNcclLogWarn, "needs NCCLBOT_LEADER"));
+  CostTable7x3 t = two_arms();
+  t.t[0][0] = 30.0f;  // NCCL prefers slot 5 now
+  plugin().v5->getCollInfo(comm.tuner, 4, 1 << 20, 1, t.ptr(), 7, 3, 0, nullptr);
+  EXPECT_EQ(t.t[0][0], 30.0f);
+  EXPECT_EQ(t.t[1][2], 20.0f);
+}
+
+TEST(OnlineFeedback, BadPolicySpecWarnsAndPassesThrough) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "ucb1:c=0.5|1");
+  clear_log();
+  OnlineComm comm(106);
+  EXPECT_TRUE(logged(kNcclLogWarn, "NCCLBOT_POLICY"));
+  CostTable7x3 t = two_arms();
+  plugin().v5->getCollInfo(comm.tuner, 4, 1 << 20, 1, t.ptr(), 7, 3, 0, nullptr);
+  EXPECT_EQ(t.t[0][0], 10.0f);
+}

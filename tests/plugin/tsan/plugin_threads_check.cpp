@@ -1,0 +1,232 @@
+// ThreadSanitizer driver for the tuner plugin (built with -fsanitize=thread by src/plugin/CMakeLists.txt,
+// registered as ctest `plugin_tsan_threads`). Many communicators from several threads at once, each
+// with its own profiler context fed from a second ("proxy") thread, in every mode, with tables of
+// odd shapes, unknown collectives, 0 bytes, NULL logger and NULL nChannels, finalized in both
+// orders. It also checks the invariants every call must keep: success returned, no -1 entry
+// written. A data race makes TSan exit with 66; a broken invariant exits 1.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "plugin/leader_link.hpp"
+#include "plugin/nccl_abi.hpp"
+#include "plugin/ncclbot_tuner.h"
+
+extern "C" {
+extern const NcclTunerV5 ncclTunerPlugin_v5;
+extern const NcclTunerV4 ncclTunerPlugin_v4;
+extern const NcclProfilerV5 ncclProfiler_v5;
+}
+
+namespace {
+
+std::atomic<int> failures{0};
+
+void fail(const char* what, int a, int b) {
+  if (failures.fetch_add(1) < 10) std::fprintf(stderr, "FAIL: %s (%d, %d)\n", what, a, b);
+}
+
+void quiet_logger(int, unsigned long, const char*, int, const char*, ...) {}
+
+// One communicator's life: init (tuner and profiler in a thread-dependent order), calls, a proxy
+// thread delivering channel events for every call, finalize in a thread-dependent order.
+void run_comm(int thread, int round) {
+  const uint64_t comm_id = 0x1000u + uint64_t(thread % 3) * 16 + uint64_t(round % 2);  // some hashes repeat
+  const size_t nranks = 1;
+  nccl_logger_t logger = (thread % 2) ? quiet_logger : nullptr;
+  void* tctx = nullptr;
+  void* pctx = nullptr;
+  int mask = 0;
+  const bool profiler_first = (thread + round) % 2 == 0;
+  if (profiler_first) ncclProfiler_v5.init(&pctx, comm_id, &mask, "tsan", 1, int(nranks), 0, logger);
+  if (round % 3 == 2) {
+    if (ncclTunerPlugin_v4.init(nranks, 1, logger, &tctx) != kNcclSuccess) fail("v4 init", thread, round);
+  } else if (ncclTunerPlugin_v5.init(&tctx, comm_id, nranks, 1, logger, nullptr, nullptr) != kNcclSuccess) {
+    fail("v5 init", thread, round);
+  }
+  if (!profiler_first) ncclProfiler_v5.init(&pctx, comm_id, &mask, "tsan", 1, int(nranks), 0, logger);
+
+  struct Pending {
+    int coll;
+    size_t bytes;
+    int algo, proto;
+  };
+  std::vector<Pending> pending;
+  const int shapes[3][2] = {{7, 3}, {8, 4}, {6, 2}};
+  for (int call = 0; call < 300; ++call) {
+    const int* shape = shapes[(call + thread) % 3];
+    const int na = shape[0], np = shape[1];
+    std::vector<float> table(size_t(na * np), -1.0f);
+    for (int a = 0; a < na; ++a)
+      for (int p = 0; p < np; ++p)
+        if ((a + p + call) % 3 != 0) table[size_t(a * np + p)] = 10.0f + float(a * np + p);
+    const std::vector<float> before = table;
+    int coll = (call % 7 == 0) ? 11 + call % 5 : 4;  // unknown collective types now and then
+    size_t bytes = (call % 11 == 0) ? 0 : size_t(1) << (call % 20);
+    int channels = 0;
+    int* nch = (call % 5 == 0) ? nullptr : &channels;
+    if (ncclTunerPlugin_v5.getCollInfo(tctx, coll, bytes, 1, reinterpret_cast<float**>(table.data()), na, np,
+                                       0, nch) != kNcclSuccess)
+      fail("getCollInfo result", thread, call);
+    int picked = -1;
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (before[i] < 0.0f && table[i] != before[i]) fail("wrote an ignored entry", thread, int(i));
+      if (table[i] != before[i] && picked >= 0) fail("changed two entries", thread, int(i));
+      if (table[i] != before[i]) picked = int(i);
+    }
+    if (picked >= 0) pending.push_back({coll, bytes, picked / np, picked % np});
+    if (call % 3 == 0)
+      ncclbotReportLatency(comm_id, int(nranks), 1, coll, bytes, picked >= 0 ? picked / np : 1,
+                           picked >= 0 ? picked % np : 2, 10.0 + call);
+  }
+
+  // The proxy thread: Coll start on this thread, channel events and Coll stop on the other.
+  std::vector<void*> handles;
+  static const char* kAlgo[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+  static const char* kProto[] = {"LL", "LL128", "Simple"};
+  for (const Pending& p : pending) {
+    NcclProfilerEventDescrV5 d;
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileColl;
+    d.coll.func = "AllReduce";
+    d.coll.count = p.bytes / 4;
+    d.coll.datatype = "ncclFloat32";
+    d.coll.nChannels = 2;
+    d.coll.algo = p.algo < 7 ? kAlgo[p.algo] : "?";
+    d.coll.proto = p.proto < 3 ? kProto[p.proto] : "?";
+    void* h = nullptr;
+    ncclProfiler_v5.startEvent(pctx, &h, &d);
+    handles.push_back(h);
+  }
+  std::thread proxy([&] {
+    uint64_t t = 1000;
+    for (void* coll : handles) {
+      void* chans[2] = {nullptr, nullptr};
+      for (int c = 0; c < 2; ++c) {
+        NcclProfilerEventDescrV5 d;
+        std::memset(&d, 0, sizeof d);
+        d.type = kNcclProfileKernelCh;
+        d.parentObj = coll;
+        d.kernelCh.channelId = uint8_t(c);
+        d.kernelCh.pTimer = t;
+        ncclProfiler_v5.startEvent(pctx, &chans[c], &d);
+      }
+      ncclProfiler_v5.stopEvent(coll);  // "enqueued" may come before or after the channels
+      for (int c = 0; c < 2; ++c) {
+        NcclProfilerEventStateArgs args;
+        args.kernelCh.pTimer = t + 5000 + uint64_t(c) * 100;
+        ncclProfiler_v5.recordEventState(chans[c], kNcclProfilerKernelChStop, &args);
+        ncclProfiler_v5.stopEvent(chans[c]);
+      }
+      t += 10000;
+    }
+  });
+  // Decisions keep flowing while the proxy thread delivers latencies.
+  for (int call = 0; call < 100; ++call) {
+    float table[7][3];
+    for (auto& row : table)
+      for (float& v : row) v = 5.0f;
+    int channels = 0;
+    ncclTunerPlugin_v5.getCollInfo(tctx, 4, size_t(4096), 1, reinterpret_cast<float**>(table), 7, 3, 0,
+                                   &channels);
+    if (channels != 0) fail("nChannels changed in online mode", thread, call);
+  }
+  proxy.join();
+  if (profiler_first) {
+    ncclTunerPlugin_v5.finalize(tctx);
+    ncclProfiler_v5.finalize(pctx);
+  } else {
+    ncclProfiler_v5.finalize(pctx);
+    ncclTunerPlugin_v5.finalize(tctx);
+  }
+}
+
+void run_threads(int threads, int rounds) {
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([t, rounds] {
+      for (int r = 0; r < rounds; ++r) run_comm(t, r);
+    });
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+int main() {
+  const char* table_path = "/tmp/ncclbot_tsan_table.csv";
+  if (FILE* f = std::fopen(table_path, "w")) {
+    std::fputs(
+        "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n"
+        "*,allreduce,*,*,0,65535,Tree,LL\n*,allreduce,*,*,65536,*,Ring,Simple\n",
+        f);
+    std::fclose(f);
+  }
+  char state_path[] = "/tmp/ncclbot_tsan_state_XXXXXX";
+  const int fd = mkstemp(state_path);
+  if (fd >= 0) close(fd);
+  std::remove(state_path);
+
+  // Environment is set between phases only: getenv in init must not race with setenv.
+  setenv("NCCLBOT_MODE", "online", 1);
+  setenv("NCCLBOT_POLICY", "ucb1:c=0.5,n0=2", 1);
+  setenv("NCCLBOT_STATE", state_path, 1);
+  run_threads(6, 6);
+  setenv("NCCLBOT_POLICY", "egreedy:eps=0.3,n0=1", 1);
+  unsetenv("NCCLBOT_STATE");
+  run_threads(4, 4);
+  setenv("NCCLBOT_MODE", "table", 1);
+  setenv("NCCLBOT_TABLE", table_path, 1);
+  run_threads(4, 4);
+  setenv("NCCLBOT_MODE", "off", 1);
+  run_threads(2, 2);
+
+  // Leader role: a server with followers asking from several threads at once.
+  setenv("NCCLBOT_MODE", "online", 1);
+  setenv("NCCLBOT_POLICY", "thompson:n0=1,sigma=0.1", 1);
+  setenv("NCCLBOT_LEADER", "127.0.0.1:0", 1);  // port 0 is rejected: exercises the failure path
+  setenv("NCCLBOT_RANK", "0", 1);
+  void* ctx = nullptr;
+  ncclTunerPlugin_v5.init(&ctx, 77, 2, 1, nullptr, nullptr, nullptr);
+  ncclTunerPlugin_v5.finalize(ctx);
+  const int port = 20000 + int(getpid() % 20000);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  setenv("NCCLBOT_LEADER", address.c_str(), 1);
+  ncclTunerPlugin_v5.init(&ctx, 78, 3, 1, nullptr, nullptr, nullptr);
+  std::vector<std::thread> followers;
+  for (int f = 0; f < 2; ++f)
+    followers.emplace_back([&, f] {
+      std::string error;
+      auto link = ncclbot::plugin::FollowerLink::connect(address, 5000, &error);
+      if (!link) {
+        fail("follower connect", f, 0);
+        return;
+      }
+      link->hello(78, 3, 1);
+      float prior[21];
+      for (float& p : prior) p = 3.0f;
+      for (uint64_t i = 0; i < 2000; ++i) {
+        int slot = -2;
+        if (!link->decision(78, 4 * 65 + 10, i, 512, 3, 1, prior, 5000, &slot))
+          fail("follower decision", f, int(i));
+      }
+    });
+  for (int call = 0; call < 2000; ++call) {
+    float table[7][3];
+    for (auto& row : table)
+      for (float& v : row) v = 3.0f;
+    ncclTunerPlugin_v5.getCollInfo(ctx, 4, 512, 1, reinterpret_cast<float**>(table), 7, 3, 0, nullptr);
+  }
+  for (auto& th : followers) th.join();
+  ncclTunerPlugin_v5.finalize(ctx);
+  std::remove(table_path);
+  std::remove(state_path);
+  if (failures.load() != 0) {
+    std::fprintf(stderr, "%d invariant failures\n", failures.load());
+    return 1;
+  }
+  std::fprintf(stderr, "plugin thread check passed\n");
+  return 0;
+}
