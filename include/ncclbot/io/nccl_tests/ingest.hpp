@@ -1,0 +1,57 @@
+#pragma once
+// nccl-tests logs -> forced-arm sweep. Each usable run gives one sample per (context, arm): its
+// rows' times (out-of-place by default). A run is usable only when its arm is known: forced in the
+// log itself (JSON env, NCCL's "set by environment" line, a shell/launcher NCCL_ALGO=...) or stated
+// in the manifest; an AUTO run is not a measurement of any one arm.
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/io/nccl_tests/log.hpp"
+#include "ncclbot/io/nccl_tests/manifest.hpp"
+
+namespace ncclbot::nccl_tests {
+
+enum class Placement {
+  kOutOfPlace,  // one sample per run: the out-of-place time (default)
+  kInPlace,     // one sample per run: the in-place time
+  kBoth,        // two samples per run: out-of-place, then in-place
+};
+
+struct IngestOptions {
+  Placement placement = Placement::kOutOfPlace;
+  std::string fabric = "unknown";  // for logs whose manifest entry names none
+  bool skip_unforced = false;      // skip runs with no known arm instead of failing
+  bool skip_failed = false;        // skip failed runs instead of failing
+};
+
+struct RunReport {
+  std::string file;
+  long line = 0;
+  std::string test;
+  bool used = false;
+  std::string reason;  // why skipped
+  std::string collective, algo, proto, fabric;
+  int nodes = 0, gpus_per_node = 0;
+  size_t rows = 0;
+};
+
+struct IngestResult {
+  Sweep sweep;
+  std::vector<RunReport> runs;
+  std::vector<Diagnostic> warnings;
+  size_t csv_rows = 0;  // rows the sweep CSV will have (one per sample)
+};
+
+// Reads every log (and the manifest's entries when `logs` is empty). Problems a person must fix
+// are InputErrors naming file:line; checks that do not block ingestion become warnings.
+IngestResult ingest_logs(const std::vector<std::string>& logs, const Manifest* manifest,
+                         const IngestOptions& options);
+
+// The same for logs already parsed (tests, fuzzing).
+IngestResult ingest_parsed(const std::vector<ParsedLog>& logs, const Manifest* manifest,
+                           const IngestOptions& options);
+
+Placement parse_placement(std::string_view s);  // "out" | "in" | "both"; UsageError otherwise
+
+}  // namespace ncclbot::nccl_tests

@@ -1,0 +1,284 @@
+#include "ncclbot/io/nccl_tests/ingest.hpp"
+
+#include <map>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/io/nccl_tests/checks.hpp"
+
+namespace ncclbot::nccl_tests {
+namespace {
+
+std::string at(const std::string& file, long line) {
+  return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
+struct Skip {
+  std::string reason;
+};
+
+// One arm component (algo or proto) from the log and/or the manifest; they must agree.
+template <typename T>
+std::optional<T> resolve_forced(const std::optional<ForcedSetting>& in_log,
+                                const std::optional<T>& in_manifest, const char* var, const char* key,
+                                std::optional<T> (*parse)(std::string_view), std::string_view (*name)(T),
+                                std::string_view names, const std::string& file, const Manifest* manifest,
+                                const ManifestEntry* entry) {
+  std::optional<T> from_log;
+  if (in_log) {
+    const std::string& v = in_log->value;
+    if (v.find_first_of(",^") != std::string::npos)
+      throw InputError(file, in_log->line,
+                       std::string(var) + "=" + v + " (" + in_log->how +
+                           ") allows several choices, so NCCL picked among "
+                           "them per call: not one forced arm");
+    from_log = parse(v);
+    if (!from_log)
+      throw InputError(file, in_log->line,
+                       std::string(var) + "=" + v + " is not one of " + std::string(names));
+  }
+  if (from_log && in_manifest && *from_log != *in_manifest)
+    throw InputError(manifest->path, entry->line,
+                     std::string(key) + " = " + std::string(name(*in_manifest)) + " contradicts the log: " +
+                         var + "=" + in_log->value + " at " + at(file, in_log->line));
+  return from_log ? from_log : in_manifest;
+}
+
+class Ingest {
+ public:
+  Ingest(const Manifest* manifest, const IngestOptions& options)
+      : manifest_(manifest), options_(options), builder_("nccl-tests logs") {}
+
+  void log(const ParsedLog& log) {
+    result_.warnings.insert(result_.warnings.end(), log.warnings.begin(), log.warnings.end());
+    const ManifestEntry* entry = manifest_ ? manifest_->find(log.file) : nullptr;
+    for (const Run& run : log.runs) {
+      RunReport report;
+      report.file = log.file;
+      report.line = run.first_line;
+      report.test = run.test_name;
+      try {
+        use_run(log.file, run, entry, report);
+        report.used = true;
+      } catch (const Skip& s) {
+        report.reason = s.reason;
+        result_.warnings.push_back({log.file, run.first_line, "run skipped: " + s.reason});
+      }
+      result_.runs.push_back(std::move(report));
+    }
+  }
+
+  IngestResult finish() {
+    if (contributions_.empty())
+      throw InputError(result_.runs.empty() ? "ingest" : result_.runs.front().file, 0,
+                       "no forced-arm rows: every run was skipped (see the warnings above)");
+    check_sample_counts();
+    result_.sweep = builder_.build();
+    result_.csv_rows = builder_.rows();
+    return std::move(result_);
+  }
+
+ private:
+  struct Contribution {
+    std::string file;
+    long line;
+  };
+
+  void use_run(const std::string& file, const Run& run, const ManifestEntry* entry, RunReport& report) {
+    const std::string test = run.test_name.empty() ? "nccl-tests" : run.test_name;
+    if (run.failure) {
+      const std::string why = test + " failed: " + run.failure->message;
+      if (options_.skip_failed) throw Skip{why};
+      throw InputError(file, run.failure->line, why + " (a failed run is not data; --skip-failed skips it)");
+    }
+
+    const auto algo = resolve_forced<Algo>(run.algo, entry ? entry->algo : std::nullopt, "NCCL_ALGO", "algo",
+                                           parse_algo, algo_name, algo_names_list(), file, manifest_, entry);
+    const auto proto =
+        resolve_forced<Proto>(run.proto, entry ? entry->proto : std::nullopt, "NCCL_PROTO", "proto",
+                              parse_proto, proto_name, proto_names_list(), file, manifest_, entry);
+    if (!algo || !proto) {
+      std::string why;
+      if (!algo && !proto)
+        why =
+            "no forced arm: neither NCCL_ALGO nor NCCL_PROTO is set in the log or the manifest (an AUTO run "
+            "measures "
+            "NCCL's own picks, not one arm)";
+      else if (!proto)
+        why = "NCCL_PROTO unknown: the algorithm is forced (" + std::string(algo_name(*algo)) +
+              ") but not the protocol, so NCCL chose the protocol per size; state proto in the manifest if "
+              "the run "
+              "forced it";
+      else
+        why = "NCCL_ALGO unknown: the protocol is forced (" + std::string(proto_name(*proto)) +
+              ") but not the algorithm; state algo in the manifest if the run forced it";
+      if (options_.skip_unforced) throw Skip{why};
+      throw InputError(file, run.first_line, test + ": " + why + " (--skip-unforced skips such runs)");
+    }
+
+    const Collective collective = resolve_collective(file, run, entry);
+    const Topology topo = resolve_topology(file, run, entry);
+    const std::string fabric = entry && entry->fabric ? *entry->fabric : options_.fabric;
+    if (!valid_fabric_name(fabric))
+      throw UsageError("fabric '" + fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+
+    check_bandwidths(run, collective, topo.ranks(), file, result_.warnings);
+    warn_identical(file, run, *algo, *proto);
+
+    const int slot = arm_slot(*algo, *proto);
+    int wrong_rows = 0;
+    long first_wrong = 0;
+    for (const Row& row : run.rows) {
+      const Context ctx{fabric, collective, topo.nodes, topo.gpus_per_node, row.bytes};
+      const bool out = options_.placement != Placement::kInPlace;
+      const bool in = options_.placement != Placement::kOutOfPlace;
+      if (in && !row.in_place)
+        throw InputError(file, row.line, "row has no in-place measurement (--placement)");
+      if (out) add(ctx, slot, row.out_of_place, file, row.line);
+      if (in) add(ctx, slot, *row.in_place, file, row.line);
+      // The pre-2022 `error` column is a float deviation (2e-07 is rounding), not wrong elements.
+      const bool wrong =
+          !run.wrong_is_deviation && ((row.out_of_place.wrong && *row.out_of_place.wrong > 0) ||
+                                      (row.in_place && row.in_place->wrong && *row.in_place->wrong > 0));
+      if (wrong && wrong_rows++ == 0) first_wrong = row.line;
+    }
+    if (wrong_rows > 0)
+      result_.warnings.push_back({file, first_wrong,
+                                  std::to_string(wrong_rows) + " rows report wrong results (#wrong > 0): " +
+                                      std::string(algo_name(*algo)) + "/" + std::string(proto_name(*proto)) +
+                                      " produced incorrect data; its times are kept"});
+    report.collective = std::string(collective_name(collective));
+    report.algo = std::string(algo_name(*algo));
+    report.proto = std::string(proto_name(*proto));
+    report.fabric = fabric;
+    report.nodes = topo.nodes;
+    report.gpus_per_node = topo.gpus_per_node;
+    report.rows = run.rows.size();
+  }
+
+  Collective resolve_collective(const std::string& file, const Run& run, const ManifestEntry* entry) {
+    std::optional<Collective> from_log;
+    if (!run.test_name.empty()) {
+      from_log = collective_of_test(run.test_name);
+      if (!from_log)
+        throw InputError(file, run.test_name_line,
+                         "test '" + run.test_name + "' is not one NCCL collective (supported: " +
+                             std::string(collective_names_list()) + ")");
+    }
+    const auto from_manifest = entry ? entry->collective : std::nullopt;
+    if (from_log && from_manifest && *from_log != *from_manifest)
+      throw InputError(manifest_->path, entry->line,
+                       "collective = " + std::string(collective_name(*from_manifest)) +
+                           " contradicts the log: " + run.test_name + " at " + at(file, run.test_name_line));
+    if (from_log) return *from_log;
+    if (from_manifest) return *from_manifest;
+    throw InputError(
+        file, run.first_line,
+        "collective unknown: the log never names its test (no 'Collective test starting' line or *_perf "
+        "command); give collective in the manifest");
+  }
+
+  Topology resolve_topology(const std::string& file, const Run& run, const ManifestEntry* entry) {
+    const auto from_devices = topology_from_devices(run, file);
+    const auto m_nodes = entry ? entry->nodes : std::nullopt;
+    const auto m_gpus = entry ? entry->gpus_per_node : std::nullopt;
+    if (from_devices) {
+      if ((m_nodes && *m_nodes != from_devices->nodes) || (m_gpus && *m_gpus != from_devices->gpus_per_node))
+        throw InputError(manifest_->path, entry->line,
+                         "nodes = " + (m_nodes ? std::to_string(*m_nodes) : "?") + ", gpus_per_node = " +
+                             (m_gpus ? std::to_string(*m_gpus) : "?") + " contradicts the device list at " +
+                             at(file, run.devices.front().line) + ": " + std::to_string(from_devices->nodes) +
+                             " host(s) x " + std::to_string(from_devices->gpus_per_node) + " rank(s)");
+      return *from_devices;
+    }
+    if (!m_nodes || !m_gpus)
+      throw InputError(
+          file, run.first_line,
+          "nodes and GPUs per node unknown: the log has no complete device list ('# Rank N ... on HOST' "
+          "lines); give nodes and gpus_per_node in the manifest");
+    const Topology t{*m_nodes, *m_gpus};
+    for (const DeviceEntry& d : run.devices)
+      if (d.rank >= t.ranks())
+        throw InputError(manifest_->path, entry->line,
+                         "nodes x gpus_per_node = " + std::to_string(t.ranks()) +
+                             " ranks, but the log lists rank " + std::to_string(d.rank) + " at " +
+                             at(file, d.line));
+    return t;
+  }
+
+  // The same times under two labels means at least one label is wrong (or one log given twice).
+  void warn_identical(const std::string& file, const Run& run, Algo algo, Proto proto) {
+    if (run.rows.size() < 3) return;
+    std::vector<std::pair<uint64_t, double>> key;
+    for (const Row& r : run.rows) key.emplace_back(r.bytes, r.out_of_place.time_us.value);
+    const std::string label = std::string(algo_name(algo)) + "/" + std::string(proto_name(proto));
+    for (const auto& [other_key, where] : seen_runs_)
+      if (other_key == key)
+        result_.warnings.push_back(
+            {file, run.first_line,
+             "run (" + label + ") has exactly the same times as the run at " + where +
+                 ": its label may not match what ran, or the same log was given twice"});
+    seen_runs_.emplace_back(std::move(key), at(file, run.first_line) + " (" + label + ")");
+  }
+
+  void add(const Context& ctx, int slot, const Measurement& m, const std::string& file, long line) {
+    auto& list = contributions_[{ctx, slot}];
+    builder_.add(ctx, slot, int(list.size()), float(m.time_us.value), std::nullopt, line);
+    list.push_back({file, line});
+  }
+
+  // Every arm of a sweep has the same number of samples; say which runs break that, by file.
+  void check_sample_counts() const {
+    const auto& [first_key, first_list] = *contributions_.begin();
+    for (const auto& [key, list] : contributions_) {
+      if (list.size() == first_list.size()) continue;
+      const auto describe = [](const std::pair<Context, int>& k) {
+        return std::string(collective_name(k.first.collective)) + " " + std::to_string(k.first.nodes) + "x" +
+               std::to_string(k.first.gpus_per_node) + " " + std::to_string(k.first.bytes) + " B " +
+               std::string(algo_name(slot_algo(k.second))) + "/" +
+               std::string(proto_name(slot_proto(k.second))) + " on " + k.first.fabric;
+      };
+      throw InputError(list.front().file, list.front().line,
+                       describe(key) + " has " + std::to_string(list.size()) + " sample(s), but " +
+                           describe(first_key) + " (" + at(first_list.front().file, first_list.front().line) +
+                           ") has " + std::to_string(first_list.size()) +
+                           ": a sweep needs the same number of runs for every arm and size");
+    }
+  }
+
+  const Manifest* manifest_;
+  IngestOptions options_;
+  SweepBuilder builder_;
+  IngestResult result_;
+  std::map<std::pair<Context, int>, std::vector<Contribution>> contributions_;
+  std::vector<std::pair<std::vector<std::pair<uint64_t, double>>, std::string>> seen_runs_;
+};
+
+}  // namespace
+
+IngestResult ingest_parsed(const std::vector<ParsedLog>& logs, const Manifest* manifest,
+                           const IngestOptions& options) {
+  Ingest ingest(manifest, options);
+  for (const ParsedLog& log : logs) ingest.log(log);
+  return ingest.finish();
+}
+
+IngestResult ingest_logs(const std::vector<std::string>& paths, const Manifest* manifest,
+                         const IngestOptions& options) {
+  std::vector<std::string> files = paths;
+  if (files.empty() && manifest)
+    for (const ManifestEntry& e : manifest->entries) files.push_back(e.resolved);
+  if (files.empty()) throw UsageError("no logs given (name LOG files or a --manifest listing them)");
+  std::vector<ParsedLog> logs;
+  for (const std::string& f : files) logs.push_back(read_log(f));
+  return ingest_parsed(logs, manifest, options);
+}
+
+Placement parse_placement(std::string_view s) {
+  if (s == "out") return Placement::kOutOfPlace;
+  if (s == "in") return Placement::kInPlace;
+  if (s == "both") return Placement::kBoth;
+  throw UsageError("--placement: '" + std::string(s) + "' is not one of out, in, both");
+}
+
+}  // namespace ncclbot::nccl_tests

@@ -1,0 +1,45 @@
+#include "ncclbot/io/nccl_tests/log.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "io/nccl_tests/text_log_parser.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+
+namespace ncclbot::nccl_tests {
+
+std::string Diagnostic::text() const {
+  return (line > 0 ? file + ":" + std::to_string(line) : file) + ": " + message;
+}
+
+ParsedLog parse_log(std::string_view text, const std::string& file) {
+  if (text.find('\0') != std::string_view::npos)
+    throw InputError(file, 0, "binary data (NUL bytes): not an nccl-tests log");
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) throw InputError(file, 0, "empty file: no nccl-tests output");
+  ParsedLog log = text[first] == '{' ? parse_json_log(text, file) : parse_text_log(text, file);
+  if (log.runs.empty()) throw InputError(file, 0, "no nccl-tests results table found");
+  return log;
+}
+
+ParsedLog read_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, "cannot read file");
+  return parse_log(ss.str(), path);
+}
+
+std::optional<Collective> collective_of_test(std::string_view test_name) {
+  constexpr std::string_view suffix = "_perf";
+  if (test_name.size() <= suffix.size() || test_name.substr(test_name.size() - suffix.size()) != suffix)
+    return std::nullopt;
+  const std::string_view base = test_name.substr(0, test_name.size() - suffix.size());
+  // parse_collective folds '_' away, so "all_reduce" and "alltoall" find AllReduce and AlltoAll;
+  // a test such as "hypercube" or "alltoallv" is not one NCCL collective and stays unknown.
+  return parse_collective(base);
+}
+
+}  // namespace ncclbot::nccl_tests

@@ -1,0 +1,150 @@
+#include "ncclbot/io/nccl_tests/manifest.hpp"
+
+#include <toml++/toml.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+
+namespace ncclbot::nccl_tests {
+namespace {
+
+namespace fs = std::filesystem;
+
+long line_of(const toml::node& n) {
+  return static_cast<long>(n.source().begin.line);
+}
+
+std::string read_string(const toml::node& n, const std::string& path, const std::string& key) {
+  if (auto v = n.value<std::string>()) return *v;
+  throw InputError(path, line_of(n), key + " must be a string");
+}
+
+int read_count(const toml::node& n, const std::string& path, const std::string& key) {
+  if (auto v = n.value<int64_t>(); v && *v >= 1 && *v <= 1'000'000) return int(*v);
+  throw InputError(path, line_of(n), key + " must be an integer from 1 to 1000000");
+}
+
+ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs::path& dir) {
+  ManifestEntry e;
+  e.line = line_of(t);
+  for (auto&& [key, node] : t) {
+    const std::string k(key.str());
+    if (k == "file") {
+      e.file = read_string(node, path, k);
+      if (e.file.empty()) throw InputError(path, line_of(node), "file must not be empty");
+    } else if (k == "algo") {
+      const std::string s = read_string(node, path, k);
+      e.algo = parse_algo(s);
+      if (!e.algo)
+        throw InputError(path, line_of(node),
+                         "algo '" + s + "' is not one of " + std::string(algo_names_list()));
+    } else if (k == "proto") {
+      const std::string s = read_string(node, path, k);
+      e.proto = parse_proto(s);
+      if (!e.proto)
+        throw InputError(path, line_of(node),
+                         "proto '" + s + "' is not one of " + std::string(proto_names_list()));
+    } else if (k == "collective") {
+      const std::string s = read_string(node, path, k);
+      e.collective = parse_collective(s);
+      if (!e.collective)
+        throw InputError(path, line_of(node),
+                         "collective '" + s + "' is not one of " + std::string(collective_names_list()));
+    } else if (k == "nodes") {
+      e.nodes = read_count(node, path, k);
+    } else if (k == "gpus_per_node") {
+      e.gpus_per_node = read_count(node, path, k);
+    } else if (k == "fabric") {
+      e.fabric = read_string(node, path, k);
+      if (!valid_fabric_name(*e.fabric))
+        throw InputError(
+            path, line_of(node),
+            "fabric '" + *e.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+    } else {
+      throw InputError(
+          path, line_of(node),
+          "unknown key '" + k + "' (known: file, algo, proto, collective, nodes, gpus_per_node, fabric)");
+    }
+  }
+  if (e.file.empty()) throw InputError(path, e.line, "[[run]] without a file");
+  e.resolved = (dir / e.file).lexically_normal().string();
+  return e;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = fs::equivalent(a, b, ec);
+  return !ec && same;
+}
+
+}  // namespace
+
+bool valid_fabric_name(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char ch : s)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) return false;
+  return true;
+}
+
+Manifest parse_manifest(std::string_view text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw InputError(path, static_cast<long>(e.source().begin.line), std::string(e.description()));
+  }
+  Manifest m;
+  m.path = path;
+  const fs::path dir = fs::path(path).parent_path();
+  for (auto&& [key, node] : root) {
+    if (key.str() != "run")
+      throw InputError(path, line_of(node),
+                       "unknown top-level key '" + std::string(key.str()) + "' (expected [[run]] tables)");
+    const toml::array* runs = node.as_array();
+    if (!runs) throw InputError(path, line_of(node), "'run' must be a list of tables: write [[run]]");
+    for (const toml::node& r : *runs) {
+      const toml::table* t = r.as_table();
+      if (!t) throw InputError(path, line_of(r), "each run must be a table");
+      m.entries.push_back(read_entry(*t, path, dir));
+    }
+  }
+  if (m.entries.empty()) throw InputError(path, 0, "no [[run]] entries");
+  for (size_t i = 0; i < m.entries.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (m.entries[i].resolved == m.entries[j].resolved)
+        throw InputError(path, m.entries[i].line,
+                         "second entry for " + m.entries[i].file + " (first at line " +
+                             std::to_string(m.entries[j].line) + ")");
+  return m;
+}
+
+Manifest read_manifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_manifest(ss.str(), path);
+}
+
+const ManifestEntry* Manifest::find(const std::string& log_path) const {
+  const ManifestEntry* found = nullptr;
+  const std::string base = fs::path(log_path).filename().string();
+  for (const ManifestEntry& e : entries) {
+    const bool bare = e.file.find('/') == std::string::npos;
+    const bool match = fs::exists(e.resolved) ? same_file(e.resolved, log_path) : bare && e.file == base;
+    if (!match) continue;
+    if (found)
+      throw InputError(path, e.line,
+                       "entries at lines " + std::to_string(found->line) + " and " + std::to_string(e.line) +
+                           " both match " + log_path);
+    found = &e;
+  }
+  return found;
+}
+
+}  // namespace ncclbot::nccl_tests
