@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ncclbot/stats/alternative.hpp"
+#include "ncclbot/stats/bootstrap.hpp"
 #include "ncclbot/stats/multiple_testing.hpp"
 #include "ncclbot/stats/resolution_floor.hpp"
 #include "ncclbot/stats/sign_flip_test.hpp"
@@ -105,6 +106,51 @@ nlohmann::json resolution(const JsonInput& in, const StatsRunOptions&) {
   return out;
 }
 
+nlohmann::json bootstrap(const JsonInput& in, const StatsRunOptions& run) {
+  in.only_fields({"x", "y", "statistic", "threshold", "level", "method", "resamples", "seed"});
+  const std::vector<double> x = in.numbers("x");
+  const bool paired = in.has("y");
+  const std::vector<double> y = paired ? in.numbers("y") : std::vector<double>();
+  if (paired && y.size() != x.size())
+    in.fail("paired bootstrap: \"x\" has " + std::to_string(x.size()) + " values but \"y\" has " +
+            std::to_string(y.size()));
+  BootstrapOptions opt;
+  opt.statistic = parse_bootstrap_statistic(in.text("statistic", "mean"));
+  opt.threshold = in.number("threshold", 0.10);
+  opt.level = in.number("level", 0.95);
+  if (!(opt.level > 0.0 && opt.level < 1.0)) in.fail("\"level\" must lie in (0, 1), e.g. 0.95");
+  opt.method = parse_interval_method(in.text("method", "bca"));
+  opt.resamples = in.unsigned_integer("resamples", 9999);
+  if (opt.resamples == 0) in.fail("\"resamples\" must be >= 1");
+  opt.seed = in.unsigned_integer("seed", 0);
+  opt.threads = run.threads;
+  if (opt.method == IntervalMethod::bca && x.size() < 2)
+    in.fail("BCa needs at least 2 values (use \"method\": \"percentile\")");
+  const BootstrapResult r = paired ? bootstrap_paired_difference(x, y, opt) : bootstrap_interval(x, opt);
+  nlohmann::json out = {{"statistic", to_string(opt.statistic)},
+                        {"paired", paired},
+                        {"n", x.size()},
+                        {"estimate", r.estimate},
+                        {"low", json_number(r.low)},
+                        {"high", json_number(r.high)},
+                        {"level", opt.level},
+                        {"method", to_string(opt.method)},
+                        {"quantile_levels", {json_number(r.level_low), json_number(r.level_high)}},
+                        {"standard_error", json_number(r.standard_error)},
+                        {"resamples", opt.resamples},
+                        {"seed", opt.seed},
+                        {"degenerate", r.degenerate}};
+  if (opt.statistic == BootstrapStatistic::count_above) out["threshold"] = opt.threshold;
+  if (opt.method == IntervalMethod::bca) {
+    out["bias_correction"] = json_number(r.bias_correction);
+    out["acceleration"] = json_number(r.acceleration);
+  }
+  if (paired) out["estimate_is"] = "statistic(x) - statistic(y)";
+  if (r.degenerate)
+    out["note"] = "BCa is undefined here (constant jackknife or bootstrap distribution); try \"percentile\"";
+  return out;
+}
+
 }  // namespace
 
 const std::vector<StatsTest>& stats_tests() {
@@ -118,6 +164,9 @@ const std::vector<StatsTest>& stats_tests() {
       {"permutation", "paired sign-flip permutation test of the mean difference",
        R"({"diffs": [...], "alternative": "two-sided|greater|less", "method": "auto|exact|monte_carlo", "resamples": 9999, "seed": 0})",
        permutation},
+      {"bootstrap", "bootstrap confidence interval (percentile or BCa) of mean, p99, max or count_above",
+       R"({"x": [...], "y": [...] (optional, paired: statistic(x) - statistic(y)), "statistic": "mean|p99|max|count_above", "threshold": 0.1, "level": 0.95, "method": "percentile|bca", "resamples": 9999, "seed": 0})",
+       bootstrap},
       {"resolution", "smallest attainable sign-flip p for n paired units and what Holm can then reject",
        R"({"units": 9, "alpha": 0.05, "family_size": 20, "alternative": "two-sided"})", resolution},
   };

@@ -3,13 +3,14 @@
 // resample b of a run depends only on (seed, b): results are identical for any thread count or
 // split of the work.
 //
-// Seed mapping (documented in docs/statistics.md): Philox4x32-10 (Random123) with
+// Seed mapping (documented in docs/statistics.md): Philox4x32-10 (core/philox.hpp, the generator of
+// the replays) with
 //   key     = (seed mod 2^32, seed >> 32)
 //   counter = (block, b mod 2^32, b >> 32, purpose)
 // Blocks 0, 1, 2, ... are used in order; each yields four 32-bit words, consumed x[0] first.
-#include <Random123/philox.h>
-
 #include <cstdint>
+
+#include "ncclbot/core/philox.hpp"
 
 namespace ncclbot {
 
@@ -20,14 +21,14 @@ enum class ResamplePurpose : uint32_t {
 
 class ResampleStream {
  public:
-  ResampleStream(uint64_t seed, uint64_t resample, ResamplePurpose purpose) {
-    key_ = {{uint32_t(seed), uint32_t(seed >> 32)}};
-    counter_ = {{0u, uint32_t(resample), uint32_t(resample >> 32), uint32_t(purpose)}};
-  }
+  ResampleStream(uint64_t seed, uint64_t resample, ResamplePurpose purpose)
+      : key0_(uint32_t(seed)),
+        key1_(uint32_t(seed >> 32)),
+        counter_{{0u, uint32_t(resample), uint32_t(resample >> 32), uint32_t(purpose)}} {}
 
   uint32_t next_word() {
     if (used_ == 4) {
-      block_ = r123::Philox4x32()(counter_, key_);
+      block_ = philox4x32_10(counter_, key0_, key1_);
       ++counter_.v[0];
       used_ = 0;
     }
@@ -50,9 +51,9 @@ class ResampleStream {
   }
 
  private:
-  r123::Philox4x32::key_type key_;
-  r123::Philox4x32::ctr_type counter_;
-  r123::Philox4x32::ctr_type block_;
+  uint32_t key0_, key1_;
+  Philox4x32 counter_;
+  Philox4x32 block_{};
   int used_ = 4;
 };
 

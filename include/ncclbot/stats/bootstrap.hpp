@@ -1,0 +1,57 @@
+#pragma once
+// Bootstrap confidence intervals of a metric over contexts (units), one sample or the paired
+// difference statistic(x) - statistic(y) of two policies scored on the same contexts (the same
+// resampled contexts feed both, as scipy.stats.bootstrap(paired=True) does).
+//
+// Resample b draws n units with replacement from its own Philox stream (seed, b) (see
+// resample_stream.hpp), so results are bit-identical for any thread count. Units are drawn as
+// indices; values are never copied: the mean, max and count are accumulated while drawing, and the
+// p99 reads the top order statistics from per-unit draw counts walked in sorted order.
+// Intervals follow scipy.stats.bootstrap: "percentile" takes the (1-level)/2 and (1+level)/2
+// quantiles (linear interpolation) of the bootstrap distribution; "bca" moves those levels by the
+// bias correction and the jackknife acceleration (bca.hpp). The jackknife uses closed forms
+// (leave-one-out mean, order statistics), O(n) instead of O(n^2).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ncclbot/stats/bootstrap_statistic.hpp"
+
+namespace ncclbot {
+
+enum class IntervalMethod { percentile, bca };
+
+IntervalMethod parse_interval_method(std::string_view text);  // "percentile" | "bca" (UsageError otherwise)
+std::string to_string(IntervalMethod m);
+
+struct BootstrapOptions {
+  BootstrapStatistic statistic = BootstrapStatistic::mean;
+  double threshold = 0.10;  // count_above: values strictly above it count
+  double level = 0.95;      // two-sided confidence level, in (0, 1)
+  IntervalMethod method = IntervalMethod::bca;
+  uint64_t resamples = 9999;
+  uint64_t seed = 0;
+  unsigned threads = 1;  // 0 = all cores; the result does not depend on it
+  bool keep_distribution = false;
+};
+
+struct BootstrapResult {
+  double estimate = 0.0;  // the statistic on the data (paired: statistic(x) - statistic(y))
+  double low = 0.0, high = 0.0;
+  double level_low = 0.0, level_high = 0.0;  // quantile levels used (BCa-adjusted for "bca")
+  double standard_error = 0.0;               // sample standard deviation of the bootstrap distribution
+  double bias_correction = 0.0;              // z0 (bca only, else NaN)
+  double acceleration = 0.0;                 // a (bca only, else NaN)
+  bool degenerate = false;                   // BCa undefined (e.g. all resamples equal): low, high are NaN
+  std::vector<double> distribution;          // theta*_b in resample order, if keep_distribution
+};
+
+// Throws std::invalid_argument for empty or non-finite data, resamples == 0, a level outside (0,1),
+// BCa with fewer than 2 units, or x and y of different lengths.
+BootstrapResult bootstrap_interval(std::span<const double> x, const BootstrapOptions& options);
+BootstrapResult bootstrap_paired_difference(std::span<const double> x, std::span<const double> y,
+                                            const BootstrapOptions& options);
+
+}  // namespace ncclbot

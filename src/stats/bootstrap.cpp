@@ -1,0 +1,255 @@
+#include "ncclbot/stats/bootstrap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/stats/bca.hpp"
+#include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/stats/parallel_for.hpp"
+#include "ncclbot/stats/resample_stream.hpp"
+
+namespace ncclbot {
+
+IntervalMethod parse_interval_method(std::string_view text) {
+  if (text == "percentile") return IntervalMethod::percentile;
+  if (text == "bca" || text == "BCa") return IntervalMethod::bca;
+  throw UsageError("method must be \"percentile\" or \"bca\", not \"" + std::string(text) + "\"");
+}
+
+std::string to_string(IntervalMethod m) {
+  return m == IntervalMethod::bca ? "bca" : "percentile";
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One array of per-unit values with what the resampling loops need precomputed.
+struct UnitValues {
+  std::span<const double> x;
+  std::vector<double> sorted;         // x ascending
+  std::vector<uint32_t> unit_at;      // unit at each sorted position (stable)
+  std::vector<uint32_t> position_of;  // sorted position of each unit
+  std::vector<uint8_t> above;         // x_u > threshold
+
+  UnitValues(std::span<const double> values, double threshold) : x(values) {
+    const size_t n = x.size();
+    unit_at.resize(n);
+    std::iota(unit_at.begin(), unit_at.end(), 0u);
+    std::stable_sort(unit_at.begin(), unit_at.end(), [&](uint32_t a, uint32_t b) { return x[a] < x[b]; });
+    sorted.resize(n);
+    position_of.resize(n);
+    above.resize(n);
+    for (size_t r = 0; r < n; ++r) {
+      sorted[r] = x[unit_at[r]];
+      position_of[unit_at[r]] = uint32_t(r);
+    }
+    for (size_t u = 0; u < n; ++u) above[u] = x[u] > threshold;
+  }
+};
+
+// Where the 99th percentile of m values sits: the same arithmetic as quantile_linear_sorted.
+struct PercentileSpot {
+  size_t lo, hi;
+  double frac;
+  explicit PercentileSpot(size_t m) {
+    const double pos = 0.99 * double(m - 1);
+    lo = size_t(std::floor(pos));
+    hi = std::min(lo + 1, m - 1);
+    frac = pos - double(lo);
+  }
+  double interpolate(double at_lo, double at_hi) const { return at_lo + (at_hi - at_lo) * frac; }
+};
+
+// p99 of a resample given how often each unit was drawn: walk the sorted order from the top, where
+// the few values that matter live, until the ascending ranks lo and hi are found.
+double resample_p99(const UnitValues& v, const uint32_t* draws, const PercentileSpot& spot) {
+  const size_t n = v.sorted.size();
+  const size_t want_hi = n - 1 - spot.hi, want_lo = n - 1 - spot.lo;  // descending ranks, want_hi <= want_lo
+  double at_hi = kNaN, at_lo = kNaN;
+  size_t seen = 0;
+  for (size_t r = n; r-- > 0;) {
+    const uint32_t c = draws[v.unit_at[r]];
+    if (c == 0) continue;
+    seen += c;
+    if (std::isnan(at_hi) && seen > want_hi) at_hi = v.sorted[r];
+    if (seen > want_lo) {
+      at_lo = v.sorted[r];
+      break;
+    }
+  }
+  return spot.interpolate(at_lo, at_hi);
+}
+
+// Statistic of the data with unit i left out, for every i (closed forms; see the header).
+std::vector<double> jackknife(BootstrapStatistic stat, const UnitValues& v, double threshold) {
+  const size_t n = v.x.size();
+  std::vector<double> out(n);
+  switch (stat) {
+    case BootstrapStatistic::mean: {
+      double sum = 0.0;
+      for (double t : v.x) sum += t;
+      for (size_t i = 0; i < n; ++i) out[i] = (sum - v.x[i]) / double(n - 1);
+      break;
+    }
+    case BootstrapStatistic::max:
+      for (size_t i = 0; i < n; ++i) out[i] = v.position_of[i] == n - 1 ? v.sorted[n - 2] : v.sorted[n - 1];
+      break;
+    case BootstrapStatistic::count_above: {
+      double count = 0.0;
+      for (size_t i = 0; i < n; ++i) count += v.x[i] > threshold;
+      for (size_t i = 0; i < n; ++i) out[i] = count - double(v.above[i]);
+      break;
+    }
+    case BootstrapStatistic::p99: {
+      const PercentileSpot spot(n - 1);
+      for (size_t i = 0; i < n; ++i) {
+        // Ascending rank k of the leave-one-out sample is sorted[k] below the removed position, sorted[k+1]
+        // above.
+        const size_t r = v.position_of[i];
+        const double at_lo = v.sorted[spot.lo < r ? spot.lo : spot.lo + 1];
+        const double at_hi = v.sorted[spot.hi < r ? spot.hi : spot.hi + 1];
+        out[i] = spot.interpolate(at_lo, at_hi);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+void check_values(std::span<const double> v, const char* name) {
+  if (v.empty()) throw std::invalid_argument(std::string(name) + " is empty");
+  if (v.size() >= (size_t(1) << 32)) throw std::invalid_argument(std::string(name) + " has too many values");
+  for (double t : v)
+    if (!std::isfinite(t)) throw std::invalid_argument(std::string(name) + " holds a non-finite value");
+}
+
+BootstrapResult run(std::span<const double> x, std::span<const double> y, bool paired,
+                    const BootstrapOptions& opt) {
+  check_values(x, "x");
+  if (paired) {
+    check_values(y, "y");
+    if (x.size() != y.size())
+      throw std::invalid_argument("paired bootstrap needs x and y of the same length");
+  }
+  if (opt.resamples == 0) throw std::invalid_argument("resamples must be >= 1");
+  if (!(opt.level > 0.0 && opt.level < 1.0)) throw std::invalid_argument("level must lie in (0, 1)");
+  const size_t n = x.size();
+  if (opt.method == IntervalMethod::bca && n < 2) throw std::invalid_argument("BCa needs at least 2 values");
+
+  const UnitValues vx(x, opt.threshold);
+  const UnitValues vy = paired ? UnitValues(y, opt.threshold) : UnitValues(std::span<const double>(), 0.0);
+  const BootstrapStatistic stat = opt.statistic;
+  const PercentileSpot spot(n);
+
+  BootstrapResult res;
+  res.estimate = evaluate_statistic(stat, x, opt.threshold) -
+                 (paired ? evaluate_statistic(stat, y, opt.threshold) : 0.0);
+
+  std::vector<double> theta(opt.resamples);
+  const uint32_t n32 = uint32_t(n);
+  parallel_for_chunks(opt.resamples, opt.threads, [&](uint64_t begin, uint64_t end) {
+    std::vector<uint32_t> draws(stat == BootstrapStatistic::p99 ? n : 0);
+    for (uint64_t b = begin; b < end; ++b) {
+      ResampleStream stream(opt.seed, b, ResamplePurpose::bootstrap_indices);
+      double tx = 0.0, ty = 0.0;
+      switch (stat) {
+        case BootstrapStatistic::mean: {
+          double sx = 0.0, sy = 0.0;
+          for (uint32_t i = 0; i < n32; ++i) {
+            const uint32_t u = stream.next_below(n32);
+            sx += x[u];
+            if (paired) sy += y[u];
+          }
+          tx = sx / double(n);
+          ty = sy / double(n);
+          break;
+        }
+        case BootstrapStatistic::max: {
+          double mx = -std::numeric_limits<double>::infinity(), my = mx;
+          for (uint32_t i = 0; i < n32; ++i) {
+            const uint32_t u = stream.next_below(n32);
+            mx = std::max(mx, x[u]);
+            if (paired) my = std::max(my, y[u]);
+          }
+          tx = mx;
+          ty = my;
+          break;
+        }
+        case BootstrapStatistic::count_above: {
+          uint32_t cx = 0, cy = 0;
+          for (uint32_t i = 0; i < n32; ++i) {
+            const uint32_t u = stream.next_below(n32);
+            cx += vx.above[u];
+            if (paired) cy += vy.above[u];
+          }
+          tx = double(cx);
+          ty = double(cy);
+          break;
+        }
+        case BootstrapStatistic::p99: {
+          std::fill(draws.begin(), draws.end(), 0u);
+          for (uint32_t i = 0; i < n32; ++i) ++draws[stream.next_below(n32)];
+          tx = resample_p99(vx, draws.data(), spot);
+          if (paired) ty = resample_p99(vy, draws.data(), spot);
+          break;
+        }
+      }
+      theta[b] = paired ? tx - ty : tx;
+    }
+  });
+
+  std::vector<double> sorted = theta;
+  std::sort(sorted.begin(), sorted.end());
+  const double B = double(sorted.size());
+  double mean = 0.0;
+  for (double t : theta) mean += t;
+  mean /= B;
+  double ss = 0.0;
+  for (double t : theta) ss += (t - mean) * (t - mean);
+  res.standard_error = sorted.size() > 1 ? std::sqrt(ss / (B - 1.0)) : kNaN;
+
+  const double alpha = (1.0 - opt.level) / 2.0;
+  if (opt.method == IntervalMethod::percentile) {
+    res.level_low = alpha;
+    res.level_high = 1.0 - alpha;
+    res.bias_correction = res.acceleration = kNaN;
+  } else {
+    res.bias_correction = bca_bias_correction(sorted, res.estimate);
+    std::vector<double> jack = jackknife(stat, vx, opt.threshold);
+    if (paired) {
+      const std::vector<double> jy = jackknife(stat, vy, opt.threshold);
+      for (size_t i = 0; i < n; ++i) jack[i] -= jy[i];
+    }
+    res.acceleration = jackknife_acceleration(jack);
+    const BcaLevels levels = bca_levels(res.bias_correction, res.acceleration, alpha);
+    res.level_low = levels.low;
+    res.level_high = levels.high;
+  }
+  if (std::isnan(res.level_low) || std::isnan(res.level_high)) {
+    res.degenerate = true;
+    res.low = res.high = kNaN;
+  } else {
+    res.low = quantile_linear_sorted(sorted, res.level_low);
+    res.high = quantile_linear_sorted(sorted, res.level_high);
+  }
+  if (opt.keep_distribution) res.distribution = std::move(theta);
+  return res;
+}
+
+}  // namespace
+
+BootstrapResult bootstrap_interval(std::span<const double> x, const BootstrapOptions& options) {
+  return run(x, {}, false, options);
+}
+
+BootstrapResult bootstrap_paired_difference(std::span<const double> x, std::span<const double> y,
+                                            const BootstrapOptions& options) {
+  return run(x, y, true, options);
+}
+
+}  // namespace ncclbot
