@@ -80,8 +80,9 @@ Action setup(CLI::App& app) {
   app.add_option("--fabric", opt->fabric,
                  "fabric preset (h100-ib-a, gb200-mnnvl, h100-ib-3d, ...) or a .toml path");
   app.add_option("--bytes", opt->bytes, "all-reduce size per rank: 1048576, 64M, 1G, ...");
-  app.add_option("--nodes", opt->nodes, "nodes (default: the preset's)");
-  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per node (default: the preset's)");
+  CLI::Option* nodes = app.add_option("--nodes", opt->nodes, "nodes (default: the preset's)");
+  CLI::Option* gpus =
+      app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per node (default: the preset's)");
   app.add_option("--chunks", opt->chunks, "chunk count of the equal-chunk and Themis baselines")
       ->capture_default_str();
   app.add_option("--max-chunks", opt->max_chunks, "upper end of HiPIPE's chunk-count search")
@@ -90,9 +91,9 @@ Action setup(CLI::App& app) {
   app.add_option("--out", opt->out, "output folder of --study");
   app.add_flag("--no-figure", opt->no_figure, "with --study: skip the matplotlib figure");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
-    if (opt->nodes < 0 || opt->gpus_per_node < 0)
-      throw UsageError("--nodes and --gpus-per-node must be positive");
+  return [opt, nodes, gpus] {
+    if ((nodes->count() > 0 && opt->nodes < 1) || (gpus->count() > 0 && opt->gpus_per_node < 1))
+      throw UsageError("--nodes and --gpus-per-node must be at least 1");
     return opt->study.empty() ? run_single(*opt) : run_study(*opt);
   };
 }

@@ -50,6 +50,7 @@ TEST(HipipeCli, BadInputExitsTwoWithOneLine) {
                            "hipipe --fabric h100-ib-a --bytes 12Q", "hipipe --fabric nope --bytes 1M",
                            "hipipe --fabric h100-ib-a --bytes 1M --nodes 1 --gpus-per-node 1",
                            "hipipe --fabric h100-ib-a --bytes 1M --chunks 0", "hipipe --bytes 1M",
+                           "hipipe --fabric h100-ib-a --bytes 1M --nodes 0",
                            "hipipe --study /no/such/study.toml --out /tmp/x"}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
