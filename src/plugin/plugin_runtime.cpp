@@ -64,12 +64,14 @@ TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t n
     std::lock_guard<std::mutex> lock(mu_);
     live_.emplace(comm->has_comm_id ? comm_id : 0, comm->learner);
   }
-  comm->log.init_info(
-      "tuner initialised: commId 0x%llx, %d ranks, %d nodes, mode %s%s%s%s", (unsigned long long)comm_id,
-      comm->nranks, comm->nnodes, role_name(comm->role),
-      comm->role == Role::kTable ? ", table " : (comm->engine ? ", policy " : ""),
-      comm->role == Role::kTable ? cfg.table_path.c_str() : (comm->engine ? cfg.policy_spec.c_str() : ""),
-      comm->role == Role::kTable ? "" : "");
+  std::string detail;
+  if (comm->role == Role::kTable)
+    detail = ", table " + cfg.table_path + " (" + std::to_string(comm->rows.size()) + " rows apply)";
+  else if (comm->engine && comm->role != Role::kPassThrough)
+    detail = ", policy " + comm->engine->spec() + ", seed " + std::to_string(comm->engine->seed());
+  comm->log.init_info("tuner initialised: commId 0x%llx, %d ranks, %d nodes, mode %s%s",
+                      (unsigned long long)comm_id, comm->nranks, comm->nnodes, role_name(comm->role),
+                      detail.c_str());
   return comm.release();
 }
 
