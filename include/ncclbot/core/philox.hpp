@@ -16,6 +16,9 @@
 #include <cstdint>
 
 #include "ncclbot/core/hd.hpp"
+#if defined(__CUDACC__)
+#include <curand_philox4x32_x.h>  // cuRAND's own rounds, used on the device (see philox4x32_10)
+#endif
 
 namespace ncclbot {
 
@@ -38,7 +41,14 @@ NCCLBOT_HD inline uint32_t mulhilo(uint32_t a, uint32_t b, uint32_t* hi) {
 }  // namespace philox_detail
 
 // Ten rounds; the key is bumped after each round (the schedule of Random123 and cuRAND alike).
+// Device code runs cuRAND's curand_Philox4x32_10 itself, so the kernels draw from cuRAND's
+// Philox4_32_10; tests/gpu/curand_stream_test.cpp checks that stream against this host loop.
 NCCLBOT_HD inline Philox4x32 philox4x32_10(Philox4x32 ctr, uint32_t key0, uint32_t key1) {
+#if defined(__CUDA_ARCH__)
+  const uint4 out =
+      curand_Philox4x32_10(make_uint4(ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3]), make_uint2(key0, key1));
+  return Philox4x32{{out.x, out.y, out.z, out.w}};
+#else
   using namespace philox_detail;
   for (int round = 0; round < 10; ++round) {
     uint32_t hi0, hi1;
@@ -49,6 +59,7 @@ NCCLBOT_HD inline Philox4x32 philox4x32_10(Philox4x32 ctr, uint32_t key0, uint32
     key1 += kW1;
   }
   return ctr;
+#endif
 }
 
 NCCLBOT_HD inline Philox4x32 philox_block(uint64_t seed, uint64_t id, uint32_t step, uint32_t lane) {

@@ -1,0 +1,48 @@
+#pragma once
+// The CUDA replay engine's narrow host interface (kernels/replay.cu), in plain host types so that
+// g++-compiled code calls it without CUDA headers. It runs every (config, seed, context) replay of
+// replay/replay.hpp as one GPU thread each, aggregates on the device (replay/replay_aggregate.hpp)
+// and copies back only the per (config, context) seed means and per-config summaries, plus the
+// per-replay outcomes when asked for. Every number is bit-identical to run_cpu_replay().
+// Failures of the CUDA runtime throw std::runtime_error naming the call, file and line.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ncclbot/core/sweep_view.hpp"
+#include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/launch_shape.hpp"
+#include "ncclbot/stats/loss_summary.hpp"
+
+namespace ncclbot {
+
+struct DeviceReplayRequest {
+  SweepView sweep;                        // host arrays; uploaded once per call
+  std::span<const int> contexts;          // sweep context indices (N)
+  std::span<const uint64_t> stream_ids;   // Philox subsequence of each of them (N)
+  std::span<const PolicyConfig> configs;  // C
+  std::span<const int> fixed_slots;       // [C][sweep.num_contexts], -1 = none; empty = none at all
+  int seeds = 1;
+  uint64_t seed_base = 0;
+  int horizon = 1;
+  bool keep_per_replay = false;                     // copy back every replay's outcome
+  int block = 128;                                  // threads per block of the replay kernel
+  int64_t scratch_budget_bytes = int64_t(1) << 30;  // per-replay outputs held at once on the device
+};
+
+struct DeviceReplayResult {
+  std::vector<double> online_mean, final_mean;             // [C][N], mean over seeds
+  std::vector<LossSummary> online_summary, final_summary;  // [C], over the N contexts
+  // [C][seeds][N], only with keep_per_replay.
+  std::vector<double> online, final_loss;
+  std::vector<int> final_slot;
+  LaunchShape shape;            // of the (last) replay launch
+  int launches = 0;             // replay kernel launches (configs are split to fit the budget)
+  double kernel_seconds = 0.0;  // replay kernels only, by CUDA events
+  double total_seconds = 0.0;   // upload, replays, aggregation and copies back
+};
+
+// Throws std::invalid_argument for empty inputs, seeds < 1 or horizon < 1.
+DeviceReplayResult device_replay(const DeviceReplayRequest& request);
+
+}  // namespace ncclbot

@@ -1,0 +1,266 @@
+// The CUDA replay engine: one GPU thread per (config, seed, context) replay of the shared replay
+// core (replay/replay.hpp), on the sweep in device memory through SweepView, drawing from cuRAND's
+// Philox (core/philox.hpp), in a grid-stride loop sized from the device (replay/launch_shape.hpp);
+// then aggregation on the device (replay/replay_aggregate.hpp), so only means and summaries cross
+// PCIe. No policy or replay logic lives here: the kernel only maps a thread to its replay.
+#include <cuda_runtime.h>
+#include <thrust/execution_policy.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "cuda_try.hpp"
+#include "ncclbot/replay/device_replay.hpp"
+#include "ncclbot/replay/replay.hpp"
+#include "ncclbot/replay/replay_aggregate.hpp"
+
+namespace ncclbot {
+namespace {
+
+struct ReplayKernelArgs {
+  SweepView sweep;
+  const int* contexts;         // [N]
+  const uint64_t* stream_ids;  // [N]
+  const void* policies;        // [configs of this launch], Policy objects with their params set
+  const int* fixed_slots;      // [configs of this launch][sweep.num_contexts] or null
+  int contexts_count, seeds, horizon;
+  uint64_t seed_base;
+  int64_t replays;  // configs * seeds * N
+  double* online;   // [replays], (config, seed, context) row-major
+  double* final_loss;
+  int* final_slot;
+};
+
+// One kernel per policy type, launched for a run of configs of that type: each instantiation
+// holds only its own policy's state (no union of every policy on the stack), and a warp never
+// diverges on the dispatch. Consecutive threads take consecutive contexts of one (config, seed)
+// and so read neighbouring sweep rows.
+template <typename Policy>
+__global__ void replay_kernel(ReplayKernelArgs a) {
+  const int64_t per_config = int64_t(a.seeds) * a.contexts_count;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const Policy* policies = static_cast<const Policy*>(a.policies);
+  for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < a.replays; r += stride) {
+    const int config = int(r / per_config);
+    const int64_t rest = r % per_config;
+    const int seed = int(rest / a.contexts_count), i = int(rest % a.contexts_count);
+    ReplayTask task;
+    task.sweep = a.sweep;
+    task.context = a.contexts[i];
+    task.seed = a.seed_base + uint64_t(seed);
+    task.stream_id = a.stream_ids[i];
+    task.horizon = a.horizon;
+    task.fixed_slot =
+        a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
+    Policy policy = policies[config];  // params set, state initialised by reset() in replay_one
+    const ReplayOutcome o = replay_one(policy, task);
+    a.online[r] = o.online_loss;
+    a.final_loss[r] = o.final_loss;
+    a.final_slot[r] = o.final_slot;
+  }
+}
+
+template <typename Policy>
+DeviceShape replay_kernel_device_shape(int block) {
+  int device = 0;
+  NCCLBOT_CUDA_TRY(cudaGetDevice(&device));
+  DeviceShape d;
+  NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&d.multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  NCCLBOT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&d.resident_blocks_per_sm,
+                                                                 replay_kernel<Policy>, block, 0));
+  return d;
+}
+
+// The policy object of one config, params filled in by visit_policy (policy/policy.hpp), so the
+// mapping from PolicyConfig to parameters exists once.
+template <typename Wanted>
+struct PolicyObjectOf {
+  Wanted* out;
+  bool* found;
+  template <typename Policy>
+  NCCLBOT_HD int operator()(Policy& p) const {
+    if constexpr (std::is_same_v<Policy, Wanted>) {
+      *out = p;
+      *found = true;
+    }
+    return 0;
+  }
+};
+
+// Launches replay_kernel<Policy> on configs [first, first + count) of the request (all of one
+// kind); returns the kernel time in seconds.
+template <typename Policy>
+double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
+                      LaunchShape* shape) {
+  static_assert(std::is_trivially_copyable_v<Policy>, "policies are copied to the device as bytes");
+  std::vector<Policy> objects(size_t(count), Policy{});
+  for (int k = 0; k < count; ++k) {
+    bool found = false;
+    visit_policy(configs[first + k], PolicyObjectOf<Policy>{&objects[size_t(k)], &found});
+    if (!found) throw std::logic_error("device_replay: policy kind and kernel type disagree");
+  }
+  DeviceBuffer<Policy> policies(objects.data(), objects.size());
+  a.policies = policies.get();
+  *shape = grid_stride_shape(a.replays, block, replay_kernel_device_shape<Policy>(block));
+  cudaEvent_t begin, end;
+  NCCLBOT_CUDA_TRY(cudaEventCreate(&begin));
+  NCCLBOT_CUDA_TRY(cudaEventCreate(&end));
+  NCCLBOT_CUDA_TRY(cudaEventRecord(begin));
+  replay_kernel<Policy><<<shape->grid, shape->block>>>(a);
+  NCCLBOT_CUDA_TRY(cudaGetLastError());
+  NCCLBOT_CUDA_TRY(cudaEventRecord(end));
+  NCCLBOT_CUDA_TRY(cudaEventSynchronize(end));
+  float ms = 0.0f;
+  NCCLBOT_CUDA_TRY(cudaEventElapsedTime(&ms, begin, end));
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
+  return double(ms) / 1e3;
+}
+
+// The kernel for a policy kind. Kernel launches cannot go through the __host__ __device__
+// visit_policy, so the kind -> type list is repeated here; launch_replays() checks it against
+// visit_policy for every config.
+double launch_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
+                              int first, int count, int block, LaunchShape* shape) {
+  switch (kind) {
+    case PolicyKind::kOracle:
+      return launch_replays<OraclePolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kRandom:
+      return launch_replays<RandomPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kGreedy:
+      return launch_replays<GreedyPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kEpsGreedy:
+      return launch_replays<EpsGreedyPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kUcb1:
+      return launch_replays<Ucb1Policy>(a, configs, first, count, block, shape);
+    case PolicyKind::kThompson:
+      return launch_replays<ThompsonPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kEtc:
+      return launch_replays<EtcPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kSwUcb:
+      return launch_replays<SwUcbPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kKnn:
+    case PolicyKind::kTree:
+      return launch_replays<FixedPolicy>(a, configs, first, count, block, shape);
+    case PolicyKind::kAuto:
+    default:
+      return launch_replays<AutoPolicy>(a, configs, first, count, block, shape);
+  }
+}
+
+void check_request(const DeviceReplayRequest& q) {
+  if (q.configs.empty() || q.contexts.empty())
+    throw std::invalid_argument("device_replay: no configs or contexts");
+  if (q.stream_ids.size() != q.contexts.size())
+    throw std::invalid_argument("device_replay: one stream id per context is needed");
+  if (q.seeds < 1 || q.horizon < 1)
+    throw std::invalid_argument("device_replay: seeds and horizon must be >= 1");
+  if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
+    throw std::invalid_argument("device_replay: fixed_slots must be [configs][sweep contexts]");
+  for (int c : q.contexts)
+    if (c < 0 || c >= q.sweep.num_contexts)
+      throw std::invalid_argument("device_replay: context out of range");
+}
+
+}  // namespace
+
+DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
+  check_request(q);
+  const auto started = std::chrono::steady_clock::now();
+  const SweepView& h = q.sweep;
+  const int n_cfg = int(q.configs.size()), n_ctx = int(q.contexts.size());
+  const size_t cells = size_t(h.num_contexts) * kNumArms;
+
+  // The sweep, once, in device memory; the kernel sees it through a SweepView of device pointers.
+  DeviceBuffer<float> time_us(h.time_us, cells * size_t(h.samples));
+  DeviceBuffer<double> mean_us(h.mean_us, cells);
+  DeviceBuffer<float> prior_us(h.prior_us, h.has_prior() ? cells : 0);
+  DeviceBuffer<uint32_t> valid(h.valid, size_t(h.num_contexts));
+  SweepView dev_sweep = h;
+  dev_sweep.time_us = time_us.get();
+  dev_sweep.mean_us = mean_us.get();
+  dev_sweep.prior_us = h.has_prior() ? prior_us.get() : nullptr;
+  dev_sweep.valid = valid.get();
+
+  DeviceBuffer<int> contexts(q.contexts.data(), q.contexts.size());
+  DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size());
+  DeviceBuffer<PolicyConfig> configs(q.configs.data(), q.configs.size());
+  DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size());
+
+  const int64_t per_config = int64_t(q.seeds) * n_ctx;
+  const int64_t bytes_per_replay = 2 * sizeof(double) + sizeof(int);
+  const int chunk = q.keep_per_replay
+                        ? n_cfg
+                        : configs_per_launch(n_cfg, per_config, bytes_per_replay, q.scratch_budget_bytes);
+  DeviceBuffer<double> online(size_t(chunk) * per_config), final_loss(size_t(chunk) * per_config);
+  DeviceBuffer<int> final_slot(size_t(chunk) * per_config);
+  DeviceBuffer<double> online_mean(size_t(n_cfg) * n_ctx), final_mean(size_t(n_cfg) * n_ctx);
+
+  DeviceReplayResult res;
+  if (q.keep_per_replay) {
+    res.online.resize(size_t(n_cfg) * per_config);
+    res.final_loss.resize(size_t(n_cfg) * per_config);
+    res.final_slot.resize(size_t(n_cfg) * per_config);
+  }
+  // Launches cover runs of consecutive configs of one policy kind, at most `chunk` configs each.
+  for (int first = 0; first < n_cfg;) {
+    int count = 1;
+    while (first + count < n_cfg && count < chunk &&
+           q.configs[size_t(first + count)].kind == q.configs[size_t(first)].kind)
+      ++count;
+    ReplayKernelArgs a{};
+    a.sweep = dev_sweep;
+    a.contexts = contexts.get();
+    a.stream_ids = stream_ids.get();
+    a.fixed_slots = q.fixed_slots.empty() ? nullptr : fixed_slots.get() + int64_t(first) * h.num_contexts;
+    a.contexts_count = n_ctx;
+    a.seeds = q.seeds;
+    a.horizon = q.horizon;
+    a.seed_base = q.seed_base;
+    a.replays = int64_t(count) * per_config;
+    a.online = online.get();
+    a.final_loss = final_loss.get();
+    a.final_slot = final_slot.get();
+    res.kernel_seconds += launch_replays_of_kind(q.configs[size_t(first)].kind, a, q.configs.data(), first,
+                                                 count, q.block, &res.shape);
+    ++res.launches;
+    mean_over_seeds(thrust::device, online.get(), count, q.seeds, n_ctx,
+                    online_mean.get() + int64_t(first) * n_ctx);
+    mean_over_seeds(thrust::device, final_loss.get(), count, q.seeds, n_ctx,
+                    final_mean.get() + int64_t(first) * n_ctx);
+    if (q.keep_per_replay) {
+      const size_t at = size_t(first) * size_t(per_config);
+      online.copy_to_host(res.online.data() + at, size_t(a.replays));
+      final_loss.copy_to_host(res.final_loss.data() + at, size_t(a.replays));
+      final_slot.copy_to_host(res.final_slot.data() + at, size_t(a.replays));
+    }
+    first += count;
+  }
+
+  // Summaries per config over the contexts, on the device.
+  {
+    const size_t n = size_t(n_cfg) * n_ctx;
+    DeviceBuffer<double> sorted(n);
+    DeviceBuffer<int> keys(n);
+    DeviceBuffer<LossSummary> summary{size_t(n_cfg)};
+    res.online_summary.resize(size_t(n_cfg));
+    res.final_summary.resize(size_t(n_cfg));
+    summarize_per_config(thrust::device, online_mean.get(), n_cfg, n_ctx, sorted.get(), keys.get(),
+                         summary.get());
+    summary.copy_to_host(res.online_summary.data(), size_t(n_cfg));
+    summarize_per_config(thrust::device, final_mean.get(), n_cfg, n_ctx, sorted.get(), keys.get(),
+                         summary.get());
+    summary.copy_to_host(res.final_summary.data(), size_t(n_cfg));
+  }
+  res.online_mean.resize(size_t(n_cfg) * n_ctx);
+  res.final_mean.resize(size_t(n_cfg) * n_ctx);
+  online_mean.copy_to_host(res.online_mean.data(), res.online_mean.size());
+  final_mean.copy_to_host(res.final_mean.data(), res.final_mean.size());
+  NCCLBOT_CUDA_TRY(cudaDeviceSynchronize());
+  res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return res;
+}
+
+}  // namespace ncclbot

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The GPU check of the CUDA backend, for one H200 (or any sm_90 device), in well under 8 minutes:
+#   1. uses BUILD_DIR (default build-cuda) if it holds a CUDA build (made on a CPU machine with
+#      sm_90 and carried over), else configures and builds one there;
+#   2. runs the `gpu` tests (ctest -L gpu): cuRAND's device Philox against the host generator,
+#      the CUDA engine bit-identical to the CPU engine, the command line;
+#   3. benchmarks UCB1 on 12 arms on the CPU (all cores) and the GPU at three sizes and prints
+#      steps/s, the GPU/CPU ratio and the fraction of the device's instruction-issue limit, from
+#      the SASS instruction count per step in docs/cuda.md (override: NCCLBOT_SASS_PER_STEP).
+# Usage: scripts/gpu-check.sh [BUILD_DIR]           the check; table on stdout, logs in BUILD_DIR/gpu-check/
+#        scripts/gpu-check.sh --bundle [BUILD_DIR]  on the build machine: copy the shared libraries
+#          `ncclbot` needs beyond glibc/libstdc++ (fmt, toml++, GLPK and theirs) into
+#          BUILD_DIR/gpu-runtime/, which the check puts on LD_LIBRARY_PATH on the GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ "${1:-}" == --bundle ]]; then
+  BUILD=${2:-build-cuda}
+  mkdir -p "$BUILD/gpu-runtime"
+  ldd "$BUILD/ncclbot" | awk '/=> \// {print $3}' |
+    grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so' |
+    xargs -r -I{} cp -L {} "$BUILD/gpu-runtime/"
+  ls "$BUILD/gpu-runtime" >&2
+  exit 0
+fi
+BUILD=${1:-build-cuda}
+LOG="$BUILD/gpu-check"
+SASS_PER_STEP=${NCCLBOT_SASS_PER_STEP:-1030}  # docs/cuda.md, "Instructions per step"
+SECONDS=0
+[[ -d "$BUILD/gpu-runtime" ]] && export LD_LIBRARY_PATH="$PWD/$BUILD/gpu-runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# A carried build folder is used as it is (its sources' copies look newer than its objects, so
+# asking the build tool would rebuild everything); a missing binary means building here.
+NEEDED=("$BUILD/ncclbot" "$BUILD/tests/gpu/gpu_curand_stream_test" "$BUILD/tests/gpu/gpu_cuda_engine_test")
+for f in "${NEEDED[@]}"; do
+  if [[ ! -x "$f" ]]; then
+    echo "gpu-check: $f missing; building $BUILD (CUDA, sm_90)" >&2
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+    cmake --build "$BUILD" -j "$(nproc)" --target ncclbot gpu_curand_stream_test gpu_cuda_engine_test >/dev/null
+    break
+  fi
+done
+mkdir -p "$LOG"
+
+nvidia-smi --query-gpu=name,multiprocessor_count,clocks.max.sm,driver_version --format=csv,noheader \
+  >"$LOG/device.txt" 2>/dev/null || echo "unknown" >"$LOG/device.txt"
+echo "device: $(head -1 "$LOG/device.txt")" >&2
+echo "ldd ncclbot (no CUDA .so expected):" >&2
+ldd "$BUILD/ncclbot" | tee "$LOG/ldd.txt" >&2
+if grep -qE "libcuda(rt|rand)?\.so" "$LOG/ldd.txt"; then echo "gpu-check: ncclbot links a CUDA .so" >&2; fi
+
+echo "== ctest -L gpu" >&2
+if ! ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 240 >"$LOG/ctest.txt" 2>&1; then
+  tail -40 "$LOG/ctest.txt" >&2
+  echo "gpu-check: gpu tests FAILED (log: $LOG/ctest.txt)" >&2
+  TESTS=failed
+else
+  TESTS=passed
+fi
+grep -E "tests passed|Skipped|Not Run" "$LOG/ctest.txt" >&2 || true
+
+# Three sizes of the same workload: 480 contexts of 12 arms, horizon 4096, 8 / 128 / 1024 seeds.
+bench() {  # backend seeds -> JSON on stdout
+  local threads=()
+  [[ "$1" == cpu ]] && threads=(--threads "$(nproc)")
+  "$BUILD/ncclbot" bench --backend "$1" --policy ucb1 --arms 12 --contexts 480 --seeds "$2" --horizon 4096 \
+    --repetitions 3 "${threads[@]}" --json 2>>"$LOG/bench.err"
+}
+for seeds in 8 128 1024; do
+  bench cpu "$seeds" >"$LOG/cpu-$seeds.json"
+  bench cuda "$seeds" >"$LOG/cuda-$seeds.json"
+done
+
+python3 - "$LOG" "$SASS_PER_STEP" "$TESTS" <<'PY'
+import json, sys
+log, per_step, tests = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+name, sms, mhz = "H200", 132, 1980.0
+try:
+    f = [x.strip() for x in open(f"{log}/device.txt").read().split(",")]
+    name, sms, mhz = f[0], int(f[1]), float(f[2].split()[0])
+except Exception:
+    pass
+# Issue limit: SMs x 4 schedulers x 1 warp-instruction per clock x 32 threads, at the max SM clock.
+limit = sms * 4 * mhz * 1e6 * 32 / per_step
+print(f"device {name}: {sms} SMs at {mhz:.0f} MHz; {per_step:.0f} SASS instructions per UCB1 step "
+      f"-> limit {limit:.3g} steps/s; gpu tests {tests}")
+print(f"{'seeds':>6} {'steps':>12} {'CPU steps/s':>13} {'GPU steps/s':>13} {'GPU/CPU':>8} {'of limit':>9}")
+for seeds in (8, 128, 1024):
+    cpu = json.load(open(f"{log}/cpu-{seeds}.json"))["results"][0]["steps_per_s"]
+    gpu = json.load(open(f"{log}/cuda-{seeds}.json"))["results"][0]["steps_per_s"]
+    steps = 480 * seeds * 4096
+    print(f"{seeds:>6} {steps:>12.3g} {cpu:>13.3g} {gpu:>13.3g} {gpu / cpu:>8.1f} {gpu / limit:>9.1%}")
+PY
+echo "gpu-check: done in ${SECONDS}s (logs in $LOG)" >&2
+[[ "$TESTS" == passed ]]

@@ -1,0 +1,85 @@
+// ReplayJob -> device_replay() -> ReplayResults, in the CPU engine's layouts and row order.
+#ifdef NCCLBOT_HAVE_CUDA
+#include "ncclbot/replay/cuda_engine.hpp"
+
+#include <ostream>
+#include <string>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/replay/device_replay.hpp"
+
+namespace ncclbot {
+
+ReplayResults run_cuda_replay(const ReplayJob& job) {
+  if (!job.sweep) throw UsageError("replay: no sweep");
+  if (job.configs.empty()) throw UsageError("replay: no policy given");
+  if (job.contexts.empty()) throw UsageError("replay: no context selected");
+  if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
+  if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
+  const Sweep& sweep = *job.sweep;
+  for (int c : job.contexts)
+    if (c < 0 || c >= sweep.num_contexts()) throw UsageError("replay: context index out of range");
+  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
+
+  std::vector<uint64_t> stream_ids(size_t(n_ctx), 0);
+  for (int i = 0; i < n_ctx; ++i)
+    stream_ids[size_t(i)] = context_stream_id(sweep.context(job.contexts[size_t(i)]));
+  std::vector<PolicyConfig> configs;
+  for (const PolicySpec& spec : job.configs) configs.push_back(spec.config);
+  // Frozen decisions as one [config][sweep context] table; configs without any get -1 (none).
+  std::vector<int> fixed;
+  bool any_fixed = false;
+  for (const auto& f : job.fixed_slots) any_fixed = any_fixed || !f.empty();
+  if (any_fixed) {
+    fixed.assign(size_t(n_cfg) * size_t(sweep.num_contexts()), -1);
+    for (int cfg = 0; cfg < n_cfg && size_t(cfg) < job.fixed_slots.size(); ++cfg) {
+      const auto& f = job.fixed_slots[size_t(cfg)];
+      if (f.empty()) continue;
+      if (f.size() != size_t(sweep.num_contexts()))
+        throw UsageError("replay: frozen decisions must cover every sweep context");
+      std::copy(f.begin(), f.end(), fixed.begin() + long(size_t(cfg) * size_t(sweep.num_contexts())));
+    }
+  }
+
+  DeviceReplayRequest q;
+  q.sweep = sweep.view();
+  q.contexts = job.contexts;
+  q.stream_ids = stream_ids;
+  q.configs = configs;
+  q.fixed_slots = fixed;
+  q.seeds = n_seed;
+  q.seed_base = job.seed_base;
+  q.horizon = job.horizon;
+  q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
+  DeviceReplayResult d = device_replay(q);
+
+  ReplayResults res;
+  res.num_configs = n_cfg;
+  res.num_contexts = n_ctx;
+  res.seeds = n_seed;
+  res.online = std::move(d.online_mean);
+  res.final_loss = std::move(d.final_mean);
+  if (job.keep_per_seed) {  // device_replay's [config][seed][context] is the CPU engine's layout
+    res.online_per_seed = d.online;
+    res.final_per_seed = d.final_loss;
+  }
+  if (job.raw) {  // rows in the CPU engine's order: config, context, then seed
+    for (int cfg = 0; cfg < n_cfg; ++cfg)
+      for (int i = 0; i < n_ctx; ++i) {
+        std::string rows;
+        for (int s = 0; s < n_seed; ++s) {
+          const size_t at = (size_t(cfg) * n_seed + size_t(s)) * n_ctx + size_t(i);
+          rows += std::to_string(cfg) + ",\"" + job.configs[size_t(cfg)].text + "\"," +
+                  std::to_string(job.contexts[size_t(i)]) + "," +
+                  std::to_string(job.seed_base + uint64_t(s)) + "," + format_double(d.online[at]) + "," +
+                  format_double(d.final_loss[at]) + "," + std::to_string(d.final_slot[at]) + "\n";
+        }
+        *job.raw << rows;
+      }
+  }
+  return res;
+}
+
+}  // namespace ncclbot
+#endif

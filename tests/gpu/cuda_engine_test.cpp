@@ -1,0 +1,141 @@
+// The CUDA engine against the CPU engine on fresh seeded random sweeps: every policy kind, per-seed
+// and seed-averaged losses, device summaries, raw rows and the command line, all bit-identical.
+// Skips when no usable CUDA device exists (CI); `ctest -L gpu` runs it on a GPU machine.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "gpu/random_sweep.hpp"
+#include "ncclbot/core/cuda_probe.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/replay/cuda_engine.hpp"
+#include "ncclbot/replay/device_replay.hpp"
+#include "ncclbot/replay/stream_id.hpp"
+#include "support/run_cli.hpp"
+
+using namespace ncclbot;
+
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                                    \
+  do {                                                                                        \
+    const CudaProbe probe = probe_cuda();                                                     \
+    if (probe.usable_devices == 0) GTEST_SKIP() << "no usable CUDA device: " << probe.reason; \
+  } while (0)
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b, size_t* first_difference) {
+  if (a.size() != b.size()) return *first_difference = 0, false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return *first_difference = i, false;
+  return true;
+}
+
+#define EXPECT_SAME_BITS(a, b)                                                                         \
+  do {                                                                                                 \
+    size_t at = 0;                                                                                     \
+    EXPECT_TRUE(same_bits(a, b, &at))                                                                  \
+        << #a " and " #b " differ at " << at << " (sizes " << (a).size() << ", " << (b).size() << ")"; \
+  } while (0)
+
+}  // namespace
+
+TEST(CudaEngine, EveryPolicyBitIdenticalToCpu) {
+  SKIP_WITHOUT_GPU();
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Sweep sweep = test::random_sweep(seed, 61, 1 + int(seed) * 3);
+    ReplayJob job = test::random_job(sweep, test::every_policy(), seed, 5, 1 + 97 * int(seed));
+    job.keep_per_seed = true;
+    std::ostringstream cpu_raw, gpu_raw;
+    job.raw = &cpu_raw;
+    const ReplayResults cpu = run_cpu_replay(job);
+    job.raw = &gpu_raw;
+    const ReplayResults gpu = run_cuda_replay(job);
+    EXPECT_SAME_BITS(gpu.online, cpu.online);
+    EXPECT_SAME_BITS(gpu.final_loss, cpu.final_loss);
+    EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);
+    EXPECT_SAME_BITS(gpu.final_per_seed, cpu.final_per_seed);
+    EXPECT_EQ(gpu_raw.str(), cpu_raw.str());  // final slots and the row order too
+  }
+}
+
+TEST(CudaEngine, SweepWithoutPriorAndSubsetOfContexts) {
+  SKIP_WITHOUT_GPU();
+  const Sweep sweep = test::random_sweep(9, 40, 3, false);
+  ReplayJob job = test::random_job(sweep, parse_policy_grid("ucb1:c=0.05|0.3,n0=0"), 9, 3, 300);
+  job.contexts = {39, 0, 17, 17, 5};  // any order, repeats allowed, as the CPU engine takes them
+  const ReplayResults cpu = run_cpu_replay(job);
+  const ReplayResults gpu = run_cuda_replay(job);
+  EXPECT_SAME_BITS(gpu.online, cpu.online);
+  EXPECT_SAME_BITS(gpu.final_loss, cpu.final_loss);
+}
+
+// Device summaries equal summarize_losses() of the CPU engine's means, whether the configs run in
+// one launch or one launch each (a scratch budget too small for two configs).
+TEST(CudaEngine, DeviceSummariesAndChunking) {
+  SKIP_WITHOUT_GPU();
+  const Sweep sweep = test::random_sweep(4, 80, 4);
+  const ReplayJob job = test::random_job(sweep, test::every_policy(), 4, 6, 120);
+  const ReplayResults cpu = run_cpu_replay(job);
+  std::vector<uint64_t> ids;
+  for (int c : job.contexts) ids.push_back(context_stream_id(sweep.context(c)));
+  std::vector<PolicyConfig> configs;
+  for (const auto& p : job.configs) configs.push_back(p.config);
+  std::vector<int> fixed(configs.size() * size_t(sweep.num_contexts()), -1);
+  for (size_t c = 0; c < configs.size(); ++c)
+    for (size_t k = 0; k < job.fixed_slots[c].size(); ++k)
+      fixed[c * size_t(sweep.num_contexts()) + k] = job.fixed_slots[c][k];
+  for (int64_t budget : {int64_t(1) << 30, int64_t(1)}) {
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    DeviceReplayRequest q;
+    q.sweep = sweep.view();
+    q.contexts = job.contexts;
+    q.stream_ids = ids;
+    q.configs = configs;
+    q.fixed_slots = fixed;
+    q.seeds = job.seeds;
+    q.seed_base = job.seed_base;
+    q.horizon = job.horizon;
+    q.scratch_budget_bytes = budget;
+    q.block = budget == 1 ? 32 : 128;  // the shape must not matter either
+    const DeviceReplayResult d = device_replay(q);
+    if (budget == 1) {
+      EXPECT_EQ(d.launches, int(configs.size()));
+    }
+    EXPECT_SAME_BITS(d.online_mean, cpu.online);
+    EXPECT_SAME_BITS(d.final_mean, cpu.final_loss);
+    for (int c = 0; c < cpu.num_configs; ++c) {
+      const LossSummary on = summarize_losses(cpu.online_of(c)), fin = summarize_losses(cpu.final_of(c));
+      const LossSummary& gon = d.online_summary[size_t(c)];
+      const LossSummary& gfin = d.final_summary[size_t(c)];
+      EXPECT_SAME_BITS((std::vector<double>{gon.mean, gon.p99, gon.max, gfin.mean, gfin.p99, gfin.max}),
+                       (std::vector<double>{on.mean, on.p99, on.max, fin.mean, fin.p99, fin.max}));
+      EXPECT_EQ(gon.above_10pct, on.above_10pct);
+      EXPECT_EQ(gfin.above_10pct, fin.above_10pct);
+    }
+  }
+}
+
+// `ncclbot replay --backend cuda` prints what `--backend cpu` prints, but for the backend's name.
+TEST(CudaEngine, CommandLineMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  const std::string dir = test::temp_dir();
+  const Sweep sweep = test::random_sweep(5, 50, 4);
+  write_sweep_csv(sweep, dir + "/s.csv");
+  const std::string args = "replay --sweep '" + dir + "/s.csv' --policy 'ucb1:c=0.1|0.4,n0=0|2' --policy " +
+                           "'thompson:n0=1' --seeds 4 --horizon 200 --json --backend ";
+  const auto cpu = test::run_cli(args + "cpu");
+  const auto gpu = test::run_cli(args + "cuda");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  auto jc = nlohmann::json::parse(cpu.out), jg = nlohmann::json::parse(gpu.out);
+  EXPECT_EQ(jg["backend"], "cuda");
+  jc.erase("backend");
+  jg.erase("backend");
+  EXPECT_EQ(jg.dump(), jc.dump());
+  const auto via_auto = test::run_cli(args + "auto");
+  ASSERT_EQ(via_auto.exit_code, 0) << via_auto.err;
+  EXPECT_EQ(nlohmann::json::parse(via_auto.out)["backend"], "cuda");
+}

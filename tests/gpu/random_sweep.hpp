@@ -1,0 +1,93 @@
+#pragma once
+// Seeded random sweeps and policy grids for comparing the CUDA engine with the CPU engine: uneven
+// arm masks (1 to 21 arms, 12-arm contexts included), sample counts, latencies over four orders of
+// magnitude (so summation order shows in the last bits), priors with missing entries.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+
+namespace ncclbot::test {
+
+inline Sweep random_sweep(uint64_t seed, int contexts, int samples, bool with_prior = true) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Context> ctx;
+  std::vector<float> time(size_t(contexts) * kNumArms * samples, std::nanf(""));
+  std::vector<uint32_t> valid(size_t(contexts), 0);
+  std::vector<float> prior(size_t(contexts) * kNumArms, -1.0f);
+  for (int c = 0; c < contexts; ++c) {
+    Context x;
+    x.fabric = "f";
+    x.collective = Collective(c % 5);
+    x.nodes = 1 << (c % 6);
+    x.gpus_per_node = 8;
+    x.bytes = uint64_t(1024) << (c / 30);  // distinct contexts (the sweep keeps them sorted)
+    ctx.push_back(x);
+  }
+  std::sort(ctx.begin(), ctx.end());
+  for (int c = 0; c < contexts; ++c) {
+    const int kind = c % 4;  // 12 arms, one arm, all 21, a random subset
+    ArmMask mask;
+    for (int s = 0; s < kNumArms; ++s) {
+      const bool on = kind == 0 ? s < 12 : kind == 1 ? s == 7 : kind == 2 ? true : u(gen) < 0.4;
+      if (on) mask.set(s);
+    }
+    if (mask.empty()) mask.set(int(gen() % kNumArms));
+    valid[size_t(c)] = mask.bits;
+    const double scale = std::pow(10.0, 4.0 * u(gen));
+    for (int s = 0; s < kNumArms; ++s) {
+      if (!mask.has(s)) continue;
+      const double arm_mean = scale * (1.0 + 2.0 * u(gen));
+      for (int r = 0; r < samples; ++r)
+        time[(size_t(c) * kNumArms + size_t(s)) * size_t(samples) + size_t(r)] =
+            float(arm_mean * (0.8 + 0.4 * u(gen)));
+      if (u(gen) < 0.9) prior[size_t(c) * kNumArms + size_t(s)] = float(arm_mean * (0.5 + u(gen)));
+    }
+  }
+  return Sweep(ctx, samples, time, valid,
+               with_prior ? std::optional<std::vector<float>>(prior) : std::nullopt);
+}
+
+// Every policy kind, with grids that exercise cold starts, priors and small windows.
+inline std::vector<PolicySpec> every_policy() {
+  std::vector<PolicySpec> out;
+  for (const char* grid :
+       {"auto", "oracle", "random", "greedy:n0=0|2", "egreedy:eps=0.1|0.3,decay=0|0.5,n0=1",
+        "ucb1:c=0.1|0.7,n0=0|4", "thompson:n0=0|1,sigma=0.05|0.3", "etc:m=1|3",
+        "swucb:c=0.2,window=4|50,n0=1", "knn:k=3", "tree:depth=2"})
+    for (auto& p : parse_policy_grid(grid)) out.push_back(std::move(p));
+  return out;
+}
+
+// A job over every context; supervised configs get random frozen decisions (any slot, valid or
+// not, or -1 = none: FixedPolicy falls back to AUTO on the last two).
+inline ReplayJob random_job(const Sweep& sweep, const std::vector<PolicySpec>& configs, uint64_t seed,
+                            int seeds, int horizon) {
+  std::mt19937_64 gen(seed ^ 0x5eedu);
+  ReplayJob job;
+  job.sweep = &sweep;
+  for (int c = 0; c < sweep.num_contexts(); ++c) job.contexts.push_back(c);
+  job.configs = configs;
+  for (const PolicySpec& p : configs) {
+    std::vector<int> fixed;
+    if (is_supervised(p.config.kind))
+      for (int c = 0; c < sweep.num_contexts(); ++c) {
+        fixed.push_back(int(gen() % (kNumArms + 1)) - 1);
+      }
+    job.fixed_slots.push_back(fixed);
+  }
+  job.seeds = seeds;
+  job.seed_base = seed;
+  job.horizon = horizon;
+  job.threads = 2;
+  return job;
+}
+
+}  // namespace ncclbot::test
