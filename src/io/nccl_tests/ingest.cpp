@@ -208,7 +208,7 @@ class Ingest {
 
   // The same times under two labels means at least one label is wrong (or one log given twice).
   void warn_identical(const std::string& file, const Run& run, Algo algo, Proto proto) {
-    if (run.rows.size() < 3) return;
+    if (run.rows.size() < 2) return;
     std::vector<std::pair<uint64_t, double>> key;
     for (const Row& r : run.rows) key.emplace_back(r.bytes, r.out_of_place.time_us.value);
     const std::string label = std::string(algo_name(algo)) + "/" + std::string(proto_name(proto));
