@@ -3,10 +3,13 @@
 #include <cmath>
 
 #include "ncclbot/stats/alternative.hpp"
+#include "ncclbot/stats/binomial_test.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
+#include "ncclbot/stats/mcnemar.hpp"
 #include "ncclbot/stats/multiple_testing.hpp"
 #include "ncclbot/stats/resolution_floor.hpp"
 #include "ncclbot/stats/sign_flip_test.hpp"
+#include "ncclbot/stats/wilcoxon.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -151,6 +154,71 @@ nlohmann::json bootstrap(const JsonInput& in, const StatsRunOptions& run) {
   return out;
 }
 
+nlohmann::json wilcoxon(const JsonInput& in, const StatsRunOptions&) {
+  in.only_fields({"x", "y", "diffs", "alternative", "zero_method", "method", "correction"});
+  std::vector<double> d;
+  if (in.has("diffs")) {
+    if (in.has("x") || in.has("y")) in.fail("give either \"diffs\" or \"x\" (and \"y\"), not both");
+    d = in.numbers("diffs");
+  } else {
+    d = in.numbers("x");
+    if (in.has("y")) {
+      const std::vector<double> y = in.numbers("y");
+      if (y.size() != d.size())
+        in.fail("\"x\" has " + std::to_string(d.size()) + " values but \"y\" has " +
+                std::to_string(y.size()));
+      for (size_t i = 0; i < d.size(); ++i) d[i] -= y[i];
+    }
+  }
+  WilcoxonOptions opt;
+  opt.alternative = parse_alternative(in.text("alternative", "two-sided"));
+  opt.zero_method = parse_zero_method(in.text("zero_method", "wilcox"));
+  opt.method = parse_wilcoxon_method(in.text("method", "auto"));
+  if (in.has("correction")) {
+    if (!in.doc()["correction"].is_boolean()) in.fail("\"correction\" must be true or false");
+    opt.continuity = in.doc()["correction"].get<bool>();
+  }
+  const WilcoxonResult r = wilcoxon_signed_rank(d, opt);
+  return {{"test", "wilcoxon signed-rank"},
+          {"statistic", r.statistic},
+          {"statistic_is", opt.alternative == Alternative::two_sided ? "min(W+, W-)" : "W+"},
+          {"r_plus", r.r_plus},
+          {"r_minus", r.r_minus},
+          {"p", r.p_value},
+          {"z", json_number(r.z)},
+          {"method", r.method_used},
+          {"alternative", to_string(opt.alternative)},
+          {"zero_method", to_string(opt.zero_method)},
+          {"n", r.n},
+          {"zeros", r.zeros},
+          {"ties", r.ties}};
+}
+
+nlohmann::json binomial(const JsonInput& in, const StatsRunOptions&) {
+  in.only_fields({"k", "n", "p", "alternative"});
+  const int64_t n = in.integer("n", std::nullopt, 0);
+  const int64_t k = in.integer("k", std::nullopt, 0);
+  if (k > n) in.fail("\"k\" (" + std::to_string(k) + ") must not exceed \"n\" (" + std::to_string(n) + ")");
+  const double p = in.number("p", 0.5);
+  if (!(p >= 0.0 && p <= 1.0)) in.fail("\"p\" must lie in [0, 1]");
+  const Alternative alt = parse_alternative(in.text("alternative", "two-sided"));
+  return {{"test", "exact binomial"},
+          {"k", k},
+          {"n", n},
+          {"p_null", p},
+          {"p", binomial_test(k, n, p, alt)},
+          {"alternative", to_string(alt)},
+          {"proportion", n > 0 ? json_number(double(k) / double(n)) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json mcnemar(const JsonInput& in, const StatsRunOptions&) {
+  in.only_fields({"b", "c"});
+  const int64_t b = in.integer("b", std::nullopt, 0);
+  const int64_t c = in.integer("c", std::nullopt, 0);
+  const McNemarResult r = mcnemar_exact(b, c);
+  return {{"test", "exact McNemar"}, {"b", b}, {"c", c}, {"statistic", r.statistic}, {"p", r.p_value}};
+}
+
 }  // namespace
 
 const std::vector<StatsTest>& stats_tests() {
@@ -167,6 +235,12 @@ const std::vector<StatsTest>& stats_tests() {
       {"bootstrap", "bootstrap confidence interval (percentile or BCa) of mean, p99, max or count_above",
        R"({"x": [...], "y": [...] (optional, paired: statistic(x) - statistic(y)), "statistic": "mean|p99|max|count_above", "threshold": 0.1, "level": 0.95, "method": "percentile|bca", "resamples": 9999, "seed": 0})",
        bootstrap},
+      {"wilcoxon", "Wilcoxon signed-rank test (zero_method wilcox (default) or pratt)",
+       R"({"diffs": [...]} or {"x": [...], "y": [...]}, "alternative": "two-sided", "zero_method": "wilcox|pratt", "method": "auto|exact|approx", "correction": false)",
+       wilcoxon},
+      {"binomial", "exact binomial (sign) test", R"({"k": 7, "n": 8, "p": 0.5, "alternative": "two-sided"})",
+       binomial},
+      {"mcnemar", "exact McNemar test on the discordant counts b and c", R"({"b": 7, "c": 1})", mcnemar},
       {"resolution", "smallest attainable sign-flip p for n paired units and what Holm can then reject",
        R"({"units": 9, "alpha": 0.05, "family_size": 20, "alternative": "two-sided"})", resolution},
   };
