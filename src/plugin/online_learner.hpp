@@ -13,6 +13,7 @@
 
 #include "ncclbot/core/arm.hpp"
 #include "plugin/context_key.hpp"
+#include "plugin/cost_table.hpp"
 #include "plugin/policy_engine.hpp"
 
 namespace ncclbot::plugin {
@@ -31,6 +32,9 @@ class OnlineLearner {
   // Decision for this rank's next call of context `key` (slot, or -1 = keep NCCL's choice).
   // `prior` holds the call's 21 costs (< 0 = not usable) and seeds the context on first use.
   int decide_next(int key, uint64_t bytes, const float* prior);
+  // The same, reading the prior from the call's cost table only when the context is new (the
+  // getCollInfo hot path: no 21-entry copy per call).
+  int decide_next(int key, uint64_t bytes, const CostTable& table);
   // Decisions for calls [start, start + count) of `key`, for a follower (leader mode only).
   void decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out);
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.

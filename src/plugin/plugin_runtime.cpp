@@ -256,10 +256,10 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
 
   const int key = context_key(coll, bytes);
   if (key < 0) return;
-  float prior[kNumArms];
-  for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
   int slot = -1;
   if (comm->role == Role::kFollower) {
+    float prior[kNumArms];
+    for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
     if (comm->link_failed.load(std::memory_order_relaxed)) return;
     uint64_t index;
     {
@@ -276,7 +276,7 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
       return;
     }
   } else {
-    slot = comm->learner->decide_next(key, bytes, prior);
+    slot = comm->learner->decide_next(key, bytes, table);
   }
   if (slot >= 0 && !table.choose(slot) && !comm->warned_unusable.exchange(true))
     comm->log.warn("decided arm %s/%s is not usable for %s %zu bytes on this rank; kept NCCL's choice",
