@@ -249,6 +249,14 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
       if (row->algo == kAny) return;  // an explicit "keep NCCL's choice" row
       if (!table.choose(row->algo * kNumProtos + row->proto)) continue;  // not available for this call
       if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
+      const int key_t = context_key(coll, bytes);
+      if (key_t >= 0) {
+        std::atomic<uint64_t>& w = comm->logged_keys[key_t / 64];
+        const uint64_t b = uint64_t(1) << (key_t % 64);
+        if (!(w.load(std::memory_order_relaxed) & b) && !(w.fetch_or(b) & b))
+          comm->log.info("first call of %s %zu bytes: table row %ld chose %s/%s", collective_label(coll),
+                         bytes, row->line, algo_label(row->algo), proto_label(row->proto));
+      }
       return;
     }
     return;
@@ -277,6 +285,17 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
     }
   } else {
     slot = comm->learner->decide_next(key, bytes, table);
+  }
+  std::atomic<uint64_t>& word = comm->logged_keys[key / 64];
+  const uint64_t bit = uint64_t(1) << (key % 64);
+  if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
+    const int nccl_slot = table.nccl_pick_slot();
+    comm->log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s/%s",
+                   collective_label(coll), bytes, (unsigned long long)comm->comm_id,
+                   nccl_slot < 0 ? "none" : algo_label(nccl_slot / kNumProtos),
+                   nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos),
+                   slot < 0 ? "NCCL's" : algo_label(slot / kNumProtos),
+                   slot < 0 ? "own" : proto_label(slot % kNumProtos));
   }
   if (slot >= 0 && !table.choose(slot) && !comm->warned_unusable.exchange(true))
     comm->log.warn("decided arm %s/%s is not usable for %s %zu bytes on this rank; kept NCCL's choice",

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/context_key.hpp"
 #include "plugin/decision_table.hpp"
 #include "plugin/leader_link.hpp"
 #include "plugin/online_learner.hpp"
@@ -43,6 +44,9 @@ struct TunerComm {
   std::vector<uint64_t> next_call;  // follower: this rank's call index per context key
   std::atomic<bool> link_failed{false};
   std::atomic<bool> warned_unusable{false};
+  // Contexts whose first decision was logged (one INFO line each, so NCCL's log shows the plugin
+  // being consulted without a line per call).
+  std::atomic<uint64_t> logged_keys[(kNumContextKeys + 63) / 64] = {};
 };
 
 class PluginRuntime {
