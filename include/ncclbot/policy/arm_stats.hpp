@@ -11,6 +11,31 @@
 
 namespace ncclbot {
 
+// Smallest of x[0..n-1] (n >= 1, no NaN) in four independent chains: min is exact, so the order
+// does not change the result, and the short chains keep the step's critical path short.
+NCCLBOT_HD inline double min_of(const double* x, int n) {
+  double m0 = x[0], m1 = x[0], m2 = x[0], m3 = x[0];
+  int j = 1;
+  for (; j + 3 < n; j += 4) {
+    m0 = x[j] < m0 ? x[j] : m0;
+    m1 = x[j + 1] < m1 ? x[j + 1] : m1;
+    m2 = x[j + 2] < m2 ? x[j + 2] : m2;
+    m3 = x[j + 3] < m3 ? x[j + 3] : m3;
+  }
+  for (; j < n; ++j) m0 = x[j] < m0 ? x[j] : m0;
+  m0 = m1 < m0 ? m1 : m0;
+  m2 = m3 < m2 ? m3 : m2;
+  return m2 < m0 ? m2 : m0;
+}
+
+// The first j with x[j] == min: the same arm as a strict-'<' scan in slot order (ties: lowest).
+NCCLBOT_HD inline int first_index_of_min(const double* x, int n) {
+  const double m = min_of(x, n);
+  int j = 0;
+  while (j < n - 1 && x[j] != m) ++j;
+  return j;
+}
+
 enum class ObsScale : int8_t { kLinear, kLog };
 
 struct ArmStats {
@@ -71,6 +96,7 @@ struct ArmStats {
 
   // Packed arm with the smallest mean among observed arms (ties: lowest slot), or -1.
   NCCLBOT_HD int argmin_mean() const {
+    if (untried == 0 && arms.k > 0) return first_index_of_min(mean, arms.k);
     int best = -1;
     for (int j = 0; j < arms.k; ++j)
       if (count[j] > 0.0 && (best < 0 || mean[j] < mean[best])) best = j;

@@ -36,19 +36,10 @@ struct Ucb1Policy {
     const int k = stats.arms.k;
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
-    double best_mean = stats.mean[0];
-    for (int j = 1; j < k; ++j) best_mean = stats.mean[j] < best_mean ? stats.mean[j] : best_mean;
-    const double scale = params.c * best_mean * sqrt(2.0 * portable_log(stats.total));
-    int pick = 0;
-    double pick_index = stats.mean[0] - scale * inv_sqrt_count[0];
-    for (int j = 1; j < k; ++j) {
-      const double index = stats.mean[j] - scale * inv_sqrt_count[j];
-      if (index < pick_index) {
-        pick = j;
-        pick_index = index;
-      }
-    }
-    return stats.arms.slot[pick];
+    const double scale = params.c * min_of(stats.mean, k) * sqrt(2.0 * portable_log(stats.total));
+    double index[kNumArms];
+    for (int j = 0; j < k; ++j) index[j] = stats.mean[j] - scale * inv_sqrt_count[j];
+    return stats.arms.slot[first_index_of_min(index, k)];
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {

@@ -1,0 +1,36 @@
+#include "ncclbot/bench/bench_sweep.hpp"
+
+#include <cmath>
+#include <random>
+
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot {
+
+Sweep make_bench_sweep(int arms, int contexts, int samples, uint64_t seed) {
+  if (arms < 1 || arms > kNumArms || contexts < 1 || samples < 1)
+    throw UsageError("bench sweep: arms must be in 1..21, contexts and samples positive");
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> base(1.0, 4.0);  // log10 of the arm's mean in µs
+  std::normal_distribution<double> noise(0.0, 0.05), model_error(0.0, 0.3);
+  SweepBuilder b("bench");
+  long line = 0;
+  for (int c = 0; c < contexts; ++c) {
+    Context ctx;
+    ctx.fabric = "bench";
+    ctx.collective = Collective::kAllReduce;
+    ctx.nodes = 1 + c % 32;
+    ctx.gpus_per_node = 8;
+    ctx.bytes = uint64_t(1) << (3 + c % 30);
+    for (int a = 0; a < arms; ++a) {
+      const int slot = a * kNumArms / arms;  // spread the arms over the slots
+      const double mean = std::pow(10.0, base(gen));
+      const float prior = float(mean * std::exp(model_error(gen)));
+      for (int r = 0; r < samples; ++r)
+        b.add(ctx, slot, r, float(mean * std::exp(noise(gen))), prior, ++line);
+    }
+  }
+  return b.build();
+}
+
+}  // namespace ncclbot

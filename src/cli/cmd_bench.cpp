@@ -1,0 +1,109 @@
+// `ncclbot bench`: replay throughput (policy steps per second) of a backend, per policy, at 6, 12
+// and 21 valid arms, on one thread and on all of them.
+#include <CLI/CLI.hpp>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ncclbot/bench/bench_sweep.hpp"
+#include "ncclbot/bench/harness.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/replay/backend.hpp"
+#include "ncclbot/replay/parallel_for.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct BenchOptions {
+  std::string backend = "cpu";
+  std::vector<std::string> policies = {"auto", "random",   "greedy",  "egreedy",
+                                       "ucb1", "thompson", "etc:m=2", "swucb"};
+  std::vector<int> arms = {6, 12, 21};
+  std::vector<int> threads;
+  int contexts = 32, samples = 8, seeds = 4, horizon = 4096;
+  int repetitions = 5;
+  std::string write_sweep;
+  bool json = false;
+};
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<BenchOptions>();
+  app.add_option("--backend", opt->backend, "cpu or cuda (default cpu)");
+  app.add_option("--policy", opt->policies, "policy specs to time (default: every online policy)");
+  app.add_option("--arms", opt->arms, "valid arms per context (default 6 12 21)");
+  app.add_option("--threads", opt->threads, "thread counts to time (default: 1 and all cores)");
+  app.add_option("--contexts", opt->contexts, "contexts in the synthetic sweep (default 32)");
+  app.add_option("--horizon", opt->horizon, "steps per replay (default 4096)");
+  app.add_option("--seeds", opt->seeds, "seeds per context (default 4)");
+  app.add_option("--repetitions", opt->repetitions, "timed repetitions, median reported (default 5)");
+  app.add_option("--write-sweep", opt->write_sweep,
+                 "write the synthetic sweep for the first --arms value to this CSV and exit");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
+  return [opt] {
+    if (!opt->write_sweep.empty()) {
+      write_sweep_csv(make_bench_sweep(opt->arms.at(0), opt->contexts, opt->samples), opt->write_sweep);
+      std::cerr << "wrote " << opt->write_sweep << "\n";
+      return 0;
+    }
+    const ReplayBackend requested = parse_replay_backend(opt->backend);
+    if (requested == ReplayBackend::kAuto) throw UsageError("--backend: bench needs cpu or cuda, not auto");
+    const ReplayBackend backend = resolve_replay_backend(requested, std::cerr);
+    std::vector<int> thread_counts = opt->threads;
+    if (thread_counts.empty()) {
+      thread_counts = {1};
+      if (default_thread_count() > 1) thread_counts.push_back(default_thread_count());
+    }
+    if (backend == ReplayBackend::kCuda) thread_counts = {0};
+    std::vector<PolicySpec> specs;
+    for (const auto& p : opt->policies) specs.push_back(parse_policy_spec(p));
+
+    nlohmann::json out;
+    out["results"] = nlohmann::json::array();
+    out["workload"] = {{"contexts", opt->contexts},
+                       {"seeds", opt->seeds},
+                       {"horizon", opt->horizon},
+                       {"samples", opt->samples},
+                       {"repetitions", opt->repetitions}};
+    std::ostream& human = opt->json ? std::cerr : std::cout;
+    for (int arms : opt->arms) {
+      const Sweep sweep = make_bench_sweep(arms, opt->contexts, opt->samples);
+      for (const PolicySpec& spec : specs)
+        for (int threads : thread_counts) {
+          ReplayJob job;
+          job.sweep = &sweep;
+          for (int c = 0; c < sweep.num_contexts(); ++c) job.contexts.push_back(c);
+          job.configs = {spec};
+          job.seeds = opt->seeds;
+          job.horizon = opt->horizon;
+          job.threads = std::max(1, threads);
+          double sink = 0;
+          const BenchTiming t = measure([&] { sink += run_replay(job, backend).online[0]; },
+                                        BenchSettings{1, opt->repetitions});
+          const double steps = double(opt->contexts) * opt->seeds * opt->horizon;
+          const double rate = steps / t.median_s;
+          out["results"].push_back({{"policy", spec.text},
+                                    {"arms", arms},
+                                    {"backend", replay_backend_name(backend)},
+                                    {"threads", threads},
+                                    {"steps_per_s", rate},
+                                    {"steps_per_cpu_s", steps / t.median_cpu_s},
+                                    {"median_s", t.median_s},
+                                    {"min_s", t.min_s},
+                                    {"max_s", t.max_s}});
+          human << std::left << std::setw(34) << spec.text << " arms " << std::setw(3) << arms << " threads "
+                << threads << "  " << std::setprecision(3) << rate << " steps/s, " << steps / t.median_cpu_s
+                << " per CPU-second" << (sink < 0 ? " " : "") << "\n";
+        }
+    }
+    if (opt->json) std::cout << out.dump(2) << "\n";
+    return 0;
+  };
+}
+
+const bool registered =
+    register_command({"bench", "replay throughput of a backend in steps per second", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

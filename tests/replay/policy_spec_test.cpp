@@ -1,0 +1,62 @@
+#include "ncclbot/replay/policy_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ncclbot/core/error.hpp"
+
+using namespace ncclbot;
+
+TEST(PolicySpec, DefaultsAndCanonicalText) {
+  const PolicySpec p = parse_policy_spec("ucb1");
+  EXPECT_EQ(p.config.kind, PolicyKind::kUcb1);
+  EXPECT_EQ(p.text, "ucb1:c=0.1,n0=1");
+  EXPECT_EQ(parse_policy_spec("auto").text, "auto");
+  const PolicySpec e = parse_policy_spec(" egreedy:n0=0, eps=0.05 ");
+  EXPECT_EQ(e.text, "egreedy:eps=0.05,decay=0,n0=0");
+  EXPECT_EQ(e.config.eps, 0.05);
+  EXPECT_EQ(e.config.n0, 0.0);
+  EXPECT_EQ(parse_policy_spec("swucb:window=64").config.window, 64);
+  EXPECT_EQ(parse_policy_spec("etc:m=3").config.m, 3);
+  EXPECT_EQ(parse_policy_spec("knn:k=7").config.k, 7);
+  EXPECT_EQ(parse_policy_spec("tree:depth=2").config.depth, 2);
+  EXPECT_EQ(parse_policy_spec("thompson:sigma=0.3").config.sigma, 0.3);
+}
+
+TEST(PolicySpec, GridIsTheCartesianProductFirstKeyOutermost) {
+  const auto g = parse_policy_grid("ucb1:c=0.1|0.2|0.5,n0=0|4|16");
+  ASSERT_EQ(g.size(), 9u);
+  EXPECT_EQ(g[0].text, "ucb1:c=0.1,n0=0");
+  EXPECT_EQ(g[1].text, "ucb1:c=0.1,n0=4");
+  EXPECT_EQ(g[3].text, "ucb1:c=0.2,n0=0");
+  EXPECT_EQ(g[8].text, "ucb1:c=0.5,n0=16");
+  EXPECT_EQ(g[8].config.c, 0.5);
+  EXPECT_EQ(g[8].config.n0, 16.0);
+  EXPECT_EQ(parse_policy_grid("tree:depth=1|2|3|4").size(), 4u);
+}
+
+namespace {
+void expect_usage_error(const std::string& spec, const std::string& needle) {
+  try {
+    parse_policy_grid(spec);
+    FAIL() << "accepted " << spec;
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+}  // namespace
+
+TEST(PolicySpec, ErrorsNameWhatIsValid) {
+  expect_usage_error("ucb2",
+                     "valid: auto, oracle, random, greedy, egreedy, ucb1, thompson, etc, swucb, knn, tree");
+  expect_usage_error("ucb1:alpha=1", "unknown parameter 'alpha' for ucb1 (valid: c, n0)");
+  expect_usage_error("auto:n0=1", "(valid: none)");
+  expect_usage_error("ucb1:c=0.1,c=0.2", "given twice");
+  expect_usage_error("ucb1:c=-1", "c='-1' must be a number in [0,");
+  expect_usage_error("etc:m=1.5", "must be an integer");
+  expect_usage_error("swucb:window=100000", "window='100000'");
+  expect_usage_error("egreedy:eps=2", "eps='2'");
+  expect_usage_error("ucb1:c", "is not key=value");
+  expect_usage_error("ucb1:", "nothing after ':'");
+  expect_usage_error("ucb1:c=0.1|", "c=''");
+  EXPECT_THROW(parse_policy_spec("ucb1:c=0.1|0.2"), UsageError);
+}
