@@ -78,6 +78,18 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   return decide_at_locked(*c, c->next_call++);
 }
 
+int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index) {
+  if (key < 0 || key >= kNumContextKeys) return -1;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  if (c == nullptr) {
+    float prior[kNumArms];
+    for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
+    c = &context_locked(key, bytes, prior);
+  }
+  return decide_at_locked(*c, index);
+}
+
 void OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count,
                                  int8_t* out) {
   if (key < 0 || key >= kNumContextKeys) {

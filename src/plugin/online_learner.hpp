@@ -35,6 +35,9 @@ class OnlineLearner {
   // The same, reading the prior from the call's cost table only when the context is new (the
   // getCollInfo hot path: no 21-entry copy per call).
   int decide_next(int key, uint64_t bytes, const CostTable& table);
+  // Leader mode: the decision for call `index` of `key`, counted by the calling rank (several
+  // ranks of one communicator may live in the leader's process; each has its own count).
+  int decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index);
   // Decisions for calls [start, start + count) of `key`, for a follower (leader mode only).
   void decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out);
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.

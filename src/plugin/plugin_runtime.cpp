@@ -114,6 +114,7 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes);
     ++local_members_[comm.comm_id];
     update_activation_locked(comm.comm_id);
+    comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kLeader;
   } else {
     auto link = follower_link(cfg, &error);
@@ -283,6 +284,13 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
             comm->timeout_ms, (unsigned long long)index, collective_label(coll), bytes);
       return;
     }
+  } else if (comm->role == Role::kLeader) {
+    uint64_t index;
+    {
+      std::lock_guard<std::mutex> lock(comm->mu);
+      index = comm->next_call[size_t(key)]++;
+    }
+    slot = comm->learner->decide_at(key, bytes, table, index);
   } else {
     slot = comm->learner->decide_next(key, bytes, table);
   }

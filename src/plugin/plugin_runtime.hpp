@@ -41,7 +41,7 @@ struct TunerComm {
   std::shared_ptr<FollowerLink> link;      // follower role
   int timeout_ms = 10000;
   std::mutex mu;                    // follower call counters
-  std::vector<uint64_t> next_call;  // follower: this rank's call index per context key
+  std::vector<uint64_t> next_call;  // leader / follower: this rank's call index per context key
   std::atomic<bool> link_failed{false};
   std::atomic<bool> warned_unusable{false};
   // Contexts whose first decision was logged (one INFO line each, so NCCL's log shows the plugin
