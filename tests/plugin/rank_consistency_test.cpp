@@ -63,13 +63,17 @@ double true_latency(int slot) {
 // A real job keeps every rank alive until the collectives of all ranks are done (they synchronise
 // on the GPU), so the leader cannot exit while followers still ask; `done_fd` / `exit_fd` model that.
 [[noreturn]] void rank_main(int rank, int nranks, bool leader, int port, const std::string& policy,
-                            int ready_fd, int go_fd, int done_fd, int exit_fd, const std::string& out) {
+                            int ready_fd, int go_fd, int done_fd, int exit_fd, const std::string& out,
+                            int lost_rank) {
   setenv("NCCLBOT_MODE", "online", 1);
   setenv("NCCLBOT_POLICY", policy.c_str(), 1);
   setenv("NCCLBOT_SEED", "7", 1);
   setenv("NCCLBOT_RANK", std::to_string(rank).c_str(), 1);
   setenv("NCCLBOT_LEADER_TIMEOUT_MS", "20000", 1);
-  if (leader) {
+  if (leader && rank == lost_rank) {  // this rank is given a wrong address: it never reaches the leader
+    setenv("NCCLBOT_LEADER", ("127.0.0.1:" + std::to_string(port == 65535 ? 1 : port + 1)).c_str(), 1);
+    setenv("NCCLBOT_LEADER_TIMEOUT_MS", "300", 1);
+  } else if (leader) {
     setenv("NCCLBOT_LEADER", ("127.0.0.1:" + std::to_string(port)).c_str(), 1);
   } else {
     setenv("NCCLBOT_AGREEMENT", "local", 1);
@@ -104,7 +108,7 @@ struct RankRun {
   bool ok = true;
 };
 
-RankRun run_ranks(int nranks, bool leader, const std::string& policy) {
+RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_rank = -1) {
   const int port = free_loopback_port();
   const std::string dir = temp_dir();
   int ready[2], go[2], done[2], quit[2];
@@ -117,7 +121,7 @@ RankRun run_ranks(int nranks, bool leader, const std::string& policy) {
     const pid_t pid = fork();
     if (pid == 0)
       rank_main(r, nranks, leader, port, policy, ready[1], go[0], done[1], quit[0],
-                dir + "/rank" + std::to_string(r));
+                dir + "/rank" + std::to_string(r), lost_rank);
     pids.push_back(pid);
   }
   char byte;
@@ -174,4 +178,17 @@ TEST(RankConsistency, NaiveRankLocalLearnerDisagrees) {
   EXPECT_GT(n, 0);
   RecordProperty("disagreements", n);
   std::printf("rank-local learners: %d disagreeing (rank, call) pairs out of %d\n", n, 3 * kCalls);
+}
+
+TEST(RankConsistency, ARankThatNeverReachesTheLeaderLeavesEveryoneOnNcclsChoice) {
+  // Rank 2 cannot connect, so it never announces itself; the leader waits for all three ranks
+  // before deciding anything, so every rank keeps NCCL's pick (Ring/Simple, the prior's argmin).
+  const RankRun run = run_ranks(3, true, "egreedy:eps=0.5,n0=1", 2);
+  ASSERT_TRUE(run.ok);
+  EXPECT_EQ(disagreements(run), 0);
+  for (const auto& p : run.picks) {
+    ASSERT_EQ(p.size(), size_t(kCalls));
+    EXPECT_EQ(distinct_arms(p), 1);
+    EXPECT_EQ(int(p[0]), 1 * 3 + 2);
+  }
 }
