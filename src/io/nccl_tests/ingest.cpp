@@ -50,7 +50,7 @@ class Ingest {
       : manifest_(manifest), options_(options), builder_("nccl-tests logs") {}
 
   void log(const ParsedLog& log) {
-    result_.warnings.insert(result_.warnings.end(), log.warnings.begin(), log.warnings.end());
+    for (const Diagnostic& w : log.warnings) warn(w);
     const ManifestEntry* entry = manifest_ ? manifest_->find(log.file) : nullptr;
     for (const Run& run : log.runs) {
       RunReport report;
@@ -62,7 +62,7 @@ class Ingest {
         report.used = true;
       } catch (const Skip& s) {
         report.reason = s.reason;
-        result_.warnings.push_back({log.file, run.first_line, "run skipped: " + s.reason});
+        warn({log.file, run.first_line, "run skipped: " + s.reason});
       }
       result_.runs.push_back(std::move(report));
     }
@@ -79,6 +79,11 @@ class Ingest {
   }
 
  private:
+  void warn(const Diagnostic& w) {
+    if (options_.on_warning) options_.on_warning(w);
+    result_.warnings.push_back(w);
+  }
+
   struct Contribution {
     std::string file;
     long line;
@@ -122,7 +127,9 @@ class Ingest {
     if (!valid_fabric_name(fabric))
       throw UsageError("fabric '" + fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
 
-    check_bandwidths(run, collective, topo.ranks(), file, result_.warnings);
+    std::vector<Diagnostic> checks;
+    check_bandwidths(run, collective, topo.ranks(), file, checks);
+    for (const Diagnostic& w : checks) warn(w);
     warn_identical(file, run, *algo, *proto);
 
     const int slot = arm_slot(*algo, *proto);
@@ -143,10 +150,10 @@ class Ingest {
       if (wrong && wrong_rows++ == 0) first_wrong = row.line;
     }
     if (wrong_rows > 0)
-      result_.warnings.push_back({file, first_wrong,
-                                  std::to_string(wrong_rows) + " rows report wrong results (#wrong > 0): " +
-                                      std::string(algo_name(*algo)) + "/" + std::string(proto_name(*proto)) +
-                                      " produced incorrect data; its times are kept"});
+      warn({file, first_wrong,
+            std::to_string(wrong_rows) +
+                " rows report wrong results (#wrong > 0): " + std::string(algo_name(*algo)) + "/" +
+                std::string(proto_name(*proto)) + " produced incorrect data; its times are kept"});
     report.collective = std::string(collective_name(collective));
     report.algo = std::string(algo_name(*algo));
     report.proto = std::string(proto_name(*proto));
@@ -214,10 +221,9 @@ class Ingest {
     const std::string label = std::string(algo_name(algo)) + "/" + std::string(proto_name(proto));
     for (const auto& [other_key, where] : seen_runs_)
       if (other_key == key)
-        result_.warnings.push_back(
-            {file, run.first_line,
-             "run (" + label + ") has exactly the same times as the run at " + where +
-                 ": its label may not match what ran, or the same log was given twice"});
+        warn({file, run.first_line,
+              "run (" + label + ") has exactly the same times as the run at " + where +
+                  ": its label may not match what ran, or the same log was given twice"});
     seen_runs_.emplace_back(std::move(key), at(file, run.first_line) + " (" + label + ")");
   }
 

@@ -157,6 +157,8 @@ ParsedLog parse_json_log(std::string_view text, const std::string& file) {
     const size_t at = e.byte > 0 ? e.byte - 1 : 0;
     throw InputError(file, line_of_offset(text, at),
                      "broken JSON (truncated -J output?): byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double
+    throw InputError(file, 0, std::string("unreadable JSON: ") + e.what());
   }
   try {
     return JsonLogReader(doc, file).read();

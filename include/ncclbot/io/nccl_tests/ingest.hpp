@@ -3,6 +3,7 @@
 // rows' times (out-of-place by default). A run is usable only when its arm is known: forced in the
 // log itself (JSON env, NCCL's "set by environment" line, a shell/launcher NCCL_ALGO=...) or stated
 // in the manifest; an AUTO run is not a measurement of any one arm.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct IngestOptions {
   std::string fabric = "unknown";  // for logs whose manifest entry names none
   bool skip_unforced = false;      // skip runs with no known arm instead of failing
   bool skip_failed = false;        // skip failed runs instead of failing
+  // Called for each warning as it arises, so a caller can show them even when ingestion then
+  // fails; they are also collected in IngestResult::warnings.
+  std::function<void(const Diagnostic&)> on_warning;
 };
 
 struct RunReport {
