@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <type_traits>
@@ -261,6 +262,38 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   NCCLBOT_CUDA_TRY(cudaDeviceSynchronize());
   res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;
+}
+
+std::vector<double> device_bootstrap(std::span<const double> loss, int configs, BootstrapStatistic statistic,
+                                     uint64_t resamples, uint64_t seed, double threshold,
+                                     int64_t scratch_budget_bytes) {
+  if (configs < 1 || loss.empty() || loss.size() % size_t(configs) != 0 || resamples == 0)
+    throw std::invalid_argument("device_bootstrap: empty input or rows of unequal length");
+  const int n = int(loss.size() / size_t(configs));
+  DeviceBuffer<double> d_loss(loss.data(), loss.size());
+  const bool p99 = statistic == BootstrapStatistic::p99;
+  DeviceBuffer<double> sorted(p99 ? loss.size() : 0);
+  DeviceBuffer<int> unit_at(p99 ? loss.size() : 0), keys(p99 ? loss.size() : 0);
+  if (p99)
+    sort_rows_with_units(thrust::device, d_loss.get(), configs, n, sorted.get(), unit_at.get(), keys.get());
+  // p99 counts draws per context: configs * chunk * n counters at a time, within the budget.
+  const uint64_t per_resample = p99 ? uint64_t(configs) * uint64_t(n) * sizeof(uint32_t) : 1;
+  const uint64_t chunk =
+      std::min<uint64_t>(resamples, std::max<uint64_t>(1, uint64_t(scratch_budget_bytes) / per_resample));
+  DeviceBuffer<uint32_t> draws(p99 ? size_t(configs) * chunk * size_t(n) : 0);
+  DeviceBuffer<double> theta(size_t(configs) * chunk);
+  std::vector<double> out(size_t(configs) * resamples);
+  std::vector<double> part(size_t(configs) * chunk);
+  for (uint64_t first = 0; first < resamples; first += chunk) {
+    const uint64_t count = std::min(chunk, resamples - first);
+    bootstrap_over_contexts(thrust::device, d_loss.get(), configs, n, statistic, threshold, seed, first,
+                            count, sorted.get(), unit_at.get(), draws.get(), theta.get());
+    theta.copy_to_host(part.data(), size_t(configs) * count);
+    for (int c = 0; c < configs; ++c)
+      std::copy(part.begin() + long(size_t(c) * count), part.begin() + long(size_t(c + 1) * count),
+                out.begin() + long(size_t(c) * resamples + first));
+  }
+  return out;
 }
 
 }  // namespace ncclbot

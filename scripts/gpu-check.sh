@@ -24,7 +24,7 @@ if [[ "${1:-}" == --bundle ]]; then
 fi
 BUILD=${1:-build-cuda}
 LOG="$BUILD/gpu-check"
-SASS_PER_STEP=${NCCLBOT_SASS_PER_STEP:-1030}  # docs/cuda.md, "Instructions per step"
+SASS_PER_STEP=${NCCLBOT_SASS_PER_STEP:-570}  # docs/cuda.md, "Instructions per step" (static estimate)
 SECONDS=0
 [[ -d "$BUILD/gpu-runtime" ]] && export LD_LIBRARY_PATH="$PWD/$BUILD/gpu-runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -70,9 +70,24 @@ for seeds in 8 128 1024; do
   bench cuda "$seeds" >"$LOG/cuda-$seeds.json"
 done
 
-python3 - "$LOG" "$SASS_PER_STEP" "$TESTS" <<'PY'
+# Measured instructions per step, where Nsight Compute is installed: warp instructions executed
+# by one replay launch x 32 / its steps (480 contexts x 8 seeds x 1024 steps).
+PER_STEP_SOURCE="static SASS estimate"
+if command -v ncu >/dev/null 2>&1; then
+  if timeout 120 ncu --kernel-name regex:replay_kernel --launch-count 1 --metrics smsp__inst_executed.sum --csv \
+    --log-file "$LOG/ncu.csv" "$BUILD/ncclbot" bench --backend cuda --policy ucb1 --arms 12 --contexts 480 \
+    --seeds 8 --horizon 1024 --repetitions 1 >/dev/null 2>"$LOG/ncu.err"; then
+    measured=$(python3 -c '
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and "smsp__inst_executed.sum" in r]
+print(float(rows[-1][-1].replace(",", "")) * 32 / (480 * 8 * 1024))' "$LOG/ncu.csv" 2>/dev/null || true)
+    if [[ -n "$measured" ]]; then SASS_PER_STEP=$measured; PER_STEP_SOURCE="measured by ncu"; fi
+  fi
+fi
+
+python3 - "$LOG" "$SASS_PER_STEP" "$TESTS" "$PER_STEP_SOURCE" <<'PY'
 import json, sys
-log, per_step, tests = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+log, per_step, tests, source = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
 name, sms, mhz = "H200", 132, 1980.0
 try:
     f = [x.strip() for x in open(f"{log}/device.txt").read().split(",")]
@@ -81,8 +96,8 @@ except Exception:
     pass
 # Issue limit: SMs x 4 schedulers x 1 warp-instruction per clock x 32 threads, at the max SM clock.
 limit = sms * 4 * mhz * 1e6 * 32 / per_step
-print(f"device {name}: {sms} SMs at {mhz:.0f} MHz; {per_step:.0f} SASS instructions per UCB1 step "
-      f"-> limit {limit:.3g} steps/s; gpu tests {tests}")
+print(f"device {name}: {sms} SMs at {mhz:.0f} MHz; {per_step:.0f} instructions per UCB1 step ({source}) "
+      f"-> issue limit {limit:.3g} steps/s; gpu tests {tests}")
 print(f"{'seeds':>6} {'steps':>12} {'CPU steps/s':>13} {'GPU steps/s':>13} {'GPU/CPU':>8} {'of limit':>9}")
 for seeds in (8, 128, 1024):
     cpu = json.load(open(f"{log}/cpu-{seeds}.json"))["results"][0]["steps_per_s"]

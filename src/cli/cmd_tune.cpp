@@ -25,6 +25,7 @@ struct TuneOptions {
   uint64_t seed = 0;
   int horizon = 0;
   int threads = 0;
+  std::string backend = "cpu";
   bool json = false;
 };
 
@@ -41,9 +42,11 @@ Action setup(CLI::App& app) {
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
   app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
+  app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     TuneRequest req;
+    req.backend = resolve_replay_backend(parse_replay_backend(opt->backend), std::cerr);
     req.objective = parse_tune_objective(opt->objective);
     ContextFilter tune_filter, score_filter;
     tune_filter.nodes = parse_node_list(opt->tune_nodes, "--tune-nodes");
@@ -65,6 +68,7 @@ Action setup(CLI::App& app) {
     const auto tuned = tune_and_score(req);
 
     nlohmann::json out;
+    out["backend"] = replay_backend_name(req.backend);
     out["objective"] = tune_objective_name(req.objective);
     out["tune_contexts"] = req.tune_contexts.size();
     out["score_contexts"] = req.score_contexts.size();

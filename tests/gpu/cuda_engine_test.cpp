@@ -13,6 +13,7 @@
 #include "ncclbot/replay/cuda_engine.hpp"
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/stream_id.hpp"
+#include "ncclbot/stats/bootstrap.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot;
@@ -138,4 +139,52 @@ TEST(CudaEngine, CommandLineMatchesCpu) {
   const auto via_auto = test::run_cli(args + "auto");
   ASSERT_EQ(via_auto.exit_code, 0) << via_auto.err;
   EXPECT_EQ(nlohmann::json::parse(via_auto.out)["backend"], "cuda");
+}
+
+// `ncclbot tune --backend cuda` tunes and scores exactly as `--backend cpu` does.
+TEST(CudaEngine, TuneMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  const std::string dir = test::temp_dir();
+  write_sweep_csv(test::random_sweep(6, 90, 4), dir + "/s.csv");
+  const std::string args = "tune --sweep '" + dir +
+                           "/s.csv' --policy 'ucb1:c=0.05|0.2|0.8,n0=0|4' --policy " +
+                           "'egreedy:eps=0.05|0.2' --tune-nodes 1,2,4 --score-nodes 8,16,32 --seeds 3 " +
+                           "--horizon 150 --json --backend ";
+  const auto cpu = test::run_cli(args + "cpu");
+  const auto gpu = test::run_cli(args + "cuda");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  auto jc = nlohmann::json::parse(cpu.out), jg = nlohmann::json::parse(gpu.out);
+  EXPECT_EQ(jg["backend"], "cuda");
+  jc.erase("backend");
+  jg.erase("backend");
+  EXPECT_EQ(jg.dump(), jc.dump());
+}
+
+// Bootstrap resamples of contexts on the device equal bootstrap_interval()'s distribution, per
+// config and statistic, in one chunk or many (a tiny scratch budget).
+TEST(CudaEngine, DeviceBootstrapMatchesStatsBootstrap) {
+  SKIP_WITHOUT_GPU();
+  const Sweep sweep = test::random_sweep(8, 70, 3);
+  const ReplayResults cpu =
+      run_cpu_replay(test::random_job(sweep, parse_policy_grid("ucb1:c=0.1|0.5,n0=0|1"), 8, 3, 90));
+  for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99, BootstrapStatistic::max,
+                    BootstrapStatistic::count_above})
+    for (int64_t budget : {int64_t(1) << 30, int64_t(1)}) {
+      SCOPED_TRACE(to_string(stat) + " budget " + std::to_string(budget));
+      const uint64_t resamples = 999, seed = 77;
+      const auto theta = device_bootstrap(cpu.online, cpu.num_configs, stat, resamples, seed, 0.10, budget);
+      for (int c = 0; c < cpu.num_configs; ++c) {
+        BootstrapOptions opt;
+        opt.statistic = stat;
+        opt.resamples = resamples;
+        opt.seed = seed;
+        opt.method = IntervalMethod::percentile;
+        opt.keep_distribution = true;
+        const auto want = bootstrap_interval(cpu.online_of(c), opt).distribution;
+        const std::vector<double> got(theta.begin() + long(size_t(c) * resamples),
+                                      theta.begin() + long(size_t(c + 1) * resamples));
+        EXPECT_SAME_BITS(got, want);
+      }
+    }
 }

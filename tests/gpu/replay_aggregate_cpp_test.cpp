@@ -9,6 +9,7 @@
 
 #include "gpu/random_sweep.hpp"
 #include "ncclbot/replay/replay_aggregate.hpp"
+#include "ncclbot/stats/bootstrap.hpp"
 
 using namespace ncclbot;
 
@@ -82,6 +83,67 @@ TEST(ReplayAggregateCpp, MatchesCpuEngineBitForBit) {
       EXPECT_TRUE(same_bits(summaries[size_t(c)].p99, want.p99)) << job.configs[size_t(c)].text;
       EXPECT_TRUE(same_bits(summaries[size_t(c)].max, want.max)) << job.configs[size_t(c)].text;
       EXPECT_EQ(summaries[size_t(c)].above_10pct, want.above_10pct) << job.configs[size_t(c)].text;
+    }
+  }
+}
+
+namespace {
+
+// The Thrust bootstrap (CPP backend) of every row of `loss`, resamples [first, first + count).
+std::vector<double> bootstrap_rows(const std::vector<double>& loss, int configs, BootstrapStatistic stat,
+                                   uint64_t seed, uint64_t first, uint64_t count) {
+  const int n = int(loss.size()) / configs;
+  std::vector<double> sorted(loss.size()), theta(size_t(configs) * count);
+  std::vector<int> unit_at(loss.size()), keys(loss.size());
+  std::vector<uint32_t> draws(size_t(configs) * count * size_t(n));
+  sort_rows_with_units(thrust::cpp::par, loss.data(), configs, n, sorted.data(), unit_at.data(), keys.data());
+  bootstrap_over_contexts(thrust::cpp::par, loss.data(), configs, n, stat, 0.10, seed, first, count,
+                          sorted.data(), unit_at.data(), draws.data(), theta.data());
+  return theta;
+}
+
+}  // namespace
+
+// Hand-checked: one context, every resample draws it, so every statistic equals its value.
+TEST(ReplayAggregateCpp, BootstrapOfOneContext) {
+  for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99, BootstrapStatistic::max}) {
+    const auto theta = bootstrap_rows({0.25}, 1, stat, 3, 0, 5);
+    for (double t : theta) EXPECT_EQ(t, 0.25);
+  }
+  for (double t : bootstrap_rows({0.25}, 1, BootstrapStatistic::count_above, 3, 0, 5)) EXPECT_EQ(t, 1.0);
+}
+
+// Each config's theta is bootstrap_interval()'s distribution for the same seed, bit for bit, for
+// every statistic, with ties among the losses, and for a window of resamples starting anywhere.
+TEST(ReplayAggregateCpp, BootstrapMatchesStatsBootstrap) {
+  std::mt19937_64 gen(99);
+  std::uniform_real_distribution<double> u(0.0, 0.3);
+  const int configs = 3, n = 53;
+  std::vector<double> loss(size_t(configs) * n);
+  for (double& l : loss) l = u(gen) < 0.2 ? 0.0 : u(gen);  // many exact ties at 0
+  loss[7] = loss[8] = 0.2;
+  for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99, BootstrapStatistic::max,
+                    BootstrapStatistic::count_above}) {
+    SCOPED_TRACE(to_string(stat));
+    const uint64_t seed = 1234, resamples = 200;
+    const auto theta = bootstrap_rows(loss, configs, stat, seed, 0, resamples);
+    const auto tail = bootstrap_rows(loss, configs, stat, seed, 150, 50);
+    for (int c = 0; c < configs; ++c) {
+      BootstrapOptions opt;
+      opt.statistic = stat;
+      opt.resamples = resamples;
+      opt.seed = seed;
+      opt.method = IntervalMethod::percentile;
+      opt.keep_distribution = true;
+      const auto want =
+          bootstrap_interval(std::span<const double>(loss.data() + size_t(c) * n, size_t(n)), opt)
+              .distribution;
+      for (uint64_t b = 0; b < resamples; ++b)
+        ASSERT_TRUE(same_bits(theta[size_t(c) * resamples + b], want[b]))
+            << "config " << c << " resample " << b;
+      for (uint64_t b = 0; b < 50; ++b)
+        ASSERT_TRUE(same_bits(tail[size_t(c) * 50 + b], want[150 + b]))
+            << "config " << c << " resample " << 150 + b;
     }
   }
 }

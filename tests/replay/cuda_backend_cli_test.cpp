@@ -51,3 +51,17 @@ TEST(CudaBackendCli, AutoFallsBackToCpuAndSaysSo) {
   ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
   EXPECT_EQ(cpu.out, r.out);
 }
+
+TEST(CudaBackendCli, TuneAndBenchRefuseCudaWithoutDevice) {
+  if (ncclbot::probe_cuda().usable_devices > 0) GTEST_SKIP() << "a CUDA device is usable here";
+  const std::string dir = temp_dir();
+  write_file(dir + "/s.csv", kSweep);
+  const auto tune = run_cli("tune --sweep '" + dir + "/s.csv' --policy ucb1 --tune-nodes 1 --score-nodes 1 " +
+                            "--seeds 1 --horizon 5 --json --backend cuda");
+  EXPECT_EQ(tune.exit_code, 2) << tune.err;
+  EXPECT_NE(tune.err.find("no usable CUDA device"), std::string::npos) << tune.err;
+  const auto bench =
+      run_cli("bench --backend cuda --policy ucb1 --arms 12 --contexts 2 --seeds 1 --horizon 8 --json");
+  EXPECT_EQ(bench.exit_code, 2) << bench.err;
+  EXPECT_NE(bench.err.find("no usable CUDA device"), std::string::npos) << bench.err;
+}

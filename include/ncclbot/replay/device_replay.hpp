@@ -12,6 +12,7 @@
 #include "ncclbot/core/sweep_view.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/launch_shape.hpp"
+#include "ncclbot/stats/bootstrap_statistic.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
 
 namespace ncclbot {
@@ -44,5 +45,14 @@ struct DeviceReplayResult {
 
 // Throws std::invalid_argument for empty inputs, seeds < 1 or horizon < 1.
 DeviceReplayResult device_replay(const DeviceReplayRequest& request);
+
+// Bootstrap resamples of contexts generated and evaluated on the device: for each config (a row of
+// `loss`, [configs][n], e.g. DeviceReplayResult::online_mean) the statistic over the n contexts drawn
+// by resamples 0 .. resamples-1, as theta [config][resample]: bit for bit the `distribution` that
+// bootstrap_interval() keeps for the same statistic, threshold, seed and resample count. Intervals
+// are then quantiles of these (stats/bootstrap.hpp). Throws std::invalid_argument for empty input.
+std::vector<double> device_bootstrap(std::span<const double> loss, int configs, BootstrapStatistic statistic,
+                                     uint64_t resamples, uint64_t seed, double threshold = 0.10,
+                                     int64_t scratch_budget_bytes = int64_t(1) << 30);
 
 }  // namespace ncclbot

@@ -9,17 +9,24 @@
 //   - the per-config summary is summarize_losses() (stats/loss_summary.cpp): a sequential sum and
 //     max in context order, the count of losses > 0.10, and the p99 of NumPy's "linear" method read
 //     from the config's losses sorted ascending.
+//   - bootstrap resamples of contexts (for the metric intervals) draw resample b's units from
+//     ResampleStream(seed, b) and accumulate the statistic in draw order, exactly as
+//     bootstrap_interval() does (stats/bootstrap.cpp), so theta[b] equals its distribution[b].
 // Sorting is the only parallel step, and a sort's output does not depend on how it was computed.
 #include <thrust/copy.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "ncclbot/core/hd.hpp"
+#include "ncclbot/stats/bootstrap_statistic.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/stats/resample_stream.hpp"
 
 namespace ncclbot {
 
@@ -92,6 +99,119 @@ void summarize_per_config(const Exec& exec, const double* loss, int configs, int
   thrust::stable_sort_by_key(exec, key_scratch, key_scratch + n, sorted_scratch);
   thrust::for_each_n(exec, thrust::counting_iterator<int>(0), configs,
                      SummarizeRow{loss, sorted_scratch, out, contexts});
+}
+
+// theta[config][k] = the statistic of config's losses over the contexts drawn by resample
+// first + k. One work item per (config, resample); every config sees the same units (paired).
+struct BootstrapOverContexts {
+  const double* loss;    // [config][n], context order
+  const double* sorted;  // [config][n] ascending (p99 only)
+  const int* unit_at;    // [config][n]: the context at each sorted position (p99 only)
+  uint32_t* draws;       // [config][count][n] scratch: draws per context (p99 only)
+  double* theta;         // [config][count]
+  int n;
+  uint64_t first, count, seed;
+  BootstrapStatistic statistic;
+  double threshold;
+
+  NCCLBOT_HD void operator()(int64_t item) const {
+    const int64_t config = item / int64_t(count);
+    const uint64_t k = uint64_t(item) % count;
+    const double* x = loss + config * n;
+    ResampleStream stream(seed, first + k, ResamplePurpose::bootstrap_indices);
+    const uint32_t n32 = uint32_t(n);
+    double t = 0.0;
+    switch (statistic) {
+      case BootstrapStatistic::mean: {
+        double sum = 0.0;
+        for (uint32_t i = 0; i < n32; ++i) sum += x[stream.next_below(n32)];
+        t = sum / double(n);
+        break;
+      }
+      case BootstrapStatistic::max: {
+        double m = -HUGE_VAL;
+        for (uint32_t i = 0; i < n32; ++i) {
+          const double v = x[stream.next_below(n32)];
+          m = m < v ? v : m;  // std::max(m, v)
+        }
+        t = m;
+        break;
+      }
+      case BootstrapStatistic::count_above: {
+        uint32_t above = 0;
+        for (uint32_t i = 0; i < n32; ++i) above += x[stream.next_below(n32)] > threshold ? 1u : 0u;
+        t = double(above);
+        break;
+      }
+      case BootstrapStatistic::p99: {
+        // The top order statistics from per-context draw counts, walking the sorted order down
+        // (stats/bootstrap.cpp, resample_p99); pos >= 0, so truncation is floor.
+        uint32_t* c = draws + item * int64_t(n);
+        for (int i = 0; i < n; ++i) c[i] = 0;
+        for (uint32_t i = 0; i < n32; ++i) ++c[stream.next_below(n32)];
+        const double pos = 0.99 * double(n - 1);
+        const int lo = int(pos), hi = lo + 1 < n ? lo + 1 : n - 1;
+        const double frac = pos - double(lo);
+        const int64_t want_hi = n - 1 - hi, want_lo = n - 1 - lo;
+        const double* asc = sorted + config * n;
+        const int* unit = unit_at + config * n;
+        double at_hi = 0.0, at_lo = 0.0;
+        bool have_hi = false;
+        int64_t seen = 0;
+        for (int r = n - 1; r >= 0; --r) {
+          const uint32_t drawn = c[unit[r]];
+          if (drawn == 0) continue;
+          seen += drawn;
+          if (!have_hi && seen > want_hi) {
+            at_hi = asc[r];
+            have_hi = true;
+          }
+          if (seen > want_lo) {
+            at_lo = asc[r];
+            break;
+          }
+        }
+        t = at_lo + (at_hi - at_lo) * frac;
+        break;
+      }
+    }
+    theta[item] = t;
+  }
+};
+
+struct IndexInRow {
+  int n;
+  NCCLBOT_HD int operator()(int64_t item) const { return int(item % n); }
+};
+
+// The order a p99 bootstrap walks: per config, the losses ascending (`sorted`) and the context at
+// each position (`unit_at`, ties in context order like std::stable_sort). `keys` is scratch.
+template <typename Exec>
+void sort_rows_with_units(const Exec& exec, const double* loss, int configs, int n, double* sorted,
+                          int* unit_at, int* keys) {
+  const int64_t total = int64_t(configs) * n;
+  thrust::copy(exec, loss, loss + total, sorted);
+  thrust::transform(exec, thrust::counting_iterator<int64_t>(0), thrust::counting_iterator<int64_t>(total),
+                    keys, ConfigOfItem{n});
+  thrust::transform(exec, thrust::counting_iterator<int64_t>(0), thrust::counting_iterator<int64_t>(total),
+                    unit_at, IndexInRow{n});
+  // Stable sorts keep equal losses in context order; (value, context) pairs travel together.
+  thrust::stable_sort_by_key(exec, sorted, sorted + total,
+                             thrust::make_zip_iterator(thrust::make_tuple(keys, unit_at)));
+  thrust::stable_sort_by_key(exec, keys, keys + total,
+                             thrust::make_zip_iterator(thrust::make_tuple(sorted, unit_at)));
+}
+
+// Resamples [first, first + count) of every config: theta[config][k]. For p99, `sorted` and
+// `unit_at` come from sort_rows_with_units() and `draws` holds configs * count * n counters.
+template <typename Exec>
+void bootstrap_over_contexts(const Exec& exec, const double* loss, int configs, int n,
+                             BootstrapStatistic statistic, double threshold, uint64_t seed, uint64_t first,
+                             uint64_t count, const double* sorted, const int* unit_at, uint32_t* draws,
+                             double* theta) {
+  thrust::for_each_n(exec, thrust::counting_iterator<int64_t>(0), int64_t(configs) * int64_t(count),
+                     BootstrapOverContexts{loss, sorted, unit_at, draws, theta, n, first, count, seed,
+                                           statistic, threshold});
 }
 
 }  // namespace ncclbot

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
@@ -38,6 +39,7 @@ struct TuneRequest {
   uint64_t seed_base = 0;
   int horizon = 1;
   int threads = 1;
+  ReplayBackend backend = ReplayBackend::kCpu;  // already resolved: kCpu or kCuda (backend.hpp)
 };
 
 struct TunedPolicy {

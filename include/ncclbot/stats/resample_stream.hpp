@@ -8,8 +8,10 @@
 //   key     = (seed mod 2^32, seed >> 32)
 //   counter = (block, b mod 2^32, b >> 32, purpose)
 // Blocks 0, 1, 2, ... are used in order; each yields four 32-bit words, consumed x[0] first.
+// NCCLBOT_HD: the CUDA engine draws the same resamples on the device (replay/replay_aggregate.hpp).
 #include <cstdint>
 
+#include "ncclbot/core/hd.hpp"
 #include "ncclbot/core/philox.hpp"
 
 namespace ncclbot {
@@ -21,12 +23,12 @@ enum class ResamplePurpose : uint32_t {
 
 class ResampleStream {
  public:
-  ResampleStream(uint64_t seed, uint64_t resample, ResamplePurpose purpose)
+  NCCLBOT_HD ResampleStream(uint64_t seed, uint64_t resample, ResamplePurpose purpose)
       : key0_(uint32_t(seed)),
         key1_(uint32_t(seed >> 32)),
         counter_{{0u, uint32_t(resample), uint32_t(resample >> 32), uint32_t(purpose)}} {}
 
-  uint32_t next_word() {
+  NCCLBOT_HD uint32_t next_word() {
     if (used_ == 4) {
       block_ = philox4x32_10(counter_, key0_, key1_);
       ++counter_.v[0];
@@ -37,7 +39,7 @@ class ResampleStream {
 
   // Uniform integer in [0, n), n >= 1, without modulo bias (Lemire 2019, "Fast random integer
   // generation in an interval"): the rare rejected words are simply skipped.
-  uint32_t next_below(uint32_t n) {
+  NCCLBOT_HD uint32_t next_below(uint32_t n) {
     uint64_t m = uint64_t(next_word()) * n;
     uint32_t low = uint32_t(m);
     if (low < n) {
