@@ -152,8 +152,8 @@ def context_maps(results, out_dir, index):
         auto_g = grid(table[(name, auto)]["losses"])
         panels = [(auto, auto_g)] + [(p, grid(table[(name, p)]["losses"])) for p in others]
         rows, cols = grid_shape(len(panels), 4)
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 1.1 + 0.45 * len(nodes) * rows + 0.6 * rows),
-                                 squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 1.0, (1.3 + 0.35 * len(nodes)) * rows),
+                                 squeeze=False, constrained_layout=True)
         for idx, (p, g) in enumerate(panels):
             ax = axes[idx // cols][idx % cols]
             im = ax.imshow(np.clip(g * 100, 0, 50), cmap=cmap, vmin=0, vmax=50, aspect="auto",

@@ -45,7 +45,12 @@ std::string hypothesis_sentence(const json& h, double alpha) {
     s += " <= " + p_value(alpha) + ": significant; " + (h.at("mean_diff").get<double>() < 0 ? a : b) +
          " is better.";
   } else {
-    s += " > " + p_value(alpha) + ": not significant; these data do not show a difference.";
+    s += " > " + p_value(alpha) + ": not significant; these data do not show a difference";
+    if (h.at("ties").get<int>() > 0)
+      s += " (with " + std::to_string(h.at("ties").get<int>()) +
+           " tied scenarios this test cannot go below p = " +
+           p_value(h.at("smallest_attainable_p").get<double>()) + ")";
+    s += ".";
   }
   return s;
 }

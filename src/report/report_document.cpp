@@ -88,8 +88,9 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
       "scored loss: " + st.at("loss").get<std::string>() +
           "; tuning objective: " + st.at("objective").get<std::string>() + " over the tune contexts",
       "alpha " + p_value(st.at("alpha").get<double>()) + "; bootstrap: percentile, " + level + ", " +
-          st.at("bootstrap_resamples").dump() + " resamples; permutation: exact sign flips when 2^n <= " +
-          st.at("permutation_resamples").dump() + ", else that many Monte Carlo draws",
+          st.at("bootstrap_resamples").dump() +
+          " resamples; permutation: all 2^n sign vectors when n <= 30 scenarios (or 2^n <= " +
+          st.at("permutation_resamples").dump() + "), else that many Monte Carlo draws",
   }));
   {
     Block t;

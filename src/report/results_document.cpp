@@ -178,6 +178,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                     {"a_better", h.a_better},
                     {"b_better", h.b_better},
                     {"ties", h.ties},
+                    {"smallest_attainable_p", h.smallest_p},
                     {"alternative", "two-sided"},
                     {"p", h.test.p},
                     {"exact", h.test.exact},

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "ncclbot/core/error.hpp"
 #include "report/figure_script.hpp"
@@ -50,6 +51,25 @@ std::string unit_bytes(const UnitResult& u) {
   return to_json(u).dump(1) + "\n";
 }
 
+// A run killed mid-write leaves "NAME.tmp.PID" files, and an edited study leaves checkpoints of
+// units (and sweeps) it no longer has; both go, so the folder is a function of the study alone.
+void remove_stale_files(const fs::path& out, const PreparedStudy& study) {
+  std::set<std::string> planned;
+  for (const auto& u : study.units) planned.insert(u.file_name);
+  std::set<std::string> sweeps;
+  for (const auto& ps : study.sweeps) sweeps.insert(ps.source->name + ".csv");
+  std::error_code ec;
+  for (const auto* sub : {"", "units", "sweeps", "figures"})
+    for (const auto& e : fs::directory_iterator(out / sub, ec)) {
+      if (!e.is_regular_file()) continue;
+      const std::string name = e.path().filename().string();
+      const bool temporary = name.find(".tmp.") != std::string::npos;
+      const bool stale = (std::string(sub) == "units" && !planned.count(name)) ||
+                         (std::string(sub) == "sweeps" && !sweeps.count(name));
+      if (temporary || stale) fs::remove(e.path(), ec);
+    }
+}
+
 }  // namespace
 
 RunSummary run_study(const std::string& study_path, const RunOptions& options) {
@@ -75,6 +95,7 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
   engine.backend = resolve_backend(s.backend);
   engine.threads = options.threads;
 
+  remove_stale_files(out, study);
   write_if_changed((out / "study.toml").string(), s.text);
   for (const auto& ps : study.sweeps)
     write_if_changed((out / "sweeps" / (ps.source->name + ".csv")).string(), ps.csv);

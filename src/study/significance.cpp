@@ -42,6 +42,7 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
       else
         ++r.ties;
     }
+    r.smallest_p = smallest_attainable_p(S - r.ties);
     r.resamples = s.permutation_resamples;
     r.seed = derived_seed(s.seed, "permutation/" + h.a + "/" + h.b + "/" + metric_name(h.metric));
     r.test = paired_permutation(r.diffs, r.resamples, r.seed);

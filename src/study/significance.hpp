@@ -16,6 +16,7 @@ struct HypothesisResult {
   std::vector<double> a_values, b_values, diffs;  // per scenario, in study order
   double mean_diff = 0;
   int a_better = 0, b_better = 0, ties = 0;  // scenarios where a's metric is lower / higher / equal
+  double smallest_p = 1;  // the floor of this test: zero differences never help, so it uses the nonzero ones
   uint64_t seed = 0;
   int resamples = 0;
   PermutationOutcome test;
