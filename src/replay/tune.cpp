@@ -49,7 +49,8 @@ SeedSpread spread(const std::vector<double>& x) {
     s.max = std::max(s.max, v);
   }
   s.mean = sum / double(x.size());
-  if (x.size() > 1) {
+  if (s.min == s.max) s.mean = s.min;  // identical per-seed values: no rounding residue in mean or sd
+  if (x.size() > 1 && s.min != s.max) {
     double ss = 0;
     for (double v : x) ss += (v - s.mean) * (v - s.mean);
     s.sd = std::sqrt(ss / double(x.size() - 1));

@@ -73,3 +73,33 @@ TEST(AnyPolicy, UnionDispatchEqualsTypedDispatch) {
     }
   }
 }
+
+// Driven as the plugin drives it: a cost table with -1 on a valid arm (NCCL's "ignored") gives
+// that arm no pseudo-observations, so warm UCB1 tries it first and then trusts the priors.
+TEST(PluginFacing, MissingPriorValueStartsThatArmCold) {
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 10.0f;
+  prior[4] = -1.0f;
+  prior[5] = 50.0f;
+  PolicyContext ctx;
+  ctx.mask.set(0);
+  ctx.mask.set(4);
+  ctx.mask.set(5);
+  ctx.prior_us = prior;
+  PolicyConfig cfg = config_of(PolicyKind::kUcb1);
+  cfg.n0 = 8;
+  cfg.c = 0.1;
+  AnyPolicy p = make_policy(cfg);
+  policy_reset(p, ctx);
+  StepRandom rng(0, 7, 0);
+  EXPECT_EQ(policy_select(p, rng), 4);  // the only arm with N = 0
+  policy_update(p, 4, 30.0);
+  // Now N = (8, 1, 8), means (10, 30, 50): arm 0 has the smallest index.
+  StepRandom rng1(0, 7, 1);
+  EXPECT_EQ(policy_select(p, rng1), 0);
+  PolicyConfig autocfg = config_of(PolicyKind::kAuto);
+  AnyPolicy a = make_policy(autocfg);
+  policy_reset(a, ctx);
+  EXPECT_EQ(policy_select(a, rng), 0);
+}
