@@ -164,9 +164,12 @@ nccl_result_t record_state(void* handle, int state, NcclProfilerEventStateArgs* 
   std::memcpy(&magic, handle, sizeof magic);
   if (magic != kChannelMagic) return kNcclSuccess;
   auto* ch = static_cast<ChannelRecord*>(handle);
-  std::lock_guard<std::mutex> lock(ch->owner->mu);
-  ch->stop_ns = args->kernelCh.pTimer;
-  ch->has_stop = true;
+  try {
+    std::lock_guard<std::mutex> lock(ch->owner->mu);
+    ch->stop_ns = args->kernelCh.pTimer;
+    ch->has_stop = true;
+  } catch (...) {
+  }
   return kNcclSuccess;
 }
 
