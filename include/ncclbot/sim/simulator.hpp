@@ -1,0 +1,58 @@
+#pragma once
+// The fabric simulator behind `ncclbot synth`: a forced-arm sweep whose ground truth is NCCL's cost
+// model with the preset's measured-plateau calibration and hidden, physically motivated deviations
+// drawn from the seed, sampled with multiplicative noise and rare heavy-tailed outliers. The prior
+// stored with the sweep is the cost model's own prediction. Everything is a pure function of
+// (preset, seed, context, arm, sample) through a counter-based Philox stream.
+#include <cstdint>
+#include <vector>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/collective.hpp"
+#include "ncclbot/core/context.hpp"
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/sim/fabric.hpp"
+
+namespace ncclbot::sim {
+
+// The concrete hidden deviations of one (preset, seed).
+struct Deviations {
+  double cap_error[kNumArms] = {};  // relative bandwidth error per arm
+  double lat_error[kNumArms] = {};  // relative latency error per arm
+  double ll_bw = 1.0, ll128_bw = 1.0, ll128_lat = 1.0;
+  double tree_congestion = 0.0;
+  double nvls_tree_overhead_us = 0.0;
+  double nvls_tree_bw_loss = 0.0;
+  double slow_slice_log2 = 0.0, slow_bw_factor = 1.0;
+};
+
+Deviations draw_deviations(const FabricPreset& f, uint64_t seed);
+
+// Noise-free ground-truth time (us) of one arm on one context; NaN when the arm is not valid there.
+double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot);
+
+// One measured sample: the ground truth times noise (sample index r of the arm's stream).
+double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, int slot, int r,
+                      double truth);
+
+struct SynthOptions {
+  uint64_t seed = 1;
+  std::vector<int> nodes;  // empty: the preset's default node counts
+  std::vector<Collective> collectives = {Collective::kAllReduce, Collective::kAllGather,
+                                         Collective::kReduceScatter};
+  int samples = 5;
+  uint64_t min_bytes = 8;
+  uint64_t max_bytes = uint64_t(8) << 30;
+  int gpus_per_node = 0;  // 0: the preset's GPUs per host
+};
+
+// The sweep: sizes are the powers of two in [min_bytes, max_bytes]; contexts in canonical order.
+Sweep synthesize(const FabricPreset& f, const SynthOptions& options);
+
+// The built-in default sweep (h100-ib-a, kDefaultSeed, default options), so a study can run with no
+// input files.
+inline constexpr const char* kDefaultFabric = "h100-ib-a";
+inline constexpr uint64_t kDefaultSeed = 20260;
+Sweep default_sweep();
+
+}  // namespace ncclbot::sim

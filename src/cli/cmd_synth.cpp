@@ -1,0 +1,60 @@
+// `ncclbot synth`: a forced-arm sweep from a fabric preset (see docs/simulator.md).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/context_filter.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/sim/simulator.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct SynthCliOptions {
+  std::string fabric;
+  uint64_t seed = sim::kDefaultSeed;
+  std::string out;
+  std::string nodes, collectives;
+  int samples = 5;
+  uint64_t min_bytes = 8, max_bytes = uint64_t(8) << 30;
+  int gpus_per_node = 0;
+};
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<SynthCliOptions>();
+  app.add_option("--fabric", opt->fabric,
+                 "fabric preset: h100-ib-a, h100-ib-b, h100-roce, gb200-mnnvl, gb200-ib")
+      ->required();
+  app.add_option("--seed", opt->seed, "seed of the hidden deviations and the noise")->capture_default_str();
+  app.add_option("--out", opt->out, "sweep CSV to write")->required();
+  app.add_option("--nodes", opt->nodes, "host counts, e.g. 4,8,16,32 (default: the preset's)");
+  app.add_option("--collectives", opt->collectives, "default allreduce,allgather,reducescatter");
+  app.add_option("--samples", opt->samples, "samples per arm")->capture_default_str();
+  app.add_option("--min-bytes", opt->min_bytes, "smallest size (powers of two from here)")
+      ->capture_default_str();
+  app.add_option("--max-bytes", opt->max_bytes, "largest size")->capture_default_str();
+  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
+  return [opt] {
+    const sim::FabricPreset f = sim::load_fabric(opt->fabric);
+    sim::SynthOptions o;
+    o.seed = opt->seed;
+    if (!opt->nodes.empty()) o.nodes = parse_node_list(opt->nodes, "--nodes");
+    if (!opt->collectives.empty()) o.collectives = parse_collective_list(opt->collectives, "--collectives");
+    o.samples = opt->samples;
+    o.min_bytes = opt->min_bytes;
+    o.max_bytes = opt->max_bytes;
+    o.gpus_per_node = opt->gpus_per_node;
+    const Sweep sweep = sim::synthesize(f, o);
+    write_sweep_csv(sweep, opt->out);
+    std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
+              << sweep.samples() << " samples -> " << opt->out << "\n";
+    return 0;
+  };
+}
+
+const bool registered =
+    register_command({"synth", "generate a forced-arm sweep from a fabric preset", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

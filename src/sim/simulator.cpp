@@ -1,0 +1,186 @@
+#include "ncclbot/sim/simulator.hpp"
+
+#include <Random123/philox.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/model/cost_model.hpp"
+
+namespace ncclbot::sim {
+namespace {
+
+// Streams of the Philox counter (word 0, top byte), so draws of different kinds never collide.
+constexpr uint32_t kStreamDeviation = 0xD1u;
+constexpr uint32_t kStreamNoise = 0x5Au;
+
+uint32_t fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+r123::Philox4x32::ukey_type key_for(uint64_t seed, const std::string& fabric) {
+  return {{uint32_t(seed), uint32_t(seed >> 32) ^ fnv1a(fabric)}};
+}
+
+// Uniform in (0, 1) from 24 random bits.
+double unit(uint32_t x) {
+  return (double(x >> 8) + 0.5) * (1.0 / 16777216.0);
+}
+
+double draw(const Range& r, double u) {
+  return r.lo + (r.hi - r.lo) * u;
+}
+
+double log2d(double x) {
+  return std::log2(x);
+}
+
+}  // namespace
+
+Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
+  r123::Philox4x32 rng;
+  const auto key = key_for(seed, f.name);
+  auto u = [&](uint32_t what) {
+    const r123::Philox4x32::ctr_type ctr = {{kStreamDeviation << 24, what, 0u, 0u}};
+    return unit(rng(ctr, key)[0]);
+  };
+  Deviations d;
+  for (int s = 0; s < kNumArms; ++s) {
+    // A symmetric error of drawn magnitude and sign per arm.
+    const double cap = draw(f.channel_cap_error, u(100 + s));
+    const double lat = draw(f.latency_error, u(200 + s));
+    d.cap_error[s] = (u(300 + s) < 0.5 ? -cap : cap);
+    d.lat_error[s] = (u(400 + s) < 0.5 ? -lat : lat);
+  }
+  d.ll128_bw = draw(f.ll128_bw_scale, u(1));
+  d.ll_bw = draw(f.ll_bw_scale, u(8));
+  d.ll128_lat = draw(f.ll128_lat_scale, u(2));
+  d.tree_congestion = draw(f.tree_congestion, u(3));
+  d.nvls_tree_overhead_us = draw(f.nvls_tree_overhead_us, u(4));
+  d.nvls_tree_bw_loss = draw(f.nvls_tree_bw_loss, u(5));
+  d.slow_slice_log2 = draw(f.slow_path_slice_log2, u(6));
+  d.slow_bw_factor = draw(f.slow_path_bw_factor, u(7));
+  return d;
+}
+
+double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot) {
+  const model::Topology topo = topology_for(f, ctx.nodes, ctx.gpus_per_node);
+  const Algo a = slot_algo(slot);
+  const Proto p = slot_proto(slot);
+  const model::ArmCost cost = model::arm_cost(topo, ctx.collective, a, p, ctx.bytes);
+  if (!(cost.alg_bw > 0.0f)) return std::numeric_limits<double>::quiet_NaN();
+  double lat = cost.latency_us;
+  double bw = cost.alg_bw;
+  const int nodes = topo.nodes;
+
+  // Measured plateaus (fixed calibration, not hidden): what the hardware sustains vs NCCL's rating.
+  if (a == Algo::kNvls)
+    bw *= nodes == 1 ? f.nvls_bw_scale : f.ring_bw_scale_multi_node;
+  else if (a == Algo::kNvlsTree)
+    bw *= f.nvls_tree_bw_scale;
+  else
+    bw *= nodes == 1 ? f.ring_bw_scale_one_node : f.ring_bw_scale_multi_node;
+
+  // Hidden deviations.
+  bw *= 1.0 + d.cap_error[slot];  // per-channel caps off by some percent
+  lat *= 1.0 + d.lat_error[slot];
+  if (p == Proto::kLL && nodes > 1) bw *= d.ll_bw;  // LL's host-side flag traffic vs llMaxBw's CPU row
+  if (p == Proto::kLL128 && nodes > 1) {  // LL128 relies on 128-byte store ordering through the NIC path
+    bw *= d.ll128_bw;
+    lat *= d.ll128_lat;
+  }
+  if (a == Algo::kTree && nodes >= f.tree_congestion_from)  // up/down tree flows collide in the spine
+    bw /= 1.0 + d.tree_congestion * (log2d(double(nodes) / f.tree_congestion_from) + 1.0);
+  if (a == Algo::kNvlsTree && nodes >= f.nvls_tree_overhead_from) {
+    // NVLSTree's multicast-then-tree handoff costs per tree level, and its heads contend at scale.
+    const double levels = log2d(double(nodes) / f.nvls_tree_overhead_from) + 1.0;
+    lat += d.nvls_tree_overhead_us * log2d(double(nodes));
+    bw *= std::max(0.3, 1.0 - d.nvls_tree_bw_loss * levels);
+  }
+  double slow = 1.0;
+  if (proto_name(p) == f.slow_path_proto && nodes >= f.slow_path_from_nodes) {
+    // A protocol slow path for a band of per-channel slices (buffer slots wrap, flags are polled
+    // across the NIC).
+    const double slice =
+        double(std::max<uint64_t>(ctx.bytes, 1)) / (double(topo.ranks()) * topo.ring_channels);
+    const double dist = std::abs(log2d(slice) - d.slow_slice_log2);
+    // Every step stalls, so the whole transfer (its latency and bandwidth terms) slows down.
+    if (dist <= f.slow_path_width_log2 / 2.0) slow = 1.0 / d.slow_bw_factor;
+  }
+  return f.launch_overhead_us + slow * (lat + double(ctx.bytes) / (1000.0 * bw));
+}
+
+double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, int slot, int r,
+                      double truth) {
+  r123::Philox4x32 rng;
+  const r123::Philox4x32::ctr_type ctr = {
+      {(kStreamNoise << 24) | (uint32_t(ctx.collective) << 16) | uint32_t(slot),
+       (uint32_t(ctx.nodes) << 16) | uint32_t(ctx.gpus_per_node), uint32_t(ctx.bytes),
+       (uint32_t(ctx.bytes >> 32) & 0xffu) | (uint32_t(r) << 8)}};
+  const auto x = rng(ctr, key_for(seed, f.name));
+  // Log-normal noise, wider for small messages (launch and polling jitter dominate there).
+  const double sigma = f.sigma_large + f.sigma_small / (1.0 + double(ctx.bytes) / f.small_bytes);
+  const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
+  double t = truth * std::exp(sigma * z);
+  if (unit(x[2]) < f.outlier_prob) {
+    // Rare heavy-tailed outliers (Pareto), e.g. a preempted proxy thread or a congested link.
+    const double pareto = std::pow(unit(x[3]), -1.0 / f.outlier_alpha) - 1.0;
+    t *= 1.0 + std::min(f.outlier_scale * pareto, 20.0);
+  }
+  return t;
+}
+
+Sweep synthesize(const FabricPreset& f, const SynthOptions& o) {
+  if (o.samples < 1 || o.samples > 100000) throw UsageError("--samples must be in [1, 100000]");
+  if (o.min_bytes < 1 || o.min_bytes > o.max_bytes || o.max_bytes > (uint64_t(1) << 40))
+    throw UsageError("byte range must satisfy 1 <= min <= max <= 2^40");
+  const int gpus = o.gpus_per_node > 0 ? o.gpus_per_node : f.gpus_per_host;
+  const std::vector<int>& nodes = o.nodes.empty() ? f.default_nodes : o.nodes;
+  std::vector<Context> contexts;
+  for (Collective c : o.collectives)
+    for (int n : nodes) {
+      const model::Topology t = topology_for(f, n, gpus);  // validates the shape
+      if (t.ranks() < 2)
+        throw UsageError("fabric " + f.name + ": a sweep needs at least 2 ranks per context");
+      for (uint64_t b = 1; b <= o.max_bytes; b *= 2)
+        if (b >= o.min_bytes) contexts.push_back(Context{f.name, c, n, gpus, b});
+    }
+  std::sort(contexts.begin(), contexts.end());
+  contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
+
+  const Deviations d = draw_deviations(f, o.seed);
+  const size_t C = contexts.size();
+  const int R = o.samples;
+  std::vector<float> time(C * kNumArms * size_t(R), std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> prior(C * kNumArms, -1.0f);
+  std::vector<uint32_t> valid(C, 0u);
+  for (size_t c = 0; c < C; ++c) {
+    const Context& ctx = contexts[c];
+    const model::Topology t = topology_for(f, ctx.nodes, ctx.gpus_per_node);
+    const model::CostTable table = model::predict(t, ctx.collective, ctx.bytes);
+    ArmMask mask;
+    for (int s = 0; s < kNumArms; ++s) {
+      const double truth = true_time_us(f, d, ctx, s);
+      if (table.time_us[s] < 0.0f || !std::isfinite(truth)) continue;
+      mask.set(s);
+      prior[c * kNumArms + s] = table.time_us[s];
+      for (int r = 0; r < R; ++r)
+        time[(c * kNumArms + s) * R + r] = float(sample_time_us(f, o.seed, ctx, s, r, truth));
+    }
+    valid[c] = mask.bits;
+  }
+  return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
+}
+
+Sweep default_sweep() {
+  SynthOptions o;
+  o.seed = kDefaultSeed;
+  return synthesize(load_fabric(kDefaultFabric), o);
+}
+
+}  // namespace ncclbot::sim
