@@ -4,6 +4,10 @@
 // odd shapes, unknown collectives, 0 bytes, NULL logger and NULL nChannels, finalized in both
 // orders. It also checks the invariants every call must keep: success returned, no -1 entry
 // written. A data race makes TSan exit with 66; a broken invariant exits 1.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +34,22 @@ void fail(const char* what, int a, int b) {
 }
 
 void quiet_logger(int, unsigned long, const char*, int, const char*, ...) {}
+
+// A port the kernel just handed out on 127.0.0.1 (released again for the leader to bind).
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    close(fd);
+    return 20000 + int(getpid() % 20000);
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
 
 // One communicator's life: init (tuner and profiler in a thread-dependent order), calls, a proxy
 // thread delivering channel events for every call, finalize in a thread-dependent order.
@@ -191,36 +211,67 @@ int main() {
   void* ctx = nullptr;
   ncclTunerPlugin_v5.init(&ctx, 77, 2, 1, nullptr, nullptr, nullptr);
   ncclTunerPlugin_v5.finalize(ctx);
-  const int port = 20000 + int(getpid() % 20000);
+  const int port = free_loopback_port();
   const std::string address = "127.0.0.1:" + std::to_string(port);
   setenv("NCCLBOT_LEADER", address.c_str(), 1);
-  ncclTunerPlugin_v5.init(&ctx, 78, 3, 1, nullptr, nullptr, nullptr);
-  std::vector<std::thread> followers;
+  // Two ranks of communicator 78 live in this (leader) process, two more behind follower links,
+  // all four deciding concurrently; every one must see the same decision for every call index.
+  constexpr int kLeaderCalls = 2000;
+  void* local[2] = {nullptr, nullptr};
+  for (void*& c : local) ncclTunerPlugin_v5.init(&c, 78, 4, 1, nullptr, nullptr, nullptr);
+  std::vector<std::vector<int>> seen(4, std::vector<int>(kLeaderCalls, -3));
+  // The local ranks start once both followers have been answered once (their HELLOs precede their
+  // requests on each connection), so the policy is active for most calls, as after a collective init.
+  std::atomic<int> followers_answered{0};
+  std::vector<std::thread> ranks;
   for (int f = 0; f < 2; ++f)
-    followers.emplace_back([&, f] {
+    ranks.emplace_back([&, f] {
       std::string error;
       auto link = ncclbot::plugin::FollowerLink::connect(address, 5000, &error);
       if (!link) {
         fail("follower connect", f, 0);
         return;
       }
-      link->hello(78, 3, 1);
+      link->hello(78, 4, 1);
       float prior[21];
       for (float& p : prior) p = 3.0f;
-      for (uint64_t i = 0; i < 2000; ++i) {
+      for (int i = 0; i < kLeaderCalls; ++i) {
         int slot = -2;
-        if (!link->decision(78, 4 * 65 + 10, i, 512, 3, 1, prior, 5000, &slot))
-          fail("follower decision", f, int(i));
+        if (!link->decision(78, 4 * 65 + 10, uint64_t(i), 512, 4, 1, prior, 5000, &slot))
+          fail("follower decision", f, i);
+        seen[size_t(2 + f)][size_t(i)] = slot < 0 ? 0 : slot;  // -1 = NCCL's pick: slot 0 on this table
+        if (i == 0) ++followers_answered;
       }
     });
-  for (int call = 0; call < 2000; ++call) {
-    float table[7][3];
-    for (auto& row : table)
-      for (float& v : row) v = 3.0f;
-    ncclTunerPlugin_v5.getCollInfo(ctx, 4, 512, 1, reinterpret_cast<float**>(table), 7, 3, 0, nullptr);
+  for (int l = 0; l < 2; ++l)
+    ranks.emplace_back([&, l] {
+      while (followers_answered.load() < 2 && failures.load() == 0) std::this_thread::yield();
+      for (int i = 0; i < kLeaderCalls; ++i) {
+        float table[7][3];
+        for (auto& row : table)
+          for (float& v : row) v = 3.0f;
+        ncclTunerPlugin_v5.getCollInfo(local[l], 4, 512, 1, reinterpret_cast<float**>(table), 7, 3, 0,
+                                       nullptr);
+        int pick = -1;
+        for (int s = 0; s < 21 && pick < 0; ++s)
+          if (table[s / 3][s % 3] == 0.0f) pick = s;
+        seen[size_t(l)][size_t(i)] = pick < 0 ? 0 : pick;
+        if (i % 4 == 0)
+          ncclbotReportLatency(78, 4, 1, 4, 512, pick < 0 ? 0 : pick / 3, pick < 0 ? 0 : pick % 3,
+                               3.0 + i % 5);
+      }
+    });
+  for (auto& th : ranks) th.join();
+  int distinct = 0;
+  bool used[21] = {};
+  for (int i = 0; i < kLeaderCalls; ++i) {
+    for (int r = 1; r < 4; ++r)
+      if (seen[size_t(r)][size_t(i)] != seen[0][size_t(i)]) fail("ranks disagree", r, i);
+    const int s = seen[0][size_t(i)];
+    if (s >= 0 && s < 21 && !used[s]) used[s] = true, ++distinct;
   }
-  for (auto& th : followers) th.join();
-  ncclTunerPlugin_v5.finalize(ctx);
+  if (distinct < 2) fail("the leader never left NCCL's pick", distinct, 0);
+  for (void* c : local) ncclTunerPlugin_v5.finalize(c);
   std::remove(table_path);
   std::remove(state_path);
   if (failures.load() != 0) {
