@@ -25,6 +25,7 @@ struct SwUcbPolicy {
   ArmStats stats;                // count/sum hold prior + windowed observations
   double prior_count[kNumArms];  // n0_i: what count falls back to when the window empties
   double prior_sum[kNumArms];
+  double inv_sqrt_count[kNumArms];      // 1 / sqrt(N_i), as in ucb1.hpp (0 while N_i = 0)
   double history_us[kSwUcbMaxWindow];   // ring buffer of the last `window` observations
   int8_t history_arm[kSwUcbMaxWindow];  // their packed arm indices
   int head;                             // next ring position to write
@@ -38,6 +39,7 @@ struct SwUcbPolicy {
     for (int j = 0; j < stats.arms.k; ++j) {
       prior_count[j] = stats.count[j];
       prior_sum[j] = stats.sum[j];
+      inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
     }
     head = 0;
   }
@@ -46,19 +48,10 @@ struct SwUcbPolicy {
     const int k = stats.arms.k;
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
-    double best_mean = stats.mean[0];
-    for (int j = 1; j < k; ++j) best_mean = stats.mean[j] < best_mean ? stats.mean[j] : best_mean;
-    const double scale = params.c * best_mean * sqrt(2.0 * portable_log(stats.total));
-    int pick = 0;
-    double pick_index = stats.mean[0] - scale / sqrt(stats.count[0]);
-    for (int j = 1; j < k; ++j) {
-      const double index = stats.mean[j] - scale / sqrt(stats.count[j]);
-      if (index < pick_index) {
-        pick = j;
-        pick_index = index;
-      }
-    }
-    return stats.arms.slot[pick];
+    const double scale = params.c * min_of(stats.mean, k) * sqrt(2.0 * portable_log(stats.total));
+    double index[kNumArms];
+    for (int j = 0; j < k; ++j) index[j] = stats.mean[j] - scale * inv_sqrt_count[j];
+    return stats.arms.slot[first_index_of_min(index, k)];
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
@@ -74,12 +67,14 @@ struct SwUcbPolicy {
         stats.sum[old] -= history_us[head];
       }
       stats.mean[old] = stats.count[old] > 0.0 ? stats.sum[old] / stats.count[old] : 0.0;
+      inv_sqrt_count[old] = stats.count[old] > 0.0 ? 1.0 / sqrt(stats.count[old]) : 0.0;
     }
     const int j = stats.arms.index[slot];
     history_us[head] = latency_us;
     history_arm[head] = int8_t(j);
     head = head + 1 == w ? 0 : head + 1;
     stats.add(j, latency_us);
+    inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
   }
 
   NCCLBOT_HD int commit(StepRandom&) const {
