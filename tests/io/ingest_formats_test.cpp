@@ -356,6 +356,23 @@ TEST(IngestFormats, RunBoundariesFailuresAndWarnings) {
   EXPECT_TRUE(avg_flagged);
 }
 
+TEST(IngestFormats, ValuesBeyondWhatASweepHolds) {
+  // 1e300 us is a finite double but not a float; 1e-50 rounds to float 0.
+  std::string big = "export NCCL_ALGO=Ring NCCL_PROTO=LL\n" + run_text();
+  big.replace(big.find("46.52"), 5, "1e300");
+  EXPECT_NE(error_of([&] { ingest_text(big); }).find("log.txt:14: time"), std::string::npos);
+  std::string tiny = "export NCCL_ALGO=Ring NCCL_PROTO=LL\n" + run_text();
+  tiny.replace(tiny.find("46.52"), 5, "1e-50");
+  EXPECT_NE(error_of([&] { ingest_text(tiny); }).find("outside what a sweep can hold"), std::string::npos);
+  const std::string shape =
+      "[[run]]\nfile = \"log.txt\"\nalgo = \"Ring\"\nproto = \"LL\"\ncollective = "
+      "\"allreduce\"\nnodes = 1000000\ngpus_per_node = 1000000\n";
+  EXPECT_NE(error_of([&] {
+              ingest_text(kHeader13 + kRow1M, shape);
+            }).find("runs.toml:1: nodes x gpus_per_node exceeds"),
+            std::string::npos);
+}
+
 TEST(IngestFormats, SampleCountsMustMatchAcrossArms) {
   const std::string ring = "export NCCL_ALGO=Ring NCCL_PROTO=Simple\n" + run_text();
   const std::string tree = "export NCCL_ALGO=Tree NCCL_PROTO=Simple\n" + run_text();

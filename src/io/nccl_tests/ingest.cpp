@@ -1,5 +1,6 @@
 #include "ncclbot/io/nccl_tests/ingest.hpp"
 
+#include <cmath>
 #include <map>
 
 #include "ncclbot/core/error.hpp"
@@ -8,6 +9,8 @@
 
 namespace ncclbot::nccl_tests {
 namespace {
+
+constexpr int64_t kMaxRanks = 10'000'000;
 
 std::string at(const std::string& file, long line) {
   return line > 0 ? file + ":" + std::to_string(line) : file;
@@ -203,6 +206,9 @@ class Ingest {
           file, run.first_line,
           "nodes and GPUs per node unknown: the log has no complete device list ('# Rank N ... on HOST' "
           "lines); give nodes and gpus_per_node in the manifest");
+    if (int64_t(*m_nodes) * *m_gpus > kMaxRanks)
+      throw InputError(manifest_->path, entry->line,
+                       "nodes x gpus_per_node exceeds " + std::to_string(kMaxRanks) + " ranks");
     const Topology t{*m_nodes, *m_gpus};
     for (const DeviceEntry& d : run.devices)
       if (d.rank >= t.ranks())
@@ -228,8 +234,13 @@ class Ingest {
   }
 
   void add(const Context& ctx, int slot, const Measurement& m, const std::string& file, long line) {
+    // Sweeps hold float µs: a time beyond float's range (or rounding to 0) cannot be stored.
+    const float time_us = float(m.time_us.value);
+    if (!std::isfinite(time_us) || time_us <= 0.0f)
+      throw InputError(file, line,
+                       "time " + std::to_string(m.time_us.value) + " us is outside what a sweep can hold");
     auto& list = contributions_[{ctx, slot}];
-    builder_.add(ctx, slot, int(list.size()), float(m.time_us.value), std::nullopt, line);
+    builder_.add(ctx, slot, int(list.size()), time_us, std::nullopt, line);
     list.push_back({file, line});
   }
 

@@ -161,7 +161,8 @@ class TextLogParser {
   void header_marker(long Open::*seen_at, const char* what, long no) {
     if (cur_.active && !cur_.closed && cur_.run.rows.empty() && cur_.*seen_at > 0)
       fail(no, std::string("second ") + what + " before any result (first at line " +
-                   std::to_string(cur_.*seen_at) + "): the output of two runs is interleaved in this file");
+                   std::to_string(cur_.*seen_at) +
+                   "): the output of two runs is interleaved in this file (or the first run died silently)");
     begin_run_if_needed(no);
     cur_.*seen_at = no;
   }
