@@ -187,7 +187,6 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
 
   DeviceBuffer<int> contexts(q.contexts.data(), q.contexts.size());
   DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size());
-  DeviceBuffer<PolicyConfig> configs(q.configs.data(), q.configs.size());
   DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size());
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
