@@ -373,6 +373,22 @@ TEST(IngestFormats, ValuesBeyondWhatASweepHolds) {
             std::string::npos);
 }
 
+TEST(IngestFormats, SeveralDataTypesInOneTable) {
+  // `-d all`: the sizes start over for each type; not an interleave, but not one context per size.
+  std::string doubles = kRow1M + kRow2M;
+  for (size_t at = doubles.find("float"); at != std::string::npos; at = doubles.find("float", at))
+    doubles.replace(at, 5, "double");
+  const std::string text =
+      "export NCCL_ALGO=Ring NCCL_PROTO=LL\n# Collective test starting: all_reduce_perf\n" + kHeader13 +
+      kRow1M + kRow2M + doubles;
+  const ParsedLog log = parse_log(text, "d.txt");
+  ASSERT_EQ(log.runs.size(), 1u);
+  EXPECT_EQ(log.runs[0].rows.size(), 4u);
+  const Manifest m = parse_manifest("[[run]]\nfile = \"d.txt\"\nnodes = 1\ngpus_per_node = 8\n", "runs.toml");
+  EXPECT_NE(error_of([&] { ingest_parsed({log}, &m, {}); }).find("d.txt:6: rows for another data type"),
+            std::string::npos);
+}
+
 TEST(IngestFormats, SampleCountsMustMatchAcrossArms) {
   const std::string ring = "export NCCL_ALGO=Ring NCCL_PROTO=Simple\n" + run_text();
   const std::string tree = "export NCCL_ALGO=Tree NCCL_PROTO=Simple\n" + run_text();

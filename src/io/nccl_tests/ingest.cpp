@@ -135,6 +135,13 @@ class Ingest {
     for (const Diagnostic& w : checks) warn(w);
     warn_identical(file, run, *algo, *proto);
 
+    for (const Row& row : run.rows)
+      if (row.type != run.rows.front().type || row.redop != run.rows.front().redop)
+        throw InputError(
+            file, row.line,
+            "rows for another data type or reduction (" + row.type + " " + row.redop + " after " +
+                run.rows.front().type + " " + run.rows.front().redop +
+                ", -d all / -o all): a sweep context has no type, so ingest one type and op per run");
     const int slot = arm_slot(*algo, *proto);
     int wrong_rows = 0;
     long first_wrong = 0;

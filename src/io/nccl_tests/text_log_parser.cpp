@@ -210,7 +210,9 @@ class TextLogParser {
     }
     Row& row = std::get<Row>(parsed);
     auto& rows = cur_.run.rows;
-    if (!rows.empty()) {
+    // `-d all` / `-o all` print one size series per data type and op in the same table: a new
+    // (type, redop) starts a new series, so its sizes may start over.
+    if (!rows.empty() && rows.back().type == row.type && rows.back().redop == row.redop) {
       const Row& prev = rows.back();
       if (row.bytes == prev.bytes)
         fail(no, "size " + std::to_string(row.bytes) + " printed again (line " + std::to_string(prev.line) +
