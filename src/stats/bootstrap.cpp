@@ -159,14 +159,15 @@ BootstrapResult run(std::span<const double> x, std::span<const double> y, bool p
       double tx = 0.0, ty = 0.0;
       switch (stat) {
         case BootstrapStatistic::mean: {
-          double sx = 0.0, sy = 0.0;
+          // Four partial sums (draw i goes to sum i mod 4) break the chain of dependent additions.
+          double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
           for (uint32_t i = 0; i < n32; ++i) {
             const uint32_t u = stream.next_below(n32);
-            sx += x[u];
-            if (paired) sy += y[u];
+            sx[i & 3] += x[u];
+            if (paired) sy[i & 3] += y[u];
           }
-          tx = sx / double(n);
-          ty = sy / double(n);
+          tx = ((sx[0] + sx[1]) + (sx[2] + sx[3])) / double(n);
+          ty = ((sy[0] + sy[1]) + (sy[2] + sy[3])) / double(n);
           break;
         }
         case BootstrapStatistic::max: {

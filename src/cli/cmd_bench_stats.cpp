@@ -1,0 +1,109 @@
+// `ncclbot bench-stats`: wall-clock time of the statistics engine on given inputs, so that
+// scripts/bench_stats.py can time SciPy on the very same data and print the ratio. Each case runs
+// once to warm up, then --repeat times; the median is reported.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "cli/json_input.hpp"
+#include "ncclbot/stats/bootstrap.hpp"
+#include "ncclbot/stats/sign_flip_test.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct BenchStatsOptions {
+  std::string input;
+  int repeat = 5;
+  unsigned threads = 1;
+  bool json = true;
+};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size();
+  return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0;
+}
+
+// CPU time of the whole process (all threads): on a shared machine it is steadier than wall time.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+template <class F>
+nlohmann::json time_case(const std::string& name, int repeat, F&& work) {
+  using clock = std::chrono::steady_clock;
+  volatile double sink = work();  // warm-up
+  std::vector<double> wall, cpu;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = clock::now();
+    const double c0 = process_cpu_seconds();
+    sink = work();
+    cpu.push_back(process_cpu_seconds() - c0);
+    wall.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+  }
+  (void)sink;
+  const double median = median_of(wall), median_cpu = median_of(cpu);
+  std::cerr << name << ": median " << median << " s wall, " << median_cpu << " s CPU over " << repeat
+            << " runs\n";
+  return {{"name", name}, {"median_s", median}, {"median_cpu_s", median_cpu}, {"runs_s", wall}};
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<BenchStatsOptions>();
+  app.add_option("--input,-i", opt->input,
+                 "JSON with \"x\" (bootstrap data), \"diffs\" (permutation data) and \"resamples\"")
+      ->required();
+  app.add_option("--repeat", opt->repeat, "timed runs per case (after one warm-up)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--threads", opt->threads, "worker threads (0 = all cores)");
+  app.add_flag("--json", opt->json, "accepted for symmetry: the output is always one JSON document");
+  return [opt] {
+    const JsonInput in = JsonInput::read(opt->input);
+    in.only_fields({"x", "diffs", "resamples", "seed"});
+    const std::vector<double> x = in.numbers("x");
+    const std::vector<double> diffs = in.numbers("diffs");
+    const uint64_t resamples = in.unsigned_integer("resamples", 10000);
+    if (resamples == 0) in.fail("\"resamples\" must be >= 1");
+    const uint64_t seed = in.unsigned_integer("seed", 0);
+    nlohmann::json results = nlohmann::json::array();
+    for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99}) {
+      for (auto method : {IntervalMethod::percentile, IntervalMethod::bca}) {
+        BootstrapOptions bo;
+        bo.statistic = stat;
+        bo.method = method;
+        bo.resamples = resamples;
+        bo.seed = seed;
+        bo.threads = opt->threads;
+        auto r = time_case("bootstrap_" + to_string(stat) + "_" + to_string(method), opt->repeat,
+                           [&] { return bootstrap_interval(x, bo).low; });
+        r["n"] = x.size();
+        r["resamples"] = resamples;
+        results.push_back(r);
+      }
+    }
+    SignFlipOptions so;
+    so.method = PermutationMethod::exact;
+    auto r = time_case("permutation_exact", opt->repeat, [&] { return sign_flip_test(diffs, so).p_value; });
+    r["n"] = diffs.size();
+    r["sign_vectors"] = uint64_t(1) << diffs.size();
+    results.push_back(r);
+    std::cout
+        << nlohmann::json{{"threads", opt->threads}, {"repeat", opt->repeat}, {"results", results}}.dump(2)
+        << "\n";
+    return 0;
+  };
+}
+
+const bool registered =
+    register_command({"bench-stats", "time bootstrap and exact permutation on given data (JSON)", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli
