@@ -17,13 +17,13 @@ Network h100_16_nodes() {
   return {"h100-ib", {{"nvlink", 8, 3.4, 370.0}, {"ib", 16, 14.0, 47.0}}};
 }
 
-TEST(ClosedForm, RingFormulaByHand) {
+TEST(HipipeClosedForm, RingFormulaByHand) {
   // 8 ranks, 3.4 us, 370 GB/s, 1 GiB: 2*7*3.4 = 47.6 us plus 2*(7/8)*2^30 B / 370e3 B/us
   // = 1.75 * 2902.0119... = 5078.5086... us; total 5126.1086... us.
   EXPECT_NEAR(ring_allreduce_us(8, 3.4, 370.0, 1073741824.0), 5126.1086, 1e-3);
 }
 
-TEST(ClosedForm, OneDimensionEveryPipelinedScheduleIsTheRingAtBest) {
+TEST(HipipeClosedForm, OneDimensionEveryPipelinedScheduleIsTheRingAtBest) {
   // With one dimension RS and AG share its links, so chunking only adds latency: HiPIPE must pick
   // one chunk and land exactly on the ring formula.
   const Network net = one_h100_node();
@@ -37,7 +37,7 @@ TEST(ClosedForm, OneDimensionEveryPipelinedScheduleIsTheRingAtBest) {
   }
 }
 
-TEST(ClosedForm, OneChunkIsTheSequentialSumByHand) {
+TEST(HipipeClosedForm, OneChunkIsTheSequentialSumByHand) {
   // 8 x 16 ranks, 1 GiB. NVLink stage: 7*3.4 + (7/8) * 2^30 / 370e3 = 23.8 + 2539.2543 = 2563.0543 us.
   // IB stage (holds 2^27 B): 15*14 + (15/16) * 2^27 / 47e3 = 210 + 2677.2153 = 2887.2153 us.
   // Sequential RS, RS, AG, AG: 2 * (2563.0543 + 2887.2153) = 10900.5393 us.
@@ -48,7 +48,7 @@ TEST(ClosedForm, OneChunkIsTheSequentialSumByHand) {
   EXPECT_NEAR(schedule_hipipe_fixed_chunks(net, bytes, 1).makespan_us, 10900.5393, 1e-3);
 }
 
-TEST(ClosedForm, ChunkCountEstimateByHand) {
+TEST(HipipeClosedForm, ChunkCountEstimateByHand) {
   // Same network. Per byte of M: b_nv = (7/8)/370e3 = 2.36486e-6, b_ib = (15/16)/47e3/8 = 2.49335e-6
   // per stage. Bottleneck (more work for the whole message): IB, a* = 2*210 = 420 us,
   // b* = 4.98670e-6. sum b - b* = 2 * 2.36486e-6 = 4.72973e-6.
@@ -62,7 +62,7 @@ TEST(ClosedForm, ChunkCountEstimateByHand) {
   EXPECT_EQ(estimated_chunk_count(no_latency, 1073741824.0, 64), 64.0);
 }
 
-TEST(ClosedForm, CandidatesBracketTheEstimate) {
+TEST(HipipeClosedForm, CandidatesBracketTheEstimate) {
   SchedulerOptions o;
   const auto ks = chunk_count_candidates(h100_16_nodes(), 1073741824.0, o);
   // K* = 3.48: 1, then floor(1.74) = 1 .. ceil(6.95) = 7.

@@ -15,7 +15,7 @@ std::vector<int> sizes(const Network& n) {
   return out;
 }
 
-TEST(FabricPreset, AllShippedPresetsLoad) {
+TEST(HipipeFabricPreset, AllShippedPresetsLoad) {
   const auto names = fabric_preset_names();
   for (const char* expected :
        {"h100-ib-a", "h100-ib-b", "h100-roce", "gb200-mnnvl", "gb200-ib", "h100-ib-3d"})
@@ -28,7 +28,7 @@ TEST(FabricPreset, AllShippedPresetsLoad) {
   }
 }
 
-TEST(FabricPreset, H100NodesTimesIb) {
+TEST(HipipeFabricPreset, H100NodesTimesIb) {
   const FabricPreset p = load_fabric_preset("h100-ib-a");
   const Network n = build_network(p, 16, 8);
   EXPECT_EQ(sizes(n), (std::vector<int>{8, 16}));
@@ -38,7 +38,7 @@ TEST(FabricPreset, H100NodesTimesIb) {
   EXPECT_EQ(sizes(build_network(p, 4, 1)), (std::vector<int>{4}));  // one GPU per node: IB only
 }
 
-TEST(FabricPreset, Gb200NvlinkDomainSpansUpTo18Trays) {
+TEST(HipipeFabricPreset, Gb200NvlinkDomainSpansUpTo18Trays) {
   const FabricPreset p = load_fabric_preset("gb200-mnnvl");
   EXPECT_EQ(sizes(build_network(p, 18, 4)), (std::vector<int>{72}));
   EXPECT_EQ(sizes(build_network(p, 36, 4)), (std::vector<int>{72, 2}));
@@ -46,14 +46,14 @@ TEST(FabricPreset, Gb200NvlinkDomainSpansUpTo18Trays) {
   EXPECT_EQ(sizes(build_network(p, 4, 4)), (std::vector<int>{16}));
 }
 
-TEST(FabricPreset, ThreeDimensionExample) {
+TEST(HipipeFabricPreset, ThreeDimensionExample) {
   const FabricPreset p = load_fabric_preset("h100-ib-3d");
   EXPECT_EQ(sizes(build_network(p, 32, 8)), (std::vector<int>{8, 4, 8}));
   EXPECT_EQ(sizes(build_network(p, 2, 8)), (std::vector<int>{8, 2}));     // leaf only
   EXPECT_EQ(sizes(build_network(p, 6, 8)), (std::vector<int>{8, 3, 2}));  // largest leaf dividing 6
 }
 
-TEST(FabricPreset, BadShapesAndNames) {
+TEST(HipipeFabricPreset, BadShapesAndNames) {
   const FabricPreset p = load_fabric_preset("h100-ib-a");
   EXPECT_THROW(build_network(p, 1, 1), UsageError);  // one rank
   EXPECT_THROW(build_network(p, 0, 8), UsageError);
@@ -64,7 +64,7 @@ TEST(FabricPreset, BadShapesAndNames) {
   EXPECT_EQ(sizes(build_network(q, 4, 4)), (std::vector<int>{4, 4}));
 }
 
-TEST(FabricPreset, MalformedFilesNameFileAndLine) {
+TEST(HipipeFabricPreset, MalformedFilesNameFileAndLine) {
   const std::string dir = test::temp_dir();
   const std::string path = dir + "/bad.toml";
   test::write_file(

@@ -15,11 +15,11 @@ namespace {
 const Network kTwoDims{"two", {{"nv", 4, 1.0, 100.0}, {"ib", 4, 5.0, 25.0}}};
 constexpr double kBytes = 1 << 24;
 
-TEST(Feasibility, AcceptsAListSchedule) {
+TEST(HipipeFeasibility, AcceptsAListSchedule) {
   EXPECT_TRUE(schedule_violations(kTwoDims, kBytes, schedule_equal_chunks(kTwoDims, kBytes, 4)).empty());
 }
 
-TEST(Feasibility, CatchesTwoOperationsOnOneDimensionAtOnce) {
+TEST(HipipeFeasibility, CatchesTwoOperationsOnOneDimensionAtOnce) {
   Schedule s = schedule_equal_chunks(kTwoDims, kBytes, 2);
   // Start chunk 1's first reduce-scatter together with chunk 0's: both on dimension 0.
   Operation& op = s.ops[1 * 4 + 0];
@@ -33,7 +33,7 @@ TEST(Feasibility, CatchesTwoOperationsOnOneDimensionAtOnce) {
   EXPECT_TRUE(found);
 }
 
-TEST(Feasibility, CatchesAStageBeforeItsPredecessor) {
+TEST(HipipeFeasibility, CatchesAStageBeforeItsPredecessor) {
   Schedule s = schedule_hierarchical(kTwoDims, kBytes);
   Operation& op = s.ops[1];  // chunk 0's second stage, moved to time 0
   op.end_us -= op.start_us;
@@ -41,7 +41,7 @@ TEST(Feasibility, CatchesAStageBeforeItsPredecessor) {
   EXPECT_FALSE(schedule_violations(kTwoDims, kBytes, s).empty());
 }
 
-TEST(Feasibility, CatchesWrongDurationsSizesAndMakespan) {
+TEST(HipipeFeasibility, CatchesWrongDurationsSizesAndMakespan) {
   Schedule shorter = schedule_hierarchical(kTwoDims, kBytes);
   shorter.ops[0].end_us *= 0.5;
   EXPECT_FALSE(schedule_violations(kTwoDims, kBytes, shorter).empty());
@@ -56,7 +56,7 @@ TEST(Feasibility, CatchesWrongDurationsSizesAndMakespan) {
   EXPECT_FALSE(schedule_violations(kTwoDims, kBytes, order).empty());
 }
 
-TEST(Feasibility, EverySchedulerOnRandomNetworks) {
+TEST(HipipeFeasibility, EverySchedulerOnRandomNetworks) {
   std::mt19937 rng(424242);
   SchedulerOptions o;
   o.max_chunks = 12;
@@ -71,7 +71,7 @@ TEST(Feasibility, EverySchedulerOnRandomNetworks) {
   }
 }
 
-TEST(Feasibility, FixedSequenceTimingRejectsACycle) {
+TEST(HipipeFeasibility, FixedSequenceTimingRejectsACycle) {
   const Schedule s = schedule_equal_chunks(kTwoDims, kBytes, 2);
   auto seq = dimension_sequences(kTwoDims, s);
   // Dimension 0 serving chunk 0's all-gather before its reduce-scatter contradicts the chunk order.

@@ -25,7 +25,7 @@ std::string message_of(const std::function<void()>& f) {
   return "";
 }
 
-TEST(InputErrors, DegenerateNetworks) {
+TEST(HipipeInputErrors, DegenerateNetworks) {
   Network zero_bw = kGood;
   zero_bw.dimensions[1].bandwidth_GBps = 0;
   EXPECT_NE(message_of([&] { schedule_hipipe(zero_bw, 1e6); }).find("bandwidth"), std::string::npos);
@@ -46,7 +46,7 @@ TEST(InputErrors, DegenerateNetworks) {
   EXPECT_NE(message_of([&] { schedule_hipipe(no_dims, 1e6); }).find("one rank"), std::string::npos);
 }
 
-TEST(InputErrors, DegenerateSizesAndCounts) {
+TEST(HipipeInputErrors, DegenerateSizesAndCounts) {
   EXPECT_THROW(schedule_hipipe(kGood, 0), UsageError);
   EXPECT_THROW(schedule_hipipe(kGood, -1024), UsageError);
   EXPECT_THROW(schedule_hipipe(kGood, std::numeric_limits<double>::infinity()), UsageError);
@@ -59,7 +59,7 @@ TEST(InputErrors, DegenerateSizesAndCounts) {
   EXPECT_THROW(solve_chunk_sizes_lp(kGood, 1e6, {}, {{}, {}}), UsageError);
 }
 
-TEST(InputErrors, PredictedTimeArm) {
+TEST(HipipeInputErrors, PredictedTimeArm) {
   EXPECT_THROW(hipipe_predicted_time_us("h100-ib-a", Collective::kAllGather, 4, 8, 1 << 20), UsageError);
   EXPECT_THROW(hipipe_predicted_time_us("h100-ib-a", Collective::kAllReduce, 1, 1, 1 << 20), UsageError);
   EXPECT_THROW(hipipe_predicted_time_us("h100-ib-a", Collective::kAllReduce, 4, 8, 0), UsageError);

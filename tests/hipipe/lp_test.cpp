@@ -13,7 +13,7 @@
 namespace ncclbot::hipipe {
 namespace {
 
-TEST(ChunkSizeLp, MatchesScipyHighsOnAFixedOrder) {
+TEST(HipipeChunkSizeLp, MatchesScipyHighsOnAFixedOrder) {
   // Reference: python3 scripts/hipipe_lp_reference.py (same network, order and message) printed
   //   makespan_us 1177.760698182
   const Network net{"ref", {{"d0", 4, 2.0, 100.0}, {"d1", 2, 10.0, 20.0}}};
@@ -35,7 +35,7 @@ TEST(ChunkSizeLp, MatchesScipyHighsOnAFixedOrder) {
   EXPECT_TRUE(schedule_violations(net, bytes, timed).empty());
 }
 
-TEST(ChunkSizeLp, TwoChunksOnTwoBalancedDimensionsByHand) {
+TEST(HipipeChunkSizeLp, TwoChunksOnTwoBalancedDimensionsByHand) {
   // Two dimensions of 2 ranks, no latency; dim 1's bandwidth is half dim 0's so every stage of the
   // whole message lasts the same 0.5 us (M = 1000 B, b = 0.5/1e3 per byte on dim 0 and 0.5/(0.5e3)/2).
   // With chunk stage times u and v (u + v = 0.5) on the list order, the makespan is
@@ -56,7 +56,7 @@ TEST(ChunkSizeLp, TwoChunksOnTwoBalancedDimensionsByHand) {
   EXPECT_LT(many.makespan_us, 1.1);
 }
 
-TEST(ChunkSizeLp, NeverWorseThanEqualChunksAtTheSameCount) {
+TEST(HipipeChunkSizeLp, NeverWorseThanEqualChunksAtTheSameCount) {
   std::mt19937 rng(20261129);
   SchedulerOptions o;
   o.max_chunks = 16;
@@ -73,7 +73,7 @@ TEST(ChunkSizeLp, NeverWorseThanEqualChunksAtTheSameCount) {
   }
 }
 
-TEST(ChunkSizeLp, UnequalSizesWinWhenFillAndDrainMatter) {
+TEST(HipipeChunkSizeLp, UnequalSizesWinWhenFillAndDrainMatter) {
   // Balanced two-dimension case without latency, 4 chunks: equal chunks idle the second dimension
   // during fill and the first during drain; smaller first and last chunks shorten both, so the LP
   // must strictly improve on equal chunks and make the outer chunks smaller than the inner ones.
@@ -85,7 +85,7 @@ TEST(ChunkSizeLp, UnequalSizesWinWhenFillAndDrainMatter) {
   EXPECT_LT(lp.chunk_bytes.back(), lp.chunk_bytes[2]);
 }
 
-TEST(ChunkSizeLp, HipipeBeatsOrTiesEveryBaselineItSearches) {
+TEST(HipipeChunkSizeLp, HipipeBeatsOrTiesEveryBaselineItSearches) {
   std::mt19937 rng(7);
   SchedulerOptions o;
   o.max_chunks = 16;

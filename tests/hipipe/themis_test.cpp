@@ -7,7 +7,7 @@
 namespace ncclbot::hipipe {
 namespace {
 
-TEST(ThemisGreedy, OrdersFollowTheLoadsByHand) {
+TEST(HipipeThemisGreedy, OrdersFollowTheLoadsByHand) {
   // NVLink 8 x 370 GB/s, leaf 4 x 47 GB/s, spine 8 x 23.5 GB/s; 1 GiB in 4 chunks of 268.435456 MB.
   // Chunk 0 (all loads 0, stable order 0,1,2):
   //   L0 += 268.435 * 7/8 = 234.881; s = 33.554
@@ -32,7 +32,7 @@ TEST(ThemisGreedy, OrdersFollowTheLoadsByHand) {
   EXPECT_EQ(s.ops[1 * 6 + 0].dim, 2);
 }
 
-TEST(ThemisGreedy, OneChunkIsTheDefaultOrder) {
+TEST(HipipeThemisGreedy, OneChunkIsTheDefaultOrder) {
   const Network net{"2d", {{"a", 4, 1.0, 100.0}, {"b", 2, 1.0, 10.0}}};
   EXPECT_EQ(themis_orders(net, 1e6, 1), (std::vector<std::vector<int>>{{0, 1}}));
   EXPECT_DOUBLE_EQ(schedule_themis_greedy(net, 1e6, 1).makespan_us,
