@@ -52,6 +52,13 @@ std::string hypothesis_sentence(const json& h, double alpha) {
            p_value(h.at("smallest_attainable_p").get<double>()) + ")";
     s += ".";
   }
+  if (h.contains("context_level") && h.at("context_level").is_object()) {
+    const json& c = h.at("context_level");
+    s += " Context by context: " + c.at("a_only").dump() + " contexts above 10% only under " + a + ", " +
+         c.at("b_only").dump() + " only under " + b +
+         " (exact McNemar p = " + p_value(c.at("p").get<double>()) +
+         "; contexts are not independent, so this is descriptive).";
+  }
   return s;
 }
 

@@ -64,6 +64,14 @@ std::string context_set_text(const json& s) {
   return t + " (" + s.at("contexts").dump() + " contexts)";
 }
 
+// The context-level McNemar beside an above_10pct hypothesis, "-" for the other metrics.
+std::string context_level_text(const json& h) {
+  if (!h.contains("context_level") || !h.at("context_level").is_object()) return "-";
+  const json& c = h.at("context_level");
+  return c.at("a_only").dump() + " / " + c.at("b_only").dump() + " (" + p_value(c.at("p").get<double>()) +
+         ")";
+}
+
 }  // namespace
 
 std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {
@@ -163,8 +171,17 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   {
     Block t;
     t.kind = Block::Kind::kTable;
-    t.header = {"#", "family", "a vs b", "metric",     "mean diff", "a lower / higher / equal",
-                "p", "test",   "Holm p", "significant"};
+    t.header = {"#",
+                "family",
+                "a vs b",
+                "metric",
+                "mean diff",
+                "a lower / higher / equal",
+                "p",
+                "test",
+                "Holm p",
+                "significant",
+                "contexts > 10%: a only / b only (McNemar p)"};
     for (const auto& h : r.at("hypotheses")) {
       const std::string metric = h.at("metric");
       const std::string test = h.at("exact").get<bool>()
@@ -176,7 +193,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
            metric_diff_text(metric == "above_10pct" ? metric : "loss", h.at("mean_diff").get<double>()),
            h.at("a_better").dump() + " / " + h.at("b_better").dump() + " / " + h.at("ties").dump(),
            p_value(h.at("p").get<double>()), test, p_value(h.at("p_holm").get<double>()),
-           h.at("reject").get<bool>() ? "yes" : "no"});
+           h.at("reject").get<bool>() ? "yes" : "no", context_level_text(h)});
     }
     out.push_back(t);
   }

@@ -165,6 +165,16 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
   json hyps = json::array();
   for (size_t i = 0; i < significance.hypotheses.size(); ++i) {
     const auto& h = significance.hypotheses[i];
+    json context_level = nullptr;
+    if (h.has_context_level)
+      context_level = {
+          {"a_only", h.a_only},
+          {"b_only", h.b_only},
+          {"p", h.context_p},
+          {"note",
+           "contexts above 10% under a only / b only over all score contexts; exact McNemar; "
+           "contexts are not independent units, so this is outside the Holm families"},
+          {"recompute", {{"command", "mcnemar"}, {"input", {{"b", h.a_only}, {"c", h.b_only}}}}}};
     hyps.push_back({{"id", i + 1},
                     {"family", h.spec.family},
                     {"a", h.spec.a},
@@ -185,6 +195,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                     {"sign_vectors", h.test.sign_vectors},
                     {"p_holm", h.p_holm},
                     {"reject", h.reject},
+                    {"context_level", context_level},
                     {"recompute",
                      {{"command", "permutation"},
                       {"input",

@@ -42,6 +42,18 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
       else
         ++r.ties;
     }
+    if (h.metric == Metric::kAbove10pct) {
+      r.has_context_level = true;
+      for (int sc = 0; sc < S; ++sc) {
+        const auto& la = scored_losses(units[size_t(sc * P + a)], s.loss);
+        const auto& lb = scored_losses(units[size_t(sc * P + b)], s.loss);
+        for (size_t i = 0; i < la.size(); ++i) {
+          r.a_only += (la[i] > 0.10 && !(lb[i] > 0.10)) ? 1 : 0;
+          r.b_only += (lb[i] > 0.10 && !(la[i] > 0.10)) ? 1 : 0;
+        }
+      }
+      r.context_p = mcnemar_p(r.a_only, r.b_only);
+    }
     r.smallest_p = smallest_attainable_p(S - r.ties);
     r.resamples = s.permutation_resamples;
     r.seed = derived_seed(s.seed, "permutation/" + h.a + "/" + h.b + "/" + metric_name(h.metric));

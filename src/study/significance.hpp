@@ -22,6 +22,13 @@ struct HypothesisResult {
   PermutationOutcome test;
   double p_holm = 1;
   bool reject = false;
+  // For above_10pct: the context-level view the original study quoted ("19 contexts against 1"),
+  // over all score contexts of all scenarios: contexts above 10% under a only, under b only, and
+  // the exact McNemar p. Contexts of one scenario are not independent units, so this is reported
+  // beside the scenario-level test, outside any Holm family.
+  bool has_context_level = false;
+  long long a_only = 0, b_only = 0;
+  double context_p = 1;
 };
 
 struct FamilyResult {

@@ -4,6 +4,7 @@
 
 #include "ncclbot/stats/bootstrap.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/stats/mcnemar.hpp"
 #include "ncclbot/stats/multiple_testing.hpp"
 #include "ncclbot/stats/resolution_floor.hpp"
 #include "ncclbot/stats/sign_flip_test.hpp"
@@ -80,6 +81,10 @@ PermutationOutcome paired_permutation(std::span<const double> diffs, int resampl
   o.seed = seed;
   const SignFlipResult r = sign_flip_test(diffs, o);
   return {r.p_value, r.exact, (long long)r.sign_vectors};
+}
+
+double mcnemar_p(long long b, long long c) {
+  return mcnemar_exact(int64_t(b), int64_t(c)).p_value;
 }
 
 std::vector<double> holm(std::span<const double> p) {

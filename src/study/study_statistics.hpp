@@ -36,6 +36,9 @@ struct PermutationOutcome {
 // (= `ncclbot stats permutation` with the same diffs, resamples and seed).
 PermutationOutcome paired_permutation(std::span<const double> diffs, int resamples, uint64_t seed);
 
+// Exact McNemar p for b discordant pairs one way and c the other (= `ncclbot stats mcnemar`).
+double mcnemar_p(long long b, long long c);
+
 // Holm step-down adjusted p-values (= `ncclbot stats holm`).
 std::vector<double> holm(std::span<const double> p);
 

@@ -1,0 +1,54 @@
+// `ncclbot run STUDY.toml --out DIR`: tune, score and test a study end to end
+// into a report folder; resumable (rerun the same command after an
+// interruption).
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "study/run_study.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct RunCommandOptions {
+  std::string study;
+  study::RunOptions run;
+  bool no_figures = false;
+  bool json = false;
+};
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<RunCommandOptions>();
+  app.add_option("study", opt->study, "study file (experiments/*.toml)")->required();
+  app.add_option("--out", opt->run.out_dir, "report folder (created; a rerun resumes from its units/)")
+      ->required();
+  app.add_option("--backend", opt->run.backend, "replay backend: cpu, cuda or auto (default: the study's)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--threads", opt->run.threads, "CPU threads for the replay engine (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-figures", opt->no_figures, "skip drawing figures (no Python needed)");
+  app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
+  return [opt] {
+    opt->run.figures = !opt->no_figures;
+    const study::RunSummary s = study::run_study(opt->study, opt->run);
+    if (opt->json) {
+      std::cout << nlohmann::json{{"report_md", s.report_md},
+                                  {"report_html", s.report_html},
+                                  {"results", s.results_json},
+                                  {"units", s.units},
+                                  {"units_reused", s.units_reused}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << "report: " << s.report_html << "\n";
+    }
+    return 0;
+  };
+}
+
+const bool registered =
+    register_command({"run", "run a study (experiments/*.toml) end to end into a report folder", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

@@ -1,0 +1,31 @@
+// A [[sweep]] with a preset: the fabric simulator (src/sim) with the preset file and the seed.
+#include "study/sweep_synthesis.hpp"
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/sim/fabric.hpp"
+#include "ncclbot/sim/simulator.hpp"
+
+namespace ncclbot::study {
+
+Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path) {
+  sim::FabricPreset preset;
+  try {
+    preset = sim::load_fabric(source.preset);
+  } catch (const InputError& e) {
+    throw InputError(study_path, source.line, "sweep '" + source.name + "': " + e.what());
+  } catch (const UsageError& e) {
+    throw InputError(study_path, source.line, "sweep '" + source.name + "': " + e.what());
+  }
+  sim::SynthOptions o;
+  o.seed = source.seed;
+  o.nodes = source.nodes;
+  if (!source.collectives.empty()) o.collectives = source.collectives;
+  if (source.samples > 0) o.samples = source.samples;
+  try {
+    return sim::synthesize(preset, o);
+  } catch (const UsageError& e) {
+    throw InputError(study_path, source.line, "sweep '" + source.name + "': " + e.what());
+  }
+}
+
+}  // namespace ncclbot::study
