@@ -71,6 +71,18 @@ TEST(IngestFormats, LauncherPrefixes) {
   EXPECT_EQ(strip_launcher_prefix("10:30 meeting"), "10:30 meeting");              // no space after ':'
 }
 
+TEST(IngestFormats, ByteOrderMarkAndCrLf) {
+  std::string text = "\xEF\xBB\xBF" + run_text();
+  for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2))
+    text.insert(at, "\r");
+  const ParsedLog log = parse_log(text, "w.txt");
+  ASSERT_EQ(log.runs.size(), 1u);
+  EXPECT_EQ(log.runs[0].test_name, "all_reduce_perf");  // line 1, behind the BOM
+  EXPECT_EQ(log.runs[0].rows.size(), 2u);
+  EXPECT_EQ(log.runs[0].devices.size(), 8u);
+  EXPECT_DOUBLE_EQ(*log.runs[0].avg_busbw, 62.9125);
+}
+
 TEST(IngestFormats, PrintedNumberResolution) {
   EXPECT_DOUBLE_EQ(parse_printed_number("34.98")->half_step, 0.005);
   EXPECT_DOUBLE_EQ(parse_printed_number("10329.0")->half_step, 0.05);

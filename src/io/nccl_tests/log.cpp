@@ -16,6 +16,7 @@ std::string Diagnostic::text() const {
 ParsedLog parse_log(std::string_view text, const std::string& file) {
   if (text.find('\0') != std::string_view::npos)
     throw InputError(file, 0, "binary data (NUL bytes): not an nccl-tests log");
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte order mark
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) throw InputError(file, 0, "empty file: no nccl-tests output");
   ParsedLog log = text[first] == '{' ? parse_json_log(text, file) : parse_text_log(text, file);
