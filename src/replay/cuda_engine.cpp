@@ -1,17 +1,16 @@
 // ReplayJob -> device_replay() -> ReplayResults, in the CPU engine's layouts and row order.
-#ifdef NCCLBOT_HAVE_CUDA
 #include "ncclbot/replay/cuda_engine.hpp"
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/parse_number.hpp"
-#include "ncclbot/replay/device_replay.hpp"
 
 namespace ncclbot {
 
-ReplayResults run_cuda_replay(const ReplayJob& job) {
+void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   if (!job.sweep) throw UsageError("replay: no sweep");
   if (job.configs.empty()) throw UsageError("replay: no policy given");
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
@@ -20,40 +19,41 @@ ReplayResults run_cuda_replay(const ReplayJob& job) {
   const Sweep& sweep = *job.sweep;
   for (int c : job.contexts)
     if (c < 0 || c >= sweep.num_contexts()) throw UsageError("replay: context index out of range");
-  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
+  const size_t n_cfg = job.configs.size(), n_sweep = size_t(sweep.num_contexts());
 
-  std::vector<uint64_t> stream_ids(size_t(n_ctx), 0);
-  for (int i = 0; i < n_ctx; ++i)
-    stream_ids[size_t(i)] = context_stream_id(sweep.context(job.contexts[size_t(i)]));
-  std::vector<PolicyConfig> configs;
-  for (const PolicySpec& spec : job.configs) configs.push_back(spec.config);
+  out.stream_ids.clear();
+  for (int c : job.contexts) out.stream_ids.push_back(context_stream_id(sweep.context(c)));
+  out.configs.clear();
+  for (const PolicySpec& spec : job.configs) out.configs.push_back(spec.config);
   // Frozen decisions as one [config][sweep context] table; configs without any get -1 (none).
-  std::vector<int> fixed;
+  out.fixed_slots.clear();
   bool any_fixed = false;
-  for (const auto& f : job.fixed_slots) any_fixed = any_fixed || !f.empty();
+  for (size_t cfg = 0; cfg < std::min(n_cfg, job.fixed_slots.size()); ++cfg)
+    any_fixed = any_fixed || !job.fixed_slots[cfg].empty();
   if (any_fixed) {
-    fixed.assign(size_t(n_cfg) * size_t(sweep.num_contexts()), -1);
-    for (int cfg = 0; cfg < n_cfg && size_t(cfg) < job.fixed_slots.size(); ++cfg) {
-      const auto& f = job.fixed_slots[size_t(cfg)];
+    out.fixed_slots.assign(n_cfg * n_sweep, -1);
+    for (size_t cfg = 0; cfg < std::min(n_cfg, job.fixed_slots.size()); ++cfg) {
+      const auto& f = job.fixed_slots[cfg];
       if (f.empty()) continue;
-      if (f.size() != size_t(sweep.num_contexts()))
-        throw UsageError("replay: frozen decisions must cover every sweep context");
-      std::copy(f.begin(), f.end(), fixed.begin() + long(size_t(cfg) * size_t(sweep.num_contexts())));
+      if (f.size() != n_sweep) throw UsageError("replay: frozen decisions must cover every sweep context");
+      std::copy(f.begin(), f.end(), out.fixed_slots.begin() + long(cfg * n_sweep));
     }
   }
 
-  DeviceReplayRequest q;
+  DeviceReplayRequest& q = out.request;
   q.sweep = sweep.view();
   q.contexts = job.contexts;
-  q.stream_ids = stream_ids;
-  q.configs = configs;
-  q.fixed_slots = fixed;
-  q.seeds = n_seed;
+  q.stream_ids = out.stream_ids;
+  q.configs = out.configs;
+  q.fixed_slots = out.fixed_slots;
+  q.seeds = job.seeds;
   q.seed_base = job.seed_base;
   q.horizon = job.horizon;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
-  DeviceReplayResult d = device_replay(q);
+}
 
+ReplayResults replay_results_from_device(const ReplayJob& job, DeviceReplayResult&& d) {
+  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
   ReplayResults res;
   res.num_configs = n_cfg;
   res.num_contexts = n_ctx;
@@ -81,5 +81,12 @@ ReplayResults run_cuda_replay(const ReplayJob& job) {
   return res;
 }
 
-}  // namespace ncclbot
+#ifdef NCCLBOT_HAVE_CUDA
+ReplayResults run_cuda_replay(const ReplayJob& job) {
+  DeviceReplayInputs inputs;
+  prepare_device_replay(job, inputs);
+  return replay_results_from_device(job, device_replay(inputs.request));
+}
 #endif
+
+}  // namespace ncclbot
