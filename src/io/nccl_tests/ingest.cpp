@@ -232,12 +232,13 @@ class Ingest {
     std::vector<std::pair<uint64_t, double>> key;
     for (const Row& r : run.rows) key.emplace_back(r.bytes, r.out_of_place.time_us.value);
     const std::string label = std::string(algo_name(algo)) + "/" + std::string(proto_name(proto));
-    for (const auto& [other_key, where] : seen_runs_)
-      if (other_key == key)
-        warn({file, run.first_line,
-              "run (" + label + ") has exactly the same times as the run at " + where +
-                  ": its label may not match what ran, or the same log was given twice"});
-    seen_runs_.emplace_back(std::move(key), at(file, run.first_line) + " (" + label + ")");
+    // One warning per run, naming the first run it repeats.
+    const auto [it, fresh] =
+        seen_runs_.try_emplace(std::move(key), at(file, run.first_line) + " (" + label + ")");
+    if (!fresh)
+      warn({file, run.first_line,
+            "run (" + label + ") has exactly the same times as the run at " + it->second +
+                ": its label may not match what ran, or the same log was given twice"});
   }
 
   void add(const Context& ctx, int slot, const Measurement& m, const std::string& file, long line) {
@@ -275,7 +276,7 @@ class Ingest {
   SweepBuilder builder_;
   IngestResult result_;
   std::map<std::pair<Context, int>, std::vector<Contribution>> contributions_;
-  std::vector<std::pair<std::vector<std::pair<uint64_t, double>>, std::string>> seen_runs_;
+  std::map<std::vector<std::pair<uint64_t, double>>, std::string> seen_runs_;
 };
 
 }  // namespace
