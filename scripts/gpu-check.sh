@@ -57,17 +57,31 @@ else
   TESTS=passed
 fi
 grep -E "tests passed|Skipped|Not Run" "$LOG/ctest.txt" >&2 || true
+# A skipped gpu test means the probe found no usable device: on the GPU machine that is a failure.
+if [[ "$TESTS" == passed ]] && grep -q "Skipped" "$LOG/ctest.txt" && [[ "${NCCLBOT_GPU_CHECK_DRY:-0}" != 1 ]]; then
+  echo "gpu-check: gpu tests were skipped: no usable CUDA device" >&2
+  TESTS=skipped
+fi
 
 # Three sizes of the same workload: 480 contexts of 12 arms, horizon 4096, 8 / 128 / 1024 seeds.
+# NCCLBOT_GPU_CHECK_SEEDS and _HORIZON shrink it; NCCLBOT_GPU_CHECK_DRY=1 times the CPU in place of
+# the GPU (a smoke test of this script on a machine without one).
+SIZES=(${NCCLBOT_GPU_CHECK_SEEDS:-8 128 1024})
+HORIZON=${NCCLBOT_GPU_CHECK_HORIZON:-4096}
+GPU_BACKEND=cuda
+[[ "${NCCLBOT_GPU_CHECK_DRY:-0}" == 1 ]] && GPU_BACKEND=cpu
 bench() {  # backend seeds -> JSON on stdout
   local threads=()
   [[ "$1" == cpu ]] && threads=(--threads "$(nproc)")
-  "$BUILD/ncclbot" bench --backend "$1" --policy ucb1 --arms 12 --contexts 480 --seeds "$2" --horizon 4096 \
+  "$BUILD/ncclbot" bench --backend "$1" --policy ucb1 --arms 12 --contexts 480 --seeds "$2" --horizon "$HORIZON" \
     --repetitions 3 "${threads[@]}" --json 2>>"$LOG/bench.err"
 }
-for seeds in 8 128 1024; do
+for seeds in "${SIZES[@]}"; do
   bench cpu "$seeds" >"$LOG/cpu-$seeds.json"
-  bench cuda "$seeds" >"$LOG/cuda-$seeds.json"
+  if ! bench "$GPU_BACKEND" "$seeds" >"$LOG/cuda-$seeds.json"; then
+    echo "gpu-check: ncclbot bench --backend cuda failed: $(tail -1 "$LOG/bench.err")" >&2
+    exit 1
+  fi
 done
 
 # Measured instructions per step, where Nsight Compute is installed: warp instructions executed
@@ -85,9 +99,10 @@ print(float(rows[-1][-1].replace(",", "")) * 32 / (480 * 8 * 1024))' "$LOG/ncu.c
   fi
 fi
 
-python3 - "$LOG" "$SASS_PER_STEP" "$TESTS" "$PER_STEP_SOURCE" <<'PY'
+python3 - "$LOG" "$SASS_PER_STEP" "$TESTS" "$PER_STEP_SOURCE" "$HORIZON" "${SIZES[@]}" <<'PY'
 import json, sys
 log, per_step, tests, source = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+horizon, sizes = int(sys.argv[5]), [int(x) for x in sys.argv[6:]]
 name, sms, mhz = "H200", 132, 1980.0
 try:
     f = [x.strip() for x in open(f"{log}/device.txt").read().split(",")]
@@ -99,10 +114,10 @@ limit = sms * 4 * mhz * 1e6 * 32 / per_step
 print(f"device {name}: {sms} SMs at {mhz:.0f} MHz; {per_step:.0f} instructions per UCB1 step ({source}) "
       f"-> issue limit {limit:.3g} steps/s; gpu tests {tests}")
 print(f"{'seeds':>6} {'steps':>12} {'CPU steps/s':>13} {'GPU steps/s':>13} {'GPU/CPU':>8} {'of limit':>9}")
-for seeds in (8, 128, 1024):
+for seeds in sizes:
     cpu = json.load(open(f"{log}/cpu-{seeds}.json"))["results"][0]["steps_per_s"]
     gpu = json.load(open(f"{log}/cuda-{seeds}.json"))["results"][0]["steps_per_s"]
-    steps = 480 * seeds * 4096
+    steps = 480 * seeds * horizon
     print(f"{seeds:>6} {steps:>12.3g} {cpu:>13.3g} {gpu:>13.3g} {gpu / cpu:>8.1f} {gpu / limit:>9.1%}")
 PY
 echo "gpu-check: done in ${SECONDS}s (logs in $LOG)" >&2
