@@ -209,8 +209,11 @@ TEST(IngestFormats, ForcedArmFromNcclEnvironmentLines) {
   EXPECT_NE(err.find("runs.toml:1: algo = Ring contradicts the log: NCCL_ALGO=Tree at log.txt:12"),
             std::string::npos)
       << err;
-  // The same value in both is fine.
-  EXPECT_NO_THROW(ingest_text(text, "[[run]]\nfile = \"log.txt\"\nalgo = \"tree\"\nproto = \"LL\"\n"));
+  // The same value in both is fine; an entry that matches no log is reported.
+  const IngestResult same = ingest_text(
+      text, "[[run]]\nfile = \"log.txt\"\nalgo = \"tree\"\nproto = \"LL\"\n[[run]]\nfile = \"lgo.txt\"\n");
+  ASSERT_EQ(same.warnings.size(), 1u);
+  EXPECT_EQ(same.warnings[0].text(), "runs.toml:5: entry for lgo.txt matches none of the logs");
 }
 
 TEST(IngestFormats, ShellExportsApplyToLaterRuns) {

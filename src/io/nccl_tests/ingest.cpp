@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -55,6 +56,7 @@ class Ingest {
   void log(const ParsedLog& log) {
     for (const Diagnostic& w : log.warnings) warn(w);
     const ManifestEntry* entry = manifest_ ? manifest_->find(log.file) : nullptr;
+    if (entry) matched_.insert(entry);
     for (const Run& run : log.runs) {
       RunReport report;
       report.file = log.file;
@@ -72,6 +74,11 @@ class Ingest {
   }
 
   IngestResult finish() {
+    // A manifest entry that matches nothing is usually a misspelt file name.
+    if (manifest_)
+      for (const ManifestEntry& e : manifest_->entries)
+        if (!matched_.count(&e))
+          warn({manifest_->path, e.line, "entry for " + e.file + " matches none of the logs"});
     if (contributions_.empty())
       throw InputError(result_.runs.empty() ? "ingest" : result_.runs.front().file, 0,
                        "no forced-arm rows: every run was skipped (see the warnings above)");
@@ -277,6 +284,7 @@ class Ingest {
   IngestResult result_;
   std::map<std::pair<Context, int>, std::vector<Contribution>> contributions_;
   std::map<std::vector<std::pair<uint64_t, double>>, std::string> seen_runs_;
+  std::set<const ManifestEntry*> matched_;
 };
 
 }  // namespace
