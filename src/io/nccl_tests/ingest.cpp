@@ -116,14 +116,12 @@ class Ingest {
       std::string why;
       if (!algo && !proto)
         why =
-            "no forced arm: neither NCCL_ALGO nor NCCL_PROTO is set in the log or the manifest (an AUTO run "
-            "measures "
-            "NCCL's own picks, not one arm)";
+            "no forced arm: neither NCCL_ALGO nor NCCL_PROTO is set in the log or the manifest "
+            "(an AUTO run measures NCCL's own picks, not one arm)";
       else if (!proto)
         why = "NCCL_PROTO unknown: the algorithm is forced (" + std::string(algo_name(*algo)) +
-              ") but not the protocol, so NCCL chose the protocol per size; state proto in the manifest if "
-              "the run "
-              "forced it";
+              ") but not the protocol, so NCCL chose the protocol per size; "
+              "state proto in the manifest if the run forced it";
       else
         why = "NCCL_ALGO unknown: the protocol is forced (" + std::string(proto_name(*proto)) +
               ") but not the algorithm; state algo in the manifest if the run forced it";
