@@ -77,3 +77,64 @@ TEST(StatsCli, BadInputIsExitTwoWithReason) {
   expect_usage_error("stats permutation", "{\"diffs\": [1, null]}", "\"diffs\"[1] is not a number");
   expect_usage_error("stats", "", "");  // a test must be named
 }
+
+TEST(StatsCli, BootstrapSingleAndPaired) {
+  // count_above of {0.01, 0.2, 0.3}: 2 values above 0.10; the percentile interval of a count of
+  // n = 3 draws lies within [0, 3].
+  const json b = run_ok("stats bootstrap",
+                        R"({"x": [0.01, 0.2, 0.3], "statistic": "count_above", "threshold": 0.1,
+                            "method": "percentile", "resamples": 2000, "seed": 3})");
+  EXPECT_DOUBLE_EQ(b["estimate"].get<double>(), 2.0);
+  EXPECT_GE(b["low"].get<double>(), 0.0);
+  EXPECT_LE(b["high"].get<double>(), 3.0);
+  EXPECT_EQ(b["resamples"], 2000);
+  // Paired: mean(x) - mean(y) = 0.1 exactly when every pair differs by 0.1... up to rounding; every
+  // resample then has the same difference, so the percentile interval collapses onto it.
+  const json p = run_ok("stats bootstrap --threads 2",
+                        R"({"x": [0.5, 0.25, 0.75], "y": [0.25, 0.0, 0.5], "method": "percentile"})");
+  EXPECT_EQ(p["paired"], true);
+  EXPECT_DOUBLE_EQ(p["estimate"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(p["low"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(p["high"].get<double>(), 0.25);
+  // BCa on the same data is degenerate: reported as such, with null bounds, not as numbers.
+  const json d = run_ok("stats bootstrap", R"({"x": [0.5, 0.25, 0.75], "y": [0.25, 0.0, 0.5]})");
+  EXPECT_EQ(d["degenerate"], true);
+  EXPECT_TRUE(d["low"].is_null());
+  // Same seed, same answer, whatever the thread count.
+  const std::string in = R"({"x": [0.1, 0.5, 0.2, 0.9, 0.3, 0.05], "statistic": "p99", "seed": 9})";
+  EXPECT_EQ(run_ok("stats bootstrap --threads 1", in), run_ok("stats bootstrap --threads 3", in));
+}
+
+TEST(StatsCli, WilcoxonBinomialMcNemar) {
+  // d = {1, 2, 3}: exact W+ = 6, two-sided p = 2/8.
+  const json w = run_ok("stats wilcoxon", R"({"diffs": [1, 2, 3]})");
+  EXPECT_EQ(w["method"], "exact");
+  EXPECT_DOUBLE_EQ(w["p"].get<double>(), 0.25);
+  EXPECT_EQ(w["zero_method"], "wilcox");
+  const json wxy = run_ok("stats wilcoxon", R"({"x": [2, 4, 6], "y": [1, 2, 3], "alternative": "greater"})");
+  EXPECT_DOUBLE_EQ(wxy["p"].get<double>(), 0.125);
+  // 7 of 8: two-sided 2 * 9/256.
+  const json b = run_ok("stats binomial", R"({"k": 7, "n": 8})");
+  EXPECT_DOUBLE_EQ(b["p"].get<double>(), 18.0 / 256.0);
+  const json m = run_ok("stats mcnemar", R"({"b": 7, "c": 1})");
+  EXPECT_DOUBLE_EQ(m["p"].get<double>(), 18.0 / 256.0);
+  EXPECT_EQ(m["statistic"], 1);
+  const json r = run_ok("stats resolution", R"({"units": 9, "family_size": 13})");
+  EXPECT_EQ(r["holm_max_family_with_rejection"], 12);
+  EXPECT_EQ(r["holm_max_rejections"], 0);
+}
+
+TEST(StatsCli, MoreBadInput) {
+  expect_usage_error("stats bootstrap", R"({"x": [0.1, 0.2], "statistic": "median"})", "statistic must be");
+  expect_usage_error("stats bootstrap", R"({"x": [0.1, 0.2], "resamples": 0})", "\"resamples\" must be >= 1");
+  expect_usage_error("stats bootstrap", R"({"x": [0.1, 0.2], "y": [0.1]})", "\"y\" has 1");
+  expect_usage_error("stats bootstrap", R"({"x": []})", "\"x\" is empty");
+  expect_usage_error("stats bootstrap", R"({"x": [0.1, 0.2], "level": 95})", "\"level\" must lie in (0, 1)");
+  expect_usage_error("stats wilcoxon", R"({"diffs": [0, 0]})", "every difference is zero");
+  expect_usage_error("stats wilcoxon", R"({"diffs": [1, 2], "zero_method": "zsplit"})",
+                     "zero_method must be");
+  expect_usage_error("stats binomial", R"({"k": 9, "n": 8})", "must not exceed");
+  expect_usage_error("stats binomial", R"({"k": 1.5, "n": 8})", "\"k\" must be an integer");
+  expect_usage_error("stats mcnemar", R"({"b": -1, "c": 2})", "\"b\" must be >= 0");
+  expect_usage_error("stats holm --input /nonexistent/p.json", "", "/nonexistent/p.json: cannot open");
+}
