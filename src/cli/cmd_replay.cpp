@@ -1,5 +1,8 @@
 // `ncclbot replay`: replay the given policy configs (grids expand to every point) on a sweep over
-// seeds and report, per config, the online and final loss metrics over contexts.
+// seeds and report, per config, the online and final loss metrics over contexts. With --shard I/N
+// it runs one slice of the work and writes a partial result for `ncclbot merge`; under mpirun
+// (the ncclbot-mpi program) the ranks split the work and rank 0 prints the report
+// (docs/scale-out.md). Every form prints the same numbers, bit for bit.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iomanip>
@@ -8,12 +11,17 @@
 
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
+#include "cli/replay_report.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/supervised.hpp"
+#include "ncclbot/scale/process_group.hpp"
+#include "ncclbot/scale/replay_partial.hpp"
+#include "study/atomic_file.hpp"
+#include "study/sha256.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -28,8 +36,36 @@ struct ReplayOptions {
   std::string backend = "cpu";
   std::string nodes, collectives;
   std::string raw_path;
+  std::string shard, out_path;
   bool json = false;
 };
+
+std::string sweep_digest(const std::string& path) {
+  const auto bytes = study::read_file_if_exists(path);
+  if (!bytes) throw InputError(path, 0, "cannot read the sweep");
+  return study::sha256_hex(*bytes);
+}
+
+// Rank r of the group replays shard r/size; rank 0 gathers the partials (seed-averaged losses
+// only), merges them in rank order and prints the report. A failure on any rank ends the job.
+int replay_on_ranks(ProcessGroup& group, const ReplayJob& job, ReplayBackend backend,
+                    const nlohmann::json& identity, const ReplayReport& report, bool json) {
+  const ShardSpec mine{group.rank(), group.size()};
+  const size_t total = job.configs.size() * job.contexts.size();
+  std::vector<std::string> gathered;
+  try {
+    const ReplaySlice slice = run_replay_units(job, shard_units(total, mine), backend);
+    gathered = group.gather_to_root(encode_replay_partial(identity, mine, total, slice));
+  } catch (const std::exception& e) {
+    group.abort(1, "ncclbot: rank " + std::to_string(group.rank()) + ": " + e.what());
+  }
+  if (group.rank() != 0) return 0;
+  std::vector<ReplayPartial> parts;
+  for (size_t r = 0; r < gathered.size(); ++r)
+    parts.push_back(decode_replay_partial(gathered[r], "rank " + std::to_string(r)));
+  print_replay_report(report, merge_replay_partials(parts), json);
+  return 0;
+}
 
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<ReplayOptions>();
@@ -44,8 +80,15 @@ Action setup(CLI::App& app) {
   app.add_option("--nodes", opt->nodes, "only these node counts, e.g. 16,32");
   app.add_option("--collectives", opt->collectives, "only these collectives, e.g. allreduce,allgather");
   app.add_option("--raw", opt->raw_path, "write one CSV row per replay to this file");
+  app.add_option("--shard", opt->shard, "run only slice I of N (0-based, e.g. 2/8) and write a partial");
+  app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
+    const bool sharded = !opt->shard.empty();
+    const ShardSpec shard = sharded ? parse_shard(opt->shard) : ShardSpec{};
+    if (sharded && opt->out_path.empty()) throw UsageError("--shard needs --out FILE for the partial result");
+    if (!sharded && !opt->out_path.empty()) throw UsageError("--out is only used with --shard");
+    if (sharded && !opt->raw_path.empty()) throw UsageError("--raw cannot be combined with --shard");
     const ReplayBackend backend = resolve_replay_backend(parse_replay_backend(opt->backend), std::cerr);
     ContextFilter filter;
     if (!opt->nodes.empty()) filter.nodes = parse_node_list(opt->nodes, "--nodes");
@@ -64,7 +107,14 @@ Action setup(CLI::App& app) {
     job.seeds = opt->seeds;
     job.seed_base = opt->seed;
     job.horizon = opt->horizon;
-    job.threads = opt->threads > 0 ? opt->threads : default_thread_count();
+    ProcessGroup* group = process_group();
+    if (group && group->size() == 1) group = nullptr;
+    if (group && sharded)
+      throw UsageError("--shard is for separate processes; under mpirun the ranks split the work");
+    if (group && !opt->raw_path.empty()) throw UsageError("--raw cannot be combined with MPI ranks");
+    // Ranks on one node share its cores unless told otherwise.
+    job.threads = opt->threads > 0 ? opt->threads
+                                   : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
     for (const PolicySpec& p : configs) {
       if (p.config.kind == PolicyKind::kAuto && !sweep.has_prior())
         throw InputError(opt->sweep_path, 0, "policy 'auto' needs a prior_us column");
@@ -73,6 +123,30 @@ Action setup(CLI::App& app) {
                                     ? supervised_decisions(p.config, sweep, job.contexts, true)
                                     : std::vector<int>{});
     }
+    ReplayReport report;
+    report.backend = std::string(replay_backend_name(backend));
+    for (const PolicySpec& p : configs) report.policies.push_back(p.text);
+    report.contexts = job.contexts.size();
+    report.seeds = job.seeds;
+    report.horizon = job.horizon;
+    if (sharded || group) {
+      const nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);
+      if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
+      const size_t total = job.configs.size() * job.contexts.size();
+      const ReplaySlice slice = run_replay_units(job, shard_units(total, shard), backend);
+      study::write_file_atomic(opt->out_path, encode_replay_partial(identity, shard, total, slice));
+      std::cerr << "shard " << shard.index << "/" << shard.count << ": units [" << slice.units.begin << ", "
+                << slice.units.end << ") of " << total << " -> " << opt->out_path << "\n";
+      if (opt->json)
+        std::cout
+            << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
+                              {"units",
+                               {{"total", total}, {"begin", slice.units.begin}, {"end", slice.units.end}}},
+                              {"out", opt->out_path}}
+                   .dump(2)
+            << "\n";
+      return 0;
+    }
     std::ofstream raw;
     if (!opt->raw_path.empty()) {
       raw.open(opt->raw_path, std::ios::binary);
@@ -80,27 +154,7 @@ Action setup(CLI::App& app) {
       raw << "config,policy,context,seed,online_loss,final_loss,final_slot\n";
       job.raw = &raw;
     }
-    const ReplayResults res = run_replay(job, backend);
-
-    nlohmann::json out;
-    out["backend"] = replay_backend_name(backend);
-    out["contexts"] = job.contexts.size();
-    out["seeds"] = job.seeds;
-    out["horizon"] = job.horizon;
-    out["configs"] = nlohmann::json::array();
-    for (int c = 0; c < res.num_configs; ++c)
-      out["configs"].push_back({{"policy", configs[size_t(c)].text},
-                                {"online", loss_summary_json(summarize_losses(res.online_of(c)))},
-                                {"final", loss_summary_json(summarize_losses(res.final_of(c)))}});
-    std::ostream& human = opt->json ? std::cerr : std::cout;
-    human << job.contexts.size() << " contexts x " << job.seeds << " seeds x T=" << job.horizon << " on "
-          << replay_backend_name(backend) << "\n";
-    for (const auto& c : out["configs"])
-      human << std::left << std::setw(36) << c["policy"].get<std::string>() << " online mean "
-            << std::setprecision(4) << c["online"]["mean"].get<double>() * 100 << "%  p99 "
-            << c["online"]["p99"].get<double>() * 100 << "%  >10%: " << c["online"]["above_10pct"]
-            << "   final mean " << c["final"]["mean"].get<double>() * 100 << "%\n";
-    if (opt->json) std::cout << out.dump(2) << "\n";
+    print_replay_report(report, run_replay(job, backend), opt->json);
     return 0;
   };
 }

@@ -1,0 +1,33 @@
+#include "cli/replay_report.hpp"
+
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/replay_common.hpp"
+
+namespace ncclbot::cli {
+
+void print_replay_report(const ReplayReport& report, const ReplayResults& res, bool json) {
+  nlohmann::json out;
+  out["backend"] = report.backend;
+  out["contexts"] = report.contexts;
+  out["seeds"] = report.seeds;
+  out["horizon"] = report.horizon;
+  out["configs"] = nlohmann::json::array();
+  for (int c = 0; c < res.num_configs; ++c)
+    out["configs"].push_back({{"policy", report.policies[size_t(c)]},
+                              {"online", loss_summary_json(summarize_losses(res.online_of(c)))},
+                              {"final", loss_summary_json(summarize_losses(res.final_of(c)))}});
+  std::ostream& human = json ? std::cerr : std::cout;
+  human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon << " on "
+        << report.backend << "\n";
+  for (const auto& c : out["configs"])
+    human << std::left << std::setw(36) << c["policy"].get<std::string>() << " online mean "
+          << std::setprecision(4) << c["online"]["mean"].get<double>() * 100 << "%  p99 "
+          << c["online"]["p99"].get<double>() * 100 << "%  >10%: " << c["online"]["above_10pct"]
+          << "   final mean " << c["final"]["mean"].get<double>() * 100 << "%\n";
+  if (json) std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace ncclbot::cli

@@ -1,0 +1,113 @@
+// The MPI process group of ncclbot-mpi (scale/process_group.hpp). MPI's world is joined the first
+// time a command asks for the group and left at exit. Errors return instead of aborting inside
+// MPI, so a failed transfer becomes a message naming the peer rank; a rank that dies outright is
+// reported by mpirun, which then ends the job ("process rank K ... exited on signal N").
+#include <mpi.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+
+#include "ncclbot/scale/process_group.hpp"
+
+namespace ncclbot {
+namespace {
+
+constexpr int kTagLength = 1001, kTagBytes = 1002;
+constexpr size_t kChunk = size_t(1) << 30;  // MPI counts are int
+
+std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return std::string(text, size_t(len));
+}
+
+void check(int code, const std::string& what) {
+  if (code != MPI_SUCCESS) throw std::runtime_error(what + ": " + mpi_error_text(code));
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+class MpiProcessGroup final : public ProcessGroup {
+ public:
+  MpiProcessGroup() {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    std::atexit(finalize_at_exit);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank_);
+    MPI_Comm_size(node, &local_size_);
+    MPI_Comm_free(&node);
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+
+  std::vector<std::string> gather_to_root(const std::string& bytes) override {
+    inject_fault();
+    if (rank_ != 0) {
+      const uint64_t length = bytes.size();
+      check(MPI_Send(&length, 1, MPI_UINT64_T, 0, kTagLength, MPI_COMM_WORLD),
+            "rank " + std::to_string(rank_) + " sending its result length to rank 0");
+      for (size_t at = 0; at < bytes.size(); at += kChunk)
+        check(MPI_Send(bytes.data() + at, int(std::min(kChunk, bytes.size() - at)), MPI_BYTE, 0, kTagBytes,
+                       MPI_COMM_WORLD),
+              "rank " + std::to_string(rank_) + " sending its result to rank 0");
+      return {};
+    }
+    std::vector<std::string> all(static_cast<size_t>(size_));
+    all[0] = bytes;
+    for (int peer = 1; peer < size_; ++peer) {
+      uint64_t length = 0;
+      check(MPI_Recv(&length, 1, MPI_UINT64_T, peer, kTagLength, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "receiving the result length of rank " + std::to_string(peer));
+      std::string& in = all[size_t(peer)];
+      in.resize(length);
+      for (size_t at = 0; at < in.size(); at += kChunk)
+        check(MPI_Recv(in.data() + at, int(std::min(kChunk, in.size() - at)), MPI_BYTE, peer, kTagBytes,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              "receiving the result of rank " + std::to_string(peer));
+    }
+    return all;
+  }
+
+  [[noreturn]] void abort(int exit_code, const std::string& message) override {
+    std::cerr << message << " (aborting all " << size_ << " ranks)" << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code);
+  }
+
+ private:
+  // Fault injection for the tests and for trying the failure path by hand:
+  // NCCLBOT_FAULT_KILL_RANK=K makes rank K die by SIGKILL just before it reports its results.
+  void inject_fault() const {
+    const char* victim = std::getenv("NCCLBOT_FAULT_KILL_RANK");
+    if (victim && std::atoi(victim) == rank_) std::raise(SIGKILL);
+  }
+
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+};
+
+ProcessGroup* make_mpi_group() {
+  static MpiProcessGroup group;
+  return &group;
+}
+
+const bool installed = set_process_group_factory(&make_mpi_group);
+
+}  // namespace
+}  // namespace ncclbot

@@ -1,0 +1,166 @@
+#include "ncclbot/scale/replay_partial.hpp"
+
+#include <bit>
+#include <cstring>
+#include <map>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/version.hpp"
+
+namespace ncclbot {
+
+static_assert(std::endian::native == std::endian::little, "partial files store little-endian doubles");
+
+namespace {
+
+constexpr std::string_view kMagic = "ncclbot-partial v1\n";
+
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string hex64(uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[size_t(i)] = digits[v & 15];
+  return s;
+}
+
+std::string shard_text(ShardSpec s) {
+  return std::to_string(s.index) + "/" + std::to_string(s.count);
+}
+
+// The first identity field whose value differs, for the message.
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  for (auto it = a.begin(); it != a.end(); ++it)
+    if (!b.contains(it.key()) || b[it.key()] != it.value()) return it.key();
+  for (auto it = b.begin(); it != b.end(); ++it)
+    if (!a.contains(it.key())) return it.key();
+  return "?";
+}
+
+}  // namespace
+
+nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha256,
+                               std::string_view backend) {
+  nlohmann::json policies = nlohmann::json::array();
+  for (const PolicySpec& p : job.configs) policies.push_back(p.text);
+  return {{"program_version", std::string(kVersion)},
+          {"command", "replay"},
+          {"sweep_sha256", std::string(sweep_sha256)},
+          {"policies", policies},
+          {"contexts", job.contexts},
+          {"seeds", job.seeds},
+          {"seed", job.seed_base},
+          {"horizon", job.horizon},
+          {"backend", std::string(backend)}};
+}
+
+std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shard, size_t total_units,
+                                  const ReplaySlice& slice) {
+  const size_t n = slice.units.size();
+  std::string payload(2 * n * sizeof(double), '\0');
+  if (n) {
+    std::memcpy(payload.data(), slice.online.data(), n * sizeof(double));
+    std::memcpy(payload.data() + n * sizeof(double), slice.final_loss.data(), n * sizeof(double));
+  }
+  const nlohmann::json header = {
+      {"identity", identity},
+      {"shard", {{"index", shard.index}, {"count", shard.count}}},
+      {"units", {{"total", total_units}, {"begin", slice.units.begin}, {"end", slice.units.end}}},
+      {"payload", {{"doubles", 2 * n}, {"fnv1a64", hex64(fnv1a64(payload))}}}};
+  return std::string(kMagic) + header.dump() + "\n" + payload;
+}
+
+ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& source) {
+  if (bytes.substr(0, kMagic.size()) != kMagic)
+    throw InputError(source, 1,
+                     "not an ncclbot partial result (expected '" +
+                         std::string(kMagic.substr(0, kMagic.size() - 1)) + "')");
+  const size_t eol = bytes.find('\n', kMagic.size());
+  if (eol == std::string_view::npos) throw InputError(source, 2, "truncated header");
+  ReplayPartial p;
+  p.source = source;
+  try {
+    const nlohmann::json h = nlohmann::json::parse(bytes.substr(kMagic.size(), eol - kMagic.size()));
+    p.identity = h.at("identity");
+    p.shard.index = h.at("shard").at("index").get<int>();
+    p.shard.count = h.at("shard").at("count").get<int>();
+    p.total_units = h.at("units").at("total").get<size_t>();
+    p.slice.units.begin = h.at("units").at("begin").get<size_t>();
+    p.slice.units.end = h.at("units").at("end").get<size_t>();
+    const size_t doubles = h.at("payload").at("doubles").get<size_t>();
+    const std::string sum = h.at("payload").at("fnv1a64").get<std::string>();
+    if (p.shard.count < 1 || p.shard.index < 0 || p.shard.index >= p.shard.count)
+      throw InputError(source, 2, "bad shard " + shard_text(p.shard));
+    const UnitRange want = shard_units(p.total_units, p.shard);
+    if (want.begin != p.slice.units.begin || want.end != p.slice.units.end)
+      throw InputError(source, 2, "unit range does not match shard " + shard_text(p.shard));
+    if (doubles != 2 * p.slice.units.size()) throw InputError(source, 2, "payload size does not match units");
+    const std::string_view payload = bytes.substr(eol + 1);
+    if (payload.size() != doubles * sizeof(double))
+      throw InputError(source, 0,
+                       "payload is " + std::to_string(payload.size()) + " bytes, header says " +
+                           std::to_string(doubles * sizeof(double)) + " (truncated or appended to)");
+    if (hex64(fnv1a64(payload)) != sum) throw InputError(source, 0, "payload checksum mismatch (corrupted)");
+    const size_t n = p.slice.units.size();
+    p.slice.online.resize(n);
+    p.slice.final_loss.resize(n);
+    if (n) {
+      std::memcpy(p.slice.online.data(), payload.data(), n * sizeof(double));
+      std::memcpy(p.slice.final_loss.data(), payload.data() + n * sizeof(double), n * sizeof(double));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(source, 2, std::string("bad header: ") + e.what());
+  }
+  return p;
+}
+
+ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
+  if (parts.empty()) throw UsageError("merge: no partial result given");
+  const ReplayPartial& first = parts.front();
+  std::map<int, const ReplayPartial*> by_index;
+  for (const ReplayPartial& p : parts) {
+    if (p.identity != first.identity)
+      throw InputError(p.source, 0,
+                       "foreign partial: its " + first_difference(first.identity, p.identity) +
+                           " differs from " + first.source + "'s");
+    if (p.shard.count != first.shard.count || p.total_units != first.total_units)
+      throw InputError(p.source, 0,
+                       "foreign partial: shard " + shard_text(p.shard) + " of " +
+                           std::to_string(p.total_units) + " units does not belong with " + first.source +
+                           " (shard " + shard_text(first.shard) + " of " + std::to_string(first.total_units) +
+                           " units)");
+    const auto [at, fresh] = by_index.emplace(p.shard.index, &p);
+    if (!fresh)
+      throw InputError(p.source, 0, "duplicates shard " + shard_text(p.shard) + " of " + at->second->source);
+  }
+  std::string missing;
+  for (int i = 0; i < first.shard.count; ++i)
+    if (!by_index.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  if (!missing.empty())
+    throw UsageError("merge: missing shard(s) " + missing + " of " + std::to_string(first.shard.count) +
+                     " (the partials given cover only the others)");
+
+  const auto& id = first.identity;
+  ReplayResults r;
+  r.num_configs = int(id.at("policies").size());
+  r.num_contexts = int(id.at("contexts").size());
+  r.seeds = id.at("seeds").get<int>();
+  if (size_t(r.num_configs) * size_t(r.num_contexts) != first.total_units)
+    throw InputError(first.source, 0, "unit count does not match its policies x contexts");
+  r.online.reserve(first.total_units);
+  r.final_loss.reserve(first.total_units);
+  for (const auto& [index, p] : by_index) {  // shard order = unit order
+    r.online.insert(r.online.end(), p->slice.online.begin(), p->slice.online.end());
+    r.final_loss.insert(r.final_loss.end(), p->slice.final_loss.begin(), p->slice.final_loss.end());
+  }
+  return r;
+}
+
+}  // namespace ncclbot

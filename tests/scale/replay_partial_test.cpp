@@ -1,0 +1,120 @@
+// Partial result files: exact round trip of the loss bits, and every way a set of partials can be
+// wrong (truncated, corrupted, foreign, duplicated, missing) is an error naming the culprit.
+#include "ncclbot/scale/replay_partial.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ncclbot/core/error.hpp"
+
+using namespace ncclbot;
+
+namespace {
+
+nlohmann::json identity(int horizon = 100) {
+  return {{"program_version", "0.1.0"},
+          {"command", "replay"},
+          {"sweep_sha256", "ab"},
+          {"policies", {"a", "b"}},
+          {"contexts", {0, 2, 5}},
+          {"seeds", 3},
+          {"seed", 0},
+          {"horizon", horizon},
+          {"backend", "cpu"}};
+}
+
+// Shard i of n over 2 configs x 3 contexts; unit k's losses are k + 0.25 and -(k + 0.5).
+ReplayPartial make(int i, int n, const std::string& name, int horizon = 100) {
+  ReplaySlice slice;
+  slice.units = shard_units(6, {i, n});
+  for (size_t k = slice.units.begin; k < slice.units.end; ++k) {
+    slice.online.push_back(double(k) + 0.25);
+    slice.final_loss.push_back(-(double(k) + 0.5));
+  }
+  return decode_replay_partial(encode_replay_partial(identity(horizon), {i, n}, 6, slice), name);
+}
+
+std::string message_of(const std::vector<ReplayPartial>& parts) {
+  try {
+    merge_replay_partials(parts);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ReplayPartial, RoundTripKeepsEveryBit) {
+  ReplaySlice slice;
+  slice.units = {0, 4};
+  // Values whose decimal forms are easy to get wrong: the smallest subnormal, -0, 0.1, 1/3.
+  slice.online = {std::numeric_limits<double>::denorm_min(), -0.0, 0.1, 1.0 / 3.0};
+  slice.final_loss = {std::nextafter(1.0, 2.0), 1e308, 0.0, 2.0 / 3.0};
+  const std::string bytes = encode_replay_partial(identity(), {0, 1}, 4, slice);
+  const ReplayPartial p = decode_replay_partial(bytes, "x.part");
+  EXPECT_EQ(p.identity, identity());
+  EXPECT_EQ(p.shard.index, 0);
+  EXPECT_EQ(p.shard.count, 1);
+  ASSERT_EQ(p.slice.online.size(), 4u);
+  EXPECT_EQ(std::memcmp(p.slice.online.data(), slice.online.data(), 4 * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(p.slice.final_loss.data(), slice.final_loss.data(), 4 * sizeof(double)), 0);
+}
+
+TEST(ReplayPartial, DamagedFilesAreRejectedByName) {
+  ReplaySlice slice;
+  slice.units = {0, 2};
+  slice.online = {1, 2};
+  slice.final_loss = {3, 4};
+  const std::string good = encode_replay_partial(identity(), {0, 1}, 2, slice);
+  EXPECT_THROW(decode_replay_partial("hello\n", "a.part"), InputError);
+  try {
+    decode_replay_partial(good.substr(0, good.size() - 3), "cut.part");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.part"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos);
+  }
+  std::string flipped = good;
+  flipped.back() ^= 1;
+  try {
+    decode_replay_partial(flipped, "bit.part");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos);
+  }
+  // A header claiming a range that is not shard 0/1's.
+  const std::string header_lie = encode_replay_partial(identity(), {0, 2}, 2, {{0, 2}, {1, 2}, {3, 4}});
+  EXPECT_THROW(decode_replay_partial(header_lie, "lie.part"), InputError);
+}
+
+TEST(ReplayPartial, MergeInAnyOrderGivesUnitOrder) {
+  const ReplayResults r =
+      merge_replay_partials({make(2, 4, "c"), make(0, 4, "a"), make(3, 4, "d"), make(1, 4, "b")});
+  EXPECT_EQ(r.num_configs, 2);
+  EXPECT_EQ(r.num_contexts, 3);
+  EXPECT_EQ(r.seeds, 3);
+  ASSERT_EQ(r.online.size(), 6u);
+  for (size_t k = 0; k < 6; ++k) {
+    EXPECT_EQ(r.online[k], double(k) + 0.25);
+    EXPECT_EQ(r.final_loss[k], -(double(k) + 0.5));
+  }
+}
+
+TEST(ReplayPartial, ForeignDuplicatedAndMissingPartialsAreNamed) {
+  const std::string foreign = message_of({make(0, 2, "a.part"), make(1, 2, "b.part", 200)});
+  EXPECT_NE(foreign.find("b.part"), std::string::npos) << foreign;
+  EXPECT_NE(foreign.find("horizon"), std::string::npos) << foreign;
+  const std::string other_n = message_of({make(0, 2, "a.part"), make(1, 3, "c.part")});
+  EXPECT_NE(other_n.find("c.part"), std::string::npos) << other_n;
+  const std::string dup = message_of({make(0, 2, "a.part"), make(1, 2, "b.part"), make(1, 2, "b2.part")});
+  EXPECT_NE(dup.find("b2.part"), std::string::npos) << dup;
+  EXPECT_NE(dup.find("duplicates shard 1/2 of b.part"), std::string::npos) << dup;
+  EXPECT_THROW(merge_replay_partials({make(0, 3, "a"), make(2, 3, "c")}), UsageError);
+  const std::string missing = message_of({make(0, 3, "a"), make(2, 3, "c")});
+  EXPECT_NE(missing.find("missing shard(s) 1 of 3"), std::string::npos) << missing;
+  EXPECT_THROW(merge_replay_partials({}), UsageError);
+}

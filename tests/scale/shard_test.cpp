@@ -1,0 +1,108 @@
+// Shard slicing and sliced replay: the slices of any N tile the units once, in order, and the
+// seed-averaged losses of a slice are bit-identical to the same units of the unsharded run.
+#include "ncclbot/scale/shard.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "ncclbot/core/error.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+
+Sweep random_sweep(unsigned seed, int contexts) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(1.0f, 100.0f);
+  std::vector<TinyContext> cs;
+  for (int c = 0; c < contexts; ++c) {
+    TinyContext tc{tiny_context(1 + c % 4, (uint64_t(1) << (c % 20)) + uint64_t(c), Collective::kAllReduce),
+                   {}};
+    for (int a = 0; a < 2 + c % 4; ++a) tc.arms.push_back({a * 4, {u(gen), u(gen), u(gen)}, u(gen)});
+    cs.push_back(tc);
+  }
+  return tiny_sweep(cs);
+}
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+}  // namespace
+
+TEST(Shard, ParsesIndexOverCount) {
+  const ShardSpec s = parse_shard("2/8");
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 8);
+  EXPECT_EQ(parse_shard("0/1").count, 1);
+  for (const char* bad : {"", "3", "8/8", "-1/4", "1/0", "a/4", "1/4x", "1/", "/4", "1 /4"})
+    EXPECT_THROW(parse_shard(bad), UsageError) << bad;
+}
+
+TEST(Shard, RangesTileTheUnitsInOrder) {
+  // By hand: U = 10, N = 3 -> floor(10*I/3) = 0, 3, 6, 10.
+  EXPECT_EQ(shard_units(10, {0, 3}).begin, 0u);
+  EXPECT_EQ(shard_units(10, {0, 3}).end, 3u);
+  EXPECT_EQ(shard_units(10, {1, 3}).end, 6u);
+  EXPECT_EQ(shard_units(10, {2, 3}).end, 10u);
+  // More shards than units: some are empty, none overlap.
+  EXPECT_EQ(shard_units(2, {0, 5}).size(), 0u);
+  for (size_t u : {0, 1, 7, 100, 1001})
+    for (int n : {1, 2, 3, 7, 64}) {
+      size_t next = 0;
+      for (int i = 0; i < n; ++i) {
+        const UnitRange r = shard_units(u, {i, n});
+        EXPECT_EQ(r.begin, next);
+        EXPECT_LE(r.begin, r.end);
+        next = r.end;
+      }
+      EXPECT_EQ(next, u);
+    }
+  // No overflow for huge unit counts: floor((2^62) * 3 / 4) = 3 * 2^60.
+  EXPECT_EQ(shard_units(size_t(1) << 62, {3, 4}).begin, size_t(3) << 60);
+}
+
+TEST(Shard, SlicesReproduceTheUnshardedLossesBitForBit) {
+  const Sweep s = random_sweep(11, 7);
+  ReplayJob job;
+  job.sweep = &s;
+  for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
+  for (const char* spec : {"ucb1:c=0.05|0.2", "thompson", "egreedy"})
+    for (auto& p : parse_policy_grid(spec)) job.configs.push_back(p);
+  job.seeds = 4;
+  job.seed_base = 9;
+  job.horizon = 60;
+  job.threads = 2;
+  const ReplayResults whole = run_cpu_replay(job);
+  const size_t units = job.configs.size() * job.contexts.size();  // 4 x 7 = 28
+  for (int n : {1, 2, 3, 5, 40}) {
+    std::vector<double> online, final_loss;
+    for (int i = 0; i < n; ++i) {
+      const ReplaySlice slice = run_replay_units(job, shard_units(units, {i, n}), ReplayBackend::kCpu);
+      online.insert(online.end(), slice.online.begin(), slice.online.end());
+      final_loss.insert(final_loss.end(), slice.final_loss.begin(), slice.final_loss.end());
+    }
+    ASSERT_EQ(online.size(), units);
+    for (size_t k = 0; k < units; ++k) {
+      EXPECT_TRUE(same_bits(online[k], whole.online[k])) << "N=" << n << " unit " << k;
+      EXPECT_TRUE(same_bits(final_loss[k], whole.final_loss[k])) << "N=" << n << " unit " << k;
+    }
+  }
+}
+
+TEST(Shard, EmptySliceStillRejectsBadJobs) {
+  const Sweep s = random_sweep(1, 2);
+  ReplayJob job;
+  job.sweep = &s;
+  job.contexts = {0, 1};
+  job.configs = parse_policy_grid("random");
+  job.horizon = 0;
+  EXPECT_THROW(run_replay_units(job, {0, 0}, ReplayBackend::kCpu), UsageError);
+  job.horizon = 5;
+  EXPECT_THROW(run_replay_units(job, {1, 3}, ReplayBackend::kCpu), UsageError);  // 2 units only
+  EXPECT_EQ(run_replay_units(job, {2, 2}, ReplayBackend::kCpu).online.size(), 0u);
+}
