@@ -81,7 +81,7 @@ def paired_bars(results, out_dir, index):
     level = results["study"]["level"] * 100
     for metric, label, scale in (("mean", "mean loss (%)", 100.0), ("p99", "p99 loss (%)", 100.0),
                                  ("above_10pct", "contexts above 10% loss", 1.0)):
-        fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(scen) * max(1, len(pols)) / 4 + 3), 4.5))
+        fig, ax = plt.subplots(figsize=(min(16, max(8, 0.12 * len(scen) * len(pols) + 3)), 5))
         width = 0.8 / len(pols)
         x = np.arange(len(scen))
         for i, p in enumerate(pols):
@@ -115,6 +115,9 @@ def horizon_curves(results, out_dir, index):
             ax.plot([q["horizon"] for q in c], [q["mean_online"] * 100 for q in c], marker="o", markersize=3,
                     color=col[i], label=p, linewidth=1.2)
         ax.set_xscale("log")
+        # Cold starts pay hundreds of percent early on, warm ones a few: a symlog axis shows both.
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_ylim(bottom=0)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("horizon (collective calls)")
         ax.set_ylabel("mean online loss (%)")
@@ -124,7 +127,7 @@ def horizon_curves(results, out_dir, index):
     fig.tight_layout()
     save(fig, out_dir, "online_loss_vs_horizon.png", index,
          "Mean online loss over the score contexts against the horizon (what a job pays while learning, "
-         "exploration included), each policy at its tuned configuration.")
+         "exploration included), each policy at its tuned configuration (symlog axis, linear below 1%).")
 
 
 def context_maps(results, out_dir, index):
