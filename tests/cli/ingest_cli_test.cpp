@@ -100,6 +100,9 @@ TEST(IngestCli, BadLogsExitTwoWithFileLineAndReason) {
   const auto missing = run_cli("ingest " + q(dir + "/nope.txt") + " --out " + q(dir + "/s.csv"));
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("nope.txt: cannot open file"), std::string::npos);
+  const auto folder = run_cli("ingest " + q(dir) + " --out " + q(dir + "/s.csv"));
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.err.find("is a folder, not a file"), std::string::npos) << folder.err;
   write_file(dir + "/bad.toml", "[[run]]\nfile = \"x\"\nalgo = \"Warp\"\n");
   const auto bad_manifest = run_cli("ingest " + q(kDir + kRing) + " --manifest " + q(dir + "/bad.toml") +
                                     " --out " + q(dir + "/s.csv"));

@@ -1,5 +1,6 @@
 #include "ncclbot/io/nccl_tests/log.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +26,7 @@ ParsedLog parse_log(std::string_view text, const std::string& file) {
 }
 
 ParsedLog read_log(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path, 0, "is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");
   std::stringstream ss;

@@ -124,6 +124,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
 }
 
 Manifest read_manifest(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path, 0, "is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");
   std::stringstream ss;
