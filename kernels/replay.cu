@@ -3,6 +3,10 @@
 // Philox (core/philox.hpp), in a grid-stride loop sized from the device (replay/launch_shape.hpp);
 // then aggregation on the device (replay/replay_aggregate.hpp), so only means and summaries cross
 // PCIe. No policy or replay logic lives here: the kernel only maps a thread to its replay.
+// A __host__ __device__ function reaching host-only code (e.g. a shared header that lost its
+// NCCLBOT_HD) is only a warning by default and fails at run time; make it a compile error here.
+#pragma nv_diag_error 20011
+#pragma nv_diag_error 20014
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 

@@ -123,9 +123,10 @@ struct BootstrapOverContexts {
     double t = 0.0;
     switch (statistic) {
       case BootstrapStatistic::mean: {
-        double sum = 0.0;
-        for (uint32_t i = 0; i < n32; ++i) sum += x[stream.next_below(n32)];
-        t = sum / double(n);
+        // bootstrap.cpp's order: draw i goes to partial sum i mod 4, then (s0 + s1) + (s2 + s3).
+        double sum[4] = {0.0, 0.0, 0.0, 0.0};
+        for (uint32_t i = 0; i < n32; ++i) sum[i & 3] += x[stream.next_below(n32)];
+        t = ((sum[0] + sum[1]) + (sum[2] + sum[3])) / double(n);
         break;
       }
       case BootstrapStatistic::max: {

@@ -7,9 +7,11 @@
 // replays) with key = (seed mod 2^32, seed >> 32) and counter = (block, b mod 2^32, b >> 32, purpose)
 // for block = 0, 1. Each xoshiro256** output gives two 32-bit words, low half first. Philox makes
 // the resamples' streams independent; xoshiro then draws the thousands of indices of one resample
-// at about a fifth of Philox's cost per word.
+// at about a fifth of Philox's cost per word. NCCLBOT_HD: the CUDA engine draws the same resamples
+// on the device (replay/replay_aggregate.hpp).
 #include <cstdint>
 
+#include "ncclbot/core/hd.hpp"
 #include "ncclbot/core/philox.hpp"
 
 namespace ncclbot {
@@ -21,7 +23,7 @@ enum class ResamplePurpose : uint32_t {
 
 class ResampleStream {
  public:
-  ResampleStream(uint64_t seed, uint64_t resample, ResamplePurpose purpose) {
+  NCCLBOT_HD ResampleStream(uint64_t seed, uint64_t resample, ResamplePurpose purpose) {
     const uint32_t key0 = uint32_t(seed), key1 = uint32_t(seed >> 32);
     const uint32_t lo = uint32_t(resample), hi = uint32_t(resample >> 32), tag = uint32_t(purpose);
     const Philox4x32 a = philox4x32_10(Philox4x32{{0u, lo, hi, tag}}, key0, key1);
@@ -33,7 +35,7 @@ class ResampleStream {
     if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // xoshiro's one forbidden state
   }
 
-  uint32_t next_word() {
+  NCCLBOT_HD uint32_t next_word() {
     if (have_high_) {
       have_high_ = false;
       return uint32_t(pending_ >> 32);
@@ -45,7 +47,7 @@ class ResampleStream {
 
   // Uniform integer in [0, n), n >= 1, without modulo bias (Lemire 2019, "Fast random integer
   // generation in an interval"): the rare rejected words are simply skipped.
-  uint32_t next_below(uint32_t n) {
+  NCCLBOT_HD uint32_t next_below(uint32_t n) {
     uint64_t m = uint64_t(next_word()) * n;
     uint32_t low = uint32_t(m);
     if (low < n) {
@@ -59,8 +61,8 @@ class ResampleStream {
   }
 
  private:
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t next64() {  // xoshiro256**
+  NCCLBOT_HD static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  NCCLBOT_HD uint64_t next64() {  // xoshiro256**
     const uint64_t result = rotl(s_[1] * 5, 7) * 9;
     const uint64_t t = s_[1] << 17;
     s_[2] ^= s_[0];
