@@ -100,3 +100,19 @@ TEST(MpiReplay, ShardIsRejectedUnderRanks) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--shard"), std::string::npos) << r.err;
 }
+
+// The study runner's units over ranks: rank 0 writes the checkpoints and the report, which matches
+// one `ncclbot run` byte for byte.
+TEST(MpiRunUnits, StudyReportMatchesOneProcess) {
+  if (!have_mpi()) GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";
+  const std::string study = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/tiny.toml";
+  const std::string dir = temp_dir();
+  const ShellRun one = run_sh("'" + std::string(NCCLBOT_BINARY) + "' run '" + study + "' --out '" + dir +
+                              "/one' --no-figures --threads 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const ShellRun many = run_sh("mpirun -np 2 '" + mpi_binary() + "' run-units '" + study + "' --out '" + dir +
+                               "/many' --no-figures --threads 1");
+  ASSERT_EQ(many.exit_code, 0) << many.err;
+  EXPECT_EQ(read_all(dir + "/many/results.json"), read_all(dir + "/one/results.json"));
+  EXPECT_EQ(read_all(dir + "/many/report.md"), read_all(dir + "/one/report.md"));
+}

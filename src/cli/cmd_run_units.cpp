@@ -1,0 +1,185 @@
+// `ncclbot run-units STUDY --out DIR`: the work units of a study (one per scenario and policy)
+// spread over processes, for clusters. It computes units and writes their checkpoints under
+// DIR/units/ exactly as `ncclbot run` does; `ncclbot run STUDY --out DIR` then finds every unit
+// complete and writes the report from those bytes (docs/scale-out.md):
+//   - `--shard I/N`: this process computes shard I of N and stops (Slurm job arrays, shell loops;
+//     DIR on a shared file system, then one `ncclbot run` for the report);
+//   - under mpirun (ncclbot-mpi): every rank computes its shard, rank 0 receives the checkpoint
+//     bytes, writes them and then writes the report as `ncclbot run` would. Other ranks never
+//     touch DIR.
+// Units are dealt to shards by cost (largest first, to the least loaded shard); a unit's result
+// depends on nothing but the study, so the assignment changes only who computes what.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/replay/parallel_for.hpp"
+#include "ncclbot/scale/process_group.hpp"
+#include "ncclbot/scale/shard.hpp"
+#include "study/atomic_file.hpp"
+#include "study/policy_replay.hpp"
+#include "study/prepared_study.hpp"
+#include "study/run_study.hpp"
+#include "study/study_spec.hpp"
+#include "study/unit_result.hpp"
+#include "study/unit_work.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunUnitsOptions {
+  std::string study, out_dir, shard, backend;
+  int threads = 0;
+  bool no_figures = false, units_only = false, json = false;
+};
+
+// Unit indices of shard `s`: longest-processing-time-first over the units' replay costs.
+std::vector<size_t> units_of_shard(const std::vector<study::WorkUnit>& units, ShardSpec s) {
+  std::vector<size_t> order(units.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return units[a].cost > units[b].cost; });
+  std::vector<double> load(size_t(s.count), 0.0);
+  std::vector<size_t> mine;
+  for (size_t i : order) {
+    const size_t to = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    load[to] += units[i].cost;
+    if (int(to) == s.index) mine.push_back(i);
+  }
+  std::sort(mine.begin(), mine.end());
+  return mine;
+}
+
+// The same bytes `ncclbot run` writes for a unit (study/run_study.cpp).
+std::string checkpoint_bytes(const study::UnitResult& u) {
+  return study::to_json(u).dump(1) + "\n";
+}
+
+bool already_done(const fs::path& file, const study::WorkUnit& unit) {
+  const auto text = study::read_file_if_exists(file.string());
+  if (!text) return false;
+  try {
+    return study::unit_from_json(nlohmann::json::parse(*text)).inputs_sha256 == unit.inputs_sha256;
+  } catch (const std::exception&) {
+    return false;  // torn or foreign: recompute
+  }
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<RunUnitsOptions>();
+  app.add_option("study", opt->study, "study file (experiments/*.toml)")->required();
+  app.add_option("--out", opt->out_dir, "report folder; checkpoints go to its units/")->required();
+  app.add_option("--shard", opt->shard, "compute only shard I of N (0-based) of the units, then stop");
+  app.add_option("--backend", opt->backend, "replay backend: cpu, cuda or auto (default: the study's)");
+  app.add_option("--threads", opt->threads,
+                 "CPU threads per process (default: the node's cores / ranks on it)");
+  app.add_flag("--units-only", opt->units_only, "under mpirun: stop after the checkpoints, no report");
+  app.add_flag("--no-figures", opt->no_figures, "under mpirun: skip drawing figures in the report");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
+  return [opt] {
+    const bool sharded = !opt->shard.empty();
+    const ShardSpec shard = sharded ? parse_shard(opt->shard) : ShardSpec{};
+    if (opt->threads < 0) throw UsageError("--threads must be positive");
+    if (!opt->backend.empty() && opt->backend != "cpu" && opt->backend != "cuda" && opt->backend != "auto")
+      throw UsageError("--backend must be cpu, cuda or auto");
+    study::StudySpec spec = study::load_study(opt->study);
+    if (!opt->backend.empty()) spec.backend = opt->backend;
+    ProcessGroup* group = process_group();
+    if (group && group->size() == 1) group = nullptr;
+    if (group && sharded)
+      throw UsageError("--shard is for separate processes; under mpirun the ranks split the work");
+    if (!group && !sharded) throw UsageError("run-units needs --shard I/N or mpirun with 2 or more ranks");
+    const ShardSpec mine = group ? ShardSpec{group->rank(), group->size()} : shard;
+    const bool root = !group || group->rank() == 0;
+
+    if (root) std::cerr << "ncclbot run-units: preparing " << opt->study << "\n";
+    const study::PreparedStudy prepared = study::prepare_study(std::move(spec));
+    study::EngineOptions engine;
+    engine.backend = study::resolve_backend(prepared.spec.backend);
+    engine.threads = opt->threads > 0
+                         ? opt->threads
+                         : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
+    const fs::path units_dir = fs::path(opt->out_dir) / "units";
+    if (!group) {
+      std::error_code ec;
+      fs::create_directories(units_dir, ec);
+      if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
+    }
+
+    // Compute this shard's units; separate processes write their checkpoints themselves, ranks
+    // send theirs to rank 0.
+    int computed = 0, reused = 0;
+    nlohmann::json outbox = nlohmann::json::array();
+    std::vector<std::string> gathered;
+    try {
+      for (size_t i : units_of_shard(prepared.units, mine)) {
+        const study::WorkUnit& u = prepared.units[i];
+        if (!group && already_done(units_dir / u.file_name, u)) {
+          ++reused;
+          continue;
+        }
+        const std::string bytes = checkpoint_bytes(study::compute_unit(prepared, u, engine));
+        ++computed;
+        std::cerr << "ncclbot run-units: shard " << mine.index << "/" << mine.count << ": " << u.file_name
+                  << "\n";
+        if (group)
+          outbox.push_back({{"file", u.file_name}, {"bytes", bytes}});
+        else
+          study::write_file_atomic((units_dir / u.file_name).string(), bytes);
+      }
+      if (group) gathered = group->gather_to_root(outbox.dump());
+    } catch (const std::exception& e) {
+      if (!group) throw;
+      group->abort(1, "ncclbot: rank " + std::to_string(group->rank()) + ": " + e.what());
+    }
+
+    nlohmann::json out = {{"shard", {{"index", mine.index}, {"count", mine.count}}},
+                          {"units", prepared.units.size()},
+                          {"computed", computed},
+                          {"reused", reused}};
+    if (group) {
+      if (!root) return 0;
+      std::error_code ec;
+      fs::create_directories(units_dir, ec);
+      if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
+      int received = 0;
+      for (const std::string& rank_bytes : gathered)
+        for (const auto& item : nlohmann::json::parse(rank_bytes)) {
+          study::write_file_atomic((units_dir / item.at("file").get<std::string>()).string(),
+                                   item.at("bytes").get<std::string>());
+          ++received;
+        }
+      out = {{"ranks", group->size()}, {"units", prepared.units.size()}, {"computed", received}};
+      if (!opt->units_only) {
+        study::RunOptions run;
+        run.out_dir = opt->out_dir;
+        run.backend = opt->backend;
+        run.threads = engine.threads;
+        run.figures = !opt->no_figures;
+        const study::RunSummary s = study::run_study(opt->study, run);
+        out["report_md"] = s.report_md;
+        out["report_html"] = s.report_html;
+        out["results"] = s.results_json;
+        out["units_reused"] = s.units_reused;
+      }
+    }
+    if (opt->json)
+      std::cout << out.dump(2) << "\n";
+    else
+      std::cout << "run-units: " << out.dump() << "\n";
+    return 0;
+  };
+}
+
+const bool registered = register_command(
+    {"run-units", "compute a shard of a study's units (or split them over MPI ranks) for `ncclbot run`",
+     setup});
+
+}  // namespace
+}  // namespace ncclbot::cli
