@@ -6,7 +6,9 @@
 //     DIR on a shared file system, then one `ncclbot run` for the report);
 //   - under mpirun (ncclbot-mpi): every rank computes its shard, rank 0 receives the checkpoint
 //     bytes, writes them and then writes the report as `ncclbot run` would. Other ranks never
-//     touch DIR.
+//     touch DIR. With --shared-dir (DIR on a file system every rank sees) each rank writes its
+//     checkpoints itself as it finishes them and skips complete ones, so a job that dies midway
+//     resumes from every unit finished anywhere.
 // Units are dealt to shards by cost (largest first, to the least loaded shard); a unit's result
 // depends on nothing but the study, so the assignment changes only who computes what.
 #include <CLI/CLI.hpp>
@@ -36,7 +38,7 @@ namespace fs = std::filesystem;
 struct RunUnitsOptions {
   std::string study, out_dir, shard, backend;
   int threads = 0;
-  bool no_figures = false, units_only = false, json = false;
+  bool no_figures = false, units_only = false, shared_dir = false, json = false;
 };
 
 // Unit indices of shard `s`: longest-processing-time-first over the units' replay costs.
@@ -80,6 +82,8 @@ Action setup(CLI::App& app) {
   app.add_option("--threads", opt->threads,
                  "CPU threads per process (default: the node's cores / ranks on it)");
   app.add_flag("--units-only", opt->units_only, "under mpirun: stop after the checkpoints, no report");
+  app.add_flag("--shared-dir", opt->shared_dir,
+               "under mpirun: every rank writes its own checkpoints into DIR (resumable)");
   app.add_flag("--no-figures", opt->no_figures, "under mpirun: skip drawing figures in the report");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
@@ -97,6 +101,8 @@ Action setup(CLI::App& app) {
     if (!group && !sharded) throw UsageError("run-units needs --shard I/N or mpirun with 2 or more ranks");
     const ShardSpec mine = group ? ShardSpec{group->rank(), group->size()} : shard;
     const bool root = !group || group->rank() == 0;
+    // Processes that write their own checkpoints: separate shards, and ranks sharing DIR.
+    const bool self_write = !group || opt->shared_dir;
 
     if (root) std::cerr << "ncclbot run-units: preparing " << opt->study << "\n";
     const study::PreparedStudy prepared = study::prepare_study(std::move(spec));
@@ -106,7 +112,7 @@ Action setup(CLI::App& app) {
                          ? opt->threads
                          : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
     const fs::path units_dir = fs::path(opt->out_dir) / "units";
-    if (!group) {
+    if (self_write) {
       std::error_code ec;
       fs::create_directories(units_dir, ec);
       if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
@@ -120,7 +126,7 @@ Action setup(CLI::App& app) {
     try {
       for (size_t i : units_of_shard(prepared.units, mine)) {
         const study::WorkUnit& u = prepared.units[i];
-        if (!group && already_done(units_dir / u.file_name, u)) {
+        if (self_write && already_done(units_dir / u.file_name, u)) {
           ++reused;
           continue;
         }
@@ -128,12 +134,13 @@ Action setup(CLI::App& app) {
         ++computed;
         std::cerr << "ncclbot run-units: shard " << mine.index << "/" << mine.count << ": " << u.file_name
                   << "\n";
-        if (group)
+        if (!self_write)
           outbox.push_back({{"file", u.file_name}, {"bytes", bytes}});
         else
           study::write_file_atomic((units_dir / u.file_name).string(), bytes);
       }
-      if (group) gathered = group->gather_to_root(outbox.dump());
+      if (group)
+        gathered = group->gather_to_root(nlohmann::json{{"computed", computed}, {"units", outbox}}.dump());
     } catch (const std::exception& e) {
       if (!group) throw;
       group->abort(1, "ncclbot: rank " + std::to_string(group->rank()) + ": " + e.what());
@@ -148,14 +155,15 @@ Action setup(CLI::App& app) {
       std::error_code ec;
       fs::create_directories(units_dir, ec);
       if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
-      int received = 0;
-      for (const std::string& rank_bytes : gathered)
-        for (const auto& item : nlohmann::json::parse(rank_bytes)) {
+      int total_computed = 0;
+      for (const std::string& rank_bytes : gathered) {
+        const nlohmann::json from = nlohmann::json::parse(rank_bytes);
+        total_computed += from.at("computed").get<int>();
+        for (const auto& item : from.at("units"))
           study::write_file_atomic((units_dir / item.at("file").get<std::string>()).string(),
                                    item.at("bytes").get<std::string>());
-          ++received;
-        }
-      out = {{"ranks", group->size()}, {"units", prepared.units.size()}, {"computed", received}};
+      }
+      out = {{"ranks", group->size()}, {"units", prepared.units.size()}, {"computed", total_computed}};
       if (!opt->units_only) {
         study::RunOptions run;
         run.out_dir = opt->out_dir;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "support/run_cli.hpp"
 
@@ -115,4 +116,28 @@ TEST(MpiRunUnits, StudyReportMatchesOneProcess) {
   ASSERT_EQ(many.exit_code, 0) << many.err;
   EXPECT_EQ(read_all(dir + "/many/results.json"), read_all(dir + "/one/results.json"));
   EXPECT_EQ(read_all(dir + "/many/report.md"), read_all(dir + "/one/report.md"));
+}
+
+// With --shared-dir every rank checkpoints its own units, so after a rank is killed a rerun
+// computes none of the units that rank finished, and the report still matches one process.
+TEST(MpiRunUnits, KilledJobResumesFromFinishedUnits) {
+  if (!have_mpi()) GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";
+  const std::string study = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/tiny.toml";
+  const std::string dir = temp_dir();
+  const auto job = [&](const std::string& mpirun_flags) {
+    return run_sh("mpirun -np 2 " + mpirun_flags + " '" + mpi_binary() + "' run-units '" + study +
+                  "' --out '" + dir + "/many' --no-figures --threads 1 --shared-dir --json");
+  };
+  // Rank 1 dies by SIGKILL after computing its units, before reporting them.
+  const ShellRun dead = job("-x NCCLBOT_FAULT_KILL_RANK=1");
+  EXPECT_NE(dead.exit_code, 0);
+  EXPECT_NE(dead.err.find("rank 1"), std::string::npos) << dead.err;
+  const ShellRun rerun = job("");
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  const auto j = nlohmann::json::parse(rerun.out);
+  EXPECT_LT(j["computed"].get<int>(), j["units"].get<int>());  // rank 1's units were kept
+  const ShellRun one = run_sh("'" + std::string(NCCLBOT_BINARY) + "' run '" + study + "' --out '" + dir +
+                              "/one' --no-figures --threads 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(read_all(dir + "/many/results.json"), read_all(dir + "/one/results.json"));
 }
