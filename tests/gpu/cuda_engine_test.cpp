@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -187,4 +188,37 @@ TEST(CudaEngine, DeviceBootstrapMatchesStatsBootstrap) {
         EXPECT_SAME_BITS(got, want);
       }
     }
+}
+
+// `ncclbot run experiments/quick.toml --backend cuda`: the whole study (tune, score, statistics,
+// report) gives the same results.json as `--backend cpu`, but for the backend it names.
+TEST(CudaEngine, StudyRunMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  const std::string dir = test::temp_dir();
+  const std::string study = std::string(NCCLBOT_SOURCE_DIR) + "/experiments/quick.toml";
+  const auto cpu = test::run_cli("run '" + study + "' --out '" + dir + "/cpu' --no-figures --backend cpu");
+  const auto gpu = test::run_cli("run '" + study + "' --out '" + dir + "/cuda' --no-figures --backend cuda");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+  auto read = [](const std::string& path) { return nlohmann::json::parse(std::ifstream(path)); };
+  auto jc = read(dir + "/cpu/results.json"), jg = read(dir + "/cuda/results.json");
+  EXPECT_EQ(jg["study"]["backend"], "cuda");
+  for (auto* j : {&jc, &jg}) {
+    j->at("study").erase("backend");
+    j->at("study").erase("backend_requested");
+  }
+  EXPECT_EQ(jg.dump(), jc.dump());
+}
+
+// `ncclbot bench --backend cuda` reports steps/s for the GPU.
+TEST(CudaEngine, BenchReportsStepsPerSecond) {
+  SKIP_WITHOUT_GPU();
+  const auto r = test::run_cli(
+      "bench --backend cuda --policy ucb1 --arms 12 --contexts 64 --seeds 64 --horizon 256 "
+      "--repetitions 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["backend"], "cuda");
+  EXPECT_GT(j["results"][0]["steps_per_s"].get<double>(), 0.0);
 }
