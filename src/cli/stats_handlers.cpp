@@ -14,6 +14,8 @@
 namespace ncclbot::cli {
 namespace {
 
+constexpr uint64_t kMaxBootstrapResamples = 100'000'000;
+
 nlohmann::json numbers_json(const std::vector<double>& v) {
   nlohmann::json out = nlohmann::json::array();
   for (double d : v) out.push_back(json_number(d));
@@ -125,6 +127,9 @@ nlohmann::json bootstrap(const JsonInput& in, const StatsRunOptions& run) {
   opt.method = parse_interval_method(in.text("method", "bca"));
   opt.resamples = in.unsigned_integer("resamples", 9999);
   if (opt.resamples == 0) in.fail("\"resamples\" must be >= 1");
+  // The bootstrap distribution is kept in memory (8 bytes per resample).
+  if (opt.resamples > kMaxBootstrapResamples)
+    in.fail("\"resamples\" must be at most " + std::to_string(kMaxBootstrapResamples));
   opt.seed = in.unsigned_integer("seed", 0);
   opt.threads = run.threads;
   if (opt.method == IntervalMethod::bca && x.size() < 2)

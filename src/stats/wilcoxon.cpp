@@ -137,6 +137,12 @@ WilcoxonResult wilcoxon_signed_rank(std::span<const double> d, const WilcoxonOpt
     r.p_value = sign_flip_test(signed_ranks, so).p_value;
     r.method_used = "permutation";
   } else if (method == WilcoxonMethod::exact) {
+    // The null distribution costs O(count^3) to build; beyond this the normal approximation is exact
+    // to many digits anyway.
+    if (count > kWilcoxonExactMaxRanked)
+      throw std::invalid_argument("exact Wilcoxon supports at most " +
+                                  std::to_string(kWilcoxonExactMaxRanked) +
+                                  " ranked differences; use the normal approximation");
     const WilcoxonNull null(count);
     const long up = long(std::ceil(r.r_plus)), down = long(std::floor(r.r_plus));
     if (opt.alternative == Alternative::less)

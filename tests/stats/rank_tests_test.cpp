@@ -87,3 +87,13 @@ TEST(McNemar, MatchesStatsmodelsExact) {
   // "7 against 1 contexts above 10%": 2 P(Bin(8, 1/2) <= 1) = 2 * 9/256.
   EXPECT_DOUBLE_EQ(mcnemar_exact(7, 1).p_value, 18.0 / 256.0);
 }
+
+TEST(Wilcoxon, ExactRefusesSizesItCannotBuildQuickly) {
+  std::vector<double> d;
+  for (int i = 1; i <= 2001; ++i) d.push_back(double(i));
+  WilcoxonOptions opt;
+  opt.method = WilcoxonMethod::exact;
+  EXPECT_THROW(wilcoxon_signed_rank(d, opt), std::invalid_argument);
+  opt.method = WilcoxonMethod::automatic;  // n > 50: the normal approximation, p ~ 0
+  EXPECT_EQ(wilcoxon_signed_rank(d, opt).method_used, "approx");
+}

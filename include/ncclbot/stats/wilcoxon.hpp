@@ -31,6 +31,8 @@ ZeroMethod parse_zero_method(std::string_view text);          // "wilcox" | "pra
 WilcoxonMethod parse_wilcoxon_method(std::string_view text);  // "auto" | "exact" | "approx"
 std::string to_string(ZeroMethod z);
 
+inline constexpr long kWilcoxonExactMaxRanked = 2000;  // largest n' the exact method accepts
+
 struct WilcoxonOptions {
   Alternative alternative = Alternative::two_sided;
   ZeroMethod zero_method = ZeroMethod::wilcox;
@@ -48,7 +50,8 @@ struct WilcoxonResult {
   bool ties = false;        // tied nonzero |d|
 };
 
-// Throws std::invalid_argument for an empty or non-finite input or when no difference is left to rank.
+// Throws std::invalid_argument for an empty or non-finite input, when no difference is left to rank,
+// or for method exact with more than kWilcoxonExactMaxRanked ranked differences.
 WilcoxonResult wilcoxon_signed_rank(std::span<const double> diffs, const WilcoxonOptions& options = {});
 
 }  // namespace ncclbot
