@@ -1,5 +1,6 @@
 // `ncclbot tune`: grid search on the tune contexts, freeze the best point of every policy, score
-// it on the score contexts.
+// it on the score contexts. Under mpirun (ncclbot-mpi) both replay phases are split across the
+// ranks and rank 0 prints the same output as one process (docs/scale-out.md).
 #include <CLI/CLI.hpp>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +13,11 @@
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/tune.hpp"
+#include "ncclbot/scale/process_group.hpp"
+#include "ncclbot/scale/replay_on_ranks.hpp"
+#include "ncclbot/scale/replay_partial.hpp"
+#include "study/atomic_file.hpp"
+#include "study/sha256.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -64,8 +70,23 @@ Action setup(CLI::App& app) {
     req.seeds = opt->seeds;
     req.seed_base = opt->seed;
     req.horizon = opt->horizon;
-    req.threads = opt->threads > 0 ? opt->threads : default_thread_count();
+    ProcessGroup* group = process_group();
+    if (group && group->size() == 1) group = nullptr;
+    // Ranks on one node share its cores unless told otherwise.
+    req.threads = opt->threads > 0 ? opt->threads
+                                   : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
+    if (group) {
+      const auto bytes = study::read_file_if_exists(opt->sweep_path);
+      if (!bytes) throw InputError(opt->sweep_path, 0, "cannot read the sweep");
+      const std::string digest = study::sha256_hex(*bytes);
+      req.engine = [group, digest, backend = req.backend](const ReplayJob& job) {
+        nlohmann::json identity = replay_identity(job, digest, replay_backend_name(backend));
+        identity["command"] = "tune";
+        return run_replay_on_ranks(*group, job, backend, identity);
+      };
+    }
     const auto tuned = tune_and_score(req);
+    if (group && group->rank() != 0) return 0;
 
     nlohmann::json out;
     out["backend"] = replay_backend_name(req.backend);

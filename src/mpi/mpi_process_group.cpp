@@ -85,6 +85,17 @@ class MpiProcessGroup final : public ProcessGroup {
     return all;
   }
 
+  void broadcast_from_root(std::string& bytes) override {
+    uint64_t length = bytes.size();
+    check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD),
+          "rank " + std::to_string(rank_) + " receiving a broadcast length from rank 0");
+    bytes.resize(length);
+    for (size_t at = 0; at < bytes.size(); at += kChunk)
+      check(
+          MPI_Bcast(bytes.data() + at, int(std::min(kChunk, bytes.size() - at)), MPI_BYTE, 0, MPI_COMM_WORLD),
+          "rank " + std::to_string(rank_) + " receiving a broadcast from rank 0");
+  }
+
   [[noreturn]] void abort(int exit_code, const std::string& message) override {
     std::cerr << message << " (aborting all " << size_ << " ranks)" << std::endl;
     MPI_Abort(MPI_COMM_WORLD, exit_code);

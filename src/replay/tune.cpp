@@ -111,7 +111,7 @@ std::vector<TunedPolicy> tune_and_score(const TuneRequest& req) {
     }
     out.push_back(std::move(tp));
   }
-  const ReplayResults tuned = run_replay(tune_job, req.backend);
+  const ReplayResults tuned = (req.engine ? req.engine(tune_job) : run_replay(tune_job, req.backend));
 
   ReplayJob score_job = tune_job;
   score_job.contexts = req.score_contexts;
@@ -133,7 +133,7 @@ std::vector<TunedPolicy> tune_and_score(const TuneRequest& req) {
                                         ? supervised_decisions(chosen.config, sweep, req.tune_contexts, false)
                                         : std::vector<int>{});
   }
-  const ReplayResults scored = run_replay(score_job, req.backend);
+  const ReplayResults scored = (req.engine ? req.engine(score_job) : run_replay(score_job, req.backend));
   for (size_t g = 0; g < out.size(); ++g) {
     out[g].score_online = metrics_with_spread(scored, int(g), true);
     out[g].score_final = metrics_with_spread(scored, int(g), false);

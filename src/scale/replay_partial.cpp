@@ -63,17 +63,19 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
 
 std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shard, size_t total_units,
                                   const ReplaySlice& slice) {
-  const size_t n = slice.units.size();
-  std::string payload(2 * n * sizeof(double), '\0');
-  if (n) {
-    std::memcpy(payload.data(), slice.online.data(), n * sizeof(double));
-    std::memcpy(payload.data() + n * sizeof(double), slice.final_loss.data(), n * sizeof(double));
-  }
+  const size_t n = slice.units.size(), per_seed = n * size_t(slice.seeds_kept);
+  std::string payload;
+  payload.reserve((2 * n + 2 * per_seed) * sizeof(double));
+  for (const auto* v : {&slice.online, &slice.final_loss, &slice.online_per_seed, &slice.final_per_seed})
+    payload.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof(double));
   const nlohmann::json header = {
       {"identity", identity},
       {"shard", {{"index", shard.index}, {"count", shard.count}}},
       {"units", {{"total", total_units}, {"begin", slice.units.begin}, {"end", slice.units.end}}},
-      {"payload", {{"doubles", 2 * n}, {"fnv1a64", hex64(fnv1a64(payload))}}}};
+      {"payload",
+       {{"doubles", 2 * n + 2 * per_seed},
+        {"seeds_kept", slice.seeds_kept},
+        {"fnv1a64", hex64(fnv1a64(payload))}}}};
   return std::string(kMagic) + header.dump() + "\n" + payload;
 }
 
@@ -96,24 +98,28 @@ ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& s
     p.slice.units.end = h.at("units").at("end").get<size_t>();
     const size_t doubles = h.at("payload").at("doubles").get<size_t>();
     const std::string sum = h.at("payload").at("fnv1a64").get<std::string>();
+    p.slice.seeds_kept = h.at("payload").value("seeds_kept", 0);
     if (p.shard.count < 1 || p.shard.index < 0 || p.shard.index >= p.shard.count)
       throw InputError(source, 2, "bad shard " + shard_text(p.shard));
     const UnitRange want = shard_units(p.total_units, p.shard);
     if (want.begin != p.slice.units.begin || want.end != p.slice.units.end)
       throw InputError(source, 2, "unit range does not match shard " + shard_text(p.shard));
-    if (doubles != 2 * p.slice.units.size()) throw InputError(source, 2, "payload size does not match units");
+    const size_t n = p.slice.units.size(), per_seed = n * size_t(p.slice.seeds_kept);
+    if (p.slice.seeds_kept < 0 || doubles != 2 * n + 2 * per_seed)
+      throw InputError(source, 2, "payload size does not match units");
     const std::string_view payload = bytes.substr(eol + 1);
     if (payload.size() != doubles * sizeof(double))
       throw InputError(source, 0,
                        "payload is " + std::to_string(payload.size()) + " bytes, header says " +
                            std::to_string(doubles * sizeof(double)) + " (truncated or appended to)");
     if (hex64(fnv1a64(payload)) != sum) throw InputError(source, 0, "payload checksum mismatch (corrupted)");
-    const size_t n = p.slice.units.size();
-    p.slice.online.resize(n);
-    p.slice.final_loss.resize(n);
-    if (n) {
-      std::memcpy(p.slice.online.data(), payload.data(), n * sizeof(double));
-      std::memcpy(p.slice.final_loss.data(), payload.data() + n * sizeof(double), n * sizeof(double));
+    const char* at = payload.data();
+    for (auto [v, count] :
+         {std::pair{&p.slice.online, n}, std::pair{&p.slice.final_loss, n},
+          std::pair{&p.slice.online_per_seed, per_seed}, std::pair{&p.slice.final_per_seed, per_seed}}) {
+      v->resize(count);
+      if (count) std::memcpy(v->data(), at, count * sizeof(double));
+      at += count * sizeof(double);
     }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(source, 2, std::string("bad header: ") + e.what());
@@ -130,6 +136,10 @@ ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
       throw InputError(p.source, 0,
                        "foreign partial: its " + first_difference(first.identity, p.identity) +
                            " differs from " + first.source + "'s");
+    if (p.slice.seeds_kept != first.slice.seeds_kept)
+      throw InputError(p.source, 0,
+                       "foreign partial: it keeps per-seed losses for " + std::to_string(p.slice.seeds_kept) +
+                           " seeds, " + first.source + " for " + std::to_string(first.slice.seeds_kept));
     if (p.shard.count != first.shard.count || p.total_units != first.total_units)
       throw InputError(p.source, 0,
                        "foreign partial: shard " + shard_text(p.shard) + " of " +
@@ -156,9 +166,24 @@ ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
     throw InputError(first.source, 0, "unit count does not match its policies x contexts");
   r.online.reserve(first.total_units);
   r.final_loss.reserve(first.total_units);
+  const size_t kept = size_t(first.slice.seeds_kept), n_ctx = size_t(r.num_contexts);
+  if (kept) {
+    if (kept != size_t(r.seeds))
+      throw InputError(first.source, 0, "per-seed losses for a different seed count");
+    r.online_per_seed.assign(first.total_units * kept, 0.0);
+    r.final_per_seed.assign(first.total_units * kept, 0.0);
+  }
   for (const auto& [index, p] : by_index) {  // shard order = unit order
     r.online.insert(r.online.end(), p->slice.online.begin(), p->slice.online.end());
     r.final_loss.insert(r.final_loss.end(), p->slice.final_loss.begin(), p->slice.final_loss.end());
+    // [unit][seed] -> ReplayResults' [config][seed][context].
+    for (size_t k = 0; kept && k < p->slice.units.size(); ++k) {
+      const size_t unit = p->slice.units.begin + k, config = unit / n_ctx, i = unit % n_ctx;
+      for (size_t seed = 0; seed < kept; ++seed) {
+        r.online_per_seed[(config * kept + seed) * n_ctx + i] = p->slice.online_per_seed[k * kept + seed];
+        r.final_per_seed[(config * kept + seed) * n_ctx + i] = p->slice.final_per_seed[k * kept + seed];
+      }
+    }
   }
   return r;
 }

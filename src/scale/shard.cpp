@@ -49,6 +49,7 @@ ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBacken
   out.units = range;
   out.online.reserve(range.size());
   out.final_loss.reserve(range.size());
+  out.seeds_kept = job.keep_per_seed ? job.seeds : 0;
   size_t unit = range.begin;
   while (unit < range.end) {
     const size_t cfg = unit / n_ctx, i0 = unit % n_ctx;
@@ -64,9 +65,17 @@ ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBacken
     part.seed_base = job.seed_base;
     part.horizon = job.horizon;
     part.threads = job.threads;
+    part.keep_per_seed = job.keep_per_seed;
     const ReplayResults r = run_replay(part, resolved);
     out.online.insert(out.online.end(), r.online.begin(), r.online.end());
     out.final_loss.insert(out.final_loss.end(), r.final_loss.begin(), r.final_loss.end());
+    // The engine's [config 0][seed][context] -> [unit][seed].
+    const size_t n = i1 - i0;
+    for (size_t i = 0; out.seeds_kept && i < n; ++i)
+      for (int seed = 0; seed < job.seeds; ++seed) {
+        out.online_per_seed.push_back(r.online_per_seed[size_t(seed) * n + i]);
+        out.final_per_seed.push_back(r.final_per_seed[size_t(seed) * n + i]);
+      }
     unit += i1 - i0;
   }
   return out;

@@ -102,6 +102,25 @@ TEST(MpiReplay, ShardIsRejectedUnderRanks) {
   EXPECT_NE(r.err.find("--shard"), std::string::npos) << r.err;
 }
 
+// Tune's two phases over ranks: every rank makes the same choice from the same merged bits, and
+// rank 0 prints what one process prints.
+TEST(MpiTune, AnyRankCountPrintsTheSingleProcessBytes) {
+  if (!have_mpi()) GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";
+  const std::string dir = temp_dir();
+  const std::string args =
+      " tune --sweep '" + write_sweep(dir) +
+      "' --policy 'ucb1:c=0.05|0.2,n0=0|2' --policy 'thompson:sigma=0.05|0.2' --policy auto"
+      " --tune-nodes 2 --score-nodes 4,8 --seeds 3 --horizon 40 --threads 1 --json";
+  const ShellRun one = run_sh("'" + std::string(NCCLBOT_BINARY) + "'" + args);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  for (const char* np : {"2", "3"}) {
+    const ShellRun many =
+        run_sh("mpirun -np " + std::string(np) + " --oversubscribe '" + mpi_binary() + "'" + args);
+    ASSERT_EQ(many.exit_code, 0) << many.err;
+    EXPECT_EQ(many.out, one.out) << "-np " << np;
+  }
+}
+
 // The study runner's units over ranks: rank 0 writes the checkpoints and the report, which matches
 // one `ncclbot run` byte for byte.
 TEST(MpiRunUnits, StudyReportMatchesOneProcess) {

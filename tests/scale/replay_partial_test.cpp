@@ -118,3 +118,40 @@ TEST(ReplayPartial, ForeignDuplicatedAndMissingPartialsAreNamed) {
   EXPECT_NE(missing.find("missing shard(s) 1 of 3"), std::string::npos) << missing;
   EXPECT_THROW(merge_replay_partials({}), UsageError);
 }
+
+TEST(ReplayPartial, PerSeedLossesLandInConfigSeedContextOrder) {
+  // 2 configs x 3 contexts, 2 seeds; unit k's seed s online loss is 10k + s, final -(10k + s).
+  std::vector<ReplayPartial> parts;
+  for (int i = 0; i < 2; ++i) {
+    ReplaySlice slice;
+    slice.units = shard_units(6, {i, 2});
+    slice.seeds_kept = 2;
+    for (size_t k = slice.units.begin; k < slice.units.end; ++k) {
+      slice.online.push_back(double(k));
+      slice.final_loss.push_back(double(k));
+      for (int s = 0; s < 2; ++s) {
+        slice.online_per_seed.push_back(10.0 * double(k) + s);
+        slice.final_per_seed.push_back(-(10.0 * double(k) + s));
+      }
+    }
+    nlohmann::json id = identity();
+    id["seeds"] = 2;
+    parts.push_back(
+        decode_replay_partial(encode_replay_partial(id, {i, 2}, 6, slice), "p" + std::to_string(i)));
+  }
+  const ReplayResults r = merge_replay_partials(parts);
+  ASSERT_EQ(r.online_per_seed.size(), 12u);
+  // By hand: config 1, seed 1, context 2 is unit 1*3+2 = 5 -> 51, stored at (1*2+1)*3+2 = 11.
+  EXPECT_EQ(r.online_per_seed[11], 51.0);
+  EXPECT_EQ(r.final_per_seed[11], -51.0);
+  // config 0, seed 1, context 0 is unit 0 -> 1, at (0*2+1)*3+0 = 3.
+  EXPECT_EQ(r.online_per_seed[3], 1.0);
+  // A partial without per-seed losses does not belong with these.
+  ReplaySlice plain;
+  plain.units = shard_units(6, {1, 2});
+  plain.online = plain.final_loss = {0, 0, 0};
+  nlohmann::json id = identity();
+  id["seeds"] = 2;
+  parts[1] = decode_replay_partial(encode_replay_partial(id, {1, 2}, 6, plain), "plain");
+  EXPECT_THROW(merge_replay_partials(parts), InputError);
+}

@@ -106,3 +106,32 @@ TEST(Shard, EmptySliceStillRejectsBadJobs) {
   EXPECT_THROW(run_replay_units(job, {1, 3}, ReplayBackend::kCpu), UsageError);  // 2 units only
   EXPECT_EQ(run_replay_units(job, {2, 2}, ReplayBackend::kCpu).online.size(), 0u);
 }
+
+TEST(Shard, PerSeedLossesOfSlicesMatchTheUnshardedRun) {
+  const Sweep s = random_sweep(5, 5);
+  ReplayJob job;
+  job.sweep = &s;
+  for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
+  for (const char* spec : {"ucb1:c=0.1", "thompson", "egreedy"})
+    for (auto& p : parse_policy_grid(spec)) job.configs.push_back(p);
+  job.seeds = 3;
+  job.horizon = 40;
+  job.keep_per_seed = true;
+  const ReplayResults whole = run_cpu_replay(job);
+  const size_t n_ctx = job.contexts.size(), units = job.configs.size() * n_ctx;  // 15
+  for (int n : {2, 4}) {
+    for (int shard = 0; shard < n; ++shard) {
+      const ReplaySlice slice = run_replay_units(job, shard_units(units, {shard, n}), ReplayBackend::kCpu);
+      ASSERT_EQ(slice.seeds_kept, 3);
+      ASSERT_EQ(slice.online_per_seed.size(), slice.units.size() * 3);
+      for (size_t k = 0; k < slice.units.size(); ++k) {
+        const size_t unit = slice.units.begin + k, cfg = unit / n_ctx, i = unit % n_ctx;
+        for (size_t seed = 0; seed < 3; ++seed) {
+          const size_t at = (cfg * 3 + seed) * n_ctx + i;
+          EXPECT_TRUE(same_bits(slice.online_per_seed[k * 3 + seed], whole.online_per_seed[at]));
+          EXPECT_TRUE(same_bits(slice.final_per_seed[k * 3 + seed], whole.final_per_seed[at]));
+        }
+      }
+    }
+  }
+}

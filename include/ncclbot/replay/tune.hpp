@@ -4,6 +4,7 @@
 // job pays) is frozen, and the frozen config is replayed on the score contexts. Supervised
 // configs are scored on the tune contexts leave-one-out (an honest estimate, not their training
 // fit) and fit once on all tune contexts for the score contexts.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct TuneRequest {
   int horizon = 1;
   int threads = 1;
   ReplayBackend backend = ReplayBackend::kCpu;  // already resolved: kCpu or kCuda (backend.hpp)
+  // Runs the two replay jobs (tune, then score) instead of run_replay(job, backend) when set:
+  // scale-out runs them across processes (docs/scale-out.md). Must return the same results.
+  std::function<ReplayResults(const ReplayJob&)> engine;
 };
 
 struct TunedPolicy {

@@ -18,6 +18,8 @@ class ProcessGroup {
   // Every rank passes its bytes; rank 0 gets everyone's in rank order, the others an empty list.
   // A failed transfer throws std::runtime_error naming the peer rank.
   virtual std::vector<std::string> gather_to_root(const std::string& bytes) = 0;
+  // Rank 0's `bytes` replace every other rank's.
+  virtual void broadcast_from_root(std::string& bytes) = 0;
   // Ends the whole job at once (a rank that failed must not leave the others waiting).
   [[noreturn]] virtual void abort(int exit_code, const std::string& message) = 0;
 };

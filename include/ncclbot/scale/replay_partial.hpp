@@ -5,10 +5,11 @@
 // File layout (little-endian):
 //   line 1  "ncclbot-partial v1"
 //   line 2  one-line JSON header: {"identity": {...}, "shard": {"index", "count"},
-//           "units": {"total", "begin", "end"}, "payload": {"doubles", "fnv1a64"}}
-//   then    2 * (end - begin) IEEE-754 doubles: the seed-averaged online losses of the units in
-//           order, then their final losses. The exact bits travel, so a merge reproduces the
-//           single-process numbers bit for bit.
+//           "units": {"total", "begin", "end"}, "payload": {"doubles", "seeds_kept", "fnv1a64"}}
+//   then    IEEE-754 doubles: the seed-averaged online losses of units begin..end-1 in order,
+//           then their final losses; with seeds_kept = S > 0 (tune needs the spread across
+//           seeds) also every unit's S online losses [unit][seed], then its S final losses. The
+//           exact bits travel, so a merge reproduces the single-process numbers bit for bit.
 // The identity names everything that must agree for partials to belong together: program
 // version, command, the sweep's SHA-256, the expanded policy configs, the selected contexts, the
 // seeds, first seed, horizon and backend. Anything else is a foreign partial.

@@ -29,15 +29,18 @@ struct UnitRange {
 
 UnitRange shard_units(size_t total_units, ShardSpec shard);
 
-// Seed-averaged losses of a contiguous range of units, in unit order.
+// Seed-averaged losses of a contiguous range of units, in unit order; with job.keep_per_seed also
+// every seed's losses, [unit][seed].
 struct ReplaySlice {
   UnitRange units;
   std::vector<double> online, final_loss;
+  int seeds_kept = 0;  // job.seeds with keep_per_seed, else 0
+  std::vector<double> online_per_seed, final_per_seed;
 };
 
-// Runs units `range` of `job` (job.raw and job.keep_per_seed are not supported here: per-replay
-// rows and per-seed losses stay with unsharded runs). Each config's part of the range runs as one
-// engine job over its contexts, so the engine's thread pool or device is used as usual.
+// Runs units `range` of `job` (job.raw is not supported here: per-replay rows stay with unsharded
+// runs). Each config's part of the range runs as one engine job over its contexts, so the
+// engine's thread pool or device is used as usual.
 ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBackend resolved);
 
 }  // namespace ncclbot

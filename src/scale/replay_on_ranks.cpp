@@ -1,0 +1,58 @@
+#include "ncclbot/scale/replay_on_ranks.hpp"
+
+#include <cstring>
+
+#include "ncclbot/scale/replay_partial.hpp"
+
+namespace ncclbot {
+
+namespace {
+
+// Partials as one byte string: for each, its length (8 bytes, little-endian) then its bytes.
+std::string pack(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) {
+    const uint64_t n = p.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += p;
+  }
+  return out;
+}
+
+std::vector<std::string> unpack(const std::string& bytes) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  while (at + sizeof(uint64_t) <= bytes.size()) {
+    uint64_t n = 0;
+    std::memcpy(&n, bytes.data() + at, sizeof n);
+    at += sizeof n;
+    parts.push_back(bytes.substr(at, size_t(n)));
+    at += size_t(n);
+  }
+  return parts;
+}
+
+}  // namespace
+
+ReplayResults run_replay_on_ranks(ProcessGroup& group, const ReplayJob& job, ReplayBackend resolved,
+                                  const nlohmann::json& identity) {
+  const ShardSpec mine{group.rank(), group.size()};
+  const size_t total = job.configs.size() * job.contexts.size();
+  std::string all;
+  try {
+    const ReplaySlice slice = run_replay_units(job, shard_units(total, mine), resolved);
+    const std::vector<std::string> gathered =
+        group.gather_to_root(encode_replay_partial(identity, mine, total, slice));
+    if (group.rank() == 0) all = pack(gathered);
+    group.broadcast_from_root(all);
+  } catch (const std::exception& e) {
+    group.abort(1, "ncclbot: rank " + std::to_string(group.rank()) + ": " + e.what());
+  }
+  std::vector<ReplayPartial> parts;
+  const std::vector<std::string> bytes = unpack(all);
+  for (size_t r = 0; r < bytes.size(); ++r)
+    parts.push_back(decode_replay_partial(bytes[r], "rank " + std::to_string(r)));
+  return merge_replay_partials(parts);
+}
+
+}  // namespace ncclbot
