@@ -54,7 +54,7 @@ int replay_on_ranks(ProcessGroup& group, const ReplayJob& job, ReplayBackend bac
   const size_t total = job.configs.size() * job.contexts.size();
   std::vector<std::string> gathered;
   try {
-    const ReplaySlice slice = run_replay_units(job, shard_units(total, mine), backend);
+    const ReplaySlice slice = run_replay_units(job, mine, backend);
     gathered = group.gather_to_root(encode_replay_partial(identity, mine, total, slice));
   } catch (const std::exception& e) {
     group.abort(1, "ncclbot: rank " + std::to_string(group.rank()) + ": " + e.what());
@@ -133,18 +133,16 @@ Action setup(CLI::App& app) {
       const nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
       const size_t total = job.configs.size() * job.contexts.size();
-      const ReplaySlice slice = run_replay_units(job, shard_units(total, shard), backend);
+      const ReplaySlice slice = run_replay_units(job, shard, backend);
       study::write_file_atomic(opt->out_path, encode_replay_partial(identity, shard, total, slice));
-      std::cerr << "shard " << shard.index << "/" << shard.count << ": units [" << slice.units.begin << ", "
-                << slice.units.end << ") of " << total << " -> " << opt->out_path << "\n";
+      std::cerr << "shard " << shard.index << "/" << shard.count << ": " << slice.units.size() << " of "
+                << total << " units -> " << opt->out_path << "\n";
       if (opt->json)
-        std::cout
-            << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
-                              {"units",
-                               {{"total", total}, {"begin", slice.units.begin}, {"end", slice.units.end}}},
-                              {"out", opt->out_path}}
-                   .dump(2)
-            << "\n";
+        std::cout << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
+                                    {"units", {{"total", total}, {"count", slice.units.size()}}},
+                                    {"out", opt->out_path}}
+                         .dump(2)
+                  << "\n";
       return 0;
     }
     std::ofstream raw;

@@ -39,6 +39,10 @@ void finalize_at_exit() {
 class MpiProcessGroup final : public ProcessGroup {
  public:
   MpiProcessGroup() {
+    // A rank that has finished waits for the others; by default OpenMPI spins while it waits,
+    // taking a core from the ranks still replaying when ranks share cores. Yield instead, unless
+    // the user chose otherwise.
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     std::atexit(finalize_at_exit);

@@ -40,7 +40,7 @@ ReplayResults run_replay_on_ranks(ProcessGroup& group, const ReplayJob& job, Rep
   const size_t total = job.configs.size() * job.contexts.size();
   std::string all;
   try {
-    const ReplaySlice slice = run_replay_units(job, shard_units(total, mine), resolved);
+    const ReplaySlice slice = run_replay_units(job, mine, resolved);
     const std::vector<std::string> gathered =
         group.gather_to_root(encode_replay_partial(identity, mine, total, slice));
     if (group.rank() == 0) all = pack(gathered);

@@ -68,14 +68,13 @@ std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shar
   payload.reserve((2 * n + 2 * per_seed) * sizeof(double));
   for (const auto* v : {&slice.online, &slice.final_loss, &slice.online_per_seed, &slice.final_per_seed})
     payload.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof(double));
-  const nlohmann::json header = {
-      {"identity", identity},
-      {"shard", {{"index", shard.index}, {"count", shard.count}}},
-      {"units", {{"total", total_units}, {"begin", slice.units.begin}, {"end", slice.units.end}}},
-      {"payload",
-       {{"doubles", 2 * n + 2 * per_seed},
-        {"seeds_kept", slice.seeds_kept},
-        {"fnv1a64", hex64(fnv1a64(payload))}}}};
+  const nlohmann::json header = {{"identity", identity},
+                                 {"shard", {{"index", shard.index}, {"count", shard.count}}},
+                                 {"units", {{"total", total_units}, {"count", slice.units.size()}}},
+                                 {"payload",
+                                  {{"doubles", 2 * n + 2 * per_seed},
+                                   {"seeds_kept", slice.seeds_kept},
+                                   {"fnv1a64", hex64(fnv1a64(payload))}}}};
   return std::string(kMagic) + header.dump() + "\n" + payload;
 }
 
@@ -94,16 +93,15 @@ ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& s
     p.shard.index = h.at("shard").at("index").get<int>();
     p.shard.count = h.at("shard").at("count").get<int>();
     p.total_units = h.at("units").at("total").get<size_t>();
-    p.slice.units.begin = h.at("units").at("begin").get<size_t>();
-    p.slice.units.end = h.at("units").at("end").get<size_t>();
+    const size_t count = h.at("units").at("count").get<size_t>();
     const size_t doubles = h.at("payload").at("doubles").get<size_t>();
     const std::string sum = h.at("payload").at("fnv1a64").get<std::string>();
     p.slice.seeds_kept = h.at("payload").value("seeds_kept", 0);
     if (p.shard.count < 1 || p.shard.index < 0 || p.shard.index >= p.shard.count)
       throw InputError(source, 2, "bad shard " + shard_text(p.shard));
-    const UnitRange want = shard_units(p.total_units, p.shard);
-    if (want.begin != p.slice.units.begin || want.end != p.slice.units.end)
-      throw InputError(source, 2, "unit range does not match shard " + shard_text(p.shard));
+    p.slice.units = shard_units(p.total_units, p.shard);
+    if (count != p.slice.units.size())
+      throw InputError(source, 2, "unit count does not match shard " + shard_text(p.shard));
     const size_t n = p.slice.units.size(), per_seed = n * size_t(p.slice.seeds_kept);
     if (p.slice.seeds_kept < 0 || doubles != 2 * n + 2 * per_seed)
       throw InputError(source, 2, "payload size does not match units");
@@ -114,12 +112,12 @@ ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& s
                            std::to_string(doubles * sizeof(double)) + " (truncated or appended to)");
     if (hex64(fnv1a64(payload)) != sum) throw InputError(source, 0, "payload checksum mismatch (corrupted)");
     const char* at = payload.data();
-    for (auto [v, count] :
+    for (auto [v, len] :
          {std::pair{&p.slice.online, n}, std::pair{&p.slice.final_loss, n},
           std::pair{&p.slice.online_per_seed, per_seed}, std::pair{&p.slice.final_per_seed, per_seed}}) {
-      v->resize(count);
-      if (count) std::memcpy(v->data(), at, count * sizeof(double));
-      at += count * sizeof(double);
+      v->resize(len);
+      if (len) std::memcpy(v->data(), at, len * sizeof(double));
+      at += len * sizeof(double);
     }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(source, 2, std::string("bad header: ") + e.what());
@@ -164,8 +162,6 @@ ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
   r.seeds = id.at("seeds").get<int>();
   if (size_t(r.num_configs) * size_t(r.num_contexts) != first.total_units)
     throw InputError(first.source, 0, "unit count does not match its policies x contexts");
-  r.online.reserve(first.total_units);
-  r.final_loss.reserve(first.total_units);
   const size_t kept = size_t(first.slice.seeds_kept), n_ctx = size_t(r.num_contexts);
   if (kept) {
     if (kept != size_t(r.seeds))
@@ -173,12 +169,14 @@ ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
     r.online_per_seed.assign(first.total_units * kept, 0.0);
     r.final_per_seed.assign(first.total_units * kept, 0.0);
   }
-  for (const auto& [index, p] : by_index) {  // shard order = unit order
-    r.online.insert(r.online.end(), p->slice.online.begin(), p->slice.online.end());
-    r.final_loss.insert(r.final_loss.end(), p->slice.final_loss.begin(), p->slice.final_loss.end());
-    // [unit][seed] -> ReplayResults' [config][seed][context].
-    for (size_t k = 0; kept && k < p->slice.units.size(); ++k) {
-      const size_t unit = p->slice.units.begin + k, config = unit / n_ctx, i = unit % n_ctx;
+  r.online.assign(first.total_units, 0.0);
+  r.final_loss.assign(first.total_units, 0.0);
+  for (const auto& [index, p] : by_index) {
+    for (size_t k = 0; k < p->slice.units.size(); ++k) {
+      const size_t unit = p->slice.units.unit(k), config = unit / n_ctx, i = unit % n_ctx;
+      r.online[unit] = p->slice.online[k];
+      r.final_loss[unit] = p->slice.final_loss[k];
+      // [unit][seed] -> ReplayResults' [config][seed][context].
       for (size_t seed = 0; seed < kept; ++seed) {
         r.online_per_seed[(config * kept + seed) * n_ctx + i] = p->slice.online_per_seed[k * kept + seed];
         r.final_per_seed[(config * kept + seed) * n_ctx + i] = p->slice.final_per_seed[k * kept + seed];

@@ -26,15 +26,7 @@ ShardSpec parse_shard(const std::string& text, const std::string& option) {
   return s;
 }
 
-UnitRange shard_units(size_t total_units, ShardSpec shard) {
-  // 128-bit products: U * N never overflows, and floor(U*I/N) is exact.
-  const auto at = [&](int i) {
-    return size_t((unsigned __int128)total_units * unsigned(i) / unsigned(shard.count));
-  };
-  return {at(shard.index), at(shard.index + 1)};
-}
-
-ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBackend resolved) {
+ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBackend resolved) {
   if (job.raw) throw UsageError("--raw cannot be combined with --shard or MPI ranks");
   // The engine's checks, made here too: a shard with no units still rejects what the run would.
   if (!job.sweep) throw UsageError("replay: no sweep");
@@ -42,23 +34,23 @@ ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBacken
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
-  const size_t n_ctx = job.contexts.size();
-  const size_t total = job.configs.size() * n_ctx;
-  if (range.begin > range.end || range.end > total) throw UsageError("replay: unit range out of bounds");
+  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) throw UsageError("replay: bad shard");
+  const size_t n_ctx = job.contexts.size(), n = size_t(shard.count);
   ReplaySlice out;
-  out.units = range;
-  out.online.reserve(range.size());
-  out.final_loss.reserve(range.size());
+  out.units = shard_units(job.configs.size() * n_ctx, shard);
+  out.online.reserve(out.units.size());
+  out.final_loss.reserve(out.units.size());
   out.seeds_kept = job.keep_per_seed ? job.seeds : 0;
-  size_t unit = range.begin;
-  while (unit < range.end) {
-    const size_t cfg = unit / n_ctx, i0 = unit % n_ctx;
-    const size_t i1 = std::min(n_ctx, i0 + (range.end - unit));
+  for (size_t cfg = 0; cfg < job.configs.size(); ++cfg) {
+    // This shard's contexts of config cfg: i with (cfg * n_ctx + i) mod N == I, ascending, so
+    // the units come out in unit order.
+    const size_t first = (size_t(shard.index) + n - (cfg * n_ctx) % n) % n;
+    if (first >= n_ctx) continue;
     // Losses of a (config, context) unit depend on nothing else in the job (the replay id is a
     // function of the context alone), so a sub-job over part of the contexts gives the same bits.
     ReplayJob part;
     part.sweep = job.sweep;
-    part.contexts.assign(job.contexts.begin() + long(i0), job.contexts.begin() + long(i1));
+    for (size_t i = first; i < n_ctx; i += n) part.contexts.push_back(job.contexts[i]);
     part.configs = {job.configs[cfg]};
     if (cfg < job.fixed_slots.size()) part.fixed_slots = {job.fixed_slots[cfg]};
     part.seeds = job.seeds;
@@ -70,13 +62,12 @@ ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBacken
     out.online.insert(out.online.end(), r.online.begin(), r.online.end());
     out.final_loss.insert(out.final_loss.end(), r.final_loss.begin(), r.final_loss.end());
     // The engine's [config 0][seed][context] -> [unit][seed].
-    const size_t n = i1 - i0;
-    for (size_t i = 0; out.seeds_kept && i < n; ++i)
+    const size_t m = part.contexts.size();
+    for (size_t i = 0; out.seeds_kept && i < m; ++i)
       for (int seed = 0; seed < job.seeds; ++seed) {
-        out.online_per_seed.push_back(r.online_per_seed[size_t(seed) * n + i]);
-        out.final_per_seed.push_back(r.final_per_seed[size_t(seed) * n + i]);
+        out.online_per_seed.push_back(r.online_per_seed[size_t(seed) * m + i]);
+        out.final_per_seed.push_back(r.final_per_seed[size_t(seed) * m + i]);
       }
-    unit += i1 - i0;
   }
   return out;
 }

@@ -30,7 +30,8 @@ nlohmann::json identity(int horizon = 100) {
 ReplayPartial make(int i, int n, const std::string& name, int horizon = 100) {
   ReplaySlice slice;
   slice.units = shard_units(6, {i, n});
-  for (size_t k = slice.units.begin; k < slice.units.end; ++k) {
+  for (size_t j = 0; j < slice.units.size(); ++j) {
+    const size_t k = slice.units.unit(j);
     slice.online.push_back(double(k) + 0.25);
     slice.final_loss.push_back(-(double(k) + 0.5));
   }
@@ -50,7 +51,7 @@ std::string message_of(const std::vector<ReplayPartial>& parts) {
 
 TEST(ReplayPartial, RoundTripKeepsEveryBit) {
   ReplaySlice slice;
-  slice.units = {0, 4};
+  slice.units = shard_units(4, {0, 1});
   // Values whose decimal forms are easy to get wrong: the smallest subnormal, -0, 0.1, 1/3.
   slice.online = {std::numeric_limits<double>::denorm_min(), -0.0, 0.1, 1.0 / 3.0};
   slice.final_loss = {std::nextafter(1.0, 2.0), 1e308, 0.0, 2.0 / 3.0};
@@ -66,7 +67,7 @@ TEST(ReplayPartial, RoundTripKeepsEveryBit) {
 
 TEST(ReplayPartial, DamagedFilesAreRejectedByName) {
   ReplaySlice slice;
-  slice.units = {0, 2};
+  slice.units = shard_units(2, {0, 1});
   slice.online = {1, 2};
   slice.final_loss = {3, 4};
   const std::string good = encode_replay_partial(identity(), {0, 1}, 2, slice);
@@ -86,8 +87,8 @@ TEST(ReplayPartial, DamagedFilesAreRejectedByName) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos);
   }
-  // A header claiming a range that is not shard 0/1's.
-  const std::string header_lie = encode_replay_partial(identity(), {0, 2}, 2, {{0, 2}, {1, 2}, {3, 4}});
+  // A header claiming 2 units for shard 0/2 of 2 units (it has 1).
+  const std::string header_lie = encode_replay_partial(identity(), {0, 2}, 2, slice);
   EXPECT_THROW(decode_replay_partial(header_lie, "lie.part"), InputError);
 }
 
@@ -126,7 +127,8 @@ TEST(ReplayPartial, PerSeedLossesLandInConfigSeedContextOrder) {
     ReplaySlice slice;
     slice.units = shard_units(6, {i, 2});
     slice.seeds_kept = 2;
-    for (size_t k = slice.units.begin; k < slice.units.end; ++k) {
+    for (size_t j = 0; j < slice.units.size(); ++j) {
+      const size_t k = slice.units.unit(j);
       slice.online.push_back(double(k));
       slice.final_loss.push_back(double(k));
       for (int s = 0; s < 2; ++s) {

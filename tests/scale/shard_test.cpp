@@ -43,27 +43,30 @@ TEST(Shard, ParsesIndexOverCount) {
     EXPECT_THROW(parse_shard(bad), UsageError) << bad;
 }
 
-TEST(Shard, RangesTileTheUnitsInOrder) {
-  // By hand: U = 10, N = 3 -> floor(10*I/3) = 0, 3, 6, 10.
-  EXPECT_EQ(shard_units(10, {0, 3}).begin, 0u);
-  EXPECT_EQ(shard_units(10, {0, 3}).end, 3u);
-  EXPECT_EQ(shard_units(10, {1, 3}).end, 6u);
-  EXPECT_EQ(shard_units(10, {2, 3}).end, 10u);
-  // More shards than units: some are empty, none overlap.
-  EXPECT_EQ(shard_units(2, {0, 5}).size(), 0u);
+TEST(Shard, UnitsAreDealtLikeCardsAndCoverEachOnce) {
+  // By hand: U = 10, N = 3 -> shard 0 = {0, 3, 6, 9}, shard 1 = {1, 4, 7}, shard 2 = {2, 5, 8}.
+  EXPECT_EQ(shard_units(10, {0, 3}).size(), 4u);
+  EXPECT_EQ(shard_units(10, {0, 3}).unit(3), 9u);
+  EXPECT_EQ(shard_units(10, {1, 3}).size(), 3u);
+  EXPECT_EQ(shard_units(10, {1, 3}).unit(2), 7u);
+  EXPECT_EQ(shard_units(10, {2, 3}).size(), 3u);
+  EXPECT_EQ(shard_units(10, {2, 3}).unit(0), 2u);
+  // More shards than units: the last ones are empty.
+  EXPECT_EQ(shard_units(2, {1, 5}).size(), 1u);
+  EXPECT_EQ(shard_units(2, {2, 5}).size(), 0u);
   for (size_t u : {0, 1, 7, 100, 1001})
     for (int n : {1, 2, 3, 7, 64}) {
-      size_t next = 0;
+      std::vector<int> seen(u, 0);
       for (int i = 0; i < n; ++i) {
-        const UnitRange r = shard_units(u, {i, n});
-        EXPECT_EQ(r.begin, next);
-        EXPECT_LE(r.begin, r.end);
-        next = r.end;
+        const ShardUnits s = shard_units(u, {i, n});
+        for (size_t k = 0; k < s.size(); ++k) {
+          ASSERT_LT(s.unit(k), u);
+          if (k) EXPECT_LT(s.unit(k - 1), s.unit(k));
+          ++seen[s.unit(k)];
+        }
       }
-      EXPECT_EQ(next, u);
+      for (size_t k = 0; k < u; ++k) EXPECT_EQ(seen[k], 1) << "U=" << u << " N=" << n << " unit " << k;
     }
-  // No overflow for huge unit counts: floor((2^62) * 3 / 4) = 3 * 2^60.
-  EXPECT_EQ(shard_units(size_t(1) << 62, {3, 4}).begin, size_t(3) << 60);
 }
 
 TEST(Shard, SlicesReproduceTheUnshardedLossesBitForBit) {
@@ -80,13 +83,15 @@ TEST(Shard, SlicesReproduceTheUnshardedLossesBitForBit) {
   const ReplayResults whole = run_cpu_replay(job);
   const size_t units = job.configs.size() * job.contexts.size();  // 4 x 7 = 28
   for (int n : {1, 2, 3, 5, 40}) {
-    std::vector<double> online, final_loss;
+    std::vector<double> online(units, -1.0), final_loss(units, -1.0);
     for (int i = 0; i < n; ++i) {
-      const ReplaySlice slice = run_replay_units(job, shard_units(units, {i, n}), ReplayBackend::kCpu);
-      online.insert(online.end(), slice.online.begin(), slice.online.end());
-      final_loss.insert(final_loss.end(), slice.final_loss.begin(), slice.final_loss.end());
+      const ReplaySlice slice = run_replay_units(job, {i, n}, ReplayBackend::kCpu);
+      ASSERT_EQ(slice.online.size(), slice.units.size());
+      for (size_t k = 0; k < slice.units.size(); ++k) {
+        online[slice.units.unit(k)] = slice.online[k];
+        final_loss[slice.units.unit(k)] = slice.final_loss[k];
+      }
     }
-    ASSERT_EQ(online.size(), units);
     for (size_t k = 0; k < units; ++k) {
       EXPECT_TRUE(same_bits(online[k], whole.online[k])) << "N=" << n << " unit " << k;
       EXPECT_TRUE(same_bits(final_loss[k], whole.final_loss[k])) << "N=" << n << " unit " << k;
@@ -101,10 +106,10 @@ TEST(Shard, EmptySliceStillRejectsBadJobs) {
   job.contexts = {0, 1};
   job.configs = parse_policy_grid("random");
   job.horizon = 0;
-  EXPECT_THROW(run_replay_units(job, {0, 0}, ReplayBackend::kCpu), UsageError);
+  EXPECT_THROW(run_replay_units(job, {4, 5}, ReplayBackend::kCpu), UsageError);  // an empty shard
   job.horizon = 5;
-  EXPECT_THROW(run_replay_units(job, {1, 3}, ReplayBackend::kCpu), UsageError);  // 2 units only
-  EXPECT_EQ(run_replay_units(job, {2, 2}, ReplayBackend::kCpu).online.size(), 0u);
+  EXPECT_THROW(run_replay_units(job, {3, 3}, ReplayBackend::kCpu), UsageError);
+  EXPECT_EQ(run_replay_units(job, {4, 5}, ReplayBackend::kCpu).online.size(), 0u);  // 2 units only
 }
 
 TEST(Shard, PerSeedLossesOfSlicesMatchTheUnshardedRun) {
@@ -121,11 +126,11 @@ TEST(Shard, PerSeedLossesOfSlicesMatchTheUnshardedRun) {
   const size_t n_ctx = job.contexts.size(), units = job.configs.size() * n_ctx;  // 15
   for (int n : {2, 4}) {
     for (int shard = 0; shard < n; ++shard) {
-      const ReplaySlice slice = run_replay_units(job, shard_units(units, {shard, n}), ReplayBackend::kCpu);
+      const ReplaySlice slice = run_replay_units(job, {shard, n}, ReplayBackend::kCpu);
       ASSERT_EQ(slice.seeds_kept, 3);
       ASSERT_EQ(slice.online_per_seed.size(), slice.units.size() * 3);
       for (size_t k = 0; k < slice.units.size(); ++k) {
-        const size_t unit = slice.units.begin + k, cfg = unit / n_ctx, i = unit % n_ctx;
+        const size_t unit = slice.units.unit(k), cfg = unit / n_ctx, i = unit % n_ctx;
         for (size_t seed = 0; seed < 3; ++seed) {
           const size_t at = (cfg * 3 + seed) * n_ctx + i;
           EXPECT_TRUE(same_bits(slice.online_per_seed[k * 3 + seed], whole.online_per_seed[at]));

@@ -5,8 +5,8 @@
 // File layout (little-endian):
 //   line 1  "ncclbot-partial v1"
 //   line 2  one-line JSON header: {"identity": {...}, "shard": {"index", "count"},
-//           "units": {"total", "begin", "end"}, "payload": {"doubles", "seeds_kept", "fnv1a64"}}
-//   then    IEEE-754 doubles: the seed-averaged online losses of units begin..end-1 in order,
+//           "units": {"total", "count"}, "payload": {"doubles", "seeds_kept", "fnv1a64"}}
+//   then    IEEE-754 doubles: the seed-averaged online losses of the shard's units (I, I+N, ...)
 //           then their final losses; with seeds_kept = S > 0 (tune needs the spread across
 //           seeds) also every unit's S online losses [unit][seed], then its S final losses. The
 //           exact bits travel, so a merge reproduces the single-process numbers bit for bit.

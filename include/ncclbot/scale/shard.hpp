@@ -3,9 +3,10 @@
 // (policy config, context) pair replayed for every seed, in seed order, where it runs: the mean
 // over seeds is then computed exactly as the single-process engine computes it, and the unit ->
 // seed mapping (seed_base + s) and the replay id (replay/stream_id.hpp) never depend on N.
-// Units are numbered in row-major (config, context) order and shard I of N takes the contiguous
-// range [floor(U*I/N), floor(U*(I+1)/N)), so the shards of any N tile the units exactly once and
-// concatenating them in shard order gives the unsharded order.
+// Units are numbered in row-major (config, context) order and dealt like cards: shard I of N
+// holds units I, I+N, I+2N, ... < U. The shards of any N hold every unit exactly once, and each
+// gets its share of every policy config (configs differ several-fold in cost, so contiguous
+// slices of whole configs would leave some shards idle while others work).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,25 +23,31 @@ struct ShardSpec {
 // "I/N" with 0 <= I < N; throws UsageError naming `option` otherwise.
 ShardSpec parse_shard(const std::string& text, const std::string& option = "--shard");
 
-struct UnitRange {
-  size_t begin = 0, end = 0;  // [begin, end)
-  size_t size() const { return end - begin; }
+struct ShardUnits {
+  size_t total = 0;  // U, the units of the whole job
+  ShardSpec shard;
+  size_t size() const {
+    return total > size_t(shard.index) ? (total - size_t(shard.index) - 1) / size_t(shard.count) + 1 : 0;
+  }
+  size_t unit(size_t k) const { return size_t(shard.index) + k * size_t(shard.count); }  // k < size()
 };
 
-UnitRange shard_units(size_t total_units, ShardSpec shard);
+inline ShardUnits shard_units(size_t total_units, ShardSpec shard) {
+  return {total_units, shard};
+}
 
-// Seed-averaged losses of a contiguous range of units, in unit order; with job.keep_per_seed also
-// every seed's losses, [unit][seed].
+// Seed-averaged losses of a shard's units, in unit order; with job.keep_per_seed also every
+// seed's losses, [unit][seed].
 struct ReplaySlice {
-  UnitRange units;
+  ShardUnits units;
   std::vector<double> online, final_loss;
   int seeds_kept = 0;  // job.seeds with keep_per_seed, else 0
   std::vector<double> online_per_seed, final_per_seed;
 };
 
-// Runs units `range` of `job` (job.raw is not supported here: per-replay rows stay with unsharded
-// runs). Each config's part of the range runs as one engine job over its contexts, so the
-// engine's thread pool or device is used as usual.
-ReplaySlice run_replay_units(const ReplayJob& job, UnitRange range, ReplayBackend resolved);
+// Runs shard `shard` of `job`'s units (job.raw is not supported here: per-replay rows stay with
+// unsharded runs). Each config's part of the shard runs as one engine job over its contexts, so
+// the engine's thread pool or device is used as usual.
+ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBackend resolved);
 
 }  // namespace ncclbot
