@@ -1,25 +1,51 @@
 #!/usr/bin/env bash
-# The README's main command: installs what is missing and builds (scripts/build.sh default), turns
-# nccl-tests logs into a forced-arm sweep (out/sweep.csv) and prints its summary.
-#   scripts/main.sh                  the forced-arm logs of ../shared/data/nccl-tests, labelled by
-#                                    data/nccl-tests-forced.toml
-#   scripts/main.sh LOG... [OPTIONS] your logs; arguments go to `ncclbot ingest` as they are
-#                                    (e.g. --manifest RUNS.toml --placement both --fabric NAME)
+# The README's main command: installs what is missing, builds (scripts/build.sh default) and runs
+# the default study, experiments/quick.toml, on the built-in simulated H100 sweep; ends by printing
+# where the report is.
+#   scripts/main.sh                        the quick study into out/quick (under a minute on 2 cores)
+#   scripts/main.sh study STUDY.toml [DIR] another study (e.g. experiments/paper.toml) into DIR
+#                                          (default out/<study file name>); rerun to resume
+#   scripts/main.sh ingest [LOG... OPTS]   nccl-tests logs -> out/sweep.csv and its summary; with no
+#                                          LOG, the forced-arm logs of ../shared/data/nccl-tests
+#                                          labelled by data/nccl-tests-forced.toml; arguments go to
+#                                          `ncclbot ingest` as they are (--manifest, --fabric, ...)
+#   scripts/main.sh LOG... [OPTS]          the same as `ingest LOG...`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh default
 bin=build/ncclbot
 mkdir -p out
 
-if (($#)); then
-  "$bin" ingest "$@" --out out/sweep.csv
-else
-  shared=${NCCLBOT_SHARED_DIR:-../shared}
-  manifest=data/nccl-tests-forced.toml
-  logs=()
-  while IFS= read -r name; do
-    logs+=("$shared/data/nccl-tests/$name")
-  done < <(sed -n 's/^file = "\(.*\)"$/\1/p' "$manifest")
-  "$bin" ingest --manifest "$manifest" "${logs[@]}" --out out/sweep.csv
-fi
-"$bin" inspect out/sweep.csv
+# The last line printed is ncclbot's "report: DIR/report.html" (report.md, results.json and
+# figures/ are beside it).
+run_study() {
+  "$bin" run "$1" --out "$2"
+}
+
+ingest() {
+  if (($#)); then
+    "$bin" ingest "$@" --out out/sweep.csv
+  else
+    local shared=${NCCLBOT_SHARED_DIR:-../shared}
+    local manifest=data/nccl-tests-forced.toml
+    local logs=()
+    while IFS= read -r name; do
+      logs+=("$shared/data/nccl-tests/$name")
+    done < <(sed -n 's/^file = "\(.*\)"$/\1/p' "$manifest")
+    "$bin" ingest --manifest "$manifest" "${logs[@]}" --out out/sweep.csv
+  fi
+  "$bin" inspect out/sweep.csv
+  echo "sweep: out/sweep.csv"
+}
+
+case "${1:-}" in
+  "") run_study experiments/quick.toml out/quick ;;
+  study)
+    [[ $# -ge 2 ]] || { echo "usage: scripts/main.sh study STUDY.toml [DIR]" >&2; exit 2; }
+    name=$(basename "$2" .toml)
+    run_study "$2" "${3:-out/$name}"
+    ;;
+  ingest) shift; ingest "$@" ;;
+  *.toml) run_study "$1" "${2:-out/$(basename "$1" .toml)}" ;;
+  *) ingest "$@" ;;  # scripts/main.sh LOG... [OPTIONS], as before: logs go to ingest
+esac
