@@ -102,6 +102,14 @@ struct ArmStats {
       if (count[j] > 0.0 && (best < 0 || mean[j] < mean[best])) best = j;
     return best;
   }
+
+  // The slot a policy commits to when it stops learning: the smallest mean among observed arms
+  // (ties: lowest slot), the first valid slot when none was observed, -1 when no arm is valid.
+  NCCLBOT_HD int committed_slot() const {
+    if (arms.k == 0) return -1;
+    const int j = argmin_mean();
+    return arms.slot[j < 0 ? 0 : j];
+  }
 };
 
 }  // namespace ncclbot

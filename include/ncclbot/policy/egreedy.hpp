@@ -29,11 +29,7 @@ struct EpsGreedyPolicy {
     return stats.arms.slot[j];
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
-  NCCLBOT_HD int commit(StepRandom&) const {
-    if (stats.arms.k == 0) return -1;
-    const int j = stats.argmin_mean();
-    return stats.arms.slot[j < 0 ? 0 : j];
-  }
+  NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
 };
 
 }  // namespace ncclbot

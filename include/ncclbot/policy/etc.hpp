@@ -34,10 +34,8 @@ struct EtcPolicy {
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
 
   NCCLBOT_HD int commit(StepRandom&) const {
-    if (stats.arms.k == 0) return -1;
     if (committed >= 0) return stats.arms.slot[committed];
-    const int j = stats.argmin_mean();
-    return stats.arms.slot[j < 0 ? 0 : j];
+    return stats.committed_slot();
   }
 };
 

@@ -77,11 +77,7 @@ struct SwUcbPolicy {
     inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
   }
 
-  NCCLBOT_HD int commit(StepRandom&) const {
-    if (stats.arms.k == 0) return -1;
-    const int j = stats.argmin_mean();
-    return stats.arms.slot[j < 0 ? 0 : j];
-  }
+  NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
 };
 
 }  // namespace ncclbot

@@ -46,11 +46,7 @@ struct ThompsonPolicy {
     stats.add(stats.arms.index[slot], ArmStats::transform(latency_us, ObsScale::kLog));
   }
 
-  NCCLBOT_HD int commit(StepRandom&) const {
-    if (stats.arms.k == 0) return -1;
-    const int j = stats.argmin_mean();
-    return stats.arms.slot[j < 0 ? 0 : j];
-  }
+  NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
 };
 
 }  // namespace ncclbot
