@@ -15,15 +15,7 @@
 namespace ncclbot::study {
 
 const char* metric_name(Metric m) {
-  switch (m) {
-    case Metric::kMean:
-      return "mean";
-    case Metric::kP99:
-      return "p99";
-    case Metric::kAbove10pct:
-      return "above_10pct";
-  }
-  return "?";
+  return tune_objective_name(m).data();
 }
 
 const char* loss_kind_name(LossKind k) {

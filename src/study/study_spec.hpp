@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "ncclbot/core/collective.hpp"
+#include "ncclbot/replay/tune.hpp"
 
 namespace ncclbot::study {
 
-// The three metrics of DESIGN.md over a set of per-context losses (max is reported, not tested).
-enum class Metric { kMean, kP99, kAbove10pct };
+// The three metrics of DESIGN.md over a set of per-context losses (max is reported, not tested):
+// the same choice `ncclbot tune` offers as its objective.
+using Metric = TuneObjective;
 // Which per-context loss the study scores: what a job pays while learning, or what it settles on.
 enum class LossKind { kOnline, kFinal };
 

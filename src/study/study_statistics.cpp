@@ -31,16 +31,7 @@ BootstrapStatistic library_statistic(Statistic st) {
 }  // namespace
 
 double metric_value(std::span<const double> losses, Metric m) {
-  const LossSummary s = summarize_losses(losses);
-  switch (m) {
-    case Metric::kMean:
-      return s.mean;
-    case Metric::kP99:
-      return s.p99;
-    case Metric::kAbove10pct:
-      return double(s.above_10pct);
-  }
-  return s.mean;
+  return objective_value(summarize_losses(losses), m);
 }
 
 const char* statistic_name(Statistic s) {

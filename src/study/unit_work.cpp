@@ -4,18 +4,6 @@
 
 namespace ncclbot::study {
 
-double objective_value(const LossSummary& s, Metric objective) {
-  switch (objective) {
-    case Metric::kMean:
-      return s.mean;
-    case Metric::kP99:
-      return s.p99;
-    case Metric::kAbove10pct:
-      return double(s.above_10pct);
-  }
-  return s.mean;
-}
-
 UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const EngineOptions& engine) {
   const StudySpec& s = study.spec;
   const PreparedScenario& sc = study.scenarios.at(size_t(unit.scenario));

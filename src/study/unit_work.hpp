@@ -14,7 +14,4 @@ struct EngineOptions {
 
 UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const EngineOptions& engine);
 
-// The objective's value of a tune summary; the best grid point minimises (objective, mean, index).
-double objective_value(const LossSummary& s, Metric objective);
-
 }  // namespace ncclbot::study
