@@ -223,6 +223,10 @@ int main() {
   // The local ranks start once both followers have been answered once (their HELLOs precede their
   // requests on each connection), so the policy is active for most calls, as after a collective init.
   std::atomic<int> followers_answered{0};
+  // Both followers announce themselves before either asks for a decision: otherwise, on a loaded
+  // machine, one follower can fetch every decision window before the other has even connected, and
+  // all of them are (rightly) NCCL's own, since not every rank was present when they were decided.
+  std::atomic<int> followers_hello{0};
   std::vector<std::thread> ranks;
   for (int f = 0; f < 2; ++f)
     ranks.emplace_back([&, f] {
@@ -233,6 +237,8 @@ int main() {
         return;
       }
       link->hello(78, 4, 1);
+      ++followers_hello;
+      while (followers_hello.load() < 2 && failures.load() == 0) std::this_thread::yield();
       float prior[21];
       for (float& p : prior) p = 3.0f;
       for (int i = 0; i < kLeaderCalls; ++i) {
