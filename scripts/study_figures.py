@@ -45,15 +45,21 @@ def scores_by(results):
     return table
 
 
-def loss_cdfs(results, out_dir, index):
+def scenario_panels(results):
+    """One panel per scenario on a grid: names, policies, scores, the figure, its panels, colours."""
     scen = [s["name"] for s in results["scenarios"]]
     pols = [p["name"] for p in results["policies"]]
-    table = scores_by(results)
     rows, cols = grid_shape(len(scen))
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
-    col = colors(len(pols))
-    for k, name in enumerate(scen):
-        ax = axes[k // cols][k % cols]
+    panels = [axes[k // cols][k % cols] for k in range(len(scen))]
+    for k in range(len(scen), rows * cols):
+        axes[k // cols][k % cols].axis("off")
+    return scen, pols, scores_by(results), fig, panels, colors(len(pols))
+
+
+def loss_cdfs(results, out_dir, index):
+    scen, pols, table, fig, panels, col = scenario_panels(results)
+    for name, ax in zip(scen, panels):
         for i, p in enumerate(pols):
             x = np.sort(np.asarray(table[(name, p)]["losses"], dtype=float)) * 100.0
             y = np.arange(1, len(x) + 1) / len(x)
@@ -64,9 +70,7 @@ def loss_cdfs(results, out_dir, index):
         ax.set_xlabel("loss (%)")
         ax.set_ylabel("fraction of contexts")
         ax.set_ylim(0, 1.01)
-    for k in range(len(scen), rows * cols):
-        axes[k // cols][k % cols].axis("off")
-    axes[0][0].legend(fontsize=7, loc="lower right")
+    panels[0].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     save(fig, out_dir, "loss_cdf.png", index,
          "Per-policy CDF of the per-context loss over the score contexts of each scenario "
@@ -102,14 +106,8 @@ def paired_bars(results, out_dir, index):
 
 
 def horizon_curves(results, out_dir, index):
-    scen = [s["name"] for s in results["scenarios"]]
-    pols = [p["name"] for p in results["policies"]]
-    table = scores_by(results)
-    rows, cols = grid_shape(len(scen))
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
-    col = colors(len(pols))
-    for k, name in enumerate(scen):
-        ax = axes[k // cols][k % cols]
+    scen, pols, table, fig, panels, col = scenario_panels(results)
+    for name, ax in zip(scen, panels):
         for i, p in enumerate(pols):
             c = table[(name, p)]["curve"]
             ax.plot([q["horizon"] for q in c], [q["mean_online"] * 100 for q in c], marker="o", markersize=3,
@@ -121,9 +119,7 @@ def horizon_curves(results, out_dir, index):
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("horizon (collective calls)")
         ax.set_ylabel("mean online loss (%)")
-    for k in range(len(scen), rows * cols):
-        axes[k // cols][k % cols].axis("off")
-    axes[0][0].legend(fontsize=7)
+    panels[0].legend(fontsize=7)
     fig.tight_layout()
     save(fig, out_dir, "online_loss_vs_horizon.png", index,
          "Mean online loss over the score contexts against the horizon (what a job pays while learning, "
