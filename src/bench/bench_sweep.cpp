@@ -8,7 +8,7 @@
 namespace ncclbot {
 
 Sweep make_bench_sweep(int arms, int contexts, int samples, uint64_t seed) {
-  if (arms < 1 || arms > kNumArms || contexts < 1 || samples < 1)
+  if (arms < 1 || arms > kNumNcclArms || contexts < 1 || samples < 1)
     throw UsageError("bench sweep: arms must be in 1..21, contexts and samples positive");
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> base(1.0, 4.0);  // log10 of the arm's mean in µs
@@ -23,7 +23,7 @@ Sweep make_bench_sweep(int arms, int contexts, int samples, uint64_t seed) {
     ctx.gpus_per_node = 8;
     ctx.bytes = uint64_t(1) << (3 + c % 30);
     for (int a = 0; a < arms; ++a) {
-      const int slot = a * kNumArms / arms;  // spread the arms over the slots
+      const int slot = a * kNumNcclArms / arms;  // spread the arms over NCCL's 21 slots
       const double mean = std::pow(10.0, base(gen));
       const float prior = float(mean * std::exp(model_error(gen)));
       for (int r = 0; r < samples; ++r)

@@ -48,7 +48,7 @@ Action setup(CLI::App& app) {
     j["nccl_nodes"] = t.nodes;
     j["nccl_ppn"] = t.gpus_per_node;
     j["arms"] = nlohmann::json::array();
-    for (int s = 0; s < kNumArms; ++s) {
+    for (int s = 0; s < kNumNcclArms; ++s) {
       if (table.time_us[s] < 0.0f) continue;
       j["arms"].push_back({{"algo", std::string(algo_name(slot_algo(s)))},
                            {"proto", std::string(proto_name(slot_proto(s)))},
@@ -66,7 +66,7 @@ Action setup(CLI::App& app) {
     char line[128];
     std::snprintf(line, sizeof line, "  %-14s %-7s %14s\n", "algo", "proto", "time_us");
     os << line;
-    for (int s = 0; s < kNumArms; ++s) {
+    for (int s = 0; s < kNumNcclArms; ++s) {
       if (table.time_us[s] < 0.0f) continue;
       std::snprintf(line, sizeof line, "  %-14s %-7s %14.3f%s\n",
                     std::string(algo_name(slot_algo(s))).c_str(),

@@ -112,8 +112,14 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   const ArmMask mask = v.mask(c);
   // NCCL's cost table: the model's time on every arm it could run, -1 on the others. An arm that
   // was measured but has no prediction cannot be expressed in a cost table.
-  float table[kNumAlgos][kNumProtos];
-  for (int s = 0; s < kNumArms; ++s) {
+  if (mask.nccl_arms() != mask) {
+    // A simulated arm (HiPIPE) has no row in NCCL's table: the replay could pick what the plugin
+    // cannot, so there is nothing to compare call for call.
+    out.skipped = "the sweep has the simulated HiPIPE arm, which NCCL's cost table cannot hold";
+    return out;
+  }
+  float table[kNumNcclAlgos][kNumProtos];
+  for (int s = 0; s < kNumNcclArms; ++s) {
     const float p = v.prior(c, s);
     if (mask.has(s) && !(p >= 0.0f && std::isfinite(p))) {
       out.skipped = "arm " + slot_label(s) + " was measured but has no prior_us";
@@ -154,12 +160,12 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   out.checked = true;
   uint64_t clock_ns = 1000000;
   for (int t = 0; t < opt.horizon; ++t) {
-    float call_table[kNumAlgos][kNumProtos];
+    float call_table[kNumNcclAlgos][kNumProtos];
     std::memcpy(call_table, table, sizeof table);
     int channels = 0;
     plugin.tuner->getCollInfo(tuner, int(ctx.collective), size_t(ctx.bytes), 1,
-                              reinterpret_cast<float**>(call_table), kNumAlgos, kNumProtos, 0, &channels);
-    const int pick = nccl_argmin(ArmMask{(1u << kNumArms) - 1},
+                              reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
+    const int pick = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
                                  [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
     ++out.steps;
     if (pick != replay_slots[size_t(t)]) {

@@ -19,6 +19,7 @@ struct SynthCliOptions {
   int samples = 5;
   uint64_t min_bytes = 8, max_bytes = uint64_t(8) << 30;
   int gpus_per_node = 0;
+  bool hipipe = false;
 };
 
 Action setup(CLI::App& app) {
@@ -35,6 +36,8 @@ Action setup(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--max-bytes", opt->max_bytes, "largest size")->capture_default_str();
   app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
+  app.add_flag("--hipipe", opt->hipipe,
+               "add the simulated HiPIPE/Simple arm to multi-dimension all-reduce contexts (docs/hipipe.md)");
   return [opt] {
     const sim::FabricPreset f = sim::load_fabric(opt->fabric);
     sim::SynthOptions o;
@@ -45,6 +48,7 @@ Action setup(CLI::App& app) {
     o.min_bytes = opt->min_bytes;
     o.max_bytes = opt->max_bytes;
     o.gpus_per_node = opt->gpus_per_node;
+    o.hipipe = opt->hipipe;
     const Sweep sweep = sim::synthesize(f, o);
     write_sweep_csv(sweep, opt->out);
     std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "

@@ -8,7 +8,7 @@ namespace ncclbot {
 namespace {
 
 constexpr std::array<std::string_view, kNumAlgos> kAlgoNames = {
-    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT", "HiPIPE"};
 constexpr std::array<std::string_view, kNumProtos> kProtoNames = {"LL", "LL128", "Simple"};
 constexpr std::array<std::string_view, kNumCollectives> kCollectiveNames = {
     "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce", "SendRecv",
@@ -44,6 +44,11 @@ std::optional<Algo> parse_algo(std::string_view s) {
   if (auto i = find_folded(kAlgoNames, s)) return Algo(*i);
   return std::nullopt;
 }
+std::optional<Algo> parse_nccl_algo(std::string_view s) {
+  const auto a = parse_algo(s);
+  if (a && int(*a) < kNumNcclAlgos) return a;
+  return std::nullopt;
+}
 std::optional<Proto> parse_proto(std::string_view s) {
   if (auto i = find_folded(kProtoNames, s)) return Proto(*i);
   return std::nullopt;
@@ -53,7 +58,10 @@ std::optional<Collective> parse_collective(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view algo_names_list() { return "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT"; }
+std::string_view algo_names_list() {
+  return "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, HiPIPE (simulated, Simple only)";
+}
+std::string_view nccl_algo_names_list() { return "Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT"; }
 std::string_view proto_names_list() { return "LL, LL128, Simple"; }
 std::string_view collective_names_list() {
   return "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, SendRecv, Send, Recv, AlltoAll, Scatter, "

@@ -70,7 +70,7 @@ bool Sweep::identical_to(const Sweep& o) const {
 
 void SweepBuilder::add(const Context& ctx, int slot, int sample, float time_us, std::optional<float> prior_us,
                        long line) {
-  if (slot < 0 || slot >= kNumArms) throw InputError(source_, line, "arm slot out of range");
+  if (!is_arm_slot(slot)) throw InputError(source_, line, "arm slot out of range");
   if (sample < 0) throw InputError(source_, line, "sample index must be >= 0");
   if (!std::isfinite(time_us) || time_us <= 0.0f)
     throw InputError(source_, line, "time_us must be a positive finite number");

@@ -130,6 +130,9 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
     if (!proto)
       row.fail("unknown proto '" + std::string(field(kProto)) + "' (valid: " + std::string(proto_names_list()) +
                ")");
+    if (*algo == Algo::kHiPipe && *proto != Proto::kSimple)
+      row.fail("algo HiPIPE (the simulated arm) runs with proto Simple only, not " +
+               std::string(proto_name(*proto)));
     const auto sample = parse_int(field(kSample));
     if (!sample || *sample < 0 || *sample > (1 << 24))
       row.fail("sample must be an integer index >= 0, got '" + std::string(field(kSample)) + "'");

@@ -14,18 +14,26 @@ class CostTable {
       : data_(reinterpret_cast<float*>(table)), num_algo_(num_algo), num_proto_(num_proto) {}
 
   bool present() const { return data_ != nullptr && num_algo_ > 0 && num_proto_ > 0; }
-  // Only NCCL's 7 x 3 arms are ncclbot arms; extra rows or columns of a wider table are left alone.
-  int arm_algos() const { return num_algo_ < kNumAlgos ? num_algo_ : kNumAlgos; }
+  // Only NCCL's 7 x 3 arms are ncclbot arms; extra rows or columns of a wider table are left alone
+  // (a row 7 is some future NCCL algorithm, never the simulated HiPIPE slot).
+  int arm_algos() const { return num_algo_ < kNumNcclAlgos ? num_algo_ : kNumNcclAlgos; }
   int arm_protos() const { return num_proto_ < kNumProtos ? num_proto_ : kNumProtos; }
 
   float at(int algo, int proto) const { return data_[algo * num_proto_ + proto]; }
   static bool usable(float v) { return v >= 0.0f && std::isfinite(v); }
   bool usable(int algo, int proto) const { return usable(at(algo, proto)); }
   bool usable_slot(int slot) const {
+    if (!is_nccl_slot(slot)) return false;
     const int a = slot / kNumProtos, p = slot % kNumProtos;
     return a < arm_algos() && p < arm_protos() && usable(a, p);
   }
   float at_slot(int slot) const { return at(slot / kNumProtos, slot % kNumProtos); }
+
+  // A policy's prior over every slot ncclbot knows: NCCL's usable costs, -1 elsewhere (always -1
+  // on the simulated slots >= kNumNcclArms, so no policy can ever be offered them).
+  void prior(float (&out)[kNumArms]) const {
+    for (int s = 0; s < kNumArms; ++s) out[s] = usable_slot(s) ? at_slot(s) : -1.0f;
+  }
 
   // The arms NCCL could run for this call (slot = algo * 3 + proto).
   ArmMask usable_arms() const {
@@ -58,7 +66,7 @@ class CostTable {
   int nccl_pick_slot() const {
     int a = -1, p = -1;
     nccl_pick(&a, &p);
-    return (a < 0 || a >= kNumAlgos || p >= kNumProtos) ? -1 : a * kNumProtos + p;
+    return (a < 0 || a >= kNumNcclAlgos || p >= kNumProtos) ? -1 : a * kNumProtos + p;
   }
 
   // Makes NCCL pick `slot`: its entry becomes 0. Returns false (and writes nothing) when the entry

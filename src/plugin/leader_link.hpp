@@ -40,7 +40,7 @@ struct WireRequest {
   uint64_t bytes;  // nBytes of the call that asked (seeds a context the leader has not seen yet)
   uint32_t key, count;
   uint32_t nranks, nnodes;
-  float prior[kNumArms];
+  float prior[kNumNcclArms];  // NCCL's cost table of the asking call
   uint32_t pad;
 };
 

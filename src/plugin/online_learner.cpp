@@ -10,9 +10,10 @@ namespace {
 
 constexpr size_t kMemoKeep = size_t(1) << 20;  // decisions kept per context for slow followers
 
+// NCCL's slots only: a prior never offers the simulated HiPIPE slot to a policy.
 ArmMask mask_of(const float* prior) {
   ArmMask m;
-  for (int s = 0; s < kNumArms; ++s)
+  for (int s = 0; s < kNumNcclArms; ++s)
     if (prior[s] >= 0.0f && std::isfinite(prior[s])) m.set(s);
   return m;
 }
@@ -44,7 +45,7 @@ int OnlineLearner::fresh_decision_locked(Context& c) {
   if (!active_ || c.mask.empty()) return -1;
   const int slot = engine_->select(c.policy, c.stream_id, c.steps);
   ++c.steps;
-  return (slot >= 0 && slot < kNumArms && c.mask.has(slot)) ? slot : -1;
+  return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
 }
 
 int OnlineLearner::decide_at_locked(Context& c, uint64_t index) {
@@ -72,7 +73,7 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   Context* c = contexts_[key].get();
   if (c == nullptr) {
     float prior[kNumArms];
-    for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
+    table.prior(prior);
     c = &context_locked(key, bytes, prior);
   }
   return decide_at_locked(*c, c->next_call++);
@@ -84,7 +85,7 @@ int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, ui
   Context* c = contexts_[key].get();
   if (c == nullptr) {
     float prior[kNumArms];
-    for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
+    table.prior(prior);
     c = &context_locked(key, bytes, prior);
   }
   return decide_at_locked(*c, index);
@@ -102,7 +103,7 @@ void OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, ui
 }
 
 bool OnlineLearner::observe(int key, int slot, double latency_us) {
-  if (key < 0 || key >= kNumContextKeys || slot < 0 || slot >= kNumArms) return false;
+  if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return false;
   if (!(latency_us > 0.0) || !std::isfinite(latency_us)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
@@ -160,8 +161,9 @@ int OnlineLearner::import_contexts(const StateFile& file) {
       continue;
     if (e.policy.size() != sizeof(PolicyState) || contexts_[e.key]) continue;
     auto c = std::make_unique<Context>();
-    c->mask = ArmMask{e.mask};
-    std::memcpy(c->prior, e.prior, sizeof c->prior);
+    c->mask = ArmMask{e.mask}.nccl_arms();
+    std::memcpy(c->prior, e.prior, sizeof e.prior);  // NCCL's 21 slots; the rest are never valid
+    for (int s = kNumNcclArms; s < kNumArms; ++s) c->prior[s] = -1.0f;
     std::memcpy(static_cast<void*>(&c->policy), e.policy.data(), sizeof(PolicyState));
     c->steps = e.steps;
     c->first_bytes = e.bytes;

@@ -30,7 +30,8 @@ class OnlineLearner {
   int nnodes() const { return nnodes_; }
 
   // Decision for this rank's next call of context `key` (slot, or -1 = keep NCCL's choice).
-  // `prior` holds the call's 21 costs (< 0 = not usable) and seeds the context on first use.
+  // `prior` holds the call's costs by slot (kNumArms entries, < 0 = not usable; only NCCL's 21
+  // are read) and seeds the context on first use.
   int decide_next(int key, uint64_t bytes, const float* prior);
   // The same, reading the prior from the call's cost table only when the context is new (the
   // getCollInfo hot path: no 21-entry copy per call).

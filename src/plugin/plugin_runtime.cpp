@@ -149,7 +149,8 @@ bool PluginRuntime::start_leader(const PluginConfig& cfg, std::shared_ptr<const 
       learner = leader_learner_locked(r.comm_id, int(r.nranks), int(r.nnodes));
     }
     float prior[kNumArms];
-    std::memcpy(prior, r.prior, sizeof prior);
+    std::memcpy(prior, r.prior, sizeof r.prior);
+    for (int s = kNumNcclArms; s < kNumArms; ++s) prior[s] = -1.0f;
     learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), out);
   };
   std::string error;
@@ -268,7 +269,7 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
   int slot = -1;
   if (comm->role == Role::kFollower) {
     float prior[kNumArms];
-    for (int s = 0; s < kNumArms; ++s) prior[s] = table.usable_slot(s) ? table.at_slot(s) : -1.0f;
+    table.prior(prior);
     if (comm->link_failed.load(std::memory_order_relaxed)) return;
     uint64_t index;
     {
@@ -342,7 +343,7 @@ std::shared_ptr<OnlineLearner> PluginRuntime::learner_for(uint64_t comm_id, int 
 
 bool PluginRuntime::report(uint64_t comm_id, int nranks, int nnodes, int coll, uint64_t bytes, int algo,
                            int proto, double latency_us) {
-  if (algo < 0 || algo >= kNumAlgos || proto < 0 || proto >= kNumProtos) return false;
+  if (algo < 0 || algo >= kNumNcclAlgos || proto < 0 || proto >= kNumProtos) return false;
   const int key = context_key(coll, bytes);
   if (key < 0) return false;
   auto learner = learner_for(comm_id, nranks, nnodes);

@@ -16,7 +16,7 @@ namespace {
 
 constexpr char kMagic[8] = {'N', 'C', 'C', 'L', 'B', 'O', 'T', 'S'};
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 4 + 4;
-constexpr size_t kEntryFixed = 5 * 4 + 4 + 8 + kNumArms * 4;  // five u32, padding, u64, prior
+constexpr size_t kEntryFixed = 5 * 4 + 4 + 8 + kNumNcclArms * 4;  // five u32, padding, u64, prior
 constexpr uint32_t kMaxEntries = 1u << 20;
 
 template <typename T>

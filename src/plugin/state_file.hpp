@@ -19,9 +19,9 @@ inline constexpr uint32_t kStateFileVersion = 1;
 
 struct StateEntry {
   uint32_t nranks = 0, nnodes = 0, key = 0, mask = 0, steps = 0;
-  uint64_t bytes = 0;  // nBytes of the context's first call (keys its random stream)
-  float prior[kNumArms] = {};
-  std::vector<uint8_t> policy;  // the policy's plain-data state, `state_size` bytes
+  uint64_t bytes = 0;              // nBytes of the context's first call (keys its random stream)
+  float prior[kNumNcclArms] = {};  // NCCL's cost table at the context's first call
+  std::vector<uint8_t> policy;     // the policy's plain-data state, `state_size` bytes
 };
 
 class StateFile {

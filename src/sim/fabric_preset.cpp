@@ -251,6 +251,14 @@ FabricPreset load_fabric_file(const std::string& path) {
   f.outlier_scale = r.number(nz, "noise", "outlier_scale", 0.0, 100.0);
   f.outlier_alpha = r.number(nz, "noise", "outlier_alpha", 0.5, 10.0);
 
+  if (root.get("hipipe")) {
+    const toml::table& hp = r.table("hipipe");
+    f.hipipe_preset = r.string(hp, "hipipe", "preset");
+    if (f.hipipe_preset.empty() || f.hipipe_preset.find('/') != std::string::npos)
+      r.fail(line_of(*hp.get("preset")), "'preset' must name a preset of data/hipipe");
+    f.hipipe_nic_bw_scale = r.number(hp, "hipipe", "nic_bw_scale", 0.1, 10.0);
+  }
+
   r.reject_unknown_keys();
   return f;
 }

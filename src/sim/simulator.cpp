@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/model/cost_model.hpp"
+#include "ncclbot/sim/hipipe_arm.hpp"
 
 namespace ncclbot::sim {
 namespace {
@@ -50,7 +52,7 @@ Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
     return unit(rng(ctr, key)[0]);
   };
   Deviations d;
-  for (int s = 0; s < kNumArms; ++s) {
+  for (int s = 0; s < kNumNcclArms; ++s) {  // HiPIPE has no hidden deviations (sim/hipipe_arm.hpp)
     // A symmetric error of drawn magnitude and sign per arm.
     const double cap = draw(f.channel_cap_error, u(100 + s));
     const double lat = draw(f.latency_error, u(200 + s));
@@ -154,6 +156,8 @@ Sweep synthesize(const FabricPreset& f, const SynthOptions& o) {
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
 
   const Deviations d = draw_deviations(f, o.seed);
+  std::optional<HiPipeArm> hipipe;
+  if (o.hipipe) hipipe = load_hipipe_arm(f);
   const size_t C = contexts.size();
   const int R = o.samples;
   std::vector<float> time(C * kNumArms * size_t(R), std::numeric_limits<float>::quiet_NaN());
@@ -164,13 +168,21 @@ Sweep synthesize(const FabricPreset& f, const SynthOptions& o) {
     const model::Topology t = topology_for(f, ctx.nodes, ctx.gpus_per_node);
     const model::CostTable table = model::predict(t, ctx.collective, ctx.bytes);
     ArmMask mask;
-    for (int s = 0; s < kNumArms; ++s) {
+    for (int s = 0; s < kNumNcclArms; ++s) {
       const double truth = true_time_us(f, d, ctx, s);
       if (table.time_us[s] < 0.0f || !std::isfinite(truth)) continue;
       mask.set(s);
       prior[c * kNumArms + s] = table.time_us[s];
       for (int r = 0; r < R; ++r)
         time[(c * kNumArms + s) * R + r] = float(sample_time_us(f, o.seed, ctx, s, r, truth));
+    }
+    if (hipipe && hipipe_arm_applies(*hipipe, ctx)) {
+      const HiPipeArmTimes h = hipipe_arm_times(*hipipe, ctx);  // once per context: it solves LPs
+      const int s = kHiPipeSlot;
+      mask.set(s);
+      prior[c * kNumArms + s] = float(h.prior_us);
+      for (int r = 0; r < R; ++r)
+        time[(c * kNumArms + s) * R + r] = float(sample_time_us(f, o.seed, ctx, s, r, h.truth_us));
     }
     valid[c] = mask.bits;
   }

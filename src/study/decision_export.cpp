@@ -75,6 +75,12 @@ std::vector<DecisionRow> decision_rows(const json& results, const ExportSelectio
       const size_t slash = arm.find('/');
       if (slash == std::string::npos) throw UsageError("results.json: malformed decision '" + arm + "'");
       Key k{c.at("fabric"), c.at("collective"), c.at("nodes"), c.at("gpus_per_node")};
+      if (arm.substr(0, slash) == algo_name(Algo::kHiPipe))
+        throw UsageError("policy '" + sel.policy + "' chose the simulated HiPIPE arm for " + k.fabric + " " +
+                         k.collective + " at " + std::to_string(k.nodes) + " nodes, " +
+                         std::to_string(c.at("bytes").get<uint64_t>()) +
+                         " B; NCCL cannot run it, so there is no table to export (pick a policy or "
+                         "scenario without it)");
       const auto decision = std::make_pair(arm.substr(0, slash), arm.substr(slash + 1));
       auto [it, inserted] = cells[k].emplace(c.at("bytes").get<uint64_t>(), decision);
       if (!inserted && it->second != decision)

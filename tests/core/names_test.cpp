@@ -45,7 +45,8 @@ TEST(Names, PrintsNcclSpellingAndRoundTrips) {
 }
 
 TEST(ArmSlots, SlotIsAlgoTimesThreePlusProto) {
-  EXPECT_EQ(kNumArms, 21);
+  EXPECT_EQ(kNumNcclArms, 21);  // NCCL's [7][3] cost table
+  EXPECT_EQ(kNumArms, 24);      // and the simulated HiPIPE row
   EXPECT_EQ(arm_slot(Algo::kTree, Proto::kLL), 0);
   EXPECT_EQ(arm_slot(Algo::kRing, Proto::kSimple), 5);
   EXPECT_EQ(arm_slot(Algo::kPat, Proto::kSimple), 20);
@@ -56,6 +57,24 @@ TEST(ArmSlots, SlotIsAlgoTimesThreePlusProto) {
   EXPECT_TRUE(m.has(20));
   EXPECT_FALSE(m.has(19));
   EXPECT_EQ(m.count(), 2);
+}
+
+TEST(ArmSlots, HiPipeIsSlot23SimpleOnlyAndNeverAnNcclArm) {
+  EXPECT_EQ(kHiPipeSlot, 23);
+  EXPECT_EQ(slot_algo(kHiPipeSlot), Algo::kHiPipe);
+  EXPECT_EQ(slot_proto(kHiPipeSlot), Proto::kSimple);
+  EXPECT_EQ(algo_name(Algo::kHiPipe), "HiPIPE");
+  EXPECT_EQ(parse_algo("hipipe"), Algo::kHiPipe);
+  EXPECT_FALSE(parse_nccl_algo("HiPIPE").has_value());  // no nccl-tests log or NCCL_ALGO names it
+  EXPECT_EQ(parse_nccl_algo("nvls_tree"), Algo::kNvlsTree);
+  for (int s = 0; s < kNumArms; ++s) {
+    EXPECT_EQ(is_nccl_slot(s), s < 21) << s;
+    EXPECT_EQ(is_arm_slot(s), s < 21 || s == 23) << s;  // HiPIPE/LL and HiPIPE/LL128 do not exist
+  }
+  ArmMask m;
+  m.set(5);
+  m.set(kHiPipeSlot);
+  EXPECT_EQ(m.nccl_arms().bits, 1u << 5);
 }
 
 TEST(NcclArgmin, StrictLessSoTiesGoToLowestSlotAndNegativesAreIgnored) {

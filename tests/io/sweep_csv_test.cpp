@@ -97,6 +97,27 @@ TEST(SweepCsv, RoundTripIsBitExact) {
     }
 }
 
+TEST(SweepCsv, HiPipeRowRoundTripsInSlot23) {
+  const std::string csv = std::string(kHeader) +
+                          "h100-ib-a,AllReduce,16,8,1073741824,Ring,Simple,0,23000.5,22000\n"
+                          "h100-ib-a,AllReduce,16,8,1073741824,HiPIPE,Simple,0,18000.25,17500\n";
+  const Sweep a = parse(csv);
+  const SweepView v = a.view();
+  EXPECT_EQ(v.mask(0).bits, (1u << 5) | (1u << 23));  // Ring/Simple and HiPIPE/Simple
+  EXPECT_EQ(v.sample(0, 23, 0), 18000.25f);
+  EXPECT_EQ(v.prior(0, 23), 17500.0f);
+  std::ostringstream out;
+  write_sweep_csv(a, out);
+  EXPECT_EQ(out.str(), csv);  // written back with the same name, in slot order
+  EXPECT_TRUE(parse(out.str()).identical_to(a));
+}
+
+TEST(SweepCsv, HiPipeRunsWithSimpleOnly) {
+  const std::string h = kHeader;
+  expect_error(h + "f,allreduce,2,8,8,HiPIPE,LL,0,1,1\n", 2, "HiPIPE (the simulated arm) runs with proto Simple only, not LL");
+  expect_error(h + "f,allreduce,2,8,8,hipipe,LL128,0,1,1\n", 2, "not LL128");
+}
+
 TEST(SweepCsv, HeaderColumnsMayComeInAnyOrder) {
   const Sweep s = parse(
       "time_us,sample,proto,algo,bytes,gpus_per_node,nodes,collective,fabric\n"

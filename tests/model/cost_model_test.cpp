@@ -204,7 +204,7 @@ TEST(CostModelTime, OneNodeRingSimpleAtOneGiB) {
 
 TEST(CostModelEnabling, SingleRankHasOnlyRingSimpleAtZero) {
   const CostTable t = predict(h100(1, 1), kAR, 1 << 20);
-  for (int s = 0; s < kNumArms; ++s) {
+  for (int s = 0; s < kNumNcclArms; ++s) {
     if (s == arm_slot(Algo::kRing, Proto::kSimple))
       EXPECT_EQ(t.time_us[s], 0.0f);
     else

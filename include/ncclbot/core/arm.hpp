@@ -1,6 +1,11 @@
 #pragma once
 // Algorithms, protocols and arm slots with NCCL's own indices (nccl_common.h, 2.28), so an arm
-// slot is exactly an index into the tuner's [NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS] table.
+// slot below kNumNcclArms is exactly an index into the tuner's [NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS]
+// table. One more algorithm exists only in simulation: HiPIPE (algo 7, Simple only, slot 23), the
+// pipelined hierarchical all-reduce of src/hipipe, which `synth --hipipe` adds as an arm so a study
+// can ask what it would add over NCCL's arms. NCCL has no such algorithm: whatever faces NCCL (the
+// tuner plugin, exported tables, nccl-tests ingest, NCCL's cost model and AUTO) uses the kNumNccl*
+// constants and never sees slots >= kNumNcclArms.
 #include <cstdint>
 
 #include "ncclbot/core/hd.hpp"
@@ -15,17 +20,26 @@ enum class Algo : int8_t {
   kNvls = 4,
   kNvlsTree = 5,
   kPat = 6,
+  kHiPipe = 7,  // simulation only (see above); valid with Proto::kSimple alone
 };
 
 enum class Proto : int8_t { kLL = 0, kLL128 = 1, kSimple = 2 };
 
-inline constexpr int kNumAlgos = 7;
+inline constexpr int kNumNcclAlgos = 7;  // NCCL_NUM_ALGORITHMS
+inline constexpr int kNumAlgos = 8;      // NCCL's seven and HiPIPE
 inline constexpr int kNumProtos = 3;
-inline constexpr int kNumArms = kNumAlgos * kNumProtos;  // 21 slots
+inline constexpr int kNumNcclArms = kNumNcclAlgos * kNumProtos;  // 21: NCCL's cost table
+inline constexpr int kNumArms = kNumAlgos * kNumProtos;          // 24 slots; 21 and 22 never valid
 
 NCCLBOT_HD constexpr int arm_slot(Algo a, Proto p) { return int(a) * kNumProtos + int(p); }
 NCCLBOT_HD constexpr Algo slot_algo(int slot) { return Algo(slot / kNumProtos); }
 NCCLBOT_HD constexpr Proto slot_proto(int slot) { return Proto(slot % kNumProtos); }
+
+inline constexpr int kHiPipeSlot = arm_slot(Algo::kHiPipe, Proto::kSimple);  // 23
+// NCCL can run this slot (it indexes NCCL's cost table).
+NCCLBOT_HD constexpr bool is_nccl_slot(int slot) { return slot >= 0 && slot < kNumNcclArms; }
+// An arm that exists at all: one of NCCL's 21 or HiPIPE/Simple (HiPIPE/LL and HiPIPE/LL128 do not).
+NCCLBOT_HD constexpr bool is_arm_slot(int slot) { return is_nccl_slot(slot) || slot == kHiPipeSlot; }
 
 // Set of valid arm slots of one context: bit s set <=> slot s was measured / is enabled.
 struct ArmMask {
@@ -40,6 +54,8 @@ struct ArmMask {
   }
   NCCLBOT_HD constexpr bool empty() const { return bits == 0; }
   NCCLBOT_HD constexpr bool operator==(const ArmMask& o) const { return bits == o.bits; }
+  // The same set without the simulation-only arms: what NCCL could run.
+  NCCLBOT_HD constexpr ArmMask nccl_arms() const { return ArmMask{bits & ((1u << kNumNcclArms) - 1u)}; }
 };
 
 }  // namespace ncclbot

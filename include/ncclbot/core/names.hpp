@@ -9,16 +9,18 @@
 
 namespace ncclbot {
 
-std::string_view algo_name(Algo a);            // "Tree", "Ring", ..., "PAT"
+std::string_view algo_name(Algo a);            // "Tree", "Ring", ..., "PAT", "HiPIPE"
 std::string_view proto_name(Proto p);          // "LL", "LL128", "Simple"
 std::string_view collective_name(Collective c);  // "AllReduce", ...
 
-std::optional<Algo> parse_algo(std::string_view s);
+std::optional<Algo> parse_algo(std::string_view s);       // any algorithm, HiPIPE included
+std::optional<Algo> parse_nccl_algo(std::string_view s);  // NCCL's seven only (logs, NCCL_ALGO)
 std::optional<Proto> parse_proto(std::string_view s);
 std::optional<Collective> parse_collective(std::string_view s);
 
 // Comma-separated lists of valid spellings, for error messages.
 std::string_view algo_names_list();
+std::string_view nccl_algo_names_list();
 std::string_view proto_names_list();
 std::string_view collective_names_list();
 

@@ -53,7 +53,7 @@ NCCLBOT_HD inline bool ll128_enabled(const Topology& t) {
 // Structural enabling rules: which (algo, proto) NCCL puts in the cost table at all (sections 1.2,
 // 4.2, 4.4). Arms that pass here can still get bandwidth 0 and so -1.
 NCCLBOT_HD inline bool arm_enabled(const Topology& t, Collective c, Algo a, Proto p) {
-  if (!is_tuned_collective(c)) return false;
+  if (!is_tuned_collective(c) || int(a) >= kNumNcclAlgos) return false;  // HiPIPE is not NCCL's
   // With one rank the table holds only Ring/Simple (at cost 0).
   if (t.ranks() == 1) return a == Algo::kRing && p == Proto::kSimple;
   if (p == Proto::kLL128 && !ll128_enabled(t)) return false;
@@ -77,6 +77,8 @@ NCCLBOT_HD inline bool arm_enabled(const Topology& t, Collective c, Algo a, Prot
              t.nodes > 1;
     case Algo::kPat:  // AllGather/ReduceScatter, Simple only, 1 GPU per node, a host net device
       return ag_rs && p == Proto::kSimple && t.gpus_per_node == 1 && t.host_net_device;
+    case Algo::kHiPipe:  // simulated only; excluded above
+      return false;
   }
   return false;
 }
@@ -195,6 +197,8 @@ NCCLBOT_HD inline float arm_latency_us(const Topology& t, Collective c, Algo a, 
     case Algo::kPat:
       lat += log_nodes * inter / 3.5f + float(ranks) * 2.8f;
       break;
+    case Algo::kHiPipe:  // never enabled: not one of NCCL's algorithms
+      break;
   }
   return lat;
 }
@@ -239,12 +243,13 @@ NCCLBOT_HD inline float arm_time_us(const Topology& t, Collective c, Algo a, Pro
 }
 
 // The tuner's cost table: [algo * 3 + proto] -> predicted us, -1 (NCCL_ALGO_PROTO_IGNORE) if invalid.
+// NCCL's 21 slots only: the simulated HiPIPE arm has no entry in NCCL's model.
 struct CostTable {
-  float time_us[kNumArms];
+  float time_us[kNumNcclArms];
 
   NCCLBOT_HD ArmMask valid() const {
     ArmMask m;
-    for (int s = 0; s < kNumArms; ++s)
+    for (int s = 0; s < kNumNcclArms; ++s)
       if (time_us[s] >= 0.0f) m.set(s);
     return m;
   }
@@ -252,7 +257,8 @@ struct CostTable {
 
 NCCLBOT_HD inline CostTable predict(const Topology& t, Collective c, uint64_t bytes) {
   CostTable table;
-  for (int s = 0; s < kNumArms; ++s) table.time_us[s] = arm_time_us(t, c, slot_algo(s), slot_proto(s), bytes);
+  for (int s = 0; s < kNumNcclArms; ++s)
+    table.time_us[s] = arm_time_us(t, c, slot_algo(s), slot_proto(s), bytes);
   return table;
 }
 
@@ -260,7 +266,7 @@ NCCLBOT_HD inline CostTable predict(const Topology& t, Collective c, uint64_t by
 // then the lower protocol); -1 when nothing is valid.
 NCCLBOT_HD inline int auto_pick(const CostTable& table) {
   ArmMask all;
-  all.bits = (1u << kNumArms) - 1u;
+  all.bits = (1u << kNumNcclArms) - 1u;
   return nccl_argmin(all, [&](int s) { return table.time_us[s]; });
 }
 

@@ -15,7 +15,7 @@ inline constexpr int kHwNet = 2;
 
 // Base latency per algorithm and protocol (us), tuning.cc baseLat.
 NCCLBOT_HD inline float base_latency_us(int algo, int proto) {
-  constexpr float kBase[kNumAlgos][kNumProtos] = {
+  constexpr float kBase[kNumNcclAlgos][kNumProtos] = {
       {6.8f, 14.0f, 8.4f},  // Tree
       {6.6f, 14.0f, 8.4f},  // Ring
       {0.0f, 0.0f, 0.0f},   // CollNetDirect
@@ -29,7 +29,7 @@ NCCLBOT_HD inline float base_latency_us(int algo, int proto) {
 
 // Per-hop hardware latency (us), tuning.cc hwLat[NVLINK|PCI|NET][algo][proto].
 NCCLBOT_HD inline float hw_latency_us(int hw, int algo, int proto) {
-  constexpr float kHw[3][kNumAlgos][kNumProtos] = {
+  constexpr float kHw[3][kNumNcclAlgos][kNumProtos] = {
       // NVLINK
       {{0.6f, 1.25f, 4.0f},
        {0.6f, 1.9f, 3.4f},

@@ -14,10 +14,11 @@ NCCLBOT_HD inline double relative_loss(const SweepView& v, int c, int slot) {
   return v.mean(c, slot) / v.mean(c, best_slot(v, c)) - 1.0;
 }
 
-// AUTO's pick: argmin of the model's prior with NCCL's tie rule; -1 when the sweep has no prior.
+// AUTO's pick: argmin of the model's prior over NCCL's arms (never the simulated HiPIPE arm) with
+// NCCL's tie rule; -1 when the sweep has no prior.
 NCCLBOT_HD inline int auto_slot(const SweepView& v, int c) {
   if (!v.has_prior()) return -1;
-  return nccl_argmin(v.mask(c), [&](int s) { return v.prior(c, s); });
+  return nccl_argmin(v.mask(c).nccl_arms(), [&](int s) { return v.prior(c, s); });
 }
 
 }  // namespace ncclbot

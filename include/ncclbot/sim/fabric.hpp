@@ -67,6 +67,12 @@ struct FabricPreset {
   // bytes / small_bytes); with probability outlier_prob a sample is slowed by a Pareto factor.
   double sigma_large = 0.01, sigma_small = 0.03, small_bytes = 65536.0;
   double outlier_prob = 0.002, outlier_scale = 0.2, outlier_alpha = 1.5;
+
+  // The simulated HiPIPE arm (optional [hipipe] table; `synth --hipipe`, docs/hipipe.md): the
+  // data/hipipe preset whose dimensions and per-step latencies it uses (empty: no HiPIPE arm on
+  // this fabric), and the measured per-NIC plateau relative to nic_bw for its scale-out dimensions.
+  std::string hipipe_preset;
+  double hipipe_nic_bw_scale = 1.0;
 };
 
 // The folder holding fabrics/*.toml: $NCCLBOT_DATA_DIR if set, else <source>/data.

@@ -28,7 +28,8 @@ struct Deviations {
 
 Deviations draw_deviations(const FabricPreset& f, uint64_t seed);
 
-// Noise-free ground-truth time (us) of one arm on one context; NaN when the arm is not valid there.
+// Noise-free ground-truth time (us) of one of NCCL's arms on one context; NaN when the arm is not
+// valid there (and always for the HiPIPE slot, whose truth is sim/hipipe_arm.hpp's).
 double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot);
 
 // One measured sample: the ground truth times noise (sample index r of the arm's stream).
@@ -44,6 +45,9 @@ struct SynthOptions {
   uint64_t min_bytes = 8;
   uint64_t max_bytes = uint64_t(8) << 30;
   int gpus_per_node = 0;  // 0: the preset's GPUs per host
+  // Add the simulated HiPIPE arm (slot kHiPipeSlot) where it applies (sim/hipipe_arm.hpp); a
+  // UsageError on a fabric without a [hipipe] table. Off by default, so existing sweeps are unchanged.
+  bool hipipe = false;
 };
 
 // The sweep: sizes are the powers of two in [min_bytes, max_bytes]; contexts in canonical order.

@@ -108,7 +108,8 @@ class Ingest {
     }
 
     const auto algo = resolve_forced<Algo>(run.algo, entry ? entry->algo : std::nullopt, "NCCL_ALGO", "algo",
-                                           parse_algo, algo_name, algo_names_list(), file, manifest_, entry);
+                                           parse_nccl_algo, algo_name, nccl_algo_names_list(), file, manifest_,
+                                           entry);  // NCCL's algorithms only: a log never runs HiPIPE
     const auto proto =
         resolve_forced<Proto>(run.proto, entry ? entry->proto : std::nullopt, "NCCL_PROTO", "proto",
                               parse_proto, proto_name, proto_names_list(), file, manifest_, entry);

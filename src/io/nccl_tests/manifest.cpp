@@ -39,10 +39,10 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
       if (e.file.empty()) throw InputError(path, line_of(node), "file must not be empty");
     } else if (k == "algo") {
       const std::string s = read_string(node, path, k);
-      e.algo = parse_algo(s);
+      e.algo = parse_nccl_algo(s);  // an nccl-tests run forces one of NCCL's algorithms, never HiPIPE
       if (!e.algo)
         throw InputError(path, line_of(node),
-                         "algo '" + s + "' is not one of " + std::string(algo_names_list()));
+                         "algo '" + s + "' is not one of " + std::string(nccl_algo_names_list()));
     } else if (k == "proto") {
       const std::string s = read_string(node, path, k);
       e.proto = parse_proto(s);
