@@ -1,10 +1,13 @@
 // `ncclbot merge`: combine the partial results of `replay --shard I/N --out FILE` (every shard
-// exactly once, any order) into the report the unsharded run prints, byte for byte.
+// exactly once, any order) into the report the unsharded run prints, byte for byte. Partials of
+// `tune --phase tune|score --shard I/N` merge the same way: the tune phase into the choice file
+// that the score phase reads (--out), the score phase into the report `tune` prints.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/command.hpp"
 #include "cli/replay_report.hpp"
+#include "cli/tune_shards.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
 #include "study/atomic_file.hpp"
@@ -14,13 +17,16 @@ namespace {
 
 struct MergeOptions {
   std::vector<std::string> partials;
+  std::string out_path;
   bool json = false;
 };
 
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<MergeOptions>();
-  app.add_option("partials", opt->partials, "partial result files written by replay --shard I/N --out FILE")
+  app.add_option("partials", opt->partials,
+                 "partial result files written by replay/tune --shard I/N --out FILE")
       ->required();
+  app.add_option("--out", opt->out_path, "for tune --phase tune partials: where to write the choice");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     std::vector<ReplayPartial> parts;
@@ -29,8 +35,10 @@ Action setup(CLI::App& app) {
       if (!bytes) throw InputError(path, 0, "cannot read the partial result");
       parts.push_back(decode_replay_partial(*bytes, path));
     }
-    const ReplayResults merged = merge_replay_partials(parts);
     const nlohmann::json& id = parts.front().identity;
+    if (id.value("command", "") == "tune") return merge_tune_partials(parts, opt->out_path, opt->json);
+    if (!opt->out_path.empty()) throw UsageError("merge: --out is only for tune --phase tune partials");
+    const ReplayResults merged = merge_replay_partials(parts);
     ReplayReport report;
     report.backend = id.at("backend").get<std::string>();
     report.policies = id.at("policies").get<std::vector<std::string>>();
@@ -42,8 +50,8 @@ Action setup(CLI::App& app) {
   };
 }
 
-const bool registered =
-    register_command({"merge", "combine replay --shard partial results into the unsharded report", setup});
+const bool registered = register_command(
+    {"merge", "combine replay or tune --shard partial results into the unsharded report", setup});
 
 }  // namespace
 }  // namespace ncclbot::cli

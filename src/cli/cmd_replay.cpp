@@ -12,6 +12,7 @@
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/replay_report.hpp"
+#include "cli/scale_cli.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
@@ -20,8 +21,6 @@
 #include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
-#include "study/atomic_file.hpp"
-#include "study/sha256.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -37,14 +36,9 @@ struct ReplayOptions {
   std::string nodes, collectives;
   std::string raw_path;
   std::string shard, out_path;
+  double rank_timeout = 0;
   bool json = false;
 };
-
-std::string sweep_digest(const std::string& path) {
-  const auto bytes = study::read_file_if_exists(path);
-  if (!bytes) throw InputError(path, 0, "cannot read the sweep");
-  return study::sha256_hex(*bytes);
-}
 
 // Rank r of the group replays shard r/size; rank 0 gathers the partials (seed-averaged losses
 // only), merges them in rank order and prints the report. A failure on any rank ends the job.
@@ -82,6 +76,7 @@ Action setup(CLI::App& app) {
   app.add_option("--raw", opt->raw_path, "write one CSV row per replay to this file");
   app.add_option("--shard", opt->shard, "run only slice I of N (0-based, e.g. 2/8) and write a partial");
   app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
+  add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     const bool sharded = !opt->shard.empty();
@@ -112,6 +107,7 @@ Action setup(CLI::App& app) {
     if (group && sharded)
       throw UsageError("--shard is for separate processes; under mpirun the ranks split the work");
     if (group && !opt->raw_path.empty()) throw UsageError("--raw cannot be combined with MPI ranks");
+    apply_rank_timeout(group, opt->rank_timeout);
     // Ranks on one node share its cores unless told otherwise.
     job.threads = opt->threads > 0 ? opt->threads
                                    : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
@@ -134,15 +130,8 @@ Action setup(CLI::App& app) {
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
       const size_t total = job.configs.size() * job.contexts.size();
       const ReplaySlice slice = run_replay_units(job, shard, backend);
-      study::write_file_atomic(opt->out_path, encode_replay_partial(identity, shard, total, slice));
-      std::cerr << "shard " << shard.index << "/" << shard.count << ": " << slice.units.size() << " of "
-                << total << " units -> " << opt->out_path << "\n";
-      if (opt->json)
-        std::cout << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
-                                    {"units", {{"total", total}, {"count", slice.units.size()}}},
-                                    {"out", opt->out_path}}
-                         .dump(2)
-                  << "\n";
+      write_shard_partial(opt->out_path, encode_replay_partial(identity, shard, total, slice), shard, total,
+                          slice.units.size(), opt->json);
       return 0;
     }
     std::ofstream raw;

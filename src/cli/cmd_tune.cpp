@@ -1,13 +1,16 @@
 // `ncclbot tune`: grid search on the tune contexts, freeze the best point of every policy, score
 // it on the score contexts. Under mpirun (ncclbot-mpi) both replay phases are split across the
-// ranks and rank 0 prints the same output as one process (docs/scale-out.md).
+// ranks and rank 0 prints the same output as one process; without MPI, `--phase tune|score
+// --shard I/N` runs one slice of one phase and `ncclbot merge` combines them (cli/tune_shards.hpp,
+// docs/scale-out.md).
 #include <CLI/CLI.hpp>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "cli/replay_common.hpp"
+#include "cli/scale_cli.hpp"
+#include "cli/tune_report.hpp"
+#include "cli/tune_shards.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
@@ -16,8 +19,6 @@
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_on_ranks.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
-#include "study/atomic_file.hpp"
-#include "study/sha256.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -32,8 +33,48 @@ struct TuneOptions {
   int horizon = 0;
   int threads = 0;
   std::string backend = "cpu";
+  std::string phase, shard, choice_path, out_path;
+  double rank_timeout = 0;
   bool json = false;
 };
+
+// One slice of one phase of a tune split over separate processes, written as a partial.
+int run_tune_shard(const TuneOptions& opt, const TuneRequest& req, const TuneReport& report) {
+  const ShardSpec shard = parse_shard(opt.shard);
+  const std::string digest = sweep_digest(opt.sweep_path);
+  const nlohmann::json setup = tune_setup_json(req, report);
+  std::vector<TunedPolicy> policies = expand_tune_grids(req.grids);
+  const ReplayJob tune_job = make_tune_job(req, policies);
+  const nlohmann::json tune_identity = tune_partial_identity(tune_job, digest, report.backend, "tune", setup);
+  ReplayJob job = tune_job;
+  nlohmann::json identity = tune_identity;
+  if (opt.phase == "score") {
+    const nlohmann::json choice = read_tune_choice(opt.choice_path, tune_identity);
+    policies = policies_from_choice(choice.at("policies"), opt.choice_path);
+    job = make_score_job(req, policies);
+    identity = tune_partial_identity(job, digest, report.backend, "score", setup, choice.at("policies"));
+  }
+  const size_t total = job.configs.size() * job.contexts.size();
+  const ReplaySlice slice = run_replay_units(job, shard, req.backend);
+  write_shard_partial(opt.out_path, encode_replay_partial(identity, shard, total, slice), shard, total,
+                      slice.units.size(), opt.json);
+  return 0;
+}
+
+void check_shard_options(const TuneOptions& opt) {
+  const bool sharded = !opt.shard.empty();
+  if (!opt.phase.empty() && opt.phase != "tune" && opt.phase != "score")
+    throw UsageError("--phase must be tune or score");
+  if (sharded != !opt.phase.empty())
+    throw UsageError("--shard and --phase go together: --phase tune --shard I/N, then --phase score");
+  if (sharded && opt.out_path.empty()) throw UsageError("--shard needs --out FILE for the partial result");
+  if (!sharded && !opt.out_path.empty()) throw UsageError("--out is only used with --shard");
+  if ((opt.phase == "score") != !opt.choice_path.empty())
+    throw UsageError(
+        "--phase score needs --choice FILE (from `ncclbot merge` of the --phase tune partials), "
+        "and --choice needs --phase score");
+  if (sharded) parse_shard(opt.shard);
+}
 
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<TuneOptions>();
@@ -49,8 +90,14 @@ Action setup(CLI::App& app) {
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
   app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
+  app.add_option("--phase", opt->phase, "with --shard: tune (grid points on the tune contexts) or score");
+  app.add_option("--shard", opt->shard, "with --phase: run only slice I of N (0-based) and write a partial");
+  app.add_option("--choice", opt->choice_path, "with --phase score: the choice `ncclbot merge` wrote");
+  app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
+  add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
+    check_shard_options(*opt);
     TuneRequest req;
     req.backend = resolve_replay_backend(parse_replay_backend(opt->backend), std::cerr);
     req.objective = parse_tune_objective(opt->objective);
@@ -62,6 +109,11 @@ Action setup(CLI::App& app) {
           parse_collective_list(opt->collectives, "--collectives");
     for (const auto& g : opt->policies) parse_policy_grid(g);  // usage errors before reading the sweep
     if (opt->threads < 0) throw UsageError("--threads must be positive");
+    ProcessGroup* group = process_group();
+    if (group && group->size() == 1) group = nullptr;
+    if (group && !opt->shard.empty())
+      throw UsageError("--shard is for separate processes; under mpirun the ranks split the work");
+    apply_rank_timeout(group, opt->rank_timeout);
     const Sweep sweep = read_sweep_csv(opt->sweep_path);
     req.sweep = &sweep;
     req.grids = opt->policies;
@@ -70,15 +122,21 @@ Action setup(CLI::App& app) {
     req.seeds = opt->seeds;
     req.seed_base = opt->seed;
     req.horizon = opt->horizon;
-    ProcessGroup* group = process_group();
-    if (group && group->size() == 1) group = nullptr;
     // Ranks on one node share its cores unless told otherwise.
     req.threads = opt->threads > 0 ? opt->threads
                                    : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
+    TuneReport report;
+    report.backend = std::string(replay_backend_name(req.backend));
+    report.objective = std::string(tune_objective_name(req.objective));
+    report.tune_nodes = opt->tune_nodes;
+    report.score_nodes = opt->score_nodes;
+    report.tune_contexts = req.tune_contexts.size();
+    report.score_contexts = req.score_contexts.size();
+    report.seeds = req.seeds;
+    report.horizon = req.horizon;
+    if (!opt->shard.empty()) return run_tune_shard(*opt, req, report);
     if (group) {
-      const auto bytes = study::read_file_if_exists(opt->sweep_path);
-      if (!bytes) throw InputError(opt->sweep_path, 0, "cannot read the sweep");
-      const std::string digest = study::sha256_hex(*bytes);
+      const std::string digest = sweep_digest(opt->sweep_path);
       req.engine = [group, digest, backend = req.backend](const ReplayJob& job) {
         nlohmann::json identity = replay_identity(job, digest, replay_backend_name(backend));
         identity["command"] = "tune";
@@ -87,39 +145,7 @@ Action setup(CLI::App& app) {
     }
     const auto tuned = tune_and_score(req);
     if (group && group->rank() != 0) return 0;
-
-    nlohmann::json out;
-    out["backend"] = replay_backend_name(req.backend);
-    out["objective"] = tune_objective_name(req.objective);
-    out["tune_contexts"] = req.tune_contexts.size();
-    out["score_contexts"] = req.score_contexts.size();
-    out["seeds"] = req.seeds;
-    out["horizon"] = req.horizon;
-    out["policies"] = nlohmann::json::array();
-    for (const auto& tp : tuned) {
-      nlohmann::json grid = nlohmann::json::array();
-      for (size_t i = 0; i < tp.points.size(); ++i)
-        grid.push_back({{"policy", tp.points[i].text}, {"objective", tp.objective[i]}});
-      out["policies"].push_back(
-          {{"grid", tp.grid},
-           {"grid_size", tp.points.size()},
-           {"tuned", tp.points[size_t(tp.chosen)].text},
-           {"grid_points", grid},
-           {"tune", {{"online", metrics_json(tp.tune_online)}, {"final", metrics_json(tp.tune_final)}}},
-           {"score", {{"online", metrics_json(tp.score_online)}, {"final", metrics_json(tp.score_final)}}}});
-    }
-    std::ostream& human = opt->json ? std::cerr : std::cout;
-    human << "tuned on " << req.tune_contexts.size() << " contexts (nodes " << opt->tune_nodes
-          << "), scored on " << req.score_contexts.size() << " (nodes " << opt->score_nodes << "), "
-          << req.seeds << " seeds, T=" << req.horizon << ", objective " << tune_objective_name(req.objective)
-          << "\n";
-    for (const auto& tp : tuned)
-      human << std::left << std::setw(40) << tp.points[size_t(tp.chosen)].text << std::setprecision(4)
-            << " tune online mean " << tp.tune_online.summary.mean * 100 << "%   score online mean "
-            << tp.score_online.summary.mean * 100 << "% (sd over seeds " << tp.score_online.mean.sd * 100
-            << ")  p99 " << tp.score_online.summary.p99 * 100
-            << "%  >10%: " << tp.score_online.summary.above_10pct << "\n";
-    if (opt->json) std::cout << out.dump(2) << "\n";
+    print_tune_report(report, tuned, opt->json);
     return 0;
   };
 }

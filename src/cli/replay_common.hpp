@@ -1,5 +1,5 @@
 #pragma once
-// What `replay`, `tune` and `bench` share on the command line: JSON forms of loss metrics.
+// What `replay`, `tune`, `merge` and `bench` share on the command line: JSON forms of loss metrics.
 #include <nlohmann/json.hpp>
 
 #include "ncclbot/replay/tune.hpp"
@@ -22,6 +22,24 @@ inline nlohmann::json metrics_json(const MetricsWithSpread& m) {
                        {"max", seed_spread_json(m.max)},
                        {"above_10pct", seed_spread_json(m.above_10pct)}};
   return j;
+}
+
+// The inverse of metrics_json (doubles survive the JSON text bit for bit: nlohmann writes the
+// shortest decimal that reads back to the same double), for tune's choice file.
+inline MetricsWithSpread metrics_from_json(const nlohmann::json& j) {
+  const auto spread = [](const nlohmann::json& s) {
+    return SeedSpread{s.at("mean").get<double>(), s.at("sd").get<double>(), s.at("min").get<double>(),
+                      s.at("max").get<double>()};
+  };
+  MetricsWithSpread m;
+  m.summary = {j.at("mean").get<double>(), j.at("p99").get<double>(), j.at("max").get<double>(),
+               j.at("above_10pct").get<long>()};
+  const nlohmann::json& a = j.at("across_seeds");
+  m.mean = spread(a.at("mean"));
+  m.p99 = spread(a.at("p99"));
+  m.max = spread(a.at("max"));
+  m.above_10pct = spread(a.at("above_10pct"));
+  return m;
 }
 
 }  // namespace ncclbot::cli

@@ -1,15 +1,19 @@
 // The MPI process group of ncclbot-mpi (scale/process_group.hpp). MPI's world is joined the first
 // time a command asks for the group and left at exit. Errors return instead of aborting inside
 // MPI, so a failed transfer becomes a message naming the peer rank; a rank that dies outright is
-// reported by mpirun, which then ends the job ("process rank K ... exited on signal N").
+// reported by mpirun, which then ends the job ("process rank K ... exited on signal N"); one that
+// hangs is named by rank 0 when a rank timeout is set (--rank-timeout), and the job aborted.
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "ncclbot/scale/process_group.hpp"
 
@@ -75,12 +79,17 @@ class MpiProcessGroup final : public ProcessGroup {
     }
     std::vector<std::string> all(static_cast<size_t>(size_));
     all[0] = bytes;
-    for (int peer = 1; peer < size_; ++peer) {
-      uint64_t length = 0;
-      check(MPI_Recv(&length, 1, MPI_UINT64_T, peer, kTagLength, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    // Every rank's length first, polled, so a rank that never reports is noticed (rank timeout).
+    std::vector<uint64_t> lengths(static_cast<size_t>(size_), 0);
+    std::vector<MPI_Request> pending(static_cast<size_t>(size_), MPI_REQUEST_NULL);
+    for (int peer = 1; peer < size_; ++peer)
+      check(MPI_Irecv(&lengths[size_t(peer)], 1, MPI_UINT64_T, peer, kTagLength, MPI_COMM_WORLD,
+                      &pending[size_t(peer)]),
             "receiving the result length of rank " + std::to_string(peer));
+    wait_for_ranks(pending);
+    for (int peer = 1; peer < size_; ++peer) {
       std::string& in = all[size_t(peer)];
-      in.resize(length);
+      in.resize(lengths[size_t(peer)]);
       for (size_t at = 0; at < in.size(); at += kChunk)
         check(MPI_Recv(in.data() + at, int(std::min(kChunk, in.size() - at)), MPI_BYTE, peer, kTagBytes,
                        MPI_COMM_WORLD, MPI_STATUS_IGNORE),
@@ -88,6 +97,8 @@ class MpiProcessGroup final : public ProcessGroup {
     }
     return all;
   }
+
+  void set_rank_timeout(double seconds) override { rank_timeout_ = seconds; }
 
   void broadcast_from_root(std::string& bytes) override {
     uint64_t length = bytes.size();
@@ -107,14 +118,49 @@ class MpiProcessGroup final : public ProcessGroup {
   }
 
  private:
-  // Fault injection for the tests and for trying the failure path by hand:
-  // NCCLBOT_FAULT_KILL_RANK=K makes rank K die by SIGKILL just before it reports its results.
+  // Waits until every request completes, sleeping between checks (an idle rank 0 leaves its core
+  // to the ranks still working). With a rank timeout, the first rank whose request is still open
+  // that long after the wait began is declared hung and the job is aborted.
+  void wait_for_ranks(std::vector<MPI_Request>& pending) {
+    const auto start = std::chrono::steady_clock::now();
+    auto nap = std::chrono::microseconds(50);
+    for (;;) {
+      int open_rank = -1;
+      for (size_t peer = 0; peer < pending.size(); ++peer) {
+        if (pending[peer] == MPI_REQUEST_NULL) continue;
+        int done = 0;
+        check(MPI_Test(&pending[peer], &done, MPI_STATUS_IGNORE),
+              "receiving the result length of rank " + std::to_string(peer));
+        if (!done && open_rank < 0) open_rank = int(peer);
+      }
+      if (open_rank < 0) return;
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (rank_timeout_ > 0 && waited >= rank_timeout_) {
+        std::ostringstream message;
+        message << "ncclbot: rank " << open_rank << " has not reported for " << rank_timeout_
+                << " s (hung?); aborting all " << size_ << " ranks";
+        std::cerr << message.str() << std::endl;
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        std::_Exit(1);
+      }
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(10000));
+    }
+  }
+
+  // Fault injection for the tests and for trying the failure paths by hand, just before a rank
+  // reports its results: NCCLBOT_FAULT_KILL_RANK=K makes rank K die by SIGKILL,
+  // NCCLBOT_FAULT_HANG_RANK=K makes it sleep for ever (a hung rank).
   void inject_fault() const {
     const char* victim = std::getenv("NCCLBOT_FAULT_KILL_RANK");
     if (victim && std::atoi(victim) == rank_) std::raise(SIGKILL);
+    const char* sleeper = std::getenv("NCCLBOT_FAULT_HANG_RANK");
+    if (sleeper && std::atoi(sleeper) == rank_)
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  double rank_timeout_ = 0;
 };
 
 ProcessGroup* make_mpi_group() {

@@ -58,6 +58,20 @@ SeedSpread spread(const std::vector<double>& x) {
   return s;
 }
 
+// A job of the request's seeds and horizon on `contexts`, every seed's losses kept (the spread
+// across seeds needs them), no configs yet.
+ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
+  ReplayJob job;
+  job.sweep = req.sweep;
+  job.contexts = contexts;
+  job.seeds = req.seeds;
+  job.seed_base = req.seed_base;
+  job.horizon = req.horizon;
+  job.threads = req.threads;
+  job.keep_per_seed = true;
+  return job;
+}
+
 }  // namespace
 
 MetricsWithSpread metrics_with_spread(const ReplayResults& r, int config, bool online) {
@@ -79,66 +93,82 @@ MetricsWithSpread metrics_with_spread(const ReplayResults& r, int config, bool o
   return m;
 }
 
-std::vector<TunedPolicy> tune_and_score(const TuneRequest& req) {
+std::vector<TunedPolicy> expand_tune_grids(const std::vector<std::string>& grids) {
+  std::vector<TunedPolicy> out;
+  for (const std::string& grid : grids) {
+    TunedPolicy tp;
+    tp.grid = grid;
+    tp.points = parse_policy_grid(grid);
+    out.push_back(std::move(tp));
+  }
+  return out;
+}
+
+ReplayJob make_tune_job(const TuneRequest& req, const std::vector<TunedPolicy>& policies) {
   if (!req.sweep) throw UsageError("tune: no sweep");
   if (req.grids.empty()) throw UsageError("tune: no --policy given");
   if (req.tune_contexts.empty()) throw UsageError("tune: no tune context selected (see --tune-nodes)");
   if (req.score_contexts.empty()) throw UsageError("tune: no score context selected (see --score-nodes)");
   const Sweep& sweep = *req.sweep;
-
-  std::vector<TunedPolicy> out;
-  ReplayJob tune_job;
-  tune_job.sweep = &sweep;
-  tune_job.contexts = req.tune_contexts;
-  tune_job.seeds = req.seeds;
-  tune_job.seed_base = req.seed_base;
-  tune_job.horizon = req.horizon;
-  tune_job.threads = req.threads;
-  tune_job.keep_per_seed = true;
-  std::vector<int> first_point;
-  for (const std::string& grid : req.grids) {
-    TunedPolicy tp;
-    tp.grid = grid;
-    tp.points = parse_policy_grid(grid);
-    first_point.push_back(int(tune_job.configs.size()));
+  ReplayJob job = job_on(req, req.tune_contexts);
+  for (const TunedPolicy& tp : policies)
     for (const PolicySpec& p : tp.points) {
       if (p.config.kind == PolicyKind::kAuto && !sweep.has_prior())
         throw UsageError("policy 'auto' needs a sweep with a prior_us column");
-      tune_job.configs.push_back(p);
-      tune_job.fixed_slots.push_back(is_supervised(p.config.kind)
-                                         ? supervised_decisions(p.config, sweep, req.tune_contexts, true)
-                                         : std::vector<int>{});
+      job.configs.push_back(p);
+      job.fixed_slots.push_back(is_supervised(p.config.kind)
+                                    ? supervised_decisions(p.config, sweep, req.tune_contexts, true)
+                                    : std::vector<int>{});
     }
-    out.push_back(std::move(tp));
-  }
-  const ReplayResults tuned = (req.engine ? req.engine(tune_job) : run_replay(tune_job, req.backend));
+  return job;
+}
 
-  ReplayJob score_job = tune_job;
-  score_job.contexts = req.score_contexts;
-  score_job.configs.clear();
-  score_job.fixed_slots.clear();
-  for (size_t g = 0; g < out.size(); ++g) {
-    TunedPolicy& tp = out[g];
+void choose_tuned_points(const ReplayResults& tuned, TuneObjective objective,
+                         std::vector<TunedPolicy>& policies) {
+  int first_point = 0;
+  for (TunedPolicy& tp : policies) {
+    tp.objective.clear();
+    tp.chosen = 0;
     for (size_t i = 0; i < tp.points.size(); ++i) {
-      const LossSummary s = summarize_losses(tuned.online_of(first_point[g] + int(i)));
-      tp.objective.push_back(objective_value(s, req.objective));
+      const LossSummary s = summarize_losses(tuned.online_of(first_point + int(i)));
+      tp.objective.push_back(objective_value(s, objective));
       if (tp.objective[i] < tp.objective[size_t(tp.chosen)]) tp.chosen = int(i);  // ties: first point
     }
-    const int at = first_point[g] + tp.chosen;
+    const int at = first_point + tp.chosen;
     tp.tune_online = metrics_with_spread(tuned, at, true);
     tp.tune_final = metrics_with_spread(tuned, at, false);
+    first_point += int(tp.points.size());
+  }
+}
+
+ReplayJob make_score_job(const TuneRequest& req, const std::vector<TunedPolicy>& policies) {
+  ReplayJob job = job_on(req, req.score_contexts);
+  for (const TunedPolicy& tp : policies) {
     const PolicySpec& chosen = tp.points[size_t(tp.chosen)];
-    score_job.configs.push_back(chosen);
-    score_job.fixed_slots.push_back(is_supervised(chosen.config.kind)
-                                        ? supervised_decisions(chosen.config, sweep, req.tune_contexts, false)
-                                        : std::vector<int>{});
+    job.configs.push_back(chosen);
+    job.fixed_slots.push_back(is_supervised(chosen.config.kind)
+                                  ? supervised_decisions(chosen.config, *req.sweep, req.tune_contexts, false)
+                                  : std::vector<int>{});
   }
-  const ReplayResults scored = (req.engine ? req.engine(score_job) : run_replay(score_job, req.backend));
-  for (size_t g = 0; g < out.size(); ++g) {
-    out[g].score_online = metrics_with_spread(scored, int(g), true);
-    out[g].score_final = metrics_with_spread(scored, int(g), false);
+  return job;
+}
+
+void record_scores(const ReplayResults& scored, std::vector<TunedPolicy>& policies) {
+  for (size_t g = 0; g < policies.size(); ++g) {
+    policies[g].score_online = metrics_with_spread(scored, int(g), true);
+    policies[g].score_final = metrics_with_spread(scored, int(g), false);
   }
-  return out;
+}
+
+std::vector<TunedPolicy> tune_and_score(const TuneRequest& req) {
+  const auto run = [&](const ReplayJob& job) {
+    return req.engine ? req.engine(job) : run_replay(job, req.backend);
+  };
+  std::vector<TunedPolicy> policies = expand_tune_grids(req.grids);
+  const ReplayJob tune_job = make_tune_job(req, policies);
+  choose_tuned_points(run(tune_job), req.objective, policies);
+  record_scores(run(make_score_job(req, policies)), policies);
+  return policies;
 }
 
 }  // namespace ncclbot

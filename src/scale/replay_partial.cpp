@@ -35,16 +35,20 @@ std::string shard_text(ShardSpec s) {
   return std::to_string(s.index) + "/" + std::to_string(s.count);
 }
 
-// The first identity field whose value differs, for the message.
-std::string first_difference(const nlohmann::json& a, const nlohmann::json& b) {
-  for (auto it = a.begin(); it != a.end(); ++it)
-    if (!b.contains(it.key()) || b[it.key()] != it.value()) return it.key();
-  for (auto it = b.begin(); it != b.end(); ++it)
-    if (!a.contains(it.key())) return it.key();
-  return "?";
-}
-
 }  // namespace
+
+std::string first_identity_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  const auto differs = [&](const std::string& key) {
+    return a.contains(key) != b.contains(key) || (a.contains(key) && a[key] != b[key]);
+  };
+  for (const char* key : {"command", "phase"})
+    if (differs(key)) return key;
+  for (auto it = a.begin(); it != a.end(); ++it)
+    if (differs(it.key())) return it.key();
+  for (auto it = b.begin(); it != b.end(); ++it)
+    if (differs(it.key())) return it.key();
+  return "";
+}
 
 nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha256,
                                std::string_view backend) {
@@ -132,7 +136,7 @@ ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
   for (const ReplayPartial& p : parts) {
     if (p.identity != first.identity)
       throw InputError(p.source, 0,
-                       "foreign partial: its " + first_difference(first.identity, p.identity) +
+                       "foreign partial: its " + first_identity_difference(first.identity, p.identity) +
                            " differs from " + first.source + "'s");
     if (p.slice.seeds_kept != first.slice.seeds_kept)
       throw InputError(p.source, 0,

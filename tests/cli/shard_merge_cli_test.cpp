@@ -6,34 +6,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "cli/shard_sweep.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
 
 namespace {
-
-// Two node counts, two sizes, two collectives: 8 contexts; arm times differ per context so every
-// policy sees different losses.
-std::string write_sweep(const std::string& dir) {
-  std::string csv = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n";
-  int k = 0;
-  for (const char* coll : {"allreduce", "allgather"})
-    for (int nodes : {4, 16})
-      for (int bytes : {1024, 65536}) {
-        ++k;
-        const std::string ctx =
-            "h100-ib-a," + std::string(coll) + "," + std::to_string(nodes) + ",8," + std::to_string(bytes);
-        for (int r = 0; r < 3; ++r) {
-          csv += ctx + ",Tree,LL," + std::to_string(r) + "," + std::to_string(30 + k + r) + ",10\n";
-          csv += ctx + ",Ring,LL128," + std::to_string(r) + "," + std::to_string(20 + 2 * k - r) + ",15\n";
-          csv +=
-              ctx + ",Ring,Simple," + std::to_string(r) + "," + std::to_string(25 + (k * 7) % 11) + ",40\n";
-        }
-      }
-  const std::string path = dir + "/sweep.csv";
-  write_file(path, csv);
-  return path;
-}
 
 std::string replay_args(const std::string& sweep, int horizon = 40) {
   return "replay --sweep '" + sweep +
@@ -53,16 +31,10 @@ std::vector<std::string> run_shards(const std::string& args, const std::string& 
   return files;
 }
 
-std::string quoted(const std::vector<std::string>& files) {
-  std::string s;
-  for (const auto& f : files) s += " '" + f + "'";
-  return s;
-}
-
 }  // namespace
 
 TEST(ShardMergeCli, AnySplitMergesToTheUnshardedBytes) {
-  const std::string dir = temp_dir(), sweep = write_sweep(dir), args = replay_args(sweep);
+  const std::string dir = temp_dir(), sweep = write_shard_sweep(dir), args = replay_args(sweep);
   const CliResult whole = run_cli(args + " --json"), whole_text = run_cli(args);
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   ASSERT_EQ(nlohmann::json::parse(whole.out)["configs"].size(), 6u);  // 6 configs x 8 contexts = 48 units
@@ -79,7 +51,7 @@ TEST(ShardMergeCli, AnySplitMergesToTheUnshardedBytes) {
 }
 
 TEST(ShardMergeCli, WrongPartialSetsAreExitTwoNamingTheFile) {
-  const std::string dir = temp_dir(), sweep = write_sweep(dir), args = replay_args(sweep);
+  const std::string dir = temp_dir(), sweep = write_shard_sweep(dir), args = replay_args(sweep);
   const std::vector<std::string> three = run_shards(args, dir, 3);
   // Missing shard 1.
   CliResult r = run_cli("merge '" + three[0] + "' '" + three[2] + "'");
@@ -120,7 +92,7 @@ TEST(ShardMergeCli, WrongPartialSetsAreExitTwoNamingTheFile) {
 }
 
 TEST(ShardMergeCli, ShardUsageErrors) {
-  const std::string dir = temp_dir(), sweep = write_sweep(dir), args = replay_args(sweep);
+  const std::string dir = temp_dir(), sweep = write_shard_sweep(dir), args = replay_args(sweep);
   EXPECT_EQ(run_cli(args + " --shard 3/3 --out '" + dir + "/x'").exit_code, 2);
   EXPECT_EQ(run_cli(args + " --shard 1/3").exit_code, 2);  // no --out
   EXPECT_EQ(run_cli(args + " --out '" + dir + "/x'").exit_code, 2);

@@ -56,4 +56,23 @@ struct TunedPolicy {
 
 std::vector<TunedPolicy> tune_and_score(const TuneRequest& request);
 
+// tune_and_score() one step at a time, for runs whose phases happen in different processes
+// (`tune --phase tune|score --shard I/N`, docs/scale-out.md). tune_and_score() is exactly:
+//   policies = expand_tune_grids(grids); tuned = run(make_tune_job(req, policies));
+//   choose_tuned_points(tuned, objective, policies); scored = run(make_score_job(req, policies));
+//   record_scores(scored, policies).
+// Every grid with its points (grid, points); needs no sweep.
+std::vector<TunedPolicy> expand_tune_grids(const std::vector<std::string>& grids);
+// Every point of every policy on the tune contexts, per-seed losses kept (configs in policy, then
+// point order). Checks the request as tune_and_score() does.
+ReplayJob make_tune_job(const TuneRequest& request, const std::vector<TunedPolicy>& policies);
+// From the tune job's results: each point's objective, the chosen point (ties: the first), and the
+// chosen point's tune metrics.
+void choose_tuned_points(const ReplayResults& tuned, TuneObjective objective,
+                         std::vector<TunedPolicy>& policies);
+// Each policy's chosen point on the score contexts (supervised ones fit on all tune contexts).
+ReplayJob make_score_job(const TuneRequest& request, const std::vector<TunedPolicy>& policies);
+// The score job's results -> each policy's score metrics.
+void record_scores(const ReplayResults& scored, std::vector<TunedPolicy>& policies);
+
 }  // namespace ncclbot

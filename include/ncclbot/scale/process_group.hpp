@@ -16,8 +16,12 @@ class ProcessGroup {
   virtual int local_rank() const = 0;
   virtual int local_size() const = 0;
   // Every rank passes its bytes; rank 0 gets everyone's in rank order, the others an empty list.
-  // A failed transfer throws std::runtime_error naming the peer rank.
+  // A failed transfer throws std::runtime_error naming the peer rank. With a rank timeout set,
+  // rank 0 aborts the job naming the first rank that has not sent anything that many seconds
+  // after rank 0 started waiting (a hung rank).
   virtual std::vector<std::string> gather_to_root(const std::string& bytes) = 0;
+  // Seconds rank 0 waits in gather_to_root for a rank's bytes; 0 = for ever (the default).
+  virtual void set_rank_timeout(double seconds) = 0;
   // Rank 0's `bytes` replace every other rank's.
   virtual void broadcast_from_root(std::string& bytes) = 0;
   // Ends the whole job at once (a rank that failed must not leave the others waiting).

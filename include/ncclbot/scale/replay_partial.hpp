@@ -25,6 +25,10 @@ namespace ncclbot {
 
 nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha256, std::string_view backend);
 
+// The first field whose value differs between two identities ("command" and "phase" before the
+// others, so that a partial of another command or phase says so), or "" when they are equal.
+std::string first_identity_difference(const nlohmann::json& a, const nlohmann::json& b);
+
 std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shard, size_t total_units,
                                   const ReplaySlice& slice);
 

@@ -1,0 +1,43 @@
+#include "cli/scale_cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ncclbot/core/error.hpp"
+#include "study/atomic_file.hpp"
+#include "study/sha256.hpp"
+
+namespace ncclbot::cli {
+
+std::string sweep_digest(const std::string& path) {
+  const auto bytes = study::read_file_if_exists(path);
+  if (!bytes) throw InputError(path, 0, "cannot read the sweep");
+  return study::sha256_hex(*bytes);
+}
+
+void write_shard_partial(const std::string& path, const std::string& bytes, ShardSpec shard,
+                         size_t total_units, size_t units, bool json) {
+  study::write_file_atomic(path, bytes);
+  std::cerr << "shard " << shard.index << "/" << shard.count << ": " << units << " of " << total_units
+            << " units -> " << path << "\n";
+  if (json)
+    std::cout << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
+                                {"units", {{"total", total_units}, {"count", units}}},
+                                {"out", path}}
+                     .dump(2)
+              << "\n";
+}
+
+void add_rank_timeout_option(CLI::App& app, double& seconds) {
+  app.add_option("--rank-timeout", seconds,
+                 "under mpirun: abort when a rank reports this many seconds after rank 0 is ready for it "
+                 "(hung rank); 0 = wait for ever (default)");
+}
+
+void apply_rank_timeout(ProcessGroup* group, double seconds) {
+  if (!(seconds >= 0)) throw UsageError("--rank-timeout must be 0 (off) or a positive number of seconds");
+  if (group) group->set_rank_timeout(seconds);
+}
+
+}  // namespace ncclbot::cli

@@ -1,0 +1,45 @@
+#include "cli/tune_report.hpp"
+
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/replay_common.hpp"
+
+namespace ncclbot::cli {
+
+void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>& tuned, bool json) {
+  nlohmann::json out;
+  out["backend"] = report.backend;
+  out["objective"] = report.objective;
+  out["tune_contexts"] = report.tune_contexts;
+  out["score_contexts"] = report.score_contexts;
+  out["seeds"] = report.seeds;
+  out["horizon"] = report.horizon;
+  out["policies"] = nlohmann::json::array();
+  for (const auto& tp : tuned) {
+    nlohmann::json grid = nlohmann::json::array();
+    for (size_t i = 0; i < tp.points.size(); ++i)
+      grid.push_back({{"policy", tp.points[i].text}, {"objective", tp.objective[i]}});
+    out["policies"].push_back(
+        {{"grid", tp.grid},
+         {"grid_size", tp.points.size()},
+         {"tuned", tp.points[size_t(tp.chosen)].text},
+         {"grid_points", grid},
+         {"tune", {{"online", metrics_json(tp.tune_online)}, {"final", metrics_json(tp.tune_final)}}},
+         {"score", {{"online", metrics_json(tp.score_online)}, {"final", metrics_json(tp.score_final)}}}});
+  }
+  std::ostream& human = json ? std::cerr : std::cout;
+  human << "tuned on " << report.tune_contexts << " contexts (nodes " << report.tune_nodes << "), scored on "
+        << report.score_contexts << " (nodes " << report.score_nodes << "), " << report.seeds
+        << " seeds, T=" << report.horizon << ", objective " << report.objective << "\n";
+  for (const auto& tp : tuned)
+    human << std::left << std::setw(40) << tp.points[size_t(tp.chosen)].text << std::setprecision(4)
+          << " tune online mean " << tp.tune_online.summary.mean * 100 << "%   score online mean "
+          << tp.score_online.summary.mean * 100 << "% (sd over seeds " << tp.score_online.mean.sd * 100
+          << ")  p99 " << tp.score_online.summary.p99 * 100
+          << "%  >10%: " << tp.score_online.summary.above_10pct << "\n";
+  if (json) std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace ncclbot::cli

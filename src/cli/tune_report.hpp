@@ -1,0 +1,21 @@
+#pragma once
+// The report `tune` prints, shared with `merge` of score-phase partials, so that a tune sharded
+// over processes prints exactly what the single-process run prints.
+#include <string>
+#include <vector>
+
+#include "ncclbot/replay/tune.hpp"
+
+namespace ncclbot::cli {
+
+struct TuneReport {
+  std::string backend, objective;
+  std::string tune_nodes, score_nodes;  // the options' text, as the user gave it
+  size_t tune_contexts = 0, score_contexts = 0;
+  int seeds = 0, horizon = 0;
+};
+
+// Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.
+void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>& tuned, bool json);
+
+}  // namespace ncclbot::cli
