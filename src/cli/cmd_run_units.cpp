@@ -5,8 +5,9 @@
 //   - `--shard I/N`: this process computes shard I of N and stops (Slurm job arrays, shell loops;
 //     DIR on a shared file system, then one `ncclbot run` for the report);
 //   - under mpirun (ncclbot-mpi): every rank computes its shard, rank 0 receives the checkpoint
-//     bytes, writes them and then writes the report as `ncclbot run` would. Other ranks never
-//     touch DIR. With --shared-dir (DIR on a file system every rank sees) each rank writes its
+//     bytes, writes them and then writes the report as `ncclbot run` would, while every rank
+//     computes its share of the report's bootstrap resamples (scale/bootstrap_on_ranks.hpp).
+//     Other ranks never touch DIR. With --shared-dir (DIR on a file system every rank sees) each rank writes its
 //     checkpoints itself as it finishes them and skips complete ones, so a job that dies midway
 //     resumes from every unit finished anywhere.
 // Units are dealt to shards by cost (largest first, to the least loaded shard); a unit's result
@@ -16,10 +17,13 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.hpp"
+#include "cli/scale_cli.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
+#include "ncclbot/scale/bootstrap_on_ranks.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/shard.hpp"
 #include "study/atomic_file.hpp"
@@ -27,6 +31,7 @@
 #include "study/prepared_study.hpp"
 #include "study/run_study.hpp"
 #include "study/study_spec.hpp"
+#include "study/study_statistics.hpp"
 #include "study/unit_result.hpp"
 #include "study/unit_work.hpp"
 
@@ -38,6 +43,7 @@ namespace fs = std::filesystem;
 struct RunUnitsOptions {
   std::string study, out_dir, shard, backend;
   int threads = 0;
+  double rank_timeout = 0;
   bool no_figures = false, units_only = false, shared_dir = false, json = false;
 };
 
@@ -73,6 +79,23 @@ bool already_done(const fs::path& file, const study::WorkUnit& unit) {
   }
 }
 
+// Rank 0: writes the checkpoints every rank sent; returns the run's summary so far.
+nlohmann::json write_gathered_units(const std::vector<std::string>& gathered, const fs::path& units_dir,
+                                    const ProcessGroup& group, size_t units) {
+  std::error_code ec;
+  fs::create_directories(units_dir, ec);
+  if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
+  int total_computed = 0;
+  for (const std::string& rank_bytes : gathered) {
+    const nlohmann::json from = nlohmann::json::parse(rank_bytes);
+    total_computed += from.at("computed").get<int>();
+    for (const auto& item : from.at("units"))
+      study::write_file_atomic((units_dir / item.at("file").get<std::string>()).string(),
+                               item.at("bytes").get<std::string>());
+  }
+  return {{"ranks", group.size()}, {"units", units}, {"computed", total_computed}};
+}
+
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<RunUnitsOptions>();
   app.add_option("study", opt->study, "study file (experiments/*.toml)")->required();
@@ -85,6 +108,7 @@ Action setup(CLI::App& app) {
   app.add_flag("--shared-dir", opt->shared_dir,
                "under mpirun: every rank writes its own checkpoints into DIR (resumable)");
   app.add_flag("--no-figures", opt->no_figures, "under mpirun: skip drawing figures in the report");
+  add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     const bool sharded = !opt->shard.empty();
@@ -99,6 +123,7 @@ Action setup(CLI::App& app) {
     if (group && sharded)
       throw UsageError("--shard is for separate processes; under mpirun the ranks split the work");
     if (!group && !sharded) throw UsageError("run-units needs --shard I/N or mpirun with 2 or more ranks");
+    apply_rank_timeout(group, opt->rank_timeout);
     const ShardSpec mine = group ? ShardSpec{group->rank(), group->size()} : shard;
     const bool root = !group || group->rank() == 0;
     // Processes that write their own checkpoints: separate shards, and ranks sharing DIR.
@@ -150,31 +175,43 @@ Action setup(CLI::App& app) {
                           {"units", prepared.units.size()},
                           {"computed", computed},
                           {"reused", reused}};
-    if (group) {
-      if (!root) return 0;
-      std::error_code ec;
-      fs::create_directories(units_dir, ec);
-      if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
-      int total_computed = 0;
-      for (const std::string& rank_bytes : gathered) {
-        const nlohmann::json from = nlohmann::json::parse(rank_bytes);
-        total_computed += from.at("computed").get<int>();
-        for (const auto& item : from.at("units"))
-          study::write_file_atomic((units_dir / item.at("file").get<std::string>()).string(),
-                                   item.at("bytes").get<std::string>());
+    // The report's bootstrap intervals: rank 0 builds the report and every rank computes its share
+    // of each interval's resamples.
+    std::optional<BootstrapOnRanks> bootstrap;
+    if (group) bootstrap.emplace(*group, unsigned(engine.threads));
+    if (group && !root) {
+      if (opt->units_only) return 0;
+      try {
+        bootstrap->serve();
+      } catch (const std::exception& e) {
+        group->abort(1, "ncclbot: rank " + std::to_string(group->rank()) + ": " + e.what());
       }
-      out = {{"ranks", group->size()}, {"units", prepared.units.size()}, {"computed", total_computed}};
-      if (!opt->units_only) {
-        study::RunOptions run;
-        run.out_dir = opt->out_dir;
-        run.backend = opt->backend;
-        run.threads = engine.threads;
-        run.figures = !opt->no_figures;
-        const study::RunSummary s = study::run_study(opt->study, run);
-        out["report_md"] = s.report_md;
-        out["report_html"] = s.report_html;
-        out["results"] = s.results_json;
-        out["units_reused"] = s.units_reused;
+      return 0;
+    }
+    if (group) {
+      // The other ranks wait in serve() until finish(): any failure here must end the job.
+      try {
+        out = write_gathered_units(gathered, units_dir, *group, prepared.units.size());
+        if (!opt->units_only) {
+          study::RunOptions run;
+          run.out_dir = opt->out_dir;
+          run.backend = opt->backend;
+          run.threads = engine.threads;
+          run.figures = !opt->no_figures;
+          study::set_interval_bootstrap([&bootstrap](std::span<const double> x, const BootstrapOptions& o) {
+            return bootstrap->interval(x, o);
+          });
+          const study::RunSummary s = study::run_study(opt->study, run);
+          study::set_interval_bootstrap({});
+          bootstrap->finish();
+          out["bootstrap_intervals_split"] = bootstrap->split_intervals();
+          out["report_md"] = s.report_md;
+          out["report_html"] = s.report_html;
+          out["results"] = s.results_json;
+          out["units_reused"] = s.units_reused;
+        }
+      } catch (const std::exception& e) {
+        group->abort(1, std::string("ncclbot: rank 0: ") + e.what());
       }
     }
     if (opt->json)

@@ -2,7 +2,6 @@
 // matching `ncclbot stats` subcommand takes, so results.json can be checked number for number.
 #include "study/study_statistics.hpp"
 
-#include "ncclbot/stats/bootstrap.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
 #include "ncclbot/stats/mcnemar.hpp"
 #include "ncclbot/stats/multiple_testing.hpp"
@@ -28,7 +27,16 @@ BootstrapStatistic library_statistic(Statistic st) {
   return BootstrapStatistic::mean;
 }
 
+IntervalBootstrap& interval_bootstrap() {
+  static IntervalBootstrap installed;
+  return installed;
+}
+
 }  // namespace
+
+void set_interval_bootstrap(IntervalBootstrap bootstrap) {
+  interval_bootstrap() = std::move(bootstrap);
+}
 
 double metric_value(std::span<const double> losses, Metric m) {
   return objective_value(summarize_losses(losses), m);
@@ -60,7 +68,8 @@ Interval bootstrap_interval(std::span<const double> losses, Statistic st, double
   o.resamples = uint64_t(resamples);
   o.seed = seed;
   o.threads = 0;  // results do not depend on the thread count
-  const BootstrapResult r = ncclbot::bootstrap_interval(losses, o);
+  const BootstrapResult r =
+      interval_bootstrap() ? interval_bootstrap()(losses, o) : ncclbot::bootstrap_interval(losses, o);
   return {r.estimate, r.low, r.high};
 }
 

@@ -3,10 +3,12 @@
 // statistics library (include/ncclbot/stats, the code behind `ncclbot stats`), so each number in a
 // report can be recomputed from results.json with the matching `ncclbot stats` call.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "ncclbot/stats/bootstrap.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -26,6 +28,13 @@ const char* statistic_name(Statistic s);
 // statistic, threshold, level, resamples and seed, method "percentile").
 Interval bootstrap_interval(std::span<const double> losses, Statistic st, double level, int resamples,
                             uint64_t seed);
+
+// The bootstrap behind bootstrap_interval(): ncclbot::bootstrap_interval() unless replaced;
+// `run-units` under MPI installs one that splits the resamples over the ranks
+// (scale/bootstrap_on_ranks.hpp). A replacement must return the same estimate, low and high.
+// An empty function restores the default.
+using IntervalBootstrap = std::function<BootstrapResult(std::span<const double>, const BootstrapOptions&)>;
+void set_interval_bootstrap(IntervalBootstrap bootstrap);
 
 struct PermutationOutcome {
   double p = 1;

@@ -1,8 +1,9 @@
 // `mpirun -np N ncclbot-mpi replay ...` on the CPU backend prints exactly what one process prints,
-// and a rank that dies ends the job with a message naming it. Skipped when this build has no
+// and a rank that dies or hangs ends the job with a message naming it. Skipped when this build has no
 // ncclbot-mpi (MPI not found by CMake) or no mpirun on PATH.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -93,6 +94,24 @@ TEST(MpiReplay, KilledRankIsReportedByNumber) {
   EXPECT_NE(r.err.find("rank 1"), std::string::npos) << r.err;
 }
 
+// NCCLBOT_FAULT_HANG_RANK=1: rank 1 sleeps for ever instead of reporting. With --rank-timeout 1,
+// rank 0 names it and aborts the job within seconds instead of waiting for ever (`timeout 120`
+// only keeps a broken build from hanging the test suite).
+TEST(MpiReplay, HungRankIsNamedAndTheJobAborted) {
+  if (!have_mpi()) GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";
+  const std::string dir = temp_dir(), args = replay_args(write_sweep(dir));
+  const auto t0 = std::chrono::steady_clock::now();
+  const ShellRun r = run_sh("timeout 120 mpirun -np 2 -x NCCLBOT_FAULT_HANG_RANK=1 '" + mpi_binary() + "'" +
+                            args + " --rank-timeout 1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 124) << "timed out: the hung rank was not detected";
+  EXPECT_LT(seconds, 60.0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("rank 1 has not reported for 1 s (hung?); aborting all 2 ranks"), std::string::npos)
+      << r.err;
+}
+
 TEST(MpiReplay, ShardIsRejectedUnderRanks) {
   if (!have_mpi()) GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";
   const std::string dir = temp_dir(), args = replay_args(write_sweep(dir));
@@ -121,8 +140,9 @@ TEST(MpiTune, AnyRankCountPrintsTheSingleProcessBytes) {
   }
 }
 
-// The study runner's units over ranks: rank 0 writes the checkpoints and the report, which matches
-// one `ncclbot run` byte for byte.
+// The study runner's units over ranks: rank 0 writes the checkpoints and the report, every rank
+// computes its share of each bootstrap interval's resamples, and the report matches one
+// `ncclbot run` byte for byte for any rank count.
 TEST(MpiRunUnits, StudyReportMatchesOneProcess) {
   if (!have_mpi()) GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";
   const std::string study = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/tiny.toml";
@@ -130,11 +150,17 @@ TEST(MpiRunUnits, StudyReportMatchesOneProcess) {
   const ShellRun one = run_sh("'" + std::string(NCCLBOT_BINARY) + "' run '" + study + "' --out '" + dir +
                               "/one' --no-figures --threads 1");
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  const ShellRun many = run_sh("mpirun -np 2 '" + mpi_binary() + "' run-units '" + study + "' --out '" + dir +
-                               "/many' --no-figures --threads 1");
-  ASSERT_EQ(many.exit_code, 0) << many.err;
-  EXPECT_EQ(read_all(dir + "/many/results.json"), read_all(dir + "/one/results.json"));
-  EXPECT_EQ(read_all(dir + "/many/report.md"), read_all(dir + "/one/report.md"));
+  for (const char* np : {"2", "3"}) {
+    const std::string out = dir + "/many" + np;
+    const ShellRun many =
+        run_sh("mpirun -np " + std::string(np) + " --oversubscribe '" + mpi_binary() + "' run-units '" +
+               study + "' --out '" + out + "' --no-figures --threads 1 --json");
+    ASSERT_EQ(many.exit_code, 0) << many.err;
+    // Every interval's resamples were split: (2 scenarios + pooled) x 4 policies x 4 statistics.
+    EXPECT_EQ(nlohmann::json::parse(many.out)["bootstrap_intervals_split"], 48) << "-np " << np;
+    EXPECT_EQ(read_all(out + "/results.json"), read_all(dir + "/one/results.json")) << "-np " << np;
+    EXPECT_EQ(read_all(out + "/report.md"), read_all(dir + "/one/report.md")) << "-np " << np;
+  }
 }
 
 // With --shared-dir every rank checkpoints its own units, so after a rank is killed a rerun

@@ -1,0 +1,26 @@
+#pragma once
+// A bootstrap distribution computed in pieces, for splitting its resamples across processes: the
+// entry points bootstrap_interval() (stats/bootstrap.hpp) does not offer yet. Resample b draws
+// from its own stream ResampleStream(seed, b) (stats/resample_stream.hpp) and accumulates the
+// statistic in bootstrap.cpp's order, so the pieces of any split, concatenated, are bit for bit
+// the `distribution` bootstrap_interval() keeps (tests/scale/bootstrap_range_test.cpp checks it
+// for every statistic).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ncclbot/stats/bootstrap.hpp"
+
+namespace ncclbot {
+
+// theta*_b for b in [first, first + count) of the one-sample bootstrap of `x` (statistic,
+// threshold, seed and threads from `options`). `x` must satisfy bootstrap_interval()'s checks.
+std::vector<double> bootstrap_distribution_range(std::span<const double> x, const BootstrapOptions& options,
+                                                 uint64_t first, uint64_t count);
+
+// What bootstrap_interval(x, options) returns with method "percentile", given its whole
+// distribution `theta` (all options.resamples of them, in resample order).
+BootstrapResult percentile_interval_from_distribution(std::span<const double> x, std::vector<double> theta,
+                                                      const BootstrapOptions& options);
+
+}  // namespace ncclbot
