@@ -95,6 +95,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
       src = {{"preset", ps.source->preset}, {"seed", ps.source->seed}};
       if (!ps.source->nodes.empty()) src["nodes"] = ps.source->nodes;
       if (ps.source->samples > 0) src["samples"] = ps.source->samples;
+      if (ps.source->hipipe) src["hipipe"] = true;
     } else {
       src = {{"file", ps.source->file}};
     }

@@ -179,7 +179,7 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 }
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
-  r.only_keys(t, "[[sweep]]", {"name", "preset", "seed", "nodes", "collectives", "samples", "file"});
+  r.only_keys(t, "[[sweep]]", {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "file"});
   SweepSource s;
   s.line = r.line(t);
   const auto* name = r.find(t, "name");
@@ -195,8 +195,12 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "nodes")) s.nodes = r.node_list(*n, "sweep.nodes");
     if (auto* n = r.find(t, "collectives")) s.collectives = r.collective_list(*n, "sweep.collectives");
     if (auto* n = r.find(t, "samples")) s.samples = int(r.integer(*n, "sweep.samples", 1, 100000));
+    if (auto* n = r.find(t, "hipipe")) {
+      if (!n->is_boolean()) r.fail(*n, "sweep.hipipe must be true or false");
+      s.hipipe = n->as_boolean()->get();
+    }
   } else {
-    for (const char* k : {"seed", "nodes", "collectives", "samples"})
+    for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");

@@ -29,6 +29,7 @@ struct SweepSource {
   std::vector<int> nodes;               // empty = the preset's default node counts
   std::vector<Collective> collectives;  // empty = the preset's default collectives
   int samples = 0;                      // 0 = the simulator's default
+  bool hipipe = false;                  // add the simulated HiPIPE arm (sim/hipipe_arm.hpp)
   std::string file;                     // a sweep CSV (path as resolved against the study file)
 };
 

@@ -21,6 +21,7 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   o.nodes = source.nodes;
   if (!source.collectives.empty()) o.collectives = source.collectives;
   if (source.samples > 0) o.samples = source.samples;
+  o.hipipe = source.hipipe;
   try {
     return sim::synthesize(preset, o);
   } catch (const UsageError& e) {
