@@ -1,20 +1,15 @@
-#!/ usr / bin / env python3
-""
-        "What the simulated HiPIPE arm adds and whether the policies find it, from a finished study.
+#!/usr/bin/env python3
+"""What the simulated HiPIPE arm adds and whether the policies find it, from a finished study.
 
-        Usage
-    : python3 scripts /
-      hipipe_arm_summary.py DIR[--json](DIR
-                                        : the-- out folder of `ncclbot run experiments /
-                                              hipipe_arm.toml-- out DIR`)
+Usage: python3 scripts/hipipe_arm_summary.py DIR [--json]
+       (DIR: the --out folder of `ncclbot run experiments/hipipe_arm.toml --out DIR`)
 
-          Reads DIR
-      /
-      results.json(each policy's modal final arm per scored context, its mean online and final loss) and
-    DIR / sweeps/*.csv (the measured samples), and prints per scenario and pooled:
+Reads DIR/results.json (each policy's modal final arm per scored context, its mean online and
+final loss) and DIR/sweeps/*.csv (the measured samples), and prints per scenario and pooled:
   - contexts with the HiPIPE arm, and in how many HiPIPE has the lowest measured mean;
   - the mean and largest gain of HiPIPE over the best NCCL arm where it wins, 1 - mu_HiPIPE / mu_NCCL*;
-  - per policy: recall (share of HiPIPE-best contexts whose final arm is HiPIPE), false picks
+  - the message sizes where it wins;
+  - per policy: found (HiPIPE-best contexts whose final arm is HiPIPE) and recall, false picks
     (contexts where the final arm is HiPIPE but HiPIPE is not the best), mean online and final loss.
 Standard library only.
 """
@@ -37,81 +32,90 @@ def sweep_means(path):
     return {k: {a: s / n for a, (s, n) in arms.items()} for k, arms in sums.items()}
 
 
+def context_key(c):
+    return (c["fabric"], c["collective"], c["nodes"], c["gpus_per_node"], c["bytes"])
+
+
+def scenario_summary(results, sc, means):
+    score = sc["score"]
+    m = means[score["sweep"]]
+    ctxs = [context_key(c) for c in score["context_list"]]
+    with_arm = [i for i, k in enumerate(ctxs) if HIPIPE in m[k]]
+    gains, best = [], set()
+    for i in with_arm:
+        arms = m[ctxs[i]]
+        nccl_best = min(v for a, v in arms.items() if a != HIPIPE)
+        if arms[HIPIPE] < nccl_best:
+            best.add(i)
+            gains.append(1.0 - arms[HIPIPE] / nccl_best)
+    policies = {}
+    for s in results["scores"]:
+        if s["scenario"] != sc["name"]:
+            continue
+        picks = [i for i, d in enumerate(s["decisions"]) if d == HIPIPE]
+        found = sum(1 for i in picks if i in best)
+        policies[s["policy"]] = {
+            "found": found,
+            "recall": found / len(best) if best else None,
+            "false_picks": len(picks) - found,
+            "mean_online": sum(s["online"]) / len(s["online"]),
+            "mean_final": sum(s["final"]) / len(s["final"]),
+            "n": len(s["online"]),
+        }
+    sizes = sorted({ctxs[i][4] for i in best})
+    return {
+        "contexts": len(ctxs),
+        "with_hipipe": len(with_arm),
+        "hipipe_best": len(best),
+        "gains": gains,
+        "smallest_winning_bytes": sizes[0] if sizes else None,
+        "policies": policies,
+    }
+
+
+def pooled_summary(parts):
+    out = {
+        "contexts": sum(p["contexts"] for p in parts),
+        "with_hipipe": sum(p["with_hipipe"] for p in parts),
+        "hipipe_best": sum(p["hipipe_best"] for p in parts),
+        "gains": [g for p in parts for g in p["gains"]],
+        "smallest_winning_bytes": min((p["smallest_winning_bytes"] for p in parts if p["smallest_winning_bytes"]),
+                                      default=None),
+        "policies": {},
+    }
+    for name in parts[0]["policies"]:
+        rows = [p["policies"][name] for p in parts]
+        n = sum(r["n"] for r in rows)
+        found = sum(r["found"] for r in rows)
+        out["policies"][name] = {
+            "found": found,
+            "recall": found / out["hipipe_best"] if out["hipipe_best"] else None,
+            "false_picks": sum(r["false_picks"] for r in rows),
+            "mean_online": sum(r["mean_online"] * r["n"] for r in rows) / n,
+            "mean_final": sum(r["mean_final"] * r["n"] for r in rows) / n,
+            "n": n,
+        }
+    return out
+
+
+def finish(part):
+    g = part.pop("gains")
+    part["mean_gain_where_best"] = sum(g) / len(g) if g else None
+    part["max_gain"] = max(g) if g else None
+    return part
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 1:
         sys.exit(__doc__)
     out = args[0]
-    results = json.load(open(out + "/results.json"))
-    means = {}
-    for sw in results["sweeps"]:
-        means[sw["name"]] = sweep_means(out + "/" + sw["file"])
-
-    summary = {"scenarios": {}, "pooled": None}
-    pooled = defaultdict(list)
-    for sc in results["scenarios"]:
-        name = sc["name"]
-        score = sc["score"]
-        ctxs = [(c["fabric"], c["collective"], c["nodes"], c["gpus_per_node"], c["bytes"]) for c in score["context_list"]]
-        m = means[score["sweep"]]
-        with_arm = [i for i, k in enumerate(ctxs) if HIPIPE in m[k]]
-        gains, best = [], set()
-        for i in with_arm:
-            arms = m[ctxs[i]]
-            nccl_best = min(v for a, v in arms.items() if a != HIPIPE)
-            if arms[HIPIPE] < nccl_best:
-                best.add(i)
-                gains.append(1.0 - arms[HIPIPE] / nccl_best)
-        policies = {}
-        for s in results["scores"]:
-            if s["scenario"] != name:
-                continue
-            picks = [i for i, d in enumerate(s["decisions"]) if d == HIPIPE]
-            policies[s["policy"]] = {
-                "recall": sum(1 for i in picks if i in best) / len(best) if best else None,
-                "found": sum(1 for i in picks if i in best),
-                "false_picks": sum(1 for i in picks if i not in best),
-                "mean_online": sum(s["online"]) / len(s["online"]),
-                "mean_final": sum(s["final"]) / len(s["final"]),
-            }
-            pooled[s["policy"]].append((len(best), policies[s["policy"]], len(s["online"])))
-        summary["scenarios"][name] = {
-            "contexts": len(ctxs),
-            "with_hipipe": len(with_arm),
-            "hipipe_best": len(best),
-            "mean_gain_where_best": sum(gains) / len(gains) if gains else None,
-            "max_gain": max(gains) if gains else None,
-            "policies": policies,
-        }
-    total_best = sum(v["hipipe_best"] for v in summary["scenarios"].values())
-    pooled_policies = {}
-    for p, rows in pooled.items():
-        n = sum(r[2] for r in rows)
-        pooled_policies[p] = {
-            "recall": sum(r[1]["found"] for r in rows) / total_best if total_best else None,
-            "found": sum(r[1]["found"] for r in rows),
-            "false_picks": sum(r[1]["false_picks"] for r in rows),
-            "mean_online": sum(r[1]["mean_online"] * r[2] for r in rows) / n,
-            "mean_final": sum(r[1]["mean_final"] * r[2] for r in rows) / n,
-        }
-    all_gains = []
-    for sc in results["scenarios"]:
-        score = sc["score"]
-        m = means[score["sweep"]]
-        for c in score["context_list"]:
-            arms = m[(c["fabric"], c["collective"], c["nodes"], c["gpus_per_node"], c["bytes"])]
-            if HIPIPE in arms:
-                nccl_best = min(v for a, v in arms.items() if a != HIPIPE)
-                if arms[HIPIPE] < nccl_best:
-                    all_gains.append(1.0 - arms[HIPIPE] / nccl_best)
-    summary["pooled"] = {
-        "contexts": sum(v["contexts"] for v in summary["scenarios"].values()),
-        "with_hipipe": sum(v["with_hipipe"] for v in summary["scenarios"].values()),
-        "hipipe_best": total_best,
-        "mean_gain_where_best": sum(all_gains) / len(all_gains) if all_gains else None,
-        "max_gain": max(all_gains) if all_gains else None,
-        "policies": pooled_policies,
-    }
+    with open(out + "/results.json") as f:
+        results = json.load(f)
+    means = {sw["name"]: sweep_means(out + "/" + sw["file"]) for sw in results["sweeps"]}
+    parts = {sc["name"]: scenario_summary(results, sc, means) for sc in results["scenarios"]}
+    pooled = pooled_summary(list(parts.values()))
+    summary = {"scenarios": {k: finish(v) for k, v in parts.items()}, "pooled": finish(pooled)}
     if "--json" in sys.argv:
         json.dump(summary, sys.stdout, indent=1, sort_keys=True)
         print()
@@ -121,11 +125,13 @@ def main():
         return "-" if x is None else f"{100 * x:.1f}%"
 
     for name, v in list(summary["scenarios"].items()) + [("pooled", summary["pooled"])]:
+        smallest = v["smallest_winning_bytes"]
         print(f"{name}: {v['contexts']} scored contexts, {v['with_hipipe']} with HiPIPE, HiPIPE best in "
-              f"{v['hipipe_best']}; gain where best: mean {pct(v['mean_gain_where_best'])}, max {pct(v['max_gain'])}")
+              f"{v['hipipe_best']} (from {smallest >> 20 if smallest else '-'} MiB up); gain over the best NCCL "
+              f"arm where it wins: mean {pct(v['mean_gain_where_best'])}, max {pct(v['max_gain'])}")
         for p, q in v["policies"].items():
-            print(f"  {p:14s} finds {q['found']:3d} ({pct(q['recall'])}), false picks {q['false_picks']:3d}, "
-                  f"mean online loss {pct(q['mean_online'])}, final {pct(q['mean_final'])}")
+            print(f"  {p:14s} final arm HiPIPE where best {q['found']:3d} ({pct(q['recall'])}), false picks "
+                  f"{q['false_picks']:3d}, mean online loss {pct(q['mean_online'])}, final {pct(q['mean_final'])}")
 
 
 if __name__ == "__main__":
