@@ -1,12 +1,14 @@
 #include "ncclbot/replay/cpu_engine.hpp"
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/replay/exploration_table.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
-#include "ncclbot/replay/replay.hpp"
+#include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 
 namespace ncclbot {
@@ -84,21 +86,39 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       std::string* out_rows = job.raw ? &rows[k] : nullptr;
       if (out_rows) out_rows->clear();
       visit_policy(spec.config, [&](auto policy) {
-        for (int s = 0; s < n_seed; ++s) {
-          task.seed = job.seed_base + uint64_t(s);
-          auto p = policy;  // fresh params copy; reset() inside replay_one initialises the state
-          const ReplayOutcome o = replay_one(p, task);
-          online_sum += o.online_loss;
-          final_sum += o.final_loss;
-          if (job.keep_per_seed) {
-            const size_t at = (size_t(cfg) * n_seed + s) * n_ctx + i;
-            res.online_per_seed[at] = o.online_loss;
-            res.final_per_seed[at] = o.final_loss;
+        attach_exploration_tables(policy, task);
+        // Seeds in groups of kBatch stepped side by side (replay_batch.hpp); outcomes are then
+        // consumed in seed order, so every sum is the same sequential sum for any grouping.
+        constexpr int kBatch = 4;
+        decltype(policy) group[kBatch];
+        ReplayTask tasks[kBatch];
+        ReplayOutcome outcomes[kBatch];
+        for (int s0 = 0; s0 < n_seed; s0 += kBatch) {
+          const int in_group = std::min(kBatch, n_seed - s0);
+          for (int b = 0; b < in_group; ++b) {
+            group[b] = policy;  // fresh params copy; reset() initialises the state
+            tasks[b] = task;
+            tasks[b].seed = job.seed_base + uint64_t(s0 + b);
           }
-          if (out_rows)
-            *out_rows += std::to_string(cfg) + ",\"" + spec.text + "\"," + std::to_string(task.context) +
-                         "," + std::to_string(task.seed) + "," + format_double(o.online_loss) + "," +
-                         format_double(o.final_loss) + "," + std::to_string(o.final_slot) + "\n";
+          if (in_group == kBatch)
+            replay_batch<kBatch>(group, tasks, outcomes);
+          else
+            for (int b = 0; b < in_group; ++b) outcomes[b] = replay_one(group[b], tasks[b]);
+          for (int b = 0; b < in_group; ++b) {
+            const int s = s0 + b;
+            const ReplayOutcome& o = outcomes[b];
+            online_sum += o.online_loss;
+            final_sum += o.final_loss;
+            if (job.keep_per_seed) {
+              const size_t at = (size_t(cfg) * n_seed + s) * n_ctx + i;
+              res.online_per_seed[at] = o.online_loss;
+              res.final_per_seed[at] = o.final_loss;
+            }
+            if (out_rows)
+              *out_rows += std::to_string(cfg) + ",\"" + spec.text + "\"," + std::to_string(task.context) +
+                           "," + std::to_string(tasks[b].seed) + "," + format_double(o.online_loss) + "," +
+                           format_double(o.final_loss) + "," + std::to_string(o.final_slot) + "\n";
+          }
         }
         return 0;
       });

@@ -9,7 +9,7 @@
 // Committed arm: argmin of the windowed means.
 #include <cmath>
 
-#include "ncclbot/policy/arm_stats.hpp"
+#include "ncclbot/policy/confidence_bound.hpp"
 
 namespace ncclbot {
 
@@ -49,9 +49,7 @@ struct SwUcbPolicy {
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
     const double scale = params.c * min_of(stats.mean, k) * sqrt(2.0 * portable_log(stats.total));
-    double index[kNumArms];
-    for (int j = 0; j < k; ++j) index[j] = stats.mean[j] - scale * inv_sqrt_count[j];
-    return stats.arms.slot[first_index_of_min(index, k)];
+    return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {

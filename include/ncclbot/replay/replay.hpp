@@ -56,39 +56,64 @@ struct NoStepObserver {
   NCCLBOT_HD void operator()(int /*step*/, int /*slot*/, float /*latency_us*/) const {}
 };
 
-// Runs one replay; `policy` is any policy type of policy/ with its params set. `observe(t, slot,
-// latency)` sees every step (tests record traces with it; the engines pass NoStepObserver).
-template <typename Policy, typename Observer = NoStepObserver>
-NCCLBOT_HD ReplayOutcome replay_one(Policy& policy, const ReplayTask& task, Observer observe = Observer{}) {
-  const SweepView& v = task.sweep;
-  const int c = task.context;
-  double loss[kNumArms];
-  context_losses(v, c, loss);
-  policy.reset(sweep_policy_context(v, c, task.fixed_slot));
-
-  const uint32_t seed_lo = uint32_t(task.seed), seed_hi = uint32_t(task.seed >> 32);
-  const uint32_t id_lo = uint32_t(task.stream_id), id_hi = uint32_t(task.stream_id >> 32);
-  const uint32_t samples = uint32_t(v.samples);
-  const float* times = v.time_us + int64_t(c) * kNumArms * v.samples;
+// One replay in progress: what step t needs besides the policy (the context's losses, the
+// sample-draw Philox block, the running loss sum). replay_one() drives one of these; the CPU engine
+// drives several side by side (replay_batch.hpp), which changes no bit of any of them.
+struct ReplayCursor {
+  const float* times = nullptr;  // the context's samples, [slot][sample]
+  int samples = 0;
+  uint32_t seed_lo = 0, seed_hi = 0, id_lo = 0, id_hi = 0;
   Philox4x32 block{};
   double loss_sum = 0.0;
-  for (int t = 0; t < task.horizon; ++t) {
+  double loss[kNumArms];
+
+  template <typename Policy>
+  NCCLBOT_HD void begin(Policy& policy, const ReplayTask& task) {
+    const SweepView& v = task.sweep;
+    context_losses(v, task.context, loss);
+    policy.reset(sweep_policy_context(v, task.context, task.fixed_slot));
+    seed_lo = uint32_t(task.seed);
+    seed_hi = uint32_t(task.seed >> 32);
+    id_lo = uint32_t(task.stream_id);
+    id_hi = uint32_t(task.stream_id >> 32);
+    samples = v.samples;
+    times = v.time_us + int64_t(task.context) * kNumArms * v.samples;
+    block = Philox4x32{};
+    loss_sum = 0.0;
+  }
+
+  template <typename Policy, typename Observer>
+  NCCLBOT_HD void step(Policy& policy, const ReplayTask& task, int t, Observer& observe) {
     StepRandom rng(task.seed, task.stream_id, uint32_t(t));
     const int slot = policy.select(rng);
     if ((t & 3) == 0)
       block = philox4x32_10(Philox4x32{{uint32_t(t) >> 2, 0u, id_lo, id_hi}}, seed_lo, seed_hi);
-    const uint32_t r = uniform_below(block.v[t & 3], samples);
-    const float x = times[slot * v.samples + int(r)];
+    const uint32_t r = uniform_below(block.v[t & 3], uint32_t(samples));
+    const float x = times[slot * samples + int(r)];
     observe(t, slot, x);
     policy.update(slot, double(x));
     loss_sum += loss[slot];
   }
-  StepRandom final_rng(task.seed, task.stream_id, uint32_t(task.horizon));
-  ReplayOutcome out;
-  out.online_loss = task.horizon > 0 ? loss_sum / double(task.horizon) : 0.0;
-  out.final_slot = policy.commit(final_rng);
-  out.final_loss = out.final_slot >= 0 ? loss[out.final_slot] : 0.0;
-  return out;
+
+  template <typename Policy>
+  NCCLBOT_HD ReplayOutcome finish(Policy& policy, const ReplayTask& task) const {
+    StepRandom final_rng(task.seed, task.stream_id, uint32_t(task.horizon));
+    ReplayOutcome out;
+    out.online_loss = task.horizon > 0 ? loss_sum / double(task.horizon) : 0.0;
+    out.final_slot = policy.commit(final_rng);
+    out.final_loss = out.final_slot >= 0 ? loss[out.final_slot] : 0.0;
+    return out;
+  }
+};
+
+// Runs one replay; `policy` is any policy type of policy/ with its params set. `observe(t, slot,
+// latency)` sees every step (tests record traces with it; the engines pass NoStepObserver).
+template <typename Policy, typename Observer = NoStepObserver>
+NCCLBOT_HD ReplayOutcome replay_one(Policy& policy, const ReplayTask& task, Observer observe = Observer{}) {
+  ReplayCursor cursor;
+  cursor.begin(policy, task);
+  for (int t = 0; t < task.horizon; ++t) cursor.step(policy, task, t, observe);
+  return cursor.finish(policy, task);
 }
 
 }  // namespace ncclbot
