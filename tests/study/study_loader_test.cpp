@@ -122,6 +122,16 @@ TEST(StudyLoader, ErrorsNameLineAndReason) {
   expect_error("seed = 7", "seed = = 7", 3, "");
 }
 
+TEST(StudyLoader, HiPipeArmKeyOnSynthesisedSweepsOnly) {
+  EXPECT_FALSE(parse_study(kValid, "/x/study.toml").sweeps[0].hipipe);  // off unless asked
+  std::string text = kValid;
+  text.replace(text.find("seed = 2\n"), 9, "seed = 2\nhipipe = true\n");
+  EXPECT_TRUE(parse_study(text, "/x/study.toml").sweeps[0].hipipe);
+  expect_error("seed = 2\n", "seed = 2\nhipipe = 1\n", 15, "sweep.hipipe must be true or false");
+  expect_error("file = \"sweeps/b.csv\"", "file = \"sweeps/b.csv\"\nhipipe = true", 21,
+               "sweep.hipipe applies only to a synthesised sweep");
+}
+
 TEST(StudyLoader, MissingPartsAreErrors) {
   EXPECT_THROW(parse_study("[study]\nname = \"x\"\n", "s.toml"), InputError);  // no sweeps
   try {
