@@ -86,7 +86,7 @@ class MpiProcessGroup final : public ProcessGroup {
       check(MPI_Irecv(&lengths[size_t(peer)], 1, MPI_UINT64_T, peer, kTagLength, MPI_COMM_WORLD,
                       &pending[size_t(peer)]),
             "receiving the result length of rank " + std::to_string(peer));
-    wait_for_ranks(pending);
+    wait_for_ranks(pending, true);
     for (int peer = 1; peer < size_; ++peer) {
       std::string& in = all[size_t(peer)];
       in.resize(lengths[size_t(peer)]);
@@ -101,9 +101,14 @@ class MpiProcessGroup final : public ProcessGroup {
   void set_rank_timeout(double seconds) override { rank_timeout_ = seconds; }
 
   void broadcast_from_root(std::string& bytes) override {
+    // The length without blocking, then waited for as in a gather: a rank that waits for rank 0
+    // (tune's slowest rank, the next bootstrap interval) sleeps instead of spinning in MPI. No
+    // timeout: rank 0 may legitimately work alone for long (the report) between broadcasts.
     uint64_t length = bytes.size();
-    check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD),
+    std::vector<MPI_Request> pending(1, MPI_REQUEST_NULL);
+    check(MPI_Ibcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &pending[0]),
           "rank " + std::to_string(rank_) + " receiving a broadcast length from rank 0");
+    wait_for_ranks(pending, false);
     bytes.resize(length);
     for (size_t at = 0; at < bytes.size(); at += kChunk)
       check(
@@ -118,24 +123,25 @@ class MpiProcessGroup final : public ProcessGroup {
   }
 
  private:
-  // Waits until every request completes, sleeping between checks (an idle rank 0 leaves its core
-  // to the ranks still working). With a rank timeout, the first rank whose request is still open
-  // that long after the wait began is declared hung and the job is aborted.
-  void wait_for_ranks(std::vector<MPI_Request>& pending) {
+  // Waits until every request completes (pending[k]: the one from rank k), sleeping between
+  // checks so that a waiting rank leaves its core to the ranks still working. With `timeout` and
+  // a rank timeout set, the first rank whose request is still open that long after the wait began
+  // is declared hung and the job is aborted.
+  void wait_for_ranks(std::vector<MPI_Request>& pending, bool timeout) {
     const auto start = std::chrono::steady_clock::now();
-    auto nap = std::chrono::microseconds(50);
+    auto nap = std::chrono::microseconds(20);
     for (;;) {
       int open_rank = -1;
       for (size_t peer = 0; peer < pending.size(); ++peer) {
         if (pending[peer] == MPI_REQUEST_NULL) continue;
         int done = 0;
         check(MPI_Test(&pending[peer], &done, MPI_STATUS_IGNORE),
-              "receiving the result length of rank " + std::to_string(peer));
+              "rank " + std::to_string(rank_) + " waiting for rank " + std::to_string(peer));
         if (!done && open_rank < 0) open_rank = int(peer);
       }
       if (open_rank < 0) return;
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (rank_timeout_ > 0 && waited >= rank_timeout_) {
+      if (timeout && rank_timeout_ > 0 && waited >= rank_timeout_) {
         std::ostringstream message;
         message << "ncclbot: rank " << open_rank << " has not reported for " << rank_timeout_
                 << " s (hung?); aborting all " << size_ << " ranks";
@@ -144,7 +150,7 @@ class MpiProcessGroup final : public ProcessGroup {
         std::_Exit(1);
       }
       std::this_thread::sleep_for(nap);
-      nap = std::min(nap * 2, std::chrono::microseconds(10000));
+      nap = std::min(nap * 2, std::chrono::microseconds(1000));  // a late rank costs rank 0 at most 1 ms
     }
   }
 
