@@ -1,16 +1,19 @@
 #include "ncclbot/stats/bootstrap.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/stats/bca.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
 #include "ncclbot/stats/parallel_for.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
+#include "resample_means_avx2.hpp"
 
 namespace ncclbot {
 
@@ -85,6 +88,74 @@ double resample_p99(const UnitValues& v, const uint32_t* draws, const Percentile
   return spot.interpolate(at_lo, at_hi);
 }
 
+// The streams of resamples b, b + 1, ..., b + R - 1.
+template <size_t... I>
+std::array<ResampleStream, sizeof...(I)> streams_from(uint64_t seed, uint64_t b, std::index_sequence<I...>) {
+  return {ResampleStream(seed, b + I, ResamplePurpose::bootstrap_indices)...};
+}
+
+// Means of R consecutive resamples b, b+1, ... (of x and, when Paired, of y at the same draws).
+// Draw i of a resample goes to partial sum i mod 4 and the sums are combined as
+// ((s0 + s1) + (s2 + s3)) / n: the order replay_aggregate.hpp reproduces on the device. Stepping R
+// independent resamples side by side only interleaves their work; each value is the same for any R.
+template <int R, bool Paired>
+void resample_means(std::span<const double> x, std::span<const double> y, uint64_t seed, uint64_t b,
+                    double* tx, double* ty) {
+  const uint32_t n = uint32_t(x.size());
+  auto stream = streams_from(seed, b, std::make_index_sequence<R>{});
+  double sx[R][4] = {}, sy[R][4] = {};
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int r = 0; r < R; ++r) {
+      uint32_t u[4];
+      stream[r].next4_below(n, u);
+      for (int l = 0; l < 4; ++l) {
+        sx[r][l] += x[u[l]];
+        if (Paired) sy[r][l] += y[u[l]];
+      }
+    }
+  for (; i < n; ++i)
+    for (int r = 0; r < R; ++r) {
+      const uint32_t u = stream[r].next_below(n);
+      sx[r][i & 3] += x[u];
+      if (Paired) sy[r][i & 3] += y[u];
+    }
+  for (int r = 0; r < R; ++r) {
+    tx[r] = ((sx[r][0] + sx[r][1]) + (sx[r][2] + sx[r][3])) / double(n);
+    ty[r] = ((sy[r][0] + sy[r][1]) + (sy[r][2] + sy[r][3])) / double(n);
+  }
+}
+
+// Resamples [begin, end) of the mean: four at a time in AVX2 lanes where the CPU has them (a group
+// with a possibly rejected draw is redone in scalar code), then two at a time, then one.
+void resample_mean_range(std::span<const double> x, std::span<const double> y, bool paired, uint64_t seed,
+                         uint64_t begin, uint64_t end, double* theta) {
+  const auto scalar = [&](uint64_t b, int count) {
+    double tx[2], ty[2];
+    if (count == 2)
+      paired ? resample_means<2, true>(x, y, seed, b, tx, ty)
+             : resample_means<2, false>(x, y, seed, b, tx, ty);
+    else
+      paired ? resample_means<1, true>(x, y, seed, b, tx, ty)
+             : resample_means<1, false>(x, y, seed, b, tx, ty);
+    for (int r = 0; r < count; ++r) theta[b + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
+  };
+  static const bool simd = cpu_has_avx2();
+  uint64_t b = begin;
+  if (simd && x.size() >= 4)
+    for (; b + 4 <= end; b += 4) {
+      double tx[4], ty[4];
+      if (resample_means_x4_avx2(x, paired ? y : std::span<const double>(), seed, b, tx, ty)) {
+        for (int r = 0; r < 4; ++r) theta[b + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
+      } else {
+        scalar(b, 2);
+        scalar(b + 2, 2);
+      }
+    }
+  for (; b + 2 <= end; b += 2) scalar(b, 2);
+  if (b < end) scalar(b, 1);
+}
+
 // Statistic of the data with unit i left out, for every i (closed forms; see the header).
 std::vector<double> jackknife(BootstrapStatistic stat, const UnitValues& v, double threshold) {
   const size_t n = v.x.size();
@@ -153,23 +224,17 @@ BootstrapResult run(std::span<const double> x, std::span<const double> y, bool p
   std::vector<double> theta(opt.resamples);
   const uint32_t n32 = uint32_t(n);
   parallel_for_chunks(opt.resamples, opt.threads, [&](uint64_t begin, uint64_t end) {
+    if (stat == BootstrapStatistic::mean) {
+      resample_mean_range(x, y, paired, opt.seed, begin, end, theta.data());
+      return;
+    }
     std::vector<uint32_t> draws(stat == BootstrapStatistic::p99 ? n : 0);
     for (uint64_t b = begin; b < end; ++b) {
       ResampleStream stream(opt.seed, b, ResamplePurpose::bootstrap_indices);
       double tx = 0.0, ty = 0.0;
       switch (stat) {
-        case BootstrapStatistic::mean: {
-          // Four partial sums (draw i goes to sum i mod 4) break the chain of dependent additions.
-          double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
-          for (uint32_t i = 0; i < n32; ++i) {
-            const uint32_t u = stream.next_below(n32);
-            sx[i & 3] += x[u];
-            if (paired) sy[i & 3] += y[u];
-          }
-          tx = ((sx[0] + sx[1]) + (sx[2] + sx[3])) / double(n);
-          ty = ((sy[0] + sy[1]) + (sy[2] + sy[3])) / double(n);
+        case BootstrapStatistic::mean:  // resample_mean_range() above
           break;
-        }
         case BootstrapStatistic::max: {
           double mx = -std::numeric_limits<double>::infinity(), my = mx;
           for (uint32_t i = 0; i < n32; ++i) {

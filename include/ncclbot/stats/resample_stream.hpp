@@ -35,6 +35,17 @@ class ResampleStream {
     if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // xoshiro's one forbidden state
   }
 
+  // The xoshiro256** state, for engines that step several streams in SIMD lanes. Only valid (and
+  // only accepted back) at a 64-bit boundary, i.e. after an even number of words.
+  NCCLBOT_HD bool at_word_pair_boundary() const { return !have_high_; }
+  NCCLBOT_HD void get_state(uint64_t out[4]) const {
+    for (int i = 0; i < 4; ++i) out[i] = s_[i];
+  }
+  NCCLBOT_HD void set_state(const uint64_t in[4]) {
+    for (int i = 0; i < 4; ++i) s_[i] = in[i];
+    have_high_ = false;
+  }
+
   NCCLBOT_HD uint32_t next_word() {
     if (have_high_) {
       have_high_ = false;
@@ -43,6 +54,29 @@ class ResampleStream {
     pending_ = next64();
     have_high_ = true;
     return uint32_t(pending_);
+  }
+
+  // Four successive next_below(n) values into out[0..3], exactly the ones four calls would give.
+  // At a 64-bit boundary two outputs hold the four words; only if one of them lands where Lemire's
+  // method might reject (low half of the product < n: probability 4n / 2^32 per call) are the four
+  // draws redone one by one from the saved state. Saves the alternating half-word branch and lets
+  // the four multiplications run side by side.
+  NCCLBOT_HD void next4_below(uint32_t n, uint32_t* out) {
+    if (!have_high_) {
+      const uint64_t saved[4] = {s_[0], s_[1], s_[2], s_[3]};
+      const uint64_t w0 = next64(), w1 = next64();
+      const uint64_t m0 = (w0 & 0xffffffffu) * n, m1 = (w0 >> 32) * n;
+      const uint64_t m2 = (w1 & 0xffffffffu) * n, m3 = (w1 >> 32) * n;
+      if (!((uint32_t(m0) < n) | (uint32_t(m1) < n) | (uint32_t(m2) < n) | (uint32_t(m3) < n))) {
+        out[0] = uint32_t(m0 >> 32);
+        out[1] = uint32_t(m1 >> 32);
+        out[2] = uint32_t(m2 >> 32);
+        out[3] = uint32_t(m3 >> 32);
+        return;
+      }
+      for (int i = 0; i < 4; ++i) s_[i] = saved[i];
+    }
+    for (int i = 0; i < 4; ++i) out[i] = next_below(n);
   }
 
   // Uniform integer in [0, n), n >= 1, without modulo bias (Lemire 2019, "Fast random integer
