@@ -183,3 +183,24 @@ TEST(ReplayBatch, EnginePerSeedLossesEqualPlainReplays) {
       }
     }
 }
+
+// The one-pass lower-confidence argmin against the two-pass definition (fill the index array,
+// first_index_of_min), on random states with many exact ties (means and counts from small sets).
+TEST(LowerConfidenceArgmin, EqualsTheTwoPassDefinition) {
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int> pick(0, 3);
+  for (int trial = 0; trial < 20000; ++trial) {
+    ArmStats stats{};
+    double inv_sqrt_count[kNumArms];
+    stats.arms.k = 1 + trial % kNumNcclArms;
+    for (int j = 0; j < stats.arms.k; ++j) {
+      stats.mean[j] = 10.0 + pick(gen);
+      inv_sqrt_count[j] = 1.0 / std::sqrt(1.0 + pick(gen));
+    }
+    const double scale = trial % 3 == 0 ? 0.0 : 0.5 * pick(gen);
+    double index[kNumArms];
+    for (int j = 0; j < stats.arms.k; ++j) index[j] = stats.mean[j] - scale * inv_sqrt_count[j];
+    ASSERT_EQ(lower_confidence_argmin(stats, inv_sqrt_count, scale), first_index_of_min(index, stats.arms.k))
+        << "trial " << trial;
+  }
+}
