@@ -6,7 +6,6 @@
 #include <numeric>
 #include <optional>
 
-#include "ncclbot/stats/loss_summary.hpp"
 #include "ncclbot/stats/parallel_for.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 
@@ -77,6 +76,19 @@ double resample_statistic(std::span<const double> x, const BootstrapOptions& o, 
   return 0;
 }
 
+// quantile_linear_sorted(theta sorted, p) without sorting theta: the two order statistics it
+// interpolates between are selected, O(B) instead of O(B log B). Same arithmetic as
+// stats/loss_summary.cpp, so the same bits. Reorders v.
+double quantile_by_selection(std::vector<double>& v, double p) {
+  const double pos = p * double(v.size() - 1);
+  const size_t lo = size_t(std::floor(pos)), hi = std::min(lo + 1, v.size() - 1);
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(lo), v.end());
+  const double at_lo = v[lo];
+  // Everything after position lo is >= v[lo] now: the next order statistic is their minimum.
+  const double at_hi = hi == lo ? at_lo : *std::min_element(v.begin() + std::ptrdiff_t(lo) + 1, v.end());
+  return at_lo + (at_hi - at_lo) * (pos - double(lo));
+}
+
 }  // namespace
 
 std::vector<double> bootstrap_distribution_range(std::span<const double> x, const BootstrapOptions& o,
@@ -107,9 +119,9 @@ BootstrapResult percentile_interval_from_distribution(std::span<const double> x,
   r.level_low = (1.0 - o.level) / 2.0;
   r.level_high = 1.0 - r.level_low;
   if (o.keep_distribution) r.distribution = theta;
-  std::sort(theta.begin(), theta.end());
-  r.low = quantile_linear_sorted(theta, r.level_low);
-  r.high = quantile_linear_sorted(theta, r.level_high);
+  // Rank 0 does this alone after every interval's pieces arrive, so it must be cheap.
+  r.low = quantile_by_selection(theta, r.level_low);
+  r.high = quantile_by_selection(theta, r.level_high);
   return r;
 }
 
