@@ -32,7 +32,7 @@ void write_shard_partial(const std::string& path, const std::string& bytes, Shar
 void add_rank_timeout_option(CLI::App& app, double& seconds) {
   app.add_option("--rank-timeout", seconds,
                  "under mpirun: abort the job when a rank has not reported this many seconds after "
-                 "rank 0 is ready for it (a hung rank); 0 = wait for ever (default)"); 0 = wait for ever (default)");
+                 "rank 0 is ready for it (a hung rank); 0 = wait for ever (default)");
 }
 
 void apply_rank_timeout(ProcessGroup* group, double seconds) {
