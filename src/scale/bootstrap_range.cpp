@@ -3,78 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
-#include <optional>
-
-#include "ncclbot/stats/parallel_for.hpp"
-#include "ncclbot/stats/resample_stream.hpp"
-
 namespace ncclbot {
 namespace {
-
-// The p99 of a resample from how often each unit was drawn: the sorted order walked from the top
-// until the two ranks NumPy's "linear" p99 interpolates between are found (as bootstrap.cpp).
-struct TopWalk {
-  std::vector<double> sorted;     // x ascending
-  std::vector<uint32_t> unit_at;  // unit at each sorted position (ties in unit order)
-  size_t lo = 0, hi = 0;
-  double frac = 0;
-
-  explicit TopWalk(std::span<const double> x) : sorted(x.size()), unit_at(x.size()) {
-    std::iota(unit_at.begin(), unit_at.end(), 0u);
-    std::stable_sort(unit_at.begin(), unit_at.end(), [&](uint32_t a, uint32_t b) { return x[a] < x[b]; });
-    for (size_t r = 0; r < x.size(); ++r) sorted[r] = x[unit_at[r]];
-    const double pos = 0.99 * double(x.size() - 1);
-    lo = size_t(std::floor(pos));
-    hi = std::min(lo + 1, x.size() - 1);
-    frac = pos - double(lo);
-  }
-
-  double p99(const uint32_t* draws) const {
-    const size_t n = sorted.size(), want_hi = n - 1 - hi, want_lo = n - 1 - lo;
-    double at_hi = std::numeric_limits<double>::quiet_NaN(), at_lo = at_hi;
-    size_t seen = 0;
-    for (size_t r = n; r-- > 0;) {
-      const uint32_t c = draws[unit_at[r]];
-      if (c == 0) continue;
-      seen += c;
-      if (std::isnan(at_hi) && seen > want_hi) at_hi = sorted[r];
-      if (seen > want_lo) {
-        at_lo = sorted[r];
-        break;
-      }
-    }
-    return at_lo + (at_hi - at_lo) * frac;
-  }
-};
-
-double resample_statistic(std::span<const double> x, const BootstrapOptions& o, uint64_t b,
-                          const TopWalk* walk, std::vector<uint32_t>& draws) {
-  ResampleStream stream(o.seed, b, ResamplePurpose::bootstrap_indices);
-  const uint32_t n = uint32_t(x.size());
-  switch (o.statistic) {
-    case BootstrapStatistic::mean: {
-      double s[4] = {0, 0, 0, 0};  // draw i into partial sum i mod 4, as bootstrap.cpp
-      for (uint32_t i = 0; i < n; ++i) s[i & 3] += x[stream.next_below(n)];
-      return ((s[0] + s[1]) + (s[2] + s[3])) / double(n);
-    }
-    case BootstrapStatistic::max: {
-      double m = -std::numeric_limits<double>::infinity();
-      for (uint32_t i = 0; i < n; ++i) m = std::max(m, x[stream.next_below(n)]);
-      return m;
-    }
-    case BootstrapStatistic::count_above: {
-      uint32_t c = 0;
-      for (uint32_t i = 0; i < n; ++i) c += x[stream.next_below(n)] > o.threshold;
-      return double(c);
-    }
-    case BootstrapStatistic::p99:
-      std::fill(draws.begin(), draws.end(), 0u);
-      for (uint32_t i = 0; i < n; ++i) ++draws[stream.next_below(n)];
-      return walk->p99(draws.data());
-  }
-  return 0;
-}
 
 // quantile_linear_sorted(theta sorted, p) without sorting theta: the two order statistics it
 // interpolates between are selected, O(B) instead of O(B log B). Same arithmetic as
@@ -93,15 +23,7 @@ double quantile_by_selection(std::vector<double>& v, double p) {
 
 std::vector<double> bootstrap_distribution_range(std::span<const double> x, const BootstrapOptions& o,
                                                  uint64_t first, uint64_t count) {
-  const bool p99 = o.statistic == BootstrapStatistic::p99;
-  const std::optional<TopWalk> walk = p99 ? std::optional<TopWalk>(TopWalk(x)) : std::nullopt;
-  std::vector<double> theta(count);
-  parallel_for_chunks(count, o.threads, [&](uint64_t begin, uint64_t end) {
-    std::vector<uint32_t> draws(p99 ? x.size() : 0);
-    for (uint64_t k = begin; k < end; ++k)
-      theta[k] = resample_statistic(x, o, first + k, walk ? &*walk : nullptr, draws);
-  });
-  return theta;
+  return bootstrap_distribution(x, o, first, count);
 }
 
 BootstrapResult percentile_interval_from_distribution(std::span<const double> x, std::vector<double> theta,

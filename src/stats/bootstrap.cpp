@@ -13,7 +13,7 @@
 #include "ncclbot/stats/loss_summary.hpp"
 #include "ncclbot/stats/parallel_for.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
-#include "resample_means_avx2.hpp"
+#include "resample_means_x4.hpp"
 
 namespace ncclbot {
 
@@ -126,10 +126,11 @@ void resample_means(std::span<const double> x, std::span<const double> y, uint64
   }
 }
 
-// Resamples [begin, end) of the mean: four at a time in AVX2 lanes where the CPU has them (a group
-// with a possibly rejected draw is redone in scalar code), then two at a time, then one.
+// Resamples [begin, end) of the mean into theta[b - first]: four at a time in SIMD lanes where the
+// CPU has them (a group with a possibly rejected draw is redone in scalar code), then two at a
+// time, then one.
 void resample_mean_range(std::span<const double> x, std::span<const double> y, bool paired, uint64_t seed,
-                         uint64_t begin, uint64_t end, double* theta) {
+                         uint64_t first, uint64_t begin, uint64_t end, double* theta) {
   const auto scalar = [&](uint64_t b, int count) {
     double tx[2], ty[2];
     if (count == 2)
@@ -138,15 +139,15 @@ void resample_mean_range(std::span<const double> x, std::span<const double> y, b
     else
       paired ? resample_means<1, true>(x, y, seed, b, tx, ty)
              : resample_means<1, false>(x, y, seed, b, tx, ty);
-    for (int r = 0; r < count; ++r) theta[b + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
+    for (int r = 0; r < count; ++r) theta[b - first + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
   };
-  static const bool simd = cpu_has_avx2();
+  const SimdLevel simd = simd_level();
   uint64_t b = begin;
-  if (simd && x.size() >= 4)
+  if (simd != SimdLevel::none && x.size() >= 4)
     for (; b + 4 <= end; b += 4) {
       double tx[4], ty[4];
-      if (resample_means_x4_avx2(x, paired ? y : std::span<const double>(), seed, b, tx, ty)) {
-        for (int r = 0; r < 4; ++r) theta[b + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
+      if (resample_means_x4(simd, x, paired ? y : std::span<const double>(), seed, b, tx, ty)) {
+        for (int r = 0; r < 4; ++r) theta[b - first + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
       } else {
         scalar(b, 2);
         scalar(b + 2, 2);
@@ -199,8 +200,8 @@ void check_values(std::span<const double> v, const char* name) {
     if (!std::isfinite(t)) throw std::invalid_argument(std::string(name) + " holds a non-finite value");
 }
 
-BootstrapResult run(std::span<const double> x, std::span<const double> y, bool paired,
-                    const BootstrapOptions& opt) {
+void check_inputs(std::span<const double> x, std::span<const double> y, bool paired,
+                  const BootstrapOptions& opt) {
   check_values(x, "x");
   if (paired) {
     check_values(y, "y");
@@ -209,28 +210,30 @@ BootstrapResult run(std::span<const double> x, std::span<const double> y, bool p
   }
   if (opt.resamples == 0) throw std::invalid_argument("resamples must be >= 1");
   if (!(opt.level > 0.0 && opt.level < 1.0)) throw std::invalid_argument("level must lie in (0, 1)");
-  const size_t n = x.size();
-  if (opt.method == IntervalMethod::bca && n < 2) throw std::invalid_argument("BCa needs at least 2 values");
+  if (opt.method == IntervalMethod::bca && x.size() < 2)
+    throw std::invalid_argument("BCa needs at least 2 values");
+}
 
+// theta*_b for b in [first, first + count), into theta[b - first].
+std::vector<double> distribution(std::span<const double> x, std::span<const double> y, bool paired,
+                                 const BootstrapOptions& opt, uint64_t first, uint64_t count) {
+  const size_t n = x.size();
+  const BootstrapStatistic stat = opt.statistic;
+  std::vector<double> theta(count);
+  if (stat == BootstrapStatistic::mean) {
+    parallel_for_chunks(count, opt.threads, [&](uint64_t begin, uint64_t end) {
+      resample_mean_range(x, y, paired, opt.seed, first, first + begin, first + end, theta.data());
+    });
+    return theta;
+  }
   const UnitValues vx(x, opt.threshold);
   const UnitValues vy = paired ? UnitValues(y, opt.threshold) : UnitValues(std::span<const double>(), 0.0);
-  const BootstrapStatistic stat = opt.statistic;
   const PercentileSpot spot(n);
-
-  BootstrapResult res;
-  res.estimate = evaluate_statistic(stat, x, opt.threshold) -
-                 (paired ? evaluate_statistic(stat, y, opt.threshold) : 0.0);
-
-  std::vector<double> theta(opt.resamples);
   const uint32_t n32 = uint32_t(n);
-  parallel_for_chunks(opt.resamples, opt.threads, [&](uint64_t begin, uint64_t end) {
-    if (stat == BootstrapStatistic::mean) {
-      resample_mean_range(x, y, paired, opt.seed, begin, end, theta.data());
-      return;
-    }
+  parallel_for_chunks(count, opt.threads, [&](uint64_t begin, uint64_t end) {
     std::vector<uint32_t> draws(stat == BootstrapStatistic::p99 ? n : 0);
-    for (uint64_t b = begin; b < end; ++b) {
-      ResampleStream stream(opt.seed, b, ResamplePurpose::bootstrap_indices);
+    for (uint64_t k = begin; k < end; ++k) {
+      ResampleStream stream(opt.seed, first + k, ResamplePurpose::bootstrap_indices);
       double tx = 0.0, ty = 0.0;
       switch (stat) {
         case BootstrapStatistic::mean:  // resample_mean_range() above
@@ -265,10 +268,21 @@ BootstrapResult run(std::span<const double> x, std::span<const double> y, bool p
           break;
         }
       }
-      theta[b] = paired ? tx - ty : tx;
+      theta[k] = paired ? tx - ty : tx;
     }
   });
 
+  return theta;
+}
+
+// The interval from the whole distribution theta (all opt.resamples of it, in resample order).
+BootstrapResult interval(std::span<const double> x, std::span<const double> y, bool paired,
+                         std::vector<double> theta, const BootstrapOptions& opt) {
+  const size_t n = x.size();
+  const BootstrapStatistic stat = opt.statistic;
+  BootstrapResult res;
+  res.estimate = evaluate_statistic(stat, x, opt.threshold) -
+                 (paired ? evaluate_statistic(stat, y, opt.threshold) : 0.0);
   std::vector<double> sorted = theta;
   std::sort(sorted.begin(), sorted.end());
   const double B = double(sorted.size());
@@ -286,6 +300,8 @@ BootstrapResult run(std::span<const double> x, std::span<const double> y, bool p
     res.bias_correction = res.acceleration = kNaN;
   } else {
     res.bias_correction = bca_bias_correction(sorted, res.estimate);
+    const UnitValues vx(x, opt.threshold);
+    const UnitValues vy = paired ? UnitValues(y, opt.threshold) : UnitValues(std::span<const double>(), 0.0);
     std::vector<double> jack = jackknife(stat, vx, opt.threshold);
     if (paired) {
       const std::vector<double> jy = jackknife(stat, vy, opt.threshold);
@@ -310,12 +326,20 @@ BootstrapResult run(std::span<const double> x, std::span<const double> y, bool p
 }  // namespace
 
 BootstrapResult bootstrap_interval(std::span<const double> x, const BootstrapOptions& options) {
-  return run(x, {}, false, options);
+  check_inputs(x, {}, false, options);
+  return interval(x, {}, false, distribution(x, {}, false, options, 0, options.resamples), options);
 }
 
 BootstrapResult bootstrap_paired_difference(std::span<const double> x, std::span<const double> y,
                                             const BootstrapOptions& options) {
-  return run(x, y, true, options);
+  check_inputs(x, y, true, options);
+  return interval(x, y, true, distribution(x, y, true, options, 0, options.resamples), options);
+}
+
+std::vector<double> bootstrap_distribution(std::span<const double> x, const BootstrapOptions& options,
+                                           uint64_t first, uint64_t count) {
+  check_inputs(x, {}, false, options);
+  return distribution(x, {}, false, options, first, count);
 }
 
 }  // namespace ncclbot

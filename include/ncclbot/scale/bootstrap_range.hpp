@@ -1,10 +1,9 @@
 #pragma once
-// A bootstrap distribution computed in pieces, for splitting its resamples across processes: the
-// entry points bootstrap_interval() (stats/bootstrap.hpp) does not offer yet. Resample b draws
-// from its own stream ResampleStream(seed, b) (stats/resample_stream.hpp) and accumulates the
-// statistic in bootstrap.cpp's order, so the pieces of any split, concatenated, are bit for bit
-// the `distribution` bootstrap_interval() keeps (tests/scale/bootstrap_range_test.cpp checks it
-// for every statistic).
+// A bootstrap distribution computed in pieces, for splitting its resamples across processes.
+// Resample b draws from its own stream ResampleStream(seed, b) (stats/resample_stream.hpp), so the
+// pieces of any split, concatenated, are bit for bit the `distribution` bootstrap_interval() keeps
+// (tests/scale/bootstrap_range_test.cpp checks it for every statistic); the interval is then
+// taken on rank 0 by selection instead of a sort.
 #include <cstdint>
 #include <span>
 #include <vector>

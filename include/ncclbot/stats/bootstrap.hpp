@@ -54,4 +54,10 @@ BootstrapResult bootstrap_interval(std::span<const double> x, const BootstrapOpt
 BootstrapResult bootstrap_paired_difference(std::span<const double> x, std::span<const double> y,
                                             const BootstrapOptions& options);
 
+// theta*_b for b in [first, first + count) of bootstrap_interval(x, options)'s distribution, bit
+// for bit (each resample has its own stream): pieces of any split of [0, resamples), concatenated,
+// are that distribution, so the resamples can be spread over processes. Same checks as above.
+std::vector<double> bootstrap_distribution(std::span<const double> x, const BootstrapOptions& options,
+                                           uint64_t first, uint64_t count);
+
 }  // namespace ncclbot
