@@ -30,13 +30,7 @@ BootstrapResult percentile_interval_from_distribution(std::span<const double> x,
                                                       const BootstrapOptions& o) {
   BootstrapResult r;
   r.estimate = evaluate_statistic(o.statistic, x, o.threshold);
-  const double B = double(theta.size());
-  double mean = 0.0;
-  for (double t : theta) mean += t;
-  mean /= B;
-  double ss = 0.0;
-  for (double t : theta) ss += (t - mean) * (t - mean);
-  r.standard_error = theta.size() > 1 ? std::sqrt(ss / (B - 1.0)) : std::numeric_limits<double>::quiet_NaN();
+  r.standard_error = bootstrap_standard_error(theta);
   r.bias_correction = r.acceleration = std::numeric_limits<double>::quiet_NaN();
   r.level_low = (1.0 - o.level) / 2.0;
   r.level_high = 1.0 - r.level_low;

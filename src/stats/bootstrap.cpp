@@ -285,13 +285,7 @@ BootstrapResult interval(std::span<const double> x, std::span<const double> y, b
                  (paired ? evaluate_statistic(stat, y, opt.threshold) : 0.0);
   std::vector<double> sorted = theta;
   std::sort(sorted.begin(), sorted.end());
-  const double B = double(sorted.size());
-  double mean = 0.0;
-  for (double t : theta) mean += t;
-  mean /= B;
-  double ss = 0.0;
-  for (double t : theta) ss += (t - mean) * (t - mean);
-  res.standard_error = sorted.size() > 1 ? std::sqrt(ss / (B - 1.0)) : kNaN;
+  res.standard_error = bootstrap_standard_error(theta);
 
   const double alpha = (1.0 - opt.level) / 2.0;
   if (opt.method == IntervalMethod::percentile) {
@@ -334,6 +328,16 @@ BootstrapResult bootstrap_paired_difference(std::span<const double> x, std::span
                                             const BootstrapOptions& options) {
   check_inputs(x, y, true, options);
   return interval(x, y, true, distribution(x, y, true, options, 0, options.resamples), options);
+}
+
+double bootstrap_standard_error(std::span<const double> theta) {
+  const double B = double(theta.size());
+  double mean = 0.0;
+  for (double t : theta) mean += t;
+  mean /= B;
+  double ss = 0.0;
+  for (double t : theta) ss += (t - mean) * (t - mean);
+  return theta.size() > 1 ? std::sqrt(ss / (B - 1.0)) : kNaN;
 }
 
 std::vector<double> bootstrap_distribution(std::span<const double> x, const BootstrapOptions& options,

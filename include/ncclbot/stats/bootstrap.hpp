@@ -57,6 +57,10 @@ BootstrapResult bootstrap_paired_difference(std::span<const double> x, std::span
 // theta*_b for b in [first, first + count) of bootstrap_interval(x, options)'s distribution, bit
 // for bit (each resample has its own stream): pieces of any split of [0, resamples), concatenated,
 // are that distribution, so the resamples can be spread over processes. Same checks as above.
+// The bootstrap standard error: the sample standard deviation (B - 1 in the denominator) of the
+// distribution theta in resample order; NaN for fewer than 2 resamples.
+double bootstrap_standard_error(std::span<const double> theta);
+
 std::vector<double> bootstrap_distribution(std::span<const double> x, const BootstrapOptions& options,
                                            uint64_t first, uint64_t count);
 
