@@ -7,9 +7,13 @@
 namespace ncclbot {
 namespace {
 
-__global__ void write_marker(int* out) { *out = 0x6e63636c; }
+__global__ void write_marker(int* out) {
+  *out = 0x6e63636c;
+}
 
-std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+std::string error_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
 
 }  // namespace
 
@@ -40,9 +44,18 @@ CudaProbe probe_cuda() {
     return probe;
   }
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) probe.device_name = prop.name;
+  int current = 0;
+  if (cudaGetDevice(&current) == cudaSuccess && cudaGetDeviceProperties(&prop, current) == cudaSuccess)
+    probe.device_name = prop.name;
   probe.usable_devices = count;
   return probe;
+}
+
+int select_cuda_device(int local_rank) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return -1;
+  const int device = device_for_local_rank(local_rank, count);
+  return cudaSetDevice(device) == cudaSuccess ? device : -1;
 }
 
 }  // namespace ncclbot

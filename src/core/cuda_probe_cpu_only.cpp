@@ -3,6 +3,11 @@
 
 #ifndef NCCLBOT_HAVE_CUDA
 namespace ncclbot {
-CudaProbe probe_cuda() { return CudaProbe{0, "ncclbot was built without CUDA (nvcc not found at configure time)", ""}; }
+CudaProbe probe_cuda() {
+  return CudaProbe{0, "ncclbot was built without CUDA (nvcc not found at configure time)", ""};
+}
+int select_cuda_device(int) {
+  return -1;
+}
 }  // namespace ncclbot
 #endif

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ncclbot/replay/backend.hpp"
 #include "ncclbot/scale/process_group.hpp"
 
 namespace ncclbot {
@@ -58,6 +59,7 @@ class MpiProcessGroup final : public ProcessGroup {
     MPI_Comm_rank(node, &local_rank_);
     MPI_Comm_size(node, &local_size_);
     MPI_Comm_free(&node);
+    set_device_local_rank(local_rank_);  // one rank per GPU when a GPU backend is chosen
   }
 
   int rank() const override { return rank_; }

@@ -7,6 +7,10 @@
 
 namespace ncclbot {
 namespace {
+int& device_local_rank() {
+  static int local_rank = 0;
+  return local_rank;
+}
 ReplayEngineFn& cuda_engine_slot() {
   static ReplayEngineFn engine = nullptr;
   return engine;
@@ -38,8 +42,13 @@ ReplayEngineFn cuda_replay_engine() {
   return cuda_engine_slot();
 }
 
+void set_device_local_rank(int local_rank) {
+  device_local_rank() = local_rank;
+}
+
 ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log) {
   if (requested == ReplayBackend::kCpu) return ReplayBackend::kCpu;
+  select_cuda_device(device_local_rank());  // before the probe creates a context
   const CudaProbe probe = probe_cuda();
   std::string why;
   if (probe.usable_devices == 0)

@@ -13,4 +13,15 @@ struct CudaProbe {
 
 CudaProbe probe_cuda();
 
+// One rank per GPU: the device a process with this node-local rank uses when `devices` are
+// visible. Ranks beyond the device count share devices round-robin.
+inline int device_for_local_rank(int local_rank, int devices) {
+  return devices > 0 ? (local_rank < 0 ? 0 : local_rank) % devices : 0;
+}
+
+// Makes device_for_local_rank(local_rank, visible devices) the current CUDA device of this
+// process, before any CUDA context exists; returns it, or -1 when there is no CUDA (or no device).
+// With CUDA_VISIBLE_DEVICES narrowed to one device per rank (srun --gpus-per-task=1) it is 0.
+int select_cuda_device(int local_rank);
+
 }  // namespace ncclbot

@@ -22,6 +22,11 @@ ReplayEngineFn cuda_replay_engine();  // null when this build has none
 // kCpu or kCuda. Fallback notes go to `log`.
 ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log);
 
+// The node-local rank of this process (set by the MPI process group; 0 otherwise). When a GPU
+// backend is resolved, the process first selects device local_rank mod (visible devices), so
+// `mpirun -np 8 ncclbot-mpi ... --backend cuda` on an 8-GPU node puts one rank on each GPU.
+void set_device_local_rank(int local_rank);
+
 ReplayResults run_replay(const ReplayJob& job, ReplayBackend resolved);
 
 }  // namespace ncclbot
