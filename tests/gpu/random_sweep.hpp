@@ -1,6 +1,6 @@
 #pragma once
 // Seeded random sweeps and policy grids for comparing the CUDA engine with the CPU engine: uneven
-// arm masks (1 to 21 arms, 12-arm contexts included), sample counts, latencies over four orders of
+// arm masks (1 to 22 arms, 12-arm contexts included), sample counts, latencies over four orders of
 // magnitude (so summation order shows in the last bits), priors with missing entries.
 #include <algorithm>
 #include <cmath>
@@ -33,13 +33,13 @@ inline Sweep random_sweep(uint64_t seed, int contexts, int samples, bool with_pr
   }
   std::sort(ctx.begin(), ctx.end());
   for (int c = 0; c < contexts; ++c) {
-    const int kind = c % 4;  // 12 arms, one arm, all 21, a random subset
+    const int kind = c % 4;  // 12 arms, one arm, all 22 (NCCL's 21 and HiPIPE), a random subset
     ArmMask mask;
     for (int s = 0; s < kNumArms; ++s) {
       const bool on = kind == 0 ? s < 12 : kind == 1 ? s == 7 : kind == 2 ? true : u(gen) < 0.4;
-      if (on) mask.set(s);
+      if (on && is_arm_slot(s)) mask.set(s);  // slots 21 and 22 exist in no sweep
     }
-    if (mask.empty()) mask.set(int(gen() % kNumArms));
+    if (mask.empty()) mask.set(int(gen() % kNumNcclArms));
     valid[size_t(c)] = mask.bits;
     const double scale = std::pow(10.0, 4.0 * u(gen));
     for (int s = 0; s < kNumArms; ++s) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -227,6 +228,7 @@ int main() {
   // machine, one follower can fetch every decision window before the other has even connected, and
   // all of them are (rightly) NCCL's own, since not every rank was present when they were decided.
   std::atomic<int> followers_hello{0};
+  std::atomic<int> nccl_picks{0};  // follower decisions that were NCCL's own (diagnostics)
   std::vector<std::thread> ranks;
   for (int f = 0; f < 2; ++f)
     ranks.emplace_back([&, f] {
@@ -241,11 +243,27 @@ int main() {
       while (followers_hello.load() < 2 && failures.load() == 0) std::this_thread::yield();
       float prior[21];
       for (float& p : prior) p = 3.0f;
+      // A HELLO is only written to the socket here; the leader may read it later (under TSan and
+      // load, much later), and windows decided before both are read are NCCL's own for good. So
+      // probe another context of the communicator, one fresh window at a time, until the leader
+      // answers with the policy's choice (slot >= 0): then every rank is present for it.
+      const int probe_key = 4 * 65 + 11;
+      bool active = false;
+      for (uint64_t w = 0; w < 2000 && !active && failures.load() == 0; ++w) {
+        int slot = -2;
+        if (!link->decision(78, probe_key, w * ncclbot::plugin::kDecisionWindow, 512, 4, 1, prior, 5000,
+                            &slot))
+          fail("follower probe", f, int(w));
+        active = slot >= 0;
+        if (!active) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      if (!active) fail("the leader never saw both followers", f, 0);
       for (int i = 0; i < kLeaderCalls; ++i) {
         int slot = -2;
         if (!link->decision(78, 4 * 65 + 10, uint64_t(i), 512, 4, 1, prior, 5000, &slot))
           fail("follower decision", f, i);
         seen[size_t(2 + f)][size_t(i)] = slot < 0 ? 0 : slot;  // -1 = NCCL's pick: slot 0 on this table
+        if (slot < 0) ++nccl_picks;
         if (i == 0) ++followers_answered;
       }
     });
@@ -276,7 +294,8 @@ int main() {
     const int s = seen[0][size_t(i)];
     if (s >= 0 && s < 21 && !used[s]) used[s] = true, ++distinct;
   }
-  if (distinct < 2) fail("the leader never left NCCL's pick", distinct, 0);
+  // (distinct slots, follower decisions that were NCCL's own out of 2 x kLeaderCalls)
+  if (distinct < 2) fail("the leader never left NCCL's pick", distinct, nccl_picks.load());
   for (void* c : local) ncclTunerPlugin_v5.finalize(c);
   std::remove(table_path);
   std::remove(state_path);
