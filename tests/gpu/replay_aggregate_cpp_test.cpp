@@ -10,6 +10,7 @@
 #include "gpu/random_sweep.hpp"
 #include "ncclbot/replay/replay_aggregate.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
+#include "support/same_bits.hpp"
 
 using namespace ncclbot;
 
@@ -17,9 +18,7 @@ static_assert(THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP, "this test build
 
 namespace {
 
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using ncclbot::test::same_bits;
 
 std::vector<LossSummary> summarize_rows(const std::vector<double>& loss, int configs, int contexts) {
   std::vector<double> sorted(loss.size());

@@ -16,20 +16,8 @@ using namespace ncclbot::test;
 
 namespace {
 
-// Several contexts, 2-5 arms, 3 samples each, with a prior; values from a fixed mt19937.
 Sweep random_sweep(unsigned seed, int contexts) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(1.0f, 100.0f);
-  std::vector<TinyContext> cs;
-  for (int c = 0; c < contexts; ++c) {
-    TinyContext tc{tiny_context(1 + c % 4, (uint64_t(1) << (c % 20)) + uint64_t(c),
-                                c % 2 ? Collective::kAllGather : Collective::kAllReduce),
-                   {}};
-    const int arms = 2 + c % 4;
-    for (int a = 0; a < arms; ++a) tc.arms.push_back({a * 4, {u(gen), u(gen), u(gen)}, u(gen)});
-    cs.push_back(tc);
-  }
-  return tiny_sweep(cs);
+  return random_tiny_sweep(seed, contexts, true);
 }
 
 ReplayJob job_for(const Sweep& s, std::vector<std::string> specs, int seeds, int horizon, int threads) {

@@ -12,6 +12,7 @@
 #include "ncclbot/replay/exploration_table.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
+#include "support/same_bits.hpp"
 #include "support/tiny_sweep.hpp"
 
 using namespace ncclbot;
@@ -19,9 +20,7 @@ using namespace ncclbot::test;
 
 namespace {
 
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using ncclbot::test::same_bits;
 
 // Contexts with 2..9 arms, 4 samples each, a prior on every arm (a sweep has one on all or on
 // none; cold starts come from n0 = 0), latencies spanning two orders of magnitude.

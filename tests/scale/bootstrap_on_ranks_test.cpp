@@ -3,6 +3,7 @@
 // included: rank 0's intervals equal bootstrap_interval()'s bit for bit for any rank count, and
 // what cannot be split (BCa, rejected input) runs on rank 0 as the library does.
 #include "ncclbot/scale/bootstrap_on_ranks.hpp"
+#include "support/same_bits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -76,9 +77,7 @@ std::vector<double> losses() {
   return x;
 }
 
-bool same_bits(double a, double b) {
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
+using ncclbot::test::same_bits;
 
 // Runs `ranks` threads; rank 0 computes one interval per option set, the others serve.
 std::vector<BootstrapResult> over_ranks(int ranks, const std::vector<double>& x,

@@ -3,6 +3,7 @@
 // from it is bootstrap_interval()'s. (The library's numbers themselves are checked against SciPy in
 // tests/stats; here the property is identity with them.)
 #include "ncclbot/scale/bootstrap_range.hpp"
+#include "support/same_bits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,9 +21,7 @@ std::vector<double> losses(size_t n) {
   return x;
 }
 
-bool same_bits(double a, double b) {
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
+using ncclbot::test::same_bits;
 
 }  // namespace
 

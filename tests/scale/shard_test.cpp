@@ -8,6 +8,7 @@
 #include <random>
 
 #include "ncclbot/core/error.hpp"
+#include "support/same_bits.hpp"
 #include "support/tiny_sweep.hpp"
 
 using namespace ncclbot;
@@ -16,21 +17,10 @@ using namespace ncclbot::test;
 namespace {
 
 Sweep random_sweep(unsigned seed, int contexts) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(1.0f, 100.0f);
-  std::vector<TinyContext> cs;
-  for (int c = 0; c < contexts; ++c) {
-    TinyContext tc{tiny_context(1 + c % 4, (uint64_t(1) << (c % 20)) + uint64_t(c), Collective::kAllReduce),
-                   {}};
-    for (int a = 0; a < 2 + c % 4; ++a) tc.arms.push_back({a * 4, {u(gen), u(gen), u(gen)}, u(gen)});
-    cs.push_back(tc);
-  }
-  return tiny_sweep(cs);
+  return random_tiny_sweep(seed, contexts, false);
 }
 
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
+using ncclbot::test::same_bits;
 
 }  // namespace
 
@@ -61,7 +51,9 @@ TEST(Shard, UnitsAreDealtLikeCardsAndCoverEachOnce) {
         const ShardUnits s = shard_units(u, {i, n});
         for (size_t k = 0; k < s.size(); ++k) {
           ASSERT_LT(s.unit(k), u);
-          if (k) EXPECT_LT(s.unit(k - 1), s.unit(k));
+          if (k) {
+            EXPECT_LT(s.unit(k - 1), s.unit(k));
+          }
           ++seen[s.unit(k)];
         }
       }
@@ -123,7 +115,7 @@ TEST(Shard, PerSeedLossesOfSlicesMatchTheUnshardedRun) {
   job.horizon = 40;
   job.keep_per_seed = true;
   const ReplayResults whole = run_cpu_replay(job);
-  const size_t n_ctx = job.contexts.size(), units = job.configs.size() * n_ctx;  // 15
+  const size_t n_ctx = job.contexts.size();
   for (int n : {2, 4}) {
     for (int shard = 0; shard < n; ++shard) {
       const ReplaySlice slice = run_replay_units(job, {shard, n}, ReplayBackend::kCpu);

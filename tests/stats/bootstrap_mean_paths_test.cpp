@@ -10,6 +10,7 @@
 
 #include "ncclbot/stats/bootstrap.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
+#include "support/same_bits.hpp"
 
 using namespace ncclbot;
 
@@ -37,7 +38,7 @@ std::vector<double> values(size_t n, unsigned seed) {
   return v;
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using ncclbot::test::same_bits;
 
 // Resamples among 0..B-1 whose first n words include one that Lemire's method might reject
 // (low 32 bits of word * n below n): the groups holding them take the scalar redo.
@@ -65,11 +66,12 @@ TEST(BootstrapMeanPaths, EveryResampleEqualsThePlainDefinition) {
         BootstrapOptions opt;
         opt.statistic = BootstrapStatistic::mean;
         opt.method = IntervalMethod::percentile;  // BCa needs n >= 2
-        opt.resamples = n >= 10000 ? 401 : 203;  // not a multiple of 4 or 2: every tail path
+        opt.resamples = n >= 10000 ? 401 : 203;   // not a multiple of 4 or 2: every tail path
         opt.seed = seed;
         opt.threads = threads;
         opt.keep_distribution = true;
-        const BootstrapResult r = paired ? bootstrap_paired_difference(x, y, opt) : bootstrap_interval(x, opt);
+        const BootstrapResult r =
+            paired ? bootstrap_paired_difference(x, y, opt) : bootstrap_interval(x, opt);
         ASSERT_EQ(r.distribution.size(), opt.resamples);
         for (uint64_t b = 0; b < opt.resamples; ++b)
           ASSERT_TRUE(same_bits(r.distribution[b], plain_mean(x, seed, b, paired ? &y : nullptr)))

@@ -2,6 +2,7 @@
 // Hand-made sweeps for replay and policy tests: each context lists its arms with their samples and
 // an optional prior, so a test states every number it relies on.
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,21 @@ inline Sweep tiny_sweep(const std::vector<TinyContext>& contexts) {
       for (size_t r = 0; r < arm.samples.size(); ++r)
         b.add(tc.context, arm.slot, int(r), arm.samples[r], arm.prior, ++line);
   return b.build();
+}
+
+// `contexts` contexts with 2 to 5 arms (slots 0, 4, 8, 12, 16), 3 samples and a prior each, values
+// from a fixed mt19937 in [1, 100); all-reduce, or all-reduce and all-gather alternating.
+inline Sweep random_tiny_sweep(unsigned seed, int contexts, bool alternate_collectives) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(1.0f, 100.0f);
+  std::vector<TinyContext> cs;
+  for (int c = 0; c < contexts; ++c) {
+    const Collective coll = alternate_collectives && c % 2 ? Collective::kAllGather : Collective::kAllReduce;
+    TinyContext tc{tiny_context(1 + c % 4, (uint64_t(1) << (c % 20)) + uint64_t(c), coll), {}};
+    for (int a = 0; a < 2 + c % 4; ++a) tc.arms.push_back({a * 4, {u(gen), u(gen), u(gen)}, u(gen)});
+    cs.push_back(tc);
+  }
+  return tiny_sweep(cs);
 }
 
 }  // namespace ncclbot::test
