@@ -89,7 +89,9 @@ TEST(ResampleStream, NextFourEqualsFourSingleDraws) {
     for (uint64_t b = 0; b < 50; ++b) {
       ResampleStream a(5, b, ResamplePurpose::bootstrap_indices), c = a;
       for (int k = 0; k < 40; ++k) {
-        if (k % 7 == 3) ASSERT_EQ(a.next_below(n), c.next_below(n));  // leave the pair boundary too
+        if (k % 7 == 3) {  // leave the pair boundary too
+          ASSERT_EQ(a.next_below(n), c.next_below(n));
+        }
         uint32_t four[4];
         a.next4_below(n, four);
         for (int l = 0; l < 4; ++l) ASSERT_EQ(four[l], c.next_below(n)) << "n " << n << " b " << b;

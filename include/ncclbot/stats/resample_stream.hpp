@@ -35,9 +35,9 @@ class ResampleStream {
     if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // xoshiro's one forbidden state
   }
 
-  // The xoshiro256** state, for engines that step several streams in SIMD lanes. Only valid (and
-  // only accepted back) at a 64-bit boundary, i.e. after an even number of words.
-  NCCLBOT_HD bool at_word_pair_boundary() const { return !have_high_; }
+  // The xoshiro256** state, for engines that step several streams in SIMD lanes. Meaningful only at
+  // a 64-bit boundary (after an even number of words; the SIMD kernel reads it right after
+  // construction), and set_state() resumes the stream at such a boundary.
   NCCLBOT_HD void get_state(uint64_t out[4]) const {
     for (int i = 0; i < 4; ++i) out[i] = s_[i];
   }
