@@ -4,7 +4,6 @@
 // thread and keyed by the exact starting total, so the values are bit-identical to what the policy
 // would compute itself; a policy type without such a member is left untouched.
 #include "ncclbot/core/sweep_view.hpp"
-#include "ncclbot/policy/ucb1.hpp"
 #include "ncclbot/replay/replay.hpp"
 
 namespace ncclbot {
