@@ -31,6 +31,7 @@ struct ReplayOptions {
   int seeds = 1;
   uint64_t seed = 0;
   int horizon = 0;
+  int delay = 0;
   int threads = 0;
   std::string backend = "cpu";
   std::string nodes, collectives;
@@ -69,6 +70,8 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
+  app.add_option("--delay", opt->delay,
+                 "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
   app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--nodes", opt->nodes, "only these node counts, e.g. 16,32");
@@ -102,6 +105,7 @@ Action setup(CLI::App& app) {
     job.seeds = opt->seeds;
     job.seed_base = opt->seed;
     job.horizon = opt->horizon;
+    job.delay = opt->delay;
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
     if (group && sharded)
@@ -125,6 +129,7 @@ Action setup(CLI::App& app) {
     report.contexts = job.contexts.size();
     report.seeds = job.seeds;
     report.horizon = job.horizon;
+    report.delay = job.delay;
     if (sharded || group) {
       const nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);

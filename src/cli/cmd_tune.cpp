@@ -31,6 +31,7 @@ struct TuneOptions {
   int seeds = 1;
   uint64_t seed = 0;
   int horizon = 0;
+  int delay = 0;
   int threads = 0;
   std::string backend = "cpu";
   std::string phase, shard, choice_path, out_path;
@@ -88,6 +89,8 @@ Action setup(CLI::App& app) {
   app.add_option("--seeds", opt->seeds, "replays per context and config")->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
+  app.add_option("--delay", opt->delay,
+                 "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
   app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--phase", opt->phase, "with --shard: tune (grid points on the tune contexts) or score");
@@ -122,6 +125,7 @@ Action setup(CLI::App& app) {
     req.seeds = opt->seeds;
     req.seed_base = opt->seed;
     req.horizon = opt->horizon;
+    req.delay = opt->delay;
     // Ranks on one node share its cores unless told otherwise.
     req.threads = opt->threads > 0 ? opt->threads
                                    : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
@@ -134,6 +138,7 @@ Action setup(CLI::App& app) {
     report.score_contexts = req.score_contexts.size();
     report.seeds = req.seeds;
     report.horizon = req.horizon;
+    report.delay = req.delay;
     if (!opt->shard.empty()) return run_tune_shard(*opt, req, report);
     if (group) {
       const std::string digest = sweep_digest(opt->sweep_path);

@@ -67,6 +67,7 @@ ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
   job.seeds = req.seeds;
   job.seed_base = req.seed_base;
   job.horizon = req.horizon;
+  job.delay = req.delay;
   job.threads = req.threads;
   job.keep_per_seed = true;
   return job;

@@ -10,6 +10,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/replay/replay.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -141,13 +142,14 @@ bool valid_name(const std::string& s) {
 
 void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
   r.only_keys(t, "[study]",
-              {"name", "description", "seed", "seeds", "horizon", "curve_horizons", "objective", "loss",
-               "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
+              {"name", "description", "seed", "seeds", "horizon", "delay", "curve_horizons", "objective",
+               "loss", "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
   if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
   if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
   if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
   if (auto* n = r.find(t, "seeds")) s.seeds = int(r.integer(*n, "study.seeds", 1, 100000));
   if (auto* n = r.find(t, "horizon")) s.horizon = int(r.integer(*n, "study.horizon", 1, 100000000));
+  if (auto* n = r.find(t, "delay")) s.delay = int(r.integer(*n, "study.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))
       s.curve_horizons.push_back(int(r.integer(item, "study.curve_horizons item", 1, s.horizon)));
@@ -179,7 +181,8 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 }
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
-  r.only_keys(t, "[[sweep]]", {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "file"});
+  r.only_keys(t, "[[sweep]]",
+              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "file"});
   SweepSource s;
   s.line = r.line(t);
   const auto* name = r.find(t, "name");

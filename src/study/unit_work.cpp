@@ -14,6 +14,7 @@ UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const 
   // policies, not by the luck of the draws.
   rs.seed = s.seed;
   rs.horizon = s.horizon;
+  rs.delay = s.delay;
   rs.backend = engine.backend;
   rs.threads = engine.threads;
 

@@ -39,6 +39,7 @@ struct TuneRequest {
   int seeds = 1;
   uint64_t seed_base = 0;
   int horizon = 1;
+  int delay = 0;  // feedback delay D (replay/replay.hpp)
   int threads = 1;
   ReplayBackend backend = ReplayBackend::kCpu;  // already resolved: kCpu or kCuda (backend.hpp)
   // Runs the two replay jobs (tune, then score) instead of run_replay(job, backend) when set:
