@@ -328,10 +328,17 @@ TEST(IngestFormats, StructuralErrorsNameTheLine) {
 }
 
 TEST(IngestFormats, RunBoundariesFailuresAndWarnings) {
-  // A run without trailer followed by another run: both kept, the first flagged.
+  // A run cut off after a row, then another run: an error at the second start, not a short run
+  // passed as a whole one.
   const std::string no_trailer = "# Collective test starting: all_reduce_perf\n" + kHeader13 + kRow1M;
-  const ParsedLog log = parse_log(no_trailer + run_text(), "b.txt");
-  ASSERT_EQ(log.runs.size(), 2u);
+  EXPECT_NE(
+      error_of([&] { parse_log(no_trailer + run_text(), "b.txt"); })
+          .find("b.txt:4: 'Collective test starting' line in the middle of the results table of the run at "
+                "line 1 (last row at line 3, no trailer)"),
+      std::string::npos);
+  // At the end of the file a missing trailer is a warning (a truncated log keeps its rows).
+  const ParsedLog log = parse_log(no_trailer, "b.txt");
+  ASSERT_EQ(log.runs.size(), 1u);
   bool flagged = false;
   for (const auto& d : log.warnings)
     flagged |= d.line == 3 && d.message.find("without its trailer") != std::string::npos;
