@@ -63,7 +63,8 @@ std::string arm_text(int slot) {
 
 // The sweep restricted to `keep`, with the cost model's prediction as its prior: the table NCCL
 // would pass the tuner on this fabric, which AUTO and warm-started policies read.
-Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim::FabricPreset& f) {
+Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim::FabricPreset& f,
+                       const std::string& source) {
   const SweepView v = in.view();
   std::vector<Context> contexts;
   std::vector<float> time, prior;
@@ -86,7 +87,7 @@ Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim
       for (int r = 0; r < R; ++r) time.push_back(v.sample(c, a, r));
     }
   }
-  if (contexts.empty()) throw InputError("campaign", 0, "no complete context: every context lacks an arm");
+  if (contexts.empty()) throw InputError(source, 0, "no complete context: every context lacks a planned arm");
   return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
 }
 
@@ -268,7 +269,7 @@ CampaignIngest ingest_campaign(const Campaign& campaign, nccl_tests::IngestOptio
     out.dropped.push_back(context_text(ctx) + " lacks " + arms.front() +
                           (arms.size() > 1 ? " and " + std::to_string(arms.size() - 1) + " more" : ""));
   }
-  out.result.sweep = with_model_prior(out.result.sweep, drop, fabric);
+  out.result.sweep = with_model_prior(out.result.sweep, drop, fabric, campaign.manifest_path);
   out.result.csv_rows = 0;
   const SweepView v = out.result.sweep.view();
   for (int c = 0; c < v.num_contexts; ++c)

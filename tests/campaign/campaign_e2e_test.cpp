@@ -242,3 +242,25 @@ TEST(CampaignEndToEnd, PlanRefusesSomeoneElsesFolder) {
   EXPECT_EQ(read_all(dir + "/notes.txt"), "mine");
   EXPECT_FALSE(fs::exists(dir + "/campaign.toml"));
 }
+
+TEST(CampaignEndToEnd, MpirunLauncherRunsTheSameWay) {
+  const std::string dir = temp_dir(), camp = dir + "/m";
+  fs::create_directories(dir + "/bin");
+  fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/reduce_scatter_perf");
+  const CliResult plan = run_cli(
+      "plan --fabric h100-ib-a --nodes 4 --gpus-per-node 8 --collectives reducescatter --arms Ring/Simple "
+      "--min-bytes 1K --max-bytes 16K --step-factor 2 --iters 3 --launcher mpirun --out " +
+      q(camp));
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  // 32 ranks: reduce-scatter sizes are multiples of 16 B x 32 = 512 B, so 1K..16K all print as themselves.
+  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  const Shell run = sh("NCCL_TESTS_DIR=" + q(dir + "/bin") + " MPIRUN=" + q(launcher) +
+                       " NCCLBOT_STANDIN_FABRIC=h100-ib-a bash " + q(camp + "/run.sh"));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const CliResult ing = run_cli("ingest " + q(camp) + " --placement both --json");
+  ASSERT_EQ(ing.exit_code, 0) << ing.err;
+  const auto j = nlohmann::json::parse(ing.out);
+  EXPECT_EQ(j["contexts"], 5);  // 1, 2, 4, 8, 16 KiB
+  EXPECT_EQ(j["samples"], 6);   // 3 out-of-place then 3 in-place iterations
+  EXPECT_EQ(j["runs"][0]["nodes"], 4);
+}

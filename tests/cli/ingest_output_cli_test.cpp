@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ncclbot/io/sweep_csv.hpp"
+#include "support/nccl_tests_rows.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot;
@@ -16,39 +17,24 @@ std::string q(const std::string& s) {
   return "'" + s + "'";
 }
 
-// all_reduce on 1 host x 8 ranks with -I 1 columns; 1048576 B / 46.52 us = 22.54 GB/s, x 1.75 = 39.44.
-std::string iteration_log() {
-  std::string s = "export NCCL_ALGO=Ring NCCL_PROTO=LL\n# Collective test starting: all_reduce_perf\n";
-  for (int r = 0; r < 8; ++r)
-    s += "#  Rank  " + std::to_string(r) + " Group  0 Pid 1 on hostA device  0 [0] GPU\n";
-  return s +
-         "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    "
-         "i_max    "
-         "i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%\n"
-         "     1048576        262144     float     sum      -1    46.52   22.54   39.44       0    45.10    "
-         "48.20    "
-         "48.00     1.50    46.44   22.58   39.51       0    45.00    47.90    47.80     1.40\n"
-         "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 39.475\n";
-}
-
 }  // namespace
 
 TEST(IngestOutputCli, RefusesToOverwriteAnInput) {
   const std::string dir = temp_dir();
-  write_file(dir + "/log.txt", iteration_log());
+  write_file(dir + "/log.txt", iteration_columns_log());
   const CliResult r = run_cli("ingest " + q(dir + "/log.txt") + " --out " + q(dir + "/log.txt"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is an input"), std::string::npos) << r.err;
-  EXPECT_EQ(read_all(dir + "/log.txt"), iteration_log());
+  EXPECT_EQ(read_all(dir + "/log.txt"), iteration_columns_log());
   // The same file through another spelling of its path.
   const CliResult r2 = run_cli("ingest " + q(dir + "/log.txt") + " --out " + q(dir + "/./log.txt"));
   EXPECT_EQ(r2.exit_code, 2);
-  EXPECT_EQ(read_all(dir + "/log.txt"), iteration_log());
+  EXPECT_EQ(read_all(dir + "/log.txt"), iteration_columns_log());
 }
 
 TEST(IngestOutputCli, SweepSaysItsSampleKindAndKeepsTheSpread) {
   const std::string dir = temp_dir();
-  write_file(dir + "/log.txt", iteration_log());
+  write_file(dir + "/log.txt", iteration_columns_log());
   const CliResult r = run_cli("ingest " + q(dir + "/log.txt") + " --out " + q(dir + "/s.csv") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);

@@ -8,24 +8,15 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
+#include "support/nccl_tests_rows.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::nccl_tests;
+using namespace ncclbot::test;
 
 namespace {
 
-const std::string kHeader =
-    "# Collective test starting: all_reduce_perf\n"
-    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw  "
-    " busbw  #wrong\n";
-// 1048576 B / 46.52 us = 22.54 GB/s; x 2*7/8 = 39.44
-const std::string kRow1M =
-    "     1048576        262144     float     sum      -1    46.52   22.54   39.44       0    46.44   22.58  "
-    " 39.51       0\n";
-// 2097152 B / 42.06 us = 49.86 GB/s; x 1.75 = 87.26
-const std::string kRow2M =
-    "     2097152        524288     float     sum      -1    42.06   49.86   87.26       0    42.95   48.82  "
-    " 85.44       0\n";
+const std::string kHeader = "# Collective test starting: all_reduce_perf\n" + kHeader13;
 const std::string kTrailer = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 62.9125\n";
 
 std::string error_of(const std::string& text) {

@@ -9,9 +9,11 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
 #include "ncclbot/io/nccl_tests/ingest_output.hpp"
+#include "support/nccl_tests_rows.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::nccl_tests;
+using namespace ncclbot::test;
 
 namespace {
 
@@ -62,24 +64,6 @@ std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "";
-}
-
-const std::string kHeader21 =
-    "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max "
-    "   "
-    "i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%\n";
-// 1048576 B / 46.52 us = 22.54 GB/s; x 2*7/8 = 39.44 (all_reduce, 8 ranks)
-const std::string kRow21 =
-    "     1048576        262144     float     sum      -1    46.52   22.54   39.44       0    45.10    48.20 "
-    "   "
-    "48.00     1.50    46.44   22.58   39.51       0    45.00    47.90    47.80     1.40\n";
-
-std::string text_log_with_iteration_columns() {
-  std::string s =
-      "export NCCL_ALGO=Ring NCCL_PROTO=LL\n# Collective test starting: all_reduce_perf\n# Using devices\n";
-  for (int r = 0; r < 8; ++r)
-    s += "#  Rank  " + std::to_string(r) + " Group  0 Pid 1 on hostA device  0 [0] GPU\n";
-  return s + kHeader21 + kRow21 + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 39.475\n";
 }
 
 }  // namespace
@@ -147,7 +131,7 @@ TEST(IngestPerIteration, BrokenPerIterationObjectsNameTheirKey) {
 }
 
 TEST(IngestPerIteration, TextIterationColumnsBecomeNoiseStatistics) {
-  const IngestResult r = ingest_parsed({parse_log(text_log_with_iteration_columns(), "i.txt")}, nullptr, {});
+  const IngestResult r = ingest_parsed({parse_log(iteration_columns_log(), "i.txt")}, nullptr, {});
   EXPECT_EQ(r.samples, SampleKind::kMean);
   ASSERT_EQ(r.noise.size(), 1u);
   EXPECT_EQ(r.noise[0].context.bytes, 1048576u);
@@ -161,7 +145,7 @@ TEST(IngestPerIteration, TextIterationColumnsBecomeNoiseStatistics) {
       "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,i_min_us,i_max_us,i_p99_us,i_cv_pct\n"
       "unknown,AllReduce,1,8,1048576,Ring,LL,0,45.1,48.2,48,1.5\n");
   // i_min above i_max is not a row nccl-tests prints.
-  std::string bad = text_log_with_iteration_columns();
+  std::string bad = iteration_columns_log();
   bad.replace(bad.find("45.10"), 5, "49.10");
   EXPECT_NE(error_of([&] { parse_log(bad, "i.txt"); }).find("out-of-place i_min is above i_max"),
             std::string::npos);
@@ -169,7 +153,7 @@ TEST(IngestPerIteration, TextIterationColumnsBecomeNoiseStatistics) {
 
 TEST(IngestPerIteration, OneKindOfSamplePerSweep) {
   std::string json = json_log();
-  const std::string text = text_log_with_iteration_columns();
+  const std::string text = iteration_columns_log();
   const std::vector<ParsedLog> mixed = {parse_log(json, "r.json"), parse_log(text, "i.txt")};
   EXPECT_NE(error_of([&] {
               ingest_parsed(mixed, nullptr, {});
