@@ -264,3 +264,35 @@ TEST(CampaignEndToEnd, MpirunLauncherRunsTheSameWay) {
   EXPECT_EQ(j["samples"], 6);   // 3 out-of-place then 3 in-place iterations
   EXPECT_EQ(j["runs"][0]["nodes"], 4);
 }
+
+TEST(CampaignEndToEnd, AnArmNcclCannotRunFailsAndStatusSaysWhy) {
+  const std::string dir = temp_dir(), camp = dir + "/f";
+  fs::create_directories(dir + "/bin");
+  fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/all_reduce_perf");
+  ASSERT_EQ(
+      run_cli(
+          "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/Simple "
+          "--min-bytes 1K --max-bytes 4K --iters 2 --out " +
+          q(camp))
+          .exit_code,
+      0);
+  // What NCCL does when forced onto NVLS across nodes without SHARP: the run fails.
+  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  const Shell nvls =
+      sh("(NCCL_ALGO=NVLS NCCL_PROTO=Simple NCCLBOT_STANDIN_FABRIC=h100-ib-a " + q(launcher) +
+         " --nodes=2 --ntasks-per-node=8 " + q(dir + "/bin/all_reduce_perf") +
+         " -b 1K -e 4K -f 2 -g 1 -n 2 -w 1 -I 1 -J " + q(camp + "/logs/n2-allreduce-ring-simple.json") +
+         " > " + q(camp + "/logs/n2-allreduce-ring-simple.log") + ")");
+  EXPECT_NE(nvls.exit_code, 0);
+  const CliResult st = run_cli("plan --status " + q(camp) + " --json");
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  const auto run = nlohmann::json::parse(st.out)["runs"][0];
+  EXPECT_EQ(run["state"], "failed");
+  EXPECT_NE(run["reason"].get<std::string>().find("nccl-tests failed at"), std::string::npos)
+      << run["reason"];
+  EXPECT_NE(run["reason"].get<std::string>().find("Test NCCL failure"), std::string::npos) << run["reason"];
+  // ingest says the same and writes nothing.
+  const CliResult ing = run_cli("ingest " + q(camp));
+  EXPECT_EQ(ing.exit_code, 2);
+  EXPECT_FALSE(fs::exists(camp + "/sweep.csv"));
+}
