@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
 #include "cli/tune_report.hpp"
 #include "cli/tune_shards.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/tune.hpp"
@@ -109,6 +111,9 @@ Action setup(CLI::App& app) {
           parse_collective_list(opt->collectives, "--collectives");
     for (const auto& g : opt->policies) parse_policy_grid(g);  // usage errors before reading the sweep
     if (opt->threads < 0) throw UsageError("--threads must be positive");
+    check_replay_size(opt->seeds, opt->horizon);
+    if (!opt->out_path.empty())
+      check_output_not_input(opt->out_path, {opt->sweep_path, opt->choice_path}, "--out");
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
     if (group && !opt->shard.empty())
