@@ -70,7 +70,7 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
+  app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--nodes", opt->nodes, "only these node counts, e.g. 16,32");
   app.add_option("--collectives", opt->collectives, "only these collectives, e.g. allreduce,allgather");

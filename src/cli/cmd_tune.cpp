@@ -90,7 +90,7 @@ Action setup(CLI::App& app) {
   app.add_option("--seeds", opt->seeds, "replays per context and config")->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
+  app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--phase", opt->phase, "with --shard: tune (grid points on the tune contexts) or score");
   app.add_option("--shard", opt->shard, "with --phase: run only slice I of N (0-based) and write a partial");
