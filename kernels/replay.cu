@@ -99,7 +99,7 @@ struct PolicyObjectOf {
 // kind); returns the kernel time in seconds.
 template <typename Policy>
 double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
-                      LaunchShape* shape) {
+                      int max_grid, LaunchShape* shape) {
   static_assert(std::is_trivially_copyable_v<Policy>, "policies are copied to the device as bytes");
   std::vector<Policy> objects(size_t(count), Policy{});
   for (int k = 0; k < count; ++k) {
@@ -110,6 +110,7 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
   DeviceBuffer<Policy> policies(objects.data(), objects.size());
   a.policies = policies.get();
   *shape = grid_stride_shape(a.replays, block, replay_kernel_device_shape<Policy>(block));
+  if (max_grid > 0 && shape->grid > max_grid) shape->grid = max_grid;
   cudaEvent_t begin, end;
   NCCLBOT_CUDA_TRY(cudaEventCreate(&begin));
   NCCLBOT_CUDA_TRY(cudaEventCreate(&end));
@@ -128,15 +129,15 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
 // The kernel for a policy kind, generated from the registry (policy/policy.hpp); launch_replays()
 // checks every config against visit_policy.
 double launch_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
-                              int first, int count, int block, LaunchShape* shape) {
+                              int first, int count, int block, int max_grid, LaunchShape* shape) {
   switch (kind) {
 #define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, ...) \
   case PolicyKind::Kind:                               \
-    return launch_replays<Type>(a, configs, first, count, block, shape);
+    return launch_replays<Type>(a, configs, first, count, block, max_grid, shape);
     NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
 #undef NCCLBOT_POLICY_LAUNCH
     default:
-      return launch_replays<AutoPolicy>(a, configs, first, count, block, shape);
+      return launch_replays<AutoPolicy>(a, configs, first, count, block, max_grid, shape);
   }
 }
 
@@ -216,7 +217,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.final_loss = final_loss.get();
     a.final_slot = final_slot.get();
     res.kernel_seconds += launch_replays_of_kind(q.configs[size_t(first)].kind, a, q.configs.data(), first,
-                                                 count, q.block, &res.shape);
+                                                 count, q.block, q.max_grid, &res.shape);
     ++res.launches;
     mean_over_seeds(thrust::device, online.get(), count, q.seeds, n_ctx,
                     online_mean.get() + int64_t(first) * n_ctx);

@@ -4,9 +4,12 @@
 #      sm_90 and carried over), else configures and builds one there;
 #   2. runs the `gpu` tests (ctest -L gpu): cuRAND's device Philox against the host generator,
 #      the CUDA engine bit-identical to the CPU engine, the command line;
-#   3. benchmarks UCB1 on 12 arms on the CPU (all cores) and the GPU at three sizes and prints
+#   3. runs compute-sanitizer (memcheck with leak check, racecheck) on a small replay of several
+#      policies, with and without feedback delay;
+#   4. benchmarks UCB1 on 12 arms on the CPU (all cores) and the GPU at three sizes and prints
 #      steps/s, the GPU/CPU ratio and the fraction of the device's instruction-issue limit, from
-#      the SASS instruction count per step in docs/cuda.md (override: NCCLBOT_SASS_PER_STEP).
+#      the SASS instruction count per step in docs/cuda.md (override: NCCLBOT_SASS_PER_STEP);
+#   5. runs the JAX/CuPy peers (scripts/bench_peers_gpu.py) on the same device and prints them last.
 # Usage: scripts/gpu-check.sh [BUILD_DIR]           the check; table on stdout, logs in BUILD_DIR/gpu-check/
 #        scripts/gpu-check.sh --bundle [BUILD_DIR]  on the build machine: copy the shared libraries
 #          `ncclbot` needs beyond glibc/libstdc++ (fmt, toml++, GLPK and theirs) into
@@ -62,6 +65,25 @@ if [[ "$TESTS" == passed ]] && grep -q "Skipped" "$LOG/ctest.txt" && [[ "${NCCLB
   echo "gpu-check: gpu tests were skipped: no usable CUDA device" >&2
   TESTS=skipped
 fi
+
+# compute-sanitizer on a small run of several policies (memcheck with leaks, then racecheck).
+SANITIZER=skipped
+if command -v compute-sanitizer >/dev/null 2>&1 && [[ "${NCCLBOT_GPU_CHECK_DRY:-0}" != 1 ]]; then
+  SANITIZER=clean
+  for delay in 0 5; do
+    small=("$BUILD/ncclbot" bench --backend cuda --policy ucb1 --policy thompson --policy "swucb:window=8"
+      --policy "ducb:gamma=0.9" --arms 12 --contexts 24 --seeds 2 --horizon 64 --delay "$delay" --repetitions 1)
+    for tool in "memcheck --leak-check full" racecheck; do
+      # shellcheck disable=SC2086
+      if ! timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "${small[@]}" \
+        >"$LOG/sanitizer-${tool%% *}-$delay.txt" 2>&1; then
+        SANITIZER="FAILED (${tool%% *}, delay $delay: $LOG/sanitizer-${tool%% *}-$delay.txt)"
+        tail -20 "$LOG/sanitizer-${tool%% *}-$delay.txt" >&2
+      fi
+    done
+  done
+fi
+echo "compute-sanitizer: $SANITIZER" >&2
 
 # Three sizes of the same workload: 480 contexts of 12 arms, horizon 4096, 8 / 128 / 1024 seeds.
 # NCCLBOT_GPU_CHECK_SEEDS and _HORIZON shrink it; NCCLBOT_GPU_CHECK_DRY=1 times the CPU in place of
@@ -120,5 +142,10 @@ for seeds in sizes:
     steps = 480 * seeds * horizon
     print(f"{seeds:>6} {steps:>12.3g} {cpu:>13.3g} {gpu:>13.3g} {gpu / cpu:>8.1f} {gpu / limit:>9.1%}")
 PY
+echo "compute-sanitizer: $SANITIZER"
+# The JAX / CuPy peers of the same replay on the same device (docs/cuda.md), last.
+if [[ "${NCCLBOT_GPU_CHECK_DRY:-0}" != 1 ]]; then
+  timeout 300 python3 scripts/bench_peers_gpu.py --ncclbot "$BUILD/ncclbot" 2>"$LOG/peers.err" || tail -5 "$LOG/peers.err" >&2
+fi
 echo "gpu-check: done in ${SECONDS}s (logs in $LOG)" >&2
-[[ "$TESTS" == passed ]]
+[[ "$TESTS" == passed && "$SANITIZER" != FAILED* ]]

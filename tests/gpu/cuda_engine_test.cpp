@@ -63,6 +63,22 @@ TEST(CudaEngine, EveryPolicyBitIdenticalToCpu) {
   }
 }
 
+// Delayed feedback (replay/replay.hpp): the delayed cursor on the device, every policy, bit for bit.
+TEST(CudaEngine, DelayedFeedbackBitIdenticalToCpu) {
+  SKIP_WITHOUT_GPU();
+  const Sweep sweep = test::random_sweep(4, 47, 5);
+  for (int delay : {1, 7, 256}) {
+    SCOPED_TRACE("delay " + std::to_string(delay));
+    ReplayJob job = test::random_job(sweep, test::every_policy(), 4, 5, 600);
+    job.delay = delay;
+    job.keep_per_seed = true;
+    const ReplayResults cpu = run_cpu_replay(job);
+    const ReplayResults gpu = run_cuda_replay(job);
+    EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);
+    EXPECT_SAME_BITS(gpu.final_per_seed, cpu.final_per_seed);
+  }
+}
+
 TEST(CudaEngine, SweepWithoutPriorAndSubsetOfContexts) {
   SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(9, 40, 3, false);
@@ -118,6 +134,34 @@ TEST(CudaEngine, DeviceSummariesAndChunking) {
       EXPECT_EQ(gfin.above_10pct, fin.above_10pct);
     }
   }
+}
+
+// Two blocks of 32 threads for thousands of replays: every thread strides over many of them, and
+// the results cannot tell.
+TEST(CudaEngine, ManyGridStrideIterationsChangeNothing) {
+  SKIP_WITHOUT_GPU();
+  const Sweep sweep = test::random_sweep(5, 60, 4);
+  const ReplayJob job = test::random_job(sweep, parse_policy_grid("ucb1:c=0.2,n0=0|4"), 5, 40, 90);
+  const ReplayResults cpu = run_cpu_replay(job);
+  std::vector<uint64_t> ids;
+  for (int c : job.contexts) ids.push_back(context_stream_id(sweep.context(c)));
+  std::vector<PolicyConfig> configs;
+  for (const auto& p : job.configs) configs.push_back(p.config);
+  DeviceReplayRequest q;
+  q.sweep = sweep.view();
+  q.contexts = job.contexts;
+  q.stream_ids = ids;
+  q.configs = configs;
+  q.seeds = job.seeds;
+  q.seed_base = job.seed_base;
+  q.horizon = job.horizon;
+  q.block = 32;
+  q.max_grid = 2;
+  const DeviceReplayResult d = device_replay(q);
+  EXPECT_EQ(d.shape.grid, 2);
+  EXPECT_GT(int64_t(configs.size()) * job.seeds * int64_t(job.contexts.size()), 30 * d.shape.threads());
+  EXPECT_SAME_BITS(d.online_mean, cpu.online);
+  EXPECT_SAME_BITS(d.final_mean, cpu.final_loss);
 }
 
 // `ncclbot replay --backend cuda` prints what `--backend cpu` prints, but for the backend's name.

@@ -61,7 +61,7 @@ inline std::vector<PolicySpec> every_policy() {
   for (const char* grid :
        {"auto", "oracle", "random", "greedy:n0=0|2", "egreedy:eps=0.1|0.3,decay=0|0.5,n0=1",
         "ucb1:c=0.1|0.7,n0=0|4", "thompson:n0=0|1,sigma=0.05|0.3", "etc:m=1|3",
-        "swucb:c=0.2,window=4|50,n0=1", "knn:k=3", "tree:depth=2"})
+        "swucb:c=0.2,window=4|50,n0=1", "ducb:c=0.2,gamma=0.5|0.99,n0=0|1", "knn:k=3", "tree:depth=2"})
     for (auto& p : parse_policy_grid(grid)) out.push_back(std::move(p));
   return out;
 }

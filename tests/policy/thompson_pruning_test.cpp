@@ -33,7 +33,7 @@ int full_draw_pick(const ThompsonPolicy& p, uint64_t seed, uint64_t id, uint32_t
 // pick of a 300-call run equals the full draw's, with the state driven by the policy's own picks.
 TEST(ThompsonPruning, PicksEqualTheFullDrawDefinition) {
   std::mt19937_64 gen(424242);
-  int compared = 0, skipped_somewhere = 0;
+  int compared = 0, skipped_somewhere = 0, dominated = 0;
   for (int trial = 0; trial < 200; ++trial) {
     const int k = 2 + int(gen() % 20);
     float prior[kNumArms];
@@ -57,22 +57,32 @@ TEST(ThompsonPruning, PicksEqualTheFullDrawDefinition) {
       const int got = p.select(rng);
       ASSERT_EQ(got, want) << "trial " << trial << " call " << t;
       ++compared;
-      if (p.stats.untried == 0)
-        for (int j = 0; j < k; ++j)
-          if (p.lowest_draw[j] > p.stats.mean[0] + 1.0) ++skipped_somewhere;
+      if (p.stats.untried == 0) {
+        const int best = first_index_of_min(p.stats.mean, k);
+        bool all_above = true;
+        for (int j = 0; j < k; ++j) {
+          if (p.lowest_draw[j] > p.stats.mean[best]) ++skipped_somewhere;
+          if (j != best && !(p.lowest_draw[j] > p.highest_draw[best])) all_above = false;
+        }
+        if (all_above) ++dominated;
+      }
       p.update(got, double(prior[got]) * (1.0 + 0.03 * double(int(gen() % 201) - 100) / 100.0));
     }
   }
   EXPECT_EQ(compared, 200 * 300);
   EXPECT_GT(skipped_somewhere, 0);  // the far-apart contexts do prune
+  EXPECT_GT(dominated, 0);          // and some steps need no draw at all
 }
 
-// kZFloor is below every quantile a 32-bit word can give: the smallest is at word 0,
-// Phi^-1(0.5 / 2^32) = -6.3379577545537895 (scipy.stats.norm.ppf(0.5 / 2**32)).
-TEST(ThompsonPruning, FloorIsBelowTheSmallestDraw) {
+// kZFloor / kZCeil bound every quantile a 32-bit word can give: the extremes are at words 0 and
+// 2^32 - 1, -+6.3379577545537895 (scipy.stats.norm.ppf(0.5 / 2**32), and its mirror).
+TEST(ThompsonPruning, FloorAndCeilingBoundEveryDraw) {
   EXPECT_NEAR(normal_quantile(uniform_open01(0u)), -6.3379577545537895, 1e-12);
+  EXPECT_NEAR(normal_quantile(uniform_open01(0xffffffffu)), 6.3379577545537895, 1e-9);
   EXPECT_LT(ThompsonPolicy::kZFloor, normal_quantile(uniform_open01(0u)));
   EXPECT_LT(ThompsonPolicy::kZFloor, normal_quantile(uniform_open01(1u)));
+  EXPECT_GT(ThompsonPolicy::kZCeil, normal_quantile(uniform_open01(0xffffffffu)));
+  EXPECT_GT(ThompsonPolicy::kZCeil, normal_quantile(uniform_open01(0xfffffffeu)));
 }
 
 // StepRandom::word(j) is the j-th next_u32() of the same step, in any order.

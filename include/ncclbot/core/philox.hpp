@@ -13,7 +13,11 @@
 //                                                      key = (lo32(seed), hi32(seed)))
 // which is exactly curand_init(seed, id, 4 * (step + 2^32 * lane)) followed by curand4().
 // Lane 0 of a step is the replay core's sample draw; lanes >= 1 are the policy's own draws.
+// cuRAND's curand_philox4x32_x.h defines a global mulhilo32 as well; Random123's is renamed while
+// its header is read, so one file may include both (tests/gpu/curand_stream.cu does).
+#define mulhilo32 ncclbot_random123_mulhilo32
 #include <Random123/philox.h>
+#undef mulhilo32
 
 #include <cstdint>
 

@@ -15,7 +15,8 @@
 // theta_i >= floor_i = mean_i + sigma * kZFloor / sqrt(N_i) (the same expression, and rounding is
 // monotone), and an arm with floor_i > best theta can neither win nor tie. Arm i still reads word i
 // of the step (StepRandom::word), so the pick is exactly the full draw's; most steps draw one or two
-// arms instead of k.
+// arms instead of k. When even the best-mean arm's highest possible draw (kZCeil) is below every
+// other arm's floor, it wins whatever the words say and nothing is drawn at all.
 #include <cmath>
 
 #include "ncclbot/policy/arm_stats.hpp"
@@ -29,18 +30,27 @@ struct ThompsonPolicy {
   };
   // Below normal_quantile(uniform_open01(w)) for every word w (the smallest, at w = 0, is -6.338).
   static constexpr double kZFloor = -6.5;
+  // Above it for every word (the largest, at w = 2^32 - 1, is +6.338).
+  static constexpr double kZCeil = 6.5;
 
   Params params;
   ArmStats stats;
-  double lowest_draw[kNumArms];  // floor_i: no draw of arm i is lower; meaningful once N_i > 0
+  double lowest_draw[kNumArms];   // floor_i: no draw of arm i is lower; meaningful once N_i > 0
+  double highest_draw[kNumArms];  // no draw of arm i is higher; meaningful once N_i > 0
 
+  NCCLBOT_HD double draw_ceiling(int j) const {
+    return stats.mean[j] + params.sigma * kZCeil / sqrt(stats.count[j]);
+  }
   NCCLBOT_HD double draw_floor(int j) const {
     return stats.mean[j] + params.sigma * kZFloor / sqrt(stats.count[j]);
   }
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLog);
-    for (int j = 0; j < stats.arms.k; ++j) lowest_draw[j] = stats.count[j] > 0.0 ? draw_floor(j) : 0.0;
+    for (int j = 0; j < stats.arms.k; ++j) {
+      lowest_draw[j] = stats.count[j] > 0.0 ? draw_floor(j) : 0.0;
+      highest_draw[j] = stats.count[j] > 0.0 ? draw_ceiling(j) : 0.0;
+    }
   }
 
   NCCLBOT_HD double draw(int j, StepRandom& rng) const {
@@ -53,6 +63,9 @@ struct ThompsonPolicy {
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
     int pick = first_index_of_min(stats.mean, k);
+    bool dominant = true;
+    for (int j = 0; j < k && dominant; ++j) dominant = j == pick || lowest_draw[j] > highest_draw[pick];
+    if (dominant) return stats.arms.slot[pick];
     double pick_theta = draw(pick, rng);
     for (int j = 0; j < k; ++j) {
       if (j == pick || lowest_draw[j] > pick_theta) continue;
@@ -69,6 +82,7 @@ struct ThompsonPolicy {
     const int j = stats.arms.index[slot];
     stats.add(j, ArmStats::transform(latency_us, ObsScale::kLog));
     lowest_draw[j] = draw_floor(j);
+    highest_draw[j] = draw_ceiling(j);
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }

@@ -29,6 +29,7 @@ struct DeviceReplayRequest {
   int delay = 0;                 // feedback delay D in [0, kMaxReplayDelay] (replay/replay.hpp)
   bool keep_per_replay = false;  // copy back every replay's outcome
   int block = 128;               // threads per block of the replay kernel
+  int max_grid = 0;              // > 0: at most this many blocks, so each thread strides over many replays
   int64_t scratch_budget_bytes = int64_t(1) << 30;  // per-replay outputs held at once on the device
 };
 
