@@ -174,7 +174,7 @@ bool DecisionTable::load_file(const std::string& path, const std::string& fabric
   rules.max_bytes = kMaxTableFileBytes;
   std::string bytes;
   const ReadResult r = read_regular_file(path, rules, &bytes, error);
-  if (r == ReadResult::kMissing) *error = path + ": no such file";
+  if (r == ReadResult::kMissing) *error = path + ": cannot open (no such file)";
   if (r != ReadResult::kOk) return false;
   return parse(bytes, path, fabric, error);
 }
