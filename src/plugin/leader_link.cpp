@@ -113,7 +113,11 @@ class Server {
   void accept_all() {
     for (;;) {
       const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (c < 0) return;  // EAGAIN, or out of descriptors: try again at the next event
+      if (c < 0) {
+        // Out of descriptors: the listening socket stays readable, so pause rather than spin.
+        if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return;  // EAGAIN: nothing more to accept
+      }
       if (conns_.size() >= limits_.max_connections) {
         ::close(c);
         continue;

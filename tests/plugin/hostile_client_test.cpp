@@ -18,25 +18,13 @@
 #include <random>
 #include <thread>
 
+#include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
 
 namespace {
-
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
 
 int connect_to(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
 
@@ -21,20 +22,6 @@ namespace {
 constexpr int kCalls = 100000;
 constexpr uint64_t kCommId = 0xabcdef12345ull;
 constexpr const char* kSecret = "rank-consistency-test-secret";
-
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
 
 // Arms of the test communicator, with true latencies close enough that per-rank noise reorders
 // their sample means: Tree/LL 10 us, Tree/Simple 10.4 us, Ring/LL128 10.8 us, Ring/Simple 11.5 us.
@@ -159,6 +146,17 @@ int distinct_arms(const std::string& picks) {
   return n;
 }
 
+// Every rank played NCCL's pick (Ring/Simple, the prior's argmin) on every call.
+void expect_everyone_on_nccls_choice(const RankRun& run) {
+  ASSERT_TRUE(run.ok);
+  EXPECT_EQ(disagreements(run), 0);
+  for (const auto& p : run.picks) {
+    ASSERT_EQ(p.size(), size_t(kCalls));
+    EXPECT_EQ(distinct_arms(p), 1);
+    EXPECT_EQ(int(p[0]), 1 * 3 + 2);
+  }
+}
+
 }  // namespace
 
 TEST(RankConsistency, LeaderKeepsFourRanksInAgreementOverOneHundredThousandCalls) {
@@ -186,26 +184,12 @@ TEST(RankConsistency, NaiveRankLocalLearnerDisagrees) {
 TEST(RankConsistency, ARankThatNeverReachesTheLeaderLeavesEveryoneOnNcclsChoice) {
   // Rank 2 cannot connect, so it never announces itself; the leader waits for all three ranks
   // before deciding anything, so every rank keeps NCCL's pick (Ring/Simple, the prior's argmin).
-  const RankRun run = run_ranks(3, true, "egreedy:eps=0.5,n0=1", 2);
-  ASSERT_TRUE(run.ok);
-  EXPECT_EQ(disagreements(run), 0);
-  for (const auto& p : run.picks) {
-    ASSERT_EQ(p.size(), size_t(kCalls));
-    EXPECT_EQ(distinct_arms(p), 1);
-    EXPECT_EQ(int(p[0]), 1 * 3 + 2);
-  }
+  expect_everyone_on_nccls_choice(run_ranks(3, true, "egreedy:eps=0.5,n0=1", 2));
 }
 
 TEST(RankConsistency, ARankWithAnotherSecretIsRefusedAndEveryoneStaysOnNcclsChoice) {
   // Rank 1 reaches the leader but its HELLO carries another job's MAC: the leader drops the
   // connection without counting it, rank 1 sees the refusal and passes through, and the leader,
   // still missing a rank, keeps NCCL's pick too.
-  const RankRun run = run_ranks(3, true, "egreedy:eps=0.5,n0=1", -1, 1);
-  ASSERT_TRUE(run.ok);
-  EXPECT_EQ(disagreements(run), 0);
-  for (const auto& p : run.picks) {
-    ASSERT_EQ(p.size(), size_t(kCalls));
-    EXPECT_EQ(distinct_arms(p), 1);
-    EXPECT_EQ(int(p[0]), 1 * 3 + 2);
-  }
+  expect_everyone_on_nccls_choice(run_ranks(3, true, "egreedy:eps=0.5,n0=1", -1, 1));
 }

@@ -16,9 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "../loopback_port.hpp"
 #include "plugin/leader_link.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
+
+using ncclbot::test::free_loopback_port;
 
 extern "C" {
 extern const NcclTunerV5 ncclTunerPlugin_v5;
@@ -37,21 +40,6 @@ void fail(const char* what, int a, int b) {
 void quiet_logger(int, unsigned long, const char*, int, const char*, ...) {}
 
 // A port the kernel just handed out on 127.0.0.1 (released again for the leader to bind).
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    close(fd);
-    return 20000 + int(getpid() % 20000);
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 // One communicator's life: init (tuner and profiler in a thread-dependent order), calls, a proxy
 // thread delivering channel events for every call, finalize in a thread-dependent order.
 void run_comm(int thread, int round) {

@@ -193,21 +193,28 @@ struct LiveLeader {
   }
 };
 
+// Rank 1 of the 2-rank communicator 9, connected and acknowledged.
+std::shared_ptr<FollowerLink> joined_follower(const LiveLeader& leader) {
+  std::string error;
+  auto link = FollowerLink::connect(leader.address, leader.key, 2000, &error);
+  EXPECT_TRUE(link) << error;
+  WireHello h;
+  h.comm_id = 9;
+  h.nranks = 2;
+  h.nnodes = 1;
+  h.rank = 1;
+  if (link && !link->hello(h, 2000)) return nullptr;
+  return link;
+}
+
 }  // namespace
 
 // The servers outlive the tests (as in a job), so their leaders are never freed.
 TEST(RankAgreement, ABrokenConnectionReconnectsAndKeepsTheLeadersDecisions) {
   LiveLeader& leader = *new LiveLeader;
   Table table;
-  std::string error;
-  auto link = FollowerLink::connect(leader.address, leader.key, 2000, &error);
-  ASSERT_TRUE(link) << error;
-  WireHello h;
-  h.comm_id = 9;
-  h.nranks = 2;
-  h.nnodes = 1;
-  h.rank = 1;
-  ASSERT_TRUE(link->hello(h, 2000));
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
   CostTable cost = table.cost();
   const auto prior = table.prior();
   for (uint64_t i = 0; i < 2000; ++i) {
@@ -221,15 +228,8 @@ TEST(RankAgreement, ABrokenConnectionReconnectsAndKeepsTheLeadersDecisions) {
 TEST(RankAgreement, AFollowerWaitsOutAStalledLeaderInsteadOfFallingBack) {
   LiveLeader& leader = *new LiveLeader;
   Table table;
-  std::string error;
-  auto link = FollowerLink::connect(leader.address, leader.key, 2000, &error);
-  ASSERT_TRUE(link) << error;
-  WireHello h;
-  h.comm_id = 9;
-  h.nranks = 2;
-  h.nnodes = 1;
-  h.rank = 1;
-  ASSERT_TRUE(link->hello(h, 2000));
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
   const auto prior = table.prior();
   leader.hold = true;
   std::thread release([&] {
