@@ -100,6 +100,7 @@ class Server {
     std::vector<uint8_t> out;
     size_t sent = 0;
     Clock::time_point opened;
+    uint64_t serial = 0;  // tells this connection from a later one that reuses its descriptor
     bool authenticated = false;
   };
 
@@ -123,10 +124,10 @@ class Server {
         continue;
       }
       while (pending_.size() >= limits_.max_unauthenticated) {  // evict the oldest stranger
-        const int old = pending_.front();
+        const auto [old, serial] = pending_.front();
         pending_.pop_front();
         auto it = conns_.find(old);
-        if (it != conns_.end() && !it->second.authenticated) close_conn(old);
+        if (it != conns_.end() && it->second.serial == serial && !it->second.authenticated) close_conn(old);
       }
       set_nodelay(c);
       uint8_t nonce[kNonceBytes];
@@ -135,8 +136,9 @@ class Server {
       conn.session = std::make_unique<LeaderSession>(key_, nonce);
       conn.out = conn.session->greeting();
       conn.opened = Clock::now();
+      conn.serial = ++serial_;
+      pending_.emplace_back(c, conn.serial);
       conns_.emplace(c, std::move(conn));
-      pending_.push_back(c);
       watch(c, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD);
     }
   }
@@ -190,9 +192,9 @@ class Server {
   void expire_handshakes() {
     const auto now = Clock::now();
     while (!pending_.empty()) {
-      const int fd = pending_.front();
+      const auto [fd, serial] = pending_.front();
       auto it = conns_.find(fd);
-      if (it == conns_.end() || it->second.authenticated) {
+      if (it == conns_.end() || it->second.serial != serial || it->second.authenticated) {
         pending_.pop_front();
         continue;
       }
@@ -208,7 +210,8 @@ class Server {
   LeaderHandler handler_;
   LeaderLimits limits_;
   std::unordered_map<int, Conn> conns_;
-  std::deque<int> pending_;  // connections in order of arrival, until authenticated or closed
+  std::deque<std::pair<int, uint64_t>> pending_;  // (descriptor, serial) in order of arrival
+  uint64_t serial_ = 0;
 };
 
 }  // namespace

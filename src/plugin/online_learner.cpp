@@ -261,6 +261,7 @@ int OnlineLearner::import_contexts(const StateFile& file) {
     c->policy = e.policy;  // validated by the state file against this mask and prior
     c->steps = e.steps;
     c->first_bytes = e.bytes;
+    c->memo_base = inactive_end_[e.key];  // calls already answered with NCCL's choice stay so
     const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
     c->stream_id = replay_stream_id(key_collective(int(e.key)), nnodes_, gpn, c->first_bytes);
     contexts_[e.key] = std::move(c);

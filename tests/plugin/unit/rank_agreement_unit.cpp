@@ -11,6 +11,7 @@
 
 #include "plugin/leader_link.hpp"
 #include "plugin/online_learner.hpp"
+#include "plugin/state_file.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::plugin;
@@ -74,6 +75,25 @@ TEST(RankAgreement, CallsAnsweredBeforeEveryRankJoinedStayNcclsForEveryone) {
     policy_picks += own >= 0;
   }
   EXPECT_EQ(policy_picks, 256);  // random over two arms: never NCCL's
+}
+
+TEST(RankAgreement, AContextRestoredFromTheStateFileStartsAfterCallsAlreadyAnswered) {
+  // The leader's own init restores a context after a follower, faster, was already told NCCL's
+  // choice for window 0 of it: the restored policy must not re-decide those calls.
+  Table table;
+  auto eng = engine("random");
+  OnlineLearner previous_job(1, 2, 1, eng, false);
+  previous_job.decide_next(kKey, kBytes, table.prior().data());
+  StateFile file(*eng);
+  previous_job.export_contexts(file);
+  OnlineLearner leader(1, 2, 1, eng, true);
+  leader.set_active(false);
+  for (int8_t s : window(leader, 0, table.prior())) ASSERT_EQ(s, -1);
+  ASSERT_EQ(leader.import_contexts(file), 1);
+  leader.set_active(true);
+  CostTable cost = table.cost();
+  for (uint64_t i = 0; i < 256; ++i) ASSERT_EQ(leader.decide_at(kKey, kBytes, cost, i), -1) << i;
+  EXPECT_GE(leader.decide_at(kKey, kBytes, cost, 256), 0);
 }
 
 TEST(RankAgreement, AFollowerFarBehindStillGetsTheOriginalDecisions) {
