@@ -358,7 +358,19 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
   const uint64_t generation = ++generation_;
   for (auto& entry : streams_) entry.second.requested.clear();  // lost with the old connection
   // The receiver holds the link alive and closes its own descriptor when the connection ends.
-  std::thread([self = shared_from_this(), fd, generation] { self->receive_loop(fd, generation); }).detach();
+  std::thread([self = shared_from_this(), fd, generation] {
+    try {
+      self->receive_loop(fd, generation);
+    } catch (...) {  // out of memory: this connection ends, the next decision reconnects
+      std::lock_guard<std::mutex> lock(self->mu_);
+      if (generation == self->generation_) {
+        self->broken_ = true;
+        self->fd_ = -1;
+        self->cv_.notify_all();
+      }
+      ::close(fd);
+    }
+  }).detach();
   return true;
 }
 
