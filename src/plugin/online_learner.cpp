@@ -69,22 +69,18 @@ void OnlineLearner::retire_locked(Context& c, int slot) {
   c.retired_slot = slot;
 }
 
-// One more memo entry within the per-context cap and the process budget (taken 64 KiB at a time).
+// One more memo entry within the per-context cap and the process budget (charged 64 KiB at a time).
+// The memo is a deque: it grows in small blocks and never copies what it holds, so a long memo
+// never stalls getCollInfo on a reallocation.
 bool OnlineLearner::grow_memo_locked(Context& c) {
+  constexpr size_t kCharge = 65536;
   if (c.memo.size() >= limits_.per_context) return false;
-  if (c.memo.size() == c.memo.capacity()) {
-    const size_t grow = c.memo.capacity() < 65536 ? 65536 : c.memo.capacity();
-    if (limits_.budget->fetch_sub(int64_t(grow)) < int64_t(grow)) {
-      limits_.budget->fetch_add(int64_t(grow));
+  if (c.memo.size() % kCharge == 0) {
+    if (limits_.budget->fetch_sub(int64_t(kCharge)) < int64_t(kCharge)) {
+      limits_.budget->fetch_add(int64_t(kCharge));
       return false;
     }
-    try {
-      c.memo.reserve(c.memo.capacity() + grow);
-    } catch (...) {
-      limits_.budget->fetch_add(int64_t(grow));
-      return false;
-    }
-    memo_charged_ += int64_t(grow);
+    memo_charged_ += int64_t(kCharge);
   }
   return true;
 }
@@ -107,7 +103,13 @@ int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
       retire_locked(*c, (is_nccl_slot(slot) && c->mask.has(slot)) ? slot : -1);
       break;
     }
-    c->memo.push_back(int8_t(fresh_decision_locked(*c)));
+    const int8_t slot = int8_t(fresh_decision_locked(*c));
+    try {
+      c->memo.push_back(slot);
+    } catch (...) {  // out of memory: the same retirement as a full memo, for every rank
+      retire_locked(*c, -1);
+      break;
+    }
   }
   if (index >= c->retired_at) return c->retired_slot;
   return c->memo[size_t(index - c->memo_base)];

@@ -14,6 +14,7 @@
 //                           its cap, or NCCL's choice once the ranks' cost tables disagreed
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -97,7 +98,7 @@ class OnlineLearner {
     uint64_t memo_base = 0;  // call index of memo[0]; calls before it are NCCL's choice
     uint64_t retired_at = UINT64_MAX;
     int retired_slot = -1;
-    std::vector<int8_t> memo;  // decisions by call index (leader mode)
+    std::deque<int8_t> memo;  // decisions by call index (leader mode)
   };
 
   Context& context_locked(int key, uint64_t bytes, const float* prior);
