@@ -385,6 +385,11 @@ bool FollowerLink::send_locked(const std::vector<uint8_t>& bytes) {
   return true;
 }
 
+bool FollowerLink::healthy() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !broken_;
+}
+
 void FollowerLink::break_connection_for_test() {
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);

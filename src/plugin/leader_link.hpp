@@ -58,6 +58,9 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   int decision(uint64_t comm_id, int key, uint64_t index, uint64_t bytes, int nranks, int nnodes,
                const float* prior, int timeout_ms, const std::function<void(int waited_ms)>& waiting);
 
+  // Whether the current connection is up (a broken one is reopened by the next decision).
+  bool healthy();
+
   // Test hook: close the current connection as a network failure would.
   void break_connection_for_test();
 

@@ -261,7 +261,9 @@ void PluginRuntime::update_activation_locked(uint64_t comm_id) {
 std::shared_ptr<FollowerLink> PluginRuntime::follower_link(const PluginConfig& cfg, const LeaderKey& key,
                                                            std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (link_ && link_address_ == cfg.leader_address) return link_;  // it reconnects by itself
+  // A broken link still serves (and reopens for) the communicators that joined through it; a new
+  // communicator gets a fresh connection, so one refused HELLO does not doom the next.
+  if (link_ && link_address_ == cfg.leader_address && link_->healthy()) return link_;
   link_ = FollowerLink::connect(cfg.leader_address, key, cfg.leader_timeout_ms, error);
   if (link_) link_address_ = cfg.leader_address;
   return link_;
