@@ -85,7 +85,8 @@ struct SwUcbPolicy {
     const int kept = stats.plays < window() ? int(stats.plays) : window();
     f(history_us, kept, -HUGE_VAL, HUGE_VAL);
     f(history_arm, kept, 0.0, double(stats.arms.k - 1));
-    f(&head, 1, 0.0, double(window() - 1));
+    // Until the ring is full, the next write goes right after the kept entries.
+    f(&head, 1, kept < window() ? double(kept) : 0.0, kept < window() ? double(kept) : double(window() - 1));
   }
 };
 

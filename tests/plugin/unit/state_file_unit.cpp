@@ -146,6 +146,17 @@ TEST(StateFileFormat, SwUcbRingIndicesAreChecked) {
   EXPECT_TRUE(b.decode(patched(good, kFirstValue + 30 * 8, 1), &why)) << why;
   EXPECT_FALSE(b.decode(patched(good, kFirstValue + 50 * 8, 20), &why));  // head 20 of window 20
   EXPECT_TRUE(b.decode(patched(good, kFirstValue + 50 * 8, 19), &why)) << why;
+
+  // Before the ring is full (5 plays of a window of 20) the head must be 5: any other place would
+  // later evict entries never written.
+  StateFile c(*eng);
+  c.put(entry(*eng, 4 * 65 + 13, 5));
+  const std::string young = c.encode();
+  ASSERT_TRUE(b.decode(young, &why)) << why;
+  // Values: 8 + 2 + 5 history_us + 5 history_arm = 20, then the head.
+  EXPECT_FALSE(b.decode(patched(young, kFirstValue + 20 * 8, 10), &why));
+  EXPECT_FALSE(b.decode(patched(young, kFirstValue + 20 * 8, 4), &why));
+  EXPECT_TRUE(b.decode(patched(young, kFirstValue + 20 * 8, 5), &why)) << why;
 }
 
 TEST(StateFileFormat, CountsThatDoNotFitTheFileAreRefused) {
