@@ -1,9 +1,9 @@
 // libFuzzer target: the leader's wire protocol, server end. Byte 0 picks the mode:
 //  - even: the rest is raw bytes from a stranger (no secret), fed in chunks whose sizes come
 //    from the input; the session must close or wait, never reach the handler;
-//  - odd: the rest is a sequence of frames from a peer that holds the secret (kind byte, payload
-//    length byte, payload), signed here, so every field check and the leader's memo behind the
-//    handler (a real OnlineLearner) are exercised.
+//  - odd: the rest is a sequence of frames from a peer that holds the secret (kind byte, then raw
+//    payload bytes), signed here, so every field check and the leader's memo behind the handler
+//    (a real OnlineLearner) are exercised.
 // The follower end parses the leader's answers and must accept every one of them.
 #include <cstddef>
 #include <cstdint>
@@ -86,38 +86,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t client_nonce[kNonceBytes] = {2};
   std::vector<uint8_t> frames;
   if (!follower.start(greeting.data(), greeting.size(), client_nonce, &frames)) std::abort();
-  // Frames: kind (1 hello, 2 request), then the payload bytes the format needs (zero-padded).
+  // Frames signed as the follower would sign them (direction 1 = to the leader), around payload
+  // bytes taken raw from the input: kind (even: hello, odd: request), then the payload (zero-padded).
+  FrameMac mac(key, server_nonce, client_nonce, 1);
   while (left > 0) {
     const bool hello = (p[0] & 1) == 0;
     ++p;
     --left;
     const size_t need = hello ? kHelloPayload : kRequestPayload;
-    uint8_t payload[kRequestPayload] = {};
+    std::vector<uint8_t> f(kFrameHeaderBytes + need + kTagBytes, 0);
+    const uint32_t header[4] = {kWireMagic, hello ? 1u : 2u, uint32_t(need), 0};
+    for (int w = 0; w < 4; ++w)
+      for (int b = 0; b < 4; ++b) f[size_t(4 * w + b)] = uint8_t(header[w] >> (8 * b));
     const size_t take = need < left ? need : left;
-    std::memcpy(payload, p, take);
+    std::memcpy(f.data() + kFrameHeaderBytes, p, take);
     p += take;
     left -= take;
-    if (hello) {
-      WireHello hm;
-      std::memcpy(&hm.comm_id, payload, 8);
-      std::memcpy(&hm.nranks, payload + 8, 4);
-      std::memcpy(&hm.nnodes, payload + 12, 4);
-      std::memcpy(&hm.rank, payload + 16, 4);
-      std::memcpy(&hm.ordinal, payload + 20, 4);
-      follower.hello(hm, &frames);
-    } else {
-      WireRequest r;
-      std::memcpy(&r.comm_id, payload, 8);
-      std::memcpy(&r.start, payload + 8, 8);
-      std::memcpy(&r.bytes, payload + 16, 8);
-      std::memcpy(&r.key, payload + 24, 4);
-      std::memcpy(&r.count, payload + 28, 4);
-      std::memcpy(&r.nranks, payload + 32, 4);
-      std::memcpy(&r.nnodes, payload + 36, 4);
-      std::memcpy(r.prior, payload + 40, sizeof r.prior);
-      r.start &= (uint64_t(1) << 20) - 1;  // keep indices where the memo is cheap to fill
-      follower.request(r, &frames);
-    }
+    mac.sign(f.data(), kFrameHeaderBytes + need, f.data() + kFrameHeaderBytes + need);
+    frames.insert(frames.end(), f.begin(), f.end());
   }
   session.feed(frames.data(), frames.size(), h, &out);
   // Every answer the leader sent must pass the follower's own checks.
