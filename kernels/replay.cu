@@ -30,7 +30,7 @@ struct ReplayKernelArgs {
   const uint64_t* stream_ids;  // [N]
   const void* policies;        // [configs of this launch], Policy objects with their params set
   const int* fixed_slots;      // [configs of this launch][sweep.num_contexts] or null
-  int contexts_count, seeds, horizon;
+  int contexts_count, seeds, horizon, delay;
   uint64_t seed_base;
   int64_t replays;  // configs * seeds * N
   double* online;   // [replays], (config, seed, context) row-major
@@ -57,6 +57,7 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.seed = a.seed_base + uint64_t(seed);
     task.stream_id = a.stream_ids[i];
     task.horizon = a.horizon;
+    task.delay = a.delay;
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
     Policy policy = policies[config];  // params set, state initialised by reset() in replay_one
@@ -124,32 +125,16 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
   return double(ms) / 1e3;
 }
 
-// The kernel for a policy kind. Kernel launches cannot go through the __host__ __device__
-// visit_policy, so the kind -> type list is repeated here; launch_replays() checks it against
-// visit_policy for every config.
+// The kernel for a policy kind, generated from the registry (policy/policy.hpp); launch_replays()
+// checks every config against visit_policy.
 double launch_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
                               int first, int count, int block, LaunchShape* shape) {
   switch (kind) {
-    case PolicyKind::kOracle:
-      return launch_replays<OraclePolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kRandom:
-      return launch_replays<RandomPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kGreedy:
-      return launch_replays<GreedyPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kEpsGreedy:
-      return launch_replays<EpsGreedyPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kUcb1:
-      return launch_replays<Ucb1Policy>(a, configs, first, count, block, shape);
-    case PolicyKind::kThompson:
-      return launch_replays<ThompsonPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kEtc:
-      return launch_replays<EtcPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kSwUcb:
-      return launch_replays<SwUcbPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kKnn:
-    case PolicyKind::kTree:
-      return launch_replays<FixedPolicy>(a, configs, first, count, block, shape);
-    case PolicyKind::kAuto:
+#define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, ...) \
+  case PolicyKind::Kind:                               \
+    return launch_replays<Type>(a, configs, first, count, block, shape);
+    NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
+#undef NCCLBOT_POLICY_LAUNCH
     default:
       return launch_replays<AutoPolicy>(a, configs, first, count, block, shape);
   }
@@ -162,6 +147,8 @@ void check_request(const DeviceReplayRequest& q) {
     throw std::invalid_argument("device_replay: one stream id per context is needed");
   if (q.seeds < 1 || q.horizon < 1)
     throw std::invalid_argument("device_replay: seeds and horizon must be >= 1");
+  if (q.delay < 0 || q.delay > kMaxReplayDelay)
+    throw std::invalid_argument("device_replay: delay out of range");
   if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
     throw std::invalid_argument("device_replay: fixed_slots must be [configs][sweep contexts]");
   for (int c : q.contexts)
@@ -222,6 +209,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.contexts_count = n_ctx;
     a.seeds = q.seeds;
     a.horizon = q.horizon;
+    a.delay = q.delay;
     a.seed_base = q.seed_base;
     a.replays = int64_t(count) * per_config;
     a.online = online.get();

@@ -40,3 +40,11 @@ run fuzz_decision_table "$corpus/table" "$plugin_seconds"
 run fuzz_state_file "$corpus/state" "$plugin_seconds"
 run fuzz_leader_wire "$corpus/wire" "$plugin_seconds"
 echo "fuzz-smoke: no crashes" >&2
+# The study TOML loader, the `ncclbot stats` JSON input and the fabric preset reader, ~10 s each.
+seconds=${FUZZ_INPUT_SECONDS:-10}
+cmake --build "$build" --target fuzz_study_toml fuzz_stats_json fuzz_fabric_preset
+for kind in study stats fabric; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
+run fuzz_study_toml "$corpus/study"
+run fuzz_stats_json "$corpus/stats"
+run fuzz_fabric_preset "$corpus/fabric"
+echo "fuzz-smoke: no crashes in the input readers either" >&2

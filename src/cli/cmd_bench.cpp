@@ -18,11 +18,11 @@ namespace {
 
 struct BenchOptions {
   std::string backend = "cpu";
-  std::vector<std::string> policies = {"auto", "random",   "greedy",  "egreedy",
-                                       "ucb1", "thompson", "etc:m=2", "swucb"};
+  std::vector<std::string> policies = {"auto",     "random",  "greedy", "egreedy", "ucb1",
+                                       "thompson", "etc:m=2", "swucb",  "ducb"};
   std::vector<int> arms = {6, 12, 21};
   std::vector<int> threads;
-  int contexts = 32, samples = 8, seeds = 4, horizon = 4096;
+  int contexts = 32, samples = 8, seeds = 4, horizon = 4096, delay = 0;
   int repetitions = 5;
   std::string write_sweep;
   bool json = false;
@@ -37,6 +37,7 @@ Action setup(CLI::App& app) {
   app.add_option("--contexts", opt->contexts, "contexts in the synthetic sweep (default 32)");
   app.add_option("--horizon", opt->horizon, "steps per replay (default 4096)");
   app.add_option("--seeds", opt->seeds, "seeds per context (default 4)");
+  app.add_option("--delay", opt->delay, "feedback delay D of every replay (default 0)");
   app.add_option("--repetitions", opt->repetitions, "timed repetitions, median reported (default 5)");
   app.add_option("--write-sweep", opt->write_sweep,
                  "write the synthetic sweep for the first --arms value to this CSV and exit");
@@ -61,11 +62,9 @@ Action setup(CLI::App& app) {
 
     nlohmann::json out;
     out["results"] = nlohmann::json::array();
-    out["workload"] = {{"contexts", opt->contexts},
-                       {"seeds", opt->seeds},
-                       {"horizon", opt->horizon},
-                       {"samples", opt->samples},
-                       {"repetitions", opt->repetitions}};
+    out["workload"] = {{"contexts", opt->contexts}, {"seeds", opt->seeds},
+                       {"horizon", opt->horizon},   {"delay", opt->delay},
+                       {"samples", opt->samples},   {"repetitions", opt->repetitions}};
     std::ostream& human = opt->json ? std::cerr : std::cout;
     for (int arms : opt->arms) {
       const Sweep sweep = make_bench_sweep(arms, opt->contexts, opt->samples);
@@ -77,6 +76,7 @@ Action setup(CLI::App& app) {
           job.configs = {spec};
           job.seeds = opt->seeds;
           job.horizon = opt->horizon;
+          job.delay = opt->delay;
           job.threads = std::max(1, threads);
           double sink = 0;
           const BenchTiming t = measure([&] { sink += run_replay(job, backend).online[0]; },

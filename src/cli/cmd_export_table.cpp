@@ -2,15 +2,16 @@
 // policy of a finished study, as a decision table the NCCL tuner plugin reads (NCCLBOT_TABLE), or
 // in NCCL's example CSV tuner format (NCCL_TUNER_CONFIG_FILE).
 #include <CLI/CLI.hpp>
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "report/results_document.hpp"
-#include "study/atomic_file.hpp"
 #include "study/decision_export.hpp"
+#include "study/run_folder.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -31,35 +32,37 @@ Action setup(CLI::App& app) {
   app.add_option("--fabric", opt->selection.fabric, "only contexts of this fabric");
   return [opt] {
     const std::string path = opt->study_dir + "/results.json";
-    const auto text = study::read_file_if_exists(path);
+    // The table may not replace any file of the study folder it is read from.
+    std::vector<std::string> inputs = {path};
+    if (std::filesystem::exists(std::filesystem::path(opt->study_dir) / study::kRunFolderMarker))
+      for (const auto& f : study::RunFolder::claim(opt->study_dir, "--study").listed())
+        inputs.push_back(opt->study_dir + "/" + f);
+    check_output_not_input(opt->out, inputs, "--out");
+    const auto text = read_input_file_if_exists(path, kMaxJsonInputBytes);
     if (!text)
       throw InputError(path, 0, "cannot open (is this the --out folder of a finished `ncclbot run`?)");
     nlohmann::json results;
     try {
       results = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
     }
     if (!results.is_object() || results.value("schema", "") != report::kResultsSchema)
       throw InputError(
           path, 0, std::string("not an ncclbot study results file (schema ") + report::kResultsSchema + ")");
     std::vector<study::DecisionRow> rows;
+    std::string comment;
     try {
       rows = study::decision_rows(results, opt->selection);
+      comment = "ncclbot " + results.at("program").at("version").get<std::string>() + " study '" +
+                results.at("study").at("name").get<std::string>() + "' (sha256 " +
+                results.at("study").at("sha256").get<std::string>() + "), policy " + opt->selection.policy;
     } catch (const nlohmann::json::exception& e) {
       throw InputError(path, 0, std::string("malformed results: ") + e.what());
     }
-    const std::string comment = "ncclbot " + results["program"]["version"].get<std::string>() + " study '" +
-                                results["study"]["name"].get<std::string>() + "' (sha256 " +
-                                results["study"]["sha256"].get<std::string>() + "), policy " +
-                                opt->selection.policy;
     const std::string table = opt->format == "ncclbot" ? study::format_ncclbot_table(rows, comment)
                                                        : study::format_nccl_csv(rows, comment);
-    try {
-      study::write_file_atomic(opt->out, table);
-    } catch (const std::exception& e) {
-      throw UsageError(std::string("--out: ") + e.what());
-    }
+    write_output_file(opt->out, table, "--out");
     std::cerr << "wrote " << rows.size() << " rows (" << opt->format << " format) to " << opt->out << "\n";
     return 0;
   };

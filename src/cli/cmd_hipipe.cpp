@@ -2,7 +2,6 @@
 // per-dimension utilisation and chunk plan (--json: one JSON document). --study: a sweep of
 // fabrics, node counts and sizes into a table, a summary and (with python3) a figure.
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,6 +12,8 @@
 #include "ncclbot/hipipe/comparison.hpp"
 #include "ncclbot/hipipe/fabric_preset.hpp"
 #include "ncclbot/hipipe/study.hpp"
+#include "ncclbot/io/output_file.hpp"
+#include "study/child_process.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -53,14 +54,15 @@ int run_single(const HipipeOptions& opt) {
 
 int run_study(const HipipeOptions& opt) {
   if (opt.out.empty()) throw UsageError("hipipe --study needs --out DIR");
+  for (const char* name : {"hipipe_cases.csv", "hipipe_summary.md", "hipipe_summary.json", "hipipe.png"})
+    check_output_not_input(opt.out + "/" + name, {opt.study}, "--out");
   const hipipe::Study study = hipipe::read_study(opt.study);
   std::cerr << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
   const hipipe::StudyResult result = hipipe::run_study(study);
   const nlohmann::json summary = hipipe::write_study_outputs(result, opt.out);
   const std::string script = std::string(NCCLBOT_SOURCE_DIR) + "/scripts/hipipe_figure.py";
   if (!opt.no_figure && std::filesystem::exists(script)) {
-    const std::string cmd = "python3 '" + script + "' '" + opt.out + "' >&2";
-    if (std::system(cmd.c_str()) != 0)
+    if (!ncclbot::study::run_child({"python3", script, opt.out}, ncclbot::study::ChildOutput::kToStderr).ok())
       std::cerr << "hipipe: the figure was not drawn (python3 with matplotlib needed); tables are written\n";
   }
   if (opt.json) std::cout << summary.dump(2) << "\n";

@@ -1,22 +1,27 @@
 // `ncclbot ingest LOG... [--manifest RUNS.toml] --out SWEEP.csv`: nccl-tests logs (text or -J
 // JSON) into a forced-arm sweep, with a summary of the runs found, used and skipped.
+// `ncclbot ingest DIR`: a campaign folder written by `ncclbot plan` (its campaign.toml), with a
+// summary of its missing and failed runs.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "ncclbot/campaign/campaign.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
-#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/io/nccl_tests/ingest_output.hpp"
+#include "ncclbot/io/nccl_tests/manifest.hpp"
 
 namespace ncclbot::cli {
 namespace {
 
 struct IngestCliOptions {
   std::vector<std::string> logs;
-  std::string manifest, out, placement = "out", fabric = "unknown";
-  bool json = false, skip_unforced = false, skip_failed = false;
+  std::string manifest, out, placement = "out", fabric = "unknown", samples = "auto";
+  bool json = false, skip_unforced = false, skip_failed = false, allow_missing = false;
 };
 
 nlohmann::json summary(const nccl_tests::IngestResult& r, const std::string& out_path, size_t files) {
@@ -39,6 +44,7 @@ nlohmann::json summary(const nccl_tests::IngestResult& r, const std::string& out
     runs.push_back(std::move(j));
   }
   return {{"out", out_path},
+          {"sample_kind", std::string(nccl_tests::sample_kind_name(r.samples))},
           {"files", files},
           {"runs_found", r.runs.size()},
           {"runs_used", used},
@@ -53,7 +59,19 @@ nlohmann::json summary(const nccl_tests::IngestResult& r, const std::string& out
 void print_human(const nlohmann::json& s, std::ostream& os) {
   os << "ingested " << s["runs_used"] << " of " << s["runs_found"] << " runs from " << s["files"]
      << " file(s): " << s["rows"] << " rows, " << s["contexts"] << " contexts, " << s["samples"]
-     << " sample(s) per arm, " << s["warnings"] << " warning(s) -> " << s["out"].get<std::string>() << "\n";
+     << " sample(s) per arm (" << s["sample_kind"].get<std::string>() << "), " << s["warnings"]
+     << " warning(s) -> " << s["out"].get<std::string>() << "\n";
+  if (s.contains("noise"))
+    os << "  per-iteration spread (-I 1 columns) -> " << s["noise"].get<std::string>() << "\n";
+  if (s.contains("campaign")) {
+    const auto& c = s["campaign"];
+    os << "  campaign: " << c["done"] << " done, " << c["missing"] << " missing, " << c["failed"]
+       << " failed of " << c["runs"] << " runs\n";
+    for (const auto& r : c["not_done"])
+      os << "    " << r["state"].get<std::string>() << " " << r["id"].get<std::string>() << ": "
+         << r["reason"].get<std::string>() << "\n";
+    for (const auto& d : c["dropped"]) os << "    dropped " << d.get<std::string>() << "\n";
+  }
   for (const auto& run : s["runs"]) {
     os << "  " << run["file"].get<std::string>() << ":" << run["line"] << " "
        << (run["test"].get<std::string>().empty() ? std::string("(unnamed test)")
@@ -69,10 +87,17 @@ void print_human(const nlohmann::json& s, std::ostream& os) {
 
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<IngestCliOptions>();
-  app.add_option("logs", opt->logs, "nccl-tests logs (text or -J JSON); default: the manifest's files");
+  app.add_option("logs", opt->logs,
+                 "nccl-tests logs (text or -J JSON), or one campaign folder (ncclbot plan); default: the "
+                 "manifest's files");
   app.add_option("--manifest", opt->manifest, "TOML list of [[run]] tables: file, algo, proto, nodes, ...");
-  app.add_option("--out", opt->out, "sweep CSV to write")->required();
+  app.add_option("--out", opt->out, "sweep CSV to write (a campaign folder: default DIR/sweep.csv)");
   app.add_option("--placement", opt->placement, "which times become samples: out (default), in, or both");
+  app.add_option("--samples", opt->samples,
+                 "iterations (one sample per timed iteration of -I 1 -J logs), mean (one averaged sample per "
+                 "run), or auto (default: iterations when every run has them)");
+  app.add_flag("--allow-missing", opt->allow_missing,
+               "campaign folder: keep only contexts whose planned arms are all complete instead of failing");
   app.add_option("--fabric", opt->fabric,
                  "fabric name for logs whose manifest entry names none (default unknown)");
   app.add_flag("--skip-unforced", opt->skip_unforced, "skip runs without a forced arm instead of failing");
@@ -81,6 +106,7 @@ Action setup(CLI::App& app) {
   return [opt] {
     nccl_tests::IngestOptions options;
     options.placement = nccl_tests::parse_placement(opt->placement);
+    options.samples = nccl_tests::parse_sample_kind(opt->samples);
     options.fabric = opt->fabric;
     options.skip_unforced = opt->skip_unforced;
     options.skip_failed = opt->skip_failed;
@@ -90,14 +116,61 @@ Action setup(CLI::App& app) {
     if (!nccl_tests::valid_fabric_name(options.fabric))
       throw UsageError("--fabric: '" + options.fabric +
                        "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
-    std::optional<nccl_tests::Manifest> manifest;
-    if (!opt->manifest.empty()) manifest = nccl_tests::read_manifest(opt->manifest);
-    const auto result = nccl_tests::ingest_logs(opt->logs, manifest ? &*manifest : nullptr, options);
-    const std::filesystem::path out_path(opt->out);
-    if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-    write_sweep_csv(result.sweep, opt->out);
-    const size_t files = opt->logs.empty() && manifest ? manifest->entries.size() : opt->logs.size();
-    const nlohmann::json s = summary(result, opt->out, files);
+    const bool campaign_dir = opt->logs.size() == 1 && campaign::is_campaign_dir(opt->logs[0]);
+    if (!campaign_dir && opt->allow_missing) throw UsageError("--allow-missing: only for a campaign folder");
+    if (campaign_dir && !opt->manifest.empty()) throw UsageError("--manifest: a campaign folder has its own");
+    if (campaign_dir && opt->out.empty())
+      opt->out = (std::filesystem::path(opt->logs[0]) / "sweep.csv").string();
+    if (opt->out.empty()) throw UsageError("--out is required");
+
+    nccl_tests::IngestResult result;
+    nlohmann::json campaign_summary;
+    std::vector<std::string> inputs = opt->logs;
+    size_t files = opt->logs.size();
+    if (campaign_dir) {
+      const campaign::Campaign c = campaign::read_campaign(opt->logs[0]);
+      inputs = {c.manifest_path};
+      for (const auto& run : c.runs) inputs.insert(inputs.end(), {run.json, run.log});
+      nccl_tests::check_output_is_not_input(opt->out, inputs);
+      const bool tty = isatty(2);
+      auto ingested =
+          campaign::ingest_campaign(c, options, opt->allow_missing, [tty](size_t done, size_t total) {
+            if (tty || done == total)
+              std::cerr << "\rchecking runs: " << done << "/" << total << (done == total ? "\n" : "");
+          });
+      result = std::move(ingested.result);
+      files = 0;
+      size_t counts[3] = {0, 0, 0};
+      nlohmann::json not_done = nlohmann::json::array();
+      for (size_t i = 0; i < c.runs.size(); ++i) {
+        const auto& st = ingested.status[i];
+        ++counts[int(st.state)];
+        files += st.state == campaign::RunState::kDone;
+        if (st.state != campaign::RunState::kDone)
+          not_done.push_back({{"id", c.runs[i].id},
+                              {"state", std::string(campaign::run_state_name(st.state))},
+                              {"reason", st.reason}});
+      }
+      campaign_summary = {{"dir", opt->logs[0]},        {"runs", c.runs.size()},
+                          {"done", counts[0]},          {"missing", counts[1]},
+                          {"failed", counts[2]},        {"not_done", std::move(not_done)},
+                          {"dropped", ingested.dropped}};
+    } else {
+      std::optional<nccl_tests::Manifest> manifest;
+      if (!opt->manifest.empty()) {
+        manifest = nccl_tests::read_manifest(opt->manifest);
+        inputs.push_back(opt->manifest);
+        if (opt->logs.empty())
+          for (const auto& e : manifest->entries) inputs.push_back(e.resolved);
+        if (opt->logs.empty()) files = manifest->entries.size();
+      }
+      nccl_tests::check_output_is_not_input(opt->out, inputs);
+      result = nccl_tests::ingest_logs(opt->logs, manifest ? &*manifest : nullptr, options);
+    }
+    const std::string sidecar = nccl_tests::write_ingest_output(result, opt->out);
+    nlohmann::json s = summary(result, opt->out, files);
+    if (!sidecar.empty()) s["noise"] = sidecar;
+    if (campaign_dir) s["campaign"] = campaign_summary;
     if (opt->json) {
       std::cout << s.dump(2) << "\n";
       print_human(s, std::cerr);

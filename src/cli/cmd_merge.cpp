@@ -9,6 +9,7 @@
 #include "cli/replay_report.hpp"
 #include "cli/tune_shards.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
 #include "study/atomic_file.hpp"
 
@@ -29,6 +30,7 @@ Action setup(CLI::App& app) {
   app.add_option("--out", opt->out_path, "for tune --phase tune partials: where to write the choice");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
+    if (!opt->out_path.empty()) check_output_not_input(opt->out_path, opt->partials, "--out");
     std::vector<ReplayPartial> parts;
     for (const std::string& path : opt->partials) {
       const auto bytes = study::read_file_if_exists(path);

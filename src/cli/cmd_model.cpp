@@ -28,10 +28,16 @@ Action setup(CLI::App& app) {
   app.add_option("--collective", opt->collective, "allreduce, allgather, reducescatter, broadcast, reduce")
       ->capture_default_str();
   app.add_option("--nodes", opt->nodes, "hosts (H100 nodes, GB200 compute trays)")->capture_default_str();
-  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
+  CLI::Option* gpus =
+      app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
   app.add_option("--bytes", opt->bytes, "message size as nccl-tests' size column")->required();
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
+  return [opt, gpus] {
+    // 0 means "the preset's" only when the option is left out; given, it must be a real count.
+    if (gpus->count() > 0 && opt->gpus_per_node < 1)
+      throw UsageError("--gpus-per-node " + std::to_string(opt->gpus_per_node) +
+                       ": must be at least 1 (leave it out for the preset's)");
+    if (opt->nodes < 1) throw UsageError("--nodes " + std::to_string(opt->nodes) + ": must be at least 1");
     const auto coll = parse_collective(opt->collective);
     if (!coll) throw UsageError("--collective: unknown collective '" + opt->collective + "'");
     const sim::FabricPreset f = sim::load_fabric(opt->fabric);

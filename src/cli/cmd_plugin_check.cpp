@@ -14,8 +14,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cli/command.hpp"
 #include "ncclbot/core/argmin.hpp"
@@ -36,6 +38,7 @@ struct PluginCheckOptions {
   std::string plugin_path, sweep_path, policy;
   uint64_t seed = 0;
   int horizon = 200;
+  int delay = 0;
   std::string nodes, collectives, feed = "auto";
   int max_reports = 20;
   bool json = false;
@@ -139,6 +142,7 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   task.seed = opt.seed;
   task.stream_id = context_stream_id(ctx);
   task.horizon = opt.horizon;
+  task.delay = opt.delay;
   std::vector<int> replay_slots(size_t(opt.horizon), -1);
   std::vector<float> replay_latency(size_t(opt.horizon), 0.0f);
   visit_policy(spec.config, [&](auto& policy) {
@@ -159,23 +163,9 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   plugin.tuner->init(&tuner, comm_id, size_t(ranks), size_t(ctx.nodes), nullptr, nullptr, nullptr);
   out.checked = true;
   uint64_t clock_ns = 1000000;
-  for (int t = 0; t < opt.horizon; ++t) {
-    float call_table[kNumNcclAlgos][kNumProtos];
-    std::memcpy(call_table, table, sizeof table);
-    int channels = 0;
-    plugin.tuner->getCollInfo(tuner, int(ctx.collective), size_t(ctx.bytes), 1,
-                              reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
-    const int pick = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
-                                 [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
-    ++out.steps;
-    if (pick != replay_slots[size_t(t)]) {
-      out.mismatches.push_back({c, t, pick, replay_slots[size_t(t)]});
-      break;  // later steps follow from different observations
-    }
-    const float x = replay_draw(v, c, pick, opt.seed, task.stream_id, t);
-    if (std::memcmp(&x, &replay_latency[size_t(t)], sizeof x) != 0)
-      throw std::runtime_error("plugin-check's draw differs from the replay's at context " +
-                               std::to_string(c) + " step " + std::to_string(t));
+  // A call's latency goes back to the plugin as NCCL's profiler would deliver it, `delay` calls
+  // late: after call t + D is decided and before call t + D + 1 (replay/replay.hpp).
+  auto report_latency = [&](int t, int pick, float x) {
     const long long ns = std::llround(double(x) * 1000.0);
     const bool exact_in_ns = ns > 0 && float(double(ns) / 1000.0) == x;
     const bool use_profiler = feed == "profiler" || (feed == "auto" && exact_in_ns && bytes_fit_descriptor);
@@ -223,6 +213,31 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
       if (rc != 0) ++out.not_joined;
       ++out.via_report;
     }
+  };
+  std::deque<std::tuple<int, int, float>> in_flight;
+  for (int t = 0; t < opt.horizon; ++t) {
+    float call_table[kNumNcclAlgos][kNumProtos];
+    std::memcpy(call_table, table, sizeof table);
+    int channels = 0;
+    plugin.tuner->getCollInfo(tuner, int(ctx.collective), size_t(ctx.bytes), 1,
+                              reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
+    const int pick = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
+                                 [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
+    ++out.steps;
+    if (pick != replay_slots[size_t(t)]) {
+      out.mismatches.push_back({c, t, pick, replay_slots[size_t(t)]});
+      break;  // later steps follow from different observations
+    }
+    const float x = replay_draw(v, c, pick, opt.seed, task.stream_id, t);
+    if (std::memcmp(&x, &replay_latency[size_t(t)], sizeof x) != 0)
+      throw std::runtime_error("plugin-check's draw differs from the replay's at context " +
+                               std::to_string(c) + " step " + std::to_string(t));
+    in_flight.emplace_back(t, pick, x);
+    if (int(in_flight.size()) > opt.delay) {
+      const auto [u, u_pick, u_x] = in_flight.front();
+      in_flight.pop_front();
+      report_latency(u, u_pick, u_x);
+    }
   }
   plugin.tuner->finalize(tuner);
   plugin.profiler->finalize(prof);
@@ -237,6 +252,9 @@ Action setup(CLI::App& app) {
   app.add_option("--policy", opt->policy, "one policy spec, e.g. ucb1:c=0.5,n0=8")->required();
   app.add_option("--seed", opt->seed, "replay seed = NCCLBOT_SEED (default 0)");
   app.add_option("--horizon", opt->horizon, "calls per context (default 200)");
+  app.add_option("--delay", opt->delay,
+                 "feedback delay D: each call's latency is reported after the next D calls were decided "
+                 "(default 0)");
   app.add_option("--nodes", opt->nodes, "only these node counts");
   app.add_option("--collectives", opt->collectives, "only these collectives");
   app.add_option("--feed", opt->feed,
@@ -246,8 +264,10 @@ Action setup(CLI::App& app) {
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     if (opt->horizon < 1) throw UsageError("--horizon must be at least 1");
+    if (opt->delay < 0 || opt->delay > kMaxReplayDelay)
+      throw UsageError("--delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
     const PolicySpec spec = parse_policy_spec(opt->policy);
-    if (spec.config.kind == PolicyKind::kOracle || is_supervised(spec.config.kind))
+    if (policy_use(spec.config.kind) != PolicyUse::kLive)
       throw UsageError("--policy " + opt->policy + ": " + std::string(policy_name(spec.config.kind)) +
                        " cannot run inside NCCL (it needs the sweep's ground truth or a fitted model); its "
                        "decisions ship as a table (NCCLBOT_MODE=table)");
@@ -299,16 +319,19 @@ Action setup(CLI::App& app) {
                 << ", replay " << slot_label(m.replay_slot) << "\n";
     }
     const bool equal = mismatches.empty() && checked > 0 && not_joined == 0;
-    std::cerr << "plugin-check " << spec.text << " seed " << opt->seed << ": " << checked << " contexts x "
-              << opt->horizon << " calls, " << steps << " decisions compared, " << mismatches.size()
-              << " contexts differ; latencies fed via profiler " << via_profiler << ", via report "
-              << via_report << (not_joined ? ", NOT JOINED " + std::to_string(not_joined) : std::string())
-              << "; " << (equal ? "EQUAL" : "DIFFERENT") << "\n";
+    std::cerr << "plugin-check " << spec.text << " seed " << opt->seed
+              << (opt->delay ? " delay " + std::to_string(opt->delay) : std::string()) << ": " << checked
+              << " contexts x " << opt->horizon << " calls, " << steps << " decisions compared, "
+              << mismatches.size() << " contexts differ; latencies fed via profiler " << via_profiler
+              << ", via report " << via_report
+              << (not_joined ? ", NOT JOINED " + std::to_string(not_joined) : std::string()) << "; "
+              << (equal ? "EQUAL" : "DIFFERENT") << "\n";
     if (opt->json) {
       nlohmann::json j;
       j["policy"] = spec.text;
       j["seed"] = opt->seed;
       j["horizon"] = opt->horizon;
+      j["delay"] = opt->delay;
       j["contexts"] = checked;
       j["skipped"] = skipped;
       j["decisions"] = steps;

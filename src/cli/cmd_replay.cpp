@@ -4,10 +4,10 @@
 // (the ncclbot-mpi program) the ranks split the work and rank 0 prints the report
 // (docs/scale-out.md). Every form prints the same numbers, bit for bit.
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
@@ -15,6 +15,7 @@
 #include "cli/scale_cli.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
@@ -31,6 +32,7 @@ struct ReplayOptions {
   int seeds = 1;
   uint64_t seed = 0;
   int horizon = 0;
+  int delay = 0;
   int threads = 0;
   std::string backend = "cpu";
   std::string nodes, collectives;
@@ -69,7 +71,9 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
+  app.add_option("--delay", opt->delay,
+                 "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
+  app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--nodes", opt->nodes, "only these node counts, e.g. 16,32");
   app.add_option("--collectives", opt->collectives, "only these collectives, e.g. allreduce,allgather");
@@ -93,6 +97,10 @@ Action setup(CLI::App& app) {
     for (const auto& text : opt->policies)
       for (auto& p : parse_policy_grid(text)) configs.push_back(std::move(p));
     if (opt->threads < 0) throw UsageError("--threads must be positive");
+    check_replay_size(opt->seeds, opt->horizon);
+    if (!opt->raw_path.empty()) check_output_not_input(opt->raw_path, {opt->sweep_path}, "--raw");
+    if (!opt->out_path.empty())
+      check_output_not_input(opt->out_path, {opt->sweep_path, opt->raw_path}, "--out");
 
     const Sweep sweep = read_sweep_csv(opt->sweep_path);
     ReplayJob job;
@@ -102,6 +110,7 @@ Action setup(CLI::App& app) {
     job.seeds = opt->seeds;
     job.seed_base = opt->seed;
     job.horizon = opt->horizon;
+    job.delay = opt->delay;
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
     if (group && sharded)
@@ -125,6 +134,7 @@ Action setup(CLI::App& app) {
     report.contexts = job.contexts.size();
     report.seeds = job.seeds;
     report.horizon = job.horizon;
+    report.delay = job.delay;
     if (sharded || group) {
       const nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
@@ -134,14 +144,17 @@ Action setup(CLI::App& app) {
                           slice.units.size(), opt->json);
       return 0;
     }
-    std::ofstream raw;
+    // Rows go to a temporary that becomes --raw only once the replay is complete: a killed run
+    // leaves no CSV that looks whole but lacks rows.
+    std::optional<OutputFile> raw;
     if (!opt->raw_path.empty()) {
-      raw.open(opt->raw_path, std::ios::binary);
-      if (!raw) throw UsageError("--raw: cannot write '" + opt->raw_path + "'");
-      raw << "config,policy,context,seed,online_loss,final_loss,final_slot\n";
-      job.raw = &raw;
+      raw.emplace(opt->raw_path, "--raw");
+      raw->stream() << "config,policy,context,seed,online_loss,final_loss,final_slot\n";
+      job.raw = &raw->stream();
     }
-    print_replay_report(report, run_replay(job, backend), opt->json);
+    const ReplayResults results = run_replay(job, backend);
+    if (raw) raw->commit();
+    print_replay_report(report, results, opt->json);
     return 0;
   };
 }

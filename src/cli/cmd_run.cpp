@@ -25,7 +25,7 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--backend", opt->run.backend, "replay backend: cpu, cuda or auto (default: the study's)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--threads", opt->run.threads, "CPU threads for the replay engine (default: all cores)")
+  app.add_option("--threads", opt->run.threads, "CPU threads for the replay engine (0 or left out: all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-figures", opt->no_figures, "skip drawing figures (no Python needed)");
   app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "cli/command.hpp"
 #include "cli/scale_cli.hpp"
@@ -29,6 +30,7 @@
 #include "study/atomic_file.hpp"
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
+#include "study/run_folder.hpp"
 #include "study/run_study.hpp"
 #include "study/study_spec.hpp"
 #include "study/study_statistics.hpp"
@@ -137,6 +139,14 @@ Action setup(CLI::App& app) {
                          ? opt->threads
                          : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
     const fs::path units_dir = fs::path(opt->out_dir) / "units";
+    if (self_write || root) {
+      // The same folder rules as `ncclbot run` (study/run_folder.hpp): checkpoints are listed in
+      // the marker before they are written, so `run` may later replace or remove them.
+      const study::RunFolder folder = study::RunFolder::claim(opt->out_dir, "--out");
+      std::set<std::string> files;
+      for (const auto& u : prepared.units) files.insert("units/" + u.file_name);
+      folder.record(files);
+    }
     if (self_write) {
       std::error_code ec;
       fs::create_directories(units_dir, ec);

@@ -35,10 +35,15 @@ Action setup(CLI::App& app) {
   app.add_option("--min-bytes", opt->min_bytes, "smallest size (powers of two from here)")
       ->capture_default_str();
   app.add_option("--max-bytes", opt->max_bytes, "largest size")->capture_default_str();
-  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
+  CLI::Option* gpus =
+      app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
   app.add_flag("--hipipe", opt->hipipe,
                "add the simulated HiPIPE/Simple arm to multi-dimension all-reduce contexts (docs/hipipe.md)");
-  return [opt] {
+  return [opt, gpus] {
+    // 0 means "the preset's" only when the option is left out; given, it must be a real count.
+    if (gpus->count() > 0 && opt->gpus_per_node < 1)
+      throw UsageError("--gpus-per-node " + std::to_string(opt->gpus_per_node) +
+                       ": must be at least 1 (leave it out for the preset's)");
     const sim::FabricPreset f = sim::load_fabric(opt->fabric);
     sim::SynthOptions o;
     o.seed = opt->seed;

@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
 #include "cli/tune_report.hpp"
 #include "cli/tune_shards.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/tune.hpp"
@@ -31,6 +33,7 @@ struct TuneOptions {
   int seeds = 1;
   uint64_t seed = 0;
   int horizon = 0;
+  int delay = 0;
   int threads = 0;
   std::string backend = "cpu";
   std::string phase, shard, choice_path, out_path;
@@ -88,7 +91,9 @@ Action setup(CLI::App& app) {
   app.add_option("--seeds", opt->seeds, "replays per context and config")->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  app.add_option("--threads", opt->threads, "worker threads (default: all cores)");
+  app.add_option("--delay", opt->delay,
+                 "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
+  app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--phase", opt->phase, "with --shard: tune (grid points on the tune contexts) or score");
   app.add_option("--shard", opt->shard, "with --phase: run only slice I of N (0-based) and write a partial");
@@ -109,6 +114,9 @@ Action setup(CLI::App& app) {
           parse_collective_list(opt->collectives, "--collectives");
     for (const auto& g : opt->policies) parse_policy_grid(g);  // usage errors before reading the sweep
     if (opt->threads < 0) throw UsageError("--threads must be positive");
+    check_replay_size(opt->seeds, opt->horizon);
+    if (!opt->out_path.empty())
+      check_output_not_input(opt->out_path, {opt->sweep_path, opt->choice_path}, "--out");
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
     if (group && !opt->shard.empty())
@@ -122,6 +130,7 @@ Action setup(CLI::App& app) {
     req.seeds = opt->seeds;
     req.seed_base = opt->seed;
     req.horizon = opt->horizon;
+    req.delay = opt->delay;
     // Ranks on one node share its cores unless told otherwise.
     req.threads = opt->threads > 0 ? opt->threads
                                    : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
@@ -134,6 +143,7 @@ Action setup(CLI::App& app) {
     report.score_contexts = req.score_contexts.size();
     report.seeds = req.seeds;
     report.horizon = req.horizon;
+    report.delay = req.delay;
     if (!opt->shard.empty()) return run_tune_shard(*opt, req, report);
     if (group) {
       const std::string digest = sweep_digest(opt->sweep_path);

@@ -8,19 +8,14 @@
 #include <sstream>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot::cli {
 
 JsonInput JsonInput::read(const std::string& path) {
-  if (path.empty() || path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    return parse(text, "<stdin>");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  if (path.empty() || path == "-")
+    return parse(read_input_stream(std::cin, "<stdin>", kMaxJsonInputBytes), "<stdin>");
+  return parse(read_input_file(path, kMaxJsonInputBytes), path);
 }
 
 JsonInput JsonInput::parse(const std::string& text, std::string source) {
@@ -45,6 +40,9 @@ JsonInput JsonInput::parse(const std::string& text, std::string source) {
     else if (text.find_first_not_of(" \t\r\n") == std::string::npos)
       reason = "empty input: expected a JSON object";
     throw InputError(in.source_, line, reason);
+  } catch (const nlohmann::json::exception& e) {
+    // Anything else the parser rejects, e.g. 1e400 ("number overflow"): still the input's fault.
+    throw InputError(in.source_, 0, std::string("invalid JSON: ") + e.what());
   }
   if (!in.doc_.is_object())
     throw InputError(in.source_, 0, "expected a JSON object, e.g. {\"p\": [0.01, 0.04]}");
@@ -56,7 +54,9 @@ void JsonInput::fail(const std::string& reason) const {
 }
 
 void JsonInput::only_fields(std::initializer_list<const char*> allowed) const {
-  for (const auto& [key, value] : doc_.items()) {
+  for (const auto& item : doc_.items()) {
+    // A plain reference, not a structured binding: clang 14 (the fuzz build) cannot capture those.
+    const std::string& key = item.key();
     const bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
     if (!known) {
       std::string list;
@@ -91,6 +91,14 @@ std::vector<double> JsonInput::numbers(const char* key, bool allow_null) const {
     if (!std::isfinite(d)) fail(where + " is not finite");
     out.push_back(d);
   }
+  // Every statistic here sums the values (means, flipped sums, bootstrap means): a sum that
+  // overflows would come back as a null statistic with exit 0, so it is refused up front.
+  double total = 0.0;
+  for (double d : out)
+    if (!std::isnan(d)) total += std::abs(d);
+  if (!std::isfinite(total))
+    fail(std::string("\"") + key +
+         "\": the values are too large (their sum overflows a double); rescale them");
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cli/command.hpp"
+#include "cli/option_rules.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/version.hpp"
 
@@ -24,7 +25,9 @@ bool register_command(Command command) {
   return true;
 }
 
-const std::vector<Command>& registered_commands() { return command_table(); }
+const std::vector<Command>& registered_commands() {
+  return command_table();
+}
 
 }  // namespace ncclbot::cli
 
@@ -40,6 +43,13 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(command.name, command.help);
     actions[sub] = command.setup(*sub);
   }
+  cli::apply_option_rules(app);
+  // CLI11 would only say "A subcommand is required"; name the word it did not know.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(commands.begin(), commands.end(), [&](const auto& c) { return c.name == argv[1]; })) {
+    std::cerr << "ncclbot: unknown command '" << cli::one_line(argv[1]) << "' (see ncclbot --help)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -49,7 +59,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ncclbot: " << e.what() << " (see ncclbot --help)\n";
+    std::cerr << "ncclbot: " << cli::one_line(e.what()) << " (see ncclbot --help)\n";
     return 2;
   }
   try {
@@ -57,13 +67,16 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return action();
     return 2;
   } catch (const InputError& e) {
-    std::cerr << "ncclbot: " << e.what() << "\n";
+    std::cerr << "ncclbot: " << cli::one_line(e.what()) << "\n";
     return 2;
   } catch (const UsageError& e) {
-    std::cerr << "ncclbot: " << e.what() << "\n";
+    std::cerr << "ncclbot: " << cli::one_line(e.what()) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ncclbot: out of memory (is an input or a requested size far larger than intended?)\n";
+    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "ncclbot: internal error: " << e.what() << "\n";
+    std::cerr << "ncclbot: internal error: " << cli::one_line(e.what()) << "\n";
     return 1;
   }
 }

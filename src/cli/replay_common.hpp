@@ -1,11 +1,28 @@
 #pragma once
 // What `replay`, `tune`, `merge` and `bench` share on the command line: JSON forms of loss metrics.
 #include <nlohmann/json.hpp>
+#include <string>
+
+#include "ncclbot/core/error.hpp"
 
 #include "ncclbot/replay/tune.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
 
 namespace ncclbot::cli {
+
+// Caps of `replay` and `tune` (the same as a study file's): a typo such as --seeds 1000000000 is
+// refused at once instead of running for days or exhausting memory with per-seed losses.
+inline constexpr int kMaxReplaySeeds = 100'000;
+inline constexpr int kMaxReplayHorizon = 100'000'000;
+
+inline void check_replay_size(int seeds, int horizon) {
+  if (seeds < 1 || seeds > kMaxReplaySeeds)
+    throw UsageError("--seeds " + std::to_string(seeds) + ": must be in [1, " +
+                     std::to_string(kMaxReplaySeeds) + "]");
+  if (horizon < 1 || horizon > kMaxReplayHorizon)
+    throw UsageError("--horizon " + std::to_string(horizon) + ": must be in [1, " +
+                     std::to_string(kMaxReplayHorizon) + "]");
+}
 
 inline nlohmann::json loss_summary_json(const LossSummary& s) {
   return {{"mean", s.mean}, {"p99", s.p99}, {"max", s.max}, {"above_10pct", s.above_10pct}};

@@ -14,13 +14,15 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
   out["contexts"] = report.contexts;
   out["seeds"] = report.seeds;
   out["horizon"] = report.horizon;
+  out["delay"] = report.delay;
   out["configs"] = nlohmann::json::array();
   for (int c = 0; c < res.num_configs; ++c)
     out["configs"].push_back({{"policy", report.policies[size_t(c)]},
                               {"online", loss_summary_json(summarize_losses(res.online_of(c)))},
                               {"final", loss_summary_json(summarize_losses(res.final_of(c)))}});
   std::ostream& human = json ? std::cerr : std::cout;
-  human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon << " on "
+  human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
+        << (report.delay ? " delay " + std::to_string(report.delay) : std::string()) << " on "
         << report.backend << "\n";
   for (const auto& c : out["configs"])
     human << std::left << std::setw(36) << c["policy"].get<std::string>() << " online mean "

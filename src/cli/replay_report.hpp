@@ -12,7 +12,7 @@ struct ReplayReport {
   std::string backend;
   std::vector<std::string> policies;  // expanded config texts, in config order
   size_t contexts = 0;
-  int seeds = 0, horizon = 0;
+  int seeds = 0, horizon = 0, delay = 0;
 };
 
 // Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.

@@ -14,7 +14,30 @@
 namespace ncclbot::cli {
 namespace {
 
-constexpr uint64_t kMaxBootstrapResamples = 100'000'000;
+// Caps on resampling work, so a typo (1e12 resamples) is refused at once instead of running for
+// days: at most 10^8 resamples, and at most 10^11 resampled values (resamples times n).
+constexpr uint64_t kMaxResamples = 100'000'000;
+constexpr double kMaxResampledValues = 1e11;
+
+uint64_t resamples_field(const JsonInput& in, size_t n) {
+  const uint64_t resamples = in.unsigned_integer("resamples", 9999);
+  if (resamples == 0) in.fail("\"resamples\" must be >= 1");
+  if (resamples > kMaxResamples)
+    in.fail("\"resamples\" must be at most " + std::to_string(kMaxResamples) + ", got " +
+            std::to_string(resamples));
+  if (double(resamples) * double(n) > kMaxResampledValues)
+    in.fail("\"resamples\" times the number of values (" + std::to_string(resamples) + " x " +
+            std::to_string(n) + ") exceeds the cap of 1e11 resampled values");
+  return resamples;
+}
+
+PermutationMethod permutation_method_field(const JsonInput& in) {
+  const std::string method = in.text("method", "auto");
+  if (method == "auto") return PermutationMethod::automatic;
+  if (method == "exact") return PermutationMethod::exact;
+  if (method == "monte_carlo") return PermutationMethod::monte_carlo;
+  in.fail("\"method\" must be \"auto\", \"exact\" or \"monte_carlo\", not \"" + method + "\"");
+}
 
 nlohmann::json numbers_json(const std::vector<double>& v) {
   nlohmann::json out = nlohmann::json::array();
@@ -57,34 +80,26 @@ nlohmann::json permutation(const JsonInput& in, const StatsRunOptions& run) {
   const std::vector<double> d = in.numbers("diffs");
   SignFlipOptions opt;
   opt.alternative = parse_alternative(in.text("alternative", "two-sided"));
-  opt.resamples = in.unsigned_integer("resamples", 9999);
-  if (opt.resamples == 0) in.fail("\"resamples\" must be >= 1");
+  opt.resamples = resamples_field(in, d.size());
   opt.seed = in.unsigned_integer("seed", 0);
   opt.threads = run.threads;
-  const std::string method = in.text("method", "auto");
-  if (method == "auto")
-    opt.method = PermutationMethod::automatic;
-  else if (method == "exact")
-    opt.method = PermutationMethod::exact;
-  else if (method == "monte_carlo")
-    opt.method = PermutationMethod::monte_carlo;
-  else
-    in.fail("\"method\" must be \"auto\", \"exact\" or \"monte_carlo\", not \"" + method + "\"");
+  opt.method = permutation_method_field(in);
   const SignFlipResult r = sign_flip_test(d, opt);
   long nonzero = 0;
   for (double v : d) nonzero += v != 0.0;
-  nlohmann::json out = {{"test", "paired sign-flip permutation"},
-                        {"statistic", r.statistic},
-                        {"statistic_name", "mean of diffs"},
-                        {"p", r.p_value},
-                        {"exact", r.exact},
-                        {"sign_vectors", r.sign_vectors},
-                        {"count_greater_or_equal", r.count_greater},
-                        {"count_less_or_equal", r.count_less},
-                        {"alternative", to_string(opt.alternative)},
-                        {"n", d.size()},
-                        {"nonzero", nonzero},
-                        {"smallest_attainable_p", smallest_sign_flip_p(nonzero, opt.alternative)}};
+  nlohmann::json out = {
+      {"test", "paired sign-flip permutation"},
+      {"statistic", r.statistic},
+      {"statistic_name", "mean of diffs"},
+      {"p", r.p_value},
+      {"exact", r.exact},
+      {"sign_vectors", r.sign_vectors},
+      {"count_greater_or_equal", r.count_greater},
+      {"count_less_or_equal", r.count_less},
+      {"alternative", to_string(opt.alternative)},
+      {"n", d.size()},
+      {"nonzero", nonzero},
+      {"smallest_attainable_p", smallest_permutation_p(nonzero, opt.alternative, opt.method, opt.resamples)}};
   if (!r.exact) {
     out["resamples"] = opt.resamples;
     out["seed"] = opt.seed;
@@ -93,13 +108,19 @@ nlohmann::json permutation(const JsonInput& in, const StatsRunOptions& run) {
 }
 
 nlohmann::json resolution(const JsonInput& in, const StatsRunOptions&) {
-  in.only_fields({"units", "alpha", "family_size", "alternative"});
+  in.only_fields({"units", "alpha", "family_size", "alternative", "method", "resamples"});
   const int64_t units = in.integer("units", std::nullopt, 0);
   const double alpha = alpha_field(in);
   const Alternative alt = parse_alternative(in.text("alternative", "two-sided"));
-  const double floor = smallest_sign_flip_p(units, alt);
+  const PermutationMethod method = permutation_method_field(in);
+  const uint64_t resamples = resamples_field(in, 1);
+  if (method == PermutationMethod::exact && units > kSignFlipExactMaxUnits)
+    in.fail("exact sign-flip enumeration supports at most " + std::to_string(kSignFlipExactMaxUnits) +
+            " units");
+  const double floor = smallest_permutation_p(units, alt, method, resamples);
   nlohmann::json out = {{"units", units},
                         {"alternative", to_string(alt)},
+                        {"exact", units == 0 || sign_flip_enumerates(uint64_t(units), method, resamples)},
                         {"alpha", alpha},
                         {"smallest_attainable_p", floor},
                         {"holm_max_family_with_rejection", holm_max_family_with_rejection(floor, alpha)}};
@@ -125,11 +146,8 @@ nlohmann::json bootstrap(const JsonInput& in, const StatsRunOptions& run) {
   opt.level = in.number("level", 0.95);
   if (!(opt.level > 0.0 && opt.level < 1.0)) in.fail("\"level\" must lie in (0, 1), e.g. 0.95");
   opt.method = parse_interval_method(in.text("method", "bca"));
-  opt.resamples = in.unsigned_integer("resamples", 9999);
-  if (opt.resamples == 0) in.fail("\"resamples\" must be >= 1");
-  // The bootstrap distribution is kept in memory (8 bytes per resample).
-  if (opt.resamples > kMaxBootstrapResamples)
-    in.fail("\"resamples\" must be at most " + std::to_string(kMaxBootstrapResamples));
+  // The bootstrap distribution is kept in memory (8 bytes per resample), hence also the count cap.
+  opt.resamples = resamples_field(in, x.size());
   opt.seed = in.unsigned_integer("seed", 0);
   opt.threads = run.threads;
   if (opt.method == IntervalMethod::bca && x.size() < 2)
@@ -247,7 +265,8 @@ const std::vector<StatsTest>& stats_tests() {
        binomial},
       {"mcnemar", "exact McNemar test on the discordant counts b and c", R"({"b": 7, "c": 1})", mcnemar},
       {"resolution", "smallest attainable sign-flip p for n paired units and what Holm can then reject",
-       R"({"units": 9, "alpha": 0.05, "family_size": 20, "alternative": "two-sided"})", resolution},
+       R"({"units": 9, "alpha": 0.05, "family_size": 20, "alternative": "two-sided", "method": "auto", "resamples": 9999})",
+       resolution},
   };
   return tests;
 }

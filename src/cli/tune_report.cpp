@@ -16,6 +16,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
   out["score_contexts"] = report.score_contexts;
   out["seeds"] = report.seeds;
   out["horizon"] = report.horizon;
+  out["delay"] = report.delay;
   out["policies"] = nlohmann::json::array();
   for (const auto& tp : tuned) {
     nlohmann::json grid = nlohmann::json::array();

@@ -12,7 +12,7 @@ struct TuneReport {
   std::string backend, objective;
   std::string tune_nodes, score_nodes;  // the options' text, as the user gave it
   size_t tune_contexts = 0, score_contexts = 0;
-  int seeds = 0, horizon = 0;
+  int seeds = 0, horizon = 0, delay = 0;
 };
 
 // Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.

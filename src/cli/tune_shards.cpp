@@ -131,6 +131,7 @@ int merge_tune_partials(const std::vector<ReplayPartial>& parts, const std::stri
     report.score_contexts = id.at("contexts").size();
     report.seeds = id.at("seeds").get<int>();
     report.horizon = id.at("horizon").get<int>();
+    report.delay = id.at("delay").get<int>();
     print_tune_report(report, policies, json);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(parts.front().source, 2, std::string("bad tune partial header: ") + e.what());

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -10,21 +11,36 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/parse_number.hpp"
 
 namespace ncclbot {
 namespace {
 
-enum Column { kFabric, kCollective, kNodes, kGpusPerNode, kBytes, kAlgo, kProto, kSample, kTime, kPrior, kNumColumns };
+enum Column {
+  kFabric,
+  kCollective,
+  kNodes,
+  kGpusPerNode,
+  kBytes,
+  kAlgo,
+  kProto,
+  kSample,
+  kTime,
+  kPrior,
+  kNumColumns
+};
 constexpr std::array<std::string_view, kNumColumns> kColumnNames = {
-    "fabric", "collective", "nodes", "gpus_per_node", "bytes", "algo", "proto", "sample", "time_us", "prior_us"};
+    "fabric", "collective", "nodes",  "gpus_per_node", "bytes",
+    "algo",   "proto",      "sample", "time_us",       "prior_us"};
 
 std::vector<std::string_view> split_commas(std::string_view line) {
   std::vector<std::string_view> out;
   size_t start = 0;
   while (true) {
     const size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    out.push_back(
+        line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -60,7 +76,8 @@ class RowParser {
     auto v = parse_float(tok);
     if (!v) fail(std::string(col) + " is not a number: '" + std::string(tok) + "'");
     if (std::isnan(*v)) fail(std::string(col) + " is NaN");
-    if (std::isinf(*v)) fail(std::string(col) + " is infinite (or out of float range): '" + std::string(tok) + "'");
+    if (std::isinf(*v))
+      fail(std::string(col) + " is infinite (or out of float range): '" + std::string(tok) + "'");
     if (*v <= 0.0f) fail(std::string(col) + " must be positive, got '" + std::string(tok) + "'");
     return *v;
   }
@@ -68,6 +85,36 @@ class RowParser {
  private:
   const std::string& source_;
   long line_;
+};
+
+// A sweep row is under 200 bytes; a longer line is not a sweep (or is /dev/zero).
+constexpr size_t kMaxLineBytes = 64 * 1024;
+
+// std::getline without its unbounded growth: one line (without '\n'), false at the end of input.
+// Also ends the whole read once more than kMaxSweepBytes came in.
+class LineReader {
+ public:
+  LineReader(std::istream& in, const std::string& source) : in_(in), source_(source) {}
+  bool next(std::string& line, long lineno) {
+    line.clear();
+    std::streambuf* sb = in_.rdbuf();
+    while (true) {
+      const int c = sb->sbumpc();
+      if (c == std::char_traits<char>::eof()) return !line.empty();
+      if (++total_ > kMaxSweepBytes)
+        throw InputError(source_, lineno,
+                         "larger than the " + std::to_string(kMaxSweepBytes >> 20) + " MiB a sweep may have");
+      if (c == '\n') return true;
+      if (line.size() >= kMaxLineBytes)
+        throw InputError(source_, lineno, "line longer than " + std::to_string(kMaxLineBytes) + " bytes");
+      line.push_back(char(c));
+    }
+  }
+
+ private:
+  std::istream& in_;
+  const std::string& source_;
+  uint64_t total_ = 0;
 };
 
 }  // namespace
@@ -80,8 +127,9 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
   size_t num_fields = 0;
   bool have_header = false;
   SweepBuilder builder(source);
+  LineReader reader(in, source);
 
-  while (std::getline(in, line)) {
+  while (reader.next(line, lineno + 1)) {
     ++lineno;
     const std::string_view text = trim(line);
     if (text.empty() || text.front() == '#') continue;
@@ -94,7 +142,8 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
         for (int k = 0; k < kNumColumns; ++k)
           if (kColumnNames[k] == name) col = k;
         if (col < 0) throw InputError(source, lineno, "unknown column '" + std::string(name) + "' in header");
-        if (index[col] >= 0) throw InputError(source, lineno, "column '" + std::string(name) + "' appears twice");
+        if (index[col] >= 0)
+          throw InputError(source, lineno, "column '" + std::string(name) + "' appears twice");
         index[col] = int(i);
       }
       for (int k = 0; k < kPrior; ++k)
@@ -112,11 +161,12 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
     Context ctx;
     ctx.fabric = std::string(field(kFabric));
     if (!valid_fabric_name(ctx.fabric))
-      row.fail("fabric name '" + ctx.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+      row.fail("fabric name '" + ctx.fabric +
+               "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
     const auto coll = parse_collective(field(kCollective));
     if (!coll)
-      row.fail("unknown collective '" + std::string(field(kCollective)) + "' (valid: " +
-               std::string(collective_names_list()) + ")");
+      row.fail("unknown collective '" + std::string(field(kCollective)) +
+               "' (valid: " + std::string(collective_names_list()) + ")");
     ctx.collective = *coll;
     ctx.nodes = row.positive_int(field(kNodes), "nodes");
     ctx.gpus_per_node = row.positive_int(field(kGpusPerNode), "gpus_per_node");
@@ -125,11 +175,12 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
     ctx.bytes = *bytes;
     const auto algo = parse_algo(field(kAlgo));
     if (!algo)
-      row.fail("unknown algo '" + std::string(field(kAlgo)) + "' (valid: " + std::string(algo_names_list()) + ")");
+      row.fail("unknown algo '" + std::string(field(kAlgo)) + "' (valid: " + std::string(algo_names_list()) +
+               ")");
     const auto proto = parse_proto(field(kProto));
     if (!proto)
-      row.fail("unknown proto '" + std::string(field(kProto)) + "' (valid: " + std::string(proto_names_list()) +
-               ")");
+      row.fail("unknown proto '" + std::string(field(kProto)) +
+               "' (valid: " + std::string(proto_names_list()) + ")");
     if (*algo == Algo::kHiPipe && *proto != Proto::kSimple)
       row.fail("algo HiPIPE (the simulated arm) runs with proto Simple only, not " +
                std::string(proto_name(*proto)));
@@ -147,6 +198,8 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
 }
 
 Sweep read_sweep_csv(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "is a folder, not a sweep CSV");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");
   return parse_sweep_csv(in, path);
@@ -162,9 +215,9 @@ void write_sweep_csv(const Sweep& sweep, std::ostream& out) {
     for (int a = 0; a < kNumArms; ++a) {
       if (!v.mask(c).has(a)) continue;
       for (int r = 0; r < v.samples; ++r) {
-        out << ctx.fabric << ',' << collective_name(ctx.collective) << ',' << ctx.nodes << ',' << ctx.gpus_per_node
-            << ',' << ctx.bytes << ',' << algo_name(slot_algo(a)) << ',' << proto_name(slot_proto(a)) << ',' << r
-            << ',' << format_float(v.sample(c, a, r));
+        out << ctx.fabric << ',' << collective_name(ctx.collective) << ',' << ctx.nodes << ','
+            << ctx.gpus_per_node << ',' << ctx.bytes << ',' << algo_name(slot_algo(a)) << ','
+            << proto_name(slot_proto(a)) << ',' << r << ',' << format_float(v.sample(c, a, r));
         if (v.has_prior()) out << ',' << format_float(v.prior(c, a));
         out << '\n';
       }
@@ -173,16 +226,10 @@ void write_sweep_csv(const Sweep& sweep, std::ostream& out) {
 }
 
 void write_sweep_csv(const Sweep& sweep, const std::string& path) {
-  // Write to a temporary name and rename, so a reader never sees a half-written sweep.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, 0, "cannot open for writing");
-    write_sweep_csv(sweep, out);
-    out.flush();
-    if (!out) throw InputError(path, 0, "write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError(path, 0, "cannot rename temporary file");
+  // A temporary beside it, renamed when complete: a reader never sees a half-written sweep.
+  OutputFile out(path, "--out");
+  write_sweep_csv(sweep, out.stream());
+  out.commit();
 }
 
 }  // namespace ncclbot

@@ -44,6 +44,8 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
+  if (job.delay < 0 || job.delay > kMaxReplayDelay)
+    throw UsageError("replay: --delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
   const Sweep& sweep = *job.sweep;
   const SweepView view = sweep.view();
   const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
@@ -80,13 +82,14 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       task.context = job.contexts[size_t(i)];
       task.stream_id = stream_ids[size_t(i)];
       task.horizon = job.horizon;
+      task.delay = job.delay;
       if (size_t(cfg) < job.fixed_slots.size() && !job.fixed_slots[size_t(cfg)].empty())
         task.fixed_slot = job.fixed_slots[size_t(cfg)][size_t(task.context)];
       double online_sum = 0.0, final_sum = 0.0;
       std::string* out_rows = job.raw ? &rows[k] : nullptr;
       if (out_rows) out_rows->clear();
       visit_policy(spec.config, [&](auto policy) {
-        attach_exploration_tables(policy, task);
+        task.aids = exploration_aids(policy, task);
         // Seeds in groups of kBatch stepped side by side (replay_batch.hpp); outcomes are then
         // consumed in seed order, so every sum is the same sequential sum for any grouping.
         constexpr int kBatch = 4;
@@ -100,7 +103,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
             tasks[b] = task;
             tasks[b].seed = job.seed_base + uint64_t(s0 + b);
           }
-          if (in_group == kBatch)
+          if (in_group == kBatch && job.delay == 0)
             replay_batch<kBatch>(group, tasks, outcomes);
           else
             for (int b = 0; b < in_group; ++b) outcomes[b] = replay_one(group[b], tasks[b]);

@@ -7,6 +7,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/replay/replay.hpp"
 
 namespace ncclbot {
 
@@ -16,6 +17,8 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
+  if (job.delay < 0 || job.delay > kMaxReplayDelay)
+    throw UsageError("replay: --delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
   const Sweep& sweep = *job.sweep;
   for (int c : job.contexts)
     if (c < 0 || c >= sweep.num_contexts()) throw UsageError("replay: context index out of range");
@@ -49,6 +52,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.seeds = job.seeds;
   q.seed_base = job.seed_base;
   q.horizon = job.horizon;
+  q.delay = job.delay;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
 }
 

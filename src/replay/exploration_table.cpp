@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "ncclbot/core/portable_math.hpp"
+#include "ncclbot/policy/confidence_bound.hpp"
 
 namespace ncclbot {
 namespace {
@@ -33,7 +33,7 @@ const double* exploration_bonus_table(double total0, int horizon) {
   table->values.resize(need);
   double t = total0;
   for (size_t p = 0; p < need; ++p) {
-    table->values[p] = std::sqrt(2.0 * portable_log(t));
+    table->values[p] = exploration_bonus(t);
     t += 1.0;
   }
   tables.push_back(std::move(table));

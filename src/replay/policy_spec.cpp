@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <functional>
+#include <type_traits>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/parse_number.hpp"
@@ -17,22 +18,23 @@ struct KeyInfo {
   std::function<double(const PolicyConfig&)> get;
 };
 
-#define NCCLBOT_KEY(name, integer, lo, hi, field)                                             \
-  KeyInfo {                                                                                   \
-    name, integer, lo, hi, [](PolicyConfig& c, double v) { c.field = decltype(c.field)(v); }, \
-        [](const PolicyConfig& c) { return double(c.field); }                                 \
-  }
+// The key table and the policy table, both generated from the registry (policy/policy.hpp).
+const std::vector<KeyInfo>& key_table() {
+  static const std::vector<KeyInfo> table = {
+#define NCCLBOT_KEY_INFO(field, type, init, lo, hi)             \
+  KeyInfo{#field,                                               \
+          std::is_integral_v<type>,                             \
+          double(lo),                                           \
+          double(hi),                                           \
+          [](PolicyConfig& c, double v) { c.field = type(v); }, \
+          [](const PolicyConfig& c) { return double(c.field); }},
+      NCCLBOT_POLICY_KEYS(NCCLBOT_KEY_INFO)
+#undef NCCLBOT_KEY_INFO
+  };
+  return table;
+}
 
-const KeyInfo kC = NCCLBOT_KEY("c", false, 0.0, 1e6, c);
-const KeyInfo kN0 = NCCLBOT_KEY("n0", false, 0.0, 1e9, n0);
-const KeyInfo kEps = NCCLBOT_KEY("eps", false, 0.0, 1.0, eps);
-const KeyInfo kDecay = NCCLBOT_KEY("decay", false, 0.0, 1e15, decay);
-const KeyInfo kSigma = NCCLBOT_KEY("sigma", false, 1e-9, 1e3, sigma);
-const KeyInfo kM = NCCLBOT_KEY("m", true, 1, 1e6, m);
-const KeyInfo kWindow = NCCLBOT_KEY("window", true, 1, kSwUcbMaxWindow, window);
-const KeyInfo kK = NCCLBOT_KEY("k", true, 1, 1e6, k);
-const KeyInfo kDepth = NCCLBOT_KEY("depth", true, 1, 32, depth);
-#undef NCCLBOT_KEY
+std::vector<std::string> split(std::string_view s, char sep);
 
 struct PolicyInfo {
   const char* name;
@@ -40,19 +42,22 @@ struct PolicyInfo {
   std::vector<const KeyInfo*> keys;  // contract order
 };
 
+// "c, n0" (the registry line's keys, stringified) -> the key table's entries, in that order.
+std::vector<const KeyInfo*> keys_named(std::string_view names) {
+  std::vector<const KeyInfo*> out;
+  if (names.empty()) return out;
+  for (const std::string& name : split(names, ','))
+    for (const KeyInfo& k : key_table())
+      if (name == k.key) out.push_back(&k);
+  return out;
+}
+
 const std::vector<PolicyInfo>& policy_table() {
   static const std::vector<PolicyInfo> table = {
-      {"auto", PolicyKind::kAuto, {}},
-      {"oracle", PolicyKind::kOracle, {}},
-      {"random", PolicyKind::kRandom, {}},
-      {"greedy", PolicyKind::kGreedy, {&kN0}},
-      {"egreedy", PolicyKind::kEpsGreedy, {&kEps, &kDecay, &kN0}},
-      {"ucb1", PolicyKind::kUcb1, {&kC, &kN0}},
-      {"thompson", PolicyKind::kThompson, {&kN0, &kSigma}},
-      {"etc", PolicyKind::kEtc, {&kM}},
-      {"swucb", PolicyKind::kSwUcb, {&kC, &kWindow, &kN0}},
-      {"knn", PolicyKind::kKnn, {&kK}},
-      {"tree", PolicyKind::kTree, {&kDepth}},
+#define NCCLBOT_POLICY_INFO(Kind, number, Type, member, name, use, ...) \
+  PolicyInfo{name, PolicyKind::Kind, keys_named(#__VA_ARGS__)},
+      NCCLBOT_POLICIES(NCCLBOT_POLICY_INFO)
+#undef NCCLBOT_POLICY_INFO
   };
   return table;
 }
@@ -101,7 +106,7 @@ std::string policy_names_list() {
 }
 
 bool is_supervised(PolicyKind kind) {
-  return kind == PolicyKind::kKnn || kind == PolicyKind::kTree;
+  return policy_use(kind) == PolicyUse::kSupervised;
 }
 
 PolicyConfig default_policy_config(PolicyKind kind) {

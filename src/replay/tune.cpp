@@ -7,35 +7,6 @@
 
 namespace ncclbot {
 
-TuneObjective parse_tune_objective(const std::string& text) {
-  if (text == "mean") return TuneObjective::kMean;
-  if (text == "p99") return TuneObjective::kP99;
-  if (text == "above_10pct") return TuneObjective::kAbove10pct;
-  throw UsageError("--objective: unknown objective '" + text + "' (valid: mean, p99, above_10pct)");
-}
-
-std::string_view tune_objective_name(TuneObjective objective) {
-  switch (objective) {
-    case TuneObjective::kP99:
-      return "p99";
-    case TuneObjective::kAbove10pct:
-      return "above_10pct";
-    default:
-      return "mean";
-  }
-}
-
-double objective_value(const LossSummary& s, TuneObjective objective) {
-  switch (objective) {
-    case TuneObjective::kP99:
-      return s.p99;
-    case TuneObjective::kAbove10pct:
-      return double(s.above_10pct);
-    default:
-      return s.mean;
-  }
-}
-
 namespace {
 
 SeedSpread spread(const std::vector<double>& x) {
@@ -67,6 +38,7 @@ ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
   job.seeds = req.seeds;
   job.seed_base = req.seed_base;
   job.horizon = req.horizon;
+  job.delay = req.delay;
   job.threads = req.threads;
   job.keep_per_seed = true;
   return job;
@@ -128,12 +100,12 @@ void choose_tuned_points(const ReplayResults& tuned, TuneObjective objective,
   int first_point = 0;
   for (TunedPolicy& tp : policies) {
     tp.objective.clear();
-    tp.chosen = 0;
+    std::vector<LossSummary> summaries;
     for (size_t i = 0; i < tp.points.size(); ++i) {
-      const LossSummary s = summarize_losses(tuned.online_of(first_point + int(i)));
-      tp.objective.push_back(objective_value(s, objective));
-      if (tp.objective[i] < tp.objective[size_t(tp.chosen)]) tp.chosen = int(i);  // ties: first point
+      summaries.push_back(summarize_losses(tuned.online_of(first_point + int(i))));
+      tp.objective.push_back(objective_value(summaries.back(), objective));
     }
+    tp.chosen = choose_grid_point(summaries, objective);
     const int at = first_point + tp.chosen;
     tp.tune_online = metrics_with_spread(tuned, at, true);
     tp.tune_final = metrics_with_spread(tuned, at, false);

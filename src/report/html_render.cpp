@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ncclbot/io/output_file.hpp"
 #include "report/report_document.hpp"
 
 namespace ncclbot::report {
@@ -76,11 +77,9 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
+// A figure to embed; a missing one embeds nothing, and its size is capped like every input's.
 std::string read_binary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_input_file_if_exists(path, kMaxConfigBytes * 16).value_or("");
 }
 
 constexpr const char* kStyle =

@@ -62,6 +62,7 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
           {"seeds", job.seeds},
           {"seed", job.seed_base},
           {"horizon", job.horizon},
+          {"delay", job.delay},
           {"backend", std::string(backend)}};
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/sim/fabric.hpp"
 
 namespace ncclbot::sim {
@@ -168,11 +169,14 @@ FabricPreset load_fabric(const std::string& name) {
 }
 
 FabricPreset load_fabric_file(const std::string& path) {
+  return parse_fabric(read_input_file(path, kMaxConfigBytes), path);
+}
+
+FabricPreset parse_fabric(const std::string& text, const std::string& path) {
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    if (!std::filesystem::exists(path)) throw InputError(path, 0, "cannot open file");
     throw InputError(path, long(e.source().begin.line), std::string(e.description()));
   }
   PresetReader r(path, root);

@@ -12,7 +12,7 @@ double bca_bias_correction(std::span<const double> theta_sorted, double estimate
       std::lower_bound(theta_sorted.begin(), theta_sorted.end(), estimate) - theta_sorted.begin();
   const auto at_or_below =
       std::upper_bound(theta_sorted.begin(), theta_sorted.end(), estimate) - theta_sorted.begin();
-  return normal_quantile(double(below + at_or_below) / (2.0 * double(theta_sorted.size())));
+  return normal_quantile_ieee(double(below + at_or_below) / (2.0 * double(theta_sorted.size())));
 }
 
 double jackknife_acceleration(std::span<const double> theta) {
@@ -32,7 +32,7 @@ double jackknife_acceleration(std::span<const double> theta) {
 }
 
 BcaLevels bca_levels(double z0, double a, double alpha) {
-  const double z_alpha = normal_quantile(alpha);
+  const double z_alpha = normal_quantile_ieee(alpha);
   const double num1 = z0 + z_alpha;
   const double num2 = z0 - z_alpha;
   return {normal_cdf(z0 + num1 / (1.0 - a * num1)), normal_cdf(z0 + num2 / (1.0 - a * num2))};

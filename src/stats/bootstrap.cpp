@@ -52,7 +52,7 @@ struct UnitValues {
       sorted[r] = x[unit_at[r]];
       position_of[unit_at[r]] = uint32_t(r);
     }
-    for (size_t u = 0; u < n; ++u) above[u] = x[u] > threshold;
+    for (size_t u = 0; u < n; ++u) above[u] = loss_above(x[u], threshold);
   }
 };
 
@@ -174,7 +174,7 @@ std::vector<double> jackknife(BootstrapStatistic stat, const UnitValues& v, doub
       break;
     case BootstrapStatistic::count_above: {
       double count = 0.0;
-      for (size_t i = 0; i < n; ++i) count += v.x[i] > threshold;
+      for (size_t i = 0; i < n; ++i) count += loss_above(v.x[i], threshold);
       for (size_t i = 0; i < n; ++i) out[i] = count - double(v.above[i]);
       break;
     }

@@ -43,7 +43,7 @@ double evaluate_statistic(BootstrapStatistic s, std::span<const double> x, doubl
     case BootstrapStatistic::max:
       return *std::max_element(x.begin(), x.end());
     case BootstrapStatistic::count_above:
-      return double(std::count_if(x.begin(), x.end(), [&](double v) { return v > threshold; }));
+      return double(std::count_if(x.begin(), x.end(), [&](double v) { return loss_above(v, threshold); }));
   }
   return 0.0;
 }

@@ -1,4 +1,5 @@
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/stats/loss_threshold.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +31,7 @@ LossSummary summarize_losses(std::span<const double> losses) {
   for (double l : losses) {
     sum += l;
     out.max = std::max(out.max, l);
-    if (l > 0.10) ++out.above_10pct;
+    if (loss_above(l)) ++out.above_10pct;
   }
   out.mean = sum / double(losses.size());
   out.p99 = percentile_linear(losses, 99.0);

@@ -22,7 +22,7 @@ double normal_sf(double z) {
   return boost::math::cdf(boost::math::complement(kStandardNormal, z));
 }
 
-double normal_quantile(double p) {
+double normal_quantile_ieee(double p) {
   if (std::isnan(p) || p < 0.0 || p > 1.0) return std::numeric_limits<double>::quiet_NaN();
   if (p == 0.0) return -kInf;
   if (p == 1.0) return kInf;

@@ -62,6 +62,18 @@ double p_from_counts(Alternative alt, uint64_t greater, uint64_t less, double to
 
 }  // namespace
 
+bool sign_flip_enumerates(uint64_t units, PermutationMethod method, uint64_t resamples) {
+  switch (method) {
+    case PermutationMethod::exact:
+      return true;
+    case PermutationMethod::monte_carlo:
+      return false;
+    default:
+      return units <= uint64_t(kSignFlipExactAutoMaxUnits) ||
+             (units < 64 && (uint64_t(1) << units) <= resamples);
+  }
+}
+
 SignFlipResult sign_flip_test(std::span<const double> d, const SignFlipOptions& opt) {
   if (d.empty()) throw std::invalid_argument("the sign-flip test needs at least one difference");
   double sum = 0.0;
@@ -76,20 +88,10 @@ SignFlipResult sign_flip_test(std::span<const double> d, const SignFlipOptions& 
   const double gamma = 100.0 * std::numeric_limits<double>::epsilon() * std::abs(r.statistic);
   const double limit = double(n) * gamma / 2.0;
 
-  bool exact = false;
-  switch (opt.method) {
-    case PermutationMethod::exact:
-      if (n > size_t(kSignFlipExactMaxUnits))
-        throw std::invalid_argument("exact sign-flip enumeration supports at most " +
-                                    std::to_string(kSignFlipExactMaxUnits) + " differences");
-      exact = true;
-      break;
-    case PermutationMethod::monte_carlo:
-      exact = false;
-      break;
-    default:
-      exact = n <= size_t(kSignFlipExactAutoMaxUnits) || (n < 64 && (uint64_t(1) << n) <= opt.resamples);
-  }
+  if (opt.method == PermutationMethod::exact && n > size_t(kSignFlipExactMaxUnits))
+    throw std::invalid_argument("exact sign-flip enumeration supports at most " +
+                                std::to_string(kSignFlipExactMaxUnits) + " differences");
+  const bool exact = sign_flip_enumerates(n, opt.method, opt.resamples);
 
   if (exact) {
     const size_t half = n / 2;

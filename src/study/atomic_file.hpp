@@ -1,14 +1,15 @@
 #pragma once
-// Writing a file so that a reader (or a rerun after kill -9) sees either the old content or the
-// complete new one, never a torn write: write a temporary in the same folder, flush, rename.
+// The study runner's own files (checkpoints, reports): written atomically and read with a size cap,
+// through the shared rules of ncclbot/io/output_file.hpp.
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace ncclbot::study {
 
+// Temporary + rename; a failure is a UsageError naming the path.
 void write_file_atomic(const std::string& path, std::string_view bytes);
-// The whole file, or nullopt when it does not exist.
+// The whole file, or nullopt when it does not exist; larger than kMaxPartialBytes is an InputError.
 std::optional<std::string> read_file_if_exists(const std::string& path);
 
 }  // namespace ncclbot::study

@@ -21,6 +21,7 @@ ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts, const R
   job.seeds = s.seeds;
   job.seed_base = s.seed;
   job.horizon = s.horizon;
+  job.delay = s.delay;
   job.threads = s.threads > 0 ? s.threads : default_thread_count();
   return job;
 }

@@ -14,6 +14,7 @@ struct ReplaySettings {
   int seeds = 1;
   uint64_t seed = 1;  // replay seed of seed index s is seed + s
   int horizon = 1;
+  int delay = 0;                // feedback delay D (replay/replay.hpp)
   std::string backend = "cpu";  // resolved: cpu or cuda
   int threads = 0;              // 0 = all cores
 };

@@ -1,5 +1,7 @@
 #include "study/run_study.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <set>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "report/figure_script.hpp"
 #include "report/report_document.hpp"
 #include "report/results_document.hpp"
@@ -15,6 +18,7 @@
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
 #include "study/progress_bar.hpp"
+#include "study/run_folder.hpp"
 #include "study/significance.hpp"
 #include "study/unit_work.hpp"
 
@@ -51,23 +55,48 @@ std::string unit_bytes(const UnitResult& u) {
   return to_json(u).dump(1) + "\n";
 }
 
-// A run killed mid-write leaves "NAME.tmp.PID" files, and an edited study leaves checkpoints of
-// units (and sweeps) it no longer has; both go, so the folder is a function of the study alone.
-void remove_stale_files(const fs::path& out, const PreparedStudy& study) {
-  std::set<std::string> planned;
-  for (const auto& u : study.units) planned.insert(u.file_name);
-  std::set<std::string> sweeps;
-  for (const auto& ps : study.sweeps) sweeps.insert(ps.source->name + ".csv");
-  std::error_code ec;
-  for (const auto* sub : {"", "units", "sweeps", "figures"})
-    for (const auto& e : fs::directory_iterator(out / sub, ec)) {
-      if (!e.is_regular_file()) continue;
-      const std::string name = e.path().filename().string();
-      const bool temporary = name.find(".tmp.") != std::string::npos;
-      const bool stale = (std::string(sub) == "units" && !planned.count(name)) ||
-                         (std::string(sub) == "sweeps" && !sweeps.count(name));
-      if (temporary || stale) fs::remove(e.path(), ec);
-    }
+// Every file the run writes, relative to DIR, except the figures (only the script knows their names).
+std::set<std::string> planned_files(const PreparedStudy& study) {
+  std::set<std::string> files = {"study.toml", "results.json", "report.md", "report.html"};
+  for (const auto& u : study.units) files.insert("units/" + u.file_name);
+  for (const auto& ps : study.sweeps) files.insert("sweeps/" + ps.source->name + ".csv");
+  return files;
+}
+
+// The figure script's index, keeping only entries that name a plain file in figures/ with a text
+// caption: the report embeds those files, so a name like "../../x" must never reach it.
+nlohmann::json plain_figure_entries(const nlohmann::json& index) {
+  nlohmann::json kept = nlohmann::json::array();
+  if (!index.is_array()) return kept;
+  for (const auto& f : index) {
+    if (!f.is_object() || !f.contains("file") || !f["file"].is_string() || !f.contains("caption") ||
+        !f["caption"].is_string())
+      continue;
+    const std::string name = f["file"].get<std::string>();
+    if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..")
+      kept.push_back(f);
+  }
+  return kept;
+}
+
+// The files of a drawing, as run-folder entries.
+std::set<std::string> figure_files(const nlohmann::json& entries) {
+  std::set<std::string> files = {"figures/index.json"};
+  for (const auto& f : entries) files.insert("figures/" + f["file"].get<std::string>());
+  return files;
+}
+
+// An input of the study may not be one of the files the run replaces (e.g. a [[sweep]] file that
+// lives in DIR/sweeps/ under a planned name, or the study file given as DIR/study.toml).
+void check_inputs_survive(const fs::path& out, const std::set<std::string>& planned, const StudySpec& s) {
+  std::vector<std::string> inputs = {s.path};
+  for (const auto& sw : s.sweeps)
+    if (!sw.file.empty()) inputs.push_back(sw.file);
+  for (const auto& f : planned) {
+    // study.toml is rewritten with the study's own bytes, so running DIR/study.toml is harmless.
+    if (f == "study.toml") continue;
+    check_output_not_input((out / f).string(), inputs, "--out");
+  }
 }
 
 }  // namespace
@@ -81,21 +110,33 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
     spec.backend = options.backend;
   }
   if (options.out_dir.empty()) throw UsageError("--out DIR is required");
+  const RunFolder folder = RunFolder::claim(options.out_dir, "--out");
   const fs::path out = options.out_dir;
   std::error_code ec;
   for (const auto* sub : {"units", "sweeps", "figures"}) {
     fs::create_directories(out / sub, ec);
-    if (ec) throw UsageError("cannot create " + (out / sub).string() + ": " + ec.message());
+    if (ec) throw UsageError("--out: cannot create " + (out / sub).string() + ": " + ec.message());
   }
 
-  std::cerr << "ncclbot run: preparing " << study_path << " (sweeps, grids)\n";
+  // Only a terminal gets this early note: in a log, an error in the sweeps then stays the one line.
+  if (::isatty(STDERR_FILENO) == 1)
+    std::cerr << "ncclbot run: preparing " << study_path << " (sweeps, grids)\n";
   const PreparedStudy study = prepare_study(std::move(spec));
   const StudySpec& s = study.spec;
   EngineOptions engine;
   engine.backend = resolve_backend(s.backend);
   engine.threads = options.threads;
 
-  remove_stale_files(out, study);
+  // The folder becomes a function of the study alone: files of units (and sweeps) the study no
+  // longer has go, and so do temporaries of a killed run. Figures stay listed unless redrawn.
+  const std::set<std::string> planned = planned_files(study);
+  check_inputs_survive(out, planned, s);
+  std::set<std::string> keep = planned;
+  if (!options.figures)
+    for (const auto& f : folder.listed())
+      if (f.rfind("figures/", 0) == 0) keep.insert(f);
+  folder.remove_unlisted(keep);
+  folder.record(planned);
   write_if_changed((out / "study.toml").string(), s.text);
   for (const auto& ps : study.sweeps)
     write_if_changed((out / "sweeps" / (ps.source->name + ".csv")).string(), ps.csv);
@@ -147,7 +188,8 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
   if (options.figures) {
     std::cerr << "ncclbot run: drawing figures\n";
     const report::FigureOutcome f = report::draw_figures(summary.results_json, (out / "figures").string());
-    figures = f.index;
+    figures = plain_figure_entries(f.index);
+    if (f.note.empty()) folder.record(figure_files(figures));
     note = f.note;
     if (!f.note.empty()) std::cerr << "ncclbot run: warning: " << f.note << "\n";
   }

@@ -48,13 +48,13 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
         const auto& la = scored_losses(units[size_t(sc * P + a)], s.loss);
         const auto& lb = scored_losses(units[size_t(sc * P + b)], s.loss);
         for (size_t i = 0; i < la.size(); ++i) {
-          r.a_only += (la[i] > 0.10 && !(lb[i] > 0.10)) ? 1 : 0;
-          r.b_only += (lb[i] > 0.10 && !(la[i] > 0.10)) ? 1 : 0;
+          r.a_only += (loss_above(la[i]) && !loss_above(lb[i])) ? 1 : 0;
+          r.b_only += (loss_above(lb[i]) && !loss_above(la[i])) ? 1 : 0;
         }
       }
       r.context_p = mcnemar_p(r.a_only, r.b_only);
     }
-    r.smallest_p = smallest_attainable_p(S - r.ties);
+    r.smallest_p = smallest_attainable_p(S - r.ties, s.permutation_resamples);
     r.resamples = s.permutation_resamples;
     r.seed = derived_seed(s.seed, "permutation/" + h.a + "/" + h.b + "/" + metric_name(h.metric));
     r.test = paired_permutation(r.diffs, r.resamples, r.seed);
@@ -75,7 +75,7 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     const std::vector<double> adj = holm(p);
     f.size = 0;
     for (double x : p) f.size += std::isnan(x) ? 0 : 1;
-    f.smallest_p = smallest_attainable_p(S);
+    f.smallest_p = smallest_attainable_p(S, s.permutation_resamples);
     f.max_rejectable = max_rejectable(f.smallest_p, f.size, s.alpha);
     for (size_t i = 0; i < f.members.size(); ++i) {
       auto& r = out.hypotheses[size_t(f.members[i])];

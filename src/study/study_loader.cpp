@@ -10,6 +10,8 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/output_file.hpp"
+#include "ncclbot/replay/replay.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -139,15 +141,23 @@ bool valid_name(const std::string& s) {
   return true;
 }
 
+// A sweep's name becomes the file name DIR/sweeps/NAME.csv, so it may not leave that folder or
+// hide: no '/', no leading '.', no "..".
+bool valid_file_stem(const std::string& s) {
+  if (!valid_name(s) || s.front() == '.' || s.find('/') != std::string::npos) return false;
+  return s.find("..") == std::string::npos;
+}
+
 void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
   r.only_keys(t, "[study]",
-              {"name", "description", "seed", "seeds", "horizon", "curve_horizons", "objective", "loss",
-               "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
+              {"name", "description", "seed", "seeds", "horizon", "delay", "curve_horizons", "objective",
+               "loss", "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
   if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
   if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
   if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
   if (auto* n = r.find(t, "seeds")) s.seeds = int(r.integer(*n, "study.seeds", 1, 100000));
   if (auto* n = r.find(t, "horizon")) s.horizon = int(r.integer(*n, "study.horizon", 1, 100000000));
+  if (auto* n = r.find(t, "delay")) s.delay = int(r.integer(*n, "study.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))
       s.curve_horizons.push_back(int(r.integer(item, "study.curve_horizons item", 1, s.horizon)));
@@ -179,13 +189,17 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 }
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
-  r.only_keys(t, "[[sweep]]", {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "file"});
+  r.only_keys(t, "[[sweep]]",
+              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "file"});
   SweepSource s;
   s.line = r.line(t);
   const auto* name = r.find(t, "name");
   if (!name) r.fail(t, "[[sweep]] needs a name");
   s.name = r.string(*name, "sweep.name");
-  if (!valid_name(s.name)) r.fail(*name, "sweep name '" + s.name + "' must be 1-64 of [A-Za-z0-9-_./+]");
+  if (!valid_file_stem(s.name))
+    r.fail(*name, "sweep name '" + s.name +
+                      "' must be 1-64 of [A-Za-z0-9-_.+], not start with '.' nor contain '..' (it names "
+                      "the file sweeps/NAME.csv)");
   const auto* preset = r.find(t, "preset");
   const auto* file = r.find(t, "file");
   if (bool(preset) == bool(file)) r.fail(t, "sweep '" + s.name + "' needs exactly one of preset or file");
@@ -359,11 +373,7 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
 }
 
 StudySpec load_study(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open the study file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_study(ss.str(), path);
+  return parse_study(read_input_file(path, kMaxConfigBytes), path);
 }
 
 }  // namespace ncclbot::study

@@ -73,6 +73,7 @@ struct StudySpec {
   uint64_t seed = 1;                // master seed: replay and resampling seeds derive from it
   int seeds = 4;                    // replay seeds per (config, context)
   int horizon = 200;                // collective calls per replay
+  int delay = 0;                    // feedback delay D: call t's latency reaches the policy before call t+D+1
   std::vector<int> curve_horizons;  // horizons of the online-loss-vs-horizon curve (ends at horizon)
   Metric objective = Metric::kMean;
   LossKind loss = LossKind::kOnline;

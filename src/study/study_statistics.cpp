@@ -11,7 +11,6 @@
 namespace ncclbot::study {
 namespace {
 
-constexpr double kLossThreshold = 0.10;  // "contexts above 10%"
 
 BootstrapStatistic library_statistic(Statistic st) {
   switch (st) {
@@ -91,8 +90,8 @@ std::vector<double> holm(std::span<const double> p) {
   return holm_adjust(p);
 }
 
-double smallest_attainable_p(int n) {
-  return smallest_sign_flip_p(n, Alternative::two_sided);
+double smallest_attainable_p(int n, int resamples) {
+  return smallest_permutation_p(n, Alternative::two_sided, PermutationMethod::automatic, uint64_t(resamples));
 }
 
 int max_rejectable(double smallest_p, int m, double alpha) {

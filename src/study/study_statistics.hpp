@@ -51,9 +51,10 @@ double mcnemar_p(long long b, long long c);
 // Holm step-down adjusted p-values (= `ncclbot stats holm`).
 std::vector<double> holm(std::span<const double> p);
 
-// The smallest two-sided p a sign-flip test over n paired units can reach, and how many of m
+// The smallest two-sided p the study's sign-flip test over n paired units can reach (exact up to 30
+// units, Monte Carlo with `resamples` draws beyond: 2/(resamples + 1)), and how many of m
 // hypotheses Holm could reject at alpha if every raw p were that small.
-double smallest_attainable_p(int n);
+double smallest_attainable_p(int n, int resamples);
 int max_rejectable(double smallest_p, int m, double alpha);
 
 }  // namespace ncclbot::study

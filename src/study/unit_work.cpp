@@ -14,6 +14,7 @@ UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const 
   // policies, not by the luck of the draws.
   rs.seed = s.seed;
   rs.horizon = s.horizon;
+  rs.delay = s.delay;
   rs.backend = engine.backend;
   rs.threads = engine.threads;
 
@@ -26,14 +27,12 @@ UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const 
     return s.loss == LossKind::kOnline ? l.online : l.final_loss;
   };
   const std::vector<ConfigLosses> tuned = tune_configs(*sc.sweep, sc.tune, pol.grid, rs);
-  for (size_t i = 0; i < pol.grid.size(); ++i)
-    u.grid.push_back({pol.grid[i], summarize_losses(pick(tuned[i]))});
-  for (int i = 1; i < int(u.grid.size()); ++i) {
-    const LossSummary& a = u.grid[size_t(i)].tune;
-    const LossSummary& b = u.grid[size_t(u.chosen)].tune;
-    const double oa = objective_value(a, s.objective), ob = objective_value(b, s.objective);
-    if (oa < ob || (oa == ob && a.mean < b.mean)) u.chosen = i;
+  std::vector<LossSummary> summaries;
+  for (size_t i = 0; i < pol.grid.size(); ++i) {
+    summaries.push_back(summarize_losses(pick(tuned[i])));
+    u.grid.push_back({pol.grid[i], summaries.back()});
   }
+  u.chosen = choose_grid_point(summaries, s.objective);
   const ConfigLosses scored = score_config(*sc.sweep, sc.tune, sc.score, u.chosen_config(), rs, true);
   u.online = scored.online;
   u.final_loss = scored.final_loss;

@@ -21,7 +21,8 @@ const char* const kSpecs[] = {"auto",
                               "ucb1:c=0.5,n0=8",
                               "thompson:n0=1,sigma=0.1",
                               "etc:m=2",
-                              "swucb:c=0.3,window=20,n0=2"};
+                              "swucb:c=0.3,window=20,n0=2",
+                              "ducb:c=0.3,gamma=0.9,n0=2"};
 
 void put64(std::string& s, size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) s[at + size_t(i)] = char(uint8_t(v >> (8 * i)));
@@ -30,9 +31,9 @@ void put64(std::string& s, size_t at, uint64_t v) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static std::shared_ptr<const PolicyEngine> engines[8];
+  static std::shared_ptr<const PolicyEngine> engines[9];
   std::string bytes(reinterpret_cast<const char*>(data), size);
-  const size_t which = size > 12 ? uint8_t(bytes[12]) % 8 : 0;
+  const size_t which = size > 12 ? uint8_t(bytes[12]) % 9 : 0;
   if (!engines[which]) {
     std::string error;
     engines[which] = PolicyEngine::create(kSpecs[which], 1, &error);

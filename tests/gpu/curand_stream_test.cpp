@@ -19,8 +19,8 @@ namespace {
 
 }  // namespace
 
-// Random123's known-answer vectors (examples/kat_vectors, philox4x32 10), evaluated in device code,
-// where philox4x32_10 runs cuRAND's curand_Philox4x32_10.
+// Random123's known-answer vectors (examples/kat_vectors, philox4x32 10), evaluated in device code
+// (Random123's Philox compiled by nvcc).
 TEST(CurandStream, DeviceKnownAnswerVectors) {
   SKIP_WITHOUT_GPU();
   const std::vector<Philox4x32> ctr = {{{0, 0, 0, 0}},

@@ -9,24 +9,13 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
+#include "support/nccl_tests_rows.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::nccl_tests;
+using namespace ncclbot::test;
 
 namespace {
-
-const std::string kHeader13 =
-    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw  "
-    " busbw  "
-    "#wrong\n";
-// 1048576 B / 46.52 us = 22.54 GB/s; x 2*7/8 = 39.44 (all_reduce, 8 ranks)
-const std::string kRow1M =
-    "     1048576        262144     float     sum      -1    46.52   22.54   39.44       0    46.44   22.58  "
-    " 39.51       0\n";
-// 2097152 B / 42.06 us = 49.86 GB/s; x 1.75 = 87.26
-const std::string kRow2M =
-    "     2097152        524288     float     sum      -1    42.06   49.86   87.26       0    42.95   48.82  "
-    " 85.44       0\n";
 
 std::string devices_1x8() {
   std::string s = "# Using devices\n";
@@ -123,20 +112,15 @@ TEST(IngestFormats, ColumnHeaders) {
 }
 
 TEST(IngestFormats, PerIterationTwentyOneColumns) {
-  const std::string header =
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    "
-      "i_max    "
-      "i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%\n";
-  const std::string row =
-      "     1048576        262144     float     sum      -1    46.52   22.54   39.44       0    45.10    "
-      "48.20    48.00 "
-      "    1.50    46.44   22.58   39.51       0    45.00    47.90    47.80     1.40\n";
+  const std::string header = kHeader21, row = kRow1M21;
   const ParsedLog log = parse_log("# Per-Iteration Report: CUDA event timing\n" + header + row, "i.txt");
   ASSERT_EQ(log.runs.size(), 1u);
   ASSERT_EQ(log.runs[0].rows.size(), 1u);
   EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place.time_us.value, 46.52);
   EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->time_us.value, 46.44);  // column 14, after the i_* block
   EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->busbw.value, 39.51);
+  EXPECT_DOUBLE_EQ(log.runs[0].rows[0].out_of_place.iteration_summary->p99_us.value, 48.00);
+  EXPECT_DOUBLE_EQ(log.runs[0].rows[0].in_place->iteration_summary->min_us.value, 45.00);
   std::vector<Diagnostic> w;
   check_bandwidths(log.runs[0], Collective::kAllReduce, 8, "i.txt", w);
   EXPECT_TRUE(w.empty());
@@ -328,10 +312,17 @@ TEST(IngestFormats, StructuralErrorsNameTheLine) {
 }
 
 TEST(IngestFormats, RunBoundariesFailuresAndWarnings) {
-  // A run without trailer followed by another run: both kept, the first flagged.
+  // A run cut off after a row, then another run: an error at the second start, not a short run
+  // passed as a whole one.
   const std::string no_trailer = "# Collective test starting: all_reduce_perf\n" + kHeader13 + kRow1M;
-  const ParsedLog log = parse_log(no_trailer + run_text(), "b.txt");
-  ASSERT_EQ(log.runs.size(), 2u);
+  EXPECT_NE(
+      error_of([&] { parse_log(no_trailer + run_text(), "b.txt"); })
+          .find("b.txt:4: 'Collective test starting' line in the middle of the results table of the run at "
+                "line 1 (last row at line 3, no trailer)"),
+      std::string::npos);
+  // At the end of the file a missing trailer is a warning (a truncated log keeps its rows).
+  const ParsedLog log = parse_log(no_trailer, "b.txt");
+  ASSERT_EQ(log.runs.size(), 1u);
   bool flagged = false;
   for (const auto& d : log.warnings)
     flagged |= d.line == 3 && d.message.find("without its trailer") != std::string::npos;

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/io/parse_number.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/parse_number.hpp"
 
 using namespace ncclbot;
 
@@ -114,7 +114,8 @@ TEST(SweepCsv, HiPipeRowRoundTripsInSlot23) {
 
 TEST(SweepCsv, HiPipeRunsWithSimpleOnly) {
   const std::string h = kHeader;
-  expect_error(h + "f,allreduce,2,8,8,HiPIPE,LL,0,1,1\n", 2, "HiPIPE (the simulated arm) runs with proto Simple only, not LL");
+  expect_error(h + "f,allreduce,2,8,8,HiPIPE,LL,0,1,1\n", 2,
+               "HiPIPE (the simulated arm) runs with proto Simple only, not LL");
   expect_error(h + "f,allreduce,2,8,8,hipipe,LL128,0,1,1\n", 2, "not LL128");
 }
 
@@ -146,20 +147,23 @@ TEST(SweepCsv, ValidationErrorsNameLineAndReason) {
   expect_error(h + "f g,allreduce,1,8,8,Ring,LL,0,1,1\n", 2, "fabric name 'f g'");
   expect_error(h + "f,allreduce,1,8,8,Ring,LL,0,1,1\nf,allreduce,1,8,8,Ring,LL,0,2,1\n", 3,
                "duplicate row for f AllReduce 1x8 8B Ring/LL sample 0");
-  expect_error(h + "f,allreduce,1,8,8,Ring,LL,0,1,1\nf,allreduce,1,8,8,Ring,LL,1,2,2\n", 3, "prior_us differs");
+  expect_error(h + "f,allreduce,1,8,8,Ring,LL,0,1,1\nf,allreduce,1,8,8,Ring,LL,1,2,2\n", 3,
+               "prior_us differs");
   // Differing sample counts: Ring/LL (line 2) has 2 samples, Tree/LL (line 4, lower slot) only 1.
   expect_error(h + "f,allreduce,1,8,8,Ring,LL,0,1,1\nf,allreduce,1,8,8,Ring,LL,1,2,1\n"
                    "f,allreduce,1,8,8,Tree,LL,0,1,1\n",
                2, "Ring/LL has 2 samples, but the arm at line 4 has 1");
   expect_error(h + "f,allreduce,1,8,8,Ring,LL,0,1,1\nf,allreduce,1,8,8,Ring,LL,2,2,1\n", 2,
                "sample indices must be 0..1");
-  expect_error("fabric,collective,nodes,gpus_per_node,bytes,algo,proto,time_us\nf,allreduce,1,8,8,Ring,LL,1\n", 1,
-               "header is missing column 'sample'");
+  expect_error(
+      "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,time_us\nf,allreduce,1,8,8,Ring,LL,1\n", 1,
+      "header is missing column 'sample'");
   expect_error("fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,colour\n", 1,
                "unknown column 'colour'");
-  expect_error("fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n"
-               "f,allreduce,1,8,8,Ring,LL,0,1,\n",
-               2, "prior_us is not a number");
+  expect_error(
+      "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n"
+      "f,allreduce,1,8,8,Ring,LL,0,1,\n",
+      2, "prior_us is not a number");
   expect_error("", 0, "empty file");
   expect_error(h, 0, "no data rows");
   expect_error(std::string("fabric,coll\0ective", 18) + "\n", 1, "binary data");

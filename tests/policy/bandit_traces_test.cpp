@@ -2,6 +2,8 @@
 // (slots 0, 1, 2 = Tree/LL, Tree/LL128, Tree/Simple at 10, 12 and 20 µs), so no randomness enters.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ncclbot/policy/policy.hpp"
 #include "support/policy_trace.hpp"
 #include "support/tiny_sweep.hpp"
@@ -193,4 +195,20 @@ TEST(Thompson, TightWarmPriorIsGreedy) {
   cfg.n0 = 100;
   cfg.sigma = 0.01;  // theta spread 0.001 << log(12/10) = 0.18
   EXPECT_EQ(trace_policy(cfg, three_arms(10.0f, 12.0f, 20.0f), 0, 50).picks, std::vector<int>(50, 0));
+}
+
+// A prior weight below one (n0 = 0.1 on three arms: t = 0.3) once gave ln t < 0 and NaN indices,
+// which compare false with everything. No pull count below one earns exploration, so the first
+// pick is the smallest prior (arm 0 at 10 µs) and every index stays a number.
+TEST(Ucb1, FractionalPriorWeightBelowOneGivesNumbersNotNaN) {
+  PolicyConfig cfg = config_of(PolicyKind::kUcb1);
+  cfg.c = 0.5;
+  cfg.n0 = 0.1;
+  const Sweep s = three_arms(10.0f, 12.0f, 20.0f);
+  const Trace tr = trace_policy(cfg, s, 0, 3);
+  ASSERT_EQ(tr.picks.size(), 3u);
+  EXPECT_EQ(tr.picks[0], 0);
+  EXPECT_EQ(exploration_bonus(0.3), 0.0);
+  EXPECT_EQ(exploration_bonus(1.0), 0.0);
+  EXPECT_NEAR(exploration_bonus(3.0), std::sqrt(2.0 * std::log(3.0)), 1e-15);
 }

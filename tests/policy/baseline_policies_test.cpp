@@ -52,28 +52,6 @@ TEST(Fixed, PlaysTheFrozenDecisionOrFallsBackToAuto) {
             std::vector<int>(4, 1));
 }
 
-// The union form (what the plugin keeps per context) makes the same decisions as the typed form.
-TEST(AnyPolicy, UnionDispatchEqualsTypedDispatch) {
-  const Sweep s =
-      tiny_sweep({{tiny_context(1, 1024),
-                   {{0, {10.0f, 14.0f}, 9.0f}, {2, {12.0f, 11.0f}, 12.0f}, {7, {20.0f, 9.5f}, 15.0f}}}});
-  const SweepView v = s.view();
-  for (PolicyKind kind : {PolicyKind::kAuto, PolicyKind::kRandom, PolicyKind::kGreedy, PolicyKind::kEpsGreedy,
-                          PolicyKind::kUcb1, PolicyKind::kThompson, PolicyKind::kEtc, PolicyKind::kSwUcb}) {
-    PolicyConfig cfg = config_of(kind);
-    cfg.eps = 0.3;
-    const Trace typed = trace_policy(cfg, s, 0, 64, 17, 23);
-    AnyPolicy any = make_policy(cfg);
-    policy_reset(any, sweep_policy_context(v, 0, -1));
-    for (int t = 0; t < 64; ++t) {
-      StepRandom rng(17, 23, uint32_t(t));
-      const int slot = policy_select(any, rng);
-      ASSERT_EQ(slot, typed.picks[size_t(t)]) << int(kind) << " step " << t;
-      policy_update(any, slot, typed.observed[size_t(t)]);
-    }
-  }
-}
-
 // Driven as the plugin drives it: a cost table with -1 on a valid arm (NCCL's "ignored") gives
 // that arm no pseudo-observations, so warm UCB1 tries it first and then trusts the priors.
 TEST(PluginFacing, MissingPriorValueStartsThatArmCold) {

@@ -60,9 +60,12 @@ TEST(ExplorationTable, EntriesAreSqrtTwoLogOfTheRunningTotal) {
   const double* table = exploration_bonus_table(total0, 50);
   double t = total0;
   for (int p = 0; p < 50; ++p) {
-    EXPECT_TRUE(same_bits(table[p], std::sqrt(2.0 * portable_log(t)))) << p;
+    EXPECT_TRUE(same_bits(table[p], exploration_bonus(t))) << p;
+    if (t > 1.0) EXPECT_TRUE(same_bits(table[p], std::sqrt(2.0 * portable_log(t)))) << p;
     t += 1.0;
   }
+  // Below one pull in total there is no exploration (ln t < 0 would make the root NaN).
+  EXPECT_EQ(table[0], 0.0);
   // Independent check of the values themselves against libm: sqrt(2 ln 10.4) at p = 10.
   EXPECT_NEAR(table[10], std::sqrt(2.0 * std::log(10.4)), 1e-14);
   // The same start gives the cached table; another start another one.
@@ -80,13 +83,14 @@ TEST(ExplorationTable, Ucb1PicksAreIdenticalWithAndWithoutTheTable) {
           Ucb1Policy plain{};
           plain.params = {p.config.c, p.config.n0};
           Ucb1Policy tabled = plain;
-          attach_exploration_tables(tabled, task);
-          ASSERT_NE(tabled.bonus_table, nullptr);
+          ReplayTask tabled_task = task;
+          tabled_task.aids = exploration_aids(tabled, task);
+          ASSERT_NE(tabled_task.aids.exploration, nullptr);
           std::vector<int> picks_plain, picks_tabled;
           const ReplayOutcome a =
               replay_one(plain, task, [&](int, int slot, float) { picks_plain.push_back(slot); });
           const ReplayOutcome b =
-              replay_one(tabled, task, [&](int, int slot, float) { picks_tabled.push_back(slot); });
+              replay_one(tabled, tabled_task, [&](int, int slot, float) { picks_tabled.push_back(slot); });
           ASSERT_EQ(picks_plain, picks_tabled) << p.text << " context " << c;
           EXPECT_TRUE(same_bits(a.online_loss, b.online_loss));
           EXPECT_EQ(a.final_slot, b.final_slot);
@@ -99,21 +103,22 @@ TEST(ExplorationTable, ATableForAnotherStartIsDropped) {
   Ucb1Policy plain{};
   plain.params = {0.5, 4.0};
   // A table whose entries are all 0 (no exploration at all), claimed for a start total of 1e9:
-  // reset() must see that it does not belong to this context and compute the bonus itself.
+  // the policy must see that it does not belong to this context and compute the bonus itself.
   std::vector<double> zeros(200, 0.0);
-  Ucb1Policy wrong = plain;
-  wrong.bonus_table = zeros.data();
-  wrong.bonus_total0 = 1e9;
+  ReplayTask wrong = task;
+  wrong.aids.exploration = zeros.data();
+  wrong.aids.exploration_total0 = 1e9;
   std::vector<int> a, b;
-  replay_one(plain, task, [&](int, int slot, float) { a.push_back(slot); });
-  replay_one(wrong, task, [&](int, int slot, float) { b.push_back(slot); });
+  Ucb1Policy p1 = plain, p2 = plain, p3 = plain;
+  replay_one(p1, task, [&](int, int slot, float) { a.push_back(slot); });
+  replay_one(p2, wrong, [&](int, int slot, float) { b.push_back(slot); });
   EXPECT_EQ(a, b);
   // Sanity of the check itself: the same zero table claimed for the right start changes the picks.
-  Ucb1Policy claimed = plain;
-  attach_exploration_tables(claimed, task);
-  claimed.bonus_table = zeros.data();
+  ReplayTask claimed = task;
+  claimed.aids = exploration_aids(plain, task);
+  claimed.aids.exploration = zeros.data();
   std::vector<int> z;
-  replay_one(claimed, task, [&](int, int slot, float) { z.push_back(slot); });
+  replay_one(p3, claimed, [&](int, int slot, float) { z.push_back(slot); });
   EXPECT_NE(a, z);
 }
 

@@ -13,12 +13,11 @@
 //                                                      key = (lo32(seed), hi32(seed)))
 // which is exactly curand_init(seed, id, 4 * (step + 2^32 * lane)) followed by curand4().
 // Lane 0 of a step is the replay core's sample draw; lanes >= 1 are the policy's own draws.
+#include <Random123/philox.h>
+
 #include <cstdint>
 
 #include "ncclbot/core/hd.hpp"
-#if defined(__CUDACC__)
-#include <curand_philox4x32_x.h>  // cuRAND's own rounds, used on the device (see philox4x32_10)
-#endif
 
 namespace ncclbot {
 
@@ -26,40 +25,17 @@ struct Philox4x32 {
   uint32_t v[4];
 };
 
-namespace philox_detail {
-// Multipliers and Weyl key increments of Philox4x32 (Random123 philox.h, cuRAND PHILOX_M4x32_*).
-inline constexpr uint32_t kM0 = 0xD2511F53u;
-inline constexpr uint32_t kM1 = 0xCD9E8D57u;
-inline constexpr uint32_t kW0 = 0x9E3779B9u;
-inline constexpr uint32_t kW1 = 0xBB67AE85u;
-
-NCCLBOT_HD inline uint32_t mulhilo(uint32_t a, uint32_t b, uint32_t* hi) {
-  const uint64_t p = uint64_t(a) * uint64_t(b);
-  *hi = uint32_t(p >> 32);
-  return uint32_t(p);
-}
-}  // namespace philox_detail
-
-// Ten rounds; the key is bumped after each round (the schedule of Random123 and cuRAND alike).
-// Device code runs cuRAND's curand_Philox4x32_10 itself, so the kernels draw from cuRAND's
-// Philox4_32_10; tests/gpu/curand_stream_test.cpp checks that stream against this host loop.
+// Ten rounds of Random123's Philox4x32 (D. E. Shaw Research's header-only library, which the
+// simulator uses too): the one generator of the host, the kernels (Random123 compiles as device
+// code under nvcc) and the plugin. tests/core/philox_test.cpp checks it against Random123's
+// published known-answer vectors, tests/gpu/curand_stream_test.cpp against cuRAND's documented
+// curand_init()/curand() stream on the device.
 NCCLBOT_HD inline Philox4x32 philox4x32_10(Philox4x32 ctr, uint32_t key0, uint32_t key1) {
-#if defined(__CUDA_ARCH__)
-  const uint4 out =
-      curand_Philox4x32_10(make_uint4(ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3]), make_uint2(key0, key1));
-  return Philox4x32{{out.x, out.y, out.z, out.w}};
-#else
-  using namespace philox_detail;
-  for (int round = 0; round < 10; ++round) {
-    uint32_t hi0, hi1;
-    const uint32_t lo0 = mulhilo(kM0, ctr.v[0], &hi0);
-    const uint32_t lo1 = mulhilo(kM1, ctr.v[2], &hi1);
-    ctr = Philox4x32{{hi1 ^ ctr.v[1] ^ key0, lo1, hi0 ^ ctr.v[3] ^ key1, lo0}};
-    key0 += kW0;
-    key1 += kW1;
-  }
-  return ctr;
-#endif
+  using Generator = r123::Philox4x32_R<10>;
+  const Generator::ctr_type c = {{ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3]}};
+  const Generator::key_type k = {{key0, key1}};
+  const Generator::ctr_type out = Generator()(c, k);
+  return Philox4x32{{out.v[0], out.v[1], out.v[2], out.v[3]}};
 }
 
 NCCLBOT_HD inline Philox4x32 philox_block(uint64_t seed, uint64_t id, uint32_t step, uint32_t lane) {
@@ -87,12 +63,25 @@ class StepRandom {
     if (used_ % 4 == 0) block_ = philox_block(seed_, id_, step_, 1u + used_ / 4);
     return block_.v[used_++ % 4];
   }
+  // The j-th word of the step's policy lanes (what the (j+1)-th next_u32() returns), in any order:
+  // a policy that needs only some of its words skips the others without shifting them. Uses its own
+  // block, so it does not disturb next_u32()'s sequence.
+  NCCLBOT_HD uint32_t word(uint32_t j) {
+    const uint32_t lane = 1u + j / 4;
+    if (lane != word_lane_) {
+      word_block_ = philox_block(seed_, id_, step_, lane);
+      word_lane_ = lane;
+    }
+    return word_block_.v[j % 4];
+  }
 
  private:
   uint64_t seed_, id_;
   uint32_t step_;
   uint32_t used_ = 0;
   Philox4x32 block_{};
+  uint32_t word_lane_ = 0;  // lane of word_block_; 0 = none (lane 0 is the replay's sample draw)
+  Philox4x32 word_block_{};
 };
 
 }  // namespace ncclbot

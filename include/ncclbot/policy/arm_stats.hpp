@@ -4,6 +4,8 @@
 //   N_i = n0 + n_i,  mean_i = (n0 * mu0_i + sum of observations) / N_i.
 // Arms without a prior value (or n0 = 0, the cold start) start at N_i = 0. Observations may be
 // transformed first (Thompson sampling keeps log-latencies); the prior gets the same transform.
+#include <cstdint>
+
 #include "ncclbot/core/hd.hpp"
 #include "ncclbot/core/portable_math.hpp"
 #include "ncclbot/policy/arm_set.hpp"
@@ -42,11 +44,11 @@ struct ArmStats {
   ArmSet arms;
   double count[kNumArms];  // N_i, packed by arm index
   double sum[kNumArms];    // n0 * mu0_i + sum of (transformed) observations
-  double sumsq[kNumArms];  // n0 * mu0_i^2 + sum of squares
   double mean[kNumArms];   // sum / count; unused while count == 0
   double total;            // sum of N_i
   int untried;             // arms with N_i == 0
-  int plays;               // real observations so far (members set by reset(), none initialised)
+  int64_t plays;           // real observations so far: 64-bit, as a live policy may outlive 2^31 calls
+                           // (members set by reset(), none initialised)
 
   NCCLBOT_HD static double transform(double x, ObsScale scale) {
     return scale == ObsScale::kLog ? portable_log(x) : x;
@@ -63,12 +65,10 @@ struct ArmStats {
         const double mu0 = transform(double(ctx.prior_us[s]), scale);
         count[j] = n0;
         sum[j] = n0 * mu0;
-        sumsq[j] = n0 * (mu0 * mu0);
         mean[j] = mu0;
       } else {
         count[j] = 0.0;
         sum[j] = 0.0;
-        sumsq[j] = 0.0;
         mean[j] = 0.0;
         ++untried;
       }
@@ -81,7 +81,6 @@ struct ArmStats {
     if (count[j] == 0.0) --untried;
     count[j] += 1.0;
     sum[j] += y;
-    sumsq[j] += y * y;
     mean[j] = sum[j] / count[j];
     total += 1.0;
     ++plays;

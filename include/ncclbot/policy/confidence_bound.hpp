@@ -10,6 +10,13 @@
 
 namespace ncclbot {
 
+// UCB's exploration term sqrt(2 ln t) for a total of t (pseudo-)pulls. With a fractional prior
+// weight (0 < n0 < 1) t can start below 1, where ln t < 0 would make the root NaN; no pull count
+// below one earns exploration, so the term is 0 there, and t >= 1 is the textbook value.
+NCCLBOT_HD inline double exploration_bonus(double total) {
+  return total > 1.0 ? sqrt(2.0 * portable_log(total)) : 0.0;
+}
+
 NCCLBOT_HD inline int lower_confidence_argmin(const ArmStats& stats, const double* inv_sqrt_count,
                                               double scale) {
   const int k = stats.arms.k;
@@ -33,6 +40,16 @@ NCCLBOT_HD inline int lower_confidence_argmin(const ArmStats& stats, const doubl
   int a = 0;
   while (a < k - 1 && index[a] != lowest) ++a;
   return a;
+}
+
+// select() of a UCB policy that computes its own exploration term (SW-UCB, D-UCB): an unobserved
+// arm first (lowest slot), else the lower-confidence argmin at c * m* * sqrt(2 ln t).
+NCCLBOT_HD inline int confidence_bound_select(const ArmStats& stats, const double* inv_sqrt_count, double c) {
+  const int k = stats.arms.k;
+  if (k == 0) return -1;
+  if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
+  const double scale = c * min_of(stats.mean, k) * exploration_bonus(stats.total);
+  return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
 }
 
 }  // namespace ncclbot

@@ -1,11 +1,20 @@
 #pragma once
-// The closed set of policies as plain data (PolicyConfig, CUB-style: a grid is a list of these)
-// and a tagged union over their states (AnyPolicy), so device code and the tuner plugin dispatch
-// with a switch, never a virtual call. Hot loops dispatch once, outside the loop, through
-// visit_policy(), and then run one concrete policy type.
+// The policy registry: every policy is one header (policy/*.hpp, the interface in
+// policy_context.hpp) plus one line in NCCLBOT_POLICIES below, and every hyperparameter one line
+// in NCCLBOT_POLICY_KEYS. Everything that dispatches on a policy kind is generated from these two
+// lists (one list, many dispatches, as CUB's policy hubs and NCCL's own X-macro tables):
+//   - PolicyKind and PolicyConfig (plain data, CUB-style: a grid is a list of these);
+//   - visit_policy() (the typed dispatch hot loops run once, outside the loop), make_policy() and
+//     with_policy() over AnyPolicy (the tagged union the plugin keeps per context);
+//   - the spec parser's names and keys (src/replay/policy_spec.cpp), the kernel launcher
+//     (kernels/replay.cu) and what the plugin may run live (policy_use()).
+// docs/replay.md "Adding a policy" walks through it; tests/policy/registry_test.cpp adds one.
 #include <cstdint>
+#include <new>
+#include <type_traits>
 
 #include "ncclbot/policy/auto_policy.hpp"
+#include "ncclbot/policy/ducb.hpp"
 #include "ncclbot/policy/egreedy.hpp"
 #include "ncclbot/policy/etc.hpp"
 #include "ncclbot/policy/fixed_policy.hpp"
@@ -18,103 +27,94 @@
 
 namespace ncclbot {
 
-// Stable numbering (it appears in exported tables and plugin state); append only.
-enum class PolicyKind : int8_t {
-  kAuto = 0,
-  kOracle = 1,
-  kRandom = 2,
-  kGreedy = 3,
-  kEpsGreedy = 4,
-  kUcb1 = 5,
-  kThompson = 6,
-  kEtc = 7,
-  kSwUcb = 8,
-  kKnn = 9,    // supervised: the fitted decision arrives as PolicyContext::fixed_slot
-  kTree = 10,  // supervised: idem
-};
+// Hyperparameters: K(field, type, default, min, max). Fields of PolicyConfig, spec keys of the
+// same name (DESIGN.md "Contracts"), range-checked by the parser (integers for int fields).
+#define NCCLBOT_POLICY_KEYS(K)                                           \
+  K(c, double, 0.1, 0.0, 1e6)             /* UCB bonus multiplier */     \
+  K(n0, double, 1.0, 0.0, 1e9)            /* prior pseudo-count */       \
+  K(eps, double, 0.1, 0.0, 1.0)           /* egreedy */                  \
+  K(decay, double, 0.0, 0.0, 1e15)        /* egreedy: eps/(1+decay t) */ \
+  K(sigma, double, 0.1, 1e-9, 1e3)        /* thompson log-noise sd */    \
+  K(gamma, double, 0.99, 1e-6, 1.0)       /* ducb discount per call */   \
+  K(m, int, 1, 1, 1e6)                    /* etc probes per arm */       \
+  K(window, int, 100, 1, kSwUcbMaxWindow) /* swucb */                    \
+  K(k, int, 5, 1, 1e6)                    /* knn neighbours */           \
+  K(depth, int, 4, 1, 32)                 /* tree depth */
 
-// Every hyperparameter of every policy; each policy reads only its own keys (DESIGN.md
-// "Contracts": greedy:n0, egreedy:eps,decay,n0, ucb1:c,n0, thompson:n0,sigma, etc:m,
-// swucb:c,window,n0, knn:k, tree:depth). default_policy_config() gives the documented defaults.
+// What a policy needs to run: live (in the plugin, from NCCL's cost table and measured latencies),
+// the replay's ground truth (the oracle), or a model fitted on tune contexts (supervised).
+enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
+
+// Policies: X(Kind, number, Type, member, "name", use, keys...). The number is stable (it appears
+// in exported tables and plugin state): append only. `keys` are the spec's keys in contract order
+// and, for a policy with parameters, the fields of Type::Params in declaration order.
+#define NCCLBOT_POLICIES(X)                                                    \
+  X(kAuto, 0, AutoPolicy, auto_, "auto", kLive)                                \
+  X(kOracle, 1, OraclePolicy, oracle, "oracle", kGroundTruth)                  \
+  X(kRandom, 2, RandomPolicy, random, "random", kLive)                         \
+  X(kGreedy, 3, GreedyPolicy, greedy, "greedy", kLive, n0)                     \
+  X(kEpsGreedy, 4, EpsGreedyPolicy, egreedy, "egreedy", kLive, eps, decay, n0) \
+  X(kUcb1, 5, Ucb1Policy, ucb1, "ucb1", kLive, c, n0)                          \
+  X(kThompson, 6, ThompsonPolicy, thompson, "thompson", kLive, n0, sigma)      \
+  X(kEtc, 7, EtcPolicy, etc, "etc", kLive, m)                                  \
+  X(kSwUcb, 8, SwUcbPolicy, swucb, "swucb", kLive, c, window, n0)              \
+  X(kKnn, 9, FixedPolicy, knn, "knn", kSupervised, k)                          \
+  X(kTree, 10, FixedPolicy, tree, "tree", kSupervised, depth)                  \
+  X(kDiscountedUcb, 11, DiscountedUcbPolicy, ducb, "ducb", kLive, c, gamma, n0)
+
+#define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,
+enum class PolicyKind : int8_t { NCCLBOT_POLICIES(NCCLBOT_POLICY_ENUMERATOR) };
+#undef NCCLBOT_POLICY_ENUMERATOR
+
+// Every hyperparameter of every policy; each policy reads only its own keys.
 struct PolicyConfig {
   PolicyKind kind = PolicyKind::kAuto;
-  double c = 0.1;      // ucb1, swucb: bonus multiplier on the relative scale
-  double n0 = 1.0;     // prior pseudo-count; 0 = cold start
-  double eps = 0.1;    // egreedy
-  double decay = 0.0;  // egreedy: eps_t = eps / (1 + decay t)
-  double sigma = 0.1;  // thompson: noise sd of log-latency
-  int m = 1;           // etc: probes per arm
-  int window = 100;    // swucb: observations kept
-  int k = 5;           // knn: neighbours
-  int depth = 4;       // tree: maximum depth
+#define NCCLBOT_POLICY_FIELD(field, type, init, lo, hi) type field = init;
+  NCCLBOT_POLICY_KEYS(NCCLBOT_POLICY_FIELD)
+#undef NCCLBOT_POLICY_FIELD
 };
 
-struct AnyPolicy {
-  PolicyKind kind;
-  union {
-    AutoPolicy auto_;
-    OraclePolicy oracle;
-    RandomPolicy random;
-    GreedyPolicy greedy;
-    EpsGreedyPolicy egreedy;
-    Ucb1Policy ucb1;
-    ThompsonPolicy thompson;
-    EtcPolicy etc;
-    SwUcbPolicy swucb;
-    FixedPolicy fixed;
-  };
+namespace detail {
 
-  NCCLBOT_HD AnyPolicy() : kind(PolicyKind::kAuto), auto_() {}
-};
+// Type::Params from the config's fields named in the policy's registry line (none: empty Params).
+// The leading int only absorbs the comma the field list starts with.
+template <typename Policy, typename... Values>
+NCCLBOT_HD typename Policy::Params params_from(int, Values... values) {
+  if constexpr (std::is_empty_v<typename Policy::Params>)
+    return typename Policy::Params{};
+  else
+    return typename Policy::Params{values...};
+}
 
-// Calls f(policy) with the concrete policy object for config.kind, its params filled in.
+}  // namespace detail
+
+#define NCCLBOT_POLICY_CONFIG_FIELD(key) , cfg.key
+#define NCCLBOT_POLICY_CONFIG_FIELDS(...) \
+  __VA_OPT__(NCCLBOT_POLICY_FOR_EACH(NCCLBOT_POLICY_CONFIG_FIELD, __VA_ARGS__))
+// Up to four keys per policy (add an arm here for a fifth).
+#define NCCLBOT_POLICY_FOR_EACH(M, ...)                                                           \
+  NCCLBOT_POLICY_FE_PICK(__VA_ARGS__, NCCLBOT_POLICY_FE4, NCCLBOT_POLICY_FE3, NCCLBOT_POLICY_FE2, \
+                         NCCLBOT_POLICY_FE1)                                                      \
+  (M, __VA_ARGS__)
+#define NCCLBOT_POLICY_FE_PICK(a, b, c, d, name, ...) name
+#define NCCLBOT_POLICY_FE1(M, a) M(a)
+#define NCCLBOT_POLICY_FE2(M, a, b) M(a) M(b)
+#define NCCLBOT_POLICY_FE3(M, a, b, c) M(a) M(b) M(c)
+#define NCCLBOT_POLICY_FE4(M, a, b, c, d) M(a) M(b) M(c) M(d)
+
+// Calls f(policy) with a fresh policy object of cfg.kind, its params filled in (state is set by
+// reset()). An unknown kind plays AUTO.
 template <typename F>
 NCCLBOT_HD auto visit_policy(const PolicyConfig& cfg, F&& f) {
   switch (cfg.kind) {
-    case PolicyKind::kOracle: {
-      OraclePolicy p{};
-      return f(p);
-    }
-    case PolicyKind::kRandom: {
-      RandomPolicy p{};
-      return f(p);
-    }
-    case PolicyKind::kGreedy: {
-      GreedyPolicy p{};
-      p.params = {cfg.n0};
-      return f(p);
-    }
-    case PolicyKind::kEpsGreedy: {
-      EpsGreedyPolicy p{};
-      p.params = {cfg.eps, cfg.decay, cfg.n0};
-      return f(p);
-    }
-    case PolicyKind::kUcb1: {
-      Ucb1Policy p{};
-      p.params = {cfg.c, cfg.n0};
-      return f(p);
-    }
-    case PolicyKind::kThompson: {
-      ThompsonPolicy p{};
-      p.params = {cfg.n0, cfg.sigma};
-      return f(p);
-    }
-    case PolicyKind::kEtc: {
-      EtcPolicy p{};
-      p.params = {cfg.m};
-      return f(p);
-    }
-    case PolicyKind::kSwUcb: {
-      SwUcbPolicy p{};
-      p.params = {cfg.c, cfg.window, cfg.n0};
-      return f(p);
-    }
-    case PolicyKind::kKnn:
-    case PolicyKind::kTree: {
-      FixedPolicy p{};
-      return f(p);
-    }
-    case PolicyKind::kAuto:
+#define NCCLBOT_POLICY_VISIT(Kind, number, Type, member, name, use, ...)               \
+  case PolicyKind::Kind: {                                                             \
+    Type p{};                                                                          \
+    p.params = detail::params_from<Type>(0 NCCLBOT_POLICY_CONFIG_FIELDS(__VA_ARGS__)); \
+    return f(p);                                                                       \
+  }
+    NCCLBOT_POLICIES(NCCLBOT_POLICY_VISIT)
+#undef NCCLBOT_POLICY_VISIT
     default: {
       AutoPolicy p{};
       return f(p);
@@ -122,73 +122,62 @@ NCCLBOT_HD auto visit_policy(const PolicyConfig& cfg, F&& f) {
   }
 }
 
-// The union form, for callers that keep one state per context between calls (the plugin).
-NCCLBOT_HD inline AnyPolicy make_policy(const PolicyConfig& cfg) {
-  AnyPolicy a;
-  a.kind = cfg.kind;
-  switch (cfg.kind) {
-    case PolicyKind::kOracle:
-      a.oracle = OraclePolicy{};
-      break;
-    case PolicyKind::kRandom:
-      a.random = RandomPolicy{};
-      break;
-    case PolicyKind::kGreedy:
-      a.greedy.params = {cfg.n0};
-      break;
-    case PolicyKind::kEpsGreedy:
-      a.egreedy.params = {cfg.eps, cfg.decay, cfg.n0};
-      break;
-    case PolicyKind::kUcb1:
-      a.ucb1.params = {cfg.c, cfg.n0};
-      break;
-    case PolicyKind::kThompson:
-      a.thompson.params = {cfg.n0, cfg.sigma};
-      break;
-    case PolicyKind::kEtc:
-      a.etc.params = {cfg.m};
-      break;
-    case PolicyKind::kSwUcb:
-      a.swucb.params = {cfg.c, cfg.window, cfg.n0};
-      break;
-    case PolicyKind::kKnn:
-    case PolicyKind::kTree:
-      a.fixed = FixedPolicy{};
-      break;
-    default:
-      a.kind = PolicyKind::kAuto;
-      a.auto_ = AutoPolicy{};
-      break;
-  }
-  return a;
-}
+// The union form, for callers that keep one state per context between calls (the plugin). Only
+// make_policy() changes the active member, by constructing it; with_policy() reads `kind`.
+struct AnyPolicy {
+  PolicyKind kind;
+  union {
+#define NCCLBOT_POLICY_MEMBER(Kind, number, Type, member, ...) Type member;
+    NCCLBOT_POLICIES(NCCLBOT_POLICY_MEMBER)
+#undef NCCLBOT_POLICY_MEMBER
+  };
+
+  NCCLBOT_HD AnyPolicy() : kind(PolicyKind::kAuto), auto_() {}
+};
+static_assert(std::is_trivially_copyable_v<AnyPolicy>, "policy state is plain data");
 
 // Applies f to the active member of an AnyPolicy.
 template <typename F>
 NCCLBOT_HD auto with_policy(AnyPolicy& a, F&& f) {
   switch (a.kind) {
-    case PolicyKind::kOracle:
-      return f(a.oracle);
-    case PolicyKind::kRandom:
-      return f(a.random);
-    case PolicyKind::kGreedy:
-      return f(a.greedy);
-    case PolicyKind::kEpsGreedy:
-      return f(a.egreedy);
-    case PolicyKind::kUcb1:
-      return f(a.ucb1);
-    case PolicyKind::kThompson:
-      return f(a.thompson);
-    case PolicyKind::kEtc:
-      return f(a.etc);
-    case PolicyKind::kSwUcb:
-      return f(a.swucb);
-    case PolicyKind::kKnn:
-    case PolicyKind::kTree:
-      return f(a.fixed);
-    case PolicyKind::kAuto:
+#define NCCLBOT_POLICY_WITH(Kind, number, Type, member, ...) \
+  case PolicyKind::Kind:                                     \
+    return f(a.member);
+    NCCLBOT_POLICIES(NCCLBOT_POLICY_WITH)
+#undef NCCLBOT_POLICY_WITH
     default:
       return f(a.auto_);
+  }
+}
+
+// A value-initialised policy of cfg.kind (every state member zero, params from cfg) as the active
+// member: the same object visit_policy() hands out.
+NCCLBOT_HD inline AnyPolicy make_policy(const PolicyConfig& cfg) {
+  AnyPolicy a;
+  switch (cfg.kind) {
+#define NCCLBOT_POLICY_MAKE(Kind, number, Type, member, name, use, ...)                       \
+  case PolicyKind::Kind:                                                                      \
+    a.kind = PolicyKind::Kind;                                                                \
+    new (&a.member) Type{};                                                                   \
+    a.member.params = detail::params_from<Type>(0 NCCLBOT_POLICY_CONFIG_FIELDS(__VA_ARGS__)); \
+    break;
+    NCCLBOT_POLICIES(NCCLBOT_POLICY_MAKE)
+#undef NCCLBOT_POLICY_MAKE
+    default:
+      break;  // AUTO, as constructed
+  }
+  return a;
+}
+
+NCCLBOT_HD inline PolicyUse policy_use(PolicyKind kind) {
+  switch (kind) {
+#define NCCLBOT_POLICY_USE(Kind, number, Type, member, name, use, ...) \
+  case PolicyKind::Kind:                                               \
+    return PolicyUse::use;
+    NCCLBOT_POLICIES(NCCLBOT_POLICY_USE)
+#undef NCCLBOT_POLICY_USE
+    default:
+      return PolicyUse::kLive;
   }
 }
 

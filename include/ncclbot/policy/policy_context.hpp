@@ -35,6 +35,23 @@ struct PolicyContext {
   int fixed_slot = -1;                   // a frozen decision (supervised selectors, exported tables)
 };
 
+// Engine-side caches a policy may read when it selects; never part of its state, so a policy's
+// state is the same whoever drives it. The CPU engine hands UCB1 a table of its exploration term
+// (replay/exploration_table.hpp); the kernels and the plugin pass none and the policy computes it.
+struct SelectAids {
+  const double* exploration = nullptr;  // exploration_bonus(exploration_total0 + p) at entry p
+  double exploration_total0 = 0.0;      // the starting total the table was built for
+};
+
+// select() with the engine's aids for a policy that can use them, plain select() otherwise.
+template <typename Policy>
+NCCLBOT_HD int select_with(Policy& policy, StepRandom& rng, const SelectAids& aids) {
+  if constexpr (requires { policy.select(rng, aids); })
+    return policy.select(rng, aids);
+  else
+    return policy.select(rng);
+}
+
 // Whether slot s has a usable prior prediction.
 NCCLBOT_HD inline bool has_prior_value(const PolicyContext& ctx, int s) {
   return ctx.prior_us != nullptr && ctx.prior_us[s] > 0.0f && ctx.prior_us[s] < 3.0e38f;

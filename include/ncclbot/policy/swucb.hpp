@@ -44,13 +44,7 @@ struct SwUcbPolicy {
     head = 0;
   }
 
-  NCCLBOT_HD int select(StepRandom&) {
-    const int k = stats.arms.k;
-    if (k == 0) return -1;
-    if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
-    const double scale = params.c * min_of(stats.mean, k) * sqrt(2.0 * portable_log(stats.total));
-    return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
-  }
+  NCCLBOT_HD int select(StepRandom&) { return confidence_bound_select(stats, inv_sqrt_count, params.c); }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int w = window();

@@ -9,6 +9,13 @@
 //     z_i = normal_quantile(uniform_open01(w_i)) with w_i the step's i-th policy word, and play
 //     argmin_i theta_i (ties: lowest slot).
 // Committed arm: argmin of the posterior means (the arm with the smallest geometric-mean latency).
+//
+// Only the winner matters, so select() draws the arm with the smallest mean first and skips every
+// arm that cannot beat the best draw so far: z >= kZFloor for every 32-bit word, so
+// theta_i >= floor_i = mean_i + sigma * kZFloor / sqrt(N_i) (the same expression, and rounding is
+// monotone), and an arm with floor_i > best theta can neither win nor tie. Arm i still reads word i
+// of the step (StepRandom::word), so the pick is exactly the full draw's; most steps draw one or two
+// arms instead of k.
 #include <cmath>
 
 #include "ncclbot/policy/arm_stats.hpp"
@@ -20,21 +27,37 @@ struct ThompsonPolicy {
     double n0;
     double sigma;
   };
+  // Below normal_quantile(uniform_open01(w)) for every word w (the smallest, at w = 0, is -6.338).
+  static constexpr double kZFloor = -6.5;
+
   Params params;
   ArmStats stats;
+  double lowest_draw[kNumArms];  // floor_i: no draw of arm i is lower; meaningful once N_i > 0
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLog); }
+  NCCLBOT_HD double draw_floor(int j) const {
+    return stats.mean[j] + params.sigma * kZFloor / sqrt(stats.count[j]);
+  }
+
+  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+    stats.reset(ctx, params.n0, ObsScale::kLog);
+    for (int j = 0; j < stats.arms.k; ++j) lowest_draw[j] = stats.count[j] > 0.0 ? draw_floor(j) : 0.0;
+  }
+
+  NCCLBOT_HD double draw(int j, StepRandom& rng) const {
+    const double z = normal_quantile(uniform_open01(rng.word(uint32_t(j))));
+    return stats.mean[j] + params.sigma * z / sqrt(stats.count[j]);
+  }
 
   NCCLBOT_HD int select(StepRandom& rng) {
     const int k = stats.arms.k;
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
-    int pick = -1;
-    double pick_theta = 0.0;
+    int pick = first_index_of_min(stats.mean, k);
+    double pick_theta = draw(pick, rng);
     for (int j = 0; j < k; ++j) {
-      const double z = normal_quantile(uniform_open01(rng.next_u32()));
-      const double theta = stats.mean[j] + params.sigma * z / sqrt(stats.count[j]);
-      if (pick < 0 || theta < pick_theta) {
+      if (j == pick || lowest_draw[j] > pick_theta) continue;
+      const double theta = draw(j, rng);
+      if (theta < pick_theta || (theta == pick_theta && j < pick)) {
         pick = j;
         pick_theta = theta;
       }
@@ -43,7 +66,9 @@ struct ThompsonPolicy {
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
-    stats.add(stats.arms.index[slot], ArmStats::transform(latency_us, ObsScale::kLog));
+    const int j = stats.arms.index[slot];
+    stats.add(j, ArmStats::transform(latency_us, ObsScale::kLog));
+    lowest_draw[j] = draw_floor(j);
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }

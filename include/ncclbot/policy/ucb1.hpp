@@ -12,12 +12,13 @@
 // scale. ln is portable_log and sqrt is IEEE, so the index is bit-identical in every build.
 // Committed arm: argmin of the means.
 //
-// sqrt(2 ln t) costs a portable_log and a sqrt on the step's critical path, yet t = t0 + plays
-// takes the same values in every replay of one (config, context) whatever the seed. The CPU engine
-// therefore may hand the policy a table of those values (replay/exploration_table.hpp: entry p is
+// sqrt(2 ln t) (exploration_bonus(), 0 while t <= 1, which a prior weight n0 < 1 can give) costs a
+// portable_log and a sqrt on the step's critical path, yet t = t0 + plays takes the same values in
+// every replay of one (config, context) whatever the seed. The CPU engine therefore may pass a
+// table of those values at select time (SelectAids; replay/exploration_table.hpp: entry p is
 // computed from t0 + 1 + ... + 1, p additions, exactly as ArmStats accumulates `total`), so the
-// index is bit-identical with and without it. The table is a host pointer: the CUDA kernels and
-// the tuner plugin leave it null and compute the value.
+// index is bit-identical with and without it. A table built for another starting total is ignored.
+// The CUDA kernels and the tuner plugin pass none and compute the value.
 #include <cmath>
 
 #include "ncclbot/policy/confidence_bound.hpp"
@@ -32,22 +33,24 @@ struct Ucb1Policy {
   Params params;
   ArmStats stats;
   double inv_sqrt_count[kNumArms];  // 1 / sqrt(N_i), refreshed when N_i changes
-  // Optional: sqrt(2 ln t) for t = bonus_total0 + p at entry p < the horizon, or null.
-  const double* bonus_table = nullptr;
-  double bonus_total0 = 0.0;
+  double start_total;               // sum of N_i after reset(): which exploration table fits
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
-    if (bonus_table && stats.total != bonus_total0) bonus_table = nullptr;  // not this start: compute
+    start_total = stats.total;
     for (int j = 0; j < stats.arms.k; ++j)
       inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
   }
 
-  NCCLBOT_HD int select(StepRandom&) {
+  NCCLBOT_HD int select(StepRandom& rng) { return select(rng, SelectAids{}); }
+
+  NCCLBOT_HD int select(StepRandom&, const SelectAids& aids) {
     const int k = stats.arms.k;
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
-    const double bonus = bonus_table ? bonus_table[stats.plays] : sqrt(2.0 * portable_log(stats.total));
+    const double bonus = aids.exploration && aids.exploration_total0 == start_total
+                             ? aids.exploration[stats.plays]
+                             : exploration_bonus(stats.total);
     const double scale = params.c * min_of(stats.mean, k) * bonus;
     return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
   }

@@ -23,6 +23,8 @@ struct ReplayJob {
   int seeds = 1;
   uint64_t seed_base = 0;  // replay seed of seed index s is seed_base + s
   int horizon = 1;
+  int delay =
+      0;  // feedback delay D (replay/replay.hpp): call t's latency reaches the policy before call t+D+1
   int threads = 1;
   bool keep_per_seed = false;
   std::ostream* raw = nullptr;  // CSV rows config,policy,context,seed,online_loss,final_loss,final_slot

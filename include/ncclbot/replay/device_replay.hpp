@@ -26,8 +26,9 @@ struct DeviceReplayRequest {
   int seeds = 1;
   uint64_t seed_base = 0;
   int horizon = 1;
-  bool keep_per_replay = false;                     // copy back every replay's outcome
-  int block = 128;                                  // threads per block of the replay kernel
+  int delay = 0;                 // feedback delay D in [0, kMaxReplayDelay] (replay/replay.hpp)
+  bool keep_per_replay = false;  // copy back every replay's outcome
+  int block = 128;               // threads per block of the replay kernel
   int64_t scratch_budget_bytes = int64_t(1) << 30;  // per-replay outputs held at once on the device
 };
 

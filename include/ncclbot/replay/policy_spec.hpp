@@ -2,7 +2,8 @@
 // Policy specs (DESIGN.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
 // grid (the cartesian product of all lists, first key outermost). Names and keys:
 //   auto, oracle, random, greedy:n0, egreedy:eps,decay,n0, ucb1:c,n0, thompson:n0,sigma, etc:m,
-//   swucb:c,window,n0, knn:k, tree:depth
+//   swucb:c,window,n0, knn:k, tree:depth, ducb:c,gamma,n0
+// (generated from the registry in policy/policy.hpp).
 // The same strings come from the command line, from TOML studies and from NCCLBOT_POLICY.
 #include <string>
 #include <string_view>

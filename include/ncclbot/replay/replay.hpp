@@ -10,7 +10,16 @@
 //                 StepRandom is step T's)
 // The policy's own draws use lanes >= 1 of the same (seed, id) stream (StepRandom), so they never
 // overlap the sample draws. Nothing here allocates, throws or depends on the caller's threading.
+//
+// Delayed feedback (ReplayTask::delay = D, as a tuner plugin sees it: a call's latency is measured
+// after later calls were already decided): the latency of call t reaches the policy just before
+// call t + D + 1 selects, and nothing changes its state in between. D = 0 is update-then-select.
+// The final (committed) arm is taken with the observations that arrived before a call T would
+// select: the last D calls' latencies never reach the policy. The delayed path keeps the last D + 1 calls'
+// slots and draws a late call's sample again from its own Philox word, so it observes exactly the value the
+// job paid.
 #include <cstdint>
+#include <type_traits>
 
 #include "ncclbot/core/philox.hpp"
 #include "ncclbot/core/sweep_view.hpp"
@@ -19,6 +28,10 @@
 
 namespace ncclbot {
 
+// The longest feedback delay a replay models (the plugin's leader mode runs up to two 256-call
+// windows ahead: docs/plugin.md).
+inline constexpr int kMaxReplayDelay = 1024;
+
 struct ReplayTask {
   SweepView sweep;
   int context = 0;         // index into the sweep
@@ -26,6 +39,8 @@ struct ReplayTask {
   uint64_t stream_id = 0;  // Philox subsequence (replay/stream_id.hpp)
   int horizon = 0;         // T >= 1
   int fixed_slot = -1;     // a frozen decision for supervised selectors, else -1
+  int delay = 0;           // D in [0, kMaxReplayDelay]: calls decided before a latency arrives
+  SelectAids aids;         // engine-side caches the policy may read (CPU engine only), none by default
 };
 
 struct ReplayOutcome {
@@ -59,13 +74,26 @@ struct NoStepObserver {
 // One replay in progress: what step t needs besides the policy (the context's losses, the
 // sample-draw Philox block, the running loss sum). replay_one() drives one of these; the CPU engine
 // drives several side by side (replay_batch.hpp), which changes no bit of any of them.
-struct ReplayCursor {
+// DelayCapacity > 0 adds the ring of calls whose latency has not yet reached the policy (tasks with
+// delay <= DelayCapacity); 0 is the undelayed cursor, which has no ring at all.
+template <int DelayCapacity>
+struct ReplayCursorT {
   const float* times = nullptr;  // the context's samples, [slot][sample]
   int samples = 0;
   uint32_t seed_lo = 0, seed_hi = 0, id_lo = 0, id_hi = 0;
   Philox4x32 block{};
   double loss_sum = 0.0;
   double loss[kNumArms];
+  // Delayed feedback only: pending[i] is the slot of a call still in flight, late_block the Philox
+  // block of the call whose latency arrives next.
+  int8_t pending[DelayCapacity > 0 ? DelayCapacity + 1 : 1];
+  int pending_at = 0;
+  Philox4x32 late_block{};
+
+  NCCLBOT_HD uint32_t sample_word(uint32_t t, Philox4x32& cache) const {
+    if ((t & 3) == 0) cache = philox4x32_10(Philox4x32{{t >> 2, 0u, id_lo, id_hi}}, seed_lo, seed_hi);
+    return cache.v[t & 3];
+  }
 
   template <typename Policy>
   NCCLBOT_HD void begin(Policy& policy, const ReplayTask& task) {
@@ -79,19 +107,37 @@ struct ReplayCursor {
     samples = v.samples;
     times = v.time_us + int64_t(task.context) * kNumArms * v.samples;
     block = Philox4x32{};
+    late_block = Philox4x32{};
+    pending_at = 0;
     loss_sum = 0.0;
+  }
+
+  // Delayed feedback: the latency of call u = t - D - 1 arrives just before call t (or the final
+  // commit, t = T). The ring holds the last D + 1 calls' slots; u's entry is the one call t
+  // overwrites.
+  template <typename Policy>
+  NCCLBOT_HD void deliver_late(Policy& policy, const ReplayTask& task, int t) {
+    const int u = t - task.delay - 1;
+    if (u < 0) return;
+    const int late = pending[pending_at];
+    const uint32_t r = uniform_below(sample_word(uint32_t(u), late_block), uint32_t(samples));
+    policy.update(late, double(times[late * samples + int(r)]));
   }
 
   template <typename Policy, typename Observer>
   NCCLBOT_HD void step(Policy& policy, const ReplayTask& task, int t, Observer& observe) {
+    if constexpr (DelayCapacity > 0) deliver_late(policy, task, t);
     StepRandom rng(task.seed, task.stream_id, uint32_t(t));
-    const int slot = policy.select(rng);
-    if ((t & 3) == 0)
-      block = philox4x32_10(Philox4x32{{uint32_t(t) >> 2, 0u, id_lo, id_hi}}, seed_lo, seed_hi);
-    const uint32_t r = uniform_below(block.v[t & 3], uint32_t(samples));
+    const int slot = select_with(policy, rng, task.aids);
+    const uint32_t r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
     const float x = times[slot * samples + int(r)];
     observe(t, slot, x);
-    policy.update(slot, double(x));
+    if constexpr (DelayCapacity > 0) {
+      pending[pending_at] = int8_t(slot);
+      pending_at = pending_at == task.delay ? 0 : pending_at + 1;
+    } else {
+      policy.update(slot, double(x));
+    }
     loss_sum += loss[slot];
   }
 
@@ -106,14 +152,25 @@ struct ReplayCursor {
   }
 };
 
-// Runs one replay; `policy` is any policy type of policy/ with its params set. `observe(t, slot,
-// latency)` sees every step (tests record traces with it; the engines pass NoStepObserver).
-template <typename Policy, typename Observer = NoStepObserver>
-NCCLBOT_HD ReplayOutcome replay_one(Policy& policy, const ReplayTask& task, Observer observe = Observer{}) {
-  ReplayCursor cursor;
+using ReplayCursor = ReplayCursorT<0>;
+using DelayedReplayCursor = ReplayCursorT<kMaxReplayDelay>;
+
+template <typename Cursor, typename Policy, typename Observer>
+NCCLBOT_HD ReplayOutcome replay_with_cursor(Policy& policy, const ReplayTask& task, Observer& observe) {
+  Cursor cursor;
   cursor.begin(policy, task);
   for (int t = 0; t < task.horizon; ++t) cursor.step(policy, task, t, observe);
+  if constexpr (!std::is_same_v<Cursor, ReplayCursor>) cursor.deliver_late(policy, task, task.horizon);
   return cursor.finish(policy, task);
+}
+
+// Runs one replay; `policy` is any policy type of policy/ with its params set. `observe(t, slot,
+// latency)` sees every step (tests record traces with it; the engines pass NoStepObserver).
+// A delay of 0 runs the undelayed cursor, so today's replays pay nothing for the delayed path.
+template <typename Policy, typename Observer = NoStepObserver>
+NCCLBOT_HD ReplayOutcome replay_one(Policy& policy, const ReplayTask& task, Observer observe = Observer{}) {
+  if (task.delay > 0) return replay_with_cursor<DelayedReplayCursor>(policy, task, observe);
+  return replay_with_cursor<ReplayCursor>(policy, task, observe);
 }
 
 }  // namespace ncclbot

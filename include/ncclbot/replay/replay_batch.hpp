@@ -9,7 +9,7 @@
 namespace ncclbot {
 
 // Replays tasks[0..B) with policies[0..B) (params set; reset() happens here) into out[0..B).
-// All tasks must have the same horizon.
+// All tasks must have the same horizon and no feedback delay (delayed replays run replay_one).
 template <int B, typename Policy>
 inline void replay_batch(Policy* policies, const ReplayTask* tasks, ReplayOutcome* out) {
   static_assert(B >= 1, "a batch holds at least one replay");

@@ -5,6 +5,7 @@
 // configs are scored on the tune contexts leave-one-out (an honest estimate, not their training
 // fit) and fit once on all tune contexts for the score contexts.
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ enum class TuneObjective { kMean, kP99, kAbove10pct };
 TuneObjective parse_tune_objective(const std::string& text);  // mean | p99 | above_10pct
 std::string_view tune_objective_name(TuneObjective objective);
 double objective_value(const LossSummary& s, TuneObjective objective);
+
+// The grid point to freeze, from each point's loss summary on the tune contexts: the smallest
+// objective; among equal objectives the smallest mean loss; among equal both, the first point in
+// grid order. `tune` and the study runner (`run`) both decide with this one function.
+int choose_grid_point(std::span<const LossSummary> points, TuneObjective objective);
 
 // A metric's spread across seeds: the metric computed per seed over the contexts.
 struct SeedSpread {
@@ -39,6 +45,7 @@ struct TuneRequest {
   int seeds = 1;
   uint64_t seed_base = 0;
   int horizon = 1;
+  int delay = 0;  // feedback delay D (replay/replay.hpp)
   int threads = 1;
   ReplayBackend backend = ReplayBackend::kCpu;  // already resolved: kCpu or kCuda (backend.hpp)
   // Runs the two replay jobs (tune, then score) instead of run_replay(job, backend) when set:
@@ -66,8 +73,8 @@ std::vector<TunedPolicy> expand_tune_grids(const std::vector<std::string>& grids
 // Every point of every policy on the tune contexts, per-seed losses kept (configs in policy, then
 // point order). Checks the request as tune_and_score() does.
 ReplayJob make_tune_job(const TuneRequest& request, const std::vector<TunedPolicy>& policies);
-// From the tune job's results: each point's objective, the chosen point (ties: the first), and the
-// chosen point's tune metrics.
+// From the tune job's results: each point's objective, the chosen point (choose_grid_point), and
+// the chosen point's tune metrics.
 void choose_tuned_points(const ReplayResults& tuned, TuneObjective objective,
                          std::vector<TunedPolicy>& policies);
 // Each policy's chosen point on the score contexts (supervised ones fit on all tune contexts).

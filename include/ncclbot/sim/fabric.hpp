@@ -80,6 +80,8 @@ std::string data_dir();
 std::vector<std::string> fabric_names();            // names of the presets found in data_dir()/fabrics
 FabricPreset load_fabric(const std::string& name);  // InputError (file:line: reason) on a bad file
 FabricPreset load_fabric_file(const std::string& path);
+// The same from the file's text (read with a size cap by load_fabric_file); `path` names it in errors.
+FabricPreset parse_fabric(const std::string& text, const std::string& path);
 
 // The communicator NCCL sees for `hosts` hosts of `gpus_per_host` GPUs on this fabric; hosts that share
 // an NVLink domain form one NCCL node. UsageError if the GPUs do not fill whole domains.

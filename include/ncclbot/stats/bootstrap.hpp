@@ -28,7 +28,7 @@ std::string to_string(IntervalMethod m);
 
 struct BootstrapOptions {
   BootstrapStatistic statistic = BootstrapStatistic::mean;
-  double threshold = 0.10;  // count_above: values strictly above it count
+  double threshold = 0.10;  // count_above: values above it count (loss_above, loss_threshold.hpp)
   double level = 0.95;      // two-sided confidence level, in (0, 1)
   IntervalMethod method = IntervalMethod::bca;
   uint64_t resamples = 9999;

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "ncclbot/stats/loss_threshold.hpp"
+
 namespace ncclbot {
 
 enum class BootstrapStatistic { mean, p99, max, count_above };
@@ -13,7 +15,8 @@ enum class BootstrapStatistic { mean, p99, max, count_above };
 BootstrapStatistic parse_bootstrap_statistic(std::string_view text);
 std::string to_string(BootstrapStatistic s);
 
-// The statistic of `x` (non-empty). count_above counts x_i > threshold and returns it as a double.
+// The statistic of `x` (non-empty). count_above counts loss_above(x_i, threshold) (1 + x_i > 1 + threshold,
+// loss_threshold.hpp) and returns it as a double.
 double evaluate_statistic(BootstrapStatistic s, std::span<const double> x, double threshold);
 
 }  // namespace ncclbot

@@ -2,13 +2,15 @@
 // The four metrics reported for a set of per-context losses (DESIGN.md "Metrics").
 #include <span>
 
+#include "ncclbot/stats/loss_threshold.hpp"
+
 namespace ncclbot {
 
 struct LossSummary {
   double mean = 0.0;
   double p99 = 0.0;  // linear-interpolation percentile (NumPy's default "linear" method)
   double max = 0.0;
-  long above_10pct = 0;  // contexts whose loss exceeds 0.10
+  long above_10pct = 0;  // contexts whose loss is above 10% (loss_above, loss_threshold.hpp)
 };
 
 // Percentile q in [0,100] of `x` with linear interpolation between order statistics.

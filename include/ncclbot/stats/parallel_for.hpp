@@ -1,5 +1,6 @@
 #pragma once
-// Splits [0, count) into contiguous chunks over `threads` std::threads. Callers write each result
+// Splits [0, count) into contiguous chunks over `threads` workers of the one thread pool
+// (replay/parallel_for.hpp). Callers write each result
 // into its own slot (or add up integer counts), so the answer never depends on the thread count.
 #include <cstdint>
 #include <functional>

@@ -33,6 +33,11 @@ struct SignFlipOptions {
 inline constexpr int kSignFlipExactAutoMaxUnits = 30;  // automatic: exact up to this n
 inline constexpr int kSignFlipExactMaxUnits = 40;      // largest n the exact method accepts
 
+// The one rule for "enumerate or sample": exact when forced, or (automatic) when n <= 30 or
+// 2^n <= resamples; Monte Carlo otherwise. Shared with the resolution floor, so the floor a report
+// prints is the floor of the test it ran.
+bool sign_flip_enumerates(uint64_t units, PermutationMethod method, uint64_t resamples);
+
 struct SignFlipResult {
   double statistic = 0.0;  // mean of the differences
   double p_value = 1.0;

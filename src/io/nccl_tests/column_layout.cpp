@@ -64,8 +64,10 @@ HeaderLine parse_column_header(std::string_view line) {
     k += 4;
     // -I 1: per-iteration statistics follow each placement's #wrong.
     if (k + 4 <= tok.size() && tok[k] == "i_min" && tok[k + 1] == "i_max" && tok[k + 2] == "i_p99" &&
-        tok[k + 3] == "i_cv%")
+        tok[k + 3] == "i_cv%") {
+      p.i_min = int(k), p.i_max = int(k + 1), p.i_p99 = int(k + 2), p.i_cv = int(k + 3);
       k += 4;
+    }
     if (placement == 1) layout.has_in_place = true;
   }
   if (layout.out_of_place.time < 0) {

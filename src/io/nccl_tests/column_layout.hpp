@@ -15,6 +15,7 @@ namespace ncclbot::nccl_tests {
 
 struct PlacementColumns {
   int time = -1, algbw = -1, busbw = -1, wrong = -1;
+  int i_min = -1, i_max = -1, i_p99 = -1, i_cv = -1;  // -I 1 only
 };
 
 struct ColumnLayout {

@@ -50,8 +50,10 @@ std::optional<T> resolve_forced(const std::optional<ForcedSetting>& in_log,
 
 class Ingest {
  public:
-  Ingest(const Manifest* manifest, const IngestOptions& options)
-      : manifest_(manifest), options_(options), builder_("nccl-tests logs") {}
+  Ingest(const Manifest* manifest, const IngestOptions& options, SampleKind samples)
+      : manifest_(manifest), options_(options), samples_(samples), builder_("nccl-tests logs") {
+    result_.samples = samples;
+  }
 
   void log(const ParsedLog& log) {
     for (const Diagnostic& w : log.warnings) warn(w);
@@ -107,9 +109,10 @@ class Ingest {
       throw InputError(file, run.failure->line, why + " (a failed run is not data; --skip-failed skips it)");
     }
 
-    const auto algo = resolve_forced<Algo>(run.algo, entry ? entry->algo : std::nullopt, "NCCL_ALGO", "algo",
-                                           parse_nccl_algo, algo_name, nccl_algo_names_list(), file, manifest_,
-                                           entry);  // NCCL's algorithms only: a log never runs HiPIPE
+    const auto algo =
+        resolve_forced<Algo>(run.algo, entry ? entry->algo : std::nullopt, "NCCL_ALGO", "algo",
+                             parse_nccl_algo, algo_name, nccl_algo_names_list(), file, manifest_,
+                             entry);  // NCCL's algorithms only: a log never runs HiPIPE
     const auto proto =
         resolve_forced<Proto>(run.proto, entry ? entry->proto : std::nullopt, "NCCL_PROTO", "proto",
                               parse_proto, proto_name, proto_names_list(), file, manifest_, entry);
@@ -157,8 +160,8 @@ class Ingest {
       const bool in = options_.placement != Placement::kOutOfPlace;
       if (in && !row.in_place)
         throw InputError(file, row.line, "row has no in-place measurement (--placement)");
-      if (out) add(ctx, slot, row.out_of_place, file, row.line);
-      if (in) add(ctx, slot, *row.in_place, file, row.line);
+      if (out) add_measurement(ctx, slot, row.out_of_place, file, row.line);
+      if (in) add_measurement(ctx, slot, *row.in_place, file, row.line);
       // The pre-2022 `error` column is a float deviation (2e-07 is rounding), not wrong elements.
       const bool wrong =
           !run.wrong_is_deviation && ((row.out_of_place.wrong && *row.out_of_place.wrong > 0) ||
@@ -247,15 +250,30 @@ class Ingest {
                 ": its label may not match what ran, or the same log was given twice"});
   }
 
-  void add(const Context& ctx, int slot, const Measurement& m, const std::string& file, long line) {
+  // One placement of one row: its timed iterations (after -K skipped ones), in order, or its
+  // averaged time with the -I 1 spread kept beside it.
+  void add_measurement(const Context& ctx, int slot, const Measurement& m, const std::string& file,
+                       long line) {
+    if (samples_ == SampleKind::kIterations) {
+      const IterationTimes& it = *m.iterations;
+      for (size_t i = size_t(it.skipped); i < it.times_us.size(); ++i)
+        add(ctx, slot, it.times_us[i], file, line);
+      return;
+    }
+    const int sample = add(ctx, slot, m.time_us.value, file, line);
+    if (m.iteration_summary) result_.noise.push_back({ctx, slot, sample, *m.iteration_summary});
+  }
+
+  int add(const Context& ctx, int slot, double time, const std::string& file, long line) {
     // Sweeps hold float µs: a time beyond float's range (or rounding to 0) cannot be stored.
-    const float time_us = float(m.time_us.value);
+    const float time_us = float(time);
     if (!std::isfinite(time_us) || time_us <= 0.0f)
-      throw InputError(file, line,
-                       "time " + std::to_string(m.time_us.value) + " us is outside what a sweep can hold");
+      throw InputError(file, line, "time " + std::to_string(time) + " us is outside what a sweep can hold");
     auto& list = contributions_[{ctx, slot}];
-    builder_.add(ctx, slot, int(list.size()), time_us, std::nullopt, line);
+    const int sample = int(list.size());
+    builder_.add(ctx, slot, sample, time_us, std::nullopt, line);
     list.push_back({file, line});
+    return sample;
   }
 
   // Every arm of a sweep has the same number of samples; say which runs break that, by file.
@@ -279,6 +297,7 @@ class Ingest {
 
   const Manifest* manifest_;
   IngestOptions options_;
+  SampleKind samples_;
   SweepBuilder builder_;
   IngestResult result_;
   std::map<std::pair<Context, int>, std::vector<Contribution>> contributions_;
@@ -286,11 +305,48 @@ class Ingest {
   std::set<const ManifestEntry*> matched_;
 };
 
+// Whether every row of a run carries its timed iterations in the placements ingest uses.
+bool has_iterations(const Run& run, Placement placement) {
+  for (const Row& row : run.rows) {
+    if (placement != Placement::kInPlace && !row.out_of_place.iterations) return false;
+    if (placement != Placement::kOutOfPlace && row.in_place && !row.in_place->iterations) return false;
+  }
+  return !run.rows.empty();
+}
+
+// What the samples will be: the requested kind, or for kAuto the kind every finished run allows.
+// A sweep's arms need equal sample counts, so runs with and without iterations cannot mix.
+SampleKind resolve_sample_kind(const std::vector<ParsedLog>& logs, const IngestOptions& options) {
+  if (options.samples == SampleKind::kMean) return SampleKind::kMean;
+  const Run* with = nullptr;
+  const Run* without = nullptr;
+  std::string with_file, without_file;
+  for (const ParsedLog& log : logs)
+    for (const Run& run : log.runs) {
+      if (run.failure) continue;
+      if (has_iterations(run, options.placement)) {
+        if (!with) with = &run, with_file = log.file;
+      } else if (!without) {
+        without = &run, without_file = log.file;
+      }
+    }
+  if (options.samples == SampleKind::kIterations && without)
+    throw InputError(without_file, without->first_line,
+                     "--samples iterations: this run has no per-iteration times (nccl-tests -I 1 -J FILE, "
+                     "2.19.1+, writes them to the JSON file; give that file)");
+  if (with && without)
+    throw InputError(without_file, without->first_line,
+                     "this run has no per-iteration times but the run at " + at(with_file, with->first_line) +
+                         " has: a sweep needs one kind of sample (--samples mean keeps one averaged sample "
+                         "per run for both)");
+  return with ? SampleKind::kIterations : SampleKind::kMean;
+}
+
 }  // namespace
 
 IngestResult ingest_parsed(const std::vector<ParsedLog>& logs, const Manifest* manifest,
                            const IngestOptions& options) {
-  Ingest ingest(manifest, options);
+  Ingest ingest(manifest, options, resolve_sample_kind(logs, options));
   for (const ParsedLog& log : logs) ingest.log(log);
   return ingest.finish();
 }
@@ -304,6 +360,25 @@ IngestResult ingest_logs(const std::vector<std::string>& paths, const Manifest* 
   std::vector<ParsedLog> logs;
   for (const std::string& f : files) logs.push_back(read_log(f));
   return ingest_parsed(logs, manifest, options);
+}
+
+SampleKind parse_sample_kind(std::string_view s) {
+  if (s == "auto") return SampleKind::kAuto;
+  if (s == "iterations") return SampleKind::kIterations;
+  if (s == "mean") return SampleKind::kMean;
+  throw UsageError("--samples: '" + std::string(s) + "' is not one of auto, iterations, mean");
+}
+
+std::string_view sample_kind_name(SampleKind k) {
+  switch (k) {
+    case SampleKind::kIterations:
+      return "iterations";
+    case SampleKind::kMean:
+      return "mean";
+    case SampleKind::kAuto:
+      break;
+  }
+  return "auto";
 }
 
 Placement parse_placement(std::string_view s) {

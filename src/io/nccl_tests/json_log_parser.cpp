@@ -1,5 +1,7 @@
 // The `-J file.json` output (nccl-tests 2.17+): one run, with the whole environment recorded, so
 // a forced NCCL_ALGO/NCCL_PROTO is read from `env` rather than trusted from a label.
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "io/nccl_tests/text_log_parser.hpp"
@@ -11,6 +13,8 @@ namespace {
 
 // nccl-tests writes doubles with "%lf": six decimals.
 constexpr double kJsonHalfStep = 0.5e-6;
+// A bound on -n that keeps one log's per-iteration lists (x sizes x processes) within memory.
+constexpr size_t kMaxIterations = 1'000'000;
 
 class JsonLogReader {
  public:
@@ -26,6 +30,7 @@ class JsonLogReader {
     test_name(run);
     environment(run);
     devices(run);
+    iterations_ = configured_iterations();
     const auto& results = doc_["results"];
     for (size_t i = 0; i < results.size(); ++i)
       run.rows.push_back(row(results[i], "results[" + std::to_string(i) + "]"));
@@ -91,6 +96,17 @@ class JsonLogReader {
     }
   }
 
+  // config.iterations (-n), the length every times_us list must have; 0 when absent.
+  int configured_iterations() const {
+    if (!doc_.contains("config") || !doc_["config"].is_object()) return 0;
+    const auto& config = doc_["config"];
+    if (!config.contains("iterations")) return 0;
+    if (!config["iterations"].is_number_integer() || config["iterations"].get<int64_t>() < 1 ||
+        config["iterations"].get<int64_t>() > int64_t(kMaxIterations))
+      fail("config.iterations", "expected an integer from 1 to " + std::to_string(kMaxIterations));
+    return int(config["iterations"].get<int64_t>());
+  }
+
   uint64_t count_field(const nlohmann::json& r, const char* key, const std::string& where) const {
     if (!r.contains(key) || !r[key].is_number_unsigned())
       fail(where + "." + key, "expected a non-negative integer");
@@ -115,7 +131,68 @@ class JsonLogReader {
     return out;
   }
 
-  Row row(const nlohmann::json& r, const std::string& where) const {
+  // `-I 1`: "out_of_place_per_iter" / "in_place_per_iter" as nccl-tests' writePerIterReport
+  // writes them: skipped_iterations, min_us .. cv_pct, times_us[] (every timed iteration, the
+  // slowest process's time), and per_process_max_times_us[process][iteration] with several
+  // processes. times_us must be the per-iteration maximum over the process rows.
+  void per_iteration(const nlohmann::json& p, const std::string& where, Measurement& m) {
+    if (!p.is_object()) fail(where, "expected an object");
+    m.iteration_summary =
+        IterationSummary{number_field(p, "min_us", where), number_field(p, "max_us", where),
+                         number_field(p, "p99_us", where), number_field(p, "cv_pct", where)};
+    if (!p.contains("times_us") || !p["times_us"].is_array() || p["times_us"].empty())
+      fail(where + ".times_us", "expected a non-empty list of times");
+    if (p["times_us"].size() > kMaxIterations)
+      fail(where + ".times_us", "more than " + std::to_string(kMaxIterations) + " iterations");
+    IterationTimes it;
+    for (size_t i = 0; i < p["times_us"].size(); ++i) {
+      const std::string at = where + ".times_us[" + std::to_string(i) + "]";
+      const auto& v = p["times_us"][i];
+      if (!v.is_number() || !(v.get<double>() > 0.0) || !std::isfinite(v.get<double>()))
+        fail(at, "expected a positive finite time (\"nan\" means the CUDA events failed)");
+      it.times_us.push_back(v.get<double>());
+    }
+    if (!p.contains("skipped_iterations") || !p["skipped_iterations"].is_number_integer())
+      fail(where + ".skipped_iterations", "expected an integer");
+    const int64_t skipped = p["skipped_iterations"].get<int64_t>();
+    if (skipped < 0 || skipped >= int64_t(it.times_us.size()))
+      fail(where + ".skipped_iterations",
+           "must be at least 0 and below the " + std::to_string(it.times_us.size()) + " timed iterations");
+    it.skipped = int(skipped);
+    if (iterations_ > 0 && it.times_us.size() != size_t(iterations_))
+      fail(where + ".times_us", "has " + std::to_string(it.times_us.size()) +
+                                    " times, but config.iterations is " + std::to_string(iterations_));
+    if (p.contains("per_process_max_times_us")) check_process_rows(p["per_process_max_times_us"], where, it);
+    m.iterations = std::move(it);
+  }
+
+  void check_process_rows(const nlohmann::json& rows, const std::string& where, const IterationTimes& it) {
+    const std::string at = where + ".per_process_max_times_us";
+    if (!rows.is_array()) fail(at, "expected a list of per-process lists");
+    std::vector<double> max(it.times_us.size(), 0.0);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const auto& row = rows[r];
+      if (!row.is_array() || row.size() != it.times_us.size())
+        fail(at + "[" + std::to_string(r) + "]",
+             "expected a list of " + std::to_string(it.times_us.size()) + " times (one per iteration)");
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (!row[i].is_number())
+          fail(at + "[" + std::to_string(r) + "][" + std::to_string(i) + "]", "expected a number");
+        max[i] = std::max(max[i], row[i].get<double>());
+      }
+    }
+    if (rows.empty()) return;
+    for (size_t i = 0; i < max.size(); ++i)
+      if (std::abs(max[i] - it.times_us[i]) > 2 * kJsonHalfStep) {
+        out_.warnings.push_back({file_, 0,
+                                 where + ".times_us[" + std::to_string(i) + "] = " +
+                                     std::to_string(it.times_us[i]) + " is not the slowest process's time (" +
+                                     std::to_string(max[i]) + " in per_process_max_times_us)"});
+        return;
+      }
+  }
+
+  Row row(const nlohmann::json& r, const std::string& where) {
     if (!r.is_object()) fail(where, "expected an object");
     Row row;
     row.line = 1;
@@ -131,14 +208,20 @@ class JsonLogReader {
     if (!r.contains("out_of_place") || r["out_of_place"].is_null())
       fail(where + ".out_of_place", "missing (in-place-only results are not supported)");
     row.out_of_place = measurement(r["out_of_place"], where + ".out_of_place");
-    if (r.contains("in_place") && !r["in_place"].is_null())
+    if (r.contains("out_of_place_per_iter"))
+      per_iteration(r["out_of_place_per_iter"], where + ".out_of_place_per_iter", row.out_of_place);
+    if (r.contains("in_place") && !r["in_place"].is_null()) {
       row.in_place = measurement(r["in_place"], where + ".in_place");
+      if (r.contains("in_place_per_iter"))
+        per_iteration(r["in_place_per_iter"], where + ".in_place_per_iter", *row.in_place);
+    }
     return row;
   }
 
   const nlohmann::json& doc_;
   std::string file_;
   ParsedLog out_;
+  int iterations_ = 0;
 };
 
 long line_of_offset(std::string_view text, size_t offset) {

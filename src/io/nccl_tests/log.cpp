@@ -1,8 +1,9 @@
 #include "ncclbot/io/nccl_tests/log.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "io/nccl_tests/text_log_parser.hpp"
 #include "ncclbot/core/error.hpp"
@@ -26,13 +27,31 @@ ParsedLog parse_log(std::string_view text, const std::string& file) {
 }
 
 ParsedLog read_log(const std::string& path) {
+  return parse_log(read_log_bytes(path), path);
+}
+
+std::string read_log_bytes(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw InputError(path, 0, "is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  // Read in chunks with a cap, so a device (/dev/zero), a pipe or a runaway file fails with a
+  // clear line instead of growing without bound; binary data is refused at its first chunk.
+  std::string text;
+  std::vector<char> chunk(size_t(1) << 16);
+  while (in) {
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    const size_t got = size_t(in.gcount());
+    if (got == 0) break;
+    if (std::memchr(chunk.data(), '\0', got))
+      throw InputError(path, 0, "binary data (NUL bytes): not an nccl-tests log");
+    if (text.size() + got > kMaxLogBytes)
+      throw InputError(path, 0,
+                       "larger than " + std::to_string(kMaxLogBytes >> 20) +
+                           " MiB: not one nccl-tests log (split it, or check the path)");
+    text.append(chunk.data(), got);
+  }
   if (in.bad()) throw InputError(path, 0, "cannot read file");
-  return parse_log(ss.str(), path);
+  return text;
 }
 
 std::optional<Collective> collective_of_test(std::string_view test_name) {

@@ -9,6 +9,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/nccl_tests/log.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {
@@ -65,10 +66,14 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
         throw InputError(
             path, line_of(node),
             "fabric '" + *e.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+    } else if (k == "id" || k == "log" || k == "min_bytes") {
+      // campaign.toml's own keys (read by campaign/campaign.hpp); nothing ingest needs.
     } else {
       throw InputError(
           path, line_of(node),
-          "unknown key '" + k + "' (known: file, algo, proto, collective, nodes, gpus_per_node, fabric)");
+          "unknown key '" + k +
+              "' (known: file, algo, proto, collective, nodes, gpus_per_node, fabric; a campaign "
+              "also id, log, min_bytes)");
     }
   }
   if (e.file.empty()) throw InputError(path, e.line, "[[run]] without a file");
@@ -102,6 +107,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   m.path = path;
   const fs::path dir = fs::path(path).parent_path();
   for (auto&& [key, node] : root) {
+    if (key.str() == "campaign" && node.is_table()) continue;  // a campaign's settings (campaign.toml)
     if (key.str() != "run")
       throw InputError(path, line_of(node),
                        "unknown top-level key '" + std::string(key.str()) + "' (expected [[run]] tables)");
@@ -124,12 +130,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
 }
 
 Manifest read_manifest(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(path, 0, "is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_manifest(ss.str(), path);
+  return parse_manifest(read_log_bytes(path), path);  // the same size cap and NUL check as a log
 }
 
 const ManifestEntry* Manifest::find(const std::string& log_path) const {

@@ -34,6 +34,15 @@ Measurement measurement(const std::vector<std::string_view>& tok, const Placemen
   m.busbw = number(tok[size_t(c.busbw)], "busbw");
   const std::string_view wrong = tok[size_t(c.wrong)];
   if (wrong != "N/A") m.wrong = number(wrong, "#wrong").value;
+  if (c.i_min >= 0)
+    m.iteration_summary =
+        IterationSummary{number(tok[size_t(c.i_min)], "i_min"), number(tok[size_t(c.i_max)], "i_max"),
+                         number(tok[size_t(c.i_p99)], "i_p99"), number(tok[size_t(c.i_cv)], "i_cv%")};
+  if (m.iteration_summary) {
+    const IterationSummary& i = *m.iteration_summary;
+    if (i.min_us.value - i.min_us.half_step > i.max_us.value + i.max_us.half_step)
+      throw RowError{std::string(placement) + " i_min is above i_max"};
+  }
   return m;
 }
 

@@ -2,6 +2,7 @@
 // rows, trailer. Two runs written into one file at the same time (several launchers sharing a
 // file) show up as a header repeated before any row, ranks restarting, a size printed twice or a
 // second trailer; each is an error naming both lines, because merging them would double-count.
+#include <cctype>
 #include <variant>
 
 #include "io/nccl_tests/column_layout.hpp"
@@ -16,6 +17,7 @@ namespace ncclbot::nccl_tests {
 namespace {
 
 constexpr int kMaxNoiseWarnings = 5;
+constexpr size_t kMaxLineBytes = size_t(1) << 20;  // nccl-tests lines are < 300 bytes
 
 class TextLogParser {
  public:
@@ -30,6 +32,9 @@ class TextLogParser {
       const std::string_view raw = text_.substr(pos, last_unterminated ? std::string_view::npos : nl - pos);
       pos = last_unterminated ? text_.size() : nl + 1;
       ++line_no;
+      if (raw.size() > kMaxLineBytes)
+        fail(line_no,
+             "line longer than " + std::to_string(kMaxLineBytes >> 10) + " KiB: not an nccl-tests text log");
       line(strip_launcher_prefix(raw), line_no, last_unterminated);
     }
     finish_run();
@@ -59,7 +64,8 @@ class TextLogParser {
     if (header.is_header) return column_header(header, no);
 
     const std::vector<std::string_view> tokens = split_whitespace(text);
-    if (!tokens.empty() && is_all_digits(tokens[0])) return data_row(tokens, no, last_unterminated);
+    if (!tokens.empty() && (is_all_digits(tokens[0]) || in_table_row_attempt(text, tokens)))
+      return data_row(tokens, no, last_unterminated);
 
     const LineInfo info = classify_line(text);
     switch (info.kind) {
@@ -126,13 +132,36 @@ class TextLogParser {
     return true;
   }
 
-  // A new run starts when there is none or the current one is finished; a run that printed rows
-  // but no trailer is finished (with a warning) by anything that begins another run.
-  void begin_run_if_needed(long no) {
-    if (cur_.active && !cur_.closed && !cur_.run.rows.empty()) {
-      warn(cur_.run.rows.back().line, "run ends without its trailer ('Avg bus bandwidth' line missing)");
-      finish_run();
-    }
+  // Inside an open results table, a line that is meant as a row but whose size is not a plain
+  // byte count ("-64", "64.5", "1e3", "64B", "abc 16 float ...") must fail as a row, not pass as
+  // noise: dropping it silently would lose a size. NCCL's own INFO/WARN lines and comments stay
+  // noise.
+  bool in_table_row_attempt(std::string_view text, const std::vector<std::string_view>& tokens) const {
+    if (!cur_.active || cur_.closed || !cur_.layout) return false;
+    if (text.find('#') != std::string_view::npos && text.find_first_not_of(" \t") == text.find('#'))
+      return false;
+    if (text.find(" NCCL INFO ") != std::string_view::npos ||
+        text.find(" NCCL WARN ") != std::string_view::npos)
+      return false;
+    const std::string_view first = tokens[0];
+    const bool numeric_start = std::isdigit(static_cast<unsigned char>(first[0])) ||
+                               ((first[0] == '-' || first[0] == '+' || first[0] == '.') && first.size() > 1 &&
+                                std::isdigit(static_cast<unsigned char>(first[1])));
+    const bool row_shaped = int(tokens.size()) == cur_.layout->columns && tokens.size() > 1 &&
+                            is_all_digits(tokens[size_t(cur_.layout->count)]);
+    return numeric_start || row_shaped;
+  }
+
+  // A new run starts when there is none or the current one is finished. Anything that begins
+  // another run while a results table is still open (rows printed, no trailer) is an error: the
+  // first run was cut off or two runs share the file, and keeping either part would pass a
+  // partial run as a whole one.
+  void begin_run_if_needed(long no, const char* what) {
+    if (cur_.active && !cur_.closed && !cur_.run.rows.empty())
+      fail(no, std::string(what) + " in the middle of the results table of the run at line " +
+                   std::to_string(cur_.run.first_line) + " (last row at line " +
+                   std::to_string(cur_.run.rows.back().line) +
+                   ", no trailer): two runs are interleaved in this file, or the first run was cut off");
     if (cur_.active && !cur_.closed) return;
     finish_run();
     cur_ = Open{};
@@ -163,7 +192,7 @@ class TextLogParser {
       fail(no, std::string("second ") + what + " before any result (first at line " +
                    std::to_string(cur_.*seen_at) +
                    "): the output of two runs is interleaved in this file (or the first run died silently)");
-    begin_run_if_needed(no);
+    begin_run_if_needed(no, what);
     cur_.*seen_at = no;
   }
 
@@ -171,7 +200,7 @@ class TextLogParser {
     if (cur_.active && !cur_.closed && cur_.run.rows.empty() && cur_.layout)
       fail(no, "device list after the column header (line " + std::to_string(cur_.run.header_line) +
                    "): the output of two runs is interleaved");
-    begin_run_if_needed(no);
+    begin_run_if_needed(no, "device list line");
     auto& devs = cur_.run.devices;
     if (!devs.empty() && info.rank <= devs.back().rank)
       fail(no, "rank " + std::to_string(info.rank) + " listed again (rank " +
@@ -186,7 +215,7 @@ class TextLogParser {
       fail(no, "second column header before any result (first at line " +
                    std::to_string(cur_.run.header_line) +
                    "): the output of two runs is interleaved in this file");
-    begin_run_if_needed(no);
+    begin_run_if_needed(no, "column header");
     cur_.layout = header.layout;
     cur_.run.header_line = no;
     cur_.run.time_is_cpu = header.layout->cpu_time;
@@ -269,7 +298,7 @@ class TextLogParser {
   void failure(const LineInfo& info, long no) {
     if (!cur_.active || cur_.closed) {
       if (cur_.active && cur_.run.failure) return;
-      begin_run_if_needed(no);
+      begin_run_if_needed(no, "failure line");
     }
     if (!cur_.run.failure) cur_.run.failure = RunFailure{no, info.text};
     cur_.closed = true;

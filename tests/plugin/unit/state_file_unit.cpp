@@ -77,8 +77,9 @@ constexpr size_t kFirstValue = 32 + 124;
 }  // namespace
 
 TEST(StateFileFormat, EveryLivePolicyRoundTripsBitForBit) {
-  for (const char* spec : {"auto", "random", "greedy:n0=1", "egreedy:eps=0.2,n0=1", "ucb1:c=0.5,n0=8",
-                           "thompson:n0=1,sigma=0.1", "etc:m=2", "swucb:c=0.3,window=20,n0=2"}) {
+  for (const char* spec :
+       {"auto", "random", "greedy:n0=1", "egreedy:eps=0.2,n0=1", "ucb1:c=0.5,n0=8", "thompson:n0=1,sigma=0.1",
+        "etc:m=2", "swucb:c=0.3,window=20,n0=2", "ducb:c=0.3,gamma=0.9,n0=2"}) {
     auto eng = engine(spec);
     StateFile a(*eng);
     a.put(entry(*eng, 4 * 65 + 13, 50));

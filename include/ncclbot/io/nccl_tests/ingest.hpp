@@ -19,8 +19,16 @@ enum class Placement {
   kBoth,        // two samples per run: out-of-place, then in-place
 };
 
+// What one sample of the sweep is.
+enum class SampleKind {
+  kAuto,        // iterations when every run carries them (-I 1 -J), else mean; a mix is an error
+  kIterations,  // one sample per timed iteration (-I 1 -J times_us, after -K skipped ones), in order
+  kMean,        // one sample per run and size: the averaged time nccl-tests prints
+};
+
 struct IngestOptions {
   Placement placement = Placement::kOutOfPlace;
+  SampleKind samples = SampleKind::kAuto;
   std::string fabric = "unknown";  // for logs whose manifest entry names none
   bool skip_unforced = false;      // skip runs with no known arm instead of failing
   bool skip_failed = false;        // skip failed runs instead of failing
@@ -40,11 +48,22 @@ struct RunReport {
   size_t rows = 0;
 };
 
+// The per-iteration spread nccl-tests printed (-I 1 text columns) for one averaged sample: what a
+// replay can use as call-to-call noise when the logs hold no per-iteration times.
+struct NoiseRow {
+  Context context;
+  int slot = 0;
+  int sample = 0;  // the sweep sample this run and placement became
+  IterationSummary summary;
+};
+
 struct IngestResult {
   Sweep sweep;
+  SampleKind samples = SampleKind::kMean;  // kIterations or kMean: what the sweep's samples are
   std::vector<RunReport> runs;
   std::vector<Diagnostic> warnings;
-  size_t csv_rows = 0;  // rows the sweep CSV will have (one per sample)
+  std::vector<NoiseRow> noise;  // mean samples with -I 1 columns only
+  size_t csv_rows = 0;          // rows the sweep CSV will have (one per sample)
 };
 
 // Reads every log (and the manifest's entries when `logs` is empty). Problems a person must fix
@@ -56,6 +75,8 @@ IngestResult ingest_logs(const std::vector<std::string>& logs, const Manifest* m
 IngestResult ingest_parsed(const std::vector<ParsedLog>& logs, const Manifest* manifest,
                            const IngestOptions& options);
 
-Placement parse_placement(std::string_view s);  // "out" | "in" | "both"; UsageError otherwise
+Placement parse_placement(std::string_view s);     // "out" | "in" | "both"; UsageError otherwise
+SampleKind parse_sample_kind(std::string_view s);  // "auto" | "iterations" | "mean"; UsageError otherwise
+std::string_view sample_kind_name(SampleKind k);   // "iterations" | "mean" | "auto"
 
 }  // namespace ncclbot::nccl_tests

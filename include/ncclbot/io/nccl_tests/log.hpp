@@ -19,12 +19,28 @@ struct PrintedNumber {
   double half_step = 0.0;
 };
 
+// `-I 1` (nccl-tests 2.19+): the per-iteration summary of one placement, i.e. the text columns
+// `i_min i_max i_p99 i_cv%` or the JSON `*_per_iter` fields min_us, max_us, p99_us, cv_pct. Each
+// iteration's time is the slowest GPU's CUDA-event time; the summary leaves out `-K` skipped ones.
+struct IterationSummary {
+  PrintedNumber min_us, max_us, p99_us, cv_pct;
+};
+
+// `-I 1 -J FILE`: every timed iteration of one placement, in the order they ran (the JSON
+// `times_us` list, which includes the `skipped_iterations` leading ones that `-K` excludes).
+struct IterationTimes {
+  std::vector<double> times_us;
+  int skipped = 0;
+};
+
 // One placement (out-of-place or in-place) of one row.
 struct Measurement {
-  PrintedNumber time_us;
-  PrintedNumber algbw;  // GB/s, GB = 1e9 B
+  PrintedNumber time_us;  // the average over the timed iterations
+  PrintedNumber algbw;    // GB/s, GB = 1e9 B
   PrintedNumber busbw;
-  std::optional<double> wrong;  // #wrong count or old-format max error; nullopt for N/A
+  std::optional<double> wrong;                        // #wrong count or old-format max error; nullopt for N/A
+  std::optional<IterationSummary> iteration_summary;  // -I 1
+  std::optional<IterationTimes> iterations;           // -I 1 -J
 };
 
 struct Row {
@@ -88,6 +104,11 @@ struct ParsedLog {
 // interleaved, wrong column counts, bad numbers, broken JSON) are InputErrors naming file:line.
 ParsedLog parse_log(std::string_view text, const std::string& file);
 ParsedLog read_log(const std::string& path);
+
+// The bytes of one log, at most kMaxLogBytes (an InputError beyond, or on NUL bytes): a device
+// such as /dev/zero or a runaway file fails fast instead of filling memory.
+inline constexpr size_t kMaxLogBytes = size_t(256) << 20;
+std::string read_log_bytes(const std::string& path);
 
 // "all_reduce_perf" -> AllReduce; nullopt for tests that are not one NCCL collective.
 std::optional<Collective> collective_of_test(std::string_view test_name);

@@ -1,0 +1,21 @@
+#pragma once
+// The three files `ncclbot plan` writes into a campaign folder (docs/campaign.md):
+//   campaign.toml  the manifest: [campaign] (the plan's settings) and one [[run]] per log
+//   run.sh         runs every run whose log is missing or incomplete, in order (no Slurm needed)
+//   run.sbatch     the Slurm job array: `bash run.sbatch` submits one array per node count
+// Both scripts keep complete logs; an incomplete one is moved to logs/attempts/ before its rerun.
+#include <string>
+
+#include "ncclbot/campaign/plan.hpp"
+
+namespace ncclbot::campaign {
+
+std::string campaign_toml(const Plan& plan);
+std::string run_sh(const Plan& plan);
+std::string run_sbatch(const Plan& plan);
+
+// The logs of a run, relative to the campaign folder.
+std::string json_log_path(const std::string& run_id);  // logs/ID.json
+std::string text_log_path(const std::string& run_id);  // logs/ID.log
+
+}  // namespace ncclbot::campaign

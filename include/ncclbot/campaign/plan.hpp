@@ -1,0 +1,72 @@
+#pragma once
+// A forced-arm nccl-tests campaign: one run per (nodes, collective, arm) NCCL can run on the
+// fabric, each timing every size with per-iteration output (-I 1 -J), and what it will cost. The
+// arms come from the cost model's own enabling rules (campaign/arm_exclusion.hpp), the times from
+// its predictions; docs/campaign.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/collective.hpp"
+#include "ncclbot/sim/fabric.hpp"
+
+namespace ncclbot::campaign {
+
+enum class Launcher { kSrun, kMpirun };
+
+struct PlanOptions {
+  std::vector<int> nodes;  // hosts per run
+  int gpus_per_node = 0;   // 0: the preset's GPUs per host
+  std::vector<Collective> collectives = {Collective::kAllReduce, Collective::kAllGather,
+                                         Collective::kReduceScatter};
+  uint64_t min_bytes = 8;
+  uint64_t max_bytes = uint64_t(8) << 30;
+  uint64_t step_factor = 2;
+  int iters = 50;
+  int warmup = 5;
+  std::vector<int> arms;  // slots to consider; empty: all of NCCL's
+  Launcher launcher = Launcher::kSrun;
+  double startup_s = 30.0;  // per job: allocation, launch and communicator creation
+};
+
+struct PlannedRun {
+  std::string id;  // n2-allreduce-ring-ll: file names and the job array's order
+  int nodes = 0;
+  Collective collective = Collective::kAllReduce;
+  int slot = 0;
+  std::vector<uint64_t> sizes;  // the sizes the run prints, -b sizes.front() -e sizes.back()
+  double seconds = 0.0;         // predicted wall time, start-up included
+};
+
+struct LeftOut {
+  int nodes = 0;
+  Collective collective = Collective::kAllReduce;
+  int slot = -1;  // -1: sizes, not an arm
+  std::string reason;
+};
+
+struct Plan {
+  std::string fabric;
+  int gpus_per_node = 0;
+  PlanOptions options;
+  std::vector<PlannedRun> runs;  // by nodes, then collective, then slot
+  std::vector<LeftOut> left_out;
+};
+
+Plan make_plan(const sim::FabricPreset& fabric, const PlanOptions& options);
+
+// nccl-tests' program for a collective: all_reduce_perf, all_gather_perf, ...
+std::string test_binary(Collective c);
+// "allreduce", "allgather", ...: the lower-case spelling used in ids and the manifest.
+std::string collective_key(Collective c);
+std::string_view launcher_name(Launcher l);
+Launcher parse_launcher(std::string_view s);  // "srun" | "mpirun"; UsageError otherwise
+
+// Cluster time of a set of runs: wall seconds and GPU-hours (seconds x GPUs / 3600).
+struct Cost {
+  size_t runs = 0;
+  double seconds = 0.0, gpu_hours = 0.0;
+};
+Cost cost_of(const Plan& plan, int nodes);  // nodes = 0: every run
+
+}  // namespace ncclbot::campaign

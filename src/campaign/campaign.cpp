@@ -1,0 +1,280 @@
+#include "ncclbot/campaign/campaign.hpp"
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "ncclbot/campaign/plan.hpp"
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/io/nccl_tests/checks.hpp"
+#include "ncclbot/io/nccl_tests/log.hpp"
+#include "ncclbot/model/cost_model.hpp"
+#include "ncclbot/sim/fabric.hpp"
+
+namespace ncclbot::campaign {
+namespace {
+
+namespace fs = std::filesystem;
+
+long line_of(const toml::node& n) {
+  return static_cast<long>(n.source().begin.line);
+}
+
+class TomlReader {
+ public:
+  explicit TomlReader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const toml::node& at, const std::string& why) const {
+    throw InputError(path_, line_of(at), why);
+  }
+  const toml::node& need(const toml::table& t, const char* key) const {
+    const toml::node* n = t.get(key);
+    if (!n) throw InputError(path_, line_of(t), std::string("missing key '") + key + "'");
+    return *n;
+  }
+  std::string string(const toml::table& t, const char* key) const {
+    const toml::node& n = need(t, key);
+    if (auto v = n.value<std::string>()) return *v;
+    fail(n, std::string(key) + " must be a string");
+  }
+  int64_t integer(const toml::table& t, const char* key, int64_t lo, int64_t hi) const {
+    const toml::node& n = need(t, key);
+    if (auto v = n.value<int64_t>(); v && *v >= lo && *v <= hi) return *v;
+    fail(n,
+         std::string(key) + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string context_text(const Context& c) {
+  return std::string(collective_name(c.collective)) + " " + std::to_string(c.nodes) + "x" +
+         std::to_string(c.gpus_per_node) + " " + std::to_string(c.bytes) + " B";
+}
+
+std::string arm_text(int slot) {
+  return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
+}
+
+// The sweep restricted to `keep`, with the cost model's prediction as its prior: the table NCCL
+// would pass the tuner on this fabric, which AUTO and warm-started policies read.
+Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim::FabricPreset& f,
+                       const std::string& source) {
+  const SweepView v = in.view();
+  std::vector<Context> contexts;
+  std::vector<float> time, prior;
+  std::vector<uint32_t> valid;
+  const int R = in.samples();
+  for (int c = 0; c < in.num_contexts(); ++c) {
+    const Context& ctx = in.context(c);
+    if (drop.count(ctx)) continue;
+    const model::CostTable table =
+        model::predict(sim::topology_for(f, ctx.nodes, ctx.gpus_per_node), ctx.collective, ctx.bytes);
+    contexts.push_back(ctx);
+    valid.push_back(v.mask(c).bits);
+    for (int a = 0; a < kNumArms; ++a) {
+      const bool measured = v.mask(c).has(a);
+      if (measured && !(is_nccl_slot(a) && table.time_us[a] > 0.0f))
+        throw InputError(f.name, 0,
+                         context_text(ctx) + ": " + arm_text(a) +
+                             " was measured but the cost model says NCCL cannot run it there");
+      prior.push_back(measured ? table.time_us[a] : -1.0f);
+      for (int r = 0; r < R; ++r) time.push_back(v.sample(c, a, r));
+    }
+  }
+  if (contexts.empty()) throw InputError(source, 0, "no complete context: every context lacks a planned arm");
+  return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
+}
+
+}  // namespace
+
+bool is_campaign_dir(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_directory(dir, ec) && fs::is_regular_file(fs::path(dir) / kManifestName, ec);
+}
+
+Campaign read_campaign(const std::string& dir) {
+  Campaign c;
+  c.dir = dir;
+  c.manifest_path = (fs::path(dir) / kManifestName).string();
+  const std::string text = nccl_tests::read_log_bytes(c.manifest_path);
+  c.manifest = nccl_tests::parse_manifest(text, c.manifest_path);
+  toml::table root;
+  try {
+    root = toml::parse(text, c.manifest_path);
+  } catch (const toml::parse_error& e) {
+    throw InputError(c.manifest_path, static_cast<long>(e.source().begin.line), std::string(e.description()));
+  }
+  const TomlReader r(c.manifest_path);
+  const toml::table* head = root["campaign"].as_table();
+  if (!head)
+    throw InputError(c.manifest_path, 0, "no [campaign] table: not a campaign written by ncclbot plan");
+  if (r.integer(*head, "version", 1, 1) != 1) r.fail(*head, "unsupported version");
+  c.fabric = r.string(*head, "fabric");
+  c.iters = int(r.integer(*head, "iters", 1, 100000));
+  c.warmup = int(r.integer(*head, "warmup", 0, 100000));
+  c.max_bytes = uint64_t(r.integer(*head, "max_bytes", 1, int64_t(1) << 40));
+  c.step_factor = uint64_t(r.integer(*head, "step_factor", 2, 1024));
+  const toml::array* runs = root["run"].as_array();
+  if (!runs) throw InputError(c.manifest_path, 0, "no [[run]] tables");
+  std::set<std::string> ids;
+  for (const toml::node& node : *runs) {
+    const toml::table& t = *node.as_table();  // parse_manifest checked every run is a table
+    CampaignRun run;
+    run.line = line_of(t);
+    run.id = r.string(t, "id");
+    if (run.id.empty() ||
+        run.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-._") != std::string::npos)
+      r.fail(t, "id '" + run.id + "' must be lower-case letters, digits, '-', '.' or '_'");
+    if (!ids.insert(run.id).second) r.fail(t, "second run with id '" + run.id + "'");
+    run.json = (fs::path(dir) / r.string(t, "file")).lexically_normal().string();
+    run.log = (fs::path(dir) / r.string(t, "log")).lexically_normal().string();
+    run.nodes = int(r.integer(t, "nodes", 1, 100000));
+    run.gpus_per_node = int(r.integer(t, "gpus_per_node", 1, 1024));
+    const auto coll = parse_collective(r.string(t, "collective"));
+    const auto algo = parse_nccl_algo(r.string(t, "algo"));
+    const auto proto = parse_proto(r.string(t, "proto"));
+    if (!coll || !algo || !proto) r.fail(t, "collective, algo or proto is not a known name");
+    run.collective = *coll;
+    run.slot = arm_slot(*algo, *proto);
+    for (uint64_t b = uint64_t(r.integer(t, "min_bytes", 1, int64_t(1) << 40)); b <= c.max_bytes;
+         b *= c.step_factor) {
+      run.sizes.push_back(b);
+      if (b > c.max_bytes / c.step_factor) break;
+    }
+    c.runs.push_back(std::move(run));
+  }
+  return c;
+}
+
+std::string_view run_state_name(RunState s) {
+  switch (s) {
+    case RunState::kDone:
+      return "done";
+    case RunState::kMissing:
+      return "missing";
+    case RunState::kFailed:
+      break;
+  }
+  return "failed";
+}
+
+RunStatus run_status(const Campaign& campaign, const CampaignRun& run) {
+  std::error_code ec;
+  const bool have_log = fs::exists(run.log, ec), have_json = fs::exists(run.json, ec);
+  if (!have_log && !have_json) return {RunState::kMissing, "no log yet"};
+  const auto failed = [](std::string why) { return RunStatus{RunState::kFailed, std::move(why)}; };
+  if (!have_log) return failed("the text log " + run.log + " is missing");
+  nccl_tests::ParsedLog text, json;
+  try {
+    text = nccl_tests::read_log(run.log);
+  } catch (const InputError& e) {
+    return failed(e.what());
+  }
+  for (const auto& r : text.runs) {
+    if (r.failure)
+      return failed("nccl-tests failed at " + run.log + ":" + std::to_string(r.failure->line) + ": " +
+                    r.failure->message);
+    if (!r.trailer_line) return failed("the log ends before its trailer (the job was killed or preempted?)");
+  }
+  if (!have_json)
+    return failed("no -J JSON file: nccl-tests older than 2.19.1 (no -I), or the run died before writing it");
+  try {
+    json = nccl_tests::read_log(run.json);
+  } catch (const InputError& e) {
+    return failed(e.what());
+  }
+  const nccl_tests::Run& r = json.runs.front();
+  if (r.algo && parse_nccl_algo(r.algo->value) != std::optional<Algo>(slot_algo(run.slot)))
+    return failed("ran NCCL_ALGO=" + r.algo->value + ", planned " +
+                  std::string(algo_name(slot_algo(run.slot))));
+  if (r.proto && parse_proto(r.proto->value) != std::optional<Proto>(slot_proto(run.slot)))
+    return failed("ran NCCL_PROTO=" + r.proto->value + ", planned " +
+                  std::string(proto_name(slot_proto(run.slot))));
+  if (const auto topo = nccl_tests::topology_from_devices(r, run.json);
+      topo && (topo->nodes != run.nodes || topo->gpus_per_node != run.gpus_per_node))
+    return failed("ran on " + std::to_string(topo->nodes) + " node(s) x " +
+                  std::to_string(topo->gpus_per_node) + " ranks, planned " + std::to_string(run.nodes) +
+                  " x " + std::to_string(run.gpus_per_node));
+  std::vector<uint64_t> sizes;
+  for (const auto& row : r.rows) {
+    sizes.push_back(row.bytes);
+    for (const nccl_tests::Measurement* m : {&row.out_of_place, row.in_place ? &*row.in_place : nullptr}) {
+      if (!m) continue;
+      if (!m->iterations)
+        return failed("no per-iteration times at " + std::to_string(row.bytes) +
+                      " B (-I 1 needs nccl-tests 2.19.1+)");
+      if (int(m->iterations->times_us.size()) != campaign.iters)
+        return failed(std::to_string(m->iterations->times_us.size()) + " timed iterations at " +
+                      std::to_string(row.bytes) + " B, planned " + std::to_string(campaign.iters));
+      if (m->wrong && *m->wrong > 0)
+        return failed("wrong results (#wrong " + std::to_string(int64_t(*m->wrong)) + ") at " +
+                      std::to_string(row.bytes) + " B");
+    }
+  }
+  if (sizes != run.sizes)
+    return failed("printed " + std::to_string(sizes.size()) + " sizes, planned " +
+                  std::to_string(run.sizes.size()) + " (" + std::to_string(run.sizes.front()) + ".." +
+                  std::to_string(run.sizes.back()) + " B)");
+  return {RunState::kDone, ""};
+}
+
+CampaignIngest ingest_campaign(const Campaign& campaign, nccl_tests::IngestOptions options,
+                               bool allow_missing, const std::function<void(size_t, size_t)>& progress) {
+  const sim::FabricPreset fabric = sim::load_fabric(campaign.fabric);
+  CampaignIngest out;
+  std::vector<nccl_tests::ParsedLog> logs;
+  nccl_tests::Manifest done_manifest;
+  done_manifest.path = campaign.manifest_path;
+  for (size_t i = 0; i < campaign.runs.size(); ++i) {
+    const CampaignRun& run = campaign.runs[i];
+    out.status.push_back(run_status(campaign, run));
+    if (out.status.back().state == RunState::kDone) {
+      logs.push_back(nccl_tests::read_log(run.json));
+      for (const auto& e : campaign.manifest.entries)
+        if (e.resolved == run.json) done_manifest.entries.push_back(e);
+    }
+    if (progress) progress(i + 1, campaign.runs.size());
+  }
+  if (logs.empty())
+    throw InputError(campaign.manifest_path, 0, "no complete run yet (ncclbot plan --status DIR)");
+  if (options.samples == nccl_tests::SampleKind::kAuto) options.samples = nccl_tests::SampleKind::kIterations;
+  out.result = nccl_tests::ingest_parsed(logs, &done_manifest, options);
+
+  // Every planned (context, arm): a context whose arm's run is not done lacks that arm.
+  std::map<Context, std::vector<std::string>> lacking;
+  for (size_t i = 0; i < campaign.runs.size(); ++i) {
+    if (out.status[i].state == RunState::kDone) continue;
+    const CampaignRun& run = campaign.runs[i];
+    for (uint64_t b : run.sizes)
+      lacking[Context{campaign.fabric, run.collective, run.nodes, run.gpus_per_node, b}].push_back(
+          arm_text(run.slot) + " (" + run.id + ": " + std::string(run_state_name(out.status[i].state)) + ")");
+  }
+  if (!lacking.empty() && !allow_missing) {
+    const auto& [ctx, arms] = *lacking.begin();
+    throw InputError(campaign.manifest_path, 0,
+                     std::to_string(lacking.size()) + " context(s) lack planned arms, e.g. " +
+                         context_text(ctx) + " lacks " + arms.front() +
+                         ": a sweep would compare arms that were not all measured (run.sh again, or "
+                         "--allow-missing keeps only complete contexts)");
+  }
+  std::set<Context> drop;
+  for (const auto& [ctx, arms] : lacking) {
+    drop.insert(ctx);
+    out.dropped.push_back(context_text(ctx) + " lacks " + arms.front() +
+                          (arms.size() > 1 ? " and " + std::to_string(arms.size() - 1) + " more" : ""));
+  }
+  out.result.sweep = with_model_prior(out.result.sweep, drop, fabric, campaign.manifest_path);
+  out.result.csv_rows = 0;
+  const SweepView v = out.result.sweep.view();
+  for (int c = 0; c < v.num_contexts; ++c)
+    out.result.csv_rows += size_t(v.mask(c).count()) * size_t(v.samples);
+  return out;
+}
+
+}  // namespace ncclbot::campaign

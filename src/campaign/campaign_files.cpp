@@ -1,0 +1,214 @@
+#include "ncclbot/campaign/campaign_files.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/names.hpp"
+
+namespace ncclbot::campaign {
+namespace {
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";  // ids, names and paths here are [A-Za-z0-9._/-] only
+}
+
+// Slurm's --time: the slowest run of the group, doubled, plus ten minutes for the launcher.
+std::string slurm_time(double seconds) {
+  const long s = long(std::ceil(seconds * 2.0 + 600.0));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  return buf;
+}
+
+}  // namespace
+
+std::string json_log_path(const std::string& run_id) {
+  return "logs/" + run_id + ".json";
+}
+std::string text_log_path(const std::string& run_id) {
+  return "logs/" + run_id + ".log";
+}
+
+std::string campaign_toml(const Plan& plan) {
+  const PlanOptions& o = plan.options;
+  std::ostringstream os;
+  os << "# Forced-arm nccl-tests campaign written by `ncclbot plan` (docs/campaign.md).\n"
+     << "# `ncclbot ingest DIR` reads it; it is also an ingest manifest (--manifest campaign.toml).\n"
+     << "[campaign]\nversion = 1\nfabric = " << quoted(plan.fabric)
+     << "\ngpus_per_node = " << plan.gpus_per_node << "\nnodes = [";
+  std::vector<int> nodes;
+  for (const PlannedRun& r : plan.runs)
+    if (std::find(nodes.begin(), nodes.end(), r.nodes) == nodes.end()) nodes.push_back(r.nodes);
+  for (size_t i = 0; i < nodes.size(); ++i) os << (i ? ", " : "") << nodes[i];
+  os << "]\ncollectives = [";
+  for (size_t i = 0; i < o.collectives.size(); ++i)
+    os << (i ? ", " : "") << quoted(collective_key(o.collectives[i]));
+  os << "]\nmin_bytes = " << o.min_bytes << "\nmax_bytes = " << o.max_bytes
+     << "\nstep_factor = " << o.step_factor << "\niters = " << o.iters << "\nwarmup = " << o.warmup
+     << "\nlauncher = " << quoted(std::string(launcher_name(o.launcher))) << "\n";
+  for (const PlannedRun& r : plan.runs) {
+    os << "\n[[run]]\nid = " << quoted(r.id) << "\nfile = " << quoted(json_log_path(r.id))
+       << "\nlog = " << quoted(text_log_path(r.id))
+       << "\ncollective = " << quoted(collective_key(r.collective))
+       << "\nalgo = " << quoted(std::string(algo_name(slot_algo(r.slot))))
+       << "\nproto = " << quoted(std::string(proto_name(slot_proto(r.slot)))) << "\nnodes = " << r.nodes
+       << "\ngpus_per_node = " << plan.gpus_per_node << "\nfabric = " << quoted(plan.fabric)
+       << "\nmin_bytes = " << r.sizes.front() << "\n";
+  }
+  return os.str();
+}
+
+std::string run_sh(const Plan& plan) {
+  const PlanOptions& o = plan.options;
+  std::ostringstream os;
+  os << R"SH(#!/usr/bin/env bash
+# Forced-arm nccl-tests campaign written by `ncclbot plan` (docs/campaign.md).
+#   bash run.sh                      run every run whose log is missing or incomplete, in order
+#   bash run.sh --task I             run the run at index I (each run.sbatch array task does this)
+#   bash run.sh --incomplete [NODES] print the indices of the runs still to do (on NODES hosts)
+# nccl-tests is found in $NCCL_TESTS_DIR (default: on the PATH), the launcher in $SRUN or $MPIRUN
+# (default srun / mpirun; extra launcher options may follow the name, e.g. SRUN="srun --mpi=pmix").
+# A complete log is never rerun or overwritten; an incomplete one is moved to logs/attempts/ first.
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+)SH";
+  os << "LAUNCHER=" << launcher_name(o.launcher) << "\nGPUS_PER_NODE=" << plan.gpus_per_node
+     << "\nITERS=" << o.iters << "\nWARMUP=" << o.warmup << "\nSTEP_FACTOR=" << o.step_factor
+     << "\nMAX_BYTES=" << o.max_bytes << "\n# id nodes program NCCL_ALGO NCCL_PROTO min_bytes\nRUNS=(\n";
+  for (const PlannedRun& r : plan.runs)
+    os << "  \"" << r.id << ' ' << r.nodes << ' ' << test_binary(r.collective) << ' '
+       << algo_name(slot_algo(r.slot)) << ' ' << proto_name(slot_proto(r.slot)) << ' ' << r.sizes.front()
+       << "\"\n";
+  os << R"SH()
+
+# Complete: nccl-tests printed its closing line and no failure, and closed its JSON document.
+log_complete() {
+  local log="$1" json="$2"
+  [[ -s "$log" && -s "$json" ]] || return 1
+  grep -q '^# Collective test concluded:' "$log" || return 1
+  if grep -q 'Test NCCL failure\|Test CUDA failure\|Test failure' "$log"; then return 1; fi
+  [[ "$(tr -d ' \t\r\n' < "$json" | tail -c 1)" == "}" ]]
+}
+
+program() {
+  if [[ -n "${NCCL_TESTS_DIR:-}" ]]; then echo "$NCCL_TESTS_DIR/$1"; else command -v "$1" || echo "$1"; fi
+}
+
+launch() {  # NODES COMMAND...: one process per GPU, NCCL_ALGO/NCCL_PROTO passed to every rank
+  local nodes="$1"
+  shift
+  case "$LAUNCHER" in
+    srun) ${SRUN:-srun} --nodes="$nodes" --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \
+            --export=ALL "$@" ;;
+    mpirun) ${MPIRUN:-mpirun} -np $((nodes * GPUS_PER_NODE)) --map-by "ppr:$GPUS_PER_NODE:node" \
+              -x NCCL_ALGO -x NCCL_PROTO "$@" ;;
+  esac
+}
+
+run_one() {
+  local index="$1" id nodes prog algo proto min_bytes
+  read -r id nodes prog algo proto min_bytes <<< "${RUNS[$index]}"
+  local log="$HERE/logs/$id.log" json="$HERE/logs/$id.json" tag="[$((index + 1))/${#RUNS[@]}] $id"
+  if log_complete "$log" "$json"; then
+    echo "$tag: complete, kept"
+    return 0
+  fi
+  mkdir -p "$HERE/logs/attempts"
+  local stamp f
+  stamp="$(date +%Y%m%dT%H%M%S).$$"
+  for f in "$log" "$json" "$json".*; do
+    if [[ -e "$f" ]]; then mv -- "$f" "$HERE/logs/attempts/$(basename -- "$f").$stamp"; fi
+  done
+  echo "$tag: running on $nodes node(s) x $GPUS_PER_NODE GPUs, NCCL_ALGO=$algo NCCL_PROTO=$proto"
+  local start=$SECONDS rc
+  (
+    export NCCL_ALGO="$algo" NCCL_PROTO="$proto"
+    launch "$nodes" "$(program "$prog")" -b "$min_bytes" -e "$MAX_BYTES" -f "$STEP_FACTOR" -g 1 \
+      -n "$ITERS" -w "$WARMUP" -I 1 -J "$json"
+  ) > "$log" 2>&1
+  rc=$?
+  if log_complete "$log" "$json"; then
+    echo "$tag: done in $((SECONDS - start)) s"
+    return 0
+  fi
+  echo "$tag: FAILED (exit $rc) after $((SECONDS - start)) s; see $log"
+  return 1
+}
+
+case "${1:-}" in
+  --task)
+    [[ "${2:-}" =~ ^[0-9]+$ && "$2" -lt ${#RUNS[@]} ]] || { echo "run.sh: --task needs an index below ${#RUNS[@]}" >&2; exit 2; }
+    run_one "$2"
+    exit $?
+    ;;
+  --incomplete)
+    for i in "${!RUNS[@]}"; do
+      read -r id nodes _ <<< "${RUNS[$i]}"
+      if [[ -n "${2:-}" && "$nodes" != "$2" ]]; then continue; fi
+      log_complete "$HERE/logs/$id.log" "$HERE/logs/$id.json" || echo "$i"
+    done
+    exit 0
+    ;;
+  "") ;;
+  *)
+    echo "usage: run.sh [--task I | --incomplete [NODES]]" >&2
+    exit 2
+    ;;
+esac
+
+mkdir -p "$HERE/logs"
+failed=0
+for i in "${!RUNS[@]}"; do
+  run_one "$i" || failed=$((failed + 1))
+done
+if ((failed > 0)); then
+  echo "$failed of ${#RUNS[@]} runs failed; run.sh again retries them (complete logs are kept)"
+  exit 1
+fi
+echo "all ${#RUNS[@]} runs complete; next: ncclbot ingest $HERE"
+)SH";
+  return os.str();
+}
+
+std::string run_sbatch(const Plan& plan) {
+  std::map<int, double> slowest;
+  for (const PlannedRun& r : plan.runs) slowest[r.nodes] = std::max(slowest[r.nodes], r.seconds);
+  std::ostringstream os;
+  os << R"SH(#!/usr/bin/env bash
+# Slurm job array of this campaign, written by `ncclbot plan` (docs/campaign.md): one array task
+# per (nodes, collective, arm), each running run.sh --task INDEX inside its allocation.
+#   bash run.sbatch   submits one array per node count, holding only the runs not yet complete;
+#                     run it again after a preemption or a failure to resume.
+# Extra sbatch options (account, partition, QOS) go in $SBATCH, e.g. SBATCH="sbatch -A proj -p gpu".
+#SBATCH --job-name=ncclbot-campaign
+)SH";
+  os << "#SBATCH --ntasks-per-node=" << plan.gpus_per_node
+     << "\n#SBATCH --gpus-per-node=" << plan.gpus_per_node
+     << "\n#SBATCH --exclusive\n#SBATCH --output=logs/slurm-%A_%a.out\n";
+  os << R"SH(set -uo pipefail
+if [[ -n "${SLURM_ARRAY_TASK_ID:-}" ]]; then
+  # Inside the allocation: sbatch runs a copy of this file from its spool, in --chdir (the campaign).
+  exec bash "$PWD/run.sh" --task "$SLURM_ARRAY_TASK_ID"
+fi
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+mkdir -p "$HERE/logs"
+submit() {  # NODES TIME
+  local list
+  list="$(bash "$HERE/run.sh" --incomplete "$1" | paste -sd, -)"
+  if [[ -z "$list" ]]; then
+    echo "nodes=$1: every run complete"
+    return 0
+  fi
+  echo "nodes=$1: submitting array tasks $list"
+  ${SBATCH:-sbatch} --chdir="$HERE" --nodes="$1" --time="$2" --array="$list" "$HERE/run.sbatch"
+}
+)SH";
+  for (const auto& [nodes, seconds] : slowest) os << "submit " << nodes << ' ' << slurm_time(seconds) << "\n";
+  return os.str();
+}
+
+}  // namespace ncclbot::campaign

@@ -1,0 +1,163 @@
+#include "ncclbot/campaign/plan.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "ncclbot/campaign/arm_exclusion.hpp"
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/model/cost_model.hpp"
+
+namespace ncclbot::campaign {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// All-gather and reduce-scatter count elements per rank rounded down to 16 bytes
+// (nccl-tests' *GetCollByteCount), so a size prints as itself only when it is a multiple of
+// 16 bytes per rank; below that the printed sizes collapse and would collide.
+bool prints_as_itself(Collective c, uint64_t bytes, int ranks) {
+  if (c != Collective::kAllGather && c != Collective::kReduceScatter) return bytes >= 4 && bytes % 4 == 0;
+  return bytes % (16 * uint64_t(ranks)) == 0;
+}
+
+// nccl-tests' time per run: a warm-up of `warmup` calls at every power-of-two size from -b to -e,
+// then per size and placement one synchronising call, `iters` timed calls and one data check.
+double predicted_seconds(const model::Topology& t, Collective c, int slot, const std::vector<uint64_t>& sizes,
+                         const PlanOptions& o) {
+  double us = 0.0;
+  for (uint64_t b = sizes.front(); b <= sizes.back(); b *= 2)
+    us += o.warmup * double(model::arm_time_us(t, c, slot_algo(slot), slot_proto(slot), b));
+  for (uint64_t b : sizes)
+    us += 2.0 * (o.iters + 2) * double(model::arm_time_us(t, c, slot_algo(slot), slot_proto(slot), b));
+  return us * 1e-6 + o.startup_s;
+}
+
+void check(const PlanOptions& o) {
+  if (o.nodes.empty()) throw UsageError("--nodes: give at least one node count");
+  for (int n : o.nodes)
+    if (n < 1 || n > 100000) throw UsageError("--nodes: " + std::to_string(n) + " is not in [1, 100000]");
+  if (o.collectives.empty()) throw UsageError("--collectives: give at least one collective");
+  if (o.min_bytes < 1 || o.min_bytes > o.max_bytes || o.max_bytes > (uint64_t(1) << 40))
+    throw UsageError("--min-bytes/--max-bytes: need 1 <= min <= max <= 1 TiB");
+  if (o.step_factor < 2 || o.step_factor > 1024) throw UsageError("--step-factor: must be in [2, 1024]");
+  if (o.iters < 1 || o.iters > 100000) throw UsageError("--iters: must be in [1, 100000]");
+  if (o.warmup < 0 || o.warmup > 100000) throw UsageError("--warmup: must be in [0, 100000]");
+  if (!(o.startup_s >= 0.0) || o.startup_s > 86400.0) throw UsageError("--startup-s: must be in [0, 86400]");
+}
+
+}  // namespace
+
+std::string test_binary(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce:
+      return "all_reduce_perf";
+    case Collective::kAllGather:
+      return "all_gather_perf";
+    case Collective::kReduceScatter:
+      return "reduce_scatter_perf";
+    case Collective::kBroadcast:
+      return "broadcast_perf";
+    case Collective::kReduce:
+      return "reduce_perf";
+    default:
+      break;
+  }
+  throw UsageError("collective " + std::string(collective_name(c)) + " has no forced-arm nccl-tests run");
+}
+
+std::string collective_key(Collective c) {
+  return lower(collective_name(c));
+}
+
+std::string_view launcher_name(Launcher l) {
+  return l == Launcher::kSrun ? "srun" : "mpirun";
+}
+
+Launcher parse_launcher(std::string_view s) {
+  if (s == "srun") return Launcher::kSrun;
+  if (s == "mpirun") return Launcher::kMpirun;
+  throw UsageError("--launcher: '" + std::string(s) + "' is not one of srun, mpirun");
+}
+
+Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
+  check(o);
+  Plan plan;
+  plan.fabric = f.name;
+  plan.options = o;
+  plan.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : f.gpus_per_host;
+  std::vector<int> nodes = o.nodes;
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::vector<int> slots = o.arms;
+  if (slots.empty())
+    for (int s = 0; s < kNumNcclArms; ++s) slots.push_back(s);
+  for (int n : nodes) {
+    const model::Topology t = sim::topology_for(f, n, plan.gpus_per_node);  // UsageError on a bad shape
+    const int ranks = n * plan.gpus_per_node;
+    if (ranks < 2) throw UsageError("--nodes/--gpus-per-node: a run needs at least 2 ranks");
+    for (Collective c : o.collectives) {
+      test_binary(c);  // a collective nccl-tests can run
+      std::vector<uint64_t> sizes;
+      uint64_t first_skipped = 0, last_skipped = 0;
+      for (uint64_t b = o.min_bytes; b <= o.max_bytes; b *= o.step_factor) {
+        // nccl-tests steps from -b by the factor; a run that starts at a size it would round
+        // differently starts at the first size it prints as itself.
+        if (sizes.empty() && !prints_as_itself(c, b, ranks)) {
+          if (!first_skipped) first_skipped = b;
+          last_skipped = b;
+        } else {
+          sizes.push_back(b);  // a multiple of the first: prints as itself too
+        }
+        if (b > o.max_bytes / o.step_factor) break;
+      }
+      if (first_skipped)
+        plan.left_out.push_back(
+            {n, c, -1,
+             "sizes " + std::to_string(first_skipped) + ".." + std::to_string(last_skipped) +
+                 " B: nccl-tests rounds " + collective_key(c) + " to whole multiples of " +
+                 std::to_string(c == Collective::kAllGather || c == Collective::kReduceScatter ? 16 * ranks
+                                                                                               : 4) +
+                 " B at " + std::to_string(ranks) + " ranks"});
+      if (sizes.empty()) continue;
+      for (int slot : slots) {
+        std::optional<std::string> why;
+        for (uint64_t b : sizes)
+          if ((why = why_arm_left_out(t, c, slot, b))) break;
+        if (why) {
+          plan.left_out.push_back({n, c, slot, *why});
+          continue;
+        }
+        PlannedRun run;
+        run.nodes = n;
+        run.collective = c;
+        run.slot = slot;
+        run.sizes = sizes;
+        run.id = "n" + std::to_string(n) + "-" + collective_key(c) + "-" + lower(algo_name(slot_algo(slot))) +
+                 "-" + lower(proto_name(slot_proto(slot)));
+        run.seconds = predicted_seconds(t, c, slot, sizes, o);
+        plan.runs.push_back(std::move(run));
+      }
+    }
+  }
+  if (plan.runs.empty()) throw UsageError("the plan has no run: every arm or size was left out (see above)");
+  return plan;
+}
+
+Cost cost_of(const Plan& plan, int nodes) {
+  Cost c;
+  for (const PlannedRun& r : plan.runs) {
+    if (nodes != 0 && r.nodes != nodes) continue;
+    ++c.runs;
+    c.seconds += r.seconds;
+    c.gpu_hours += r.seconds * r.nodes * plan.gpus_per_node / 3600.0;
+  }
+  return c;
+}
+
+}  // namespace ncclbot::campaign

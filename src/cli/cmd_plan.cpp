@@ -1,0 +1,266 @@
+// `ncclbot plan`: a forced-arm nccl-tests campaign for a cluster (campaign.toml, run.sh,
+// run.sbatch) with the arms NCCL can run there, the ones left out and why, and what it costs;
+// `ncclbot plan --status DIR` says which of a campaign's runs are done, missing or failed.
+#include <sys/stat.h>
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ncclbot/campaign/campaign.hpp"
+#include "ncclbot/campaign/campaign_files.hpp"
+#include "ncclbot/campaign/plan.hpp"
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/context_filter.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/hipipe/byte_size.hpp"
+#include "study/atomic_file.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PlanCliOptions {
+  std::string fabric, nodes, collectives = "allreduce,allgather,reducescatter", min_bytes = "8",
+                             max_bytes = "8G", arms, launcher = "srun", out, status;
+  int gpus_per_node = 0, iters = 50, warmup = 5;
+  uint64_t step_factor = 2;
+  double startup_s = 30.0;
+  bool json = false;
+};
+
+uint64_t byte_size(const std::string& text, const char* option) {
+  const auto v = hipipe::parse_byte_size(text);
+  if (!v) throw UsageError(std::string(option) + ": '" + text + "' is not a size (e.g. 8, 64K, 8G)");
+  return *v;
+}
+
+// "Ring/LL,Tree/Simple" or a bare algorithm ("NVLS"): every protocol of it.
+std::vector<int> parse_arms(const std::string& text) {
+  std::vector<int> slots;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t slash = item.find('/');
+    const auto algo = parse_nccl_algo(item.substr(0, slash));
+    if (!algo)
+      throw UsageError("--arms: '" + item + "' is not ALGO or ALGO/PROTO (" +
+                       std::string(nccl_algo_names_list()) + ")");
+    if (slash == std::string::npos) {
+      for (int p = 0; p < kNumProtos; ++p) slots.push_back(arm_slot(*algo, Proto(p)));
+    } else {
+      const auto proto = parse_proto(item.substr(slash + 1));
+      if (!proto)
+        throw UsageError("--arms: '" + item + "': unknown protocol (" + std::string(proto_names_list()) +
+                         ")");
+      slots.push_back(arm_slot(*algo, *proto));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::sort(slots.begin(), slots.end());
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  return slots;
+}
+
+std::string hours(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", seconds / 3600.0);
+  return buf;
+}
+
+nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
+  const campaign::PlanOptions& o = plan.options;
+  nlohmann::json runs = nlohmann::json::array(), left = nlohmann::json::array(),
+                 by_nodes = nlohmann::json::array();
+  for (const auto& r : plan.runs)
+    runs.push_back({{"index", runs.size()},
+                    {"id", r.id},
+                    {"nodes", r.nodes},
+                    {"collective", campaign::collective_key(r.collective)},
+                    {"algo", std::string(algo_name(slot_algo(r.slot)))},
+                    {"proto", std::string(proto_name(slot_proto(r.slot)))},
+                    {"program", campaign::test_binary(r.collective)},
+                    {"min_bytes", r.sizes.front()},
+                    {"max_bytes", r.sizes.back()},
+                    {"sizes", r.sizes.size()},
+                    {"predicted_s", r.seconds}});
+  for (const auto& l : plan.left_out) {
+    nlohmann::json j = {
+        {"nodes", l.nodes}, {"collective", campaign::collective_key(l.collective)}, {"reason", l.reason}};
+    if (l.slot >= 0)
+      j.update({{"algo", std::string(algo_name(slot_algo(l.slot)))},
+                {"proto", std::string(proto_name(slot_proto(l.slot)))}});
+    left.push_back(std::move(j));
+  }
+  std::vector<int> nodes;
+  for (const auto& r : plan.runs)
+    if (std::find(nodes.begin(), nodes.end(), r.nodes) == nodes.end()) nodes.push_back(r.nodes);
+  for (int n : nodes) {
+    const campaign::Cost c = campaign::cost_of(plan, n);
+    by_nodes.push_back({{"nodes", n}, {"runs", c.runs}, {"seconds", c.seconds}, {"gpu_hours", c.gpu_hours}});
+  }
+  const campaign::Cost total = campaign::cost_of(plan, 0);
+  return {{"out", out},
+          {"fabric", plan.fabric},
+          {"gpus_per_node", plan.gpus_per_node},
+          {"min_bytes", o.min_bytes},
+          {"max_bytes", o.max_bytes},
+          {"step_factor", o.step_factor},
+          {"iters", o.iters},
+          {"warmup", o.warmup},
+          {"launcher", std::string(campaign::launcher_name(o.launcher))},
+          {"startup_s", o.startup_s},
+          {"runs", std::move(runs)},
+          {"left_out", std::move(left)},
+          {"cost",
+           {{"by_nodes", std::move(by_nodes)},
+            {"total", {{"runs", total.runs}, {"seconds", total.seconds}, {"gpu_hours", total.gpu_hours}}}}}};
+}
+
+void print_plan(const nlohmann::json& j, std::ostream& os) {
+  os << "plan: " << j["fabric"].get<std::string>() << ", " << j["gpus_per_node"] << " GPUs per node, sizes "
+     << j["min_bytes"] << ".." << j["max_bytes"] << " B (x" << j["step_factor"] << "), " << j["iters"]
+     << " timed iterations after " << j["warmup"] << " warm-up, launcher " << j["launcher"].get<std::string>()
+     << "\n";
+  os << "runs: " << j["runs"].size() << " (one per nodes, collective and arm; one job array task each)\n";
+  os << "left out: " << j["left_out"].size() << "\n";
+  for (const auto& l : j["left_out"])
+    os << "  " << l["nodes"] << " nodes " << l["collective"].get<std::string>() << " "
+       << l["reason"].get<std::string>() << "\n";
+  os << "expected cluster time (cost model x calls x sizes + " << j["startup_s"] << " s start-up per job):\n";
+  char line[128];
+  std::snprintf(line, sizeof line, "  %6s %6s %10s %10s\n", "nodes", "runs", "wall h", "GPU-hours");
+  os << line;
+  for (const auto& c : j["cost"]["by_nodes"]) {
+    std::snprintf(line, sizeof line, "  %6d %6zu %10s %10.2f\n", c["nodes"].get<int>(),
+                  c["runs"].get<size_t>(), hours(c["seconds"].get<double>()).c_str(),
+                  c["gpu_hours"].get<double>());
+    os << line;
+  }
+  const auto& t = j["cost"]["total"];
+  std::snprintf(line, sizeof line, "  %6s %6zu %10s %10.2f\n", "total", t["runs"].get<size_t>(),
+                hours(t["seconds"].get<double>()).c_str(), t["gpu_hours"].get<double>());
+  os << line;
+}
+
+// A campaign folder is new, empty, or this very campaign; never someone else's files.
+void write_campaign(const std::string& dir, const campaign::Plan& plan) {
+  const std::string toml = campaign::campaign_toml(plan);
+  std::error_code ec;
+  const fs::path manifest = fs::path(dir) / campaign::kManifestName;
+  if (fs::exists(manifest, ec)) {
+    const auto old = study::read_file_if_exists(manifest.string());
+    if (!old || *old != toml)
+      throw UsageError("--out " + dir + " holds a different campaign (" + manifest.string() +
+                       "): choose another folder, or remove it to start over");
+  } else if (fs::exists(dir, ec) && (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))) {
+    throw UsageError("--out " + dir + " exists and is not an empty folder or a campaign of this plan");
+  }
+  fs::create_directories(fs::path(dir) / "logs", ec);
+  if (ec) throw UsageError("--out: cannot create " + dir + "/logs: " + ec.message());
+  try {
+    study::write_file_atomic(manifest.string(), toml);
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"run.sh", campaign::run_sh(plan)},
+                                     {"run.sbatch", campaign::run_sbatch(plan)}}) {
+      const std::string path = (fs::path(dir) / name).string();
+      study::write_file_atomic(path, text);
+      ::chmod(path.c_str(), 0755);
+    }
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("--out: ") + e.what());
+  }
+}
+
+int status(const std::string& dir, bool json) {
+  if (!campaign::is_campaign_dir(dir)) throw UsageError("--status: " + dir + " holds no campaign.toml");
+  const campaign::Campaign c = campaign::read_campaign(dir);
+  nlohmann::json runs = nlohmann::json::array();
+  size_t counts[3] = {0, 0, 0};
+  std::ostream& os = json ? std::cerr : std::cout;
+  for (size_t i = 0; i < c.runs.size(); ++i) {
+    const campaign::RunStatus st = campaign::run_status(c, c.runs[i]);
+    ++counts[int(st.state)];
+    runs.push_back({{"index", i},
+                    {"id", c.runs[i].id},
+                    {"state", std::string(campaign::run_state_name(st.state))},
+                    {"reason", st.reason}});
+    os << "  " << campaign::run_state_name(st.state) << "  " << c.runs[i].id
+       << (st.reason.empty() ? "" : ": " + st.reason) << "\n";
+  }
+  os << c.runs.size() << " runs: " << counts[0] << " done, " << counts[1] << " missing, " << counts[2]
+     << " failed\n";
+  if (json)
+    std::cout << nlohmann::json{{"dir", dir},
+                                {"runs", std::move(runs)},
+                                {"done", counts[0]},
+                                {"missing", counts[1]},
+                                {"failed", counts[2]}}
+                     .dump(2)
+              << "\n";
+  return 0;
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<PlanCliOptions>();
+  app.add_option("--fabric", opt->fabric, "fabric preset of the cluster (data/fabrics/NAME.toml)");
+  app.add_option("--nodes", opt->nodes, "node counts, e.g. 2,4,8");
+  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs (ranks) per node (default: the preset's)");
+  app.add_option("--collectives", opt->collectives, "default allreduce,allgather,reducescatter");
+  app.add_option("--min-bytes", opt->min_bytes, "smallest size, nccl-tests -b (default 8)");
+  app.add_option("--max-bytes", opt->max_bytes, "largest size, nccl-tests -e (default 8G)");
+  app.add_option("--step-factor", opt->step_factor, "size factor, nccl-tests -f (default 2)");
+  app.add_option("--iters", opt->iters, "timed iterations per size, nccl-tests -n (default 50)");
+  app.add_option("--warmup", opt->warmup, "warm-up iterations, nccl-tests -w (default 5)");
+  app.add_option("--arms", opt->arms, "only these arms: ALGO/PROTO or ALGO, comma-separated (default: all)");
+  app.add_option("--launcher", opt->launcher, "srun (default) or mpirun");
+  app.add_option("--startup-s", opt->startup_s, "start-up seconds per job in the cost estimate (default 30)");
+  app.add_option("--out", opt->out, "campaign folder to write");
+  app.add_option("--status", opt->status,
+                 "report each run of this campaign folder as done, missing or failed");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
+  return [opt] {
+    if (!opt->status.empty()) {
+      if (!opt->out.empty() || !opt->fabric.empty()) throw UsageError("--status takes no other plan options");
+      return status(opt->status, opt->json);
+    }
+    if (opt->fabric.empty()) throw UsageError("--fabric is required");
+    if (opt->nodes.empty()) throw UsageError("--nodes is required");
+    if (opt->out.empty()) throw UsageError("--out is required");
+    campaign::PlanOptions o;
+    o.nodes = parse_node_list(opt->nodes, "--nodes");
+    if (opt->gpus_per_node < 0) throw UsageError("--gpus-per-node must be positive");
+    o.gpus_per_node = opt->gpus_per_node;
+    o.collectives = parse_collective_list(opt->collectives, "--collectives");
+    o.min_bytes = byte_size(opt->min_bytes, "--min-bytes");
+    o.max_bytes = byte_size(opt->max_bytes, "--max-bytes");
+    o.step_factor = opt->step_factor;
+    o.iters = opt->iters;
+    o.warmup = opt->warmup;
+    if (!opt->arms.empty()) o.arms = parse_arms(opt->arms);
+    o.launcher = campaign::parse_launcher(opt->launcher);
+    o.startup_s = opt->startup_s;
+    const campaign::Plan plan = campaign::make_plan(sim::load_fabric(opt->fabric), o);
+    write_campaign(opt->out, plan);
+    const nlohmann::json j = plan_json(plan, opt->out);
+    std::ostream& os = opt->json ? std::cerr : std::cout;
+    print_plan(j, os);
+    os << "wrote " << opt->out << "/campaign.toml, run.sh, run.sbatch; run `bash " << opt->out
+       << "/run.sbatch` (Slurm) or `bash " << opt->out << "/run.sh`, then `ncclbot ingest " << opt->out
+       << "`\n";
+    if (opt->json) std::cout << j.dump(2) << "\n";
+    return 0;
+  };
+}
+
+const bool registered = register_command(
+    {"plan", "write a forced-arm nccl-tests campaign (manifest, Slurm array, script) and its cost", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

@@ -1,0 +1,75 @@
+#include "cli/option_rules.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ncclbot::cli {
+namespace {
+
+// "" when `text` is a decimal integer (optionally with '-' when `allow_sign`) that fits in 64 bits;
+// else why not. The option's own type then checks the narrower range.
+std::string integer_problem(const std::string& text, bool allow_sign) {
+  size_t i = 0;
+  if (allow_sign && !text.empty() && text[0] == '-') i = 1;
+  if (i == text.size()) return "expected an integer, got '" + text + "'";
+  for (size_t k = i; k < text.size(); ++k)
+    if (text[k] < '0' || text[k] > '9')
+      return (text[0] == '-' && !allow_sign) ? "must not be negative, got '" + text + "'"
+                                             : "expected a decimal integer, got '" + text + "'";
+  if (text.size() - i > 1 && text[i] == '0')
+    return "expected a decimal integer without leading zeros, got '" + text + "'";
+  errno = 0;
+  if (allow_sign)
+    (void)std::strtoll(text.c_str(), nullptr, 10);
+  else
+    (void)std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return "out of range: '" + text + "'";
+  return "";
+}
+
+void apply_to(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_expected_min() == 0) continue;  // flags take no value
+    // CLI11's type names ("UINT", "INT", "FLOAT", "TEXT"), maybe followed by ":VALIDATOR".
+    const std::string type = opt->get_type_name();
+    const auto is = [&](const char* name) {
+      const std::string n = name;
+      return type.compare(0, n.size(), n) == 0 && (type.size() == n.size() || type[n.size()] == ':');
+    };
+    const bool is_unsigned = is("UINT");
+    const bool is_signed = is("INT");
+    opt->check(CLI::Validator(
+        [is_unsigned, is_signed](std::string& value) -> std::string {
+          if (value.empty()) return "empty value: give a value or leave the option out";
+          if (is_unsigned || is_signed) return integer_problem(value, is_signed);
+          return "";
+        },
+        "", "ncclbot option rules"));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) apply_to(*sub);
+}
+
+}  // namespace
+
+void apply_option_rules(CLI::App& app) {
+  apply_to(app);
+}
+
+std::string one_line(const std::string& message) {
+  std::string out;
+  for (char c : message) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace ncclbot::cli

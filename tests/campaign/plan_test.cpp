@@ -1,0 +1,145 @@
+// `make_plan`: which arms a campaign runs and which it leaves out (with the reason), which sizes
+// nccl-tests can print as themselves, and the predicted cluster time. Expected arm sets are read
+// off NCCL's enabling rules for the h100-ib-a preset (NVLS support, no SHARP plugin, 8 GPUs per
+// node): all-reduce across nodes runs Ring and Tree with every protocol plus NVLSTree/Simple;
+// all-gather runs Ring only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "ncclbot/campaign/arm_exclusion.hpp"
+#include "ncclbot/campaign/plan.hpp"
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/model/cost_model.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::campaign;
+
+namespace {
+
+PlanOptions small_plan() {
+  PlanOptions o;
+  o.nodes = {2, 4};
+  o.gpus_per_node = 8;
+  o.collectives = {Collective::kAllReduce, Collective::kAllGather};
+  o.min_bytes = 1024;
+  o.max_bytes = 65536;
+  o.step_factor = 4;
+  o.iters = 10;
+  o.warmup = 5;
+  return o;
+}
+
+std::vector<std::string> ids_at(const Plan& p, int nodes, Collective c) {
+  std::vector<std::string> out;
+  for (const auto& r : p.runs)
+    if (r.nodes == nodes && r.collective == c) out.push_back(r.id);
+  return out;
+}
+
+std::string reason_for(const Plan& p, int nodes, Collective c, Algo a, Proto pr) {
+  for (const auto& l : p.left_out)
+    if (l.nodes == nodes && l.collective == c && l.slot == arm_slot(a, pr)) return l.reason;
+  return "";
+}
+
+}  // namespace
+
+TEST(Plan, RunsEveryArmNcclCanRunAndNoOther) {
+  const Plan p = make_plan(sim::load_fabric("h100-ib-a"), small_plan());
+  EXPECT_EQ(p.runs.size(), 20u);
+  EXPECT_EQ(
+      ids_at(p, 2, Collective::kAllReduce),
+      (std::vector<std::string>{"n2-allreduce-tree-ll", "n2-allreduce-tree-ll128", "n2-allreduce-tree-simple",
+                                "n2-allreduce-ring-ll", "n2-allreduce-ring-ll128", "n2-allreduce-ring-simple",
+                                "n2-allreduce-nvlstree-simple"}));
+  EXPECT_EQ(ids_at(p, 4, Collective::kAllGather),
+            (std::vector<std::string>{"n4-allgather-ring-ll", "n4-allgather-ring-ll128",
+                                      "n4-allgather-ring-simple"}));
+  for (const auto& r : p.runs) EXPECT_EQ(r.sizes, (std::vector<uint64_t>{1024, 4096, 16384, 65536})) << r.id;
+}
+
+TEST(Plan, SaysWhyEachArmIsLeftOut) {
+  const Plan p = make_plan(sim::load_fabric("h100-ib-a"), small_plan());
+  // 21 slots x 2 collectives x 2 node counts, minus the 20 runs.
+  EXPECT_EQ(p.left_out.size(), 84u - 20u);
+  EXPECT_EQ(reason_for(p, 2, Collective::kAllReduce, Algo::kNvls, Proto::kSimple),
+            "NVLS/Simple: needs CollNet (a SHARP network plugin), which this fabric lacks");
+  EXPECT_EQ(reason_for(p, 2, Collective::kAllReduce, Algo::kNvls, Proto::kLL),
+            "NVLS/LL: NVLS runs with Simple only");
+  EXPECT_EQ(reason_for(p, 4, Collective::kAllGather, Algo::kTree, Proto::kSimple),
+            "Tree/Simple: NCCL has no Tree AllGather");
+  EXPECT_EQ(reason_for(p, 4, Collective::kAllGather, Algo::kPat, Proto::kSimple),
+            "PAT/Simple: runs only with one GPU per node");
+}
+
+TEST(Plan, ExplanationsAgreeWithTheCostModel) {
+  // On every preset shape: an arm has no reason exactly when the model gives it a cost.
+  for (const char* name : {"h100-ib-a", "h100-roce", "gb200-mnnvl", "gb200-ib"}) {
+    const sim::FabricPreset f = sim::load_fabric(name);
+    for (int hosts : {1, 2, 4})
+      for (Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
+                           Collective::kBroadcast}) {
+        const model::Topology t = sim::topology_for(f, hosts, f.gpus_per_host);
+        for (int s = 0; s < kNumNcclArms; ++s) {
+          const bool runs = model::arm_time_us(t, c, slot_algo(s), slot_proto(s), 65536) >= 0.0f;
+          EXPECT_EQ(runs, !why_arm_left_out(t, c, s, 65536).has_value()) << name << " " << hosts << " " << s;
+        }
+      }
+  }
+}
+
+TEST(Plan, SizesNcclTestsWouldRoundAreLeftOut) {
+  // All-gather counts are rounded down to 16 B per rank: 128 ranks need multiples of 2048 B.
+  PlanOptions o = small_plan();
+  o.nodes = {16};
+  const Plan p = make_plan(sim::load_fabric("h100-ib-a"), o);
+  for (const auto& r : p.runs) {
+    if (r.collective == Collective::kAllGather)
+      EXPECT_EQ(r.sizes, (std::vector<uint64_t>{4096, 16384, 65536})) << r.id;
+    else
+      EXPECT_EQ(r.sizes.front(), 1024u) << r.id;
+  }
+  bool said = false;
+  for (const auto& l : p.left_out)
+    said |= l.slot == -1 && l.collective == Collective::kAllGather &&
+            l.reason.find("sizes 1024..1024 B") != std::string::npos &&
+            l.reason.find("2048 B at 128 ranks") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(Plan, PredictedTimeIsModelTimesCallsPlusStartUp) {
+  PlanOptions o = small_plan();
+  o.arms = {arm_slot(Algo::kRing, Proto::kLL)};
+  o.collectives = {Collective::kAllReduce};
+  o.nodes = {2};
+  o.startup_s = 12.5;
+  const Plan p = make_plan(sim::load_fabric("h100-ib-a"), o);
+  ASSERT_EQ(p.runs.size(), 1u);
+  // nccl-tests: 5 warm-up calls at each power of two 1K..64K, then per printed size and placement
+  // one synchronising call, 10 timed calls and one data check: 2 x 12 calls.
+  const model::Topology t = sim::topology_for(sim::load_fabric("h100-ib-a"), 2, 8);
+  const auto time = [&](uint64_t b) {
+    return double(model::arm_time_us(t, Collective::kAllReduce, Algo::kRing, Proto::kLL, b));
+  };
+  double us = 0.0;
+  for (uint64_t b = 1024; b <= 65536; b *= 2) us += 5 * time(b);
+  for (uint64_t b : {1024, 4096, 16384, 65536}) us += 24 * time(b);
+  EXPECT_DOUBLE_EQ(p.runs[0].seconds, us * 1e-6 + 12.5);
+  const Cost c = cost_of(p, 0);
+  EXPECT_EQ(c.runs, 1u);
+  EXPECT_DOUBLE_EQ(c.gpu_hours, p.runs[0].seconds * 16 / 3600.0);
+}
+
+TEST(Plan, RejectsWhatCannotBeRun) {
+  PlanOptions o = small_plan();
+  o.arms = {arm_slot(Algo::kCollNetDirect, Proto::kSimple)};
+  EXPECT_THROW(make_plan(sim::load_fabric("h100-ib-a"), o), UsageError);  // left out everywhere: no run
+  o = small_plan();
+  o.step_factor = 1;
+  EXPECT_THROW(make_plan(sim::load_fabric("h100-ib-a"), o), UsageError);
+  o = small_plan();
+  o.nodes = {};
+  EXPECT_THROW(make_plan(sim::load_fabric("h100-ib-a"), o), UsageError);
+}

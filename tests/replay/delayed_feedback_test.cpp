@@ -1,0 +1,150 @@
+// Delayed feedback (replay/replay.hpp, ReplayTask::delay): the latency of call t reaches the policy
+// just before call t + D + 1 selects, and nothing changes its state in between.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/replay/replay.hpp"
+#include "ncclbot/replay/stream_id.hpp"
+#include "support/policy_trace.hpp"
+#include "support/same_bits.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+
+// Records, for each select, how many latencies had arrived, and every latency it was given.
+struct SpyPolicy {
+  struct Params {};
+  Params params;
+  std::vector<int>* arrived_before_select;
+  std::vector<double>* received;
+  int arrived = 0;
+  void reset(const PolicyContext&) { arrived = 0; }
+  int select(StepRandom& rng) {
+    arrived_before_select->push_back(arrived);
+    return int(rng.next_u32() % 3);  // slots 0..2, all valid below
+  }
+  void update(int, double latency_us) {
+    ++arrived;
+    received->push_back(latency_us);
+  }
+  int commit(StepRandom&) const { return 0; }
+};
+
+Sweep three_arms_15_12_10() {
+  return tiny_sweep({{tiny_context(1, 1024), {{0, {15.0f}, {}}, {1, {12.0f}, {}}, {2, {10.0f}, {}}}}});
+}
+
+double online_loss(const PolicyConfig& cfg, const Sweep& s, int delay, int horizon) {
+  ReplayTask task;
+  task.sweep = s.view();
+  task.horizon = horizon;
+  task.delay = delay;
+  task.seed = 3;
+  task.stream_id = 9;
+  return visit_policy(cfg, [&](auto& p) { return replay_one(p, task).online_loss; });
+}
+
+}  // namespace
+
+// Cold greedy on arms of 15, 12 and 10 µs (losses 0.5, 0.2, 0), T = 20.
+//   D = 0: plays 0, 1, 2, then 2 forever: (0.5 + 0.2) / 20 = 0.035.
+//   D = 2: call 0's latency arrives before call 3, so calls 0-2 all play the first untried arm 0;
+//          arm 1 is then untried for calls 3-5 (call 3's latency arrives before call 6), arm 2 for
+//          calls 6-8, and from call 9 (call 6's latency in) greedy plays arm 2:
+//          (3 * 0.5 + 3 * 0.2) / 20 = 0.105.
+TEST(DelayedFeedback, ColdGreedyOnThreeArmsLosesWhatTheHandTraceSays) {
+  PolicyConfig greedy;
+  greedy.kind = PolicyKind::kGreedy;
+  greedy.n0 = 0.0;
+  const Sweep s = three_arms_15_12_10();
+  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 0, 20), (0.5 + 0.2) / 20);
+  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 2, 20), (3 * 0.5 + 3 * 0.2) / 20);
+  // D = 5: arm 0 for calls 0-5, arm 1 for 6-11, arm 2 from 12: (6 * 0.5 + 6 * 0.2) / 20.
+  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 5, 20), (6 * 0.5 + 6 * 0.2) / 20);
+}
+
+TEST(DelayedFeedback, CallTsLatencyArrivesJustBeforeCallTPlusDPlusOneAndInOrder) {
+  const Sweep s = tiny_sweep(
+      {{tiny_context(1, 1024),
+        {{0, {15.0f, 16.0f, 17.0f}, {}}, {1, {12.0f, 13.0f, 14.0f}, {}}, {2, {10.0f, 11.0f, 9.0f}, {}}}}});
+  for (int delay : {0, 1, 3, 7, 40}) {
+    std::vector<int> arrived;
+    std::vector<double> received;
+    SpyPolicy spy{{}, &arrived, &received};
+    ReplayTask task;
+    task.sweep = s.view();
+    task.horizon = 30;
+    task.delay = delay;
+    task.seed = 5;
+    task.stream_id = 77;
+    std::vector<float> observed;
+    replay_one(spy, task, [&](int, int, float x) { observed.push_back(x); });
+    ASSERT_EQ(arrived.size(), 30u);
+    for (int t = 0; t < 30; ++t)
+      EXPECT_EQ(arrived[size_t(t)], std::max(0, t - delay)) << "D " << delay << " t " << t;
+    // The policy received exactly the latencies the job paid, in call order, minus the last D.
+    const size_t n = size_t(std::max(0, 30 - delay));
+    ASSERT_EQ(received.size(), n) << delay;
+    for (size_t i = 0; i < n; ++i)
+      EXPECT_EQ(received[i], double(observed[i])) << "D " << delay << " call " << i;
+  }
+}
+
+// The CPU engine (which steps undelayed seeds four at a time) gives every delayed seed the outcome
+// of a plain replay_one, for every policy, and a delay of 0 is today's replay.
+TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
+  const Sweep s = random_tiny_sweep(3, 6, true);
+  for (int delay : {0, 1, 16}) {
+    ReplayJob job;
+    job.sweep = &s;
+    for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
+    for (const char* spec : {"greedy:n0=0|1", "egreedy:eps=0.2", "ucb1:c=0.3,n0=0|4", "thompson:n0=2",
+                             "etc:m=2", "swucb:window=20", "ducb:gamma=0.9"})
+      for (auto& p : parse_policy_grid(spec)) job.configs.push_back(p);
+    job.seeds = 6;
+    job.horizon = 120;
+    job.delay = delay;
+    job.threads = 2;
+    job.keep_per_seed = true;
+    const ReplayResults r = run_cpu_replay(job);
+    for (size_t cfg = 0; cfg < job.configs.size(); ++cfg)
+      for (int seed = 0; seed < job.seeds; ++seed)
+        for (int i = 0; i < s.num_contexts(); ++i) {
+          ReplayTask task;
+          task.sweep = s.view();
+          task.context = i;
+          task.seed = uint64_t(seed);
+          task.stream_id = context_stream_id(s.context(i));
+          task.horizon = job.horizon;
+          task.delay = delay;
+          const ReplayOutcome o =
+              visit_policy(job.configs[cfg].config, [&](auto& p) { return replay_one(p, task); });
+          const size_t at = (cfg * size_t(job.seeds) + size_t(seed)) * size_t(s.num_contexts()) + size_t(i);
+          ASSERT_TRUE(same_bits(r.online_per_seed[at], o.online_loss))
+              << job.configs[cfg].text << " D " << delay;
+          ASSERT_TRUE(same_bits(r.final_per_seed[at], o.final_loss))
+              << job.configs[cfg].text << " D " << delay;
+        }
+  }
+}
+
+TEST(DelayedFeedback, DelayOutOfRangeIsAUsageError) {
+  const Sweep s = three_arms_15_12_10();
+  ReplayJob job;
+  job.sweep = &s;
+  job.contexts = {0};
+  job.configs = parse_policy_grid("greedy");
+  job.horizon = 10;
+  job.delay = kMaxReplayDelay + 1;
+  EXPECT_THROW(run_cpu_replay(job), UsageError);
+  job.delay = -1;
+  EXPECT_THROW(run_cpu_replay(job), UsageError);
+}

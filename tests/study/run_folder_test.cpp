@@ -1,0 +1,111 @@
+// The report folder rules of `ncclbot run` (study/run_folder.hpp): a non-empty folder without the
+// marker is refused, the runner deletes only files it listed, and a user's own files in a run
+// folder survive reruns, even when the study changes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ncclbot/core/error.hpp"
+#include "study/run_folder.hpp"
+#include "support/run_cli.hpp"
+
+namespace ncclbot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(RunFolder, ClaimsOnlyNewEmptyOrMarkedFolders) {
+  const std::string base = temp_dir();
+  const study::RunFolder fresh = study::RunFolder::claim(base + "/new", "--out");
+  EXPECT_TRUE(fs::exists(base + "/new/.ncclbot-run"));
+  EXPECT_TRUE(fresh.listed().empty());
+  EXPECT_NO_THROW(study::RunFolder::claim(base + "/new", "--out"));  // marked: fine again
+
+  fs::create_directories(base + "/project");
+  write_file(base + "/project/measurement.csv", "mine");
+  try {
+    study::RunFolder::claim(base + "/project", "--out");
+    FAIL() << "a user's folder was claimed";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(base + "/project"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_all(base + "/project/measurement.csv"), "mine");
+  EXPECT_FALSE(fs::exists(base + "/project/.ncclbot-run"));
+  EXPECT_THROW(study::RunFolder::claim(base + "/project/measurement.csv", "--out"), UsageError);
+}
+
+TEST(RunFolder, RemovesOnlyListedFilesAndTheirTemporaries) {
+  const std::string dir = temp_dir() + "/run";
+  const study::RunFolder f = study::RunFolder::claim(dir, "--out");
+  fs::create_directories(dir + "/units");
+  f.record({"units/a.json", "units/b.json", "report.md"});
+  for (const char* name : {"units/a.json", "units/b.json", "report.md", "units/a.json.tmp.Xy12Ab",
+                           "units/mine.json", "units/mine.json.tmp.1", "notes.txt"})
+    write_file(dir + "/" + name, name);
+  fs::create_symlink(dir + "/notes.txt", dir + "/units/c.json");
+  f.record({"units/c.json"});
+
+  f.remove_unlisted({"units/b.json", "report.md"});
+  EXPECT_FALSE(fs::exists(dir + "/units/a.json"));             // listed, no longer planned
+  EXPECT_FALSE(fs::exists(dir + "/units/a.json.tmp.Xy12Ab"));  // temporary of a listed name
+  EXPECT_TRUE(fs::exists(dir + "/units/b.json"));
+  EXPECT_TRUE(fs::exists(dir + "/report.md"));
+  EXPECT_TRUE(fs::exists(dir + "/units/mine.json"));        // never listed: the user's
+  EXPECT_TRUE(fs::exists(dir + "/units/mine.json.tmp.1"));  // not a temporary of ours
+  EXPECT_TRUE(fs::exists(dir + "/notes.txt"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/units/c.json"));  // a link in a listed place is left alone
+  EXPECT_EQ(read_all(dir + "/notes.txt"), "notes.txt");
+  EXPECT_EQ(f.listed(), (std::set<std::string>{"report.md", "units/b.json"}));
+}
+
+TEST(RunFolder, AMarkerListingAPathOutsideTheFolderIsRefused) {
+  const std::string dir = temp_dir() + "/run";
+  study::RunFolder::claim(dir, "--out");
+  write_file(dir + "/.ncclbot-run", "# ncclbot run folder\n../../etc/passwd\n");
+  EXPECT_THROW(study::RunFolder::claim(dir, "--out"), InputError);
+}
+
+// A tiny study: one synthesised sweep, one scenario, policies as given.
+std::string study(const std::string& policies) {
+  return "[study]\nname = \"t\"\nseeds = 1\nhorizon = 20\nbackend = \"cpu\"\nbootstrap_resamples = 100\n"
+         "permutation_resamples = 100\n[[sweep]]\nname = \"x\"\npreset = \"h100-ib-a\"\nnodes = [1]\n"
+         "collectives = [\"allreduce\"]\nsamples = 2\n[[scenario]]\nname = \"s\"\ntune = { sweep = \"x\" }\n"
+         "score = { sweep = \"x\" }\n" +
+         policies;
+}
+
+TEST(RunFolder, RerunsKeepTheUsersFilesAndDropOnlyTheirOwnStaleUnits) {
+  const std::string base = temp_dir();
+  const std::string out = base + "/report";
+  write_file(base + "/study.toml", study("[[policy]]\nname = \"g\"\nspec = \"greedy\"\n[[policy]]\nname = "
+                                         "\"r\"\nspec = \"random\"\n"));
+  ASSERT_EQ(run_cli("run '" + base + "/study.toml' --out '" + out + "' --no-figures").exit_code, 0);
+  size_t units = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(out + "/units")) ++units;
+  ASSERT_EQ(units, 2u);
+  write_file(out + "/units/my-notes.json", "{}");
+  write_file(out + "/analysis.txt", "mine");
+  // The study loses a policy: its unit goes, the user's files stay.
+  write_file(base + "/study.toml", study("[[policy]]\nname = \"g\"\nspec = \"greedy\"\n"));
+  const CliResult r = run_cli("run '" + base + "/study.toml' --out '" + out + "' --no-figures");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  units = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(out + "/units")) ++units;
+  EXPECT_EQ(units, 2u);  // g's unit and the user's file
+  EXPECT_EQ(read_all(out + "/units/my-notes.json"), "{}");
+  EXPECT_EQ(read_all(out + "/analysis.txt"), "mine");
+}
+
+TEST(RunFolder, RunRefusesAProjectFolderAndLeavesItAlone) {
+  const std::string base = temp_dir();
+  write_file(base + "/study.toml", study("[[policy]]\nname = \"g\"\nspec = \"greedy\"\n"));
+  write_file(base + "/measurement.csv", "my only copy");
+  const CliResult r = run_cli("run '" + base + "/study.toml' --out '" + base + "' --no-figures");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(".ncclbot-run"), std::string::npos) << r.err;
+  EXPECT_EQ(read_all(base + "/measurement.csv"), "my only copy");
+  EXPECT_FALSE(fs::exists(base + "/units"));
+}
+
+}  // namespace
+}  // namespace ncclbot::test
