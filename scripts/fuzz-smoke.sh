@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Fuzz smoke run: builds the libFuzzer targets with clang++ in their own build folder (build-fuzz)
-# and runs each for FUZZ_SECONDS (default 20) on a seed corpus: the shared nccl-tests logs
-# (../shared/data/nccl-tests, when present) and tests/fuzz/seeds. Exits non-zero on any crash,
+# and runs each for FUZZ_SECONDS (default 20; the tuner plugin's three targets for
+# PLUGIN_FUZZ_SECONDS, default 12) on a seed corpus: the shared nccl-tests logs
+# (../shared/data/nccl-tests, when present), tests/fuzz/seeds and tests/fuzz/seeds/plugin. Exits non-zero on any crash,
 # sanitizer report or unexpected exception; reproducers land in build-fuzz/fuzz-artifacts/.
 # Needs clang++ and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev; scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-20}
+plugin_seconds=${PLUGIN_FUZZ_SECONDS:-12}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DNCCLBOT_FUZZ=ON -DNCCLBOT_BUILD_TESTS=OFF -DNCCLBOT_ENABLE_CUDA=OFF >/dev/null
-cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv
+cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file fuzz_leader_wire
 
 corpus="$build/fuzz-corpus"
 artifacts="$build/fuzz-artifacts"
@@ -19,17 +21,24 @@ mkdir -p "$corpus/log" "$corpus/csv" "$artifacts"
 if [ -d ../shared/data/nccl-tests ]; then cp ../shared/data/nccl-tests/*.txt "$corpus/log/"; fi
 cp tests/fuzz/seeds/*.json "$corpus/log/"
 cp tests/fuzz/seeds/*.csv "$corpus/csv/"
+mkdir -p "$corpus/table" "$corpus/state" "$corpus/wire"
+cp tests/fuzz/seeds/plugin/table.csv tests/fuzz/seeds/plugin/nccl_example.conf "$corpus/table/"
+cp tests/fuzz/seeds/plugin/*.state "$corpus/state/"
+cp tests/fuzz/seeds/plugin/wire-*.bin "$corpus/wire/"
 
 run() {
-  local target=$1 dir=$2
-  echo "fuzz-smoke: $target for ${seconds}s on $dir" >&2
-  "$build/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  local target=$1 dir=$2 secs=${3:-$seconds}
+  echo "fuzz-smoke: $target for ${secs}s on $dir" >&2
+  "$build/tests/fuzz/$target" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$dir" 2>"$build/$target.log" ||
     { tail -n 40 "$build/$target.log" >&2; exit 1; }
   grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$build/$target.log" | tail -n 2 >&2 || true
 }
 run fuzz_nccl_tests_log "$corpus/log"
 run fuzz_sweep_csv "$corpus/csv"
+run fuzz_decision_table "$corpus/table" "$plugin_seconds"
+run fuzz_state_file "$corpus/state" "$plugin_seconds"
+run fuzz_leader_wire "$corpus/wire" "$plugin_seconds"
 echo "fuzz-smoke: no crashes" >&2
 # The study TOML loader, the `ncclbot stats` JSON input and the fabric preset reader, ~10 s each.
 seconds=${FUZZ_INPUT_SECONDS:-10}

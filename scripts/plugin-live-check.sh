@@ -89,8 +89,10 @@ expect "$OUT/run2.log" 'table row 2 chose Ring/Simple' "table consulted" || stat
 echo "== 3. experimental: two processes on one GPU, distinct NCCL_HOSTID, leader on loopback"
 port=$((20000 + RANDOM % 20000))
 rm -f "$OUT/id3"
+secret="live-check-$RANDOM$RANDOM$RANDOM-$$"  # the leader authenticates its followers (docs/plugin.md)
 for r in 0 1; do
   env "${common_env[@]}" NCCLBOT_MODE=online NCCLBOT_POLICY='ucb1:c=0.5,n0=8' NCCLBOT_LEADER="127.0.0.1:$port" \
+    NCCLBOT_LEADER_SECRET="$secret" \
     NCCLBOT_RANK=$r NCCL_HOSTID="ncclbot-live-host-$r" NCCL_SOCKET_IFNAME=lo NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 \
     PROBE_RANK=$r PROBE_NRANKS=2 PROBE_ID_FILE="$OUT/id3" PROBE_ITERS=10 \
     timeout 300 "$PROBE" >"$OUT/run3.rank$r.log" 2>&1 &

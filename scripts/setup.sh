@@ -4,7 +4,7 @@
 set -euo pipefail
 
 APT_PACKAGES=(cmake ninja-build g++ clang pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev
-  libtomlplusplus-dev libfmt-dev libboost-dev librandom123-dev libglpk-dev libclang-rt-14-dev libopenmpi-dev
+  libtomlplusplus-dev libfmt-dev libboost-dev librandom123-dev libglpk-dev libclang-rt-14-dev libopenmpi-dev libsodium-dev
   openmpi-bin)
 PIP_MODULES=(numpy scipy statsmodels matplotlib)
 

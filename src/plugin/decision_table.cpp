@@ -2,10 +2,9 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "plugin/plugin_names.hpp"
+#include "plugin/regular_file.hpp"
 
 namespace ncclbot::plugin {
 namespace {
@@ -171,14 +170,13 @@ bool DecisionTable::parse(std::string_view text, const std::string& source, cons
 }
 
 bool DecisionTable::load_file(const std::string& path, const std::string& fabric, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open";
-    return false;
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path, fabric, error);
+  ReadRules rules;
+  rules.max_bytes = kMaxTableFileBytes;
+  std::string bytes;
+  const ReadResult r = read_regular_file(path, rules, &bytes, error);
+  if (r == ReadResult::kMissing) *error = path + ": cannot open (no such file)";
+  if (r != ReadResult::kOk) return false;
+  return parse(bytes, path, fabric, error);
 }
 
 std::vector<const DecisionRow*> DecisionTable::rows_for(int nodes, int ranks) const {

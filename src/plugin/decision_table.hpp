@@ -15,6 +15,7 @@
 namespace ncclbot::plugin {
 
 inline constexpr int kAny = -1;
+inline constexpr size_t kMaxTableFileBytes = size_t(16) << 20;  // far above any real table
 
 struct DecisionRow {
   int collective = kAny;                           // ncclFunc_t
@@ -43,6 +44,7 @@ class DecisionTable {
   // Parses `text`; on failure returns false and sets `error` to "SOURCE:LINE: reason". Rows of
   // other fabrics (when `fabric` is non-empty) are dropped at load.
   bool parse(std::string_view text, const std::string& source, const std::string& fabric, std::string* error);
+  // Reads a regular file of at most kMaxTableFileBytes (a device or FIFO is refused at once).
   bool load_file(const std::string& path, const std::string& fabric, std::string* error);
 
   // Rows that can match a communicator of this shape, in file order.

@@ -1,100 +1,95 @@
 #pragma once
-// Rank agreement for online mode (docs/plugin.md "Rank consistency"). One process, the leader
-// (rank 0), decides; every other process asks it over TCP (NCCLBOT_LEADER=host:port) and plays
-// exactly the leader's decision for each call index of each (communicator, context).
+// Rank agreement for online mode over TCP (docs/plugin.md "Rank consistency" and "Security
+// model"). One process, the leader (rank 0), decides; every other process asks it
+// (NCCLBOT_LEADER=host:port) and plays exactly the leader's decision for each call index of each
+// (communicator, context). The messages are leader_wire.hpp's, authenticated with the job's secret.
 //
-//  - A follower announces each communicator it joins (HELLO). The leader plays NCCL's own choice
-//    for a communicator until all of its ranks are present (its own plus the HELLOs), so a rank
-//    that never reached the leader cannot make the others diverge: they all play NCCL's choice.
+//  - The server is one thread serving every connection with epoll: connections, buffered bytes and
+//    connections that have not authenticated yet are capped (LeaderLimits); nothing a peer sends
+//    runs on, or blocks, the thread of NCCL's getCollInfo.
+//  - A follower announces each communicator rank it holds (HELLO) and waits for the leader's ACK:
+//    from then on it is counted, so it never falls back on its own (that would split the ranks);
+//    it waits for the leader's decisions, reconnecting when the connection breaks, and warns once
+//    per timeout period while it waits. A HELLO the leader refused (wrong secret, bad fields) or
+//    never received leaves the follower uncounted: it and the leader play NCCL's choice.
 //  - Decisions are fetched in windows of kDecisionWindow calls ahead, so a follower rarely waits.
-//  - A follower that waits longer than NCCLBOT_LEADER_TIMEOUT_MS gives up on the leader for good,
-//    plays NCCL's choice from then on and logs a warning (the only path to disagreement left:
-//    a leader that vanishes mid-job).
-// Both ends run the same plugin build, so messages are fixed-layout structs in host byte order.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "ncclbot/core/arm.hpp"
+#include "plugin/leader_wire.hpp"
 
 namespace ncclbot::plugin {
 
-inline constexpr int kDecisionWindow = 256;
-inline constexpr uint32_t kWireMagic = 0x4e43424cu;  // "LBCN"
-
-struct WireHello {
-  uint32_t magic, kind;  // kind 1
-  uint64_t comm_id;
-  uint32_t nranks, nnodes;
-};
-
-struct WireRequest {
-  uint32_t magic, kind;  // kind 2
-  uint64_t comm_id;
-  uint64_t start;
-  uint64_t bytes;  // nBytes of the call that asked (seeds a context the leader has not seen yet)
-  uint32_t key, count;
-  uint32_t nranks, nnodes;
-  float prior[kNumNcclArms];  // NCCL's cost table of the asking call
-  uint32_t pad;
-};
-
-struct WireDecisions {
-  uint32_t magic, kind;  // kind 3, followed by `count` int8 decisions
-  uint64_t comm_id;
-  uint64_t start;
-  uint32_t key, count;
-};
-
-// What the leader's server needs from the plugin: register a follower's rank of a communicator,
-// and decide a window of calls.
-struct LeaderHandler {
-  std::function<void(uint64_t comm_id, int nranks, int nnodes)> hello;
-  std::function<void(const WireRequest& request, int8_t* out)> decide;
+struct LeaderLimits {
+  size_t max_connections = 4096;       // all connections at once; more are closed at accept
+  size_t max_unauthenticated = 64;     // not yet past one valid tag; the oldest is evicted
+  int handshake_ms = 5000;             // an unauthenticated connection is closed after this
+  size_t max_output_bytes = 1u << 20;  // a peer that does not read its answers is closed
 };
 
 class LeaderServer {
  public:
-  // Binds host:port and serves in background threads; false + `error` when it cannot listen.
-  static bool start(const std::string& address, LeaderHandler handler, std::string* error);
+  // Binds host:port and serves in one background thread; false + `error` when it cannot listen.
+  static bool start(const std::string& address, const LeaderKey& key, const LeaderHandler& handler,
+                    const LeaderLimits& limits, std::string* error);
 };
 
-class FollowerLink {
+class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
  public:
-  // Connects to host:port, retrying until `timeout_ms`; nullptr + `error` on failure.
-  static std::shared_ptr<FollowerLink> connect(const std::string& address, int timeout_ms,
-                                               std::string* error);
+  // Connects to host:port and reads the leader's greeting, retrying until `timeout_ms`; nullptr +
+  // `error` on failure (nothing was said to the leader, so this rank is not counted).
+  static std::shared_ptr<FollowerLink> connect(const std::string& address, const LeaderKey& key,
+                                               int timeout_ms, std::string* error);
 
-  void hello(uint64_t comm_id, int nranks, int nnodes);
-  // The leader's decision for call `index` of (comm, key): a slot or -1 (NCCL's choice). Returns
-  // false when the leader did not answer within the timeout or the link is down.
-  bool decision(uint64_t comm_id, int key, uint64_t index, uint64_t bytes, int nranks, int nnodes,
-                const float* prior, int timeout_ms, int* slot);
-  bool healthy() const;
+  // Announces one rank and waits for the ACK. false: the leader closed the connection instead
+  // (refused) or the link broke before the HELLO went out; this rank is then not counted.
+  bool hello(const WireHello& h, int timeout_ms);
+
+  // The leader's decision for call `index` of (comm, key): a slot or -1 (NCCL's choice). Waits as
+  // long as it takes (see the header comment); `waiting` is called once per `timeout_ms` waited.
+  int decision(uint64_t comm_id, int key, uint64_t index, uint64_t bytes, int nranks, int nnodes,
+               const float* prior, int timeout_ms, const std::function<void(int waited_ms)>& waiting);
+
+  // Whether the current connection is up (a broken one is reopened by the next decision).
+  bool healthy();
+
+  // Test hook: close the current connection as a network failure would.
+  void break_connection_for_test();
 
   ~FollowerLink();
 
  private:
-  // Decisions arrive in aligned windows: window w covers calls [w * kDecisionWindow, (w + 1) * ...).
   struct Stream {
-    std::map<uint64_t, std::vector<int8_t>> windows;  // received
-    std::map<uint64_t, bool> requested;               // asked for, not yet received
+    std::map<uint64_t, std::vector<int8_t>> windows;  // received, by window number
+    // Asked for and not received: when it may be asked again (max() while an answer is due).
+    std::map<uint64_t, std::chrono::steady_clock::time_point> requested;
   };
   FollowerLink() = default;
-  void receive_loop();
-  bool send_request(uint64_t comm_id, int key, uint64_t window, uint64_t bytes, int nranks, int nnodes,
-                    const float* prior);
+  bool open_locked(std::unique_lock<std::mutex>& lock, int timeout_ms, std::string* error);
+  void receive_loop(int fd, uint64_t generation);
+  bool send_locked(const std::vector<uint8_t>& bytes);
+  void request_locked(Stream& s, uint64_t comm_id, int key, uint64_t window, uint64_t bytes, int nranks,
+                      int nnodes, const float* prior);
 
+  std::string address_;
+  LeaderKey key_;
   int fd_ = -1;
-  mutable std::mutex mu_;
-  std::mutex send_mu_;
+  uint64_t generation_ = 0;
+  bool broken_ = true;
+  bool reconnecting_ = false;
+  std::unique_ptr<FollowerSession> session_;
+  std::mutex mu_;
   std::condition_variable cv_;
-  bool broken_ = false;
+  std::vector<WireHello> joined_;                  // re-announced after a reconnect
+  std::set<std::pair<uint64_t, uint32_t>> acked_;  // (comm id, ordinal) ACKed on the current connection
   std::map<std::pair<uint64_t, int>, Stream> streams_;
 };
 

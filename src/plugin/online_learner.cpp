@@ -8,7 +8,8 @@
 namespace ncclbot::plugin {
 namespace {
 
-constexpr size_t kMemoKeep = size_t(1) << 20;  // decisions kept per context for slow followers
+// Decisions per lock hold in decide_range: a few microseconds even for Thompson sampling.
+constexpr int kSlice = 8;
 
 // NCCL's slots only: a prior never offers the simulated HiPIPE slot to a policy.
 ArmMask mask_of(const float* prior) {
@@ -20,9 +21,23 @@ ArmMask mask_of(const float* prior) {
 
 }  // namespace
 
+std::atomic<int64_t>& process_memo_budget() {
+  static std::atomic<int64_t> budget{int64_t(256) << 20};
+  return budget;
+}
+
 OnlineLearner::OnlineLearner(uint64_t comm_id, int nranks, int nnodes,
-                             std::shared_ptr<const PolicyEngine> engine, bool memoize)
-    : comm_id_(comm_id), nranks_(nranks), nnodes_(nnodes), engine_(std::move(engine)), memoize_(memoize) {}
+                             std::shared_ptr<const PolicyEngine> engine, bool memoize, MemoLimits limits)
+    : comm_id_(comm_id),
+      nranks_(nranks),
+      nnodes_(nnodes),
+      engine_(std::move(engine)),
+      memoize_(memoize),
+      limits_{limits.per_context, limits.budget ? limits.budget : &process_memo_budget()} {}
+
+OnlineLearner::~OnlineLearner() {
+  limits_.budget->fetch_add(memo_charged_);
+}
 
 OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, const float* prior) {
   std::unique_ptr<Context>& c = contexts_[key];
@@ -36,35 +51,75 @@ OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, c
     // (collective, nodes, GPUs per node, bytes), so plugin-check can compare call for call.
     const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
     c->stream_id = replay_stream_id(key_collective(key), nnodes_, gpn, c->first_bytes);
+    c->memo_base = inactive_end_[key];
   }
   return *c;
 }
 
 int OnlineLearner::fresh_decision_locked(Context& c) {
-  ++decisions_;
-  if (!active_ || c.mask.empty()) return -1;
+  if (c.mask.empty()) return -1;
   const int slot = engine_->select(c.policy, c.stream_id, c.steps);
   ++c.steps;
   return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
 }
 
-int OnlineLearner::decide_at_locked(Context& c, uint64_t index) {
-  if (!memoize_) return fresh_decision_locked(c);
-  if (index < c.memo_base) return -1;  // older than anything kept: NCCL's choice (see kMemoKeep)
-  while (c.memo_base + c.memo.size() <= index) c.memo.push_back(int8_t(fresh_decision_locked(c)));
-  const int slot = c.memo[index - c.memo_base];
-  if (c.memo.size() > 2 * kMemoKeep) {
-    c.memo.erase(c.memo.begin(), c.memo.begin() + long(kMemoKeep));
-    c.memo_base += kMemoKeep;
+void OnlineLearner::retire_locked(Context& c, int slot) {
+  if (c.retired_at != UINT64_MAX) return;
+  c.retired_at = c.memo_base + c.memo.size();
+  c.retired_slot = slot;
+}
+
+// One more memo entry within the per-context cap and the process budget (charged 64 KiB at a time).
+// The memo is a deque: it grows in small blocks and never copies what it holds, so a long memo
+// never stalls getCollInfo on a reallocation.
+bool OnlineLearner::grow_memo_locked(Context& c) {
+  constexpr size_t kCharge = 65536;
+  if (c.memo.size() >= limits_.per_context) return false;
+  if (c.memo.size() % kCharge == 0) {
+    if (limits_.budget->fetch_sub(int64_t(kCharge)) < int64_t(kCharge)) {
+      limits_.budget->fetch_add(int64_t(kCharge));
+      return false;
+    }
+    memo_charged_ += int64_t(kCharge);
   }
-  return slot;
+  return true;
+}
+
+int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
+  ++decisions_;
+  if (!memoize_) return active_ && c ? fresh_decision_locked(*c) : -1;
+  if (!active_ || c == nullptr) {
+    if (index + 1 > inactive_end_[key]) inactive_end_[key] = index + 1;
+    if (c != nullptr && c->memo.empty() && c->memo_base < inactive_end_[key])
+      c->memo_base = inactive_end_[key];
+    return -1;
+  }
+  if (index < c->memo_base) return -1;
+  while (c->memo_base + c->memo.size() <= index && index < c->retired_at) {
+    if (!grow_memo_locked(*c)) {
+      // Memo full: from here on every rank plays the arm the policy has settled on.
+      StepRandom rng(engine_->seed(), c->stream_id, uint32_t(c->steps));
+      const int slot = policy_commit(c->policy, rng);
+      retire_locked(*c, (is_nccl_slot(slot) && c->mask.has(slot)) ? slot : -1);
+      break;
+    }
+    const int8_t slot = int8_t(fresh_decision_locked(*c));
+    try {
+      c->memo.push_back(slot);
+    } catch (...) {  // out of memory: the same retirement as a full memo, for every rank
+      retire_locked(*c, -1);
+      break;
+    }
+  }
+  if (index >= c->retired_at) return c->retired_slot;
+  return c->memo[size_t(index - c->memo_base)];
 }
 
 int OnlineLearner::decide_next(int key, uint64_t bytes, const float* prior) {
   if (key < 0 || key >= kNumContextKeys) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   Context& c = context_locked(key, bytes, prior);
-  return decide_at_locked(c, c.next_call++);
+  return decide_at_locked(key, &c, c.next_call++);
 }
 
 int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) {
@@ -76,7 +131,7 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
     table.prior(prior);
     c = &context_locked(key, bytes, prior);
   }
-  return decide_at_locked(*c, c->next_call++);
+  return decide_at_locked(key, c, c->next_call++);
 }
 
 int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index) {
@@ -88,18 +143,37 @@ int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, ui
     table.prior(prior);
     c = &context_locked(key, bytes, prior);
   }
-  return decide_at_locked(*c, index);
+  if (index + 1 > own_calls_[key]) own_calls_[key] = index + 1;
+  return decide_at_locked(key, c, index);
 }
 
-void OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count,
+bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count,
                                  int8_t* out) {
-  if (key < 0 || key >= kNumContextKeys) {
-    for (int i = 0; i < count; ++i) out[i] = -1;
-    return;
+  if (key < 0 || key >= kNumContextKeys || count < 0 || start > (uint64_t(1) << 62)) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // While inactive the answers are NCCL's choice, stored nowhere (they only move the policy's
+    // start later). Once active, the memo may grow only kMaxFollowerLead past the leader's own
+    // count (or past where the policy started).
+    const uint64_t reference = own_calls_[key] > inactive_end_[key] ? own_calls_[key] : inactive_end_[key];
+    if (active_ && start > reference + kMaxFollowerLead) return false;
+    if (active_) {
+      Context& c = context_locked(key, bytes, prior);
+      if ((c.mask.bits & ~mask_of(prior).bits) != 0 && c.retired_at == UINT64_MAX) {
+        // An arm the policy may pick is missing from this rank's cost table: NCCL's choice from
+        // here on, for every rank (the indices already decided cannot change).
+        retire_locked(c, -1);
+        ++mismatches_;
+      }
+    }
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  Context& c = context_locked(key, bytes, prior);
-  for (int i = 0; i < count; ++i) out[i] = int8_t(decide_at_locked(c, start + uint64_t(i)));
+  for (int i = 0; i < count; i += kSlice) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Context* c = active_ ? &context_locked(key, bytes, prior) : contexts_[key].get();
+    for (int j = i; j < count && j < i + kSlice; ++j)
+      out[j] = int8_t(decide_at_locked(key, c, start + uint64_t(j)));
+  }
+  return true;
 }
 
 bool OnlineLearner::observe(int key, int slot, double latency_us) {
@@ -115,6 +189,13 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
 
 void OnlineLearner::set_active(bool active) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (active && !active_ && memoize_) {
+    // The policy's span starts after every call already answered with NCCL's choice.
+    for (int key = 0; key < kNumContextKeys; ++key)
+      if (Context* c = contexts_[key].get();
+          c != nullptr && c->memo.empty() && c->memo_base < inactive_end_[key])
+        c->memo_base = inactive_end_[key];
+  }
   active_ = active;
 }
 
@@ -133,6 +214,23 @@ uint64_t OnlineLearner::observations() const {
   return observations_;
 }
 
+uint64_t OnlineLearner::table_mismatches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return mismatches_;
+}
+
+uint64_t OnlineLearner::memo_base(int key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Context* c = key >= 0 && key < kNumContextKeys ? contexts_[key].get() : nullptr;
+  return c ? c->memo_base : UINT64_MAX;
+}
+
+uint64_t OnlineLearner::retired_at(int key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Context* c = key >= 0 && key < kNumContextKeys ? contexts_[key].get() : nullptr;
+  return c ? c->retired_at : UINT64_MAX;
+}
+
 void OnlineLearner::export_contexts(StateFile& file) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (int key = 0; key < kNumContextKeys; ++key) {
@@ -146,27 +244,26 @@ void OnlineLearner::export_contexts(StateFile& file) const {
     e.steps = c->steps;
     e.bytes = c->first_bytes;
     std::memcpy(e.prior, c->prior, sizeof e.prior);
-    const auto* p = reinterpret_cast<const uint8_t*>(&c->policy);
-    e.policy.assign(p, p + sizeof(PolicyState));
+    e.policy = c->policy;
     file.put(std::move(e));
   }
 }
 
 int OnlineLearner::import_contexts(const StateFile& file) {
-  if (file.state_size() != sizeof(PolicyState)) return 0;
   std::lock_guard<std::mutex> lock(mu_);
   int restored = 0;
   for (const StateEntry& e : file.entries()) {
     if (e.nranks != uint32_t(nranks_) || e.nnodes != uint32_t(nnodes_) || e.key >= uint32_t(kNumContextKeys))
       continue;
-    if (e.policy.size() != sizeof(PolicyState) || contexts_[e.key]) continue;
+    if (contexts_[e.key]) continue;
     auto c = std::make_unique<Context>();
     c->mask = ArmMask{e.mask}.nccl_arms();
     std::memcpy(c->prior, e.prior, sizeof e.prior);  // NCCL's 21 slots; the rest are never valid
     for (int s = kNumNcclArms; s < kNumArms; ++s) c->prior[s] = -1.0f;
-    std::memcpy(static_cast<void*>(&c->policy), e.policy.data(), sizeof(PolicyState));
+    c->policy = e.policy;  // validated by the state file against this mask and prior
     c->steps = e.steps;
     c->first_bytes = e.bytes;
+    c->memo_base = inactive_end_[e.key];  // calls already answered with NCCL's choice stay so
     const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
     c->stream_id = replay_stream_id(key_collective(int(e.key)), nnodes_, gpn, c->first_bytes);
     contexts_[e.key] = std::move(c);

@@ -3,10 +3,18 @@
 // from the cost table NCCL passes in (NCCL's model = the prior), stepping exactly like a replay:
 //   call t of a context: StepRandom(seed, stream id, t) -> policy.select -> slot
 //   measured latency of that call (profiler or report function) -> policy.update(slot, latency)
-// With memoize on (leader mode) every decision is recorded by the context's call index, so the
-// leader answers a follower's "decision for call t" with exactly what it played (or will play) at
-// its own call t; decisions never depend on which rank asked first.
+//
+// Leader mode (memoize on) records every decision by the context's call index, so the leader
+// answers a follower's "decision for call t" with exactly what it played (or will play) at its own
+// call t, whoever asks first. Each context's calls fall in three spans, fixed once and never moved,
+// so every rank reads the same decision for every index (docs/plugin.md "Rank consistency"):
+//   [0, memo_base)          NCCL's choice (-1): decided while not every rank was present
+//   [memo_base, retired_at) the policy's decisions, kept for the whole job (no index goes stale)
+//   [retired_at, ...)       one fixed decision: the policy's committed arm once the memo reached
+//                           its cap, or NCCL's choice once the ranks' cost tables disagreed
+#include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -20,10 +28,22 @@ namespace ncclbot::plugin {
 
 class StateFile;
 
+// How far a follower may ask ahead of the leader's own call count in a context.
+inline constexpr uint64_t kMaxFollowerLead = 16 * 256;
+
+struct MemoLimits {
+  size_t per_context = size_t(1) << 24;    // decisions kept per context (1 byte each)
+  std::atomic<int64_t>* budget = nullptr;  // bytes left for memos in this process, shared by learners
+};
+
+// The process-wide memo budget (256 MiB).
+std::atomic<int64_t>& process_memo_budget();
+
 class OnlineLearner {
  public:
   OnlineLearner(uint64_t comm_id, int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine,
-                bool memoize);
+                bool memoize, MemoLimits limits = {});
+  ~OnlineLearner();
 
   uint64_t comm_id() const { return comm_id_; }
   int nranks() const { return nranks_; }
@@ -39,8 +59,12 @@ class OnlineLearner {
   // Leader mode: the decision for call `index` of `key`, counted by the calling rank (several
   // ranks of one communicator may live in the leader's process; each has its own count).
   int decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index);
-  // Decisions for calls [start, start + count) of `key`, for a follower (leader mode only).
-  void decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out);
+  // Decisions for calls [start, start + count) of `key`, for a follower (leader mode only). Works
+  // in short slices, releasing the lock between them, so the leader's own getCollInfo never waits
+  // long. false (nothing decided) when the learner is active and `start` is more than
+  // kMaxFollowerLead past the leader's own calls (or the policy's start) in that context: the
+  // follower asks again.
+  bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out);
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
   bool observe(int key, int slot, double latency_us);
 
@@ -55,6 +79,12 @@ class OnlineLearner {
   // Statistics for logs and tests.
   uint64_t decisions() const;
   uint64_t observations() const;
+  // Contexts retired because a follower's cost table had other usable arms than the leader's.
+  uint64_t table_mismatches() const;
+  // The first call index of `key` decided by the policy and the first retired one (leader mode;
+  // UINT64_MAX when not set).
+  uint64_t memo_base(int key) const;
+  uint64_t retired_at(int key) const;
 
  private:
   struct Context {
@@ -63,24 +93,34 @@ class OnlineLearner {
     PolicyState policy;
     uint64_t first_bytes = 0;  // nBytes of the context's first call: keys its Philox stream
     uint64_t stream_id = 0;
-    uint32_t steps = 0;        // policy selections so far: the Philox step of the next one
-    uint64_t next_call = 0;    // this rank's next call index in the context
-    uint64_t memo_base = 0;    // call index of memo[0]
-    std::vector<int8_t> memo;  // decisions by call index (leader mode)
+    uint64_t steps = 0;      // policy selections so far: the Philox step of the next one
+    uint64_t next_call = 0;  // this rank's next call index in the context
+    uint64_t memo_base = 0;  // call index of memo[0]; calls before it are NCCL's choice
+    uint64_t retired_at = UINT64_MAX;
+    int retired_slot = -1;
+    std::deque<int8_t> memo;  // decisions by call index (leader mode)
   };
 
   Context& context_locked(int key, uint64_t bytes, const float* prior);
-  int decide_at_locked(Context& c, uint64_t index);
+  int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c);
+  void retire_locked(Context& c, int slot);
+  bool grow_memo_locked(Context& c);
 
   const uint64_t comm_id_;
   const int nranks_, nnodes_;
   const std::shared_ptr<const PolicyEngine> engine_;
   const bool memoize_;
+  const MemoLimits limits_;
   mutable std::mutex mu_;
   bool active_ = true;
-  uint64_t decisions_ = 0, observations_ = 0;
+  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0;
+  int64_t memo_charged_ = 0;  // bytes taken from the budget
   std::unique_ptr<Context> contexts_[kNumContextKeys];
+  // Leader mode: per context, the calls answered while inactive (the policy starts after them)
+  // and the leader's own call count (how far followers may ask ahead).
+  uint64_t inactive_end_[kNumContextKeys] = {};
+  uint64_t own_calls_[kNumContextKeys] = {};
 };
 
 }  // namespace ncclbot::plugin

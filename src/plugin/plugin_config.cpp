@@ -46,6 +46,8 @@ PluginConfig PluginConfig::from_environment() {
   c.policy_spec = env("NCCLBOT_POLICY");
   c.state_path = env("NCCLBOT_STATE");
   c.leader_address = env("NCCLBOT_LEADER");
+  c.leader_secret = env("NCCLBOT_LEADER_SECRET");
+  c.leader_secret_file = env("NCCLBOT_LEADER_SECRET_FILE");
   const std::string mode = env("NCCLBOT_MODE");
   if (mode == "table")
     c.mode = Mode::kTable;

@@ -10,7 +10,10 @@
 //   NCCLBOT_LEADER    host:port of the decision leader (online mode with several ranks)
 //   NCCLBOT_RANK      this process's rank in the job (default: RANK, OMPI_COMM_WORLD_RANK,
 //                     SLURM_PROCID, PMI_RANK); rank 0 serves as the leader
-//   NCCLBOT_LEADER_TIMEOUT_MS  how long a follower waits for a decision (default 10000)
+//   NCCLBOT_LEADER_SECRET       the job's secret authenticating leader messages (>= 16 bytes), or
+//   NCCLBOT_LEADER_SECRET_FILE  a file holding it, owner-only (`ncclbot secret` writes one)
+//   NCCLBOT_LEADER_TIMEOUT_MS  how long a follower waits to connect, and between warnings while it
+//                     waits for a decision (default 10000)
 //   NCCLBOT_AGREEMENT leader | local   local = learn from this rank's own latencies only; safe only
 //                     for one-rank communicators or one process driving all decisions (plugin-check)
 #include <cstdint>
@@ -24,6 +27,7 @@ enum class Agreement { kLeader, kLocal };
 struct PluginConfig {
   Mode mode = Mode::kOff;
   std::string table_path, fabric, policy_spec, state_path, leader_address;
+  std::string leader_secret, leader_secret_file;
   uint64_t seed = 0;
   int rank = -1;  // -1: unknown
   int leader_timeout_ms = 10000;

@@ -5,6 +5,7 @@
 
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
+#include "plugin/leader_secret.hpp"
 #include "plugin/plugin_names.hpp"
 #include "plugin/state_file.hpp"
 
@@ -24,6 +25,18 @@ const char* role_name(Role r) {
       return "off (NCCL's own choices)";
   }
 }
+
+namespace {
+
+// One WARN per distinct problem per process: a job creates many communicators.
+bool warn_once(const std::string& problem) {
+  static std::mutex mu;
+  static std::set<std::string>* seen = new std::set<std::string>();  // never destroyed, like the runtime
+  std::lock_guard<std::mutex> lock(mu);
+  return seen->insert(problem).second;
+}
+
+}  // namespace
 
 PluginRuntime& PluginRuntime::instance() {
   static PluginRuntime* runtime = new PluginRuntime();  // never destroyed, see the header
@@ -108,22 +121,52 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     comm.log.warn("cannot tell this process's rank (set NCCLBOT_RANK); using NCCL's own choices");
     return;
   }
+  LeaderKey key;
+  if (!load_leader_key(cfg.leader_secret, cfg.leader_secret_file, &key, &error)) {
+    // Every rank without a usable secret passes through; a follower without one never says HELLO,
+    // so the leader keeps NCCL's choice for its communicators too.
+    if (warn_once(error))
+      comm.log.warn("online mode with several ranks needs the job's secret: %s; using NCCL's own choices",
+                    error.c_str());
+    return;
+  }
   if (cfg.rank == 0) {
-    if (!start_leader(cfg, engine, comm.log)) return;
+    if (!start_leader(cfg, key, engine, comm.log)) return;
     std::lock_guard<std::mutex> lock(mu_);
-    comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes);
+    comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes, true);
+    if (!comm.learner) {
+      comm.log.warn(
+          "the leader already knows communicator 0x%llx with another shape; using NCCL's own choices",
+          (unsigned long long)comm.comm_id);
+      return;
+    }
     ++local_members_[comm.comm_id];
     update_activation_locked(comm.comm_id);
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kLeader;
   } else {
-    auto link = follower_link(cfg, &error);
+    auto link = follower_link(cfg, key, &error);
     if (!link) {
       comm.log.warn("%s; using NCCL's own choices (the leader does too until every rank has joined)",
                     error.c_str());
       return;
     }
-    link->hello(comm.comm_id, comm.nranks, comm.nnodes);
+    WireHello h;
+    h.comm_id = comm.comm_id;
+    h.nranks = uint32_t(comm.nranks);
+    h.nnodes = uint32_t(comm.nnodes);
+    h.rank = uint32_t(cfg.rank);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      h.ordinal = follower_ordinals_[comm.comm_id]++;
+    }
+    if (!link->hello(h, cfg.leader_timeout_ms)) {
+      comm.log.warn(
+          "the leader at %s refused this rank of commId 0x%llx (another secret, or another plugin version); "
+          "using NCCL's own choices, as the leader does for this communicator",
+          cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
+      return;
+    }
     comm.link = link;
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kFollower;
@@ -132,48 +175,75 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
   load_state(comm);
 }
 
-bool PluginRuntime::start_leader(const PluginConfig& cfg, std::shared_ptr<const PolicyEngine> engine,
-                                 const PluginLog& log) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (leader_started_) return true;
-  LeaderHandler handler;
-  handler.hello = [this](uint64_t comm_id, int, int) {
-    std::lock_guard<std::mutex> l(mu_);
-    ++follower_hellos_[comm_id];
-    update_activation_locked(comm_id);
-  };
-  handler.decide = [this](const WireRequest& r, int8_t* out) {
+bool PluginRuntime::on_hello(void* self, const WireHello& h) {
+  auto* rt = static_cast<PluginRuntime*>(self);
+  try {
+    std::lock_guard<std::mutex> l(rt->mu_);
+    if (!rt->leader_learner_locked(h.comm_id, int(h.nranks), int(h.nnodes), false)) return false;
+    auto& ranks = rt->follower_ranks_[h.comm_id];
+    if (ranks.size() < h.nranks) ranks.insert({h.rank, h.ordinal});  // a repeated HELLO counts once
+    rt->update_activation_locked(h.comm_id);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+void PluginRuntime::on_request(void* self, const WireRequest& r, WireDecisions* d) {
+  auto* rt = static_cast<PluginRuntime*>(self);
+  d->status = DecisionStatus::kLater;
+  try {
     std::shared_ptr<OnlineLearner> learner;
     {
-      std::lock_guard<std::mutex> l(mu_);
-      learner = leader_learner_locked(r.comm_id, int(r.nranks), int(r.nnodes));
+      std::lock_guard<std::mutex> l(rt->mu_);
+      learner = rt->leader_learner_locked(r.comm_id, int(r.nranks), int(r.nnodes), false);
     }
+    if (!learner) return;
     float prior[kNumArms];
     std::memcpy(prior, r.prior, sizeof r.prior);
     for (int s = kNumNcclArms; s < kNumArms; ++s) prior[s] = -1.0f;
-    learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), out);
-  };
+    if (learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots))
+      d->status = DecisionStatus::kOk;
+  } catch (...) {
+    d->status = DecisionStatus::kLater;
+  }
+}
+
+bool PluginRuntime::start_leader(const PluginConfig& cfg, const LeaderKey& key,
+                                 std::shared_ptr<const PolicyEngine> engine, const PluginLog& log) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (leader_started_) return true;
+  LeaderHandler handler;
+  handler.hello = &PluginRuntime::on_hello;
+  handler.decide = &PluginRuntime::on_request;
+  handler.ctx = this;
   std::string error;
   leader_engine_ = engine;
-  if (!LeaderServer::start(cfg.leader_address, std::move(handler), &error)) {
+  if (!LeaderServer::start(cfg.leader_address, key, handler, LeaderLimits{}, &error)) {
     log.warn("%s; using NCCL's own choices", error.c_str());
     leader_engine_.reset();
     return false;
   }
   leader_started_ = true;
-  log.init_info("decision leader listening on %s", cfg.leader_address.c_str());
+  log.init_info("decision leader listening on %s (authenticated)", cfg.leader_address.c_str());
   return true;
 }
 
-std::shared_ptr<OnlineLearner> PluginRuntime::leader_learner_locked(uint64_t comm_id, int nranks,
-                                                                    int nnodes) {
+std::shared_ptr<OnlineLearner> PluginRuntime::leader_learner_locked(uint64_t comm_id, int nranks, int nnodes,
+                                                                    bool local) {
   auto it = leader_learners_.find(comm_id);
-  if (it != leader_learners_.end()) return it->second;
-  // A communicator the leader has not joined (yet): decisions are memoised from the first request
-  // on, and stay NCCL's own until all of its ranks, the leader's included, are present.
+  if (it != leader_learners_.end()) {
+    if (it->second->nranks() != nranks || it->second->nnodes() != nnodes) return nullptr;
+    if (local && local_members_[comm_id] == 0 && foreign_learners_ > 0) --foreign_learners_;
+    return it->second;
+  }
+  if (!local && foreign_learners_ >= kMaxForeignLearners) return nullptr;
+  // A communicator the leader has not joined (yet): its decisions stay NCCL's own until all of its
+  // ranks, the leader's included, are present.
   auto learner = std::make_shared<OnlineLearner>(comm_id, nranks, nnodes, leader_engine_, true);
   learner->set_active(false);
   leader_learners_.emplace(comm_id, learner);
+  if (!local) ++foreign_learners_;
   update_activation_locked(comm_id);
   return learner;
 }
@@ -182,23 +252,27 @@ void PluginRuntime::update_activation_locked(uint64_t comm_id) {
   auto it = leader_learners_.find(comm_id);
   if (it == leader_learners_.end()) return;
   const int local = local_members_[comm_id];
-  const int present = local + follower_hellos_[comm_id];
+  const size_t present = size_t(local) + follower_ranks_[comm_id].size();
   // Sticky: once every rank is present, decisions stay the policy's (memoised ones never change).
-  if (local > 0 && present >= it->second->nranks() && !it->second->active()) it->second->set_active(true);
+  if (local > 0 && present >= size_t(it->second->nranks()) && !it->second->active())
+    it->second->set_active(true);
 }
 
-std::shared_ptr<FollowerLink> PluginRuntime::follower_link(const PluginConfig& cfg, std::string* error) {
+std::shared_ptr<FollowerLink> PluginRuntime::follower_link(const PluginConfig& cfg, const LeaderKey& key,
+                                                           std::string* error) {
   std::lock_guard<std::mutex> lock(mu_);
+  // A broken link still serves (and reopens for) the communicators that joined through it; a new
+  // communicator gets a fresh connection, so one refused HELLO does not doom the next.
   if (link_ && link_address_ == cfg.leader_address && link_->healthy()) return link_;
-  link_ = FollowerLink::connect(cfg.leader_address, cfg.leader_timeout_ms, error);
-  link_address_ = cfg.leader_address;
+  link_ = FollowerLink::connect(cfg.leader_address, key, cfg.leader_timeout_ms, error);
+  if (link_) link_address_ = cfg.leader_address;
   return link_;
 }
 
 void PluginRuntime::load_state(TunerComm& comm) {
   if (comm.state_path.empty() || !comm.learner) return;
   std::lock_guard<std::mutex> lock(state_mu_);
-  StateFile file(comm.engine->fingerprint(), uint32_t(sizeof(PolicyState)));
+  StateFile file(*comm.engine);
   std::string warning;
   if (!file.load(comm.state_path, &warning)) {
     comm.log.warn("%s", warning.c_str());
@@ -211,11 +285,10 @@ void PluginRuntime::load_state(TunerComm& comm) {
 void PluginRuntime::save_state(TunerComm& comm) {
   if (comm.state_path.empty() || !comm.learner) return;
   std::lock_guard<std::mutex> lock(state_mu_);
-  StateFile file(comm.engine->fingerprint(), uint32_t(sizeof(PolicyState)));
-  std::string warning;
-  if (!file.load(comm.state_path, &warning)) comm.log.warn("%s (it will be replaced)", warning.c_str());
+  StateFile file(*comm.engine);
   comm.learner->export_contexts(file);
-  if (!file.save(comm.state_path, &warning)) comm.log.warn("cannot save the state: %s", warning.c_str());
+  std::string warning;
+  if (!file.save(comm.state_path, &warning)) comm.log.warn("state not saved: %s", warning.c_str());
 }
 
 void PluginRuntime::finalize_comm(TunerComm* comm) {
@@ -230,6 +303,12 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
         ++it;
     }
   }
+  if (comm->learner && comm->learner->table_mismatches() > 0)
+    comm->log.warn(
+        "commId 0x%llx: %llu contexts switched to NCCL's choice for every rank because a follower's cost "
+        "table "
+        "lacked an arm of the leader's",
+        (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->table_mismatches());
   if (comm->learner)
     comm->log.info("tuner finalised: commId 0x%llx, %llu decisions, %llu measured latencies",
                    (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->decisions(),
@@ -270,21 +349,20 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
   if (comm->role == Role::kFollower) {
     float prior[kNumArms];
     table.prior(prior);
-    if (comm->link_failed.load(std::memory_order_relaxed)) return;
     uint64_t index;
     {
       std::lock_guard<std::mutex> lock(comm->mu);
       index = comm->next_call[size_t(key)]++;
     }
-    if (!comm->link->decision(comm->comm_id, key, index, bytes, comm->nranks, comm->nnodes, prior,
-                              comm->timeout_ms, &slot)) {
-      if (!comm->link_failed.exchange(true))
-        comm->log.warn(
-            "no decision from the leader within %d ms (call %llu of %s %zu bytes); this rank plays NCCL's "
-            "own choices from now on and may disagree with the others",
-            comm->timeout_ms, (unsigned long long)index, collective_label(coll), bytes);
-      return;
-    }
+    // A counted follower never decides on its own (the others would play the leader's decision);
+    // it waits for the leader, which a live job always has, and says so while it waits.
+    slot = comm->link->decision(comm->comm_id, key, index, bytes, comm->nranks, comm->nnodes, prior,
+                                comm->timeout_ms, [&](int waited_ms) {
+                                  comm->log.warn(
+                                      "still waiting for the leader after %d ms (call %llu of %s %zu bytes); "
+                                      "the ranks must play the leader's decisions, so this rank waits",
+                                      waited_ms, (unsigned long long)index, collective_label(coll), bytes);
+                                });
   } else if (comm->role == Role::kLeader) {
     uint64_t index;
     {

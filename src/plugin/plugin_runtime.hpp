@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,15 @@ struct TunerComm {
   int timeout_ms = 10000;
   std::mutex mu;                    // follower call counters
   std::vector<uint64_t> next_call;  // leader / follower: this rank's call index per context key
-  std::atomic<bool> link_failed{false};
   std::atomic<bool> warned_unusable{false};
   // Contexts whose first decision was logged (one INFO line each, so NCCL's log shows the plugin
   // being consulted without a line per call).
   std::atomic<uint64_t> logged_keys[(kNumContextKeys + 63) / 64] = {};
 };
+
+// How many communicators the leader keeps learners for without being a member (followers' HELLOs
+// and requests for them: all NCCL's choice, a few KiB each).
+inline constexpr size_t kMaxForeignLearners = 1024;
 
 class PluginRuntime {
  public:
@@ -73,11 +77,17 @@ class PluginRuntime {
  private:
   PluginRuntime() = default;
   void setup_online(TunerComm& comm, const PluginConfig& cfg);
-  bool start_leader(const PluginConfig& cfg, std::shared_ptr<const PolicyEngine> engine,
+  bool start_leader(const PluginConfig& cfg, const LeaderKey& key, std::shared_ptr<const PolicyEngine> engine,
                     const PluginLog& log);
-  std::shared_ptr<OnlineLearner> leader_learner_locked(uint64_t comm_id, int nranks, int nnodes);
+  // nullptr when the communicator is new and the cap on learners for communicators this process
+  // has not joined is reached, or its shape contradicts the learner's.
+  std::shared_ptr<OnlineLearner> leader_learner_locked(uint64_t comm_id, int nranks, int nnodes, bool local);
   void update_activation_locked(uint64_t comm_id);
-  std::shared_ptr<FollowerLink> follower_link(const PluginConfig& cfg, std::string* error);
+  std::shared_ptr<FollowerLink> follower_link(const PluginConfig& cfg, const LeaderKey& key,
+                                              std::string* error);
+  // The leader server's callbacks (LeaderHandler): run on its thread, never throw.
+  static bool on_hello(void* self, const WireHello& h);
+  static void on_request(void* self, const WireRequest& r, WireDecisions* d);
   void load_state(TunerComm& comm);
   void save_state(TunerComm& comm);
 
@@ -87,11 +97,15 @@ class PluginRuntime {
   bool leader_started_ = false;
   std::shared_ptr<const PolicyEngine> leader_engine_;
   std::map<uint64_t, std::shared_ptr<OnlineLearner>> leader_learners_;
-  std::map<uint64_t, int> local_members_, follower_hellos_;
+  std::map<uint64_t, int> local_members_;
+  std::map<uint64_t, std::set<std::pair<uint32_t, uint32_t>>>
+      follower_ranks_;           // (rank, ordinal) that said HELLO
+  size_t foreign_learners_ = 0;  // learners of communicators this process has not joined
   // Follower role.
   std::shared_ptr<FollowerLink> link_;
   std::string link_address_;
-  std::mutex state_mu_;  // state file writes
+  std::map<uint64_t, uint32_t> follower_ordinals_;  // ranks of each communicator this process holds
+  std::mutex state_mu_;                             // state file writes
 };
 
 }  // namespace ncclbot::plugin

@@ -4,14 +4,6 @@
 #include "plugin/state_file.hpp"
 
 namespace ncclbot::plugin {
-namespace {
-
-template <typename T>
-uint64_t mix(uint64_t h, const T& v) {
-  return fnv1a64(&v, sizeof v, h);
-}
-
-}  // namespace
 
 std::shared_ptr<const PolicyEngine> PolicyEngine::create(const std::string& spec, uint64_t seed,
                                                          std::string* error) {
@@ -28,11 +20,9 @@ std::shared_ptr<const PolicyEngine> PolicyEngine::create(const std::string& spec
     engine->config_ = parsed.config;
     engine->spec_ = parsed.text;
     engine->seed_ = seed;
-    // The canonical text names every key, so it identifies the configuration; the state layout
-    // size guards against a different build.
-    uint64_t h = fnv1a64(parsed.text.data(), parsed.text.size());
-    h = mix(h, uint64_t(sizeof(PolicyState)));
-    engine->fingerprint_ = h;
+    // The canonical text names every key, so it identifies the configuration. The state file
+    // stores fields one by one and checks their number, so no layout size enters here.
+    engine->fingerprint_ = fnv1a64(parsed.text.data(), parsed.text.size());
     return engine;
   } catch (const std::exception& e) {
     *error = e.what();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/stream_id.hpp"
@@ -21,18 +22,29 @@ class PolicyEngine {
 
   const std::string& spec() const { return spec_; }
   uint64_t seed() const { return seed_; }
-  // Identifies policy + hyperparameters + state layout, for the state file.
+  PolicyKind kind() const { return config_.kind; }
+  // Identifies policy + hyperparameters (the canonical spec), for the state file.
   uint64_t fingerprint() const { return fingerprint_; }
 
   void reset(PolicyState& state, ArmMask mask, const float* prior_us) const {
     state = make_policy(config_);
+    // The active member value-initialised with its parameters, so nothing in it (UCB1's bonus
+    // table pointer included) is left indeterminate.
+    visit_policy(config_, [&](auto& fresh) {
+      with_policy(state, [&](auto& member) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(member)>, std::decay_t<decltype(fresh)>>)
+          member = fresh;
+      });
+    });
     PolicyContext ctx;
     ctx.mask = mask;
     ctx.prior_us = prior_us;
     policy_reset(state, ctx);
   }
-  int select(PolicyState& state, uint64_t stream_id, uint32_t step) const {
-    StepRandom rng(seed_, stream_id, step);
+  // The step counter is 64-bit; the Philox key takes its low 32 bits, as the replay engine does
+  // (its horizons never reach 2^32).
+  int select(PolicyState& state, uint64_t stream_id, uint64_t step) const {
+    StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select(state, rng);
   }
   void update(PolicyState& state, int slot, double latency_us) const {

@@ -1,34 +1,149 @@
 #include "plugin/state_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <chrono>
+#include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <limits>
 #include <thread>
+#include <type_traits>
+
+#include "plugin/context_key.hpp"
+#include "plugin/regular_file.hpp"
 
 namespace ncclbot::plugin {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'C', 'C', 'L', 'B', 'O', 'T', 'S'};
-constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 4 + 4;
-constexpr size_t kEntryFixed = 5 * 4 + 4 + 8 + kNumNcclArms * 4;  // five u32, padding, u64, prior
-constexpr uint32_t kMaxEntries = 1u << 20;
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 4 + 4;
+constexpr size_t kEntryFixedBytes = 4 * 4 + 8 + 8 + 4 * kNumNcclArms + 4 + 4;
 
-template <typename T>
-void put_raw(std::string& out, T v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+void put_u32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(char(uint8_t(v >> (8 * i))));
+}
+void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(char(uint8_t(v >> (8 * i))));
 }
 
+// A bounds-checked little-endian reader: every get fails (and stays failed) past the end.
+class Reader {
+ public:
+  Reader(const std::string& bytes, size_t end)
+      : p_(reinterpret_cast<const uint8_t*>(bytes.data())), end_(end) {}
+  bool ok() const { return ok_; }
+  size_t at() const { return at_; }
+  uint64_t get(int width) {
+    if (!ok_ || end_ - at_ < size_t(width)) {
+      ok_ = false;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < width; ++i) v |= uint64_t(p_[at_ + size_t(i)]) << (8 * i);
+    at_ += size_t(width);
+    return v;
+  }
+  uint32_t u32() { return uint32_t(get(4)); }
+  uint64_t u64() { return get(8); }
+  float f32() {
+    const uint32_t bits = u32();
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+
+ private:
+  const uint8_t* p_;
+  size_t end_, at_ = 0;
+  bool ok_ = true;
+};
+
+// visit_state() visitors: f(values, n, lo, hi). Doubles travel as IEEE bits, integers as int64;
+// every value must be finite and within [lo, hi] both ways.
 template <typename T>
-T get_raw(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+bool value_fits(T v, double lo, double hi) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isfinite(v) && double(v) >= lo && double(v) <= hi;
+  else
+    return double(v) >= lo && double(v) <= hi;
+}
+
+struct ValueWriter {
+  std::string* out;
+  uint32_t count = 0;
+  bool ok = true;
+  template <typename T>
+  void operator()(T* values, int n, double lo, double hi) {
+    for (int i = 0; i < n; ++i) {
+      ok = ok && value_fits(values[i], lo, hi);
+      uint64_t bits;
+      if constexpr (std::is_floating_point_v<T>) {
+        const double d = double(values[i]);
+        std::memcpy(&bits, &d, 8);
+      } else {
+        bits = uint64_t(int64_t(values[i]));
+      }
+      put_u64(*out, bits);
+      ++count;
+    }
+  }
+};
+
+struct ValueReader {
+  Reader* in;
+  uint32_t left;
+  bool ok = true;
+  template <typename T>
+  void operator()(T* values, int n, double lo, double hi) {
+    if (n < 0) ok = false;
+    for (int i = 0; ok && i < n; ++i) {
+      if (left == 0) {
+        ok = false;
+        return;
+      }
+      --left;
+      const uint64_t bits = in->u64();
+      if constexpr (std::is_floating_point_v<T>) {
+        double d;
+        std::memcpy(&d, &bits, 8);
+        ok = value_fits(d, lo, hi);
+        if (ok) values[i] = T(d);
+      } else {
+        const int64_t v = int64_t(bits);
+        using L = std::numeric_limits<T>;
+        const bool fits = std::is_unsigned_v<T> ? v >= 0 && uint64_t(v) <= uint64_t(L::max())
+                                                : v >= int64_t(L::min()) && v <= int64_t(L::max());
+        ok = fits && double(v) >= lo && double(v) <= hi;
+        if (ok) values[i] = T(v);
+      }
+    }
+  }
+};
+
+ArmMask mask_of(const float* prior) {
+  ArmMask m;
+  for (int s = 0; s < kNumNcclArms; ++s)
+    if (prior[s] >= 0.0f && std::isfinite(prior[s])) m.set(s);
+  return m;
+}
+
+std::string dir_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+std::string base_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string errno_text() {
+  return std::strerror(errno);
 }
 
 }  // namespace
@@ -42,6 +157,10 @@ uint64_t fnv1a64(const void* data, size_t n, uint64_t h) {
   return h;
 }
 
+bool has_state_magic(const std::string& bytes) {
+  return bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 8) == 0;
+}
+
 void StateFile::put(StateEntry entry) {
   for (StateEntry& e : entries_)
     if (e.nranks == entry.nranks && e.nnodes == entry.nnodes && e.key == entry.key) {
@@ -51,110 +170,203 @@ void StateFile::put(StateEntry entry) {
   entries_.push_back(std::move(entry));
 }
 
-bool StateFile::load(const std::string& path, std::string* warning) {
-  entries_.clear();
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return true;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *warning = path + ": cannot read (" + std::strerror(errno) + "), starting from the prior";
-    return false;
+std::string StateFile::encode() const {
+  std::string out(kMagic, 8);
+  put_u32(out, kStateFileVersion);
+  put_u32(out, 0);
+  put_u64(out, engine_.fingerprint());
+  put_u32(out, uint32_t(engine_.kind()));
+  const size_t count_at = out.size();
+  put_u32(out, 0);
+  uint32_t written = 0;
+  for (const StateEntry& e : entries_) {
+    std::string entry;
+    put_u32(entry, e.nranks);
+    put_u32(entry, e.nnodes);
+    put_u32(entry, e.key);
+    put_u32(entry, e.mask);
+    put_u64(entry, e.steps);
+    put_u64(entry, e.bytes);
+    for (float f : e.prior) {
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      put_u32(entry, bits);
+    }
+    std::string values;
+    ValueWriter writer{&values};
+    PolicyState copy = e.policy;
+    with_policy(copy, [&](auto& p) { p.visit_state(writer); });
+    if (!writer.ok || writer.count > kMaxStateValues) continue;  // a state that would not load again
+    put_u32(entry, writer.count);
+    put_u32(entry, 0);
+    out += entry;
+    out += values;
+    ++written;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string bytes = ss.str();
-  auto reject = [&](const std::string& why) {
+  for (int i = 0; i < 4; ++i) out[count_at + size_t(i)] = char(uint8_t(written >> (8 * i)));
+  put_u64(out, fnv1a64(out.data(), out.size()));
+  return out;
+}
+
+bool StateFile::decode(const std::string& bytes, std::string* why) {
+  entries_.clear();
+  auto fail = [&](const std::string& reason) {
     entries_.clear();
-    *warning = path + ": " + why + "; ignoring it and starting from the prior";
+    *why = reason;
     return false;
   };
-  if (bytes.size() < kHeaderSize + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
-    return reject("not an ncclbot state file");
-  const char* p = bytes.data() + 8;
-  const uint32_t version = get_raw<uint32_t>(p);
-  const uint32_t state_size = get_raw<uint32_t>(p + 4);
-  const uint64_t fingerprint = get_raw<uint64_t>(p + 8);
-  const uint32_t count = get_raw<uint32_t>(p + 16);
+  if (!has_state_magic(bytes)) return fail("not an ncclbot state file");
+  if (bytes.size() < kHeaderBytes + 8) return fail("truncated");
+  uint64_t checksum = 0;
+  for (int i = 0; i < 8; ++i) checksum |= uint64_t(uint8_t(bytes[bytes.size() - 8 + size_t(i)])) << (8 * i);
+  Reader in(bytes, bytes.size() - 8);
+  in.get(8);
+  const uint32_t version = in.u32();
   if (version != kStateFileVersion)
-    return reject("state file version " + std::to_string(version) + " is not " +
-                  std::to_string(kStateFileVersion));
-  const uint64_t checksum = get_raw<uint64_t>(bytes.data() + bytes.size() - 8);
+    return fail("state file version " + std::to_string(version) + " is not " +
+                std::to_string(kStateFileVersion));
   if (fnv1a64(bytes.data(), bytes.size() - 8) != checksum)
-    return reject("checksum mismatch (corrupt or truncated)");
-  if (state_size != state_size_ || fingerprint != fingerprint_)
-    return reject("written for another policy or plugin build");
-  const size_t entry_size = kEntryFixed + state_size_;
-  if (count > kMaxEntries || bytes.size() != kHeaderSize + size_t(count) * entry_size + 8)
-    return reject("entry count does not match the file size");
-  p = bytes.data() + kHeaderSize;
-  for (uint32_t i = 0; i < count; ++i, p += entry_size) {
+    return fail("checksum mismatch (corrupt or truncated)");
+  const uint32_t reserved = in.u32();
+  const uint64_t fingerprint = in.u64();
+  const uint32_t kind = in.u32();
+  const uint32_t count = in.u32();
+  if (reserved != 0) return fail("bad header");
+  if (fingerprint != engine_.fingerprint() || kind != uint32_t(engine_.kind()))
+    return fail("written for another policy (" + engine_.spec() + " here)");
+  if (count > kMaxStateEntries || count > (bytes.size() - kHeaderBytes) / kEntryFixedBytes)
+    return fail("entry count " + std::to_string(count) + " does not fit the file");
+  entries_.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const std::string where = "entry " + std::to_string(i) + ": ";
     StateEntry e;
-    e.nranks = get_raw<uint32_t>(p);
-    e.nnodes = get_raw<uint32_t>(p + 4);
-    e.key = get_raw<uint32_t>(p + 8);
-    e.mask = get_raw<uint32_t>(p + 12);
-    e.steps = get_raw<uint32_t>(p + 16);
-    e.bytes = get_raw<uint64_t>(p + 24);
-    std::memcpy(e.prior, p + 32, sizeof e.prior);
-    e.policy.assign(p + kEntryFixed, p + entry_size);
-    entries_.push_back(std::move(e));
+    e.nranks = in.u32();
+    e.nnodes = in.u32();
+    e.key = in.u32();
+    e.mask = in.u32();
+    e.steps = in.u64();
+    e.bytes = in.u64();
+    for (float& f : e.prior) f = in.f32();
+    const uint32_t values = in.u32();
+    const uint32_t zero = in.u32();
+    if (!in.ok()) return fail(where + "truncated");
+    if (e.nranks < 1 || e.nranks >= (1u << 30) || e.nnodes < 1 || e.nnodes > e.nranks)
+      return fail(where + "bad rank or node count");
+    if (e.key >= uint32_t(kNumContextKeys) || zero != 0) return fail(where + "bad context key");
+    if (ArmMask{e.mask} != ArmMask{e.mask}.nccl_arms() || !(ArmMask{e.mask} == mask_of(e.prior)))
+      return fail(where + "arm mask does not match the prior");
+    if (values > kMaxStateValues) return fail(where + "too many values");
+    engine_.reset(e.policy, ArmMask{e.mask}, e.prior);
+    ValueReader reader{&in, values};
+    with_policy(e.policy, [&](auto& p) { p.visit_state(reader); });
+    if (!reader.ok || !in.ok()) return fail(where + "a policy value is out of range or missing");
+    if (reader.left != 0) return fail(where + "more values than the policy has");
+    put(std::move(e));
+  }
+  if (in.at() != bytes.size() - 8) return fail("trailing bytes after the entries");
+  return true;
+}
+
+bool StateFile::load(const std::string& path, std::string* warning) {
+  entries_.clear();
+  ReadRules rules;
+  rules.max_bytes = kMaxStateFileBytes;
+  rules.no_follow = true;
+  std::string bytes, why;
+  const ReadResult r = read_regular_file(path, rules, &bytes, &why);
+  if (r == ReadResult::kMissing) return true;
+  if (r == ReadResult::kRefused) {
+    *warning = "NCCLBOT_STATE=" + why + "; not used";
+    return false;
+  }
+  if (!decode(bytes, &why)) {
+    *warning = "NCCLBOT_STATE=" + path + ": " + why + "; ignoring it and starting from the prior";
+    return false;
   }
   return true;
 }
 
 bool StateFile::save(const std::string& path, std::string* warning) const {
-  std::string out;
-  out.append(kMagic, 8);
-  put_raw<uint32_t>(out, kStateFileVersion);
-  put_raw<uint32_t>(out, state_size_);
-  put_raw<uint64_t>(out, fingerprint_);
-  put_raw<uint32_t>(out, uint32_t(entries_.size()));
-  put_raw<uint32_t>(out, 0);
-  for (const StateEntry& e : entries_) {
-    put_raw<uint32_t>(out, e.nranks);
-    put_raw<uint32_t>(out, e.nnodes);
-    put_raw<uint32_t>(out, e.key);
-    put_raw<uint32_t>(out, e.mask);
-    put_raw<uint32_t>(out, e.steps);
-    put_raw<uint32_t>(out, 0);
-    put_raw<uint64_t>(out, e.bytes);
-    out.append(reinterpret_cast<const char*>(e.prior), sizeof e.prior);
-    std::string policy(e.policy.begin(), e.policy.end());
-    policy.resize(state_size_, '\0');
-    out += policy;
-  }
-  put_raw<uint64_t>(out, fnv1a64(out.data(), out.size()));
-
-  // Unique temporary name per process and thread, in the target's directory so rename is atomic.
-  const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
-                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *warning = tmp + ": cannot create (" + std::strerror(errno) + ")";
+  const std::string dir = dir_of(path), base = base_of(path);
+  if (base.empty() || base == "." || base == "..") {
+    *warning = "NCCLBOT_STATE=" + path + ": not a file name";
     return false;
   }
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    *warning = "NCCLBOT_STATE=" + path + ": cannot open its directory (" + errno_text() + ")";
+    return false;
+  }
+  auto give_up = [&](const std::string& why) {
+    *warning = "NCCLBOT_STATE=" + path + ": " + why;
+    ::close(dfd);  // also releases the lock
+    return false;
+  };
+  // Concurrent jobs take turns (and merge); a lock held for seconds is not worth stalling NCCL's
+  // finalize for.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (::flock(dfd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR)
+      return give_up("cannot lock its directory (" + errno_text() + ")");
+    if (std::chrono::steady_clock::now() >= deadline)
+      return give_up("its directory stayed locked; not saved");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  StateFile merged(engine_);
+  struct stat st;
+  if (::fstatat(dfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!S_ISREG(st.st_mode)) return give_up("not a regular file; left alone, not saved");
+    if (uint64_t(st.st_size) > kMaxStateFileBytes)
+      return give_up("larger than an ncclbot state file; left alone");
+    const int fd = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return give_up("cannot read (" + errno_text() + "); not saved");
+    std::string bytes(size_t(st.st_size), '\0');
+    size_t have = 0;
+    while (have < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + have, bytes.size() - have);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      have += size_t(n);
+    }
+    ::close(fd);
+    bytes.resize(have);
+    if (!has_state_magic(bytes)) return give_up("not written by ncclbot; left alone, not saved");
+    std::string why;
+    if (!merged.decode(bytes, &why)) merged.entries_.clear();  // ncclbot's but unusable: replaced
+  } else if (errno != ENOENT) {
+    return give_up("cannot stat (" + errno_text() + "); not saved");
+  }
+  for (const StateEntry& e : entries_) merged.put(e);
+  const std::string out = merged.encode();
+
+  uint64_t salt = 0;
+  if (::getrandom(&salt, sizeof salt, 0) != ssize_t(sizeof salt))
+    salt = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^ uint64_t(::getpid());
+  char suffix[40];
+  std::snprintf(suffix, sizeof suffix, ".tmp.%016llx", (unsigned long long)salt);
+  const std::string tmp = base + suffix;
+  const int fd = ::openat(dfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return give_up("cannot create a temporary file beside it (" + errno_text() + ")");
   size_t done = 0;
-  while (done < out.size()) {
+  bool ok = true;
+  while (ok && done < out.size()) {
     const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      *warning = tmp + ": write failed (" + std::strerror(errno) + ")";
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    done += size_t(n);
+    ok = n > 0;
+    if (ok) done += size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    *warning = tmp + ": fsync/close failed (" + std::strerror(errno) + ")";
-    ::unlink(tmp.c_str());
-    return false;
+  std::string why;
+  if (!ok) why = "write failed (" + errno_text() + ")";
+  if (ok && ::fsync(fd) != 0) ok = false, why = "fsync failed (" + errno_text() + ")";
+  if (::close(fd) != 0 && ok) ok = false, why = "close failed (" + errno_text() + ")";
+  if (ok && ::renameat(dfd, tmp.c_str(), dfd, base.c_str()) != 0)
+    ok = false, why = "rename failed (" + errno_text() + ")";
+  if (!ok) {
+    ::unlinkat(dfd, tmp.c_str(), 0);
+    return give_up(why);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *warning = path + ": rename failed (" + std::strerror(errno) + ")";
-    ::unlink(tmp.c_str());
-    return false;
-  }
+  ::fsync(dfd);  // the rename itself survives a crash
+  ::close(dfd);
   return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
 
@@ -20,20 +21,7 @@ namespace {
 
 constexpr int kCalls = 100000;
 constexpr uint64_t kCommId = 0xabcdef12345ull;
-
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const int port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
+constexpr const char* kSecret = "rank-consistency-test-secret";
 
 // Arms of the test communicator, with true latencies close enough that per-rank noise reorders
 // their sample means: Tree/LL 10 us, Tree/Simple 10.4 us, Ring/LL128 10.8 us, Ring/Simple 11.5 us.
@@ -64,12 +52,13 @@ double true_latency(int slot) {
 // on the GPU), so the leader cannot exit while followers still ask; `done_fd` / `exit_fd` model that.
 [[noreturn]] void rank_main(int rank, int nranks, bool leader, int port, const std::string& policy,
                             int ready_fd, int go_fd, int done_fd, int exit_fd, const std::string& out,
-                            int lost_rank) {
+                            int lost_rank, int wrong_secret_rank) {
   setenv("NCCLBOT_MODE", "online", 1);
   setenv("NCCLBOT_POLICY", policy.c_str(), 1);
   setenv("NCCLBOT_SEED", "7", 1);
   setenv("NCCLBOT_RANK", std::to_string(rank).c_str(), 1);
   setenv("NCCLBOT_LEADER_TIMEOUT_MS", "20000", 1);
+  setenv("NCCLBOT_LEADER_SECRET", rank == wrong_secret_rank ? "another-jobs-secret-0000" : kSecret, 1);
   if (leader && rank == lost_rank) {  // this rank is given a wrong address: it never reaches the leader
     setenv("NCCLBOT_LEADER", ("127.0.0.1:" + std::to_string(port == 65535 ? 1 : port + 1)).c_str(), 1);
     setenv("NCCLBOT_LEADER_TIMEOUT_MS", "300", 1);
@@ -108,7 +97,8 @@ struct RankRun {
   bool ok = true;
 };
 
-RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_rank = -1) {
+RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_rank = -1,
+                  int wrong_secret_rank = -1) {
   const int port = free_loopback_port();
   const std::string dir = temp_dir();
   int ready[2], go[2], done[2], quit[2];
@@ -121,7 +111,7 @@ RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_r
     const pid_t pid = fork();
     if (pid == 0)
       rank_main(r, nranks, leader, port, policy, ready[1], go[0], done[1], quit[0],
-                dir + "/rank" + std::to_string(r), lost_rank);
+                dir + "/rank" + std::to_string(r), lost_rank, wrong_secret_rank);
     pids.push_back(pid);
   }
   char byte;
@@ -156,6 +146,17 @@ int distinct_arms(const std::string& picks) {
   return n;
 }
 
+// Every rank played NCCL's pick (Ring/Simple, the prior's argmin) on every call.
+void expect_everyone_on_nccls_choice(const RankRun& run) {
+  ASSERT_TRUE(run.ok);
+  EXPECT_EQ(disagreements(run), 0);
+  for (const auto& p : run.picks) {
+    ASSERT_EQ(p.size(), size_t(kCalls));
+    EXPECT_EQ(distinct_arms(p), 1);
+    EXPECT_EQ(int(p[0]), 1 * 3 + 2);
+  }
+}
+
 }  // namespace
 
 TEST(RankConsistency, LeaderKeepsFourRanksInAgreementOverOneHundredThousandCalls) {
@@ -183,12 +184,12 @@ TEST(RankConsistency, NaiveRankLocalLearnerDisagrees) {
 TEST(RankConsistency, ARankThatNeverReachesTheLeaderLeavesEveryoneOnNcclsChoice) {
   // Rank 2 cannot connect, so it never announces itself; the leader waits for all three ranks
   // before deciding anything, so every rank keeps NCCL's pick (Ring/Simple, the prior's argmin).
-  const RankRun run = run_ranks(3, true, "egreedy:eps=0.5,n0=1", 2);
-  ASSERT_TRUE(run.ok);
-  EXPECT_EQ(disagreements(run), 0);
-  for (const auto& p : run.picks) {
-    ASSERT_EQ(p.size(), size_t(kCalls));
-    EXPECT_EQ(distinct_arms(p), 1);
-    EXPECT_EQ(int(p[0]), 1 * 3 + 2);
-  }
+  expect_everyone_on_nccls_choice(run_ranks(3, true, "egreedy:eps=0.5,n0=1", 2));
+}
+
+TEST(RankConsistency, ARankWithAnotherSecretIsRefusedAndEveryoneStaysOnNcclsChoice) {
+  // Rank 1 reaches the leader but its HELLO carries another job's MAC: the leader drops the
+  // connection without counting it, rank 1 sees the refusal and passes through, and the leader,
+  // still missing a rank, keeps NCCL's pick too.
+  expect_everyone_on_nccls_choice(run_ranks(3, true, "egreedy:eps=0.5,n0=1", -1, 1));
 }

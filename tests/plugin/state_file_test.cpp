@@ -1,10 +1,12 @@
 // The online state file through the plugin: saved atomically at finalize, restored at the next
-// init (a new job continues where the last one stopped), and a corrupt, truncated or foreign file
-// is ignored with a warning.
+// init (a new job continues where the last one stopped), a corrupt, truncated or foreign file is
+// ignored with a warning, and a file ncclbot did not write is never replaced. Format and safety
+// details: tests/plugin/unit/state_file_unit.cpp.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
 
+#include <chrono>
 #include <fstream>
 
 #include "plugin/plugin_loader.hpp"
@@ -95,6 +97,9 @@ TEST(StateFile, CorruptTruncatedAndForeignFilesAreIgnoredWithAWarning) {
   clear_log();
   EXPECT_EQ(first_decision_of_second_job(state), 0);
   EXPECT_TRUE(logged(kNcclLogWarn, "not an ncclbot state file"));
+  // A user's file at that path is left alone at finalize, with a warning.
+  EXPECT_TRUE(logged(kNcclLogWarn, "not written by ncclbot; left alone"));
+  EXPECT_EQ(read_bytes(state), "not a state file at all\n");
 
   // Written for another policy configuration: foreign.
   write_file(state, good);
@@ -108,5 +113,13 @@ TEST(StateFile, CorruptTruncatedAndForeignFilesAreIgnoredWithAWarning) {
   write_file(state, other_version);
   clear_log();
   EXPECT_EQ(first_decision_of_second_job(state), 0);
-  EXPECT_TRUE(logged(kNcclLogWarn, "state file version 9 is not 1"));
+  EXPECT_TRUE(logged(kNcclLogWarn, "state file version 9 is not 2"));
+}
+
+TEST(StateFile, DevZeroFailsFastWithAWarning) {
+  clear_log();
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(first_decision_of_second_job("/dev/zero"), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(logged(kNcclLogWarn, "/dev/zero: not a regular file"));
 }

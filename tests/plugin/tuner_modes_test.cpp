@@ -3,6 +3,8 @@
 // unless a table says so, odd table shapes, unknown collectives, NULL logger / nChannels).
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <cstring>
 #include <fstream>
 
@@ -143,6 +145,19 @@ TEST(TunerModes, MissingTableWarnsAndPassesThrough) {
   clear_log();
   Comm comm(8, 1);
   EXPECT_TRUE(logged(kNcclLogWarn, "/nonexistent/table.csv: cannot open"));
+}
+
+TEST(TunerModes, ADeviceAsTableFailsFastWithAWarning) {
+  // /dev/zero would be read forever (NCCL's communicator creation hung at 3 GB before the cap).
+  EnvVar mode("NCCLBOT_MODE", "table"), table("NCCLBOT_TABLE", "/dev/zero");
+  clear_log();
+  const auto t0 = std::chrono::steady_clock::now();
+  Comm comm(8, 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(logged(kNcclLogWarn, "/dev/zero: not a regular file"));
+  const int nccl_pick = allreduce_table().pick();
+  CostTable7x3 t = allreduce_table();
+  EXPECT_EQ(comm.call(t, 4, 50, nullptr), nccl_pick);
 }
 
 TEST(TunerModes, LogsThroughNcclLoggerWithTheTuningFlag) {

@@ -86,6 +86,19 @@ struct ArmStats {
     ++plays;
   }
 
+  // The learned fields, for the tuner plugin's state file: f(values, n, lo, hi) for n values that
+  // must lie in [lo, hi]. The packed arm set comes from the mask (reset), `untried` is recounted.
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    f(count, arms.k, 0.0, HUGE_VAL);
+    f(sum, arms.k, -HUGE_VAL, HUGE_VAL);
+    f(mean, arms.k, -HUGE_VAL, HUGE_VAL);
+    f(&total, 1, 0.0, HUGE_VAL);
+    f(&plays, 1, 0.0, 9.0e18);
+    untried = 0;
+    for (int j = 0; j < arms.k; ++j) untried += count[j] == 0.0 ? 1 : 0;
+  }
+
   // First packed arm never observed (not even through the prior), or -1.
   NCCLBOT_HD int first_untried() const {
     for (int j = 0; j < arms.k; ++j)

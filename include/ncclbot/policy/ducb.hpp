@@ -68,6 +68,14 @@ struct DiscountedUcbPolicy {
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  // Learned fields (arm_stats.hpp); the prior's share is rebuilt by reset().
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+    f(discounted_count, stats.arms.k, 0.0, HUGE_VAL);
+    f(discounted_sum, stats.arms.k, -HUGE_VAL, HUGE_VAL);
+    f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
+  }
 };
 
 }  // namespace ncclbot

@@ -30,6 +30,10 @@ struct EpsGreedyPolicy {
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+  }
 };
 
 }  // namespace ncclbot

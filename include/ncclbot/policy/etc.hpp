@@ -33,6 +33,11 @@ struct EtcPolicy {
 
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
 
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+    f(&committed, 1, -1.0, double(stats.arms.k - 1));
+  }
   NCCLBOT_HD int commit(StepRandom&) const {
     if (committed >= 0) return stats.arms.slot[committed];
     return stats.committed_slot();

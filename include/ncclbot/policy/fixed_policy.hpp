@@ -24,6 +24,9 @@ struct FixedPolicy {
   NCCLBOT_HD int select(StepRandom&) { return pick; }
   NCCLBOT_HD void update(int, double) {}
   NCCLBOT_HD int commit(StepRandom&) const { return pick; }
+  // Nothing learned: reset() rebuilds everything (tuner plugin state file).
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&&) {}
 };
 
 }  // namespace ncclbot

@@ -21,6 +21,9 @@ struct RandomPolicy {
     if (arms.k == 0) return -1;
     return arms.slot[uniform_below(rng.next_u32(), uint32_t(arms.k))];
   }
+  // Nothing learned: reset() rebuilds everything (tuner plugin state file).
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&&) {}
 };
 
 }  // namespace ncclbot

@@ -70,6 +70,18 @@ struct SwUcbPolicy {
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  // Learned fields (arm_stats.hpp): the ring holds min(plays, window) entries; the prior's share
+  // is rebuilt by reset().
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+    f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
+    const int kept = stats.plays < window() ? int(stats.plays) : window();
+    f(history_us, kept, -HUGE_VAL, HUGE_VAL);
+    f(history_arm, kept, 0.0, double(stats.arms.k - 1));
+    // Until the ring is full, the next write goes right after the kept entries.
+    f(&head, 1, kept < window() ? double(kept) : 0.0, kept < window() ? double(kept) : double(window() - 1));
+  }
 };
 
 }  // namespace ncclbot

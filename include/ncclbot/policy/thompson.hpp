@@ -86,6 +86,10 @@ struct ThompsonPolicy {
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+  }
 };
 
 }  // namespace ncclbot

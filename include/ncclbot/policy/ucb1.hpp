@@ -62,6 +62,12 @@ struct Ucb1Policy {
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  // Learned fields (arm_stats.hpp); the bonus table is an engine cache, never state.
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+    f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
+  }
 };
 
 }  // namespace ncclbot

@@ -16,9 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "../loopback_port.hpp"
 #include "plugin/leader_link.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
+
+using ncclbot::test::free_loopback_port;
 
 extern "C" {
 extern const NcclTunerV5 ncclTunerPlugin_v5;
@@ -37,21 +40,6 @@ void fail(const char* what, int a, int b) {
 void quiet_logger(int, unsigned long, const char*, int, const char*, ...) {}
 
 // A port the kernel just handed out on 127.0.0.1 (released again for the leader to bind).
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    close(fd);
-    return 20000 + int(getpid() % 20000);
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 // One communicator's life: init (tuner and profiler in a thread-dependent order), calls, a proxy
 // thread delivering channel events for every call, finalize in a thread-dependent order.
 void run_comm(int thread, int round) {
@@ -209,6 +197,11 @@ int main() {
   setenv("NCCLBOT_POLICY", "thompson:n0=1,sigma=0.1", 1);
   setenv("NCCLBOT_LEADER", "127.0.0.1:0", 1);  // port 0 is rejected: exercises the failure path
   setenv("NCCLBOT_RANK", "0", 1);
+  const char* secret = "tsan-check-secret-0123456789";
+  setenv("NCCLBOT_LEADER_SECRET", secret, 1);
+  ncclbot::plugin::LeaderKey key;
+  std::string key_error;
+  if (!ncclbot::plugin::leader_key_from_text(secret, &key, &key_error)) fail("secret", 0, 0);
   void* ctx = nullptr;
   ncclTunerPlugin_v5.init(&ctx, 77, 2, 1, nullptr, nullptr, nullptr);
   ncclTunerPlugin_v5.finalize(ctx);
@@ -233,12 +226,17 @@ int main() {
   for (int f = 0; f < 2; ++f)
     ranks.emplace_back([&, f] {
       std::string error;
-      auto link = ncclbot::plugin::FollowerLink::connect(address, 5000, &error);
+      auto link = ncclbot::plugin::FollowerLink::connect(address, key, 5000, &error);
       if (!link) {
         fail("follower connect", f, 0);
         return;
       }
-      link->hello(78, 4, 1);
+      ncclbot::plugin::WireHello hello;
+      hello.comm_id = 78;
+      hello.nranks = 4;
+      hello.nnodes = 1;
+      hello.rank = uint32_t(1 + f);
+      if (!link->hello(hello, 5000)) fail("follower hello", f, 0);
       ++followers_hello;
       while (followers_hello.load() < 2 && failures.load() == 0) std::this_thread::yield();
       float prior[21];
@@ -247,21 +245,17 @@ int main() {
       // load, much later), and windows decided before both are read are NCCL's own for good. So
       // probe another context of the communicator, one fresh window at a time, until the leader
       // answers with the policy's choice (slot >= 0): then every rank is present for it.
-      const int probe_key = 4 * 65 + 11;
+      const int probe_key = 4 * 65 + 11;  // AllReduce of 1024..2047 bytes
       bool active = false;
       for (uint64_t w = 0; w < 2000 && !active && failures.load() == 0; ++w) {
-        int slot = -2;
-        if (!link->decision(78, probe_key, w * ncclbot::plugin::kDecisionWindow, 512, 4, 1, prior, 5000,
-                            &slot))
-          fail("follower probe", f, int(w));
+        const int slot = link->decision(78, probe_key, w * ncclbot::plugin::kDecisionWindow, 1024, 4, 1,
+                                        prior, 5000, nullptr);
         active = slot >= 0;
         if (!active) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
       if (!active) fail("the leader never saw both followers", f, 0);
       for (int i = 0; i < kLeaderCalls; ++i) {
-        int slot = -2;
-        if (!link->decision(78, 4 * 65 + 10, uint64_t(i), 512, 4, 1, prior, 5000, &slot))
-          fail("follower decision", f, i);
+        const int slot = link->decision(78, 4 * 65 + 10, uint64_t(i), 512, 4, 1, prior, 5000, nullptr);
         seen[size_t(2 + f)][size_t(i)] = slot < 0 ? 0 : slot;  // -1 = NCCL's pick: slot 0 on this table
         if (slot < 0) ++nccl_picks;
         if (i == 0) ++followers_answered;

@@ -1,0 +1,96 @@
+// `ncclbot secret [--out PATH]`: writes a fresh random key for the tuner plugin's decision leader
+// (docs/plugin.md "Security model"): 32 bytes from the kernel's random source, hex-encoded, in a
+// file only its owner can read (0600), by default $HOME/.config/ncclbot/leader.key, which every
+// node of a cluster with a shared home can read. It never overwrites a file: a key in use by a
+// running job must not change under it. Point NCCLBOT_LEADER_SECRET_FILE at the file.
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+std::string default_key_path() {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') throw UsageError("secret: HOME is not set; give --out PATH");
+  return std::string(home) + "/.config/ncclbot/leader.key";
+}
+
+// Creates the missing directories of `path` (owner-only, like ~/.config itself should be).
+void make_parents(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+      throw InputError(dir, 0, std::string("cannot create the directory: ") + std::strerror(errno));
+  }
+}
+
+std::string random_hex_key() {
+  unsigned char bytes[32];
+  size_t have = 0;
+  while (have < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + have, sizeof bytes - have, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
+    have += size_t(n);
+  }
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char b : bytes) {
+    hex.push_back(digits[b >> 4]);
+    hex.push_back(digits[b & 15]);
+  }
+  return hex + "\n";
+}
+
+int write_key(const std::string& path) {
+  make_parents(path);
+  // O_EXCL: never replace an existing file; O_NOFOLLOW: never write through a symlink.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST)
+      throw InputError(path, 0, "already exists; not overwritten (remove it first to make a new key)");
+    throw InputError(path, 0, std::string("cannot create: ") + std::strerror(errno));
+  }
+  const std::string key = random_hex_key();
+  bool ok = ::fchmod(fd, 0600) == 0;  // whatever the umask
+  size_t done = 0;
+  while (ok && done < key.size()) {
+    const ssize_t n = ::write(fd, key.data() + done, key.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += size_t(n);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  const int saved = errno;
+  ::close(fd);
+  if (!ok) {
+    ::unlink(path.c_str());
+    throw InputError(path, 0, std::string("cannot write: ") + std::strerror(saved));
+  }
+  std::cout << "wrote a new leader key to " << path << "\n"
+            << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << path << "\n";
+  return 0;
+}
+
+Action setup(CLI::App& app) {
+  auto out = std::make_shared<std::string>();
+  app.add_option("--out", *out, "where to write the key (default $HOME/.config/ncclbot/leader.key)");
+  return [out] { return write_key(out->empty() ? default_key_path() : *out); };
+}
+
+const bool registered = register_command(
+    {"secret", "write a new owner-only key file for the tuner plugin's authenticated leader", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

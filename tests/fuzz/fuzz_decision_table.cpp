@@ -1,0 +1,31 @@
+// libFuzzer target: the tuner plugin's decision table parser (both formats) either rejects the
+// bytes with "SOURCE:LINE: reason" or accepts rows that stay within NCCL's algorithms and
+// protocols, and matching them against any call never fails.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "plugin/decision_table.hpp"
+
+using namespace ncclbot::plugin;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  DecisionTable table;
+  std::string error;
+  if (!table.parse(text, "fuzz.csv", size % 2 ? "h100-ib-a" : "", &error)) {
+    if (error.rfind("fuzz.csv:", 0) != 0) std::abort();  // every rejection names the input
+    return 0;
+  }
+  for (const DecisionRow& row : table.rows()) {
+    if ((row.algo == kAny) != (row.proto == kAny)) std::abort();
+    if (row.algo != kAny && (row.algo < 0 || row.algo >= 7 || row.proto < 0 || row.proto >= 3)) std::abort();
+  }
+  for (int nodes : {1, 2, 4}) {
+    const auto rows = table.rows_for(nodes, nodes * 8);
+    const CallKey key{4, uint64_t(size) * 977, nodes, nodes * 8, 1, 0};
+    for (const DecisionRow* row : rows) (void)DecisionTable::matches(*row, key);
+  }
+  return 0;
+}

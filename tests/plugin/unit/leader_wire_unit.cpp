@@ -1,0 +1,235 @@
+// The leader's wire protocol without sockets: a follower and a leader session with the same
+// secret talk; a wrong secret, a replayed or reordered frame, a lying header and out-of-range
+// fields all end the connection before the handler sees anything.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "plugin/leader_wire.hpp"
+
+using namespace ncclbot::plugin;
+
+namespace {
+
+LeaderKey key_of(const char* secret) {
+  LeaderKey k;
+  std::string why;
+  EXPECT_TRUE(leader_key_from_text(secret, &k, &why)) << why;
+  return k;
+}
+
+struct Calls {
+  int hellos = 0, requests = 0;
+  WireHello last_hello;
+  WireRequest last_request;
+};
+
+LeaderHandler handler_for(Calls* calls) {
+  LeaderHandler h;
+  h.ctx = calls;
+  h.hello = [](void* c, const WireHello& hello) {
+    auto* calls = static_cast<Calls*>(c);
+    ++calls->hellos;
+    calls->last_hello = hello;
+    return true;
+  };
+  h.decide = [](void* c, const WireRequest& r, WireDecisions* d) {
+    auto* calls = static_cast<Calls*>(c);
+    ++calls->requests;
+    calls->last_request = r;
+    for (int i = 0; i < kDecisionWindow; ++i) d->slots[i] = int8_t(i % 3 == 0 ? -1 : 5);
+  };
+  return h;
+}
+
+WireHello a_hello() {
+  WireHello h;
+  h.comm_id = 0x1234;
+  h.nranks = 4;
+  h.nnodes = 2;
+  h.rank = 3;
+  h.ordinal = 0;
+  return h;
+}
+
+WireRequest a_request() {
+  WireRequest r;
+  r.comm_id = 0x1234;
+  r.start = 512;
+  r.bytes = 4096;  // size class 13
+  r.key = 4 * 65 + 13;
+  r.count = kDecisionWindow;
+  r.nranks = 4;
+  r.nnodes = 2;
+  for (float& p : r.prior) p = -1.0f;
+  r.prior[5] = 7.5f;
+  return r;
+}
+
+// A connected pair: the leader's greeting went to the follower, the follower's nonce to the leader.
+struct Pair {
+  LeaderSession leader;
+  FollowerSession follower;
+  Pair(const LeaderKey& leader_key, const LeaderKey& follower_key, uint8_t nonce_byte = 7)
+      : leader(leader_key, std::vector<uint8_t>(kNonceBytes, nonce_byte).data()), follower(follower_key) {
+    const std::vector<uint8_t> g = leader.greeting();
+    std::vector<uint8_t> client_nonce(kNonceBytes, 9), out;
+    EXPECT_TRUE(follower.start(g.data(), g.size(), client_nonce.data(), &out));
+    Calls none;
+    std::vector<uint8_t> ignored;
+    EXPECT_TRUE(leader.feed(out.data(), out.size(), handler_for(&none), &ignored));
+  }
+};
+
+}  // namespace
+
+TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  Pair p(key, key);
+  Calls calls;
+  std::vector<uint8_t> frames, replies;
+  p.follower.hello(a_hello(), &frames);
+  p.follower.request(a_request(), &frames);
+  ASSERT_TRUE(p.leader.feed(frames.data(), frames.size(), handler_for(&calls), &replies));
+  EXPECT_EQ(calls.hellos, 1);
+  EXPECT_EQ(calls.requests, 1);
+  EXPECT_EQ(calls.last_hello.rank, 3u);
+  EXPECT_EQ(calls.last_request.start, 512u);
+  EXPECT_EQ(calls.last_request.prior[5], 7.5f);
+  // Header 16 + hello 24 + tag 16, then header 16 + decisions head 32 + 256 slots + tag 16.
+  ASSERT_EQ(replies.size(), size_t(56 + 320));
+  size_t used = 0;
+  WireHello ack;
+  WireDecisions d;
+  EXPECT_EQ(p.follower.feed(replies.data(), replies.size(), &used, &ack, &d), FollowerSession::Event::kAck);
+  EXPECT_EQ(used, 56u);
+  EXPECT_EQ(ack.ordinal, 0u);
+  EXPECT_EQ(ack.comm_id, 0x1234u);
+  EXPECT_EQ(p.follower.feed(replies.data() + used, replies.size() - used, &used, &ack, &d),
+            FollowerSession::Event::kDecisions);
+  EXPECT_EQ(d.start, 512u);
+  EXPECT_EQ(d.slots[0], -1);
+  EXPECT_EQ(d.slots[1], 5);
+}
+
+TEST(LeaderWire, AWrongSecretEndsTheConnectionBeforeTheHandler) {
+  Pair p(key_of("the-leaders-secret-0000"), key_of("another-jobs-secret-000"));
+  Calls calls;
+  std::vector<uint8_t> frames, replies;
+  p.follower.hello(a_hello(), &frames);
+  EXPECT_FALSE(p.leader.feed(frames.data(), frames.size(), handler_for(&calls), &replies));
+  EXPECT_EQ(calls.hellos, 0);
+  EXPECT_TRUE(replies.empty());
+  EXPECT_FALSE(p.leader.authenticated());
+}
+
+TEST(LeaderWire, ReplayedFramesAreRejected) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  Pair first(key, key, 7);
+  std::vector<uint8_t> frames, replies;
+  first.follower.hello(a_hello(), &frames);
+  Calls calls;
+  ASSERT_TRUE(first.leader.feed(frames.data(), frames.size(), handler_for(&calls), &replies));
+  // The same bytes again on the same connection: the frame number has moved on.
+  EXPECT_FALSE(first.leader.feed(frames.data(), frames.size(), handler_for(&calls), &replies));
+  // On another connection (another leader nonce): not valid there either.
+  Pair second(key, key, 8);
+  Calls other;
+  EXPECT_FALSE(second.leader.feed(frames.data(), frames.size(), handler_for(&other), &replies));
+  EXPECT_EQ(other.hellos, 0);
+  EXPECT_EQ(calls.hellos, 1);
+}
+
+TEST(LeaderWire, AHeaderPromisingAnOddLengthClosesAtOnce) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  Pair p(key, key);
+  Calls calls;
+  std::vector<uint8_t> replies;
+  // magic, kind 2 (request), length 2^30, 0: refused on the 16 header bytes, nothing buffered.
+  const uint8_t header[16] = {0x4c, 0x42, 0x43, 0x4e, 2, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0};
+  EXPECT_FALSE(p.leader.feed(header, sizeof header, handler_for(&calls), &replies));
+  Pair q(key, key);
+  const uint8_t unknown_kind[16] = {0x4c, 0x42, 0x43, 0x4e, 3, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_FALSE(q.leader.feed(unknown_kind, sizeof unknown_kind, handler_for(&calls), &replies));
+  Pair r(key, key);
+  const uint8_t not_magic[16] = {1, 2, 3, 4, 1, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_FALSE(r.leader.feed(not_magic, sizeof not_magic, handler_for(&calls), &replies));
+}
+
+TEST(LeaderWire, TruncatedFramesWaitWithoutCallingTheHandler) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  Pair p(key, key);
+  Calls calls;
+  std::vector<uint8_t> frames, replies;
+  p.follower.request(a_request(), &frames);
+  for (size_t i = 0; i + 1 < frames.size(); ++i)
+    ASSERT_TRUE(p.leader.feed(&frames[i], 1, handler_for(&calls), &replies));
+  EXPECT_EQ(calls.requests, 0);
+  ASSERT_TRUE(p.leader.feed(&frames.back(), 1, handler_for(&calls), &replies));
+  EXPECT_EQ(calls.requests, 1);
+}
+
+TEST(LeaderWire, FieldsOutOfRangeAreInvalid) {
+  EXPECT_TRUE(valid_request(a_request()));
+  WireRequest r = a_request();
+  r.key = 11 * 65;  // one past the last context key
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.key = 4 * 65 + 14;  // 4096 bytes are size class 13, not 14
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.count = 257;
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.start = 300;  // not a window boundary
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.start = (uint64_t(1) << 62) + 256;
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.nnodes = 5;  // more nodes than ranks
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.nranks = (1u << 20) + 1;
+  EXPECT_FALSE(valid_request(r));
+
+  EXPECT_TRUE(valid_hello(a_hello()));
+  WireHello h = a_hello();
+  h.ordinal = 4;  // a 4-rank communicator has ordinals 0..3 in one process at most
+  EXPECT_FALSE(valid_hello(h));
+  h = a_hello();
+  h.nranks = 1;  // a one-rank communicator needs no leader
+  EXPECT_FALSE(valid_hello(h));
+  h = a_hello();
+  h.nnodes = 0;
+  EXPECT_FALSE(valid_hello(h));
+}
+
+TEST(LeaderWire, ATamperedAnswerIsRejectedByTheFollower) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  Pair p(key, key);
+  Calls calls;
+  std::vector<uint8_t> frames, replies;
+  p.follower.request(a_request(), &frames);
+  ASSERT_TRUE(p.leader.feed(frames.data(), frames.size(), handler_for(&calls), &replies));
+  replies[16 + 32 + 1] ^= 0x01;  // a decision slot changed in flight
+  size_t used = 0;
+  WireHello ack;
+  WireDecisions d;
+  EXPECT_EQ(p.follower.feed(replies.data(), replies.size(), &used, &ack, &d), FollowerSession::Event::kBad);
+}
+
+TEST(LeaderWire, ShortSecretsAreRefused) {
+  LeaderKey k;
+  std::string why;
+  EXPECT_FALSE(leader_key_from_text("fifteen-bytes!!", &k, &why));
+  EXPECT_NE(why.find("fewer than 16"), std::string::npos) << why;
+  EXPECT_TRUE(leader_key_from_text("sixteen-bytes!!!\n", &k, &why));
+  // Trailing newlines are not part of the secret: a key file and the same text in the
+  // environment give the same key.
+  LeaderKey a, b;
+  ASSERT_TRUE(leader_key_from_text("0123456789abcdef0123", &a, &why));
+  ASSERT_TRUE(leader_key_from_text("0123456789abcdef0123\n", &b, &why));
+  EXPECT_EQ(a.bytes, b.bytes);
+}
