@@ -45,12 +45,16 @@ struct ThompsonPolicy {
     return stats.mean[j] + params.sigma * kZFloor / sqrt(stats.count[j]);
   }
 
+  // The draw bounds are functions of arm j's mean and count alone, so recomputing them gives the
+  // same bits as keeping them up to date.
+  NCCLBOT_HD void refresh_bounds(int j) {
+    lowest_draw[j] = stats.count[j] > 0.0 ? draw_floor(j) : 0.0;
+    highest_draw[j] = stats.count[j] > 0.0 ? draw_ceiling(j) : 0.0;
+  }
+
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLog);
-    for (int j = 0; j < stats.arms.k; ++j) {
-      lowest_draw[j] = stats.count[j] > 0.0 ? draw_floor(j) : 0.0;
-      highest_draw[j] = stats.count[j] > 0.0 ? draw_ceiling(j) : 0.0;
-    }
+    for (int j = 0; j < stats.arms.k; ++j) refresh_bounds(j);
   }
 
   NCCLBOT_HD double draw(int j, StepRandom& rng) const {
@@ -81,14 +85,14 @@ struct ThompsonPolicy {
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int j = stats.arms.index[slot];
     stats.add(j, ArmStats::transform(latency_us, ObsScale::kLog));
-    lowest_draw[j] = draw_floor(j);
-    highest_draw[j] = draw_ceiling(j);
+    refresh_bounds(j);
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
     stats.visit_state(f);
+    for (int j = 0; j < stats.arms.k; ++j) refresh_bounds(j);  // derived: rebuilt, never stored
   }
 };
 
