@@ -56,10 +56,10 @@ std::string sweep_path() {
 }
 
 nlohmann::json check(const std::string& plugin, const std::string& policy, int seed, int* exit_code,
-                     std::string* err = nullptr) {
-  const CliResult r =
-      run_cli("plugin-check --plugin '" + plugin + "' --sweep '" + sweep_path() + "' --policy '" + policy +
-              "' --seed " + std::to_string(seed) + " --horizon 150 --json");
+                     std::string* err = nullptr, int delay = 0) {
+  const CliResult r = run_cli("plugin-check --plugin '" + plugin + "' --sweep '" + sweep_path() +
+                              "' --policy '" + policy + "' --seed " + std::to_string(seed) +
+                              " --horizon 150 --delay " + std::to_string(delay) + " --json");
   *exit_code = r.exit_code;
   if (err) *err = r.err;
   return r.out.empty() ? nlohmann::json() : nlohmann::json::parse(r.out);
@@ -91,6 +91,25 @@ TEST(PluginCheckCli, EveryLivePolicyMatchesTheReplayCallForCall) {
       // Both feedback paths were used (even contexts are exact in nanoseconds).
       EXPECT_GT(j["via_profiler"].get<int>(), 0) << policy;
       EXPECT_GT(j["via_report"].get<int>(), 0) << policy;
+    }
+}
+
+// Delayed feedback (replay/replay.hpp): the real plugin is told each call's latency only after the
+// next D calls were decided, as NCCL's profiler would deliver it, and still decides as the replay
+// with --delay D does.
+TEST(PluginCheckCli, DelayedFeedbackStillMatchesTheReplayCallForCall) {
+  for (const char* policy :
+       {"greedy:n0=0", "egreedy:eps=0.2,n0=1", "ucb1:c=0.5,n0=0", "thompson:n0=1,sigma=0.1", "etc:m=2",
+        "swucb:c=0.3,window=20,n0=2", "ducb:c=0.3,gamma=0.9,n0=1"})
+    for (int delay : {1, 9}) {
+      int rc = -1;
+      std::string err;
+      const nlohmann::json j = check(plugin_path(), policy, 5, &rc, &err, delay);
+      EXPECT_EQ(rc, 0) << policy << " delay " << delay << "\n" << err;
+      ASSERT_TRUE(j.is_object()) << policy << "\n" << err;
+      EXPECT_TRUE(j["equal"].get<bool>()) << policy << " delay " << delay;
+      EXPECT_EQ(j["delay"].get<int>(), delay);
+      EXPECT_EQ(j["decisions"].get<int>(), 12 * 150) << policy;
     }
 }
 

@@ -98,7 +98,17 @@ void expect_error(const std::string& from, const std::string& to, long line, con
   }
 }
 
+// The feedback delay of every replay (replay/replay.hpp): 0 when left out, at most kMaxReplayDelay.
+TEST(StudyLoader, FeedbackDelay) {
+  EXPECT_EQ(parse_study(kValid, "/x/study.toml").delay, 0);
+  std::string text = kValid;
+  text.replace(text.find("horizon = 50"), 12, "horizon = 50\ndelay = 64");
+  EXPECT_EQ(parse_study(text, "/x/study.toml").delay, 64);
+}
+
 TEST(StudyLoader, ErrorsNameLineAndReason) {
+  expect_error("horizon = 50", "horizon = 50\ndelay = 1025", 6, "study.delay must be in");
+  expect_error("horizon = 50", "horizon = 50\ndelay = -1", 6, "study.delay must be in");
   expect_error("seeds = 3", "seedz = 3", 4, "unknown key 'seedz'");
   expect_error("horizon = 50", "horizon = \"50\"", 5, "study.horizon must be an integer");
   expect_error("horizon = 50", "horizon = 0", 5, "study.horizon must be in");
