@@ -38,18 +38,17 @@ struct ThompsonPolicy {
   double lowest_draw[kNumArms];   // floor_i: no draw of arm i is lower; meaningful once N_i > 0
   double highest_draw[kNumArms];  // no draw of arm i is higher; meaningful once N_i > 0
 
-  NCCLBOT_HD double draw_ceiling(int j) const {
-    return stats.mean[j] + params.sigma * kZCeil / sqrt(stats.count[j]);
-  }
-  NCCLBOT_HD double draw_floor(int j) const {
-    return stats.mean[j] + params.sigma * kZFloor / sqrt(stats.count[j]);
+  // Arm j's posterior draw at standard normal z. draw() and both bounds evaluate this one expression,
+  // which is monotone in z under rounding: that is what makes the bounds exact.
+  NCCLBOT_HD double draw_at(int j, double z) const {
+    return stats.mean[j] + params.sigma * z / sqrt(stats.count[j]);
   }
 
   // The draw bounds are functions of arm j's mean and count alone, so recomputing them gives the
   // same bits as keeping them up to date.
   NCCLBOT_HD void refresh_bounds(int j) {
-    lowest_draw[j] = stats.count[j] > 0.0 ? draw_floor(j) : 0.0;
-    highest_draw[j] = stats.count[j] > 0.0 ? draw_ceiling(j) : 0.0;
+    lowest_draw[j] = stats.count[j] > 0.0 ? draw_at(j, kZFloor) : 0.0;
+    highest_draw[j] = stats.count[j] > 0.0 ? draw_at(j, kZCeil) : 0.0;
   }
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
@@ -58,8 +57,7 @@ struct ThompsonPolicy {
   }
 
   NCCLBOT_HD double draw(int j, StepRandom& rng) const {
-    const double z = normal_quantile(uniform_open01(rng.word(uint32_t(j))));
-    return stats.mean[j] + params.sigma * z / sqrt(stats.count[j]);
+    return draw_at(j, normal_quantile(uniform_open01(rng.word(uint32_t(j)))));
   }
 
   NCCLBOT_HD int select(StepRandom& rng) {
