@@ -171,7 +171,9 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   DeviceBuffer<double> mean_us(h.mean_us, cells);
   DeviceBuffer<float> prior_us(h.prior_us, h.has_prior() ? cells : 0);
   DeviceBuffer<uint32_t> valid(h.valid, size_t(h.num_contexts));
-  SweepView dev_sweep = h;
+  DeviceBuffer<float> first_use_us(h.first_use_us, h.first_use_us ? size_t(h.num_contexts) : 0);
+  SweepView dev_sweep = h;  // the call dynamics travel by value
+  dev_sweep.first_use_us = h.first_use_us ? first_use_us.get() : nullptr;
   dev_sweep.time_us = time_us.get();
   dev_sweep.mean_us = mean_us.get();
   dev_sweep.prior_us = h.has_prior() ? prior_us.get() : nullptr;

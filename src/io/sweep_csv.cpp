@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -117,6 +118,77 @@ class LineReader {
   uint64_t total_ = 0;
 };
 
+constexpr std::string_view kDynamicsPrefix = "# dynamics:";
+
+// "# dynamics: key=value ..." (write_dynamics_line's keys, each once, any order): the call dynamics
+// the sweep carries (core/call_dynamics.hpp). Unknown keys, repeats and bad numbers are errors.
+SweepDynamics parse_dynamics_line(std::string_view text, const std::string& source, long lineno) {
+  SweepDynamics d;
+  std::set<std::string> seen;
+  std::string_view rest = text.substr(kDynamicsPrefix.size());
+  while (true) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (rest.empty()) break;
+    const size_t end = std::min(rest.find(' '), rest.size());
+    const std::string_view item = rest.substr(0, end);
+    rest.remove_prefix(end);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw InputError(source, lineno, "dynamics item '" + std::string(item) + "' is not key=value");
+    const std::string key(item.substr(0, eq));
+    const std::string_view value = item.substr(eq + 1);
+    if (!seen.insert(key).second)
+      throw InputError(source, lineno, "dynamics key '" + key + "' appears twice");
+    auto number = [&](double lo, double hi) {
+      const auto v = parse_double(value);
+      if (!v || !(*v >= lo && *v <= hi))
+        throw InputError(source, lineno,
+                         "dynamics " + key + " = '" + std::string(value) + "' is not a number in [" +
+                             format_double(lo) + ", " + format_double(hi) + "]");
+      return *v;
+    };
+    auto count = [&]() {
+      const auto v = parse_int(value);
+      if (!v || *v < 0 || *v > 100000000)
+        throw InputError(source, lineno,
+                         "dynamics " + key + " = '" + std::string(value) + "' is not an integer in [0, 1e8]");
+      return int(*v);
+    };
+    if (key == "job_warmup")
+      d.call.job_warmup = float(number(0.0, 100.0));
+    else if (key == "job_warmup_calls")
+      d.call.job_warmup_calls = count();
+    else if (key == "arm_warmup")
+      d.call.arm_warmup = float(number(0.0, 100.0));
+    else if (key == "arm_warmup_calls")
+      d.call.arm_warmup_calls = count();
+    else if (key == "shift_rate")
+      d.call.shift_rate = float(number(0.0, 0.999));
+    else if (key == "shift_size")
+      d.call.shift_size = float(number(0.0, 0.999));
+    else if (key == "first_use_base_us")
+      d.first_use_base_us = number(0.0, 1e9);
+    else if (key == "first_use_per_host_us")
+      d.first_use_per_host_us = number(0.0, 1e9);
+    else
+      throw InputError(source, lineno,
+                       "unknown dynamics key '" + key +
+                           "' (valid: job_warmup, job_warmup_calls, arm_warmup, arm_warmup_calls, "
+                           "shift_rate, shift_size, first_use_base_us, first_use_per_host_us)");
+  }
+  return d;
+}
+
+void write_dynamics_line(const SweepDynamics& d, std::ostream& out) {
+  const CallDynamics& c = d.call;
+  out << kDynamicsPrefix << " job_warmup=" << format_float(c.job_warmup)
+      << " job_warmup_calls=" << c.job_warmup_calls << " arm_warmup=" << format_float(c.arm_warmup)
+      << " arm_warmup_calls=" << c.arm_warmup_calls << " shift_rate=" << format_float(c.shift_rate)
+      << " shift_size=" << format_float(c.shift_size)
+      << " first_use_base_us=" << format_double(d.first_use_base_us)
+      << " first_use_per_host_us=" << format_double(d.first_use_per_host_us) << '\n';
+}
+
 }  // namespace
 
 Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
@@ -128,10 +200,16 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
   bool have_header = false;
   SweepBuilder builder(source);
   LineReader reader(in, source);
+  std::optional<SweepDynamics> dynamics;
 
   while (reader.next(line, lineno + 1)) {
     ++lineno;
     const std::string_view text = trim(line);
+    if (text.substr(0, kDynamicsPrefix.size()) == kDynamicsPrefix) {
+      if (dynamics) throw InputError(source, lineno, "a second '# dynamics:' line");
+      dynamics = parse_dynamics_line(text, source, lineno);
+      continue;
+    }
     if (text.empty() || text.front() == '#') continue;
     if (text.find('\0') != std::string_view::npos) throw InputError(source, lineno, "binary data (NUL byte)");
     const auto fields = split_commas(text);
@@ -194,7 +272,9 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
   }
   if (in.bad()) throw InputError(source, lineno, "read error");
   if (!have_header) throw InputError(source, 0, "empty file (no header line)");
-  return builder.build();
+  Sweep sweep = builder.build();
+  if (dynamics) sweep.set_dynamics(*dynamics);
+  return sweep;
 }
 
 Sweep read_sweep_csv(const std::string& path) {
@@ -206,6 +286,7 @@ Sweep read_sweep_csv(const std::string& path) {
 }
 
 void write_sweep_csv(const Sweep& sweep, std::ostream& out) {
+  if (sweep.dynamics().any()) write_dynamics_line(sweep.dynamics(), out);
   out << "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us";
   if (sweep.has_prior()) out << ",prior_us";
   out << '\n';

@@ -255,6 +255,30 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
   f.outlier_scale = r.number(nz, "noise", "outlier_scale", 0.0, 100.0);
   f.outlier_alpha = r.number(nz, "noise", "outlier_alpha", 0.5, 10.0);
 
+  if (root.get("observation")) {
+    const toml::table& ob = r.table("observation");
+    ObservationModel& o = f.observation;
+    o.enabled = r.boolean(ob, "observation", "enabled");
+    o.cv_small = r.number(ob, "observation", "cv_small", 0.0, 2.0);
+    o.cv_large = r.number(ob, "observation", "cv_large", 0.0, 2.0);
+    o.cv_knee_bytes = r.number(ob, "observation", "cv_knee_bytes", 1.0, 1e15);
+    o.spike_prob = r.number(ob, "observation", "spike_prob", 0.0, 0.5);
+    o.spike_min = r.number(ob, "observation", "spike_min", 1.0, 1000.0);
+    o.spike_alpha = r.number(ob, "observation", "spike_alpha", 0.5, 10.0);
+    o.spike_cap = r.number(ob, "observation", "spike_cap", 1.0, 10000.0);
+    if (o.spike_cap < o.spike_min)
+      r.fail(line_of(*ob.get("spike_cap")), "'spike_cap' must be >= 'spike_min'");
+    CallDynamics& c = o.dynamics.call;
+    c.job_warmup = float(r.number(ob, "observation", "job_warmup", 0.0, 100.0));
+    c.job_warmup_calls = r.integer(ob, "observation", "job_warmup_calls", 0, 100000000);
+    c.arm_warmup = float(r.number(ob, "observation", "arm_warmup", 0.0, 100.0));
+    c.arm_warmup_calls = r.integer(ob, "observation", "arm_warmup_calls", 0, 100000000);
+    c.shift_rate = float(r.number(ob, "observation", "shift_rate", 0.0, 0.5));
+    c.shift_size = float(r.number(ob, "observation", "shift_size", 0.0, 0.9));
+    o.dynamics.first_use_base_us = r.number(ob, "observation", "first_use_base_us", 0.0, 1e9);
+    o.dynamics.first_use_per_host_us = r.number(ob, "observation", "first_use_per_host_us", 0.0, 1e9);
+  }
+
   if (root.get("hipipe")) {
     const toml::table& hp = r.table("hipipe");
     f.hipipe_preset = r.string(hp, "hipipe", "preset");

@@ -125,6 +125,17 @@ double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, 
        (uint32_t(ctx.nodes) << 16) | uint32_t(ctx.gpus_per_node), uint32_t(ctx.bytes),
        (uint32_t(ctx.bytes >> 32) & 0xffu) | (uint32_t(r) << 8)}};
   const auto x = rng(ctr, key_for(seed, f.name));
+  if (f.observation.enabled) {
+    // Call-to-call noise calibrated to per-iteration variation (docs/simulator.md), and spikes: one
+    // call now and then takes several times as long (a preempted proxy thread, a congested link).
+    const ObservationModel& o = f.observation;
+    const double sigma = o.cv_large + (o.cv_small - o.cv_large) / (1.0 + double(ctx.bytes) / o.cv_knee_bytes);
+    const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
+    double t = truth * std::exp(sigma * z);
+    if (unit(x[2]) < o.spike_prob)
+      t *= std::min(o.spike_min * std::pow(unit(x[3]), -1.0 / o.spike_alpha), o.spike_cap);
+    return t;
+  }
   // Log-normal noise, wider for small messages (launch and polling jitter dominate there).
   const double sigma = f.sigma_large + f.sigma_small / (1.0 + double(ctx.bytes) / f.small_bytes);
   const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
@@ -137,7 +148,26 @@ double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, 
   return t;
 }
 
-Sweep synthesize(const FabricPreset& f, const SynthOptions& o) {
+FabricPreset with_observation_options(const FabricPreset& preset, const SynthOptions& o) {
+  if (!(o.noise_scale >= 0.0 && o.noise_scale <= 100.0)) throw UsageError("noise scale must be in [0, 100]");
+  FabricPreset f = preset;
+  ObservationModel& ob = f.observation;
+  if (!o.observation) ob.enabled = false;
+  if (!ob.enabled) return f;
+  ob.cv_small *= o.noise_scale;
+  ob.cv_large *= o.noise_scale;
+  ob.spike_prob = std::min(0.5, ob.spike_prob * o.noise_scale);
+  if (!o.drift) ob.dynamics.call.shift_rate = ob.dynamics.call.shift_size = 0.0f;
+  if (!o.first_use) ob.dynamics.first_use_base_us = ob.dynamics.first_use_per_host_us = 0.0;
+  if (!o.warmup) {
+    ob.dynamics.call.job_warmup = ob.dynamics.call.arm_warmup = 0.0f;
+    ob.dynamics.call.job_warmup_calls = ob.dynamics.call.arm_warmup_calls = 0;
+  }
+  return f;
+}
+
+Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
+  const FabricPreset f = with_observation_options(preset, o);
   if (o.samples < 1 || o.samples > 100000) throw UsageError("--samples must be in [1, 100000]");
   if (o.min_bytes < 1 || o.min_bytes > o.max_bytes || o.max_bytes > (uint64_t(1) << 40))
     throw UsageError("byte range must satisfy 1 <= min <= max <= 2^40");
@@ -186,7 +216,9 @@ Sweep synthesize(const FabricPreset& f, const SynthOptions& o) {
     }
     valid[c] = mask.bits;
   }
-  return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
+  Sweep sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
+  if (f.observation.enabled) sweep.set_dynamics(f.observation.dynamics);
+  return sweep;
 }
 
 Sweep default_sweep() {

@@ -190,7 +190,8 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
   r.only_keys(t, "[[sweep]]",
-              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "file"});
+              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation",
+               "noise_scale", "drift", "first_use", "warmup", "file"});
   SweepSource s;
   s.line = r.line(t);
   const auto* name = r.find(t, "name");
@@ -209,12 +210,22 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "nodes")) s.nodes = r.node_list(*n, "sweep.nodes");
     if (auto* n = r.find(t, "collectives")) s.collectives = r.collective_list(*n, "sweep.collectives");
     if (auto* n = r.find(t, "samples")) s.samples = int(r.integer(*n, "sweep.samples", 1, 100000));
-    if (auto* n = r.find(t, "hipipe")) {
-      if (!n->is_boolean()) r.fail(*n, "sweep.hipipe must be true or false");
-      s.hipipe = n->as_boolean()->get();
-    }
+    auto flag = [&](const char* key, bool& out) {
+      if (auto* n = r.find(t, key)) {
+        if (!n->is_boolean()) r.fail(*n, std::string("sweep.") + key + " must be true or false");
+        out = n->as_boolean()->get();
+      }
+    };
+    flag("hipipe", s.hipipe);
+    flag("observation", s.observation);
+    flag("drift", s.drift);
+    flag("first_use", s.first_use);
+    flag("warmup", s.warmup);
+    if (auto* n = r.find(t, "noise_scale"))
+      s.noise_scale = r.real(*n, "sweep.noise_scale", 0.0, 100.0, false);
   } else {
-    for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe"})
+    for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
+                          "drift", "first_use", "warmup"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");

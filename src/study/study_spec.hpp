@@ -30,7 +30,11 @@ struct SweepSource {
   std::vector<Collective> collectives;  // empty = the preset's default collectives
   int samples = 0;                      // 0 = the simulator's default
   bool hipipe = false;                  // add the simulated HiPIPE arm (sim/hipipe_arm.hpp)
-  std::string file;                     // a sweep CSV (path as resolved against the study file)
+  // The observation model (sim::SynthOptions): off, scaled, or without one mechanism.
+  bool observation = true;
+  double noise_scale = 1.0;
+  bool drift = true, first_use = true, warmup = true;
+  std::string file;  // a sweep CSV (path as resolved against the study file)
 };
 
 // Contexts of one sweep selected by node counts and collectives (empty list = all).

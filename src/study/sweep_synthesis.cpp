@@ -22,6 +22,11 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   if (!source.collectives.empty()) o.collectives = source.collectives;
   if (source.samples > 0) o.samples = source.samples;
   o.hipipe = source.hipipe;
+  o.observation = source.observation;
+  o.noise_scale = source.noise_scale;
+  o.drift = source.drift;
+  o.first_use = source.first_use;
+  o.warmup = source.warmup;
   try {
     return sim::synthesize(preset, o);
   } catch (const UsageError& e) {

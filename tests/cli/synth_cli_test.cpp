@@ -19,15 +19,32 @@ TEST(SynthCli, WritesASweepInspectReads) {
   ASSERT_EQ(run_cli("synth --fabric h100-roce --seed 5 --out '" + c + "'" + opts).exit_code, 0);
   EXPECT_EQ(read_all(a), read_all(b));
   EXPECT_NE(read_all(a), read_all(c));
-  EXPECT_EQ(
-      read_all(a).rfind("fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us", 0),
-      0u);
+  // The observation model's call dynamics come first, then the header.
+  EXPECT_EQ(read_all(a).rfind("# dynamics: job_warmup=0.2 job_warmup_calls=5 arm_warmup=0.2", 0), 0u);
+  EXPECT_NE(
+      read_all(a).find("\nfabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n"),
+      std::string::npos);
   const CliResult r = run_cli("inspect '" + a + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["contexts"], 2 * 2 * 7);  // 2 collectives x 2 node counts x 1 KiB..64 KiB
   EXPECT_EQ(j["samples"], 2);
   EXPECT_TRUE(j.contains("auto"));
+
+  // --observation off: the [noise]-only sweep, with no dynamics line; the knobs change the samples.
+  const std::string off = dir + "/off.csv", loud = dir + "/loud.csv", still = dir + "/still.csv";
+  ASSERT_EQ(
+      run_cli("synth --fabric h100-roce --seed 4 --observation off --out '" + off + "'" + opts).exit_code, 0);
+  EXPECT_EQ(read_all(off).rfind("fabric,collective,", 0), 0u);
+  ASSERT_EQ(
+      run_cli("synth --fabric h100-roce --seed 4 --noise-scale 2 --out '" + loud + "'" + opts).exit_code, 0);
+  EXPECT_NE(read_all(loud), read_all(a));
+  ASSERT_EQ(run_cli("synth --fabric h100-roce --seed 4 --drift off --first-use off --warmup off --out '" +
+                    still + "'" + opts)
+                .exit_code,
+            0);
+  // Nothing left of the dynamics: no dynamics line at all.
+  EXPECT_EQ(read_all(still).rfind("fabric,collective,", 0), 0u);
 }
 
 TEST(SynthCli, BadInputExitsTwo) {
@@ -41,6 +58,11 @@ TEST(SynthCli, BadInputExitsTwo) {
   r = run_cli("synth --fabric h100-ib-a --nodes 4,x --out '" + out + "'");
   EXPECT_EQ(r.exit_code, 2);
   r = run_cli("synth --fabric h100-ib-a --samples 0 --out '" + out + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli("synth --fabric h100-ib-a --observation maybe --out '" + out + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--observation must be on or off"), std::string::npos) << r.err;
+  r = run_cli("synth --fabric h100-ib-a --noise-scale -1 --out '" + out + "'");
   EXPECT_EQ(r.exit_code, 2);
 }
 

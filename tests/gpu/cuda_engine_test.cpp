@@ -79,6 +79,33 @@ TEST(CudaEngine, DelayedFeedbackBitIdenticalToCpu) {
   }
 }
 
+// Call dynamics (core/call_dynamics.hpp): warm-up, level shifts and first-use costs on the device,
+// undelayed and delayed, every policy, bit for bit.
+TEST(CudaEngine, CallDynamicsBitIdenticalToCpu) {
+  SKIP_WITHOUT_GPU();
+  Sweep sweep = test::random_sweep(6, 43, 5);
+  SweepDynamics d;
+  d.call.job_warmup = 0.2f;
+  d.call.job_warmup_calls = 5;
+  d.call.arm_warmup = 0.3f;
+  d.call.arm_warmup_calls = 4;
+  d.call.shift_rate = 0.01f;
+  d.call.shift_size = 0.2f;
+  d.first_use_base_us = 500.0;
+  d.first_use_per_host_us = 25.0;
+  sweep.set_dynamics(d);
+  for (int delay : {0, 7}) {
+    SCOPED_TRACE("delay " + std::to_string(delay));
+    ReplayJob job = test::random_job(sweep, test::every_policy(), 6, 4, 700);
+    job.delay = delay;
+    job.keep_per_seed = true;
+    const ReplayResults cpu = run_cpu_replay(job);
+    const ReplayResults gpu = run_cuda_replay(job);
+    EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);
+    EXPECT_SAME_BITS(gpu.final_per_seed, cpu.final_per_seed);
+  }
+}
+
 TEST(CudaEngine, SweepWithoutPriorAndSubsetOfContexts) {
   SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(9, 40, 3, false);

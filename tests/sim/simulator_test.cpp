@@ -161,8 +161,10 @@ TEST(SimulatorMechanisms, Ll128OnRoceIsSlowerAcrossNodesOnly) {
               one.latency_us + double(b) / (1000.0 * one.alg_bw), 1e-3);
 }
 
+// The [noise]-only model (the preset's observation model switched off).
 TEST(SimulatorNoise, LogNormalSpreadShrinksWithSizeAndOutliersAreRare) {
   FabricPreset f = load_fabric("h100-ib-a");
+  f.observation.enabled = false;
   f.outlier_prob = 0.0;
   const int n = 20000;
   auto log_sd = [&](uint64_t bytes) {
@@ -185,6 +187,7 @@ TEST(SimulatorNoise, LogNormalSpreadShrinksWithSizeAndOutliersAreRare) {
 
   // Outliers: probability p, every one slows the sample (factor > 1).
   FabricPreset g = load_fabric("h100-ib-a");
+  g.observation.enabled = false;
   g.sigma_large = g.sigma_small = 0.0;
   g.outlier_prob = 0.01;
   int slow = 0;

@@ -13,6 +13,17 @@
 
 namespace ncclbot {
 
+// The call dynamics a sweep carries (core/call_dynamics.hpp) and its first-use cost, which grows
+// with the job: F = first_use_base_us + first_use_per_host_us * hosts (Context::nodes).
+struct SweepDynamics {
+  CallDynamics call;
+  double first_use_base_us = 0.0;
+  double first_use_per_host_us = 0.0;
+
+  bool has_first_use() const { return first_use_base_us > 0.0 || first_use_per_host_us > 0.0; }
+  bool any() const { return call.active() || has_first_use(); }
+};
+
 class Sweep {
  public:
   Sweep() = default;
@@ -29,6 +40,9 @@ class Sweep {
   const std::vector<double>& mean_us() const { return mean_us_; }
   const std::vector<uint32_t>& valid() const { return valid_; }
   const std::optional<std::vector<float>>& prior_us() const { return prior_us_; }
+  const SweepDynamics& dynamics() const { return dynamics_; }
+  // Attaches call dynamics (std::invalid_argument if out of range); none by default.
+  void set_dynamics(const SweepDynamics& d);
 
   SweepView view() const;
   // Bitwise equality of every tensor (NaN slots compare by bit pattern).
@@ -41,6 +55,8 @@ class Sweep {
   std::vector<double> mean_us_;
   std::vector<uint32_t> valid_;
   std::optional<std::vector<float>> prior_us_;
+  SweepDynamics dynamics_;
+  std::vector<float> first_use_us_;  // per context, empty without a first-use cost
 };
 
 // Collects rows (context, arm, sample index, time, optional prior) from any source and validates
@@ -50,8 +66,7 @@ class SweepBuilder {
  public:
   explicit SweepBuilder(std::string source) : source_(std::move(source)) {}
 
-  void add(const Context& ctx, int slot, int sample, float time_us, std::optional<float> prior_us,
-           long line);
+  void add(const Context& ctx, int slot, int sample, float time_us, std::optional<float> prior_us, long line);
   size_t rows() const { return rows_; }
   Sweep build() const;
 

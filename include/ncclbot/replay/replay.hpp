@@ -15,12 +15,18 @@
 // after later calls were already decided): the latency of call t reaches the policy just before
 // call t + D + 1 selects, and nothing changes its state in between. D = 0 is update-then-select.
 // The final (committed) arm is taken with the observations that arrived before a call T would
-// select: the last D calls' latencies never reach the policy. The delayed path keeps the last D + 1 calls'
-// slots and draws a late call's sample again from its own Philox word, so it observes exactly the value the
-// job paid.
+// select: the last D calls' latencies never reach the policy. The delayed path keeps the last D + 1
+// calls' slots and observed latencies, so a late call reports exactly the value it observed.
+//
+// Call dynamics (a sweep's warm-up, level shifts and first-use cost, core/call_dynamics.hpp) act on
+// top of the drawn sample: the policy observes the sample times the call's level and warm-up
+// factors; the loss counts what the call costs against the best arm at that call's levels, plus
+// the arm's warm-up and the first use of a further algorithm. The final loss is the committed
+// arm's at the last levels.
 #include <cstdint>
 #include <type_traits>
 
+#include "ncclbot/core/call_dynamics.hpp"
 #include "ncclbot/core/philox.hpp"
 #include "ncclbot/core/sweep_view.hpp"
 #include "ncclbot/policy/policy_context.hpp"
@@ -76,6 +82,9 @@ struct NoStepObserver {
 // drives several side by side (replay_batch.hpp), which changes no bit of any of them.
 // DelayCapacity > 0 adds the ring of calls whose latency has not yet reached the policy (tasks with
 // delay <= DelayCapacity); 0 is the undelayed cursor, which has no ring at all.
+// A sweep with call dynamics (SweepView::dynamic(), core/call_dynamics.hpp) takes the dynamic path:
+// levels, warm-up and first-use costs on top of the drawn sample; without them a step is exactly
+// the plain draw-observe-pay of DESIGN.md.
 template <int DelayCapacity>
 struct ReplayCursorT {
   const float* times = nullptr;  // the context's samples, [slot][sample]
@@ -84,11 +93,21 @@ struct ReplayCursorT {
   Philox4x32 block{};
   double loss_sum = 0.0;
   double loss[kNumArms];
-  // Delayed feedback only: pending[i] is the slot of a call still in flight, late_block the Philox
-  // block of the call whose latency arrives next.
+  // Delayed feedback only: pending[i] is the slot of a call still in flight, pending_x[i] the
+  // latency it observed (what reaches the policy when it arrives).
   int8_t pending[DelayCapacity > 0 ? DelayCapacity + 1 : 1];
+  float pending_x[DelayCapacity > 0 ? DelayCapacity + 1 : 1];
   int pending_at = 0;
-  Philox4x32 late_block{};
+  // Call dynamics only.
+  bool dynamic = false;
+  CallDynamics dyn{};
+  const double* means = nullptr;  // the context's measured means
+  double level[kNumArms];         // each arm's current level (1 before the first change point)
+  double ref_us = 0.0;            // min over arms of mean * level: what the best choice costs now
+  double first_use_us = 0.0;
+  uint32_t next_shift = 0xffffffffu, shifts = 0, algos_used = 0;
+  ArmMask mask{};
+  uint16_t plays[kNumArms];
 
   NCCLBOT_HD uint32_t sample_word(uint32_t t, Philox4x32& cache) const {
     if ((t & 3) == 0) cache = philox4x32_10(Philox4x32{{t >> 2, 0u, id_lo, id_hi}}, seed_lo, seed_hi);
@@ -107,38 +126,85 @@ struct ReplayCursorT {
     samples = v.samples;
     times = v.time_us + int64_t(task.context) * kNumArms * v.samples;
     block = Philox4x32{};
-    late_block = Philox4x32{};
     pending_at = 0;
     loss_sum = 0.0;
+    dynamic = v.dynamic();
+    if (dynamic) {
+      dyn = v.dynamics;
+      means = v.mean_us + int64_t(task.context) * kNumArms;
+      mask = v.mask(task.context);
+      ref_us = means[best_slot(v, task.context)];
+      first_use_us = v.first_use(task.context);
+      shifts = 0;
+      algos_used = 0;
+      next_shift = dyn.shifts() ? shift_gap(dyn, task.seed, task.stream_id, 0) : 0xffffffffu;
+      for (int s = 0; s < kNumArms; ++s) {
+        level[s] = 1.0;
+        plays[s] = 0;
+      }
+    }
+  }
+
+  // A change point: every arm gets a new level, and the losses follow the new best.
+  NCCLBOT_HD void shift_levels(const ReplayTask& task) {
+    ++shifts;
+    ref_us = 0.0;
+    for (int s = 0; s < kNumArms; ++s) {
+      if (!mask.has(s)) continue;
+      level[s] = shifted_level(dyn, task.seed, task.stream_id, shifts, s);
+      const double cost = means[s] * level[s];
+      if (ref_us == 0.0 || cost < ref_us) ref_us = cost;
+    }
+    for (int s = 0; s < kNumArms; ++s) loss[s] = mask.has(s) ? means[s] * level[s] / ref_us - 1.0 : 0.0;
+    const uint32_t gap = shift_gap(dyn, task.seed, task.stream_id, shifts);
+    next_shift = next_shift > 0xffffffffu - gap ? 0xffffffffu : next_shift + gap;
   }
 
   // Delayed feedback: the latency of call u = t - D - 1 arrives just before call t (or the final
-  // commit, t = T). The ring holds the last D + 1 calls' slots; u's entry is the one call t
-  // overwrites.
+  // commit, t = T). The ring holds the last D + 1 calls; u's entry is the one call t overwrites.
   template <typename Policy>
   NCCLBOT_HD void deliver_late(Policy& policy, const ReplayTask& task, int t) {
-    const int u = t - task.delay - 1;
-    if (u < 0) return;
-    const int late = pending[pending_at];
-    const uint32_t r = uniform_below(sample_word(uint32_t(u), late_block), uint32_t(samples));
-    policy.update(late, double(times[late * samples + int(r)]));
+    if (t - task.delay - 1 < 0) return;
+    policy.update(pending[pending_at], double(pending_x[pending_at]));
+  }
+
+  // The observed latency of call t on `slot` from the drawn sample, and what the call costs
+  // relative to the best choice now (the dynamic path's loss).
+  NCCLBOT_HD float observe_dynamic(int t, int slot, float x, double& call_loss) {
+    const uint32_t k = plays[slot];
+    const double arm_warm = warm_factor(dyn.arm_warmup, dyn.arm_warmup_calls, k);
+    const double factor =
+        level[slot] * warm_factor(dyn.job_warmup, dyn.job_warmup_calls, uint32_t(t)) * arm_warm;
+    call_loss = loss[slot];
+    if (arm_warm != 1.0) call_loss += (arm_warm - 1.0) * means[slot] * level[slot] / ref_us;
+    const uint32_t algo_bit = 1u << (slot / kNumProtos);
+    if (!(algos_used & algo_bit)) {
+      if (algos_used != 0) call_loss += first_use_us / ref_us;
+      algos_used |= algo_bit;
+    }
+    if (k < 0xffffu) plays[slot] = uint16_t(k + 1);
+    return float(double(x) * factor);
   }
 
   template <typename Policy, typename Observer>
   NCCLBOT_HD void step(Policy& policy, const ReplayTask& task, int t, Observer& observe) {
+    if (dynamic && uint32_t(t) == next_shift) shift_levels(task);
     if constexpr (DelayCapacity > 0) deliver_late(policy, task, t);
     StepRandom rng(task.seed, task.stream_id, uint32_t(t));
     const int slot = select_with(policy, rng, task.aids);
     const uint32_t r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
-    const float x = times[slot * samples + int(r)];
+    float x = times[slot * samples + int(r)];
+    double call_loss = loss[slot];
+    if (dynamic) x = observe_dynamic(t, slot, x, call_loss);
     observe(t, slot, x);
     if constexpr (DelayCapacity > 0) {
       pending[pending_at] = int8_t(slot);
+      pending_x[pending_at] = x;
       pending_at = pending_at == task.delay ? 0 : pending_at + 1;
     } else {
       policy.update(slot, double(x));
     }
-    loss_sum += loss[slot];
+    loss_sum += call_loss;
   }
 
   template <typename Policy>

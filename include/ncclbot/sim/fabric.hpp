@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ncclbot/core/context.hpp"
+#include "ncclbot/core/sweep.hpp"
 #include "ncclbot/model/topology.hpp"
 
 namespace ncclbot::sim {
@@ -14,6 +15,19 @@ namespace ncclbot::sim {
 // A closed interval a seed draws one value from (lo == hi: fixed).
 struct Range {
   double lo = 0.0, hi = 0.0;
+};
+
+// The per-call observation model (optional [observation] table; docs/simulator.md "The observation
+// model"). Enabled, it replaces [noise] for the samples and gives the sweep its call dynamics;
+// disabled (or absent), a sweep is what the [noise]-only simulator made, bit for bit.
+struct ObservationModel {
+  bool enabled = false;
+  // Call-to-call noise, log-normal: sigma = cv_large + (cv_small - cv_large) / (1 + bytes / cv_knee_bytes).
+  double cv_small = 0.0, cv_large = 0.0, cv_knee_bytes = 1.0;
+  // Spikes: with probability spike_prob a call takes spike_min * U^(-1 / spike_alpha) times as long
+  // (Pareto), at most spike_cap times.
+  double spike_prob = 0.0, spike_min = 1.0, spike_alpha = 1.0, spike_cap = 1.0;
+  SweepDynamics dynamics;  // warm-up, level shifts, first-use cost
 };
 
 struct FabricPreset {
@@ -67,6 +81,8 @@ struct FabricPreset {
   // bytes / small_bytes); with probability outlier_prob a sample is slowed by a Pareto factor.
   double sigma_large = 0.01, sigma_small = 0.03, small_bytes = 65536.0;
   double outlier_prob = 0.002, outlier_scale = 0.2, outlier_alpha = 1.5;
+
+  ObservationModel observation;
 
   // The simulated HiPIPE arm (optional [hipipe] table; `synth --hipipe`, docs/hipipe.md): the
   // data/hipipe preset whose dimensions and per-step latencies it uses (empty: no HiPIPE arm on

@@ -32,7 +32,8 @@ Deviations draw_deviations(const FabricPreset& f, uint64_t seed);
 // valid there (and always for the HiPIPE slot, whose truth is sim/hipipe_arm.hpp's).
 double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot);
 
-// One measured sample: the ground truth times noise (sample index r of the arm's stream).
+// One measured sample: the ground truth times noise (sample index r of the arm's stream): the
+// preset's [observation] noise and spikes when its observation model is enabled, else [noise].
 double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, int slot, int r,
                       double truth);
 
@@ -48,7 +49,18 @@ struct SynthOptions {
   // Add the simulated HiPIPE arm (slot kHiPipeSlot) where it applies (sim/hipipe_arm.hpp); a
   // UsageError on a fabric without a [hipipe] table. Off by default, so existing sweeps are unchanged.
   bool hipipe = false;
+  // The observation model (the preset's [observation], docs/simulator.md): `observation = false`
+  // gives the [noise]-only sweep of before, bit for bit; the others vary one mechanism each.
+  bool observation = true;
+  double noise_scale = 1.0;  // multiplies the call-to-call cv and the spike probability
+  bool drift = true;         // level shifts
+  bool first_use = true;     // the one-time cost of an algorithm's first use
+  bool warmup = true;        // job and arm warm-up
 };
+
+// The preset as a sweep with these options sees it: its observation model switched off, scaled or
+// with mechanisms removed (UsageError on a noise_scale outside [0, 100]).
+FabricPreset with_observation_options(const FabricPreset& f, const SynthOptions& options);
 
 // The sweep: sizes are the powers of two in [min_bytes, max_bytes]; contexts in canonical order.
 Sweep synthesize(const FabricPreset& f, const SynthOptions& options);

@@ -1,0 +1,311 @@
+// Call dynamics in the replay core (core/call_dynamics.hpp, replay/replay.hpp): warm-up, first-use
+// cost and level shifts, checked against hand traces and against an independent re-derivation of
+// the documented draws (std::log instead of portable_log, Random123 called directly).
+#include <gtest/gtest.h>
+
+#include <Random123/philox.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/replay/replay.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+
+constexpr int kTreeLL = 0;      // algorithm Tree
+constexpr int kRingLL = 3;      // algorithm Ring
+constexpr int kRingSimple = 5;  // algorithm Ring
+
+// Arms of 15 (Tree/LL), 12 (Ring/LL) and 10 us (Ring/Simple), one sample each, so every draw is known.
+Sweep three_arms(const SweepDynamics& d) {
+  Sweep s = tiny_sweep({{tiny_context(2, 1024),
+                         {{kTreeLL, {15.0f}, {}}, {kRingLL, {12.0f}, {}}, {kRingSimple, {10.0f}, {}}}}});
+  s.set_dynamics(d);
+  return s;
+}
+
+struct Trace {
+  std::vector<int> slots;
+  std::vector<float> observed;
+  ReplayOutcome outcome;
+};
+
+Trace run(const PolicyConfig& cfg, const Sweep& s, int horizon, int delay = 0, uint64_t seed = 3,
+          int fixed_slot = -1) {
+  ReplayTask task;
+  task.sweep = s.view();
+  task.fixed_slot = fixed_slot;
+  task.horizon = horizon;
+  task.delay = delay;
+  task.seed = seed;
+  task.stream_id = 9;
+  Trace tr;
+  tr.outcome = visit_policy(cfg, [&](auto& p) {
+    return replay_one(p, task, [&](int, int slot, float x) {
+      tr.slots.push_back(slot);
+      tr.observed.push_back(x);
+    });
+  });
+  return tr;
+}
+
+PolicyConfig cold_greedy() {
+  PolicyConfig g;
+  g.kind = PolicyKind::kGreedy;
+  g.n0 = 0.0;
+  return g;
+}
+
+// A frozen decision (what a supervised selector replays): always `slot`.
+Trace run_fixed(int slot, const Sweep& s, int horizon, uint64_t seed = 3) {
+  PolicyConfig f;
+  f.kind = PolicyKind::kKnn;
+  return run(f, s, horizon, 0, seed, slot);
+}
+
+}  // namespace
+
+// Cold greedy, T = 20, arm warm-up 50% over 2 plays (x1.5 on the first play, x1.25 on the second),
+// first use of a further algorithm 30 us:
+//   call 0: Tree/LL 15 x 1.5 = 22.5 observed; pays 0.5 + 0.5 * 15/10 = 1.25 (Tree is the first algorithm)
+//   call 1: Ring/LL 12 x 1.5 = 18;  pays 0.2 + 0.5 * 12/10 + 30/10 = 3.8 (Ring's first use)
+//   call 2: Ring/Simple 10 x 1.5 = 15; pays 0 + 0.5 = 0.5 (Ring already set up)
+//   call 3: lowest mean is Ring/Simple (15 < 18 < 22.5): 10 x 1.25 = 12.5; pays 0.25
+//   calls 4-19: Ring/Simple at 10, pay 0.
+// Online loss (1.25 + 3.8 + 0.5 + 0.25) / 20 = 0.29.
+TEST(CallDynamics, ArmWarmupAndFirstUseFollowTheHandTrace) {
+  SweepDynamics d;
+  d.call.arm_warmup = 0.5f;
+  d.call.arm_warmup_calls = 2;
+  d.first_use_base_us = 30.0;
+  const Trace tr = run(cold_greedy(), three_arms(d), 20);
+  ASSERT_EQ(tr.slots.size(), 20u);
+  EXPECT_EQ(tr.slots[0], kTreeLL);
+  EXPECT_EQ(tr.slots[1], kRingLL);
+  EXPECT_EQ(tr.slots[2], kRingSimple);
+  for (int t = 3; t < 20; ++t) EXPECT_EQ(tr.slots[size_t(t)], kRingSimple) << t;
+  EXPECT_FLOAT_EQ(tr.observed[0], 22.5f);
+  EXPECT_FLOAT_EQ(tr.observed[1], 18.0f);
+  EXPECT_FLOAT_EQ(tr.observed[2], 15.0f);
+  EXPECT_FLOAT_EQ(tr.observed[3], 12.5f);
+  EXPECT_FLOAT_EQ(tr.observed[4], 10.0f);
+  EXPECT_NEAR(tr.outcome.online_loss, (1.25 + 3.8 + 0.5 + 0.25) / 20, 1e-12);
+  EXPECT_EQ(tr.outcome.final_slot, kRingSimple);
+  EXPECT_EQ(tr.outcome.final_loss, 0.0);
+}
+
+// The first-use cost scales with the job: F = base + per_host * hosts (2 hosts here).
+TEST(CallDynamics, FirstUseCostGrowsWithHosts) {
+  SweepDynamics d;
+  d.first_use_base_us = 10.0;
+  d.first_use_per_host_us = 5.0;  // F = 20 us on 2 hosts
+  const Trace tr = run(cold_greedy(), three_arms(d), 10);
+  // Calls 0-2 play Tree/LL, Ring/LL, Ring/Simple at their own latencies; Ring's first use adds 20/10.
+  EXPECT_NEAR(tr.outcome.online_loss, (0.5 + 0.2 + 2.0) / 10, 1e-12);
+  EXPECT_FLOAT_EQ(tr.observed[1], 12.0f);  // set-up time is paid, not observed (kernel time only)
+}
+
+// Job warm-up slows every arm alike: it changes what is observed, not what a choice costs.
+//   factor(t) = 1 + 1.0 * (4 - t) / 4 for t < 4: 2, 1.75, 1.5, 1.25, then 1.
+TEST(CallDynamics, JobWarmupSlowsTheFirstCallsButCostsNothingRelative) {
+  SweepDynamics d;
+  d.call.job_warmup = 1.0f;
+  d.call.job_warmup_calls = 4;
+  const Trace tr = run_fixed(kRingSimple, three_arms(d), 8);
+  const float expect[8] = {20.0f, 17.5f, 15.0f, 12.5f, 10.0f, 10.0f, 10.0f, 10.0f};
+  for (int t = 0; t < 8; ++t) EXPECT_FLOAT_EQ(tr.observed[size_t(t)], expect[t]) << t;
+  EXPECT_EQ(tr.outcome.online_loss, 0.0);
+}
+
+// Delayed feedback carries the observed (warmed-up) value: at D = 2 the late report of call 0 is its
+// observed 22.5, not a fresh draw. Cold greedy (an arm with no arrived latency is untried; ties go
+// to the lower slot), arm warm-up x1.5, x1.25, then x1:
+//   calls 0-2 Tree/LL: 22.5, 18.75, 15 (nothing has arrived yet)
+//   calls 3-5 Ring/LL: 18, 15, 12 (call 0's latency arrived before call 3; Ring/LL untried until 6)
+//   calls 6-8 Ring/Simple: 15, 12.5, 10
+//   call 9: arrived Ring/LL 18, 15, 12 (mean 15) vs Ring/Simple 15 (call 6): a tie, Ring/LL: 12
+//   calls 10-11: Ring/Simple (13.75, then 12.5, below Ring/LL's 15): 10, 10.
+// Losses: 1.25, 0.875, 0.5 | 0.8, 0.5, 0.2 | 0.5, 0.25, 0 | 0.2 | 0, 0.
+TEST(CallDynamics, DelayedReportsCarryTheObservedValue) {
+  SweepDynamics d;
+  d.call.arm_warmup = 0.5f;
+  d.call.arm_warmup_calls = 2;
+  const Trace tr = run(cold_greedy(), three_arms(d), 12, 2);
+  const int slots[12] = {kTreeLL,     kTreeLL,     kTreeLL,     kRingLL, kRingLL,     kRingLL,
+                         kRingSimple, kRingSimple, kRingSimple, kRingLL, kRingSimple, kRingSimple};
+  const float observed[12] = {22.5f, 18.75f, 15.0f, 18.0f, 15.0f, 12.0f,
+                              15.0f, 12.5f,  10.0f, 12.0f, 10.0f, 10.0f};
+  for (int t = 0; t < 12; ++t) {
+    EXPECT_EQ(tr.slots[size_t(t)], slots[t]) << t;
+    EXPECT_FLOAT_EQ(tr.observed[size_t(t)], observed[t]) << t;
+  }
+  EXPECT_NEAR(tr.outcome.online_loss, (1.25 + 0.875 + 0.5 + 0.8 + 0.5 + 0.2 + 0.5 + 0.25 + 0.2) / 12, 1e-12);
+}
+
+// Level shifts, re-derived from the documented draws with independent code: change point n + 1
+// comes 1 + floor(log(u) / log(1 - rate)) calls after change point n (u from word 0 of block
+// (n, 0x5D000000) of the replay's stream), and after change point n arm s has level
+// 1 + size * (2 v - 1), v from word s % 4 of block (n, 0x5D000001 + s / 4).
+TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
+  SweepDynamics d;
+  d.call.shift_rate = 0.02f;
+  d.call.shift_size = 0.4f;  // wide enough for the best arm to change
+  const Sweep s = three_arms(d);
+  const uint64_t seed = 5, id = 9;
+  auto word = [&](uint32_t n, uint32_t lane, int w) {
+    r123::Philox4x32 g;
+    const r123::Philox4x32::ctr_type c = {{n, lane, uint32_t(id), uint32_t(id >> 32)}};
+    const r123::Philox4x32::key_type k = {{uint32_t(seed), uint32_t(seed >> 32)}};
+    return g(c, k)[w];
+  };
+  auto u01 = [](uint32_t w) { return (double(w) + 0.5) / 4294967296.0; };
+  const int T = 3000;
+  std::vector<double> level_rs(T), expected_loss(T);
+  double lv[3] = {1, 1, 1};
+  const double mean[3] = {15, 12, 10};
+  const int slot_of[3] = {kTreeLL, kRingLL, kRingSimple};
+  uint32_t n = 0;
+  uint64_t next = 1 + uint64_t(std::floor(std::log(u01(word(0, 0x5D000000u, 0))) / std::log(1.0 - 0.02f)));
+  int best_changes = 0, prev_best = 2;
+  for (int t = 0; t < T; ++t) {
+    if (uint64_t(t) == next) {
+      ++n;
+      for (int a = 0; a < 3; ++a)
+        lv[a] = 1.0 + double(0.4f) *
+                          (2.0 * u01(word(n, 0x5D000001u + uint32_t(slot_of[a]) / 4, slot_of[a] % 4)) - 1.0);
+      next += 1 + uint64_t(std::floor(std::log(u01(word(n, 0x5D000000u, 0))) / std::log(1.0 - 0.02f)));
+    }
+    double best = 1e300;
+    int b = 0;
+    for (int a = 0; a < 3; ++a)
+      if (mean[a] * lv[a] < best) best = mean[a] * lv[a], b = a;
+    if (b != prev_best) ++best_changes, prev_best = b;
+    level_rs[size_t(t)] = lv[2];
+    expected_loss[size_t(t)] = mean[2] * lv[2] / best - 1.0;
+  }
+  EXPECT_GT(n, 30u);  // about 0.02 * 3000 = 60 change points
+  EXPECT_GT(best_changes, 2);
+  const Trace tr = run_fixed(kRingSimple, s, T, seed);
+  double sum = 0.0;
+  for (int t = 0; t < T; ++t) {
+    EXPECT_NEAR(tr.observed[size_t(t)], 10.0 * level_rs[size_t(t)], 1e-5) << t;
+    sum += expected_loss[size_t(t)];
+  }
+  EXPECT_NEAR(tr.outcome.online_loss, sum / T, 1e-12);
+  EXPECT_NEAR(tr.outcome.final_loss, expected_loss[T - 1], 1e-12);
+}
+
+// A rate of shifts too small to fire within the horizon leaves the replay exactly the static one.
+TEST(CallDynamics, DynamicsThatNeverFireChangeNoBit) {
+  SweepDynamics d;
+  d.call.shift_rate = 1e-9f;
+  d.call.shift_size = 0.3f;
+  const Sweep dyn = three_arms(d), plain = three_arms(SweepDynamics{});
+  ASSERT_TRUE(dyn.view().dynamic());
+  ASSERT_FALSE(plain.view().dynamic());
+  PolicyConfig eg;
+  eg.kind = PolicyKind::kEpsGreedy;
+  eg.eps = 0.3;
+  for (int delay : {0, 3}) {
+    const Trace a = run(eg, dyn, 500, delay), b = run(eg, plain, 500, delay);
+    EXPECT_EQ(a.slots, b.slots);
+    EXPECT_EQ(a.observed, b.observed);
+    EXPECT_EQ(a.outcome.online_loss, b.outcome.online_loss);
+  }
+}
+
+TEST(CallDynamics, TheCpuEngineAgreesWithReplayOneAtEveryThreadCount) {
+  SweepDynamics d;
+  d.call.job_warmup = 0.2f;
+  d.call.job_warmup_calls = 5;
+  d.call.arm_warmup = 0.3f;
+  d.call.arm_warmup_calls = 3;
+  d.call.shift_rate = 0.01f;
+  d.call.shift_size = 0.2f;
+  d.first_use_base_us = 40.0;
+  Sweep s = random_tiny_sweep(4, 12, true);
+  s.set_dynamics(d);
+  ReplayJob job;
+  job.sweep = &s;
+  job.configs = {parse_policy_spec("ucb1:c=0.1,n0=1"), parse_policy_spec("greedy:n0=0")};
+  job.seeds = 2;
+  job.seed_base = 11;
+  job.horizon = 300;
+  job.delay = 4;
+  job.keep_per_seed = true;
+  for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
+  job.threads = 1;
+  const ReplayResults one = run_cpu_replay(job);
+  job.threads = 2;
+  const ReplayResults two = run_cpu_replay(job);
+  ASSERT_EQ(one.online_per_seed.size(), two.online_per_seed.size());
+  EXPECT_EQ(std::memcmp(one.online_per_seed.data(), two.online_per_seed.data(),
+                        one.online_per_seed.size() * sizeof(double)),
+            0);
+  // (config 0, seed 0, context 0) is replay_one of the same task.
+  ReplayTask task;
+  task.sweep = s.view();
+  task.context = 0;
+  task.seed = 11;
+  task.stream_id = context_stream_id(s.context(0));
+  task.horizon = 300;
+  task.delay = 4;
+  const double direct =
+      visit_policy(job.configs[0].config, [&](auto& p) { return replay_one(p, task).online_loss; });
+  EXPECT_EQ(one.online_of(0, 0)[0], direct);
+  EXPECT_GT(direct, 0.0);
+}
+
+TEST(CallDynamics, SurviveTheSweepCsvBitForBit) {
+  SweepDynamics d;
+  d.call.job_warmup = 0.2f;
+  d.call.job_warmup_calls = 5;
+  d.call.arm_warmup = 0.25f;
+  d.call.arm_warmup_calls = 7;
+  d.call.shift_rate = 0.0005f;
+  d.call.shift_size = 0.04f;
+  d.first_use_base_us = 10000.0;
+  d.first_use_per_host_us = 12.5;
+  const Sweep s = three_arms(d);
+  std::stringstream out;
+  write_sweep_csv(s, out);
+  EXPECT_EQ(out.str().rfind("# dynamics: ", 0), 0u);
+  std::stringstream in(out.str());
+  const Sweep back = parse_sweep_csv(in, "roundtrip.csv");
+  EXPECT_TRUE(back.identical_to(s));
+  EXPECT_FALSE(back.identical_to(three_arms(SweepDynamics{})));
+}
+
+TEST(CallDynamics, ABadDynamicsLineIsAnErrorWithItsLine) {
+  const std::string rows =
+      "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n"
+      "test,allreduce,1,8,1024,Ring,LL,0,10\n";
+  auto parse = [&](const std::string& head) {
+    std::stringstream in(head + rows);
+    return parse_sweep_csv(in, "bad.csv");
+  };
+  for (const char* line :
+       {"# dynamics: job_warmup=-1\n", "# dynamics: shift_rate=1.5\n", "# dynamics: nonsense=1\n",
+        "# dynamics: job_warmup\n", "# dynamics: job_warmup=0.1 job_warmup=0.2\n",
+        "# dynamics: arm_warmup_calls=2.5\n", "# dynamics: shift_size=x\n"}) {
+    try {
+      parse(line);
+      ADD_FAILURE() << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.csv:1:"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse("# dynamics: job_warmup=0.1\n# dynamics: job_warmup=0.1\n"), InputError);
+  EXPECT_FALSE(parse("# a comment\n").dynamics().any());
+}
