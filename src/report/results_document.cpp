@@ -2,6 +2,7 @@
 
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/version.hpp"
+#include "report/claims_document.hpp"
 #include "report/findings_text.hpp"
 
 namespace ncclbot::report {
@@ -182,6 +183,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                     {"b", h.spec.b},
                     {"metric", metric_name(h.spec.metric)},
                     {"statistic", "mean over scenarios of metric(a) - metric(b)"},
+                    {"scenarios", h.scenarios},
                     {"a_values", h.a_values},
                     {"b_values", h.b_values},
                     {"diffs", h.diffs},
@@ -206,6 +208,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                         {"seed", h.seed}}}}}});
   }
   out["hypotheses"] = hyps;
+  if (!study.spec.claims.empty()) out["against_original"] = against_original(study, units, significance);
 
   json fams = json::array();
   for (const auto& f : significance.families) {
@@ -218,7 +221,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
     fams.push_back({{"name", f.name},
                     {"hypotheses", ids},
                     {"size", f.size},
-                    {"scenarios", study.scenarios.size()},
+                    {"scenarios", f.scenarios},
                     {"smallest_attainable_p", f.smallest_p},
                     {"max_rejectable", f.max_rejectable},
                     {"rejected", f.rejected},

@@ -1,5 +1,6 @@
 #include "study/significance.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ncclbot::study {
@@ -28,13 +29,21 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     HypothesisResult r;
     r.spec = h;
     const int a = policy_index(study, h.a), b = policy_index(study, h.b);
+    std::vector<int> paired;  // the scenarios this hypothesis pairs, in study order
     for (int sc = 0; sc < S; ++sc) {
+      bool in = h.scenarios.empty();
+      for (const auto& pattern : h.scenarios) in = in || scenario_matches(pattern, study.scenarios[size_t(sc)].spec->name);
+      if (in) paired.push_back(sc);
+    }
+    const int n = int(paired.size());
+    for (int sc : paired) {
+      r.scenarios.push_back(study.scenarios[size_t(sc)].spec->name);
       const double va = metric_value(scored_losses(units[size_t(sc * P + a)], s.loss), h.metric);
       const double vb = metric_value(scored_losses(units[size_t(sc * P + b)], s.loss), h.metric);
       r.a_values.push_back(va);
       r.b_values.push_back(vb);
       r.diffs.push_back(va - vb);
-      r.mean_diff += (va - vb) / S;
+      r.mean_diff += (va - vb) / n;
       if (va < vb)
         ++r.a_better;
       else if (va > vb)
@@ -44,7 +53,7 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     }
     if (h.metric == Metric::kAbove10pct) {
       r.has_context_level = true;
-      for (int sc = 0; sc < S; ++sc) {
+      for (int sc : paired) {
         const auto& la = scored_losses(units[size_t(sc * P + a)], s.loss);
         const auto& lb = scored_losses(units[size_t(sc * P + b)], s.loss);
         for (size_t i = 0; i < la.size(); ++i) {
@@ -54,7 +63,7 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
       }
       r.context_p = mcnemar_p(r.a_only, r.b_only);
     }
-    r.smallest_p = smallest_attainable_p(S - r.ties, s.permutation_resamples);
+    r.smallest_p = smallest_attainable_p(n - r.ties, s.permutation_resamples);
     r.resamples = s.permutation_resamples;
     r.seed = derived_seed(s.seed, "permutation/" + h.a + "/" + h.b + "/" + metric_name(h.metric));
     r.test = paired_permutation(r.diffs, r.resamples, r.seed);
@@ -64,10 +73,11 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     for (auto& f : out.families)
       if (f.name == h.family) fam = &f;
     if (!fam) {
-      out.families.push_back({h.family, {}, 0, 1, 0, 0});
+      out.families.push_back({h.family, {}, 0, 1, 0, 0, 0});
       fam = &out.families.back();
     }
     fam->members.push_back(int(hi));
+    fam->scenarios = std::max(fam->scenarios, n);
   }
   for (auto& f : out.families) {
     std::vector<double> p;
@@ -75,7 +85,7 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     const std::vector<double> adj = holm(p);
     f.size = 0;
     for (double x : p) f.size += std::isnan(x) ? 0 : 1;
-    f.smallest_p = smallest_attainable_p(S, s.permutation_resamples);
+    f.smallest_p = smallest_attainable_p(f.scenarios, s.permutation_resamples);
     f.max_rejectable = max_rejectable(f.smallest_p, f.size, s.alpha);
     for (size_t i = 0; i < f.members.size(); ++i) {
       auto& r = out.hypotheses[size_t(f.members[i])];

@@ -13,6 +13,7 @@ namespace ncclbot::study {
 
 struct HypothesisResult {
   Hypothesis spec;
+  std::vector<std::string> scenarios;  // the scenarios it pairs, in study order
   std::vector<double> a_values, b_values, diffs;  // per scenario, in study order
   double mean_diff = 0;
   int a_better = 0, b_better = 0, ties = 0;  // scenarios where a's metric is lower / higher / equal
@@ -38,6 +39,7 @@ struct FamilyResult {
   double smallest_p = 1;     // smallest attainable two-sided p with this many scenarios
   int max_rejectable = 0;    // how many Holm could ever reject at alpha given that floor
   int rejected = 0;
+  int scenarios = 0;  // the most scenarios any member pairs (all of them unless filtered)
 };
 
 struct SignificanceResult {

@@ -282,7 +282,7 @@ PolicyEntry read_policy(const Reader& r, const toml::table& t) {
 
 // `a` and `b` may each be a name or a list of names; every (a, b, metric) combination is a hypothesis.
 std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, const StudySpec& s) {
-  r.only_keys(t, "[[hypothesis]]", {"a", "b", "metrics", "family"});
+  r.only_keys(t, "[[hypothesis]]", {"a", "b", "metrics", "family", "scenarios"});
   const auto* a = r.find(t, "a");
   const auto* b = r.find(t, "b");
   if (!a || !b) r.fail(t, "[[hypothesis]] needs a and b (policy names)");
@@ -310,13 +310,85 @@ std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, c
     if (!valid_name(family))
       r.fail(*f, "hypothesis.family '" + family + "' must be 1-64 of [A-Za-z0-9-_./+]");
   }
+  std::vector<std::string> scenarios;
+  if (auto* n = r.find(t, "scenarios")) {
+    scenarios = r.names(*n, "hypothesis.scenarios");
+    for (const auto& pattern : scenarios) {
+      bool any = false;
+      for (const auto& sc : s.scenarios) any = any || scenario_matches(pattern, sc.name);
+      if (!any) r.fail(*n, "hypothesis.scenarios '" + pattern + "' matches no [[scenario]]");
+    }
+  }
   std::vector<Hypothesis> out;
   for (const auto& x : as)
     for (const auto& y : bs) {
       if (x == y) r.fail(t, "hypothesis compares policy '" + x + "' with itself");
-      for (Metric m : metrics) out.push_back({x, y, m, family, r.line(t)});
+      for (Metric m : metrics) out.push_back({x, y, m, family, r.line(t), scenarios});
     }
   return out;
+}
+
+Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
+  r.only_keys(t, "[[claim]]",
+              {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes", "agrees_if", "why"});
+  Claim c;
+  c.line = r.line(t);
+  auto text = [&](const char* key) {
+    const auto* n = r.find(t, key);
+    if (!n) r.fail(t, std::string("[[claim]] needs ") + key);
+    const std::string v = r.string(*n, std::string("claim.") + key);
+    if (v.empty()) r.fail(*n, std::string("claim.") + key + " must not be empty");
+    return v;
+  };
+  c.claim = text("claim");
+  c.paper = text("paper");
+  c.why = text("why");
+  c.a = text("a");
+  c.b = text("b");
+  for (const std::string* name : {&c.a, &c.b}) {
+    bool known = false;
+    for (const auto& p : s.policies) known = known || p.name == *name;
+    if (!known) r.fail(t, "claim names policy '" + *name + "', which is not a [[policy]] of this study");
+  }
+  const std::string kind = text("kind");
+  if (kind == "pooled")
+    c.kind = Claim::Kind::kPooled;
+  else if (kind == "every_scenario")
+    c.kind = Claim::Kind::kEveryScenario;
+  else if (kind == "hypothesis")
+    c.kind = Claim::Kind::kHypothesis;
+  else
+    r.fail(*r.find(t, "kind"), "claim.kind '" + kind + "' must be pooled, every_scenario or hypothesis");
+  if (auto* m = r.find(t, "metric")) c.metric = r.metric(*m, "claim.metric");
+  c.agrees_if = text("agrees_if");
+  const bool directional = c.agrees_if == "b_lower" || c.agrees_if == "b_higher" || c.agrees_if == "b_not_higher";
+  const bool decision = c.agrees_if == "reject" || c.agrees_if == "not_reject";
+  if (c.kind == Claim::Kind::kHypothesis ? !decision : !directional)
+    r.fail(*r.find(t, "agrees_if"), "claim.agrees_if '" + c.agrees_if + "' does not fit kind " + kind +
+                                        " (pooled, every_scenario: b_lower, b_higher, b_not_higher; hypothesis: "
+                                        "reject, not_reject)");
+  if (auto* n = r.find(t, "scenarios")) {
+    c.scenarios = r.names(*n, "claim.scenarios");
+    for (const auto& pattern : c.scenarios) {
+      bool any = false;
+      for (const auto& sc : s.scenarios) any = any || scenario_matches(pattern, sc.name);
+      if (!any) r.fail(*n, "claim.scenarios '" + pattern + "' matches no [[scenario]]");
+    }
+  }
+  if (auto* n = r.find(t, "min_bytes")) c.min_bytes = uint64_t(r.integer(*n, "claim.min_bytes", 0, INT64_MAX));
+  if (auto* n = r.find(t, "max_bytes")) c.max_bytes = uint64_t(r.integer(*n, "claim.max_bytes", 0, INT64_MAX));
+  if (c.min_bytes > c.max_bytes) r.fail(t, "claim.min_bytes is above claim.max_bytes");
+  if (c.kind == Claim::Kind::kHypothesis) {
+    if (r.find(t, "min_bytes") || r.find(t, "max_bytes"))
+      r.fail(t, "a hypothesis claim takes the study's own test: no byte range");
+    bool found = false;
+    for (const auto& h : s.hypotheses)
+      found = found || (h.a == c.a && h.b == c.b && h.metric == c.metric && h.scenarios == c.scenarios);
+    if (!found)
+      r.fail(t, "claim needs the [[hypothesis]] " + c.a + " vs " + c.b + " on " + metric_name(c.metric) +
+                    " over the same scenarios, which this study does not test");
+  }
+  return c;
 }
 
 template <typename F>
@@ -339,7 +411,7 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
   StudySpec s;
   s.path = source_name;
   s.text = text;
-  r.only_keys(root, "the study file", {"study", "sweep", "scenario", "policy", "hypothesis"});
+  r.only_keys(root, "the study file", {"study", "sweep", "scenario", "policy", "hypothesis", "claim"});
   const std::filesystem::path base = std::filesystem::path(source_name).parent_path();
 
   const auto* study = root.get("study");
@@ -374,12 +446,14 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
     for_each_table(r, *n, "hypothesis", [&](const toml::table& t) {
       for (auto& h : read_hypotheses(r, t, s)) {
         for (const auto& prev : s.hypotheses)
-          if (prev.a == h.a && prev.b == h.b && prev.metric == h.metric)
+          if (prev.a == h.a && prev.b == h.b && prev.metric == h.metric && prev.scenarios == h.scenarios)
             r.fail(t,
                    "hypothesis " + h.a + " vs " + h.b + " on " + metric_name(h.metric) + " is listed twice");
         s.hypotheses.push_back(std::move(h));
       }
     });
+  if (auto* n = root.get("claim"))
+    for_each_table(r, *n, "claim", [&](const toml::table& t) { s.claims.push_back(read_claim(r, t, s)); });
   return s;
 }
 

@@ -61,12 +61,40 @@ struct PolicyEntry {
 
 // One paired test over scenarios: metric(a) - metric(b), per scenario, sign-flip permutation.
 // Holm's correction runs over all hypotheses of the same family.
+// `scenarios` (patterns as for claims: "x" or "x*") limits the pairing to those scenarios; empty = all.
 struct Hypothesis {
   std::string a, b;
   Metric metric = Metric::kMean;
   std::string family = "primary";
   long line = 0;
+  std::vector<std::string> scenarios;
 };
+
+// A published claim to set beside this study's own number ("Against the original study" in the
+// report, results.json "against_original"). What is measured:
+//   kPooled         metric of policy a and of policy b over the score contexts of the matching
+//                   scenarios (bytes within [min_bytes, max_bytes]), pooled;
+//   kEveryScenario  metric of a and of b in each matching scenario;
+//   kHypothesis     the study's own test of a vs b on metric (Holm-corrected p, decision).
+// `agrees_if` is the direction the claim states: b_lower, b_higher or b_not_higher (pooled,
+// every scenario), reject or not_reject (hypothesis). `why` is the likely cause of a disagreement
+// (or why an agreement is by construction), shown either way.
+struct Claim {
+  enum class Kind { kPooled, kEveryScenario, kHypothesis };
+  long line = 0;
+  std::string claim, paper, why, agrees_if;
+  Kind kind = Kind::kPooled;
+  Metric metric = Metric::kMean;
+  std::string a, b;
+  std::vector<std::string> scenarios;  // name patterns ("x" exact, "x*" prefix); empty = all
+  uint64_t min_bytes = 0, max_bytes = UINT64_MAX;
+};
+
+// A claim's scenario pattern: "x" names scenario x, "x*" every scenario whose name starts with x.
+inline bool scenario_matches(const std::string& pattern, const std::string& name) {
+  if (!pattern.empty() && pattern.back() == '*') return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  return name == pattern;
+}
 
 struct StudySpec {
   std::string name;
@@ -91,6 +119,7 @@ struct StudySpec {
   std::vector<Scenario> scenarios;
   std::vector<PolicyEntry> policies;
   std::vector<Hypothesis> hypotheses;
+  std::vector<Claim> claims;
 
   const SweepSource& sweep(const std::string& name) const;
   const PolicyEntry& policy(const std::string& name) const;

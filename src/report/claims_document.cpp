@@ -1,0 +1,118 @@
+#include "report/claims_document.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "report/number_format.hpp"
+#include "study/study_statistics.hpp"
+
+namespace ncclbot::report {
+namespace {
+
+using nlohmann::json;
+using study::Claim;
+
+struct Measured {
+  std::vector<double> a, b;  // score-context losses of a and b over the claim's contexts
+};
+
+// The losses of policy `p` in scenario `si` on the contexts whose size is within the claim's range.
+std::vector<double> claim_losses(const study::PreparedStudy& st, const std::vector<study::UnitResult>& units,
+                                 const Claim& c, size_t si, int p) {
+  const auto& sc = st.scenarios[si];
+  const auto& losses = study::scored_losses(units[si * st.policies.size() + size_t(p)], st.spec.loss);
+  std::vector<double> out;
+  for (size_t i = 0; i < sc.score.size(); ++i) {
+    const uint64_t bytes = sc.sweep->context(sc.score[i]).bytes;
+    if (bytes >= c.min_bytes && bytes <= c.max_bytes) out.push_back(losses[i]);
+  }
+  return out;
+}
+
+int policy_index(const study::PreparedStudy& st, const std::string& name) {
+  for (size_t p = 0; p < st.policies.size(); ++p)
+    if (st.policies[p].spec->name == name) return int(p);
+  throw std::logic_error("claim names an unknown policy " + name);  // the loader checked it
+}
+
+bool in_claim(const Claim& c, const std::string& scenario) {
+  if (c.scenarios.empty()) return true;
+  for (const auto& pattern : c.scenarios)
+    if (study::scenario_matches(pattern, scenario)) return true;
+  return false;
+}
+
+bool direction_holds(const std::string& agrees_if, double a, double b) {
+  if (agrees_if == "b_lower") return b < a;
+  if (agrees_if == "b_higher") return b > a;
+  return b <= a;  // b_not_higher
+}
+
+json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResult>& units,
+              const study::SignificanceResult& sig, const Claim& c) {
+  const std::string metric = study::metric_name(c.metric);
+  json values;
+  std::string measured;
+  bool agrees = false;
+  if (c.kind == Claim::Kind::kHypothesis) {
+    for (const auto& h : sig.hypotheses) {
+      if (h.spec.a != c.a || h.spec.b != c.b || h.spec.metric != c.metric) continue;
+      values = {{"p", h.test.p}, {"p_holm", h.p_holm}, {"reject", h.reject}, {"mean_diff", h.mean_diff},
+                {"family", h.spec.family}};
+      measured = c.a + " vs " + c.b + " on " + metric + ": mean difference " + metric_diff_text(metric, h.mean_diff) +
+                 ", p = " + p_value(h.test.p) + ", Holm p = " + p_value(h.p_holm) + " (" + h.spec.family +
+                 " family): " + (h.reject ? "rejected" : "not rejected");
+      agrees = (c.agrees_if == "reject") == h.reject;
+    }
+    return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured}, {"values", values},
+            {"agrees", agrees}, {"why", c.why}};
+  }
+  const int pa = policy_index(st, c.a), pb = policy_index(st, c.b);
+  std::vector<double> pooled_a, pooled_b;
+  int scenarios = 0, holds = 0;
+  json per_scenario = json::array();
+  for (size_t si = 0; si < st.scenarios.size(); ++si) {
+    const std::string& name = st.scenarios[si].spec->name;
+    if (!in_claim(c, name)) continue;
+    const auto la = claim_losses(st, units, c, si, pa), lb = claim_losses(st, units, c, si, pb);
+    if (la.empty()) continue;
+    pooled_a.insert(pooled_a.end(), la.begin(), la.end());
+    pooled_b.insert(pooled_b.end(), lb.begin(), lb.end());
+    const double va = study::metric_value(la, c.metric), vb = study::metric_value(lb, c.metric);
+    ++scenarios;
+    holds += direction_holds(c.agrees_if, va, vb);
+    per_scenario.push_back({{"scenario", name}, {"a", va}, {"b", vb}});
+  }
+  if (pooled_a.empty()) {
+    return {{"claim", c.claim}, {"paper", c.paper}, {"measured", "no score context matches the claim"},
+            {"values", nullptr}, {"agrees", false}, {"why", c.why}};
+  }
+  const double va = study::metric_value(pooled_a, c.metric), vb = study::metric_value(pooled_b, c.metric);
+  values = {{"metric", metric}, {"a", va}, {"b", vb}, {"contexts", pooled_a.size()}, {"scenarios", scenarios}};
+  if (c.kind == Claim::Kind::kPooled) {
+    measured = c.a + " " + metric_text(metric, va) + " -> " + c.b + " " + metric_text(metric, vb) + " (" + metric +
+               ", " + std::to_string(pooled_a.size()) + " contexts)";
+    agrees = direction_holds(c.agrees_if, va, vb);
+  } else {
+    values["per_scenario"] = per_scenario;
+    values["holds_in"] = holds;
+    const std::string dir = c.agrees_if == "b_lower" ? "lower" : c.agrees_if == "b_higher" ? "higher" : "not higher";
+    measured = c.b + " " + dir + " than " + c.a + " on " + metric + " in " + std::to_string(holds) + " of " +
+               std::to_string(scenarios) + " scenarios (pooled " + metric_text(metric, va) + " vs " +
+               metric_text(metric, vb) + ")";
+    agrees = holds == scenarios;
+  }
+  return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured}, {"values", values},
+          {"agrees", agrees}, {"why", c.why}};
+}
+
+}  // namespace
+
+json against_original(const study::PreparedStudy& study, const std::vector<study::UnitResult>& units,
+                      const study::SignificanceResult& significance) {
+  json out = json::array();
+  for (const auto& c : study.spec.claims) out.push_back(evaluate(study, units, significance, c));
+  return out;
+}
+
+}  // namespace ncclbot::report
