@@ -22,6 +22,7 @@ struct SynthCliOptions {
   bool hipipe = false;
   std::string observation = "on", drift = "on", first_use = "on", warmup = "on";
   double noise_scale = 1.0;
+  double shift_rate = -1.0, shift_size = -1.0;
 };
 
 bool on_off(const std::string& value, const char* option) {
@@ -58,6 +59,8 @@ Action setup(CLI::App& app) {
   app.add_option("--first-use", opt->first_use, "an algorithm's one-time first-use cost on or off")
       ->capture_default_str();
   app.add_option("--warmup", opt->warmup, "job and arm warm-up on or off")->capture_default_str();
+  app.add_option("--shift-rate", opt->shift_rate, "level shifts per call (default: the preset's)");
+  app.add_option("--shift-size", opt->shift_size, "half-width of a level, e.g. 0.2 (default: the preset's)");
   return [opt, gpus] {
     // 0 means "the preset's" only when the option is left out; given, it must be a real count.
     if (gpus->count() > 0 && opt->gpus_per_node < 1)
@@ -78,6 +81,12 @@ Action setup(CLI::App& app) {
     o.first_use = on_off(opt->first_use, "--first-use");
     o.warmup = on_off(opt->warmup, "--warmup");
     o.noise_scale = opt->noise_scale;
+    if (opt->shift_rate != -1.0 && !(opt->shift_rate >= 0.0))
+      throw UsageError("--shift-rate must be in [0, 0.5)");
+    if (opt->shift_size != -1.0 && !(opt->shift_size >= 0.0))
+      throw UsageError("--shift-size must be in [0, 0.9)");
+    o.shift_rate = opt->shift_rate;
+    o.shift_size = opt->shift_size;
     const Sweep sweep = sim::synthesize(f, o);
     write_sweep_csv(sweep, opt->out);
     std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "

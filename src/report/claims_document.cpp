@@ -57,15 +57,19 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
   if (c.kind == Claim::Kind::kHypothesis) {
     for (const auto& h : sig.hypotheses) {
       if (h.spec.a != c.a || h.spec.b != c.b || h.spec.metric != c.metric) continue;
-      values = {{"p", h.test.p}, {"p_holm", h.p_holm}, {"reject", h.reject}, {"mean_diff", h.mean_diff},
+      values = {{"p", h.test.p},
+                {"p_holm", h.p_holm},
+                {"reject", h.reject},
+                {"mean_diff", h.mean_diff},
                 {"family", h.spec.family}};
-      measured = c.a + " vs " + c.b + " on " + metric + ": mean difference " + metric_diff_text(metric, h.mean_diff) +
-                 ", p = " + p_value(h.test.p) + ", Holm p = " + p_value(h.p_holm) + " (" + h.spec.family +
+      measured = c.a + " vs " + c.b + " on " + metric + ": mean difference " +
+                 metric_diff_text(metric, h.mean_diff) + ", p = " + p_value(h.test.p) +
+                 ", Holm p = " + p_value(h.p_holm) + " (" + h.spec.family +
                  " family): " + (h.reject ? "rejected" : "not rejected");
       agrees = (c.agrees_if == "reject") == h.reject;
     }
-    return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured}, {"values", values},
-            {"agrees", agrees}, {"why", c.why}};
+    return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured},
+            {"values", values}, {"agrees", agrees}, {"why", c.why}};
   }
   const int pa = policy_index(st, c.a), pb = policy_index(st, c.b);
   std::vector<double> pooled_a, pooled_b;
@@ -84,26 +88,29 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
     per_scenario.push_back({{"scenario", name}, {"a", va}, {"b", vb}});
   }
   if (pooled_a.empty()) {
-    return {{"claim", c.claim}, {"paper", c.paper}, {"measured", "no score context matches the claim"},
-            {"values", nullptr}, {"agrees", false}, {"why", c.why}};
+    return {{"claim", c.claim},  {"paper", c.paper}, {"measured", "no score context matches the claim"},
+            {"values", nullptr}, {"agrees", false},  {"why", c.why}};
   }
   const double va = study::metric_value(pooled_a, c.metric), vb = study::metric_value(pooled_b, c.metric);
-  values = {{"metric", metric}, {"a", va}, {"b", vb}, {"contexts", pooled_a.size()}, {"scenarios", scenarios}};
+  values = {
+      {"metric", metric}, {"a", va}, {"b", vb}, {"contexts", pooled_a.size()}, {"scenarios", scenarios}};
   if (c.kind == Claim::Kind::kPooled) {
-    measured = c.a + " " + metric_text(metric, va) + " -> " + c.b + " " + metric_text(metric, vb) + " (" + metric +
-               ", " + std::to_string(pooled_a.size()) + " contexts)";
+    measured = c.a + " " + metric_text(metric, va) + " -> " + c.b + " " + metric_text(metric, vb) + " (" +
+               metric + ", " + std::to_string(pooled_a.size()) + " contexts)";
     agrees = direction_holds(c.agrees_if, va, vb);
   } else {
     values["per_scenario"] = per_scenario;
     values["holds_in"] = holds;
-    const std::string dir = c.agrees_if == "b_lower" ? "lower" : c.agrees_if == "b_higher" ? "higher" : "not higher";
+    const std::string dir = c.agrees_if == "b_lower"    ? "lower"
+                            : c.agrees_if == "b_higher" ? "higher"
+                                                        : "not higher";
     measured = c.b + " " + dir + " than " + c.a + " on " + metric + " in " + std::to_string(holds) + " of " +
                std::to_string(scenarios) + " scenarios (pooled " + metric_text(metric, va) + " vs " +
                metric_text(metric, vb) + ")";
     agrees = holds == scenarios;
   }
-  return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured}, {"values", values},
-          {"agrees", agrees}, {"why", c.why}};
+  return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured},
+          {"values", values}, {"agrees", agrees}, {"why", c.why}};
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 namespace ncclbot::report {
 
 // [{"claim", "paper", "measured", "values", "agrees", "why"}, ...]; `units` is scenario-major.
-nlohmann::json against_original(const study::PreparedStudy& study, const std::vector<study::UnitResult>& units,
+nlohmann::json against_original(const study::PreparedStudy& study,
+                                const std::vector<study::UnitResult>& units,
                                 const study::SignificanceResult& significance);
 
 }  // namespace ncclbot::report

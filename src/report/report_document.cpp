@@ -216,8 +216,8 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
     t.kind = Block::Kind::kTable;
     t.header = {"claim", "original study", "this study", "agrees", "why"};
     for (const auto& c : claims)
-      t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"), c.at("agrees").get<bool>() ? "yes" : "no",
-                        c.at("why")});
+      t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"),
+                        c.at("agrees").get<bool>() ? "yes" : "no", c.at("why")});
     out.push_back(t);
   }
 

@@ -157,6 +157,14 @@ FabricPreset with_observation_options(const FabricPreset& preset, const SynthOpt
   ob.cv_small *= o.noise_scale;
   ob.cv_large *= o.noise_scale;
   ob.spike_prob = std::min(0.5, ob.spike_prob * o.noise_scale);
+  if (o.shift_rate >= 0.0) {
+    if (o.shift_rate >= 0.5) throw UsageError("shift rate must be in [0, 0.5)");
+    ob.dynamics.call.shift_rate = float(o.shift_rate);
+  }
+  if (o.shift_size >= 0.0) {
+    if (o.shift_size >= 0.9) throw UsageError("shift size must be in [0, 0.9)");
+    ob.dynamics.call.shift_size = float(o.shift_size);
+  }
   if (!o.drift) ob.dynamics.call.shift_rate = ob.dynamics.call.shift_size = 0.0f;
   if (!o.first_use) ob.dynamics.first_use_base_us = ob.dynamics.first_use_per_host_us = 0.0;
   if (!o.warmup) {

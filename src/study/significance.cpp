@@ -32,7 +32,8 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     std::vector<int> paired;  // the scenarios this hypothesis pairs, in study order
     for (int sc = 0; sc < S; ++sc) {
       bool in = h.scenarios.empty();
-      for (const auto& pattern : h.scenarios) in = in || scenario_matches(pattern, study.scenarios[size_t(sc)].spec->name);
+      for (const auto& pattern : h.scenarios)
+        in = in || scenario_matches(pattern, study.scenarios[size_t(sc)].spec->name);
       if (in) paired.push_back(sc);
     }
     const int n = int(paired.size());

@@ -13,7 +13,7 @@ namespace ncclbot::study {
 
 struct HypothesisResult {
   Hypothesis spec;
-  std::vector<std::string> scenarios;  // the scenarios it pairs, in study order
+  std::vector<std::string> scenarios;             // the scenarios it pairs, in study order
   std::vector<double> a_values, b_values, diffs;  // per scenario, in study order
   double mean_diff = 0;
   int a_better = 0, b_better = 0, ties = 0;  // scenarios where a's metric is lower / higher / equal

@@ -191,7 +191,7 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
   r.only_keys(t, "[[sweep]]",
               {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation",
-               "noise_scale", "drift", "first_use", "warmup", "file"});
+               "noise_scale", "drift", "first_use", "warmup", "shift_rate", "shift_size", "file"});
   SweepSource s;
   s.line = r.line(t);
   const auto* name = r.find(t, "name");
@@ -223,9 +223,11 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     flag("warmup", s.warmup);
     if (auto* n = r.find(t, "noise_scale"))
       s.noise_scale = r.real(*n, "sweep.noise_scale", 0.0, 100.0, false);
+    if (auto* n = r.find(t, "shift_rate")) s.shift_rate = r.real(*n, "sweep.shift_rate", 0.0, 0.499, false);
+    if (auto* n = r.find(t, "shift_size")) s.shift_size = r.real(*n, "sweep.shift_size", 0.0, 0.899, false);
   } else {
     for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
-                          "drift", "first_use", "warmup"})
+                          "drift", "first_use", "warmup", "shift_rate", "shift_size"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");
@@ -330,7 +332,8 @@ std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, c
 
 Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[claim]]",
-              {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes", "agrees_if", "why"});
+              {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes",
+               "agrees_if", "why"});
   Claim c;
   c.line = r.line(t);
   auto text = [&](const char* key) {
@@ -361,12 +364,14 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
     r.fail(*r.find(t, "kind"), "claim.kind '" + kind + "' must be pooled, every_scenario or hypothesis");
   if (auto* m = r.find(t, "metric")) c.metric = r.metric(*m, "claim.metric");
   c.agrees_if = text("agrees_if");
-  const bool directional = c.agrees_if == "b_lower" || c.agrees_if == "b_higher" || c.agrees_if == "b_not_higher";
+  const bool directional =
+      c.agrees_if == "b_lower" || c.agrees_if == "b_higher" || c.agrees_if == "b_not_higher";
   const bool decision = c.agrees_if == "reject" || c.agrees_if == "not_reject";
   if (c.kind == Claim::Kind::kHypothesis ? !decision : !directional)
-    r.fail(*r.find(t, "agrees_if"), "claim.agrees_if '" + c.agrees_if + "' does not fit kind " + kind +
-                                        " (pooled, every_scenario: b_lower, b_higher, b_not_higher; hypothesis: "
-                                        "reject, not_reject)");
+    r.fail(*r.find(t, "agrees_if"),
+           "claim.agrees_if '" + c.agrees_if + "' does not fit kind " + kind +
+               " (pooled, every_scenario: b_lower, b_higher, b_not_higher; hypothesis: "
+               "reject, not_reject)");
   if (auto* n = r.find(t, "scenarios")) {
     c.scenarios = r.names(*n, "claim.scenarios");
     for (const auto& pattern : c.scenarios) {
@@ -375,8 +380,10 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
       if (!any) r.fail(*n, "claim.scenarios '" + pattern + "' matches no [[scenario]]");
     }
   }
-  if (auto* n = r.find(t, "min_bytes")) c.min_bytes = uint64_t(r.integer(*n, "claim.min_bytes", 0, INT64_MAX));
-  if (auto* n = r.find(t, "max_bytes")) c.max_bytes = uint64_t(r.integer(*n, "claim.max_bytes", 0, INT64_MAX));
+  if (auto* n = r.find(t, "min_bytes"))
+    c.min_bytes = uint64_t(r.integer(*n, "claim.min_bytes", 0, INT64_MAX));
+  if (auto* n = r.find(t, "max_bytes"))
+    c.max_bytes = uint64_t(r.integer(*n, "claim.max_bytes", 0, INT64_MAX));
   if (c.min_bytes > c.max_bytes) r.fail(t, "claim.min_bytes is above claim.max_bytes");
   if (c.kind == Claim::Kind::kHypothesis) {
     if (r.find(t, "min_bytes") || r.find(t, "max_bytes"))

@@ -34,7 +34,8 @@ struct SweepSource {
   bool observation = true;
   double noise_scale = 1.0;
   bool drift = true, first_use = true, warmup = true;
-  std::string file;  // a sweep CSV (path as resolved against the study file)
+  double shift_rate = -1.0, shift_size = -1.0;  // negative: the preset's level shifts
+  std::string file;                             // a sweep CSV (path as resolved against the study file)
 };
 
 // Contexts of one sweep selected by node counts and collectives (empty list = all).
@@ -92,7 +93,8 @@ struct Claim {
 
 // A claim's scenario pattern: "x" names scenario x, "x*" every scenario whose name starts with x.
 inline bool scenario_matches(const std::string& pattern, const std::string& name) {
-  if (!pattern.empty() && pattern.back() == '*') return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  if (!pattern.empty() && pattern.back() == '*')
+    return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
   return name == pattern;
 }
 

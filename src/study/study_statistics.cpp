@@ -11,7 +11,6 @@
 namespace ncclbot::study {
 namespace {
 
-
 BootstrapStatistic library_statistic(Statistic st) {
   switch (st) {
     case Statistic::kMean:

@@ -27,6 +27,8 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   o.drift = source.drift;
   o.first_use = source.first_use;
   o.warmup = source.warmup;
+  o.shift_rate = source.shift_rate;
+  o.shift_size = source.shift_size;
   try {
     return sim::synthesize(preset, o);
   } catch (const UsageError& e) {

@@ -98,6 +98,19 @@ TEST(ObservationModel, OnByDefaultWithThePresetsDynamics) {
   const SweepDynamics w = synthesize(f, o).dynamics();
   EXPECT_EQ(w.call.job_warmup_calls + w.call.arm_warmup_calls, 0);
   EXPECT_TRUE(w.call.shifts());
+  // A changing fabric of one's own: shift rate and size override the preset's (drift off wins).
+  SynthOptions fast;
+  fast.nodes = {2};
+  fast.shift_rate = 0.004;
+  fast.shift_size = 0.25;
+  const SweepDynamics g = synthesize(f, fast).dynamics();
+  EXPECT_EQ(g.call.shift_rate, 0.004f);
+  EXPECT_EQ(g.call.shift_size, 0.25f);
+  fast.drift = false;
+  EXPECT_FALSE(synthesize(f, fast).dynamics().call.shifts());
+  fast.drift = true;
+  fast.shift_rate = 0.6;
+  EXPECT_THROW(synthesize(f, fast), UsageError);
 }
 
 // Call-to-call noise: log-normal with sigma = cv_large + (cv_small - cv_large) / (1 + bytes / knee).

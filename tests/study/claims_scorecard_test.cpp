@@ -17,10 +17,13 @@ const std::string kStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/claims.t
 
 using nlohmann::json;
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 // Losses of `policy` over the scenarios whose names start with `prefix`, contexts of at most max_bytes.
-std::vector<double> pooled(const json& r, const std::string& policy, const std::string& prefix, uint64_t max_bytes) {
+std::vector<double> pooled(const json& r, const std::string& policy, const std::string& prefix,
+                           uint64_t max_bytes) {
   std::vector<double> out;
   for (const auto& sc : r["scenarios"]) {
     const std::string name = sc["name"];
@@ -49,7 +52,8 @@ double above(const std::vector<double>& x) {
 
 double scenario_mean(const json& r, const std::string& scenario, const std::string& policy) {
   for (const auto& s : r["scores"])
-    if (s["scenario"] == scenario && s["policy"] == policy) return mean(s["losses"].get<std::vector<double>>());
+    if (s["scenario"] == scenario && s["policy"] == policy)
+      return mean(s["losses"].get<std::vector<double>>());
   ADD_FAILURE() << scenario << " " << policy;
   return 0;
 }
@@ -62,7 +66,8 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   const json& c = r["against_original"];
   ASSERT_EQ(c.size(), 4u);
   for (const auto& x : c)
-    for (const char* key : {"claim", "paper", "measured", "agrees", "why"}) EXPECT_TRUE(x.contains(key)) << key;
+    for (const char* key : {"claim", "paper", "measured", "agrees", "why"})
+      EXPECT_TRUE(x.contains(key)) << key;
 
   // Pooled mean over big/* contexts of at most 64 KiB.
   const auto auto_small = pooled(r, "AUTO", "big/", 65536), ucb_small = pooled(r, "UCB1", "big/", 65536);
@@ -120,16 +125,23 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
     }
   };
   const std::string head = "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy = \"z\"\n";
-  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"nobody\"\nagrees_if = \"b_lower\"\n", "policy 'nobody'");
+  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"nobody\"\nagrees_if = \"b_lower\"\n",
+        "policy 'nobody'");
   fails(head + "kind = \"vibes\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\n", "must be pooled");
-  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"reject\"\n", "does not fit kind");
+  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"reject\"\n",
+        "does not fit kind");
   fails(head + "kind = \"hypothesis\"\na = \"UCB1\"\nb = \"AUTO\"\nagrees_if = \"reject\"\n",
         "over the same scenarios");
-  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\nscenarios = [\"none/*\"]\n",
+  fails(head +
+            "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\nscenarios = "
+            "[\"none/*\"]\n",
         "matches no [[scenario]]");
-  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\nmin_bytes = 9\nmax_bytes = 8\n",
+  fails(head +
+            "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\nmin_bytes = "
+            "9\nmax_bytes = 8\n",
         "min_bytes is above");
-  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\ncolour = 1\n", "colour");
+  fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\ncolour = 1\n",
+        "colour");
   fails("\n[[claim]]\nclaim = \"x\"\n", "needs paper");
   fails("\n[[hypothesis]]\na = \"UCB1\"\nb = \"AUTO\"\nscenarios = [\"nope\"]\n", "matches no [[scenario]]");
 }
