@@ -69,14 +69,28 @@ class Server {
   Server(int listen_fd, const LeaderKey& key, const LeaderHandler& handler, const LeaderLimits& limits)
       : listen_fd_(listen_fd), key_(key), handler_(handler), limits_(limits) {}
 
+  // Never returns, and never closes the listening socket: followers take "connection refused" on
+  // the leader's port for the leader process being gone, so a live one must keep listening
+  // through every error (out of descriptors, out of memory), backing off instead.
   void run() {
-    epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
-    if (epoll_ < 0) return;
-    watch(listen_fd_, EPOLLIN, EPOLL_CTL_ADD);
+    for (;;) {
+      epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+      if (epoll_ >= 0) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = listen_fd_;
+        if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, listen_fd_, &ev) == 0) break;
+        ::close(epoll_);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     epoll_event events[64];
     for (;;) {
       const int n = ::epoll_wait(epoll_, events, 64, 500);
-      if (n < 0 && errno != EINTR) return;
+      if (n < 0) {
+        if (errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
       for (int i = 0; i < n; ++i) {
         try {
           if (events[i].data.fd == listen_fd_)
@@ -115,8 +129,12 @@ class Server {
     for (;;) {
       const int c = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (c < 0) {
-        // Out of descriptors: the listening socket stays readable, so pause rather than spin.
-        if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        // A connection that died in the queue: take the next one.
+        if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+        // Out of descriptors or memory: the connection waits in the queue and the listening socket
+        // stays readable, so pause rather than spin (and never close it, see run()).
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
         return;  // EAGAIN: nothing more to accept
       }
       if (conns_.size() >= limits_.max_connections) {
@@ -297,56 +315,111 @@ std::shared_ptr<FollowerLink> FollowerLink::connect(const std::string& address, 
   link->address_ = address;
   link->key_ = key;
   std::unique_lock<std::mutex> lock(link->mu_);
-  if (!link->open_locked(lock, timeout_ms, error)) return nullptr;
+  if (!link->open_locked(lock, timeout_ms, true, error)) return nullptr;
   return link;
 }
 
-// Connects, reads the greeting, answers with this side's nonce and starts the receiver. Called
-// with the lock held; releases it while connecting.
-bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_ms, std::string* error) {
+// Connects, reads the greeting, answers with this side's nonce, verifies the leader's WELCOME and
+// starts the receiver. Called with the lock held; releases it while connecting. Also keeps the
+// streak of refused connections that tells a leader process that is gone.
+bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_ms, bool first,
+                               std::string* error) {
   std::string host;
   int port = 0;
   split_address(address_, &host, &port);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto limit = std::chrono::milliseconds(timeout_ms);
+  const auto deadline = Clock::now() + limit;
+  Clock::time_point refused_since = refused_since_;
+  bool gone = false, bad_secret = false, unresolved = false;
   std::string why = "no answer";
   lock.unlock();
   int fd = -1;
   std::unique_ptr<FollowerSession> session;
-  std::vector<uint8_t> first;
+  std::vector<uint8_t> first_bytes;
   for (;;) {
     addrinfo* res = resolve(host, port, false, error);
     if (!res) {
-      lock.lock();
-      return false;
+      refused_since = Clock::time_point::max();  // no answer at all is not a refusal
+      unresolved = true;
+      break;
     }
+    bool all_refused = true;  // every address answered "nobody listens here"
     for (addrinfo* ai = res; ai && fd < 0; ai = ai->ai_next) {
       const int s = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-      if (s < 0) continue;
-      timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-      ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);  // the greeting must come in time
+      if (s < 0) {
+        all_refused = false;
+        continue;
+      }
+      // The greeting and the WELCOME must come in time; SO_SNDTIMEO also bounds connect(), which
+      // a host that vanished would otherwise leave waiting for minutes.
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      const long ms = left < 50 ? 50 : left;
+      timeval tv{ms / 1000, (ms % 1000) * 1000};
+      ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+      if (::connect(s, ai->ai_addr, ai->ai_addrlen) != 0) {
+        if (errno != ECONNREFUSED) all_refused = false;
+        why = std::strerror(errno);
+        ::close(s);
+        continue;
+      }
+      all_refused = false;
       uint8_t greeting[kGreetingBytes], nonce[kNonceBytes];
+      uint8_t welcome[kFrameHeaderBytes + kWelcomePayload + kTagBytes];
       randombytes_buf(nonce, sizeof nonce);
       auto candidate = std::make_unique<FollowerSession>(key_);
-      first.clear();
-      if (::connect(s, ai->ai_addr, ai->ai_addrlen) == 0 && read_full(s, greeting, sizeof greeting) &&
-          candidate->start(greeting, sizeof greeting, nonce, &first) &&
-          write_full(s, first.data(), first.size())) {
-        timeval none{0, 0};
-        ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
-        fd = s;
-        session = std::move(candidate);
-        break;
+      first_bytes.clear();
+      errno = 0;
+      if (!read_full(s, greeting, sizeof greeting) ||
+          !candidate->start(greeting, sizeof greeting, nonce, &first_bytes) ||
+          !write_full(s, first_bytes.data(), first_bytes.size()) || !read_full(s, welcome, sizeof welcome)) {
+        why = errno != 0 ? std::strerror(errno) : "not an ncclbot leader of this version";
+        ::close(s);
+        continue;
       }
-      why = errno != 0 ? std::strerror(errno) : "not an ncclbot leader of this version";
-      ::close(s);
+      size_t used = 0;
+      WireHello unused;
+      WireDecisions none;
+      if (candidate->feed(welcome, sizeof welcome, &used, &unused, &none) !=
+          FollowerSession::Event::kWelcome) {
+        why = "its WELCOME fails authentication: this rank holds another secret than the leader";
+        bad_secret = true;
+        ::close(s);
+        continue;
+      }
+      timeval none_tv{0, 0};
+      ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none_tv, sizeof none_tv);
+      ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &none_tv, sizeof none_tv);
+      fd = s;
+      session = std::move(candidate);
     }
     ::freeaddrinfo(res);
-    if (fd >= 0 || Clock::now() >= deadline) break;
+    const auto now = Clock::now();
+    if (!all_refused)
+      refused_since = Clock::time_point::max();
+    else if (refused_since == Clock::time_point::max())
+      refused_since = now;
+    if (fd >= 0) break;
+    // Only once the leader was reached: at init it may simply not listen yet (and nothing was sent).
+    if (!first && all_refused && now - refused_since >= limit) {
+      gone = true;
+      break;
+    }
+    // Nothing was sent on the first connection, so another secret is final there; later, a forged
+    // WELCOME must not end the wait of a rank the leader may have counted.
+    if ((first && bad_secret) || now >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the leader may not listen yet
   }
   lock.lock();
+  refused_since_ = refused_since;
+  if (gone) gone_ = true;
   if (fd < 0) {
-    *error = "cannot reach the leader at " + address_ + ": " + why;
+    if (gone)
+      *error = "the leader at " + address_ + " refused every connection for " + std::to_string(timeout_ms) +
+               " ms: its process is gone";
+    else if (!unresolved)
+      *error = "cannot reach the leader at " + address_ + ": " + why;
     return false;
   }
   set_nodelay(fd);
@@ -354,7 +427,6 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
   fd_ = fd;
   session_ = std::move(session);
   broken_ = false;
-  acked_.clear();
   const uint64_t generation = ++generation_;
   for (auto& entry : streams_) entry.second.requested.clear();  // lost with the old connection
   // The receiver holds the link alive and closes its own descriptor when the connection ends.
@@ -374,6 +446,22 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
   return true;
 }
 
+// Reopens a broken connection and sends again every HELLO that may have been counted (the leader
+// counts each (rank, ordinal) once and ACKs a repeat). One thread at a time; the others wait.
+void FollowerLink::reconnect_locked(std::unique_lock<std::mutex>& lock, int timeout_ms) {
+  reconnecting_ = true;
+  std::string error;
+  if (open_locked(lock, timeout_ms, false, &error)) {
+    std::vector<uint8_t> bytes;
+    for (const auto& entry : hellos_)
+      if (entry.second.said == Said::kSent || entry.second.said == Said::kAcked)
+        session_->hello(entry.second.hello, &bytes);
+    if (!bytes.empty()) send_locked(bytes);
+  }
+  reconnecting_ = false;
+  cv_.notify_all();
+}
+
 FollowerLink::~FollowerLink() = default;
 
 bool FollowerLink::send_locked(const std::vector<uint8_t>& bytes) {
@@ -387,7 +475,11 @@ bool FollowerLink::send_locked(const std::vector<uint8_t>& bytes) {
 
 bool FollowerLink::healthy() {
   std::lock_guard<std::mutex> lock(mu_);
-  return !broken_;
+  return !broken_ && !gone_;
+}
+
+bool FollowerLink::leader_gone() {
+  return gone_.load();
 }
 
 void FollowerLink::break_connection_for_test() {
@@ -416,9 +508,15 @@ void FollowerLink::receive_loop(int fd, uint64_t generation) {
         bad = true;
         break;
       }
-      if (e == FollowerSession::Event::kAck) acked_.insert({ack.comm_id, ack.ordinal});
+      if (e == FollowerSession::Event::kAck || e == FollowerSession::Event::kRefused) {
+        // A rank once counted stays counted (a repeat is always ACKed), so an ACK is final; a
+        // REFUSED only ever answers a HELLO the leader never counted.
+        auto it = hellos_.find({ack.comm_id, ack.ordinal});
+        if (it != hellos_.end() && it->second.said != Said::kAcked && it->second.said != Said::kRefused)
+          it->second.said = e == FollowerSession::Event::kAck ? Said::kAcked : Said::kRefused;
+      }
       if (e == FollowerSession::Event::kDecisions) {
-        Stream& s = streams_[{d.comm_id, int(d.key)}];
+        Stream& s = streams_[{d.comm_id, d.ordinal, int(d.key)}];
         const uint64_t w = d.start / uint64_t(kDecisionWindow);
         if (d.status == DecisionStatus::kOk) {
           s.requested.erase(w);
@@ -444,75 +542,88 @@ void FollowerLink::receive_loop(int fd, uint64_t generation) {
   ::close(fd);
 }
 
-void FollowerLink::request_locked(Stream& s, uint64_t comm_id, int key, uint64_t window, uint64_t bytes,
-                                  int nranks, int nnodes, const float* prior) {
+void FollowerLink::request_locked(Stream& s, const WireHello& who, int key, uint64_t window, uint64_t bytes,
+                                  const float* prior) {
   auto it = s.requested.find(window);
   if (broken_ || (it != s.requested.end() && Clock::now() < it->second)) return;
   WireRequest r;
-  r.comm_id = comm_id;
+  r.comm_id = who.comm_id;
   r.start = window * uint64_t(kDecisionWindow);
   r.bytes = bytes;
   r.key = uint32_t(key);
   r.count = uint32_t(kDecisionWindow);
-  r.nranks = uint32_t(nranks);
-  r.nnodes = uint32_t(nnodes);
+  r.nranks = who.nranks;
+  r.nnodes = who.nnodes;
+  r.rank = who.rank;
+  r.ordinal = who.ordinal;
   std::memcpy(r.prior, prior, sizeof r.prior);
   std::vector<uint8_t> out;
   session_->request(r, &out);
   if (send_locked(out)) s.requested[window] = Clock::time_point::max();
 }
 
-bool FollowerLink::hello(const WireHello& h, int timeout_ms) {
+FollowerLink::Joined FollowerLink::hello(const WireHello& h, int timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (broken_) return false;
-  const uint64_t generation = generation_;
-  std::vector<uint8_t> bytes;
-  session_->hello(h, &bytes);
-  if (!send_locked(bytes)) return false;
+  const std::pair<uint64_t, uint32_t> id{h.comm_id, h.ordinal};
+  Announced& a = hellos_[id];  // map entries stay put
+  a.hello = h;
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!acked_.count({h.comm_id, h.ordinal})) {
-    if (broken_ && generation == generation_) return false;  // closed without an ACK: refused
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout) break;
+  for (;;) {
+    if (a.said == Said::kAcked) return Joined::kAcked;
+    if (a.said == Said::kRefused) return Joined::kRefused;
+    const auto now = Clock::now();
+    if (gone_ || now >= deadline) {
+      // Never sent: the leader cannot have counted it. Sent: it may have, so this rank follows
+      // the leader unless the leader is gone.
+      if (a.said == Said::kUnsent) {
+        hellos_.erase(id);
+        return gone_ ? Joined::kLeaderGone : Joined::kUnreached;
+      }
+      return gone_ ? Joined::kLeaderGone : Joined::kPending;
+    }
+    if (broken_) {
+      if (!reconnecting_)
+        reconnect_locked(
+            lock, int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1);
+      if (broken_) cv_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(20)));
+      continue;
+    }
+    if (a.said == Said::kUnsent) {
+      std::vector<uint8_t> bytes;
+      session_->hello(h, &bytes);
+      if (send_locked(bytes)) a.said = Said::kSent;
+      continue;
+    }
+    cv_.wait_until(lock, deadline);
   }
-  // Sent, and ACKed or unanswered within the timeout: the leader may count this rank, so from now
-  // on this rank follows it (an unanswered HELLO is sent again after a reconnect).
-  joined_.push_back(h);
-  return true;
 }
 
-int FollowerLink::decision(uint64_t comm_id, int key, uint64_t index, uint64_t bytes, int nranks, int nnodes,
-                           const float* prior, int timeout_ms, const std::function<void(int)>& waiting) {
+int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
+                           int timeout_ms, const std::function<void(int)>& waiting) {
   const uint64_t w = index / uint64_t(kDecisionWindow);
   const bool prefetch = index % uint64_t(kDecisionWindow) >= uint64_t(kDecisionWindow / 2);
   const auto started = Clock::now();
   auto next_warning = started + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(mu_);
+  const std::pair<uint64_t, uint32_t> id{who.comm_id, who.ordinal};
+  Stream& s = streams_[{who.comm_id, who.ordinal, key}];
   for (;;) {
-    if (broken_ && !reconnecting_) {
-      // One thread reconnects and announces this process's ranks again (the leader counts each
-      // (rank, ordinal) once); the others wait for it.
-      reconnecting_ = true;
-      std::string error;
-      if (open_locked(lock, timeout_ms, &error)) {
-        std::vector<uint8_t> bytes;
-        for (const WireHello& h : joined_) session_->hello(h, &bytes);
-        send_locked(bytes);
-      }
-      reconnecting_ = false;
-      cv_.notify_all();
-    }
-    Stream& s = streams_[{comm_id, key}];
     auto it = s.windows.find(w);
     if (it != s.windows.end()) {
       const int slot = it->second[size_t(index - w * uint64_t(kDecisionWindow))];
-      // Windows two behind are not needed by this rank again (a slower rank of the same
-      // communicator in this process asks for them again).
+      // Windows two behind are not needed by this rank again.
       while (!s.windows.empty() && s.windows.begin()->first + 2 < w) s.windows.erase(s.windows.begin());
-      if (prefetch && !s.windows.count(w + 1))
-        request_locked(s, comm_id, key, w + 1, bytes, nranks, nnodes, prior);
+      if (prefetch && !s.windows.count(w + 1)) request_locked(s, who, key, w + 1, bytes, prior);
       return slot;
     }
-    request_locked(s, comm_id, key, w, bytes, nranks, nnodes, prior);
+    // The two ways out, both matched by the leader's ranks (see the header comment).
+    if (gone_) return -1;
+    if (auto h = hellos_.find(id); h != hellos_.end() && h->second.said == Said::kRefused) return -1;
+    if (broken_ && !reconnecting_) {
+      reconnect_locked(lock, timeout_ms);
+      if (gone_) return -1;
+    }
+    request_locked(s, who, key, w, bytes, prior);  // nothing while broken
     cv_.wait_for(lock, std::chrono::milliseconds(broken_ ? 20 : 1));
     const auto now = Clock::now();
     if (now >= next_warning) {

@@ -7,12 +7,21 @@
 //  - The server is one thread serving every connection with epoll: connections, buffered bytes and
 //    connections that have not authenticated yet are capped (LeaderLimits); nothing a peer sends
 //    runs on, or blocks, the thread of NCCL's getCollInfo.
-//  - A follower announces each communicator rank it holds (HELLO) and waits for the leader's ACK:
-//    from then on it is counted, so it never falls back on its own (that would split the ranks);
-//    it waits for the leader's decisions, reconnecting when the connection breaks, and warns once
-//    per timeout period while it waits. A HELLO the leader refused (wrong secret, bad fields) or
-//    never received leaves the follower uncounted: it and the leader play NCCL's choice.
-//  - Decisions are fetched in windows of kDecisionWindow calls ahead, so a follower rarely waits.
+//  - A follower says nothing before the leader's WELCOME proves, on that connection, that both hold
+//    the same secret; a rank with another secret therefore never sends a HELLO and passes through.
+//  - A follower announces each communicator rank it holds (HELLO). Once a HELLO has gone out the
+//    leader may count it, so the rank follows the leader from then on (deciding alone could split
+//    the ranks), with exactly two ways out, both of which the leader's ranks match: an
+//    authenticated REFUSED (never counted), or a leader process that is gone (reconnecting is
+//    answered "connection refused", nobody listening on its port, for a whole timeout: every
+//    communicator it was part of is broken for NCCL itself, and the others it always answered
+//    with NCCL's choice). A broken connection is reopened and the HELLOs are sent again (the
+//    leader counts each (rank, ordinal) once and ACKs a repeat); a leader that is slow, stalled
+//    or unreachable without refusals is waited for, with a warning once per timeout period.
+//  - Decisions are fetched per rank in windows of kDecisionWindow calls ahead, so a follower
+//    rarely waits; each request carries the rank's cost table (the leader starts a context only
+//    once it has every rank's).
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -20,8 +29,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "plugin/leader_wire.hpp"
@@ -44,22 +53,33 @@ class LeaderServer {
 
 class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
  public:
-  // Connects to host:port and reads the leader's greeting, retrying until `timeout_ms`; nullptr +
+  // Connects to host:port, reads the leader's greeting and verifies its WELCOME, retrying until
+  // `timeout_ms` (a WELCOME that fails authentication ends at once: another secret); nullptr +
   // `error` on failure (nothing was said to the leader, so this rank is not counted).
   static std::shared_ptr<FollowerLink> connect(const std::string& address, const LeaderKey& key,
                                                int timeout_ms, std::string* error);
 
-  // Announces one rank and waits for the ACK. false: the leader closed the connection instead
-  // (refused) or the link broke before the HELLO went out; this rank is then not counted.
-  bool hello(const WireHello& h, int timeout_ms);
+  enum class Joined {
+    kAcked,       // counted: follow the leader
+    kPending,     // sent, not answered within the timeout: the leader may count it, so follow it
+    kRefused,     // an authenticated REFUSED: never counted, pass through
+    kUnreached,   // never sent (no verified connection within the timeout): pass through
+    kLeaderGone,  // sent, then the leader process went away (see above): pass through
+  };
+  // Announces one rank and waits up to `timeout_ms` for the leader's answer, reconnecting and
+  // sending the HELLO again when the connection breaks first.
+  Joined hello(const WireHello& h, int timeout_ms);
 
-  // The leader's decision for call `index` of (comm, key): a slot or -1 (NCCL's choice). Waits as
-  // long as it takes (see the header comment); `waiting` is called once per `timeout_ms` waited.
-  int decision(uint64_t comm_id, int key, uint64_t index, uint64_t bytes, int nranks, int nnodes,
-               const float* prior, int timeout_ms, const std::function<void(int waited_ms)>& waiting);
+  // The leader's decision for call `index` of context `key` of the rank `who` (as announced): a slot
+  // or -1 (NCCL's choice). Waits as long as it takes (see the header comment); `waiting` is called
+  // once per `timeout_ms` waited. -1 at once when the rank's HELLO was refused or the leader is gone.
+  int decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
+               int timeout_ms, const std::function<void(int waited_ms)>& waiting);
 
   // Whether the current connection is up (a broken one is reopened by the next decision).
   bool healthy();
+  // Whether the leader process is gone (connections refused for a whole timeout after a HELLO).
+  bool leader_gone();
 
   // Test hook: close the current connection as a network failure would.
   void break_connection_for_test();
@@ -67,17 +87,28 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   ~FollowerLink();
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct Stream {
     std::map<uint64_t, std::vector<int8_t>> windows;  // received, by window number
     // Asked for and not received: when it may be asked again (max() while an answer is due).
-    std::map<uint64_t, std::chrono::steady_clock::time_point> requested;
+    std::map<uint64_t, Clock::time_point> requested;
+  };
+  // Where a HELLO stands. Once kSent it may have been counted, and it is sent again on every new
+  // connection until answered.
+  enum class Said { kUnsent, kSent, kAcked, kRefused };
+  struct Announced {
+    WireHello hello;
+    Said said = Said::kUnsent;
   };
   FollowerLink() = default;
-  bool open_locked(std::unique_lock<std::mutex>& lock, int timeout_ms, std::string* error);
+  // `first`: the link's first connection, where a WELCOME failing authentication ends the attempts
+  // at once (nothing was sent, so passing through is safe); on reconnects it is one more failure.
+  bool open_locked(std::unique_lock<std::mutex>& lock, int timeout_ms, bool first, std::string* error);
+  void reconnect_locked(std::unique_lock<std::mutex>& lock, int timeout_ms);
   void receive_loop(int fd, uint64_t generation);
   bool send_locked(const std::vector<uint8_t>& bytes);
-  void request_locked(Stream& s, uint64_t comm_id, int key, uint64_t window, uint64_t bytes, int nranks,
-                      int nnodes, const float* prior);
+  void request_locked(Stream& s, const WireHello& who, int key, uint64_t window, uint64_t bytes,
+                      const float* prior);
 
   std::string address_;
   LeaderKey key_;
@@ -85,12 +116,14 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   uint64_t generation_ = 0;
   bool broken_ = true;
   bool reconnecting_ = false;
+  std::atomic<bool> gone_{false};  // read without the lock on the follower's hot path
+  // Since when every connection attempt was refused (time_point::max(): the last one was not).
+  Clock::time_point refused_since_ = Clock::time_point::max();
   std::unique_ptr<FollowerSession> session_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<WireHello> joined_;                  // re-announced after a reconnect
-  std::set<std::pair<uint64_t, uint32_t>> acked_;  // (comm id, ordinal) ACKed on the current connection
-  std::map<std::pair<uint64_t, int>, Stream> streams_;
+  std::map<std::pair<uint64_t, uint32_t>, Announced> hellos_;      // by (comm id, ordinal)
+  std::map<std::tuple<uint64_t, uint32_t, int>, Stream> streams_;  // by (comm id, ordinal, key)
 };
 
 // "host:port" -> parts; false when malformed.

@@ -80,7 +80,9 @@ WireRequest decode_request(const uint8_t* p) {
   r.count = get_u32(p + 28);
   r.nranks = get_u32(p + 32);
   r.nnodes = get_u32(p + 36);
-  for (int s = 0; s < kNumNcclArms; ++s) r.prior[s] = get_f32(p + 40 + 4 * s);
+  r.rank = get_u32(p + 40);
+  r.ordinal = get_u32(p + 44);
+  for (int s = 0; s < kNumNcclArms; ++s) r.prior[s] = get_f32(p + 48 + 4 * s);
   return r;
 }
 void encode_request(const WireRequest& r, uint8_t* p) {
@@ -91,7 +93,9 @@ void encode_request(const WireRequest& r, uint8_t* p) {
   put_u32(p + 28, r.count);
   put_u32(p + 32, r.nranks);
   put_u32(p + 36, r.nnodes);
-  for (int s = 0; s < kNumNcclArms; ++s) put_f32(p + 40 + 4 * s, r.prior[s]);
+  put_u32(p + 40, r.rank);
+  put_u32(p + 44, r.ordinal);
+  for (int s = 0; s < kNumNcclArms; ++s) put_f32(p + 48 + 4 * s, r.prior[s]);
 }
 
 bool valid_shape(uint32_t nranks, uint32_t nnodes) {
@@ -108,6 +112,7 @@ bool valid_request(const WireRequest& r) {
   if (!valid_shape(r.nranks, r.nnodes) || r.key >= uint32_t(kNumContextKeys)) return false;
   if (r.count != uint32_t(kDecisionWindow) || r.start % uint64_t(kDecisionWindow) != 0) return false;
   if (r.start > (uint64_t(1) << 62)) return false;
+  if (r.rank >= (1u << 30) || r.ordinal >= r.nranks) return false;
   // The context key is (collective, size class of nBytes): a request must agree with itself.
   if (context_key(key_collective(int(r.key)), r.bytes) != int(r.key)) return false;
   return true;
@@ -169,6 +174,15 @@ bool LeaderSession::feed(const uint8_t* data, size_t n, const LeaderHandler& han
       got_nonce_ = true;
       in_mac_.emplace(key_, server_nonce_, buf_, kToLeader);
       out_mac_.emplace(key_, server_nonce_, buf_, kToFollower);
+      // WELCOME: proves this end holds the job's key, on this connection, before the follower
+      // says anything.
+      uint8_t welcome[kFrameHeaderBytes + kWelcomePayload + kTagBytes];
+      put_header(welcome, FrameKind::kWelcome, kWelcomePayload);
+      put_u32(welcome + kFrameHeaderBytes, kWireVersion);
+      put_u32(welcome + kFrameHeaderBytes + 4, 0);
+      out_mac_->sign(welcome, kFrameHeaderBytes + kWelcomePayload,
+                     welcome + kFrameHeaderBytes + kWelcomePayload);
+      out->insert(out->end(), welcome, welcome + sizeof welcome);
       have_ = 0;
       need_ = kFrameHeaderBytes;
       continue;
@@ -195,10 +209,13 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   authenticated_ = true;
   const uint8_t* payload = buf_ + kFrameHeaderBytes;
   if (get_u32(buf_ + 4) == uint32_t(FrameKind::kHello)) {
+    // The sender holds the secret: a HELLO it cannot have counted is answered with REFUSED (signed,
+    // so the follower can trust it and pass through), never by closing, which a network failure
+    // could also do after the rank was counted.
     const WireHello h = decode_hello(payload);
-    if (!valid_hello(h) || handler.hello == nullptr || !handler.hello(handler.ctx, h)) return false;
+    const bool accepted = valid_hello(h) && handler.hello != nullptr && handler.hello(handler.ctx, h);
     uint8_t frame[kFrameHeaderBytes + kHelloPayload + kTagBytes];
-    put_header(frame, FrameKind::kAck, kHelloPayload);
+    put_header(frame, accepted ? FrameKind::kAck : FrameKind::kRefused, kHelloPayload);
     encode_hello(h, frame + kFrameHeaderBytes);
     out_mac_->sign(frame, kFrameHeaderBytes + kHelloPayload, frame + kFrameHeaderBytes + kHelloPayload);
     out->insert(out->end(), frame, frame + sizeof frame);
@@ -211,6 +228,7 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   d.start = r.start;
   d.key = r.key;
   d.count = r.count;
+  d.ordinal = r.ordinal;
   std::memset(d.slots, -1, sizeof d.slots);
   handler.decide(handler.ctx, r, &d);
   const size_t count = d.status == DecisionStatus::kOk ? size_t(kDecisionWindow) : 0;
@@ -224,7 +242,7 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   put_u32(f + 32, d.key);
   put_u32(f + 36, uint32_t(count));
   put_u32(f + 40, uint32_t(d.status));
-  put_u32(f + 44, 0);
+  put_u32(f + 44, d.ordinal);
   std::memcpy(f + kFrameHeaderBytes + kDecisionsHead, d.slots, count);
   out_mac_->sign(f, kFrameHeaderBytes + payload_size, f + kFrameHeaderBytes + payload_size);
   return true;
@@ -274,10 +292,14 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
     if (buf_.size() < need_) break;
     if (need_ == kFrameHeaderBytes) {
       const uint32_t kind = get_u32(buf_.data() + 4), len = get_u32(buf_.data() + 8);
-      const bool ok_len = (kind == uint32_t(FrameKind::kAck) && len == kHelloPayload) ||
+      // The WELCOME comes first and only once.
+      const bool ok_len =
+          welcomed_ ? ((kind == uint32_t(FrameKind::kAck) || kind == uint32_t(FrameKind::kRefused)) &&
+                       len == kHelloPayload) ||
                           (kind == uint32_t(FrameKind::kDecisions) &&
-                           (len == kDecisionsHead || len == kDecisionsHead + size_t(kDecisionWindow)));
-      if (get_u32(buf_.data()) != kWireMagic || !ok_len) return Event::kBad;
+                           (len == kDecisionsHead || len == kDecisionsHead + size_t(kDecisionWindow)))
+                    : kind == uint32_t(FrameKind::kWelcome) && len == kWelcomePayload;
+      if (get_u32(buf_.data()) != kWireMagic || get_u32(buf_.data() + 12) != 0 || !ok_len) return Event::kBad;
       need_ = kFrameHeaderBytes + len + kTagBytes;
       continue;
     }
@@ -285,15 +307,21 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
     if (!in_mac_->verify(buf_.data(), body, buf_.data() + body)) return Event::kBad;
     const uint8_t* p = buf_.data() + kFrameHeaderBytes;
     Event e;
-    if (get_u32(buf_.data() + 4) == uint32_t(FrameKind::kAck)) {
+    const uint32_t kind = get_u32(buf_.data() + 4);
+    if (kind == uint32_t(FrameKind::kWelcome)) {
+      if (get_u32(p) != kWireVersion || get_u32(p + 4) != 0) return Event::kBad;
+      welcomed_ = true;
+      e = Event::kWelcome;
+    } else if (kind == uint32_t(FrameKind::kAck) || kind == uint32_t(FrameKind::kRefused)) {
       *ack = decode_hello(p);
-      e = Event::kAck;
+      e = kind == uint32_t(FrameKind::kAck) ? Event::kAck : Event::kRefused;
     } else {
       d->comm_id = get_u64(p);
       d->start = get_u64(p + 8);
       d->key = get_u32(p + 16);
       d->count = get_u32(p + 20);
       const uint32_t status = get_u32(p + 24);
+      d->ordinal = get_u32(p + 28);
       const size_t carried = body - kFrameHeaderBytes - kDecisionsHead;
       if (status > uint32_t(DecisionStatus::kLater) || d->count != carried) return Event::kBad;
       if ((status == uint32_t(DecisionStatus::kOk)) != (carried == size_t(kDecisionWindow)))

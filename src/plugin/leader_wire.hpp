@@ -5,6 +5,8 @@
 //   server -> client  greeting: u32 magic, u32 version, 24-byte server nonce          (plain)
 //   client -> server  24-byte client nonce                                           (plain)
 //   then frames both ways: u32 magic, u32 kind, u32 payload length, u32 0, payload, 16-byte tag
+//   the server's first frame is WELCOME: a follower says nothing before it has verified it, so a
+//   rank with another secret knows before sending any HELLO (no signed refusal could tell it later)
 //
 // tag = keyed BLAKE2b-128 (libsodium crypto_generichash, key from leader_secret.hpp) of
 // server nonce || client nonce || direction || frame number in that direction || header || payload.
@@ -23,14 +25,23 @@ namespace ncclbot::plugin {
 
 inline constexpr int kDecisionWindow = 256;
 inline constexpr uint32_t kWireMagic = 0x4e43424cu;  // "LBCN"
-inline constexpr uint32_t kWireVersion = 2;
+inline constexpr uint32_t kWireVersion = 3;
 inline constexpr size_t kNonceBytes = 24;
 inline constexpr size_t kTagBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 16;
 inline constexpr size_t kGreetingBytes = 8 + kNonceBytes;
 inline constexpr uint32_t kMaxWireRanks = 1u << 20;  // sane communicator sizes
 
-enum class FrameKind : uint32_t { kHello = 1, kRequest = 2, kDecisions = 3, kAck = 4 };
+// kRefused answers a HELLO the leader will never count (bad fields, another shape, the cap on
+// learners); like kAck it echoes the HELLO. The connection stays open.
+enum class FrameKind : uint32_t {
+  kHello = 1,
+  kRequest = 2,
+  kDecisions = 3,
+  kAck = 4,
+  kRefused = 5,
+  kWelcome = 6
+};
 
 // A follower's rank of one communicator. `ordinal` tells apart several ranks of one communicator
 // in one process (0, 1, ...), so a HELLO counts once however often it is (re)sent.
@@ -45,6 +56,7 @@ struct WireRequest {
   uint64_t bytes = 0;  // nBytes of the call that asked (seeds a context the leader has not seen yet)
   uint32_t key = 0, count = 0;
   uint32_t nranks = 0, nnodes = 0;
+  uint32_t rank = 0, ordinal = 0;  // the asking rank, as in its HELLO: whose cost table this is
   float prior[kNumNcclArms] = {};  // NCCL's cost table of the asking call
 };
 
@@ -54,6 +66,7 @@ struct WireDecisions {
   uint64_t comm_id = 0;
   uint64_t start = 0;
   uint32_t key = 0, count = 0;
+  uint32_t ordinal = 0;  // the asking rank's, echoed: several ranks of one process read separate streams
   DecisionStatus status = DecisionStatus::kOk;  // kLater: ask again (count is then 0)
   int8_t slots[kDecisionWindow] = {};
 };
@@ -78,7 +91,14 @@ class FrameMac {
   uint64_t seq_ = 0;
 };
 
-// What the leader's session needs from the plugin. `hello` returns whether the rank is accepted;
+// Payload sizes by kind (fixed; decisions: head + count bytes).
+inline constexpr size_t kHelloPayload = 24;
+inline constexpr size_t kRequestPayload = 48 + 4 * kNumNcclArms;
+inline constexpr size_t kDecisionsHead = 32;
+inline constexpr size_t kWelcomePayload = 8;
+
+// What the leader's session needs from the plugin. `hello` returns whether the rank is accepted
+// (counted, or already counted: a repeated HELLO is accepted again); false sends REFUSED;
 // `decide` fills `d` (status kLater when the index is too far ahead of the leader for now).
 struct LeaderHandler {
   bool (*hello)(void* ctx, const WireHello& h) = nullptr;
@@ -99,7 +119,7 @@ class LeaderSession {
   bool frame_done(const LeaderHandler& handler, std::vector<uint8_t>* out);
   LeaderKey key_;
   uint8_t server_nonce_[kNonceBytes];
-  uint8_t buf_[kFrameHeaderBytes + 128 + kTagBytes];  // the largest client frame (a request)
+  uint8_t buf_[kFrameHeaderBytes + kRequestPayload + kTagBytes];  // the largest client frame (a request)
   size_t have_ = 0, need_ = kNonceBytes;
   bool got_nonce_ = false, authenticated_ = false;
   std::optional<FrameMac> in_mac_, out_mac_;
@@ -114,10 +134,13 @@ class FollowerSession {
   void hello(const WireHello& h, std::vector<uint8_t>* out);
   void request(const WireRequest& r, std::vector<uint8_t>* out);
 
-  enum class Event { kNone, kAck, kDecisions, kBad };
-  // Consumes bytes until one frame completes (kAck/kDecisions, `*used` bytes consumed), more are
-  // needed (kNone, all consumed), or the stream is invalid (kBad).
+  enum class Event { kNone, kWelcome, kAck, kRefused, kDecisions, kBad };
+  // Consumes bytes until one frame completes (kWelcome, kAck/kRefused with the echoed HELLO in
+  // `ack`, kDecisions; `*used` bytes consumed), more are needed (kNone, all consumed), or the stream
+  // is invalid (kBad: a failed tag, which is what a leader with another secret sends, or any frame
+  // before the WELCOME).
   Event feed(const uint8_t* data, size_t n, size_t* used, WireHello* ack, WireDecisions* d);
+  bool welcomed() const { return welcomed_; }
 
  private:
   void frame(FrameKind kind, const uint8_t* payload, size_t n, std::vector<uint8_t>* out);
@@ -125,11 +148,7 @@ class FollowerSession {
   std::optional<FrameMac> in_mac_, out_mac_;
   std::vector<uint8_t> buf_;
   size_t need_ = kFrameHeaderBytes;
+  bool welcomed_ = false;
 };
-
-// Payload sizes by kind (fixed; decisions: head + count bytes).
-inline constexpr size_t kHelloPayload = 24;
-inline constexpr size_t kRequestPayload = 40 + 4 * kNumNcclArms;
-inline constexpr size_t kDecisionsHead = 32;
 
 }  // namespace ncclbot::plugin

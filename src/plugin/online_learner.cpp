@@ -43,17 +43,91 @@ OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, c
   std::unique_ptr<Context>& c = contexts_[key];
   if (!c) {
     c = std::make_unique<Context>();
-    c->first_bytes = bytes;
-    std::memcpy(c->prior, prior, sizeof c->prior);
-    c->mask = mask_of(prior);
-    engine_->reset(c->policy, c->mask, c->prior);
-    // The replay stream of this context: what the replay engine uses for the same
-    // (collective, nodes, GPUs per node, bytes), so plugin-check can compare call for call.
-    const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
-    c->stream_id = replay_stream_id(key_collective(key), nnodes_, gpn, c->first_bytes);
+    seed_locked(*c, key, bytes, prior);
     c->memo_base = inactive_end_[key];
   }
   return *c;
+}
+
+void OnlineLearner::seed_locked(Context& c, int key, uint64_t bytes, const float* prior) {
+  c.first_bytes = bytes;
+  std::memcpy(c.prior, prior, sizeof c.prior);
+  c.mask = mask_of(prior);
+  engine_->reset(c.policy, c.mask, c.prior);
+  c.steps = 0;
+  // The replay stream of this context: what the replay engine uses for the same
+  // (collective, nodes, GPUs per node, bytes), so plugin-check can compare call for call.
+  const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
+  c.stream_id = replay_stream_id(key_collective(key), nnodes_, gpn, c.first_bytes);
+}
+
+size_t OnlineLearner::add_member(uint64_t member) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // The leader's own ranks always join: a context must never start without their tables.
+  const bool local = (member >> 63) != 0;
+  if (local || members_.size() < size_t(nranks_)) members_.emplace(member, members_.size());
+  return members_.size();
+}
+
+size_t OnlineLearner::members() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return members_.size();
+}
+
+bool OnlineLearner::started(int key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (key < 0 || key >= kNumContextKeys) return false;
+  return memoize_ ? started_[key] : active_;
+}
+
+long OnlineLearner::table_wanted_locked(int key, uint64_t member) const {
+  // Tables are gathered only for communicators the leader belongs to (one of its own ranks is a
+  // member): the others never start, and a stranger's communicators must cost nothing.
+  if (!memoize_ || started_[key] || members_.empty() || (members_.rbegin()->first >> 63) == 0) return -1;
+  const auto m = members_.find(member);
+  if (m == members_.end()) return -1;
+  const Agreement* a = agreements_[key].get();
+  const size_t word = m->second / 64, bit = m->second % 64;
+  if (a != nullptr && word < a->seen.size() && ((a->seen[word] >> bit) & 1) != 0) return -1;
+  return long(m->second);
+}
+
+void OnlineLearner::add_table_locked(int key, long index, uint64_t bytes, const float* prior) {
+  std::unique_ptr<Agreement>& a = agreements_[key];
+  const ArmMask mask = mask_of(prior);
+  if (!a) {
+    a = std::make_unique<Agreement>();
+    a->mask = mask;
+    std::memcpy(a->prior, prior, sizeof a->prior);
+    a->bytes = bytes;
+  } else if (a->mask.bits != mask.bits) {
+    return start_locked(key, false);  // some rank cannot play an arm another can: NCCL's choice
+  }
+  const size_t word = size_t(index) / 64;
+  if (a->seen.size() <= word) a->seen.resize(word + 1, 0);
+  a->seen[word] |= uint64_t(1) << (size_t(index) % 64);
+  ++a->count;
+  if (active_ && a->count >= members_.size() && members_.size() >= size_t(nranks_)) start_locked(key, true);
+}
+
+// Starts context `key` past every index answered so far: with the policy when every rank's table
+// offered the same arms, else retired to NCCL's choice for everyone.
+void OnlineLearner::start_locked(int key, bool tables_agree) {
+  const Agreement& a = *agreements_[key];
+  Context* c = contexts_[key].get();
+  if (c == nullptr)
+    c = &context_locked(key, a.bytes, a.prior);
+  else if (tables_agree && c->mask.bits != a.mask.bits)
+    // Restored from a state file for other arms (or seeded by a call of another data type): the
+    // policy plays the arms every rank offered, learning afresh.
+    seed_locked(*c, key, a.bytes, a.prior);
+  if (c->memo_base < inactive_end_[key]) c->memo_base = inactive_end_[key];
+  started_[key] = true;
+  if (!tables_agree) {
+    retire_locked(*c, -1);
+    ++mismatches_;
+  }
+  agreements_[key].reset();
 }
 
 int OnlineLearner::fresh_decision_locked(Context& c) {
@@ -88,10 +162,8 @@ bool OnlineLearner::grow_memo_locked(Context& c) {
 int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
   ++decisions_;
   if (!memoize_) return active_ && c ? fresh_decision_locked(*c) : -1;
-  if (!active_ || c == nullptr) {
+  if (!started_[key] || c == nullptr) {
     if (index + 1 > inactive_end_[key]) inactive_end_[key] = index + 1;
-    if (c != nullptr && c->memo.empty() && c->memo_base < inactive_end_[key])
-      c->memo_base = inactive_end_[key];
     return -1;
   }
   if (index < c->memo_base) return -1;
@@ -134,34 +206,43 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   return decide_at_locked(key, c, c->next_call++);
 }
 
-int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index) {
+int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index,
+                             uint64_t member) {
   if (key < 0 || key >= kNumContextKeys) return -1;
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
-  if (c == nullptr) {
-    float prior[kNumArms];
-    table.prior(prior);
-    c = &context_locked(key, bytes, prior);
+  if (c == nullptr || !started_[key]) {
+    // Until the context starts, this rank's first table of it is one the start waits for (read
+    // from NCCL's table only then: the hot path copies nothing).
+    const long wanted = table_wanted_locked(key, member);
+    if (c == nullptr || wanted >= 0) {
+      float prior[kNumArms];
+      table.prior(prior);
+      if (c == nullptr) c = &context_locked(key, bytes, prior);
+      if (wanted >= 0) add_table_locked(key, wanted, bytes, prior);
+    }
   }
   if (index + 1 > own_calls_[key]) own_calls_[key] = index + 1;
   return decide_at_locked(key, c, index);
 }
 
 bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count,
-                                 int8_t* out) {
+                                 int8_t* out, uint64_t member) {
   if (key < 0 || key >= kNumContextKeys || count < 0 || start > (uint64_t(1) << 62)) return false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    // While inactive the answers are NCCL's choice, stored nowhere (they only move the policy's
-    // start later). Once active, the memo may grow only kMaxFollowerLead past the leader's own
-    // count (or past where the policy started).
+    if (const long wanted = table_wanted_locked(key, member); wanted >= 0)
+      add_table_locked(key, wanted, bytes, prior);
+    // Before the context starts the answers are NCCL's choice, stored nowhere (they only move the
+    // policy's start later), so nobody ever waits for anyone. Once started, the memo may grow only
+    // kMaxFollowerLead past the leader's own count (or past where the policy started).
     const uint64_t reference = own_calls_[key] > inactive_end_[key] ? own_calls_[key] : inactive_end_[key];
-    if (active_ && start > reference + kMaxFollowerLead) return false;
-    if (active_) {
-      Context& c = context_locked(key, bytes, prior);
+    if (started_[key] && start > reference + kMaxFollowerLead) return false;
+    if (started_[key]) {
+      Context& c = *contexts_[key];
       if ((c.mask.bits & ~mask_of(prior).bits) != 0 && c.retired_at == UINT64_MAX) {
-        // An arm the policy may pick is missing from this rank's cost table: NCCL's choice from
-        // here on, for every rank (the indices already decided cannot change).
+        // A later call of this rank lacks an arm the policy may pick: NCCL's choice from here on,
+        // for every rank (the indices already decided cannot change).
         retire_locked(c, -1);
         ++mismatches_;
       }
@@ -169,7 +250,7 @@ bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, ui
   }
   for (int i = 0; i < count; i += kSlice) {
     std::lock_guard<std::mutex> lock(mu_);
-    Context* c = active_ ? &context_locked(key, bytes, prior) : contexts_[key].get();
+    Context* c = contexts_[key].get();
     for (int j = i; j < count && j < i + kSlice; ++j)
       out[j] = int8_t(decide_at_locked(key, c, start + uint64_t(j)));
   }
@@ -189,14 +270,13 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
 
 void OnlineLearner::set_active(bool active) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (active && !active_ && memoize_) {
-    // The policy's span starts after every call already answered with NCCL's choice.
-    for (int key = 0; key < kNumContextKeys; ++key)
-      if (Context* c = contexts_[key].get();
-          c != nullptr && c->memo.empty() && c->memo_base < inactive_end_[key])
-        c->memo_base = inactive_end_[key];
-  }
   active_ = active;
+  if (!active || !memoize_ || members_.size() < size_t(nranks_)) return;
+  // Contexts whose tables are all in start now (past every call already answered).
+  for (int key = 0; key < kNumContextKeys; ++key)
+    if (const Agreement* a = agreements_[key].get();
+        a != nullptr && !started_[key] && a->count >= members_.size())
+      start_locked(key, true);
 }
 
 bool OnlineLearner::active() const {

@@ -8,13 +8,20 @@
 // answers a follower's "decision for call t" with exactly what it played (or will play) at its own
 // call t, whoever asks first. Each context's calls fall in three spans, fixed once and never moved,
 // so every rank reads the same decision for every index (docs/plugin.md "Rank consistency"):
-//   [0, memo_base)          NCCL's choice (-1): decided while not every rank was present
+//   [0, memo_base)          NCCL's choice (-1): answered before the context started
 //   [memo_base, retired_at) the policy's decisions, kept for the whole job (no index goes stale)
 //   [retired_at, ...)       one fixed decision: the policy's committed arm once the memo reached
 //                           its cap, or NCCL's choice once the ranks' cost tables disagreed
+// A context starts (the policy decides) only once every rank of the communicator is present and
+// the leader holds a cost table of that context from each of them (its own ranks' first calls,
+// each follower's requests) with the same usable arms; so no decision can name an arm some rank
+// cannot play. Until then every answer is NCCL's choice, and only the highest index answered is
+// kept: memo_base is set past it when the context starts. Disagreeing tables retire the context to
+// NCCL's choice before it starts.
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -57,20 +64,35 @@ class OnlineLearner {
   // getCollInfo hot path: no 21-entry copy per call).
   int decide_next(int key, uint64_t bytes, const CostTable& table);
   // Leader mode: the decision for call `index` of `key`, counted by the calling rank (several
-  // ranks of one communicator may live in the leader's process; each has its own count).
-  int decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index);
-  // Decisions for calls [start, start + count) of `key`, for a follower (leader mode only). Works
-  // in short slices, releasing the lock between them, so the leader's own getCollInfo never waits
-  // long. false (nothing decided) when the learner is active and `start` is more than
+  // ranks of one communicator may live in the leader's process; each has its own count), which is
+  // `member` (local_member(ordinal)): its table counts towards the context's start.
+  int decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index, uint64_t member);
+  // Decisions for calls [start, start + count) of `key`, for the follower `member`
+  // (follower_member(rank, ordinal)) whose cost table is `prior` (leader mode only). Works in short
+  // slices, releasing the lock between them, so the leader's own getCollInfo never waits long.
+  // false (nothing decided) when the context has started and `start` is more than
   // kMaxFollowerLead past the leader's own calls (or the policy's start) in that context: the
-  // follower asks again.
-  bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out);
+  // follower asks again. Never waits for anyone: before the context starts the answers are NCCL's.
+  bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out,
+                    uint64_t member);
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
   bool observe(int key, int slot, double latency_us);
 
   // Leader mode: decisions are NCCL's own (-1) until every rank of the communicator is connected.
   void set_active(bool active);
   bool active() const;
+  // Leader mode: the ranks whose cost tables a context waits for before it starts, by identity (a
+  // rank in the leader's process, or a follower's (rank, ordinal) as in its HELLO). Registering one
+  // again changes nothing; followers past nranks members are not kept (the leader's own ranks
+  // always are). Returns how many there are.
+  static uint64_t local_member(uint32_t ordinal) { return (uint64_t(1) << 63) | ordinal; }
+  static uint64_t follower_member(uint32_t rank, uint32_t ordinal) {
+    return (uint64_t(rank) << 32) | ordinal;
+  }
+  size_t add_member(uint64_t member);
+  size_t members() const;
+  // Whether the policy decides in context `key` (leader mode: started, see above).
+  bool started(int key) const;
 
   // Persistence: contexts with their policy state (state_file.hpp keeps the format).
   void export_contexts(StateFile& file) const;
@@ -79,7 +101,8 @@ class OnlineLearner {
   // Statistics for logs and tests.
   uint64_t decisions() const;
   uint64_t observations() const;
-  // Contexts retired because a follower's cost table had other usable arms than the leader's.
+  // Contexts retired because the ranks' cost tables had other usable arms (before the context
+  // started, or a follower's later table lacked one of the policy's arms).
   uint64_t table_mismatches() const;
   // The first call index of `key` decided by the policy and the first retired one (leader mode;
   // UINT64_MAX when not set).
@@ -101,7 +124,21 @@ class OnlineLearner {
     std::deque<int8_t> memo;  // decisions by call index (leader mode)
   };
 
+  // The ranks' first cost tables of one context, until it starts.
+  struct Agreement {
+    std::vector<uint64_t> seen;  // one bit per member whose table arrived
+    size_t count = 0;
+    ArmMask mask;  // the first table's usable arms; every other must have the same
+    float prior[kNumArms];
+    uint64_t bytes = 0;
+  };
+
   Context& context_locked(int key, uint64_t bytes, const float* prior);
+  void seed_locked(Context& c, int key, uint64_t bytes, const float* prior);
+  // The member's index when its table of `key` is still wanted for the context's start, else -1.
+  long table_wanted_locked(int key, uint64_t member) const;
+  void add_table_locked(int key, long index, uint64_t bytes, const float* prior);
+  void start_locked(int key, bool tables_agree);
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c);
   void retire_locked(Context& c, int slot);
@@ -117,10 +154,14 @@ class OnlineLearner {
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0;
   int64_t memo_charged_ = 0;  // bytes taken from the budget
   std::unique_ptr<Context> contexts_[kNumContextKeys];
-  // Leader mode: per context, the calls answered while inactive (the policy starts after them)
-  // and the leader's own call count (how far followers may ask ahead).
+  // Leader mode: per context, the calls answered before it started (the policy starts after them),
+  // the leader's own call count (how far followers may ask ahead), whether it started, and the
+  // tables gathered for its start.
   uint64_t inactive_end_[kNumContextKeys] = {};
   uint64_t own_calls_[kNumContextKeys] = {};
+  bool started_[kNumContextKeys] = {};
+  std::unique_ptr<Agreement> agreements_[kNumContextKeys];
+  std::map<uint64_t, size_t> members_;  // identity -> index into Agreement::seen
 };
 
 }  // namespace ncclbot::plugin

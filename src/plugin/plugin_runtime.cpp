@@ -140,7 +140,8 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
           (unsigned long long)comm.comm_id);
       return;
     }
-    ++local_members_[comm.comm_id];
+    comm.member = OnlineLearner::local_member(uint32_t(local_members_[comm.comm_id]++));
+    comm.learner->add_member(comm.member);
     update_activation_locked(comm.comm_id);
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kLeader;
@@ -160,14 +161,37 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
       std::lock_guard<std::mutex> lock(mu_);
       h.ordinal = follower_ordinals_[comm.comm_id]++;
     }
-    if (!link->hello(h, cfg.leader_timeout_ms)) {
-      comm.log.warn(
-          "the leader at %s refused this rank of commId 0x%llx (another secret, or another plugin version); "
-          "using NCCL's own choices, as the leader does for this communicator",
-          cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
-      return;
+    // Passing through is safe only where the leader cannot have counted this rank, or is gone.
+    switch (link->hello(h, cfg.leader_timeout_ms)) {
+      case FollowerLink::Joined::kAcked:
+        break;
+      case FollowerLink::Joined::kPending:
+        comm.log.warn(
+            "the leader at %s has not answered this rank's HELLO for commId 0x%llx within %d ms; it may have "
+            "counted it, so this rank follows the leader and waits for its decisions",
+            cfg.leader_address.c_str(), (unsigned long long)comm.comm_id, cfg.leader_timeout_ms);
+        break;
+      case FollowerLink::Joined::kRefused:
+        comm.log.warn(
+            "the leader at %s refused this rank of commId 0x%llx (another shape, or its cap on "
+            "communicators); using NCCL's own choices, as the leader does for this communicator",
+            cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
+        return;
+      case FollowerLink::Joined::kUnreached:
+        comm.log.warn(
+            "could not announce this rank of commId 0x%llx to the leader at %s within %d ms; "
+            "using NCCL's own choices (the leader does too until every rank has joined)",
+            (unsigned long long)comm.comm_id, cfg.leader_address.c_str(), cfg.leader_timeout_ms);
+        return;
+      case FollowerLink::Joined::kLeaderGone:
+        comm.log.warn(
+            "the leader at %s refuses connections (its process is gone); "
+            "commId 0x%llx uses NCCL's own choices",
+            cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
+        return;
     }
     comm.link = link;
+    comm.self = h;
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kFollower;
     return;
@@ -179,9 +203,9 @@ bool PluginRuntime::on_hello(void* self, const WireHello& h) {
   auto* rt = static_cast<PluginRuntime*>(self);
   try {
     std::lock_guard<std::mutex> l(rt->mu_);
-    if (!rt->leader_learner_locked(h.comm_id, int(h.nranks), int(h.nnodes), false)) return false;
-    auto& ranks = rt->follower_ranks_[h.comm_id];
-    if (ranks.size() < h.nranks) ranks.insert({h.rank, h.ordinal});  // a repeated HELLO counts once
+    auto learner = rt->leader_learner_locked(h.comm_id, int(h.nranks), int(h.nnodes), false);
+    if (!learner) return false;
+    learner->add_member(OnlineLearner::follower_member(h.rank, h.ordinal));  // a repeated HELLO counts once
     rt->update_activation_locked(h.comm_id);
     return true;
   } catch (...) {
@@ -202,7 +226,8 @@ void PluginRuntime::on_request(void* self, const WireRequest& r, WireDecisions* 
     float prior[kNumArms];
     std::memcpy(prior, r.prior, sizeof r.prior);
     for (int s = kNumNcclArms; s < kNumArms; ++s) prior[s] = -1.0f;
-    if (learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots))
+    if (learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots,
+                              OnlineLearner::follower_member(r.rank, r.ordinal)))
       d->status = DecisionStatus::kOk;
   } catch (...) {
     d->status = DecisionStatus::kLater;
@@ -252,9 +277,9 @@ void PluginRuntime::update_activation_locked(uint64_t comm_id) {
   auto it = leader_learners_.find(comm_id);
   if (it == leader_learners_.end()) return;
   const int local = local_members_[comm_id];
-  const size_t present = size_t(local) + follower_ranks_[comm_id].size();
-  // Sticky: once every rank is present, decisions stay the policy's (memoised ones never change).
-  if (local > 0 && present >= size_t(it->second->nranks()) && !it->second->active())
+  // Sticky: once every rank is present, contexts may start (each once every rank's cost table of it
+  // is in); memoised decisions never change.
+  if (local > 0 && it->second->members() >= size_t(it->second->nranks()) && !it->second->active())
     it->second->set_active(true);
 }
 
@@ -356,20 +381,25 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
     }
     // A counted follower never decides on its own (the others would play the leader's decision);
     // it waits for the leader, which a live job always has, and says so while it waits.
-    slot = comm->link->decision(comm->comm_id, key, index, bytes, comm->nranks, comm->nnodes, prior,
-                                comm->timeout_ms, [&](int waited_ms) {
-                                  comm->log.warn(
-                                      "still waiting for the leader after %d ms (call %llu of %s %zu bytes); "
-                                      "the ranks must play the leader's decisions, so this rank waits",
-                                      waited_ms, (unsigned long long)index, collective_label(coll), bytes);
-                                });
+    slot = comm->link->decision(comm->self, key, index, bytes, prior, comm->timeout_ms, [&](int waited_ms) {
+      comm->log.warn(
+          "still waiting for the leader after %d ms (call %llu of %s %zu bytes); "
+          "the ranks must play the leader's decisions, so this rank waits",
+          waited_ms, (unsigned long long)index, collective_label(coll), bytes);
+    });
+    if (slot < 0 && !comm->warned_gone.load(std::memory_order_relaxed) && comm->link->leader_gone() &&
+        !comm->warned_gone.exchange(true))
+      comm->log.warn(
+          "the leader refuses connections (its process is gone, and with it every communicator it was part "
+          "of): commId 0x%llx uses NCCL's own choices from call %llu of %s %zu bytes on",
+          (unsigned long long)comm->comm_id, (unsigned long long)index, collective_label(coll), bytes);
   } else if (comm->role == Role::kLeader) {
     uint64_t index;
     {
       std::lock_guard<std::mutex> lock(comm->mu);
       index = comm->next_call[size_t(key)]++;
     }
-    slot = comm->learner->decide_at(key, bytes, table, index);
+    slot = comm->learner->decide_at(key, bytes, table, index, comm->member);
   } else {
     slot = comm->learner->decide_next(key, bytes, table);
   }

@@ -39,7 +39,10 @@ struct TunerComm {
   // online mode
   std::shared_ptr<const PolicyEngine> engine;
   std::shared_ptr<OnlineLearner> learner;  // local and leader roles
+  uint64_t member = 0;                     // leader role: this rank, as the learner knows it
   std::shared_ptr<FollowerLink> link;      // follower role
+  WireHello self;                          // follower role: this rank, as announced to the leader
+  std::atomic<bool> warned_gone{false};
   int timeout_ms = 10000;
   std::mutex mu;                    // follower call counters
   std::vector<uint64_t> next_call;  // leader / follower: this rank's call index per context key
@@ -97,10 +100,8 @@ class PluginRuntime {
   bool leader_started_ = false;
   std::shared_ptr<const PolicyEngine> leader_engine_;
   std::map<uint64_t, std::shared_ptr<OnlineLearner>> leader_learners_;
-  std::map<uint64_t, int> local_members_;
-  std::map<uint64_t, std::set<std::pair<uint32_t, uint32_t>>>
-      follower_ranks_;           // (rank, ordinal) that said HELLO
-  size_t foreign_learners_ = 0;  // learners of communicators this process has not joined
+  std::map<uint64_t, int> local_members_;  // ranks of each communicator in this process
+  size_t foreign_learners_ = 0;            // learners of communicators this process has not joined
   // Follower role.
   std::shared_ptr<FollowerLink> link_;
   std::string link_address_;

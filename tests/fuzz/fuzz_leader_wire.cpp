@@ -28,16 +28,19 @@ struct Leader {
 LeaderHandler handler(Leader* leader) {
   LeaderHandler h;
   h.ctx = leader;
-  h.hello = [](void* c, const WireHello&) {
-    ++static_cast<Leader*>(c)->calls;
-    return true;
+  h.hello = [](void* c, const WireHello& hello) {
+    auto* l = static_cast<Leader*>(c);
+    ++l->calls;
+    l->learner->add_member(OnlineLearner::follower_member(hello.rank, hello.ordinal));
+    return (hello.rank & 7) != 7;  // some are refused
   };
   h.decide = [](void* c, const WireRequest& r, WireDecisions* d) {
     auto* l = static_cast<Leader*>(c);
     ++l->calls;
     float prior[kNumArms];
     for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? r.prior[s] : -1.0f;
-    d->status = l->learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots)
+    d->status = l->learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots,
+                                         OnlineLearner::follower_member(r.rank, r.ordinal))
                     ? DecisionStatus::kOk
                     : DecisionStatus::kLater;
   };
@@ -62,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   MemoLimits limits;
   limits.per_context = 4096;  // small, so the fuzzer reaches the retirement path
   leader.learner = std::make_shared<OnlineLearner>(1, 4, 2, engine, true, limits);
+  leader.learner->add_member(OnlineLearner::local_member(0));  // contexts start with three followers' tables
   leader.learner->set_active(data[0] & 2);
   const uint8_t server_nonce[kNonceBytes] = {1};
   LeaderSession session(key, server_nonce);

@@ -9,7 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <random>
+#include <thread>
 
 #include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
@@ -188,8 +191,86 @@ TEST(RankConsistency, ARankThatNeverReachesTheLeaderLeavesEveryoneOnNcclsChoice)
 }
 
 TEST(RankConsistency, ARankWithAnotherSecretIsRefusedAndEveryoneStaysOnNcclsChoice) {
-  // Rank 1 reaches the leader but its HELLO carries another job's MAC: the leader drops the
-  // connection without counting it, rank 1 sees the refusal and passes through, and the leader,
-  // still missing a rank, keeps NCCL's pick too.
+  // Rank 1 reaches the leader but holds another job's secret: the leader's WELCOME fails its check,
+  // so rank 1 never sends a HELLO (the leader could not have counted one anyway, nor signed a
+  // refusal for it) and passes through, and the leader, still missing a rank, keeps NCCL's pick too.
   expect_everyone_on_nccls_choice(run_ranks(3, true, "egreedy:eps=0.5,n0=1", -1, 1));
+}
+
+TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
+  // Rank 0 dies (no finalize, as in a crash) after both ranks played the same first calls. The
+  // follower's later calls must not hang inside getCollInfo: once reconnecting is refused for a
+  // whole NCCLBOT_LEADER_TIMEOUT_MS (nobody listens on the leader's port), it plays NCCL's choice,
+  // with one WARN. Until then it plays exactly the leader's decisions.
+  // The leader never waits for a follower, so the ranks start together after both inits (NCCL's
+  // init is collective) and play enough calls for the policy to start once the follower's first
+  // request brings its cost table.
+  constexpr int kBefore = 30000, kAfter = 3000;
+  const int port = free_loopback_port();
+  const std::string dir = temp_dir();
+  int listening[2], joined[2], halfway[2];
+  ASSERT_EQ(pipe(listening), 0);
+  ASSERT_EQ(pipe(joined), 0);
+  ASSERT_EQ(pipe(halfway), 0);
+  auto start_rank = [&](int rank) {
+    const pid_t pid = fork();
+    if (pid != 0) return pid;
+    setenv("NCCLBOT_MODE", "online", 1);
+    setenv("NCCLBOT_POLICY", "egreedy:eps=0.5,n0=1", 1);
+    setenv("NCCLBOT_SEED", "7", 1);
+    setenv("NCCLBOT_RANK", std::to_string(rank).c_str(), 1);
+    setenv("NCCLBOT_LEADER", ("127.0.0.1:" + std::to_string(port)).c_str(), 1);
+    setenv("NCCLBOT_LEADER_SECRET", kSecret, 1);
+    setenv("NCCLBOT_LEADER_TIMEOUT_MS", "500", 1);
+    char byte = 1;
+    if (rank == 1 && read(listening[0], &byte, 1) != 1) _exit(4);  // the leader's init came first
+    Plugin p;
+    if (!p.ok()) _exit(3);
+    void* tuner = nullptr;
+    p.v5->init(&tuner, kCommId, 2, 1, recording_logger, nullptr, nullptr);
+    if (rank == 0 && (write(listening[1], &byte, 1) != 1 || read(joined[0], &byte, 1) != 1)) _exit(4);
+    if (rank == 1 && write(joined[1], &byte, 1) != 1) _exit(4);
+    std::string picks;
+    for (int i = 0; i < (rank == 0 ? kBefore : kBefore + kAfter); ++i) {
+      if (rank == 1 && i == kBefore && write(halfway[1], &byte, 1) != 1) _exit(4);
+      CostTable7x3 t;
+      fill_table(t);
+      p.v5->getCollInfo(tuner, 4, size_t(1) << 16, 1, t.ptr(), 7, 3, 0, nullptr);
+      const int slot = t.pick();
+      picks += char(slot);
+      if (rank == 0) p.report(kCommId, 2, 1, 4, size_t(1) << 16, slot / 3, slot % 3, true_latency(slot));
+    }
+    if (rank == 1) picks += logged(kNcclLogWarn, "its process is gone") ? 'W' : '-';
+    write_file(dir + "/rank" + std::to_string(rank), picks);
+    if (rank == 0) {
+      if (read(halfway[0], &byte, 1) != 1) _exit(4);  // the follower has played the first kBefore calls
+      _exit(0);                                       // gone, its listening socket with it
+    }
+    p.v5->finalize(tuner);
+    _exit(0);
+  };
+  const pid_t leader = start_rank(0), follower = start_rank(1);
+  int status = 0;
+  ASSERT_EQ(waitpid(leader, &status, 0), leader);
+  // The follower must finish on its own; a hang is killed and fails the test.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  pid_t done = 0;
+  while ((done = waitpid(follower, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (done == 0) {
+    kill(follower, SIGKILL);
+    waitpid(follower, &status, 0);
+    FAIL() << "the follower of a crashed leader hangs";
+  }
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (int fd : {listening[0], listening[1], joined[0], joined[1], halfway[0], halfway[1]}) close(fd);
+  const std::string lead = read_all(dir + "/rank0"), follow = read_all(dir + "/rank1");
+  ASSERT_EQ(lead.size(), size_t(kBefore));
+  ASSERT_EQ(follow.size(), size_t(kBefore + kAfter + 1));
+  EXPECT_EQ(follow.back(), 'W');  // said so
+  EXPECT_EQ(follow.substr(0, kBefore), lead);
+  EXPECT_GE(distinct_arms(lead), 3);  // the policy really decided
+  // Windows fetched before the crash are still played; everything after is NCCL's pick.
+  for (int i = kBefore + 2 * 256; i < kBefore + kAfter; ++i)
+    ASSERT_EQ(int(follow[size_t(i)]), 1 * 3 + 2) << i;
 }

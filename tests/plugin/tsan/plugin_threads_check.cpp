@@ -214,9 +214,11 @@ int main() {
   void* local[2] = {nullptr, nullptr};
   for (void*& c : local) ncclTunerPlugin_v5.init(&c, 78, 4, 1, nullptr, nullptr, nullptr);
   std::vector<std::vector<int>> seen(4, std::vector<int>(kLeaderCalls, -3));
-  // The local ranks start once both followers have been answered once (their HELLOs precede their
-  // requests on each connection), so the policy is active for most calls, as after a collective init.
-  std::atomic<int> followers_answered{0};
+  // The context starts once the leader holds every rank's cost table of it: the local ranks' first
+  // calls and each follower's first request. The local ranks make their first call, then wait until
+  // both followers have been answered once, so the policy decides most calls, as after a collective
+  // init (a follower answered before the last table arrived gets NCCL's choice for that window).
+  std::atomic<int> followers_answered{0}, locals_started{0};
   // Both followers announce themselves before either asks for a decision: otherwise, on a loaded
   // machine, one follower can fetch every decision window before the other has even connected, and
   // all of them are (rightly) NCCL's own, since not every rank was present when they were decided.
@@ -236,26 +238,16 @@ int main() {
       hello.nranks = 4;
       hello.nnodes = 1;
       hello.rank = uint32_t(1 + f);
-      if (!link->hello(hello, 5000)) fail("follower hello", f, 0);
+      // ACKed: counted by the leader.
+      if (link->hello(hello, 5000) != ncclbot::plugin::FollowerLink::Joined::kAcked)
+        fail("follower hello", f, 0);
       ++followers_hello;
-      while (followers_hello.load() < 2 && failures.load() == 0) std::this_thread::yield();
+      while ((followers_hello.load() < 2 || locals_started.load() < 2) && failures.load() == 0)
+        std::this_thread::yield();
       float prior[21];
       for (float& p : prior) p = 3.0f;
-      // A HELLO is only written to the socket here; the leader may read it later (under TSan and
-      // load, much later), and windows decided before both are read are NCCL's own for good. So
-      // probe another context of the communicator, one fresh window at a time, until the leader
-      // answers with the policy's choice (slot >= 0): then every rank is present for it.
-      const int probe_key = 4 * 65 + 11;  // AllReduce of 1024..2047 bytes
-      bool active = false;
-      for (uint64_t w = 0; w < 2000 && !active && failures.load() == 0; ++w) {
-        const int slot = link->decision(78, probe_key, w * ncclbot::plugin::kDecisionWindow, 1024, 4, 1,
-                                        prior, 5000, nullptr);
-        active = slot >= 0;
-        if (!active) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      if (!active) fail("the leader never saw both followers", f, 0);
       for (int i = 0; i < kLeaderCalls; ++i) {
-        const int slot = link->decision(78, 4 * 65 + 10, uint64_t(i), 512, 4, 1, prior, 5000, nullptr);
+        const int slot = link->decision(hello, 4 * 65 + 10, uint64_t(i), 512, prior, 5000, nullptr);
         seen[size_t(2 + f)][size_t(i)] = slot < 0 ? 0 : slot;  // -1 = NCCL's pick: slot 0 on this table
         if (slot < 0) ++nccl_picks;
         if (i == 0) ++followers_answered;
@@ -263,8 +255,11 @@ int main() {
     });
   for (int l = 0; l < 2; ++l)
     ranks.emplace_back([&, l] {
-      while (followers_answered.load() < 2 && failures.load() == 0) std::this_thread::yield();
       for (int i = 0; i < kLeaderCalls; ++i) {
+        if (i == 1) {
+          ++locals_started;
+          while (followers_answered.load() < 2 && failures.load() == 0) std::this_thread::yield();
+        }
         float table[7][3];
         for (auto& row : table)
           for (float& v : row) v = 3.0f;

@@ -62,23 +62,32 @@ WireRequest a_request() {
   r.count = kDecisionWindow;
   r.nranks = 4;
   r.nnodes = 2;
+  r.rank = 3;
+  r.ordinal = 1;
   for (float& p : r.prior) p = -1.0f;
   r.prior[5] = 7.5f;
   return r;
 }
 
-// A connected pair: the leader's greeting went to the follower, the follower's nonce to the leader.
+// A connected pair: the leader's greeting went to the follower, the follower's nonce to the leader,
+// and the leader's WELCOME back to the follower (`welcome`: what the follower made of it).
 struct Pair {
   LeaderSession leader;
   FollowerSession follower;
+  FollowerSession::Event welcome = FollowerSession::Event::kNone;
   Pair(const LeaderKey& leader_key, const LeaderKey& follower_key, uint8_t nonce_byte = 7)
       : leader(leader_key, std::vector<uint8_t>(kNonceBytes, nonce_byte).data()), follower(follower_key) {
     const std::vector<uint8_t> g = leader.greeting();
     std::vector<uint8_t> client_nonce(kNonceBytes, 9), out;
     EXPECT_TRUE(follower.start(g.data(), g.size(), client_nonce.data(), &out));
     Calls none;
-    std::vector<uint8_t> ignored;
-    EXPECT_TRUE(leader.feed(out.data(), out.size(), handler_for(&none), &ignored));
+    std::vector<uint8_t> w;
+    EXPECT_TRUE(leader.feed(out.data(), out.size(), handler_for(&none), &w));
+    EXPECT_EQ(w.size(), kFrameHeaderBytes + kWelcomePayload + kTagBytes);
+    size_t used = 0;
+    WireHello ack;
+    WireDecisions d;
+    welcome = follower.feed(w.data(), w.size(), &used, &ack, &d);
   }
 };
 
@@ -87,6 +96,7 @@ struct Pair {
 TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
   const LeaderKey key = key_of("the-same-secret-on-both-ends");
   Pair p(key, key);
+  EXPECT_EQ(p.welcome, FollowerSession::Event::kWelcome);
   Calls calls;
   std::vector<uint8_t> frames, replies;
   p.follower.hello(a_hello(), &frames);
@@ -96,6 +106,8 @@ TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
   EXPECT_EQ(calls.requests, 1);
   EXPECT_EQ(calls.last_hello.rank, 3u);
   EXPECT_EQ(calls.last_request.start, 512u);
+  EXPECT_EQ(calls.last_request.rank, 3u);
+  EXPECT_EQ(calls.last_request.ordinal, 1u);
   EXPECT_EQ(calls.last_request.prior[5], 7.5f);
   // Header 16 + hello 24 + tag 16, then header 16 + decisions head 32 + 256 slots + tag 16.
   ASSERT_EQ(replies.size(), size_t(56 + 320));
@@ -109,12 +121,16 @@ TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
   EXPECT_EQ(p.follower.feed(replies.data() + used, replies.size() - used, &used, &ack, &d),
             FollowerSession::Event::kDecisions);
   EXPECT_EQ(d.start, 512u);
+  EXPECT_EQ(d.ordinal, 1u);  // echoed: the stream of the rank that asked
   EXPECT_EQ(d.slots[0], -1);
   EXPECT_EQ(d.slots[1], 5);
 }
 
 TEST(LeaderWire, AWrongSecretEndsTheConnectionBeforeTheHandler) {
   Pair p(key_of("the-leaders-secret-0000"), key_of("another-jobs-secret-000"));
+  // The follower learns it from the WELCOME, before it says anything (FollowerLink sends no HELLO
+  // then); a HELLO sent all the same never reaches the handler.
+  EXPECT_EQ(p.welcome, FollowerSession::Event::kBad);
   Calls calls;
   std::vector<uint8_t> frames, replies;
   p.follower.hello(a_hello(), &frames);
@@ -193,6 +209,12 @@ TEST(LeaderWire, FieldsOutOfRangeAreInvalid) {
   r = a_request();
   r.nranks = (1u << 20) + 1;
   EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.ordinal = 4;  // a 4-rank communicator has no fifth rank in one process
+  EXPECT_FALSE(valid_request(r));
+  r = a_request();
+  r.rank = 1u << 30;
+  EXPECT_FALSE(valid_request(r));
 
   EXPECT_TRUE(valid_hello(a_hello()));
   WireHello h = a_hello();
@@ -232,4 +254,68 @@ TEST(LeaderWire, ShortSecretsAreRefused) {
   ASSERT_TRUE(leader_key_from_text("0123456789abcdef0123", &a, &why));
   ASSERT_TRUE(leader_key_from_text("0123456789abcdef0123\n", &b, &why));
   EXPECT_EQ(a.bytes, b.bytes);
+}
+
+TEST(LeaderWire, AHelloTheLeaderCannotCountIsRefusedInASignedFrameAndTheConnectionStays) {
+  // The refusal must be told apart from a connection that broke after the HELLO was counted: the
+  // leader answers REFUSED, signed, instead of closing.
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  Pair p(key, key);
+  Calls calls;
+  LeaderHandler refusing = handler_for(&calls);
+  refusing.hello = [](void* c, const WireHello&) {
+    ++static_cast<Calls*>(c)->hellos;
+    return false;  // e.g. the cap on learners
+  };
+  std::vector<uint8_t> frames, replies;
+  WireHello bad_fields = a_hello();
+  bad_fields.ordinal = 4;
+  p.follower.hello(a_hello(), &frames);
+  p.follower.hello(bad_fields, &frames);
+  p.follower.request(a_request(), &frames);
+  ASSERT_TRUE(p.leader.feed(frames.data(), frames.size(), refusing, &replies));
+  EXPECT_EQ(calls.hellos, 1);    // bad fields never reach the handler
+  EXPECT_EQ(calls.requests, 1);  // the connection still serves
+  size_t at = 0, used = 0;
+  WireHello echoed;
+  WireDecisions d;
+  EXPECT_EQ(p.follower.feed(replies.data(), replies.size(), &used, &echoed, &d),
+            FollowerSession::Event::kRefused);
+  EXPECT_EQ(echoed.ordinal, 0u);
+  at += used;
+  EXPECT_EQ(p.follower.feed(replies.data() + at, replies.size() - at, &used, &echoed, &d),
+            FollowerSession::Event::kRefused);
+  EXPECT_EQ(echoed.ordinal, 4u);
+  at += used;
+  EXPECT_EQ(p.follower.feed(replies.data() + at, replies.size() - at, &used, &echoed, &d),
+            FollowerSession::Event::kDecisions);
+  // A REFUSED forged without the secret fails the follower's check like any frame.
+  Pair q(key, key);
+  std::vector<uint8_t> more, answers;
+  q.follower.hello(a_hello(), &more);
+  ASSERT_TRUE(q.leader.feed(more.data(), more.size(), refusing, &answers));
+  answers[kFrameHeaderBytes] ^= 0x01;
+  EXPECT_EQ(q.follower.feed(answers.data(), answers.size(), &used, &echoed, &d),
+            FollowerSession::Event::kBad);
+}
+
+TEST(LeaderWire, NoFrameIsAcceptedBeforeTheWelcome) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  LeaderSession leader(key, std::vector<uint8_t>(kNonceBytes, 7).data());
+  FollowerSession follower(key);
+  const std::vector<uint8_t> g = leader.greeting();
+  std::vector<uint8_t> client_nonce(kNonceBytes, 9), out, welcome_and_ack;
+  ASSERT_TRUE(follower.start(g.data(), g.size(), client_nonce.data(), &out));
+  Calls calls;
+  follower.hello(a_hello(), &out);
+  ASSERT_TRUE(leader.feed(out.data(), out.size(), handler_for(&calls), &welcome_and_ack));
+  // Dropping the WELCOME: the ACK alone is refused (it would also carry the wrong frame number).
+  const size_t welcome = kFrameHeaderBytes + kWelcomePayload + kTagBytes;
+  size_t used = 0;
+  WireHello ack;
+  WireDecisions d;
+  EXPECT_EQ(
+      follower.feed(welcome_and_ack.data() + welcome, welcome_and_ack.size() - welcome, &used, &ack, &d),
+      FollowerSession::Event::kBad);
+  EXPECT_FALSE(follower.welcomed());
 }
