@@ -184,6 +184,40 @@ def context_maps(results, out_dir, index):
              "than 10%%." % name)
 
 
+def sensitivity(results, out_dir, index):
+    """Each policy's pooled objective in every run of the study's variants, baseline first."""
+    runs = results.get("sensitivity")
+    if not runs:
+        return
+    pols = [p["name"] for p in results["policies"]]
+    objective = results["study"]["objective"]
+    is_loss = objective != "above_10pct"
+    col = colors(len(pols))
+    names = [r["variant"] for r in runs]
+    fig, ax = plt.subplots(figsize=(min(16, max(8, 0.12 * len(runs) * len(pols) + 3)), 5))
+    width = 0.8 / len(pols)
+    x = np.arange(len(runs))
+    for i, p in enumerate(pols):
+        y = np.array([r["objective"][p] for r in runs]) * (100.0 if is_loss else 1.0)
+        ax.bar(x - 0.4 + width * (i + 0.5), y, width, color=col[i], label=p)
+    ax.set_xticks(x)
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+    label = {"mean": "pooled mean loss (%)", "p99": "pooled p99 loss (%)",
+             "above_10pct": "contexts above 10% loss"}[objective]
+    if is_loss:
+        # Cold starts lose tens of percent, warm learners one or two: a symlog axis shows both.
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_ylim(bottom=0)
+    ax.set_ylabel(label)
+    ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    save(fig, out_dir, "sensitivity.png", index,
+         "%s per policy in the baseline run and under each variant of the simulator's assumptions (each "
+         "policy at the configuration tuned in that run%s)." %
+         (label[0].upper() + label[1:], "; symlog axis, linear below 1%" if is_loss else ""))
+
+
 def human_bytes(b):
     for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
         if b >= scale:
@@ -205,6 +239,7 @@ def main():
     paired_bars(results, out_dir, index)
     horizon_curves(results, out_dir, index)
     context_maps(results, out_dir, index)
+    sensitivity(results, out_dir, index)
     with open(os.path.join(out_dir, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
         f.write("\n")

@@ -25,7 +25,8 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--backend", opt->run.backend, "replay backend: cpu, cuda or auto (default: the study's)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--threads", opt->run.threads, "CPU threads for the replay engine (0 or left out: all cores)")
+  app.add_option("--threads", opt->run.threads,
+                 "CPU threads for the replay engine (0 or left out: all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-figures", opt->no_figures, "skip drawing figures (no Python needed)");
   app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
@@ -33,13 +34,22 @@ Action setup(CLI::App& app) {
     opt->run.figures = !opt->no_figures;
     const study::RunSummary s = study::run_study(opt->study, opt->run);
     if (opt->json) {
-      std::cout << nlohmann::json{{"report_md", s.report_md},
-                                  {"report_html", s.report_html},
-                                  {"results", s.results_json},
-                                  {"units", s.units},
-                                  {"units_reused", s.units_reused}}
-                       .dump(2)
-                << "\n";
+      nlohmann::json doc = {{"report_md", s.report_md},
+                            {"report_html", s.report_html},
+                            {"results", s.results_json},
+                            {"units", s.units},
+                            {"units_reused", s.units_reused}};
+      if (!s.variants.empty()) {
+        doc["variants"] = nlohmann::json::array();
+        for (const auto& v : s.variants)
+          doc["variants"].push_back({{"variant", v.name},
+                                     {"folder", v.folder},
+                                     {"report_html", v.summary.report_html},
+                                     {"results", v.summary.results_json},
+                                     {"units", v.summary.units},
+                                     {"units_reused", v.summary.units_reused}});
+      }
+      std::cout << doc.dump(2) << "\n";
     } else {
       std::cout << "report: " << s.report_html << "\n";
     }

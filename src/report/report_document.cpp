@@ -3,6 +3,7 @@
 #include <map>
 
 #include "report/number_format.hpp"
+#include "report/sensitivity.hpp"
 
 namespace ncclbot::report {
 namespace {
@@ -83,7 +84,11 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   if (!st.at("description").get<std::string>().empty()) out.push_back(paragraph(st.at("description")));
 
   out.push_back(heading(2, "What this says"));
-  out.push_back(bullets(r.at("findings").get<std::vector<std::string>>()));
+  {
+    auto findings = r.at("findings").get<std::vector<std::string>>();
+    if (r.contains("sensitivity")) findings.push_back(sensitivity_summary(r));
+    out.push_back(bullets(findings));
+  }
 
   out.push_back(heading(2, "Inputs"));
   out.push_back(bullets({
@@ -220,6 +225,12 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
                         c.at("agrees").get<bool>() ? "yes" : "no", c.at("why")});
     out.push_back(t);
   }
+  // The study under its variants, with its figure here rather than among the others.
+  nlohmann::json sensitivity_figure;
+  for (const auto& f : figures)
+    if (f.at("file") == kSensitivityFigure) sensitivity_figure = f;
+  if (r.contains("sensitivity"))
+    for (auto& b : sensitivity_section(r, sensitivity_figure)) out.push_back(std::move(b));
 
   out.push_back(heading(2, "Tuned hyperparameters"));
   out.push_back(
@@ -250,6 +261,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   out.push_back(heading(2, "Figures"));
   if (figures.empty()) out.push_back(paragraph("No figures: " + figures_note));
   for (const auto& f : figures) {
+    if (r.contains("sensitivity") && f.at("file") == kSensitivityFigure) continue;
     Block b;
     b.kind = Block::Kind::kFigure;
     b.file = "figures/" + f.at("file").get<std::string>();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,12 +15,14 @@
 #include "report/figure_script.hpp"
 #include "report/report_document.hpp"
 #include "report/results_document.hpp"
+#include "report/sensitivity.hpp"
 #include "study/atomic_file.hpp"
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
 #include "study/progress_bar.hpp"
 #include "study/run_folder.hpp"
 #include "study/significance.hpp"
+#include "study/study_variants.hpp"
 #include "study/unit_work.hpp"
 
 namespace ncclbot::study {
@@ -88,15 +91,163 @@ std::set<std::string> figure_files(const nlohmann::json& entries) {
 
 // An input of the study may not be one of the files the run replaces (e.g. a [[sweep]] file that
 // lives in DIR/sweeps/ under a planned name, or the study file given as DIR/study.toml).
-void check_inputs_survive(const fs::path& out, const std::set<std::string>& planned, const StudySpec& s) {
-  std::vector<std::string> inputs = {s.path};
-  for (const auto& sw : s.sweeps)
-    if (!sw.file.empty()) inputs.push_back(sw.file);
+void check_inputs_survive(const fs::path& out, const std::set<std::string>& planned,
+                          const std::vector<std::string>& inputs, bool own_study_file) {
   for (const auto& f : planned) {
-    // study.toml is rewritten with the study's own bytes, so running DIR/study.toml is harmless.
-    if (f == "study.toml") continue;
+    // study.toml is rewritten with the study's own bytes, so running DIR/study.toml is harmless; a
+    // variant's study.toml holds other bytes.
+    if (own_study_file && f == "study.toml") continue;
     check_output_not_input((out / f).string(), inputs, "--out");
   }
+}
+
+// The marker of a variant's folder, as the folder above lists it: how a rerun finds the folders of
+// variants the study no longer has.
+std::string variant_marker(const std::string& slug) {
+  return "variants/" + slug + "/" + kRunFolderMarker;
+}
+
+bool is_variant_marker(const std::string& listed) {
+  const fs::path p(listed);
+  auto it = p.begin();
+  return std::distance(p.begin(), p.end()) == 3 && *it == "variants" && p.filename() == kRunFolderMarker;
+}
+
+// A folder the run writes into must not lead elsewhere through a symbolic link.
+void refuse_symlink(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(p, ec)))
+    throw UsageError("--out: " + p.string() +
+                     " is a symbolic link; ncclbot run writes only into real folders");
+}
+
+// Empties the folder of a variant the study no longer has: every file its marker lists (nothing
+// else), then the marker, then whichever of its folders are left empty.
+void remove_variant_folder(const fs::path& dir, const std::vector<std::string>& inputs) {
+  refuse_symlink(dir.parent_path());
+  refuse_symlink(dir);
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(dir / kRunFolderMarker, ec))) return;
+  const RunFolder folder = RunFolder::claim(dir.string(), "--out");
+  for (const auto& f : folder.listed()) check_output_not_input((dir / f).string(), inputs, "--out");
+  folder.remove_unlisted({});
+  fs::remove(dir / kRunFolderMarker, ec);
+  for (const auto* sub : {"units", "sweeps", "figures", ""}) fs::remove(dir / sub, ec);  // only if empty
+  fs::remove(dir.parent_path(), ec);
+}
+
+// One folder being written: the base study's, or a variant's under DIR/variants/.
+struct FolderRun {
+  PreparedStudy study;
+  RunFolder folder;
+  fs::path out;
+  std::string label;  // the progress bar's
+  RunSummary summary;
+};
+
+// Claims the folder, prepares the study and makes the folder a function of it: files of units (and
+// sweeps, and variants) the study no longer has go, and so do temporaries of a killed run. Figures
+// stay listed unless redrawn.
+FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& options,
+                      const std::vector<std::string>& inputs, bool own_study_file,
+                      const std::set<std::string>& variant_markers, std::string label) {
+  RunFolder folder = RunFolder::claim(out.string(), "--out");
+  std::error_code ec;
+  for (const auto* sub : {"units", "sweeps", "figures"}) {
+    fs::create_directories(out / sub, ec);
+    if (ec) throw UsageError("--out: cannot create " + (out / sub).string() + ": " + ec.message());
+  }
+  // Only a terminal gets this early note: in a log, an error in the sweeps then stays the one line.
+  if (::isatty(STDERR_FILENO) == 1) std::cerr << label << ": preparing " << spec.path << " (sweeps, grids)\n";
+  FolderRun run{prepare_study(std::move(spec)), folder, out, std::move(label), {}};
+
+  std::set<std::string> planned = planned_files(run.study);
+  check_inputs_survive(out, planned, inputs, own_study_file);
+  planned.insert(variant_markers.begin(), variant_markers.end());
+  std::set<std::string> keep = planned;
+  const std::set<std::string> listed = folder.listed();
+  for (const auto& f : listed) {
+    if (!options.figures && f.rfind("figures/", 0) == 0) keep.insert(f);
+    if (is_variant_marker(f) && !planned.count(f))
+      remove_variant_folder(out / fs::path(f).parent_path(), inputs);
+  }
+  folder.remove_unlisted(keep);
+  folder.record(planned);
+  write_if_changed((out / "study.toml").string(), run.study.spec.text);
+  for (const auto& ps : run.study.sweeps)
+    write_if_changed((out / "sweeps" / (ps.source->name + ".csv")).string(), ps.csv);
+  return run;
+}
+
+// Reuses the checkpoints, computes the rest.
+void compute_units(FolderRun& run, const EngineOptions& engine) {
+  const PreparedStudy& study = run.study;
+  const fs::path units_dir = run.out / "units";
+  run.summary.units = int(study.units.size());
+  double total = 0;
+  for (const auto& u : study.units) total += u.cost;
+  ProgressBar bar(run.label, total, run.summary.units);
+  std::vector<bool> done(study.units.size(), false);
+  for (size_t i = 0; i < study.units.size(); ++i) {
+    const auto& u = study.units[i];
+    if (load_checkpoint((units_dir / u.file_name).string(), study, u)) {
+      done[i] = true;
+      bar.skip(u.cost);
+      ++run.summary.units_reused;
+    }
+  }
+  if (run.summary.units_reused > 0)
+    std::cerr << run.label << ": resuming, " << run.summary.units_reused << " of " << run.summary.units
+              << " units already complete in " << units_dir.string() << "\n";
+  for (size_t i = 0; i < study.units.size(); ++i) {
+    if (done[i]) continue;
+    const auto& u = study.units[i];
+    const UnitResult r = compute_unit(study, u, engine);
+    write_file_atomic((units_dir / u.file_name).string(), unit_bytes(r));
+    bar.advance(u.cost, r.scenario + " / " + r.policy);
+  }
+  bar.finish();
+}
+
+// Statistics, results.json (`extend` may add to it first), figures and the report. Everything
+// reads the checkpoint files, never the in-memory results, so a resumed run and an uninterrupted
+// one build the report from the same bytes.
+nlohmann::json finish_folder(FolderRun& run, const RunOptions& options, const std::string& backend,
+                             const std::function<void(nlohmann::json&)>& extend) {
+  const PreparedStudy& study = run.study;
+  const fs::path& out = run.out;
+  std::vector<UnitResult> units;
+  for (const auto& u : study.units) {
+    auto r = load_checkpoint((out / "units" / u.file_name).string(), study, u);
+    if (!r) throw std::runtime_error("checkpoint " + u.file_name + " vanished or changed during the run");
+    units.push_back(std::move(*r));
+  }
+
+  std::cerr << run.label << ": statistics (bootstrap intervals, permutation tests, Holm)\n";
+  const SignificanceResult sig = test_hypotheses(study, units);
+  nlohmann::json results = report::build_results(study, units, sig, backend);
+  if (extend) extend(results);
+  run.summary.results_json = (out / "results.json").string();
+  write_if_changed(run.summary.results_json, results.dump(1) + "\n");
+
+  nlohmann::json figures = nlohmann::json::array();
+  std::string note = "figures disabled (--no-figures)";
+  if (options.figures) {
+    std::cerr << run.label << ": drawing figures\n";
+    const report::FigureOutcome f =
+        report::draw_figures(run.summary.results_json, (out / "figures").string());
+    figures = plain_figure_entries(f.index);
+    if (f.note.empty()) run.folder.record(figure_files(figures));
+    note = f.note;
+    if (!f.note.empty()) std::cerr << run.label << ": warning: " << f.note << "\n";
+  }
+  const auto blocks = report::build_report(results, figures, note);
+  run.summary.report_md = (out / "report.md").string();
+  run.summary.report_html = (out / "report.html").string();
+  write_if_changed(run.summary.report_md, report::render_markdown(blocks));
+  write_if_changed(run.summary.report_html,
+                   report::render_html(blocks, out.string(), "ncclbot study: " + study.spec.name));
+  return results;
 }
 
 }  // namespace
@@ -110,100 +261,67 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
     spec.backend = options.backend;
   }
   if (options.out_dir.empty()) throw UsageError("--out DIR is required");
-  const RunFolder folder = RunFolder::claim(options.out_dir, "--out");
   const fs::path out = options.out_dir;
-  std::error_code ec;
-  for (const auto* sub : {"units", "sweeps", "figures"}) {
-    fs::create_directories(out / sub, ec);
-    if (ec) throw UsageError("--out: cannot create " + (out / sub).string() + ": " + ec.message());
-  }
+  std::vector<std::string> inputs = {spec.path};
+  for (const auto& sw : spec.sweeps)
+    if (!sw.file.empty()) inputs.push_back(sw.file);
+  std::set<std::string> markers;
+  for (const auto& v : spec.variants) markers.insert(variant_marker(v.slug));
 
-  // Only a terminal gets this early note: in a log, an error in the sweeps then stays the one line.
-  if (::isatty(STDERR_FILENO) == 1)
-    std::cerr << "ncclbot run: preparing " << study_path << " (sweeps, grids)\n";
-  const PreparedStudy study = prepare_study(std::move(spec));
-  const StudySpec& s = study.spec;
+  FolderRun base = open_folder(std::move(spec), out, options, inputs, true, markers, "ncclbot run");
+  const StudySpec& s = base.study.spec;
+  // The variants' folders are claimed before any work, so a foreign one stops the run at once.
+  for (const auto& v : s.variants) {
+    refuse_symlink(out / "variants");
+    refuse_symlink(out / "variants" / v.slug);
+    RunFolder::claim((out / "variants" / v.slug).string(), "--out");
+  }
   EngineOptions engine;
   engine.backend = resolve_backend(s.backend);
   engine.threads = options.threads;
+  compute_units(base, engine);
 
-  // The folder becomes a function of the study alone: files of units (and sweeps) the study no
-  // longer has go, and so do temporaries of a killed run. Figures stay listed unless redrawn.
-  const std::set<std::string> planned = planned_files(study);
-  check_inputs_survive(out, planned, s);
-  std::set<std::string> keep = planned;
-  if (!options.figures)
-    for (const auto& f : folder.listed())
-      if (f.rfind("figures/", 0) == 0) keep.insert(f);
-  folder.remove_unlisted(keep);
-  folder.record(planned);
-  write_if_changed((out / "study.toml").string(), s.text);
-  for (const auto& ps : study.sweeps)
-    write_if_changed((out / "sweeps" / (ps.source->name + ".csv")).string(), ps.csv);
-
-  // Units: reuse the checkpoints, compute the rest.
-  RunSummary summary;
-  summary.units = int(study.units.size());
-  double total = 0;
-  for (const auto& u : study.units) total += u.cost;
-  ProgressBar bar("ncclbot run", total, summary.units);
-  std::vector<bool> done(study.units.size(), false);
-  for (size_t i = 0; i < study.units.size(); ++i) {
-    const auto& u = study.units[i];
-    if (load_checkpoint((out / "units" / u.file_name).string(), study, u)) {
-      done[i] = true;
-      bar.skip(u.cost);
-      ++summary.units_reused;
-    }
-  }
-  if (summary.units_reused > 0)
-    std::cerr << "ncclbot run: resuming, " << summary.units_reused << " of " << summary.units
-              << " units already complete in " << (out / "units").string() << "\n";
-  for (size_t i = 0; i < study.units.size(); ++i) {
-    if (done[i]) continue;
-    const auto& u = study.units[i];
-    const UnitResult r = compute_unit(study, u, engine);
-    write_file_atomic((out / "units" / u.file_name).string(), unit_bytes(r));
-    bar.advance(u.cost, r.scenario + " / " + r.policy);
-  }
-  bar.finish();
-
-  // Everything downstream reads the checkpoint files, never the in-memory results, so a resumed
-  // run and an uninterrupted one build the report from the same bytes.
-  std::vector<UnitResult> units;
-  for (const auto& u : study.units) {
-    auto r = load_checkpoint((out / "units" / u.file_name).string(), study, u);
-    if (!r) throw std::runtime_error("checkpoint " + u.file_name + " vanished or changed during the run");
-    units.push_back(std::move(*r));
+  // Each variant is a complete run in its own folder, then one entry of the base's "sensitivity".
+  nlohmann::json sensitivity = nlohmann::json::array();
+  for (size_t i = 0; i < s.variants.size(); ++i) {
+    const Variant& v = s.variants[i];
+    const fs::path dir = out / "variants" / v.slug;
+    refuse_symlink(dir.parent_path());
+    refuse_symlink(dir);
+    std::cerr << "ncclbot run: variant " << i + 1 << " of " << s.variants.size() << ", '" << v.name << "' ("
+              << knobs_text(variant_knobs(v)) << ") -> " << dir.string() << "\n";
+    StudySpec vspec = variant_study(s, v, dir.string());
+    vspec.backend = s.backend;
+    FolderRun run =
+        open_folder(std::move(vspec), dir, options, inputs, false, {}, "ncclbot run [" + v.name + "]");
+    compute_units(run, engine);
+    const nlohmann::json results = finish_folder(run, options, engine.backend, {});
+    sensitivity.push_back(report::sensitivity_entry(results, v.name, "variants/" + v.slug, variant_knobs(v)));
+    base.summary.variants.push_back({v.name, dir.string(), run.summary});
   }
 
-  std::cerr << "ncclbot run: statistics (bootstrap intervals, permutation tests, Holm)\n";
-  const SignificanceResult sig = test_hypotheses(study, units);
-  const nlohmann::json results = report::build_results(study, units, sig, engine.backend);
-  summary.results_json = (out / "results.json").string();
-  write_if_changed(summary.results_json, results.dump(1) + "\n");
-
-  nlohmann::json figures = nlohmann::json::array();
-  std::string note = "figures disabled (--no-figures)";
-  if (options.figures) {
-    std::cerr << "ncclbot run: drawing figures\n";
-    const report::FigureOutcome f = report::draw_figures(summary.results_json, (out / "figures").string());
-    figures = plain_figure_entries(f.index);
-    if (f.note.empty()) folder.record(figure_files(figures));
-    note = f.note;
-    if (!f.note.empty()) std::cerr << "ncclbot run: warning: " << f.note << "\n";
-  }
-  const auto blocks = report::build_report(results, figures, note);
-  summary.report_md = (out / "report.md").string();
-  summary.report_html = (out / "report.html").string();
-  write_if_changed(summary.report_md, report::render_markdown(blocks));
-  write_if_changed(summary.report_html,
-                   report::render_html(blocks, out.string(), "ncclbot study: " + s.name));
+  std::function<void(nlohmann::json&)> extend;
+  if (!s.variants.empty())
+    extend = [&](nlohmann::json& results) {
+      sensitivity.insert(sensitivity.begin(),
+                         report::sensitivity_entry(results, "baseline", ".", baseline_knobs(s)));
+      results["sensitivity"] = sensitivity;
+    };
+  finish_folder(base, options, engine.backend, extend);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cerr << "ncclbot run: done in " << format_duration(secs) << " ("
-            << summary.units - summary.units_reused << " units computed, " << summary.units_reused
-            << " reused)\n";
-  return summary;
+  int computed = base.summary.units - base.summary.units_reused, reused = base.summary.units_reused;
+  for (const auto& v : base.summary.variants) {
+    computed += v.summary.units - v.summary.units_reused;
+    reused += v.summary.units_reused;
+  }
+  std::cerr << "ncclbot run: done in " << format_duration(secs) << " (" << computed << " units computed, "
+            << reused << " reused"
+            << (s.variants.empty() ? ""
+                : s.variants.size() == 1
+                    ? ", over the study and its variant"
+                    : ", over the study and its " + std::to_string(s.variants.size()) + " variants")
+            << ")\n";
+  return base.summary;
 }
 
 }  // namespace ncclbot::study

@@ -4,6 +4,7 @@
 // an interruption (even kill -9) reuses the completed units and writes byte-identical outputs.
 // Nothing time-dependent is written into the outputs; durations go to stderr only.
 #include <string>
+#include <vector>
 
 namespace ncclbot::study {
 
@@ -14,9 +15,17 @@ struct RunOptions {
   bool figures = true;  // draw figures with the Python script
 };
 
+struct VariantSummary;
+
 struct RunSummary {
   std::string report_md, report_html, results_json;
   int units = 0, units_reused = 0;
+  std::vector<VariantSummary> variants;  // the study's [[variant]] runs, in DIR/variants/
+};
+
+struct VariantSummary {
+  std::string name, folder;
+  RunSummary summary;
 };
 
 RunSummary run_study(const std::string& study_path, const RunOptions& options);

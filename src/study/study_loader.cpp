@@ -1,6 +1,7 @@
 // The strict TOML loader of study files. Every error names the file, the line of the offending key
 // or table and the reason; unknown keys and wrong types are errors rather than silent defaults.
 #include <toml++/toml.h>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -398,6 +399,62 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   return c;
 }
 
+// A [[variant]]: a name and the knobs it changes. Sweep knobs need every sweep synthesised: a sweep
+// read from a file has its noise and dynamics inside its samples, so varying them would silently
+// vary only part of the study.
+Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) {
+  r.only_keys(t, "[[variant]]",
+              {"name", "noise_scale", "observation", "drift", "first_use", "warmup", "delay"});
+  Variant v;
+  v.line = r.line(t);
+  const auto* name = r.find(t, "name");
+  if (!name) r.fail(t, "[[variant]] needs a name");
+  v.name = r.string(*name, "variant.name");
+  bool printable = !v.name.empty() && v.name.size() <= 64;
+  for (char c : v.name) printable = printable && c >= 0x20 && c < 0x7f && c != '`';
+  if (!printable)
+    r.fail(*name, "variant name '" + v.name + "' must be 1-64 printable ASCII characters, no '`'");
+  v.slug = variant_slug(v.name);
+  if (v.slug.empty())
+    r.fail(*name, "variant name '" + v.name + "' needs a letter or a digit (it names a folder)");
+  if (v.slug == "baseline")
+    r.fail(*name, "variant name '" + v.name + "' is reserved: the base study is the baseline");
+  for (const auto& prev : s.variants) {
+    if (prev.name == v.name) r.fail(t, "duplicate variant name '" + v.name + "'");
+    if (prev.slug == v.slug)
+      r.fail(*name, "variant '" + v.name + "' would share the folder variants/" + v.slug + " with variant '" +
+                        prev.name + "' (line " + std::to_string(prev.line) + ")");
+  }
+  auto flag = [&](const char* key, std::optional<bool>& out) {
+    if (auto* n = r.find(t, key)) {
+      if (!n->is_boolean()) r.fail(*n, std::string("variant.") + key + " must be true or false");
+      out = n->as_boolean()->get();
+    }
+  };
+  flag("observation", v.observation);
+  flag("drift", v.drift);
+  flag("first_use", v.first_use);
+  flag("warmup", v.warmup);
+  if (auto* n = r.find(t, "noise_scale"))
+    v.noise_scale = r.real(*n, "variant.noise_scale", 0.0, 100.0, false);
+  if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
+  if (!v.noise_scale && !v.observation && !v.drift && !v.first_use && !v.warmup && !v.delay)
+    r.fail(t,
+           "variant '" + v.name +
+               "' changes nothing: give at least one of noise_scale, observation, drift, first_use, warmup, "
+               "delay");
+  for (const char* key : {"noise_scale", "observation", "drift", "first_use", "warmup"}) {
+    const auto* n = r.find(t, key);
+    if (!n) continue;
+    for (const auto& sw : s.sweeps)
+      if (!sw.file.empty())
+        r.fail(*n, "variant '" + v.name + "': " + key + " cannot change sweep '" + sw.name + "' (line " +
+                       std::to_string(sw.line) +
+                       "), which is read from a file; a study with file-backed sweeps can vary only delay");
+  }
+  return v;
+}
+
 template <typename F>
 void for_each_table(const Reader& r, const toml::node& n, const std::string& what, F&& f) {
   const toml::array* arr = n.as_array();
@@ -406,6 +463,24 @@ void for_each_table(const Reader& r, const toml::node& n, const std::string& wha
 }
 
 }  // namespace
+
+std::string variant_slug(const std::string& name) {
+  std::string slug;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    const bool digit_dot = c == '.' && i > 0 && i + 1 < name.size() &&
+                           std::isdigit(static_cast<unsigned char>(name[i - 1])) &&
+                           std::isdigit(static_cast<unsigned char>(name[i + 1]));
+    if (std::isalnum(c) && c < 0x80)
+      slug += char(std::tolower(c));
+    else if (digit_dot)
+      slug += '.';
+    else if (!slug.empty() && slug.back() != '-')
+      slug += '-';
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug;
+}
 
 StudySpec parse_study(const std::string& text, const std::string& source_name) {
   toml::table root;
@@ -418,7 +493,7 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
   StudySpec s;
   s.path = source_name;
   s.text = text;
-  r.only_keys(root, "the study file", {"study", "sweep", "scenario", "policy", "hypothesis", "claim"});
+  r.only_keys(root, "the study file", {"study", "sweep", "scenario", "policy", "hypothesis", "claim", "variant"});
   const std::filesystem::path base = std::filesystem::path(source_name).parent_path();
 
   const auto* study = root.get("study");
@@ -461,6 +536,9 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
     });
   if (auto* n = root.get("claim"))
     for_each_table(r, *n, "claim", [&](const toml::table& t) { s.claims.push_back(read_claim(r, t, s)); });
+  if (auto* n = root.get("variant"))
+    for_each_table(r, *n, "variant",
+                   [&](const toml::table& t) { s.variants.push_back(read_variant(r, t, s)); });
   return s;
 }
 

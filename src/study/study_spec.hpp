@@ -3,6 +3,7 @@
 // from, which named scenarios slice them into tune and score contexts, which policies (with
 // hyperparameter grids) are compared, how long each replay runs, and which hypotheses are tested.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,21 @@ inline bool scenario_matches(const std::string& pattern, const std::string& name
     return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
   return name == pattern;
 }
+// A named change of the simulator's assumptions (docs/study.md, "Variants and sensitivity"): the
+// study is run again with only the knobs given here changed, the sweep knobs on every synthesised
+// [[sweep]] and `delay` in [study]. A knob left out keeps the study's own value.
+struct Variant {
+  std::string name;
+  std::string slug;  // the folder DIR/variants/SLUG (variant_slug)
+  long line = 0;
+  std::optional<double> noise_scale;
+  std::optional<bool> observation, drift, first_use, warmup;
+  std::optional<int> delay;
+};
+
+// The folder name of a variant: lower-case letters and digits, every other run of characters one
+// '-', a '.' kept between two digits ("noise x0.5" -> "noise-x0.5"); empty if nothing is left.
+std::string variant_slug(const std::string& name);
 
 struct StudySpec {
   std::string name;
@@ -122,6 +138,7 @@ struct StudySpec {
   std::vector<PolicyEntry> policies;
   std::vector<Hypothesis> hypotheses;
   std::vector<Claim> claims;
+  std::vector<Variant> variants;
 
   const SweepSource& sweep(const std::string& name) const;
   const PolicyEntry& policy(const std::string& name) const;

@@ -142,6 +142,99 @@ TEST(StudyLoader, HiPipeArmKeyOnSynthesisedSweepsOnly) {
                "sweep.hipipe applies only to a synthesised sweep");
 }
 
+// [[variant]]s (docs/study.md, "Variants and sensitivity"): a name and the knobs it changes.
+const std::string kSynthOnly = [] {
+  std::string text = kValid;
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace("[[sweep]]\nname = \"b\"\nfile = \"sweeps/b.csv\"\n\n", "");
+  replace("score = { sweep = \"b\"", "score = { sweep = \"a\"");
+  return text;
+}();
+
+// `base` and a blank line, then `variants`: in kSynthOnly (35 lines) they start at line 37.
+void expect_variant_error(const std::string& base, const std::string& variants, long line,
+                          const std::string& reason) {
+  try {
+    parse_study(base + "\n" + variants, "study.toml");
+    FAIL() << "no error for " << variants;
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("study.toml:" + std::to_string(line) + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(reason), std::string::npos) << msg;
+  }
+}
+
+TEST(StudyLoader, ParsesVariants) {
+  EXPECT_TRUE(parse_study(kSynthOnly, "s.toml").variants.empty());
+  const StudySpec s =
+      parse_study(kSynthOnly +
+                      "\n[[variant]]\nname = \"noise x0.5\"\nnoise_scale = 0.5\n"
+                      "\n[[variant]]\nname = \"delay 512\"\ndelay = 512\n"
+                      "\n[[variant]]\nname = \"Model off\"\nfirst_use = false\ndrift = false\n"
+                      "warmup = false\nobservation = false\n",
+                  "s.toml");
+  ASSERT_EQ(s.variants.size(), 3u);
+  const Variant& noise = s.variants[0];
+  EXPECT_EQ(noise.name, "noise x0.5");
+  EXPECT_EQ(noise.slug, "noise-x0.5");
+  EXPECT_EQ(noise.line, 37);
+  EXPECT_EQ(noise.noise_scale, 0.5);
+  // A knob left out keeps the study's own value.
+  EXPECT_FALSE(noise.delay || noise.drift || noise.first_use || noise.warmup || noise.observation);
+  EXPECT_EQ(s.variants[1].slug, "delay-512");
+  EXPECT_EQ(s.variants[1].delay, 512);
+  EXPECT_FALSE(s.variants[1].noise_scale);
+  const Variant& off = s.variants[2];
+  EXPECT_EQ(off.slug, "model-off");
+  EXPECT_EQ(off.first_use, false);
+  EXPECT_EQ(off.drift, false);
+  EXPECT_EQ(off.warmup, false);
+  EXPECT_EQ(off.observation, false);
+  // A study with a sweep file may still vary the feedback delay, which is the replay's.
+  EXPECT_EQ(parse_study(std::string(kValid) + "\n[[variant]]\nname = \"d\"\ndelay = 4\n", "s.toml")
+                .variants.at(0)
+                .delay,
+            4);
+}
+
+TEST(StudyLoader, VariantSlugs) {
+  EXPECT_EQ(variant_slug("noise x0.5"), "noise-x0.5");
+  EXPECT_EQ(variant_slug("First use OFF"), "first-use-off");
+  EXPECT_EQ(variant_slug("  a -- b!  "), "a-b");
+  EXPECT_EQ(variant_slug("v1.2.3"), "v1.2.3");
+  EXPECT_EQ(variant_slug("x.y"), "x-y");  // a dot only between digits
+  EXPECT_EQ(variant_slug("../.."), "");
+  EXPECT_EQ(variant_slug("!!!"), "");
+}
+
+TEST(StudyLoader, VariantErrorsNameLineAndReason) {
+  const std::string v = "[[variant]]\nname = \"v\"\n";  // header at line 37, name at 38
+  expect_variant_error(kSynthOnly, v + "noise = 2\n", 39, "unknown key 'noise' in [[variant]]");
+  expect_variant_error(kSynthOnly, v + "drift = \"no\"\n", 39, "variant.drift must be true or false");
+  expect_variant_error(kSynthOnly, v + "delay = 1.5\n", 39, "variant.delay must be an integer");
+  expect_variant_error(kSynthOnly, v + "delay = 1025\n", 39, "variant.delay must be in");
+  expect_variant_error(kSynthOnly, v + "noise_scale = \"x\"\n", 39, "variant.noise_scale must be a number");
+  expect_variant_error(kSynthOnly, v + "noise_scale = -1\n", 39, "variant.noise_scale must be in");
+  expect_variant_error(kSynthOnly, v, 37, "variant 'v' changes nothing");
+  expect_variant_error(kSynthOnly, "[[variant]]\ndelay = 2\n", 37, "[[variant]] needs a name");
+  expect_variant_error(kSynthOnly, "[[variant]]\nname = 3\ndelay = 2\n", 38, "variant.name must be a string");
+  expect_variant_error(kSynthOnly, v + "delay = 2\n[[variant]]\nname = \"v\"\ndelay = 4\n", 40,
+                       "duplicate variant name 'v'");
+  expect_variant_error(kSynthOnly, v + "delay = 2\n[[variant]]\nname = \"V\"\ndelay = 4\n", 41,
+                       "would share the folder variants/v with variant 'v' (line 37)");
+  expect_variant_error(kSynthOnly, "[[variant]]\nname = \"Baseline\"\ndelay = 2\n", 38, "is reserved");
+  expect_variant_error(kSynthOnly, "[[variant]]\nname = \"+++\"\ndelay = 2\n", 38,
+                       "needs a letter or a digit");
+  expect_variant_error(kSynthOnly, "[[variant]]\nname = \"a`b\"\ndelay = 2\n", 38, "printable ASCII");
+  expect_variant_error("variant = 3", kSynthOnly, 1, "variant must be an array of tables");
+  // A sweep read from a file has its noise inside its samples: a variant cannot change it.
+  expect_variant_error(
+      kValid, v + "noise_scale = 2\n", 43,
+      "variant 'v': noise_scale cannot change sweep 'b' (line 18), which is read from a file");
+}
+
 TEST(StudyLoader, MissingPartsAreErrors) {
   EXPECT_THROW(parse_study("[study]\nname = \"x\"\n", "s.toml"), InputError);  // no sweeps
   try {
