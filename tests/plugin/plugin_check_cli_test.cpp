@@ -156,9 +156,16 @@ TEST(PluginCheckCli, SimulatedSweepWhenSynthIsAvailable) {
   const CliResult s = run_cli("synth --fabric h100-ib-a --seed 1 --out '" + dir +
                               "/s.csv' --nodes 2,4 --collectives allreduce,allgather --samples 8");
   if (s.exit_code != 0) GTEST_SKIP() << "ncclbot synth not available in this build: " << s.err;
-  for (const char* policy : {"ucb1:c=0.5,n0=8", "thompson:n0=1,sigma=0.1", "egreedy:eps=0.1,n0=1"}) {
-    const CliResult r = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + dir +
-                                "/s.csv' --policy '" + policy + "' --seed 5 --horizon 100 --json");
-    EXPECT_EQ(r.exit_code, 0) << policy << "\n" << r.err;
-  }
+  // A simulated sweep carries call dynamics (warm-up, level shifts, first-use cost): the plugin is
+  // fed the latencies the replay core observed, with and without delayed feedback.
+  ASSERT_EQ(read_all(dir + "/s.csv").rfind("# dynamics:", 0), 0u);
+  for (const char* policy : {"ucb1:c=0.5,n0=8", "thompson:n0=1,sigma=0.1", "egreedy:eps=0.1,n0=1"})
+    for (const char* delay : {"0", "5"}) {
+      const CliResult r =
+          run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + dir + "/s.csv' --policy '" +
+                  policy + "' --seed 5 --horizon 300 --delay " + delay + " --json");
+      EXPECT_EQ(r.exit_code, 0) << policy << " delay " << delay << "\n" << r.out << r.err;
+      EXPECT_NE(r.out.find("\"equal\":true"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("\"decisions\":"), std::string::npos) << r.out;
+    }
 }
