@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.hpp"
 #include "ncclbot/bench/bench_sweep.hpp"
@@ -12,6 +13,7 @@
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
+#include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -25,6 +27,7 @@ struct BenchOptions {
   int contexts = 32, samples = 8, seeds = 4, horizon = 4096, delay = 0;
   int repetitions = 5;
   std::string write_sweep;
+  std::string observation = "off";
   bool json = false;
 };
 
@@ -41,8 +44,15 @@ Action setup(CLI::App& app) {
   app.add_option("--repetitions", opt->repetitions, "timed repetitions, median reported (default 5)");
   app.add_option("--write-sweep", opt->write_sweep,
                  "write the synthetic sweep for the first --arms value to this CSV and exit");
+  app.add_option("--observation", opt->observation,
+                 "on: give the synthetic sweep the default preset's call dynamics (warm-up, level shifts, "
+                 "first-use cost; docs/simulator.md), so the replay takes its dynamic path (default off)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
+    if (opt->observation != "on" && opt->observation != "off")
+      throw UsageError("--observation must be on or off, not '" + opt->observation + "'");
+    std::optional<SweepDynamics> dynamics;
+    if (opt->observation == "on") dynamics = sim::load_fabric(sim::kDefaultFabric).observation.dynamics;
     if (!opt->write_sweep.empty()) {
       write_sweep_csv(make_bench_sweep(opt->arms.at(0), opt->contexts, opt->samples), opt->write_sweep);
       std::cerr << "wrote " << opt->write_sweep << "\n";
@@ -62,12 +72,14 @@ Action setup(CLI::App& app) {
 
     nlohmann::json out;
     out["results"] = nlohmann::json::array();
-    out["workload"] = {{"contexts", opt->contexts}, {"seeds", opt->seeds},
-                       {"horizon", opt->horizon},   {"delay", opt->delay},
-                       {"samples", opt->samples},   {"repetitions", opt->repetitions}};
+    out["workload"] = {{"contexts", opt->contexts},      {"seeds", opt->seeds},
+                       {"horizon", opt->horizon},        {"delay", opt->delay},
+                       {"samples", opt->samples},        {"repetitions", opt->repetitions},
+                       {"observation", opt->observation}};
     std::ostream& human = opt->json ? std::cerr : std::cout;
     for (int arms : opt->arms) {
-      const Sweep sweep = make_bench_sweep(arms, opt->contexts, opt->samples);
+      Sweep sweep = make_bench_sweep(arms, opt->contexts, opt->samples);
+      if (dynamics) sweep.set_dynamics(*dynamics);
       for (const PolicySpec& spec : specs)
         for (int threads : thread_counts) {
           ReplayJob job;
