@@ -9,12 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string metric_words(const std::string& m) {
-  if (m == "mean") return "mean loss";
-  if (m == "p99") return "p99 loss";
-  return "contexts above 10% loss";
-}
-
 std::string pooled_sentence(const json& pooled_row, const json& results) {
   const json& m = pooled_row.at("metrics");
   const auto iv = [&](const char* k) {

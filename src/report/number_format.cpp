@@ -32,4 +32,10 @@ std::string metric_diff_text(const std::string& metric, double d) {
   return fmt::format("{:+.2f} pp", d * 100.0);
 }
 
+std::string metric_words(const std::string& m) {
+  if (m == "mean") return "mean loss";
+  if (m == "p99") return "p99 loss";
+  return "contexts above 10% loss";
+}
+
 }  // namespace ncclbot::report

@@ -13,5 +13,7 @@ std::string count(double x);           // 19 -> "19", 2.5 -> "2.5"
 std::string metric_text(const std::string& metric, double v);
 // The same for a difference, with an explicit sign: "-3.10 pp", "+2".
 std::string metric_diff_text(const std::string& metric, double d);
+// A metric's name in words: "mean loss", "p99 loss", "contexts above 10% loss".
+std::string metric_words(const std::string& metric);
 
 }  // namespace ncclbot::report

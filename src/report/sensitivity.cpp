@@ -12,12 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string metric_words(const std::string& m) {
-  if (m == "mean") return "mean loss";
-  if (m == "p99") return "p99 loss";
-  return "contexts above 10% loss";
-}
-
 // A p-value as stored: NaN (written as null) marks an untested hypothesis.
 double p_of(const json& x) {
   return x.is_number() ? x.get<double>() : std::numeric_limits<double>::quiet_NaN();

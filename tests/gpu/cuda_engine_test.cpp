@@ -15,6 +15,7 @@
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
+#include "support/every_mechanism.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot;
@@ -84,16 +85,7 @@ TEST(CudaEngine, DelayedFeedbackBitIdenticalToCpu) {
 TEST(CudaEngine, CallDynamicsBitIdenticalToCpu) {
   SKIP_WITHOUT_GPU();
   Sweep sweep = test::random_sweep(6, 43, 5);
-  SweepDynamics d;
-  d.call.job_warmup = 0.2f;
-  d.call.job_warmup_calls = 5;
-  d.call.arm_warmup = 0.3f;
-  d.call.arm_warmup_calls = 4;
-  d.call.shift_rate = 0.01f;
-  d.call.shift_size = 0.2f;
-  d.first_use_base_us = 500.0;
-  d.first_use_per_host_us = 25.0;
-  sweep.set_dynamics(d);
+  sweep.set_dynamics(test::every_mechanism());
   for (int delay : {0, 7}) {
     SCOPED_TRACE("delay " + std::to_string(delay));
     ReplayJob job = test::random_job(sweep, test::every_policy(), 6, 4, 700);

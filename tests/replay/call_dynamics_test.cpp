@@ -16,6 +16,7 @@
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay.hpp"
+#include "support/every_mechanism.hpp"
 #include "support/tiny_sweep.hpp"
 
 using namespace ncclbot;
@@ -226,16 +227,8 @@ TEST(CallDynamics, DynamicsThatNeverFireChangeNoBit) {
 }
 
 TEST(CallDynamics, TheCpuEngineAgreesWithReplayOneAtEveryThreadCount) {
-  SweepDynamics d;
-  d.call.job_warmup = 0.2f;
-  d.call.job_warmup_calls = 5;
-  d.call.arm_warmup = 0.3f;
-  d.call.arm_warmup_calls = 3;
-  d.call.shift_rate = 0.01f;
-  d.call.shift_size = 0.2f;
-  d.first_use_base_us = 40.0;
   Sweep s = random_tiny_sweep(4, 12, true);
-  s.set_dynamics(d);
+  s.set_dynamics(every_mechanism());
   ReplayJob job;
   job.sweep = &s;
   job.configs = {parse_policy_spec("ucb1:c=0.1,n0=1"), parse_policy_spec("greedy:n0=0")};
@@ -268,16 +261,7 @@ TEST(CallDynamics, TheCpuEngineAgreesWithReplayOneAtEveryThreadCount) {
 }
 
 TEST(CallDynamics, SurviveTheSweepCsvBitForBit) {
-  SweepDynamics d;
-  d.call.job_warmup = 0.2f;
-  d.call.job_warmup_calls = 5;
-  d.call.arm_warmup = 0.25f;
-  d.call.arm_warmup_calls = 7;
-  d.call.shift_rate = 0.0005f;
-  d.call.shift_size = 0.04f;
-  d.first_use_base_us = 10000.0;
-  d.first_use_per_host_us = 12.5;
-  const Sweep s = three_arms(d);
+  const Sweep s = three_arms(every_mechanism());
   std::stringstream out;
   write_sweep_csv(s, out);
   EXPECT_EQ(out.str().rfind("# dynamics: ", 0), 0u);
