@@ -82,10 +82,7 @@ bool Sweep::identical_to(const Sweep& o) const {
   if (!bitwise_equal(time_us_, o.time_us_) || !bitwise_equal(valid_, o.valid_) ||
       !bitwise_equal(mean_us_, o.mean_us_) || !bitwise_equal(first_use_us_, o.first_use_us_))
     return false;
-  const CallDynamics &a = dynamics_.call, &b = o.dynamics_.call;
-  if (std::memcmp(&a, &b, sizeof a) != 0 || dynamics_.first_use_base_us != o.dynamics_.first_use_base_us ||
-      dynamics_.first_use_per_host_us != o.dynamics_.first_use_per_host_us)
-    return false;
+  if (!(dynamics_ == o.dynamics_)) return false;
   return !prior_us_ || bitwise_equal(*prior_us_, *o.prior_us_);
 }
 

@@ -1,6 +1,5 @@
 #include "report/claims_document.hpp"
 
-#include <stdexcept>
 #include <string>
 
 #include "report/number_format.hpp"
@@ -27,19 +26,6 @@ std::vector<double> claim_losses(const study::PreparedStudy& st, const std::vect
     if (bytes >= c.min_bytes && bytes <= c.max_bytes) out.push_back(losses[i]);
   }
   return out;
-}
-
-int policy_index(const study::PreparedStudy& st, const std::string& name) {
-  for (size_t p = 0; p < st.policies.size(); ++p)
-    if (st.policies[p].spec->name == name) return int(p);
-  throw std::logic_error("claim names an unknown policy " + name);  // the loader checked it
-}
-
-bool in_claim(const Claim& c, const std::string& scenario) {
-  if (c.scenarios.empty()) return true;
-  for (const auto& pattern : c.scenarios)
-    if (study::scenario_matches(pattern, scenario)) return true;
-  return false;
 }
 
 bool direction_holds(const std::string& agrees_if, double a, double b) {
@@ -71,13 +57,13 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
     return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured},
             {"values", values}, {"agrees", agrees}, {"why", c.why}};
   }
-  const int pa = policy_index(st, c.a), pb = policy_index(st, c.b);
+  const int pa = study::policy_index(st, c.a), pb = study::policy_index(st, c.b);
   std::vector<double> pooled_a, pooled_b;
   int scenarios = 0, holds = 0;
   json per_scenario = json::array();
   for (size_t si = 0; si < st.scenarios.size(); ++si) {
     const std::string& name = st.scenarios[si].spec->name;
-    if (!in_claim(c, name)) continue;
+    if (!study::in_scenarios(c.scenarios, name)) continue;
     const auto la = claim_losses(st, units, c, si, pa), lb = claim_losses(st, units, c, si, pb);
     if (la.empty()) continue;
     pooled_a.insert(pooled_a.end(), la.begin(), la.end());

@@ -127,4 +127,10 @@ PreparedStudy prepare_study(StudySpec spec) {
   return p;
 }
 
+int policy_index(const PreparedStudy& study, const std::string& name) {
+  for (int i = 0; i < int(study.policies.size()); ++i)
+    if (study.policies[size_t(i)].spec->name == name) return i;
+  return -1;
+}
+
 }  // namespace ncclbot::study

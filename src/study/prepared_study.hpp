@@ -50,6 +50,10 @@ struct PreparedStudy {
 // file and the line of the offending table.
 PreparedStudy prepare_study(StudySpec spec);
 
+// The index of the policy of that report name (the loader checked every name a hypothesis or claim
+// uses); -1 if there is none.
+int policy_index(const PreparedStudy& study, const std::string& name);
+
 // A seed for a named piece of resampling work, derived from the study's master seed; below 2^53
 // so that JSON readers in any language hold it exactly.
 uint64_t derived_seed(uint64_t master, const std::string& label);

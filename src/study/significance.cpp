@@ -9,16 +9,6 @@ const std::vector<double>& scored_losses(const UnitResult& u, LossKind kind) {
   return kind == LossKind::kOnline ? u.online : u.final_loss;
 }
 
-namespace {
-
-int policy_index(const PreparedStudy& study, const std::string& name) {
-  for (int i = 0; i < int(study.policies.size()); ++i)
-    if (study.policies[size_t(i)].spec->name == name) return i;
-  return -1;
-}
-
-}  // namespace
-
 SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector<UnitResult>& units) {
   const StudySpec& s = study.spec;
   const int S = int(study.scenarios.size());
@@ -30,12 +20,8 @@ SignificanceResult test_hypotheses(const PreparedStudy& study, const std::vector
     r.spec = h;
     const int a = policy_index(study, h.a), b = policy_index(study, h.b);
     std::vector<int> paired;  // the scenarios this hypothesis pairs, in study order
-    for (int sc = 0; sc < S; ++sc) {
-      bool in = h.scenarios.empty();
-      for (const auto& pattern : h.scenarios)
-        in = in || scenario_matches(pattern, study.scenarios[size_t(sc)].spec->name);
-      if (in) paired.push_back(sc);
-    }
+    for (int sc = 0; sc < S; ++sc)
+      if (in_scenarios(h.scenarios, study.scenarios[size_t(sc)].spec->name)) paired.push_back(sc);
     const int n = int(paired.size());
     for (int sc : paired) {
       r.scenarios.push_back(study.scenarios[size_t(sc)].spec->name);

@@ -283,6 +283,18 @@ PolicyEntry read_policy(const Reader& r, const toml::table& t) {
   return p;
 }
 
+// A hypothesis's or claim's `scenarios`: names or "prefix*" patterns, each matching some [[scenario]].
+std::vector<std::string> scenario_list(const Reader& r, const toml::node& n, const std::string& what,
+                                       const StudySpec& s) {
+  std::vector<std::string> patterns = r.names(n, what);
+  for (const auto& pattern : patterns) {
+    bool any = false;
+    for (const auto& sc : s.scenarios) any = any || scenario_matches(pattern, sc.name);
+    if (!any) r.fail(n, what + " '" + pattern + "' matches no [[scenario]]");
+  }
+  return patterns;
+}
+
 // `a` and `b` may each be a name or a list of names; every (a, b, metric) combination is a hypothesis.
 std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[hypothesis]]", {"a", "b", "metrics", "family", "scenarios"});
@@ -314,14 +326,7 @@ std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, c
       r.fail(*f, "hypothesis.family '" + family + "' must be 1-64 of [A-Za-z0-9-_./+]");
   }
   std::vector<std::string> scenarios;
-  if (auto* n = r.find(t, "scenarios")) {
-    scenarios = r.names(*n, "hypothesis.scenarios");
-    for (const auto& pattern : scenarios) {
-      bool any = false;
-      for (const auto& sc : s.scenarios) any = any || scenario_matches(pattern, sc.name);
-      if (!any) r.fail(*n, "hypothesis.scenarios '" + pattern + "' matches no [[scenario]]");
-    }
-  }
+  if (auto* n = r.find(t, "scenarios")) scenarios = scenario_list(r, *n, "hypothesis.scenarios", s);
   std::vector<Hypothesis> out;
   for (const auto& x : as)
     for (const auto& y : bs) {
@@ -373,14 +378,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
            "claim.agrees_if '" + c.agrees_if + "' does not fit kind " + kind +
                " (pooled, every_scenario: b_lower, b_higher, b_not_higher; hypothesis: "
                "reject, not_reject)");
-  if (auto* n = r.find(t, "scenarios")) {
-    c.scenarios = r.names(*n, "claim.scenarios");
-    for (const auto& pattern : c.scenarios) {
-      bool any = false;
-      for (const auto& sc : s.scenarios) any = any || scenario_matches(pattern, sc.name);
-      if (!any) r.fail(*n, "claim.scenarios '" + pattern + "' matches no [[scenario]]");
-    }
-  }
+  if (auto* n = r.find(t, "scenarios")) c.scenarios = scenario_list(r, *n, "claim.scenarios", s);
   if (auto* n = r.find(t, "min_bytes"))
     c.min_bytes = uint64_t(r.integer(*n, "claim.min_bytes", 0, INT64_MAX));
   if (auto* n = r.find(t, "max_bytes"))
@@ -493,7 +491,8 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
   StudySpec s;
   s.path = source_name;
   s.text = text;
-  r.only_keys(root, "the study file", {"study", "sweep", "scenario", "policy", "hypothesis", "claim", "variant"});
+  r.only_keys(root, "the study file",
+              {"study", "sweep", "scenario", "policy", "hypothesis", "claim", "variant"});
   const std::filesystem::path base = std::filesystem::path(source_name).parent_path();
 
   const auto* study = root.get("study");

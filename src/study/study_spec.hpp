@@ -98,6 +98,14 @@ inline bool scenario_matches(const std::string& pattern, const std::string& name
     return name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
   return name == pattern;
 }
+
+// Whether a scenario is in a hypothesis's or claim's list: every scenario when the list is empty.
+inline bool in_scenarios(const std::vector<std::string>& patterns, const std::string& name) {
+  if (patterns.empty()) return true;
+  for (const auto& pattern : patterns)
+    if (scenario_matches(pattern, name)) return true;
+  return false;
+}
 // A named change of the simulator's assumptions (docs/study.md, "Variants and sensitivity"): the
 // study is run again with only the knobs given here changed, the sweep knobs on every synthesised
 // [[sweep]] and `delay` in [study]. A knob left out keeps the study's own value.

@@ -1,7 +1,6 @@
 #include "study/sweep_source.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 #include "ncclbot/core/error.hpp"
@@ -28,9 +27,7 @@ Sweep merge_sweeps(const Sweep& a, const Sweep& b) {
                      std::to_string(b.samples()) + " samples per arm in one scenario");
   if (a.has_prior() != b.has_prior())
     throw UsageError("cannot combine a sweep with a prior and one without in one scenario");
-  const SweepDynamics &da = a.dynamics(), &db = b.dynamics();
-  if (std::memcmp(&da.call, &db.call, sizeof da.call) != 0 || da.first_use_base_us != db.first_use_base_us ||
-      da.first_use_per_host_us != db.first_use_per_host_us)
+  if (!(a.dynamics() == b.dynamics()))
     throw UsageError(
         "cannot combine sweeps with different call dynamics (observation models) in one scenario");
   struct Ref {
@@ -70,7 +67,7 @@ Sweep merge_sweeps(const Sweep& a, const Sweep& b) {
   }
   Sweep merged(std::move(contexts), R, std::move(time_us), std::move(valid),
                a.has_prior() ? std::optional<std::vector<float>>(std::move(prior)) : std::nullopt);
-  merged.set_dynamics(da);
+  merged.set_dynamics(a.dynamics());
   return merged;
 }
 

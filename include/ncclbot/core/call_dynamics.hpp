@@ -38,6 +38,7 @@ struct CallDynamics {
            (shift_rate > 0.0f && shift_size > 0.0f);
   }
   NCCLBOT_HD bool shifts() const { return shift_rate > 0.0f && shift_size > 0.0f; }
+  bool operator==(const CallDynamics&) const = default;
 };
 
 // The counter word-1 lanes of the replay's Philox stream the dynamics draw from: far above the

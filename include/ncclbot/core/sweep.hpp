@@ -22,6 +22,7 @@ struct SweepDynamics {
 
   bool has_first_use() const { return first_use_base_us > 0.0 || first_use_per_host_us > 0.0; }
   bool any() const { return call.active() || has_first_use(); }
+  bool operator==(const SweepDynamics&) const = default;
 };
 
 class Sweep {
