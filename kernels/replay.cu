@@ -30,6 +30,7 @@ struct ReplayKernelArgs {
   const uint64_t* stream_ids;  // [N]
   const void* policies;        // [configs of this launch], Policy objects with their params set
   const int* fixed_slots;      // [configs of this launch][sweep.num_contexts] or null
+  const double* call_cost_us;  // [configs of this launch] or null (no per-call cost)
   int contexts_count, seeds, horizon, delay;
   uint64_t seed_base;
   int64_t replays;  // configs * seeds * N
@@ -58,6 +59,7 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.stream_id = a.stream_ids[i];
     task.horizon = a.horizon;
     task.delay = a.delay;
+    task.call_cost_us = a.call_cost_us ? a.call_cost_us[config] : 0.0;
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
     Policy policy = policies[config];  // params set, state initialised by reset() in replay_one
@@ -150,6 +152,8 @@ void check_request(const DeviceReplayRequest& q) {
     throw std::invalid_argument("device_replay: seeds and horizon must be >= 1");
   if (q.delay < 0 || q.delay > kMaxReplayDelay)
     throw std::invalid_argument("device_replay: delay out of range");
+  if (!q.call_cost_us.empty() && q.call_cost_us.size() != q.configs.size())
+    throw std::invalid_argument("device_replay: call_cost_us must have one cost per config");
   if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
     throw std::invalid_argument("device_replay: fixed_slots must be [configs][sweep contexts]");
   for (int c : q.contexts)
@@ -182,6 +186,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   DeviceBuffer<int> contexts(q.contexts.data(), q.contexts.size());
   DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size());
   DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size());
+  DeviceBuffer<double> call_cost_us(q.call_cost_us.data(), q.call_cost_us.size());
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
   const int64_t bytes_per_replay = 2 * sizeof(double) + sizeof(int);
@@ -209,6 +214,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.contexts = contexts.get();
     a.stream_ids = stream_ids.get();
     a.fixed_slots = q.fixed_slots.empty() ? nullptr : fixed_slots.get() + int64_t(first) * h.num_contexts;
+    a.call_cost_us = q.call_cost_us.empty() ? nullptr : call_cost_us.get() + first;
     a.contexts_count = n_ctx;
     a.seeds = q.seeds;
     a.horizon = q.horizon;

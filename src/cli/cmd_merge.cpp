@@ -47,6 +47,9 @@ Action setup(CLI::App& app) {
     report.contexts = id.at("contexts").size();
     report.seeds = id.at("seeds").get<int>();
     report.horizon = id.at("horizon").get<int>();
+    report.delay = id.value("delay", 0);
+    report.call_cost_us = id.value("call_cost_us", std::vector<double>{});
+    report.as_deployed = id.value("as_deployed", std::string());
     print_replay_report(report, merged, opt->json);
     return 0;
   };

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/replay_report.hpp"
@@ -33,6 +34,7 @@ struct ReplayOptions {
   uint64_t seed = 0;
   int horizon = 0;
   int delay = 0;
+  std::string as_deployed;  // local | leader: the plugin's measured delay and per-call costs
   int threads = 0;
   std::string backend = "cpu";
   std::string nodes, collectives;
@@ -71,8 +73,10 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  app.add_option("--delay", opt->delay,
-                 "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
+  CLI::Option* delay = app.add_option(
+      "--delay", opt->delay,
+      "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
+  add_as_deployed_option(app, opt->as_deployed);
   app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--nodes", opt->nodes, "only these node counts, e.g. 16,32");
@@ -82,7 +86,7 @@ Action setup(CLI::App& app) {
   app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
   add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
+  return [opt, delay] {
     const bool sharded = !opt->shard.empty();
     const ShardSpec shard = sharded ? parse_shard(opt->shard) : ShardSpec{};
     if (sharded && opt->out_path.empty()) throw UsageError("--shard needs --out FILE for the partial result");
@@ -111,6 +115,10 @@ Action setup(CLI::App& app) {
     job.seed_base = opt->seed;
     job.horizon = opt->horizon;
     job.delay = opt->delay;
+    if (const auto mode = parse_as_deployed(opt->as_deployed)) {
+      job.call_cost_us = deployed_call_costs(job.configs);
+      if (delay->count() == 0) job.delay = deployed_delay(*mode);
+    }
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
     if (group && sharded)
@@ -135,8 +143,11 @@ Action setup(CLI::App& app) {
     report.seeds = job.seeds;
     report.horizon = job.horizon;
     report.delay = job.delay;
+    report.as_deployed = opt->as_deployed;
+    report.call_cost_us = job.call_cost_us;
     if (sharded || group) {
-      const nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);
+      nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);
+      if (!report.as_deployed.empty()) identity["as_deployed"] = report.as_deployed;
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
       const size_t total = job.configs.size() * job.contexts.size();
       const ReplaySlice slice = run_replay_units(job, shard, backend);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
@@ -16,6 +17,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/tune.hpp"
 #include "ncclbot/scale/process_group.hpp"
@@ -34,6 +36,7 @@ struct TuneOptions {
   uint64_t seed = 0;
   int horizon = 0;
   int delay = 0;
+  std::string as_deployed;  // local | leader: the plugin's measured delay and per-call costs
   int threads = 0;
   std::string backend = "cpu";
   std::string phase, shard, choice_path, out_path;
@@ -91,8 +94,10 @@ Action setup(CLI::App& app) {
   app.add_option("--seeds", opt->seeds, "replays per context and config")->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  app.add_option("--delay", opt->delay,
-                 "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
+  CLI::Option* delay = app.add_option(
+      "--delay", opt->delay,
+      "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
+  add_as_deployed_option(app, opt->as_deployed);
   app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--phase", opt->phase, "with --shard: tune (grid points on the tune contexts) or score");
@@ -101,7 +106,7 @@ Action setup(CLI::App& app) {
   app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
   add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
+  return [opt, delay] {
     check_shard_options(*opt);
     TuneRequest req;
     req.backend = resolve_replay_backend(parse_replay_backend(opt->backend), std::cerr);
@@ -131,6 +136,10 @@ Action setup(CLI::App& app) {
     req.seed_base = opt->seed;
     req.horizon = opt->horizon;
     req.delay = opt->delay;
+    if (const auto mode = parse_as_deployed(opt->as_deployed)) {
+      req.charge_call_costs = true;
+      if (delay->count() == 0) req.delay = deployed_delay(*mode);
+    }
     // Ranks on one node share its cores unless told otherwise.
     req.threads = opt->threads > 0 ? opt->threads
                                    : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
@@ -144,6 +153,10 @@ Action setup(CLI::App& app) {
     report.seeds = req.seeds;
     report.horizon = req.horizon;
     report.delay = req.delay;
+    report.as_deployed = opt->as_deployed;
+    if (req.charge_call_costs)
+      for (const auto& g : opt->policies)
+        report.call_cost_us.push_back(deployed_call_cost_us(parse_policy_grid(g)[0].config));
     if (!opt->shard.empty()) return run_tune_shard(*opt, req, report);
     if (group) {
       const std::string digest = sweep_digest(opt->sweep_path);

@@ -15,15 +15,20 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
   out["seeds"] = report.seeds;
   out["horizon"] = report.horizon;
   out["delay"] = report.delay;
+  if (!report.as_deployed.empty()) out["as_deployed"] = report.as_deployed;
   out["configs"] = nlohmann::json::array();
-  for (int c = 0; c < res.num_configs; ++c)
+  for (int c = 0; c < res.num_configs; ++c) {
     out["configs"].push_back({{"policy", report.policies[size_t(c)]},
                               {"online", loss_summary_json(summarize_losses(res.online_of(c)))},
                               {"final", loss_summary_json(summarize_losses(res.final_of(c)))}});
+    if (!report.call_cost_us.empty()) out["configs"].back()["call_cost_us"] = report.call_cost_us[size_t(c)];
+  }
   std::ostream& human = json ? std::cerr : std::cout;
   human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
-        << (report.delay ? " delay " + std::to_string(report.delay) : std::string()) << " on "
-        << report.backend << "\n";
+        << (report.delay ? " delay " + std::to_string(report.delay) : std::string())
+        << (report.as_deployed.empty() ? std::string() : " as deployed (" + report.as_deployed + ")")
+        << (report.call_cost_us.empty() ? std::string() : " with per-call costs") << " on " << report.backend
+        << "\n";
   for (const auto& c : out["configs"])
     human << std::left << std::setw(36) << c["policy"].get<std::string>() << " online mean "
           << std::setprecision(4) << c["online"]["mean"].get<double>() * 100 << "%  p99 "

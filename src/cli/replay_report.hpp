@@ -13,6 +13,8 @@ struct ReplayReport {
   std::vector<std::string> policies;  // expanded config texts, in config order
   size_t contexts = 0;
   int seeds = 0, horizon = 0, delay = 0;
+  std::string as_deployed;           // --as-deployed mode, empty when not given
+  std::vector<double> call_cost_us;  // per config, empty when no per-call cost was charged
 };
 
 // Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.

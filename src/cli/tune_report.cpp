@@ -17,6 +17,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
   out["seeds"] = report.seeds;
   out["horizon"] = report.horizon;
   out["delay"] = report.delay;
+  if (!report.as_deployed.empty()) out["as_deployed"] = report.as_deployed;
   out["policies"] = nlohmann::json::array();
   for (const auto& tp : tuned) {
     nlohmann::json grid = nlohmann::json::array();
@@ -29,11 +30,16 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
          {"grid_points", grid},
          {"tune", {{"online", metrics_json(tp.tune_online)}, {"final", metrics_json(tp.tune_final)}}},
          {"score", {{"online", metrics_json(tp.score_online)}, {"final", metrics_json(tp.score_final)}}}});
+    const size_t g = out["policies"].size() - 1;
+    if (g < report.call_cost_us.size()) out["policies"].back()["call_cost_us"] = report.call_cost_us[g];
   }
   std::ostream& human = json ? std::cerr : std::cout;
   human << "tuned on " << report.tune_contexts << " contexts (nodes " << report.tune_nodes << "), scored on "
         << report.score_contexts << " (nodes " << report.score_nodes << "), " << report.seeds
-        << " seeds, T=" << report.horizon << ", objective " << report.objective << "\n";
+        << " seeds, T=" << report.horizon
+        << (report.delay ? " delay " + std::to_string(report.delay) : std::string())
+        << (report.as_deployed.empty() ? std::string() : " as deployed (" + report.as_deployed + ")")
+        << ", objective " << report.objective << "\n";
   for (const auto& tp : tuned)
     human << std::left << std::setw(40) << tp.points[size_t(tp.chosen)].text << std::setprecision(4)
           << " tune online mean " << tp.tune_online.summary.mean * 100 << "%   score online mean "

@@ -15,12 +15,14 @@ constexpr std::string_view kChoiceFormat = "ncclbot-tune-choice v1";
 }  // namespace
 
 nlohmann::json tune_setup_json(const TuneRequest& req, const TuneReport& report) {
-  return {{"grids", req.grids},
-          {"objective", report.objective},
-          {"tune_nodes", report.tune_nodes},
-          {"score_nodes", report.score_nodes},
-          {"tune_contexts", req.tune_contexts},
-          {"score_contexts", req.score_contexts}};
+  nlohmann::json setup = {{"grids", req.grids},
+                          {"objective", report.objective},
+                          {"tune_nodes", report.tune_nodes},
+                          {"score_nodes", report.score_nodes},
+                          {"tune_contexts", req.tune_contexts},
+                          {"score_contexts", req.score_contexts}};
+  if (!report.as_deployed.empty()) setup["as_deployed"] = report.as_deployed;
+  return setup;
 }
 
 nlohmann::json tune_partial_identity(const ReplayJob& job, std::string_view sweep_sha256,
@@ -132,6 +134,8 @@ int merge_tune_partials(const std::vector<ReplayPartial>& parts, const std::stri
     report.seeds = id.at("seeds").get<int>();
     report.horizon = id.at("horizon").get<int>();
     report.delay = id.at("delay").get<int>();
+    report.call_cost_us = id.value("call_cost_us", std::vector<double>{});
+    report.as_deployed = setup.value("as_deployed", std::string());
     print_tune_report(report, policies, json);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(parts.front().source, 2, std::string("bad tune partial header: ") + e.what());

@@ -130,8 +130,9 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
   agreements_[key].reset();
 }
 
-int OnlineLearner::fresh_decision_locked(Context& c) {
+int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
+  lag_.add(index > c.absorbed ? index - c.absorbed : 0);
   const int slot = engine_->select(c.policy, c.stream_id, c.steps);
   ++c.steps;
   return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
@@ -161,7 +162,7 @@ bool OnlineLearner::grow_memo_locked(Context& c) {
 
 int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
   ++decisions_;
-  if (!memoize_) return active_ && c ? fresh_decision_locked(*c) : -1;
+  if (!memoize_) return active_ && c ? fresh_decision_locked(*c, index) : -1;
   if (!started_[key] || c == nullptr) {
     if (index + 1 > inactive_end_[key]) inactive_end_[key] = index + 1;
     return -1;
@@ -175,7 +176,7 @@ int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
       retire_locked(*c, (is_nccl_slot(slot) && c->mask.has(slot)) ? slot : -1);
       break;
     }
-    const int8_t slot = int8_t(fresh_decision_locked(*c));
+    const int8_t slot = int8_t(fresh_decision_locked(*c, c->memo_base + c->memo.size()));
     try {
       c->memo.push_back(slot);
     } catch (...) {  // out of memory: the same retirement as a full memo, for every rank
@@ -264,6 +265,7 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   Context* c = contexts_[key].get();
   if (c == nullptr || !c->mask.has(slot)) return false;
   engine_->update(c->policy, slot, latency_us);
+  ++c->absorbed;
   ++observations_;
   return true;
 }
@@ -292,6 +294,11 @@ uint64_t OnlineLearner::decisions() const {
 uint64_t OnlineLearner::observations() const {
   std::lock_guard<std::mutex> lock(mu_);
   return observations_;
+}
+
+FeedbackLagHistogram OnlineLearner::feedback_lag() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lag_;
 }
 
 uint64_t OnlineLearner::table_mismatches() const {

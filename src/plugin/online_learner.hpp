@@ -29,6 +29,7 @@
 #include "ncclbot/core/arm.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
+#include "plugin/feedback_lag.hpp"
 #include "plugin/policy_engine.hpp"
 
 namespace ncclbot::plugin {
@@ -104,6 +105,9 @@ class OnlineLearner {
   // Contexts retired because the ranks' cost tables had other usable arms (before the context
   // started, or a follower's later table lacked one of the policy's arms).
   uint64_t table_mismatches() const;
+  // How late the latencies reached the policy, over every decision the policy made
+  // (feedback_lag.hpp; leader mode: the leader's policy, whoever asked for the decision).
+  FeedbackLagHistogram feedback_lag() const;
   // The first call index of `key` decided by the policy and the first retired one (leader mode;
   // UINT64_MAX when not set).
   uint64_t memo_base(int key) const;
@@ -118,6 +122,7 @@ class OnlineLearner {
     uint64_t stream_id = 0;
     uint64_t steps = 0;      // policy selections so far: the Philox step of the next one
     uint64_t next_call = 0;  // this rank's next call index in the context
+    uint64_t absorbed = 0;   // latencies of this context the policy has been updated with
     uint64_t memo_base = 0;  // call index of memo[0]; calls before it are NCCL's choice
     uint64_t retired_at = UINT64_MAX;
     int retired_slot = -1;
@@ -140,7 +145,7 @@ class OnlineLearner {
   void add_table_locked(int key, long index, uint64_t bytes, const float* prior);
   void start_locked(int key, bool tables_agree);
   int decide_at_locked(int key, Context* c, uint64_t index);
-  int fresh_decision_locked(Context& c);
+  int fresh_decision_locked(Context& c, uint64_t index);
   void retire_locked(Context& c, int slot);
   bool grow_memo_locked(Context& c);
 
@@ -152,6 +157,7 @@ class OnlineLearner {
   mutable std::mutex mu_;
   bool active_ = true;
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0;
+  FeedbackLagHistogram lag_;
   int64_t memo_charged_ = 0;  // bytes taken from the budget
   std::unique_ptr<Context> contexts_[kNumContextKeys];
   // Leader mode: per context, the calls answered before it started (the policy starts after them),

@@ -8,6 +8,7 @@
 // Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions]
 #include <dlfcn.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -86,11 +87,34 @@ int main(int argc, char** argv) {
     const char* policy;
     bool feedback;  // a latency reported after every call, so the policy's state keeps changing
   };
+  // Every policy the plugin can run live, and table mode (what a supervised selector deploys as);
+  // the "with feedback" rows are the costs a study scoring "as deployed" charges per call
+  // (replay/deployed_cost.hpp).
   const Case cases[] = {{"off", "", false},
+                        {"table", "", false},
+                        {"online", "auto", true},
+                        {"online", "random", true},
+                        {"online", "greedy:n0=1", true},
+                        {"online", "egreedy:eps=0.1,n0=1", true},
                         {"online", "ucb1:c=0.5,n0=8", false},
                         {"online", "ucb1:c=0.5,n0=8", true},
                         {"online", "thompson:n0=1,sigma=0.1", true},
-                        {"online", "egreedy:eps=0.1,n0=1", true}};
+                        {"online", "etc:m=2", true},
+                        {"online", "swucb:c=0.1,window=100,n0=1", true},
+                        {"online", "ducb:c=0.1,gamma=0.99,n0=1", true}};
+  // Table mode reads a decision table; one row per size class of a sweep's contexts, the row the
+  // calls match last, so a lookup scans them all.
+  char table_path[] = "/tmp/ncclbot-overhead-table-XXXXXX";
+  const int table_fd = mkstemp(table_path);
+  if (table_fd < 0) return 2;
+  std::string table = "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n";
+  for (int k = 0; k < 24; ++k) {
+    const size_t bytes = size_t(1) << (k == 23 ? 20 : k == 20 ? 23 : k);  // 1 MiB last
+    table += "*,allreduce,*,*," + std::to_string(bytes) + "," + std::to_string(bytes) + ",Ring,LL\n";
+  }
+  if (write(table_fd, table.data(), table.size()) != ssize_t(table.size())) return 2;
+  close(table_fd);
+  setenv("NCCLBOT_TABLE", table_path, 1);
   std::string json = "{\"results\": [";
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     const Case& c = cases[k];
@@ -126,6 +150,7 @@ int main(int argc, char** argv) {
     json += line;
   }
   json += "]}";
+  unlink(table_path);
   std::printf("%s\n", json.c_str());
   return 0;
 }

@@ -334,10 +334,19 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
         "table "
         "lacked an arm of the leader's",
         (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->table_mismatches());
-  if (comm->learner)
+  if (comm->learner) {
     comm->log.info("tuner finalised: commId 0x%llx, %llu decisions, %llu measured latencies",
                    (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->decisions(),
                    (unsigned long long)comm->learner->observations());
+    const FeedbackLagHistogram lag = comm->learner->feedback_lag();
+    if (lag.count() > 0)
+      comm->log.info(
+          "commId 0x%llx: feedback delay of %llu policy decisions: median %llu, p90 %llu, max %llu "
+          "calls (replay --delay D)",
+          (unsigned long long)comm->comm_id, (unsigned long long)lag.count(),
+          (unsigned long long)lag.quantile(0.5), (unsigned long long)lag.quantile(0.9),
+          (unsigned long long)lag.max());
+  }
   delete comm;
 }
 

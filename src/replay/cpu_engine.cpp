@@ -1,6 +1,7 @@
 #include "ncclbot/replay/cpu_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <ostream>
 #include <string>
 
@@ -38,6 +39,14 @@ std::vector<double> ReplayResults::final_of(int config, int seed) const {
   return slice(final_per_seed, (size_t(config) * seeds + seed) * num_contexts, size_t(num_contexts));
 }
 
+void check_call_costs(const ReplayJob& job) {
+  if (job.call_cost_us.empty()) return;
+  if (job.call_cost_us.size() != job.configs.size())
+    throw UsageError("replay: one per-call cost per policy config is needed");
+  for (double c : job.call_cost_us)
+    if (!(c >= 0.0) || !std::isfinite(c)) throw UsageError("replay: a per-call cost must be finite and >= 0");
+}
+
 ReplayResults run_cpu_replay(const ReplayJob& job) {
   if (!job.sweep) throw UsageError("replay: no sweep");
   if (job.configs.empty()) throw UsageError("replay: no policy given");
@@ -46,6 +55,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
   if (job.delay < 0 || job.delay > kMaxReplayDelay)
     throw UsageError("replay: --delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
+  check_call_costs(job);
   const Sweep& sweep = *job.sweep;
   const SweepView view = sweep.view();
   const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
@@ -83,6 +93,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       task.stream_id = stream_ids[size_t(i)];
       task.horizon = job.horizon;
       task.delay = job.delay;
+      task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[size_t(cfg)];
       if (size_t(cfg) < job.fixed_slots.size() && !job.fixed_slots[size_t(cfg)].empty())
         task.fixed_slot = job.fixed_slots[size_t(cfg)][size_t(task.context)];
       double online_sum = 0.0, final_sum = 0.0;

@@ -19,6 +19,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
   if (job.delay < 0 || job.delay > kMaxReplayDelay)
     throw UsageError("replay: --delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
+  check_call_costs(job);
   const Sweep& sweep = *job.sweep;
   for (int c : job.contexts)
     if (c < 0 || c >= sweep.num_contexts()) throw UsageError("replay: context index out of range");
@@ -53,6 +54,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.seed_base = job.seed_base;
   q.horizon = job.horizon;
   q.delay = job.delay;
+  q.call_cost_us = job.call_cost_us;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
 }
 

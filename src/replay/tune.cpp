@@ -1,5 +1,7 @@
 #include "ncclbot/replay/tune.hpp"
 
+#include "ncclbot/replay/deployed_cost.hpp"
+
 #include <cmath>
 
 #include "ncclbot/core/error.hpp"
@@ -92,6 +94,7 @@ ReplayJob make_tune_job(const TuneRequest& req, const std::vector<TunedPolicy>& 
                                     ? supervised_decisions(p.config, sweep, req.tune_contexts, true)
                                     : std::vector<int>{});
     }
+  if (req.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
   return job;
 }
 
@@ -122,6 +125,7 @@ ReplayJob make_score_job(const TuneRequest& req, const std::vector<TunedPolicy>&
                                   ? supervised_decisions(chosen.config, *req.sweep, req.tune_contexts, false)
                                   : std::vector<int>{});
   }
+  if (req.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
   return job;
 }
 

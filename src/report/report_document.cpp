@@ -99,6 +99,12 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
           st.at("backend_requested").get<std::string>() + ")",
       "master seed " + st.at("seed").dump() + "; " + st.at("seeds").dump() +
           " replay seeds per configuration and context; horizon " + st.at("horizon").dump() + " calls",
+      "feedback delay " + st.value("delay", json(0)).dump() + " calls" +
+          (st.contains("as_deployed") && st.at("as_deployed").is_string()
+               ? "; scored as deployed (" + st.at("as_deployed").get<std::string>() +
+                     " mode): every call pays the plugin's measured per-call cost (`call_cost_us` per policy "
+                     "in results.json)"
+               : std::string()),
       "scored loss: " + st.at("loss").get<std::string>() +
           "; tuning objective: " + st.at("objective").get<std::string>() + " over the tune contexts",
       "alpha " + p_value(st.at("alpha").get<double>()) + "; bootstrap: percentile, " + level + ", " +

@@ -1,6 +1,7 @@
 #include "report/results_document.hpp"
 
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/version.hpp"
 #include "report/claims_document.hpp"
 #include "report/findings_text.hpp"
@@ -71,23 +72,26 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
   out["schema"] = kResultsSchema;
   out["program"] = {{"name", "ncclbot"}, {"version", std::string(kVersion)}};
   json curve_h = s.curve_horizons;
-  out["study"] = {{"name", s.name},
-                  {"description", s.description},
-                  {"file", "study.toml"},
-                  {"source", s.path},
-                  {"sha256", study.study_sha256},
-                  {"seed", s.seed},
-                  {"seeds", s.seeds},
-                  {"horizon", s.horizon},
-                  {"curve_horizons", curve_h},
-                  {"objective", metric_name(s.objective)},
-                  {"loss", loss_kind_name(s.loss)},
-                  {"alpha", s.alpha},
-                  {"level", s.level},
-                  {"bootstrap_resamples", s.bootstrap_resamples},
-                  {"permutation_resamples", s.permutation_resamples},
-                  {"backend_requested", s.backend},
-                  {"backend", backend}};
+  out["study"] = {
+      {"name", s.name},
+      {"description", s.description},
+      {"file", "study.toml"},
+      {"source", s.path},
+      {"sha256", study.study_sha256},
+      {"seed", s.seed},
+      {"seeds", s.seeds},
+      {"horizon", s.horizon},
+      {"delay", s.delay},
+      {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
+      {"curve_horizons", curve_h},
+      {"objective", metric_name(s.objective)},
+      {"loss", loss_kind_name(s.loss)},
+      {"alpha", s.alpha},
+      {"level", s.level},
+      {"bootstrap_resamples", s.bootstrap_resamples},
+      {"permutation_resamples", s.permutation_resamples},
+      {"backend_requested", s.backend},
+      {"backend", backend}};
 
   json sweeps = json::array();
   for (const auto& ps : study.sweeps) {
@@ -110,8 +114,12 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
   out["sweeps"] = sweeps;
 
   json policies = json::array();
-  for (const auto& pp : study.policies)
+  for (const auto& pp : study.policies) {
     policies.push_back({{"name", pp.spec->name}, {"spec", pp.spec->spec}, {"grid_size", pp.grid.size()}});
+    // What each call of this policy was charged (every grid point is of the same kind).
+    if (s.as_deployed)
+      policies.back()["call_cost_us"] = deployed_call_cost_us(parse_policy_grid(pp.grid.front())[0].config);
+  }
   out["policies"] = policies;
 
   json scenarios = json::array();

@@ -54,16 +54,19 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
                                std::string_view backend) {
   nlohmann::json policies = nlohmann::json::array();
   for (const PolicySpec& p : job.configs) policies.push_back(p.text);
-  return {{"program_version", std::string(kVersion)},
-          {"command", "replay"},
-          {"sweep_sha256", std::string(sweep_sha256)},
-          {"policies", policies},
-          {"contexts", job.contexts},
-          {"seeds", job.seeds},
-          {"seed", job.seed_base},
-          {"horizon", job.horizon},
-          {"delay", job.delay},
-          {"backend", std::string(backend)}};
+  nlohmann::json id = {{"program_version", std::string(kVersion)},
+                       {"command", "replay"},
+                       {"sweep_sha256", std::string(sweep_sha256)},
+                       {"policies", policies},
+                       {"contexts", job.contexts},
+                       {"seeds", job.seeds},
+                       {"seed", job.seed_base},
+                       {"horizon", job.horizon},
+                       {"delay", job.delay},
+                       {"backend", std::string(backend)}};
+  // Only when charged, so partials of runs without per-call costs keep their old identity.
+  if (!job.call_cost_us.empty()) id["call_cost_us"] = job.call_cost_us;
+  return id;
 }
 
 std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shard, size_t total_units,

@@ -48,16 +48,16 @@ ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBacken
     if (first >= n_ctx) continue;
     // Losses of a (config, context) unit depend on nothing else in the job (the replay id is a
     // function of the context alone), so a sub-job over part of the contexts gives the same bits.
-    ReplayJob part;
-    part.sweep = job.sweep;
+    // Everything but the contexts and the per-config lists is the job's own (delay included).
+    ReplayJob part = job;
+    part.contexts.clear();
     for (size_t i = first; i < n_ctx; i += n) part.contexts.push_back(job.contexts[i]);
     part.configs = {job.configs[cfg]};
+    part.fixed_slots.clear();
     if (cfg < job.fixed_slots.size()) part.fixed_slots = {job.fixed_slots[cfg]};
-    part.seeds = job.seeds;
-    part.seed_base = job.seed_base;
-    part.horizon = job.horizon;
-    part.threads = job.threads;
-    part.keep_per_seed = job.keep_per_seed;
+    part.call_cost_us.clear();
+    if (!job.call_cost_us.empty()) part.call_cost_us = {job.call_cost_us[cfg]};
+    part.raw = nullptr;
     const ReplayResults r = run_replay(part, resolved);
     out.online.insert(out.online.end(), r.online.begin(), r.online.end());
     out.final_loss.insert(out.final_loss.end(), r.final_loss.begin(), r.final_loss.end());

@@ -7,6 +7,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/supervised.hpp"
@@ -77,6 +78,7 @@ std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int
     job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, true)
                                                       : std::vector<int>{});
   }
+  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
   const ReplayResults r = run_replay(job, backend_of(s));
   std::vector<ConfigLosses> out;
   for (int i = 0; i < int(configs.size()); ++i) out.push_back({r.online_of(i), r.final_of(i), {}});
@@ -91,6 +93,7 @@ ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_conte
   const PolicyConfig& cfg = job.configs.back().config;
   job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, false)
                                                     : std::vector<int>{});
+  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
   if (!with_final_slots) {
     const ReplayResults r = run_replay(job, backend_of(s));
     return {r.online_of(0), r.final_of(0), {}};

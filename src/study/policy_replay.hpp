@@ -14,9 +14,10 @@ struct ReplaySettings {
   int seeds = 1;
   uint64_t seed = 1;  // replay seed of seed index s is seed + s
   int horizon = 1;
-  int delay = 0;                // feedback delay D (replay/replay.hpp)
-  std::string backend = "cpu";  // resolved: cpu or cuda
-  int threads = 0;              // 0 = all cores
+  int delay = 0;                   // feedback delay D (replay/replay.hpp)
+  bool charge_call_costs = false;  // every config pays the plugin's measured per-call cost
+  std::string backend = "cpu";     // resolved: cpu or cuda
+  int threads = 0;                 // 0 = all cores
 };
 
 // Canonical specs of every grid point of `spec` (a spec without `|` gives one). A bad spec is a

@@ -149,16 +149,28 @@ bool valid_file_stem(const std::string& s) {
   return s.find("..") == std::string::npos;
 }
 
+// `as_deployed = "local" | "leader"` (replay/deployed_cost.hpp).
+Deployment deployment(const Reader& r, const toml::node& n, const std::string& what) {
+  const std::string v = r.string(n, what);
+  if (v != "local" && v != "leader") r.fail(n, what + " must be \"local\" or \"leader\"");
+  return parse_deployment(v);
+}
+
 void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
-  r.only_keys(t, "[study]",
-              {"name", "description", "seed", "seeds", "horizon", "delay", "curve_horizons", "objective",
-               "loss", "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
+  r.only_keys(
+      t, "[study]",
+      {"name", "description", "seed", "seeds", "horizon", "delay", "as_deployed", "curve_horizons",
+       "objective", "loss", "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
   if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
   if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
   if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
   if (auto* n = r.find(t, "seeds")) s.seeds = int(r.integer(*n, "study.seeds", 1, 100000));
   if (auto* n = r.find(t, "horizon")) s.horizon = int(r.integer(*n, "study.horizon", 1, 100000000));
   if (auto* n = r.find(t, "delay")) s.delay = int(r.integer(*n, "study.delay", 0, kMaxReplayDelay));
+  if (auto* n = r.find(t, "as_deployed")) {
+    s.as_deployed = deployment(r, *n, "study.as_deployed");
+    if (!r.find(t, "delay")) s.delay = deployed_delay(*s.as_deployed);
+  }
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))
       s.curve_horizons.push_back(int(r.integer(item, "study.curve_horizons item", 1, s.horizon)));
@@ -402,7 +414,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
 // vary only part of the study.
 Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[variant]]",
-              {"name", "noise_scale", "observation", "drift", "first_use", "warmup", "delay"});
+              {"name", "noise_scale", "observation", "drift", "first_use", "warmup", "delay", "as_deployed"});
   Variant v;
   v.line = r.line(t);
   const auto* name = r.find(t, "name");
@@ -436,11 +448,12 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (auto* n = r.find(t, "noise_scale"))
     v.noise_scale = r.real(*n, "variant.noise_scale", 0.0, 100.0, false);
   if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
-  if (!v.noise_scale && !v.observation && !v.drift && !v.first_use && !v.warmup && !v.delay)
+  if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment(r, *n, "variant.as_deployed");
+  if (!v.noise_scale && !v.observation && !v.drift && !v.first_use && !v.warmup && !v.delay && !v.as_deployed)
     r.fail(t,
            "variant '" + v.name +
                "' changes nothing: give at least one of noise_scale, observation, drift, first_use, warmup, "
-               "delay");
+               "delay, as_deployed");
   for (const char* key : {"noise_scale", "observation", "drift", "first_use", "warmup"}) {
     const auto* n = r.find(t, key);
     if (!n) continue;

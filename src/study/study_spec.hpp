@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ncclbot/core/collective.hpp"
+#include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/tune.hpp"
 
 namespace ncclbot::study {
@@ -116,6 +117,9 @@ struct Variant {
   std::optional<double> noise_scale;
   std::optional<bool> observation, drift, first_use, warmup;
   std::optional<int> delay;
+  // Scored as deployed in this mode (replay/deployed_cost.hpp): `as_deployed` in [study], and the
+  // delay the plugin showed in that mode unless the variant gives `delay` too.
+  std::optional<Deployment> as_deployed;
 };
 
 // The folder name of a variant: lower-case letters and digits, every other run of characters one
@@ -128,10 +132,13 @@ struct StudySpec {
   std::string path;  // the study file as given
   std::string text;  // its bytes, recorded with the results
 
-  uint64_t seed = 1;                // master seed: replay and resampling seeds derive from it
-  int seeds = 4;                    // replay seeds per (config, context)
-  int horizon = 200;                // collective calls per replay
-  int delay = 0;                    // feedback delay D: call t's latency reaches the policy before call t+D+1
+  uint64_t seed = 1;  // master seed: replay and resampling seeds derive from it
+  int seeds = 4;      // replay seeds per (config, context)
+  int horizon = 200;  // collective calls per replay
+  int delay = 0;      // feedback delay D: call t's latency reaches the policy before call t+D+1
+  // Scoring as deployed (replay/deployed_cost.hpp): every config pays the plugin's measured
+  // per-call cost, and `delay` defaults to the plugin's measured delay in that mode.
+  std::optional<Deployment> as_deployed;
   std::vector<int> curve_horizons;  // horizons of the online-loss-vs-horizon curve (ends at horizon)
   Metric objective = Metric::kMean;
   LossKind loss = LossKind::kOnline;

@@ -52,8 +52,12 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
     throw InputError(base.path, long(e.source().begin.line), std::string(e.description()));
   }
   root.erase("variant");
-  if (v.delay) {
-    if (auto* study = root["study"].as_table()) study->insert_or_assign("delay", int64_t(*v.delay));
+  if (auto* study = root["study"].as_table()) {
+    if (v.as_deployed) {
+      study->insert_or_assign("as_deployed", std::string(deployment_name(*v.as_deployed)));
+      if (!v.delay) study->erase("delay");  // the plugin's measured delay in that mode
+    }
+    if (v.delay) study->insert_or_assign("delay", int64_t(*v.delay));
   }
   if (auto* sweeps = root["sweep"].as_array())
     for (auto& node : *sweeps) {
@@ -77,7 +81,8 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
   std::ostringstream text;
   text << "# ncclbot: the study '" << base.name << "' (study file sha256 " << sha256_hex(base.text)
        << ")\n# under its variant '" << v.name << "': " << knobs_text(variant_knobs(v))
-       << "\n# (sweep knobs on every synthesised [[sweep]], delay in [study]). Written by `ncclbot run`,\n"
+       << "\n# (sweep knobs on every synthesised [[sweep]], delay and as_deployed in [study]). Written by "
+          "`ncclbot run`,\n"
        << "# keys in toml++'s order; it runs on its own: ncclbot run study.toml --out DIR\n"
        << toml::toml_formatter(root) << "\n";
   return text.str();
@@ -97,6 +102,7 @@ nlohmann::json variant_knobs(const Variant& v) {
   for (const char* key : kSweepKnobs)
     if (const auto value = sweep_knob(v, key)) k[key] = *value;
   if (v.delay) k["delay"] = *v.delay;
+  if (v.as_deployed) k["as_deployed"] = std::string(deployment_name(*v.as_deployed));
   return k;
 }
 
@@ -104,6 +110,8 @@ nlohmann::json baseline_knobs(const StudySpec& base) {
   nlohmann::json k = nlohmann::json::object();
   for (const auto& v : base.variants) {
     if (v.delay) k["delay"] = base.delay;
+    if (v.as_deployed)
+      k["as_deployed"] = base.as_deployed ? std::string(deployment_name(*base.as_deployed)) : "off";
     for (const char* key : kSweepKnobs) {
       if (!sweep_knob(v, key)) continue;
       nlohmann::json value;  // null until a synthesised sweep says, and when two disagree

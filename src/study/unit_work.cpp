@@ -15,6 +15,7 @@ UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const 
   rs.seed = s.seed;
   rs.horizon = s.horizon;
   rs.delay = s.delay;
+  rs.charge_call_costs = s.as_deployed.has_value();
   rs.backend = engine.backend;
   rs.threads = engine.threads;
 

@@ -126,3 +126,40 @@ TEST(BenchCli, JsonShape) {
   EXPECT_EQ(j["results"][0]["threads"], 1);
   EXPECT_GT(j["results"][0]["steps_per_s"].get<double>(), 0.0);
 }
+
+// --as-deployed: warm greedy with a huge prior weight plays the model's pick (Tree/LL, 30 us against
+// the best 20 us) on every call, so its online loss is exactly 0.5 plus its per-call cost over 20 us;
+// the final loss (the committed arm) pays no cost. The delay is the mode's unless --delay is given.
+TEST(ReplayCli, AsDeployedChargesThePluginsCostAndDelay) {
+  const std::string sweep = write_sweep();
+  const std::string base =
+      "replay --sweep '" + sweep + "' --policy auto --policy greedy:n0=1000 --seeds 2 --horizon 40";
+  const CliResult r = run_cli(base + " --as-deployed leader --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["as_deployed"], "leader");
+  EXPECT_GT(j["delay"].get<int>(), 0);
+  EXPECT_EQ(j["configs"][0]["call_cost_us"].get<double>(), 0.0);  // stock NCCL needs no plugin
+  const double cost = j["configs"][1]["call_cost_us"].get<double>();
+  EXPECT_GT(cost, 0.0);
+  EXPECT_NEAR(j["configs"][1]["online"]["mean"].get<double>(), 0.5 + cost / 20.0, 1e-12);
+  EXPECT_DOUBLE_EQ(j["configs"][1]["final"]["mean"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["configs"][0]["online"]["mean"].get<double>(), 0.5);
+  EXPECT_NE(r.err.find("as deployed (leader)"), std::string::npos) << r.err;
+
+  const CliResult given = run_cli(base + " --as-deployed local --delay 7 --json");
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_EQ(nlohmann::json::parse(given.out)["delay"], 7);
+
+  const CliResult plain = run_cli(base + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const auto p = nlohmann::json::parse(plain.out);
+  EXPECT_FALSE(p.contains("as_deployed"));
+  EXPECT_FALSE(p["configs"][1].contains("call_cost_us"));
+  EXPECT_DOUBLE_EQ(p["configs"][1]["online"]["mean"].get<double>(), 0.5);
+
+  const CliResult bad = run_cli(base + " --as-deployed cluster");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--as-deployed: unknown deployment 'cluster' (local or leader)"), std::string::npos)
+      << bad.err;
+}

@@ -50,6 +50,22 @@ TEST(ShardMergeCli, AnySplitMergesToTheUnshardedBytes) {
   }
 }
 
+// Delayed feedback and per-call costs travel with the shards: the merge is the unsharded run's bytes
+// (before, a shard replayed without the delay and the merged report said delay 0).
+TEST(ShardMergeCli, DelayedAndAsDeployedSplitsMergeToTheUnshardedBytes) {
+  const std::string dir = temp_dir(), sweep = write_shard_sweep(dir);
+  for (const std::string extra : {" --delay 5", " --as-deployed leader"}) {
+    const std::string args = replay_args(sweep) + extra;
+    const CliResult whole = run_cli(args + " --json");
+    ASSERT_EQ(whole.exit_code, 0) << whole.err;
+    EXPECT_GT(nlohmann::json::parse(whole.out)["delay"].get<int>(), 0) << extra;
+    const CliResult merged = run_cli("merge" + quoted(run_shards(args, temp_dir(), 3)) + " --json");
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    EXPECT_EQ(merged.out, whole.out) << extra;
+    EXPECT_EQ(merged.err, whole.err) << extra;
+  }
+}
+
 TEST(ShardMergeCli, WrongPartialSetsAreExitTwoNamingTheFile) {
   const std::string dir = temp_dir(), sweep = write_shard_sweep(dir), args = replay_args(sweep);
   const std::vector<std::string> three = run_shards(args, dir, 3);

@@ -72,6 +72,28 @@ TEST(TuneShardMergeCli, AnySplitMergesToTheUnshardedBytes) {
   }
 }
 
+// Scored as deployed: the split keeps the delay, the per-call costs and the mode, so the merged
+// report is still the unsharded one, byte for byte, and differs from the plain run.
+TEST(TuneShardMergeCli, AsDeployedSplitsMergeToTheUnshardedBytes) {
+  const std::string dir = temp_dir(), args = tune_args(write_shard_sweep(dir), 2) + " --as-deployed leader";
+  const CliResult whole = run_cli(args + " --json");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const auto j = nlohmann::json::parse(whole.out);
+  EXPECT_EQ(j["as_deployed"], "leader");
+  EXPECT_GT(j["delay"].get<int>(), 0);
+  EXPECT_GT(j["policies"][0]["call_cost_us"].get<double>(), 0.0);  // UCB1
+  EXPECT_EQ(j["policies"][2]["call_cost_us"].get<double>(), 0.0);  // AUTO
+  std::string choice;
+  const std::vector<std::string> parts = run_both_phases(args, dir, 2, choice);
+  const CliResult merged = run_cli("merge" + quoted(parts) + " --json");
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, whole.out);
+  EXPECT_EQ(merged.err, whole.err);
+  const CliResult plain = run_cli(tune_args(write_shard_sweep(dir), 2) + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(nlohmann::json::parse(plain.out)["policies"][0]["score"], j["policies"][0]["score"]);
+}
+
 TEST(TuneShardMergeCli, WrongPartialsAndChoicesAreExitTwoNamingTheFile) {
   const std::string dir = temp_dir(), sweep = write_shard_sweep(dir), args = tune_args(sweep);
   std::string choice;

@@ -81,7 +81,7 @@ TEST(CudaEngine, DelayedFeedbackBitIdenticalToCpu) {
 }
 
 // Call dynamics (core/call_dynamics.hpp): warm-up, level shifts and first-use costs on the device,
-// undelayed and delayed, every policy, bit for bit.
+// undelayed and delayed, with per-call costs, every policy, bit for bit.
 TEST(CudaEngine, CallDynamicsBitIdenticalToCpu) {
   SKIP_WITHOUT_GPU();
   Sweep sweep = test::random_sweep(6, 43, 5);
@@ -91,6 +91,8 @@ TEST(CudaEngine, CallDynamicsBitIdenticalToCpu) {
     ReplayJob job = test::random_job(sweep, test::every_policy(), 6, 4, 700);
     job.delay = delay;
     job.keep_per_seed = true;
+    // A different per-call cost per config (ReplayJob::call_cost_us), as a study scored as deployed.
+    for (size_t c = 0; c < job.configs.size(); ++c) job.call_cost_us.push_back(0.013 * double(c));
     const ReplayResults cpu = run_cpu_replay(job);
     const ReplayResults gpu = run_cuda_replay(job);
     EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);

@@ -43,8 +43,9 @@ struct Trace {
 };
 
 Trace run(const PolicyConfig& cfg, const Sweep& s, int horizon, int delay = 0, uint64_t seed = 3,
-          int fixed_slot = -1) {
+          int fixed_slot = -1, double call_cost_us = 0.0) {
   ReplayTask task;
+  task.call_cost_us = call_cost_us;
   task.sweep = s.view();
   task.fixed_slot = fixed_slot;
   task.horizon = horizon;
@@ -69,10 +70,10 @@ PolicyConfig cold_greedy() {
 }
 
 // A frozen decision (what a supervised selector replays): always `slot`.
-Trace run_fixed(int slot, const Sweep& s, int horizon, uint64_t seed = 3) {
+Trace run_fixed(int slot, const Sweep& s, int horizon, uint64_t seed = 3, double call_cost_us = 0.0) {
   PolicyConfig f;
   f.kind = PolicyKind::kKnn;
-  return run(f, s, horizon, 0, seed, slot);
+  return run(f, s, horizon, 0, seed, slot, call_cost_us);
 }
 
 }  // namespace
@@ -172,7 +173,7 @@ TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
   };
   auto u01 = [](uint32_t w) { return (double(w) + 0.5) / 4294967296.0; };
   const int T = 3000;
-  std::vector<double> level_rs(T), expected_loss(T);
+  std::vector<double> level_rs(T), expected_loss(T), best_us(T);
   double lv[3] = {1, 1, 1};
   const double mean[3] = {15, 12, 10};
   const int slot_of[3] = {kTreeLL, kRingLL, kRingSimple};
@@ -193,6 +194,7 @@ TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
       if (mean[a] * lv[a] < best) best = mean[a] * lv[a], b = a;
     if (b != prev_best) ++best_changes, prev_best = b;
     level_rs[size_t(t)] = lv[2];
+    best_us[size_t(t)] = best;
     expected_loss[size_t(t)] = mean[2] * lv[2] / best - 1.0;
   }
   EXPECT_GT(n, 30u);  // about 0.02 * 3000 = 60 change points
@@ -205,6 +207,12 @@ TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
   }
   EXPECT_NEAR(tr.outcome.online_loss, sum / T, 1e-12);
   EXPECT_NEAR(tr.outcome.final_loss, expected_loss[T - 1], 1e-12);
+  // A per-call cost of 0.7 us is paid on every call relative to the best arm at that call's levels.
+  const Trace costly = run_fixed(kRingSimple, s, T, seed, 0.7);
+  double cost_sum = 0.0;
+  for (int t = 0; t < T; ++t) cost_sum += expected_loss[size_t(t)] + 0.7 / best_us[size_t(t)];
+  EXPECT_NEAR(costly.outcome.online_loss, cost_sum / T, 1e-12);
+  EXPECT_EQ(costly.outcome.final_loss, tr.outcome.final_loss);
 }
 
 // A rate of shifts too small to fire within the horizon leaves the replay exactly the static one.

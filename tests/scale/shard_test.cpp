@@ -72,21 +72,28 @@ TEST(Shard, SlicesReproduceTheUnshardedLossesBitForBit) {
   job.seed_base = 9;
   job.horizon = 60;
   job.threads = 2;
-  const ReplayResults whole = run_cpu_replay(job);
-  const size_t units = job.configs.size() * job.contexts.size();  // 4 x 7 = 28
-  for (int n : {1, 2, 3, 5, 40}) {
-    std::vector<double> online(units, -1.0), final_loss(units, -1.0);
-    for (int i = 0; i < n; ++i) {
-      const ReplaySlice slice = run_replay_units(job, {i, n}, ReplayBackend::kCpu);
-      ASSERT_EQ(slice.online.size(), slice.units.size());
-      for (size_t k = 0; k < slice.units.size(); ++k) {
-        online[slice.units.unit(k)] = slice.online[k];
-        final_loss[slice.units.unit(k)] = slice.final_loss[k];
-      }
+  // Once as given, once with delayed feedback and per-config call costs, which a slice must keep.
+  for (const bool deployed : {false, true}) {
+    if (deployed) {
+      job.delay = 3;
+      job.call_cost_us = {0.0, 0.05, 0.2, 0.01};
     }
-    for (size_t k = 0; k < units; ++k) {
-      EXPECT_TRUE(same_bits(online[k], whole.online[k])) << "N=" << n << " unit " << k;
-      EXPECT_TRUE(same_bits(final_loss[k], whole.final_loss[k])) << "N=" << n << " unit " << k;
+    const ReplayResults whole = run_cpu_replay(job);
+    const size_t units = job.configs.size() * job.contexts.size();  // 4 x 7 = 28
+    for (int n : {1, 2, 3, 5, 40}) {
+      std::vector<double> online(units, -1.0), final_loss(units, -1.0);
+      for (int i = 0; i < n; ++i) {
+        const ReplaySlice slice = run_replay_units(job, {i, n}, ReplayBackend::kCpu);
+        ASSERT_EQ(slice.online.size(), slice.units.size());
+        for (size_t k = 0; k < slice.units.size(); ++k) {
+          online[slice.units.unit(k)] = slice.online[k];
+          final_loss[slice.units.unit(k)] = slice.final_loss[k];
+        }
+      }
+      for (size_t k = 0; k < units; ++k) {
+        EXPECT_TRUE(same_bits(online[k], whole.online[k])) << "N=" << n << " unit " << k;
+        EXPECT_TRUE(same_bits(final_loss[k], whole.final_loss[k])) << "N=" << n << " unit " << k;
+      }
     }
   }
 }

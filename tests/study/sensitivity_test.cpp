@@ -90,6 +90,29 @@ TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
             std::string::npos);
 }
 
+// An as-deployed variant writes the mode into [study] and, unless it gives its own delay, drops the
+// base's delay so that the plugin's measured delay of that mode applies.
+TEST(Sensitivity, AsDeployedVariantTakesThePluginsDelay) {
+  const std::string text =
+      "[study]\nname = \"f\"\ndelay = 8\n[[sweep]]\nname = \"m\"\npreset = \"h100-ib-a\"\n[[scenario]]\n"
+      "name = \"s\"\ntune = { sweep = \"m\" }\nscore = { sweep = \"m\" }\n[[policy]]\nname = \"A\"\nspec = "
+      "\"auto\"\n"
+      "[[variant]]\nname = \"deployed\"\nas_deployed = \"leader\"\n"
+      "[[variant]]\nname = \"deployed, delay 3\"\nas_deployed = \"local\"\ndelay = 3\n";
+  const study::StudySpec base = study::parse_study(text, "/tmp/x/study.toml");
+  EXPECT_FALSE(base.as_deployed);
+  EXPECT_EQ(base.delay, 8);
+  const study::StudySpec leader = study::variant_study(base, base.variants[0], "/tmp/x/variants/deployed");
+  EXPECT_EQ(leader.as_deployed, Deployment::kLeader);
+  EXPECT_EQ(leader.delay, deployed_delay(Deployment::kLeader));
+  const study::StudySpec local =
+      study::variant_study(base, base.variants[1], "/tmp/x/variants/deployed-delay-3");
+  EXPECT_EQ(local.as_deployed, Deployment::kLocal);
+  EXPECT_EQ(local.delay, 3);
+  EXPECT_EQ(study::variant_knobs(base.variants[0]), json({{"as_deployed", "leader"}}));
+  EXPECT_EQ(study::baseline_knobs(base), json({{"as_deployed", "off"}, {"delay", 8}}));
+}
+
 TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
   const std::string out = temp_dir() + "/study";
   const CliResult r = run_cli("run '" + kStudy + "' --out '" + out + "' --json");

@@ -106,6 +106,27 @@ TEST(StudyLoader, FeedbackDelay) {
   EXPECT_EQ(parse_study(text, "/x/study.toml").delay, 64);
 }
 
+// Scoring as deployed (replay/deployed_cost.hpp): the mode's measured delay unless `delay` is given.
+TEST(StudyLoader, AsDeployedTakesThePluginsDelayUnlessOneIsGiven) {
+  EXPECT_FALSE(parse_study(kValid, "/x/study.toml").as_deployed.has_value());
+  std::string leader = kValid;
+  leader.replace(leader.find("horizon = 50"), 12, "horizon = 50\nas_deployed = \"leader\"");
+  const StudySpec l = parse_study(leader, "/x/study.toml");
+  ASSERT_TRUE(l.as_deployed.has_value());
+  EXPECT_EQ(*l.as_deployed, Deployment::kLeader);
+  EXPECT_EQ(l.delay, deployed_delay(Deployment::kLeader));
+  EXPECT_GT(l.delay, 0);  // leader windows always make feedback late
+  std::string given = kValid;
+  given.replace(given.find("horizon = 50"), 12, "horizon = 50\ndelay = 3\nas_deployed = \"leader\"");
+  EXPECT_EQ(parse_study(given, "/x/study.toml").delay, 3);
+  std::string local = kValid;
+  local.replace(local.find("horizon = 50"), 12, "horizon = 50\nas_deployed = \"local\"");
+  EXPECT_EQ(*parse_study(local, "/x/study.toml").as_deployed, Deployment::kLocal);
+  expect_error("horizon = 50", "horizon = 50\nas_deployed = \"cluster\"", 6,
+               "study.as_deployed must be \"local\" or \"leader\"");
+  expect_error("horizon = 50", "horizon = 50\nas_deployed = 1", 6, "study.as_deployed must be a string");
+}
+
 TEST(StudyLoader, ErrorsNameLineAndReason) {
   expect_error("horizon = 50", "horizon = 50\ndelay = 1025", 6, "study.delay must be in");
   expect_error("horizon = 50", "horizon = 50\ndelay = -1", 6, "study.delay must be in");
@@ -192,6 +213,11 @@ TEST(StudyLoader, ParsesVariants) {
   EXPECT_EQ(off.drift, false);
   EXPECT_EQ(off.warmup, false);
   EXPECT_EQ(off.observation, false);
+  // Scoring as deployed is a replay knob too, and a sweep file does not stop it.
+  const StudySpec d = parse_study(
+      std::string(kValid) + "\n[[variant]]\nname = \"as deployed\"\nas_deployed = \"leader\"\n", "s.toml");
+  EXPECT_EQ(d.variants.at(0).as_deployed, Deployment::kLeader);
+  EXPECT_FALSE(d.variants.at(0).delay);
   // A study with a sweep file may still vary the feedback delay, which is the replay's.
   EXPECT_EQ(parse_study(std::string(kValid) + "\n[[variant]]\nname = \"d\"\ndelay = 4\n", "s.toml")
                 .variants.at(0)
@@ -215,6 +241,8 @@ TEST(StudyLoader, VariantErrorsNameLineAndReason) {
   expect_variant_error(kSynthOnly, v + "drift = \"no\"\n", 39, "variant.drift must be true or false");
   expect_variant_error(kSynthOnly, v + "delay = 1.5\n", 39, "variant.delay must be an integer");
   expect_variant_error(kSynthOnly, v + "delay = 1025\n", 39, "variant.delay must be in");
+  expect_variant_error(kSynthOnly, v + "as_deployed = \"rack\"\n", 39,
+                       "variant.as_deployed must be \"local\" or \"leader\"");
   expect_variant_error(kSynthOnly, v + "noise_scale = \"x\"\n", 39, "variant.noise_scale must be a number");
   expect_variant_error(kSynthOnly, v + "noise_scale = -1\n", 39, "variant.noise_scale must be in");
   expect_variant_error(kSynthOnly, v, 37, "variant 'v' changes nothing");

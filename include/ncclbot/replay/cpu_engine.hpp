@@ -25,6 +25,9 @@ struct ReplayJob {
   int horizon = 1;
   int delay =
       0;  // feedback delay D (replay/replay.hpp): call t's latency reaches the policy before call t+D+1
+  // The policies' own per-call costs (replay/replay.hpp): call_cost_us[config] in microseconds,
+  // >= 0; empty = none (every config free).
+  std::vector<double> call_cost_us;
   int threads = 1;
   bool keep_per_seed = false;
   std::ostream* raw = nullptr;  // CSV rows config,policy,context,seed,online_loss,final_loss,final_slot
@@ -48,6 +51,9 @@ struct ReplayResults {
 
 // Throws UsageError for an empty config list, no contexts, seeds < 1 or horizon < 1.
 ReplayResults run_cpu_replay(const ReplayJob& job);
+
+// UsageError unless job.call_cost_us is empty or one finite cost >= 0 per config.
+void check_call_costs(const ReplayJob& job);
 
 // The replay id of a sweep context (replay/stream_id.hpp).
 uint64_t context_stream_id(const Context& c);

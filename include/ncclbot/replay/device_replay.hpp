@@ -26,10 +26,11 @@ struct DeviceReplayRequest {
   int seeds = 1;
   uint64_t seed_base = 0;
   int horizon = 1;
-  int delay = 0;                 // feedback delay D in [0, kMaxReplayDelay] (replay/replay.hpp)
-  bool keep_per_replay = false;  // copy back every replay's outcome
-  int block = 128;               // threads per block of the replay kernel
-  int max_grid = 0;              // > 0: at most this many blocks, so each thread strides over many replays
+  int delay = 0;                         // feedback delay D in [0, kMaxReplayDelay] (replay/replay.hpp)
+  std::span<const double> call_cost_us;  // [C] per-call cost of each config (>= 0); empty = none
+  bool keep_per_replay = false;          // copy back every replay's outcome
+  int block = 128;                       // threads per block of the replay kernel
+  int max_grid = 0;  // > 0: at most this many blocks, so each thread strides over many replays
   int64_t scratch_budget_bytes = int64_t(1) << 30;  // per-replay outputs held at once on the device
 };
 

@@ -23,6 +23,11 @@
 // factors; the loss counts what the call costs against the best arm at that call's levels, plus
 // the arm's warm-up and the first use of a further algorithm. The final loss is the committed
 // arm's at the last levels.
+//
+// A policy's own per-call cost (ReplayTask::call_cost_us: the plugin's getCollInfo time as
+// deployed, docs/replay.md "Scoring as deployed") is paid on every call, relative to the best arm
+// at that call's levels: l_t = (mu[a_t] + cost) / mu*_t - 1. It enters the online loss only; the
+// final loss is the committed arm's. A cost of 0 adds exactly nothing, bit for bit.
 #include <cstdint>
 #include <type_traits>
 
@@ -40,13 +45,14 @@ inline constexpr int kMaxReplayDelay = 1024;
 
 struct ReplayTask {
   SweepView sweep;
-  int context = 0;         // index into the sweep
-  uint64_t seed = 0;       // Philox key
-  uint64_t stream_id = 0;  // Philox subsequence (replay/stream_id.hpp)
-  int horizon = 0;         // T >= 1
-  int fixed_slot = -1;     // a frozen decision for supervised selectors, else -1
-  int delay = 0;           // D in [0, kMaxReplayDelay]: calls decided before a latency arrives
-  SelectAids aids;         // engine-side caches the policy may read (CPU engine only), none by default
+  int context = 0;            // index into the sweep
+  uint64_t seed = 0;          // Philox key
+  uint64_t stream_id = 0;     // Philox subsequence (replay/stream_id.hpp)
+  int horizon = 0;            // T >= 1
+  int fixed_slot = -1;        // a frozen decision for supervised selectors, else -1
+  int delay = 0;              // D in [0, kMaxReplayDelay]: calls decided before a latency arrives
+  double call_cost_us = 0.0;  // the policy's own cost per call (>= 0), paid on every call
+  SelectAids aids;            // engine-side caches the policy may read (CPU engine only), none by default
 };
 
 struct ReplayOutcome {
@@ -93,6 +99,7 @@ struct ReplayCursorT {
   Philox4x32 block{};
   double loss_sum = 0.0;
   double loss[kNumArms];
+  double cost_loss = 0.0;  // call_cost_us relative to the best arm now: added to every call's loss
   // Delayed feedback only: pending[i] is the slot of a call still in flight, pending_x[i] the
   // latency it observed (what reaches the policy when it arrives).
   int8_t pending[DelayCapacity > 0 ? DelayCapacity + 1 : 1];
@@ -128,6 +135,7 @@ struct ReplayCursorT {
     block = Philox4x32{};
     pending_at = 0;
     loss_sum = 0.0;
+    cost_loss = task.call_cost_us / v.mean(task.context, best_slot(v, task.context));
     dynamic = v.dynamic();
     if (dynamic) {
       dyn = v.dynamics;
@@ -156,6 +164,7 @@ struct ReplayCursorT {
       if (ref_us == 0.0 || cost < ref_us) ref_us = cost;
     }
     for (int s = 0; s < kNumArms; ++s) loss[s] = mask.has(s) ? means[s] * level[s] / ref_us - 1.0 : 0.0;
+    cost_loss = task.call_cost_us / ref_us;
     const uint32_t gap = shift_gap(dyn, task.seed, task.stream_id, shifts);
     next_shift = next_shift > 0xffffffffu - gap ? 0xffffffffu : next_shift + gap;
   }
@@ -204,7 +213,7 @@ struct ReplayCursorT {
     } else {
       policy.update(slot, double(x));
     }
-    loss_sum += call_loss;
+    loss_sum += call_loss + cost_loss;
   }
 
   template <typename Policy>

@@ -7,8 +7,8 @@
 //   - the per (config, context) mean over seeds is one sequential sum in seed order, divided by
 //     the seed count (cpu_engine.cpp);
 //   - the per-config summary is summarize_losses() (stats/loss_summary.cpp): a sequential sum and
-//     max in context order, the count of losses above 10% (loss_above), and the p99 of NumPy's "linear" method read
-//     from the config's losses sorted ascending.
+//     max in context order, the count of losses above 10% (loss_above), and the p99 of NumPy's "linear"
+//     method read from the config's losses sorted ascending.
 //   - bootstrap resamples of contexts (for the metric intervals) draw resample b's units from
 //     ResampleStream(seed, b) and accumulate the statistic in draw order, exactly as
 //     bootstrap_interval() does (stats/bootstrap.cpp), so theta[b] equals its distribution[b].
@@ -140,7 +140,8 @@ struct BootstrapOverContexts {
       }
       case BootstrapStatistic::count_above: {
         uint32_t above = 0;
-        for (uint32_t i = 0; i < n32; ++i) above += loss_above(x[stream.next_below(n32)], threshold) ? 1u : 0u;
+        for (uint32_t i = 0; i < n32; ++i)
+          above += loss_above(x[stream.next_below(n32)], threshold) ? 1u : 0u;
         t = double(above);
         break;
       }

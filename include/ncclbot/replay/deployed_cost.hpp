@@ -1,0 +1,34 @@
+#pragma once
+// Scoring "as deployed" (docs/replay.md "Scoring as deployed"): what a policy costs the job once it
+// runs inside the tuner plugin, from measurements of the built plugin rather than assumptions.
+//   - the plugin's own time per getCollInfo, charged on every call of the replay
+//     (ReplayJob::call_cost_us), measured by plugin_overhead_bench;
+//   - how late measured latencies reach the policy (the replay's --delay), measured by
+//     plugin_feedback_delay in each way ranks agree: `local` (one process decides alone) and
+//     `leader` (rank 0 decides, followers fetch windows of decisions).
+// Stock NCCL (AUTO) pays nothing: it needs no plugin. The oracle cannot be deployed and is charged
+// nothing either (it is the replay's lower bound). Supervised selectors deploy as a decision table
+// (table mode).
+#include <string_view>
+#include <vector>
+
+#include "ncclbot/replay/policy_spec.hpp"
+
+namespace ncclbot {
+
+enum class Deployment { kLocal, kLeader };
+
+// "local" or "leader"; anything else is a UsageError naming both.
+Deployment parse_deployment(std::string_view text);
+std::string_view deployment_name(Deployment d);
+
+// The median feedback delay the plugin showed in that mode (calls decided before a latency arrives).
+int deployed_delay(Deployment d);
+
+// The plugin's median time per getCollInfo for this policy, in microseconds. A policy with no
+// measurement is a UsageError that says how to measure it.
+double deployed_call_cost_us(const PolicyConfig& cfg);
+// One cost per config, in order (what ReplayJob::call_cost_us takes).
+std::vector<double> deployed_call_costs(const std::vector<PolicySpec>& configs);
+
+}  // namespace ncclbot

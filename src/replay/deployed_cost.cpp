@@ -1,0 +1,66 @@
+#include "ncclbot/replay/deployed_cost.hpp"
+
+#include <string>
+
+#include "ncclbot/core/error.hpp"
+
+namespace ncclbot {
+namespace {
+
+// Median thread-CPU nanoseconds per getCollInfo, with a latency reported after every call so the
+// policy's state keeps changing (the live cost), from
+//   build/src/plugin/plugin_overhead_bench build/libnccl-tuner-ncclbot.so 1000000 9
+// on the 2-core Intel Xeon VM, idle, 1 Dec 2026 (docs/plugin.md "Overhead" has the whole table).
+// `table` is table mode on a 24-row decision table (what supervised selectors deploy as).
+struct MeasuredCost {
+  std::string_view policy;  // a registry name, or "table"
+  double ns;
+};
+constexpr MeasuredCost kMeasured[] = {
+    {"table", 96.8},     {"random", 49.6}, {"greedy", 35.5}, {"egreedy", 53.7}, {"ucb1", 59.4},
+    {"thompson", 191.5}, {"etc", 31.8},    {"swucb", 62.1},  {"ducb", 62.5},
+};
+
+// Median lag, from `build/src/plugin/plugin_feedback_delay build/libnccl-tuner-ncclbot.so 4096 4`
+// (and with 2 ranks: the same 254) on the same VM: in local mode the plugin adds none (a latency
+// reported before the next call counts for it; calls the job keeps in flight on the GPU add to
+// it), in leader mode the 256-call decision windows make it 254 (p90 357, max 383), within the
+// range tests/plugin/feedback_delay_test.cpp derives by hand.
+constexpr int kLocalDelay = 0;
+constexpr int kLeaderDelay = 254;
+
+}  // namespace
+
+Deployment parse_deployment(std::string_view text) {
+  if (text == "local") return Deployment::kLocal;
+  if (text == "leader") return Deployment::kLeader;
+  throw UsageError("unknown deployment '" + std::string(text) + "' (local or leader)");
+}
+
+std::string_view deployment_name(Deployment d) {
+  return d == Deployment::kLeader ? "leader" : "local";
+}
+
+int deployed_delay(Deployment d) {
+  return d == Deployment::kLeader ? kLeaderDelay : kLocalDelay;
+}
+
+double deployed_call_cost_us(const PolicyConfig& cfg) {
+  if (cfg.kind == PolicyKind::kAuto || cfg.kind == PolicyKind::kOracle) return 0.0;
+  const std::string_view name =
+      policy_use(cfg.kind) == PolicyUse::kSupervised ? "table" : policy_name(cfg.kind);
+  for (const MeasuredCost& m : kMeasured)
+    if (m.policy == name) return m.ns / 1000.0;
+  throw UsageError("no measured plugin cost for policy '" + std::string(name) +
+                   "': add its row to plugin_overhead_bench and to src/replay/deployed_cost.cpp "
+                   "(docs/replay.md \"Scoring as deployed\")");
+}
+
+std::vector<double> deployed_call_costs(const std::vector<PolicySpec>& configs) {
+  std::vector<double> out;
+  out.reserve(configs.size());
+  for (const PolicySpec& p : configs) out.push_back(deployed_call_cost_us(p.config));
+  return out;
+}
+
+}  // namespace ncclbot
