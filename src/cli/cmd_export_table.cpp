@@ -19,6 +19,7 @@ namespace {
 struct ExportOptions {
   std::string study_dir, out, format = "ncclbot";
   study::ExportSelection selection;
+  bool json = false;
 };
 
 Action setup(CLI::App& app) {
@@ -30,6 +31,7 @@ Action setup(CLI::App& app) {
       ->check(CLI::IsMember({"ncclbot", "nccl-csv"}));
   app.add_option("--scenario", opt->selection.scenarios, "only these scenarios (repeatable)");
   app.add_option("--fabric", opt->selection.fabric, "only contexts of this fabric");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     const std::string path = opt->study_dir + "/results.json";
     // The table may not replace any file of the study folder it is read from.
@@ -64,6 +66,13 @@ Action setup(CLI::App& app) {
                                                        : study::format_nccl_csv(rows, comment);
     write_output_file(opt->out, table, "--out");
     std::cerr << "wrote " << rows.size() << " rows (" << opt->format << " format) to " << opt->out << "\n";
+    if (opt->json)
+      std::cout << nlohmann::json{{"policy", opt->selection.policy},
+                                  {"format", opt->format},
+                                  {"rows", rows.size()},
+                                  {"out", opt->out}}
+                       .dump(2)
+                << "\n";
     return 0;
   };
 }

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
@@ -53,7 +54,7 @@ std::string random_hex_key() {
   return hex + "\n";
 }
 
-int write_key(const std::string& path) {
+int write_key(const std::string& path, bool json) {
   make_parents(path);
   // O_EXCL: never replace an existing file; O_NOFOLLOW: never write through a symlink.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -78,15 +79,19 @@ int write_key(const std::string& path) {
     ::unlink(path.c_str());
     throw InputError(path, 0, std::string("cannot write: ") + std::strerror(saved));
   }
-  std::cout << "wrote a new leader key to " << path << "\n"
-            << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << path << "\n";
+  // The key itself is never printed: only where it is.
+  (json ? std::cerr : std::cout) << "wrote a new leader key to " << path << "\n"
+                                 << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << path << "\n";
+  if (json) std::cout << nlohmann::json{{"key_file", path}, {"mode", "0600"}}.dump(2) << "\n";
   return 0;
 }
 
 Action setup(CLI::App& app) {
   auto out = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   app.add_option("--out", *out, "where to write the key (default $HOME/.config/ncclbot/leader.key)");
-  return [out] { return write_key(out->empty() ? default_key_path() : *out); };
+  app.add_flag("--json", *json, "print one JSON document on stdout (the key file's path, never the key)");
+  return [out, json] { return write_key(out->empty() ? default_key_path() : *out, *json); };
 }
 
 const bool registered = register_command(

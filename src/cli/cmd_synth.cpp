@@ -1,6 +1,7 @@
 // `ncclbot synth`: a forced-arm sweep from a fabric preset (see docs/simulator.md).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "ncclbot/core/context_filter.hpp"
@@ -15,6 +16,7 @@ struct SynthCliOptions {
   std::string fabric;
   uint64_t seed = sim::kDefaultSeed;
   std::string out;
+  bool json = false;
   std::string nodes, collectives;
   int samples = 5;
   uint64_t min_bytes = 8, max_bytes = uint64_t(8) << 30;
@@ -61,6 +63,7 @@ Action setup(CLI::App& app) {
   app.add_option("--warmup", opt->warmup, "job and arm warm-up on or off")->capture_default_str();
   app.add_option("--shift-rate", opt->shift_rate, "level shifts per call (default: the preset's)");
   app.add_option("--shift-size", opt->shift_size, "half-width of a level, e.g. 0.2 (default: the preset's)");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt, gpus] {
     // 0 means "the preset's" only when the option is left out; given, it must be a real count.
     if (gpus->count() > 0 && opt->gpus_per_node < 1)
@@ -91,6 +94,15 @@ Action setup(CLI::App& app) {
     write_sweep_csv(sweep, opt->out);
     std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
               << sweep.samples() << " samples -> " << opt->out << "\n";
+    if (opt->json)
+      std::cout << nlohmann::json{{"fabric", f.name},
+                                  {"seed", o.seed},
+                                  {"contexts", sweep.num_contexts()},
+                                  {"samples", sweep.samples()},
+                                  {"observation", o.observation},
+                                  {"out", opt->out}}
+                       .dump(2)
+                << "\n";
     return 0;
   };
 }

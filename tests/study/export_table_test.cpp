@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/names.hpp"
@@ -93,6 +94,33 @@ TEST(ExportTable, NcclbotFormatRoundTripsThroughThePlugin) {
 }
 TEST(ExportTable, NcclCsvFormatRoundTripsThroughThePlugin) {
   check_round_trip("nccl-csv", "AUTO");
+}
+
+// --json says what was written: the row count is the table's own (data lines, not comments or the
+// header).
+TEST(ExportTable, JsonNamesTheTableAndItsRows) {
+  const StudyRun& run = study_run();
+  const std::string table = run.dir + "/UCB1.json-check.csv";
+  const CliResult c =
+      run_cli("export-table --study '" + run.dir + "' --policy UCB1 --out '" + table + "' --json");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["policy"], "UCB1");
+  EXPECT_EQ(j["format"], "ncclbot");
+  EXPECT_EQ(j["out"], table);
+  std::istringstream in(read_all(table));
+  size_t data = 0;
+  bool header = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    ++data;
+  }
+  EXPECT_GT(data, 0u);
+  EXPECT_EQ(j["rows"].get<size_t>(), data);
 }
 
 TEST(ExportTable, UnknownPolicyAndMissingStudyAreUsageErrors) {
