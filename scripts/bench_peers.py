@@ -27,7 +27,7 @@ def read_sweep(path):
     import numpy as np
     cells = {}
     with open(path, newline="") as f:
-        for row in csv.DictReader(f):
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
             key = (row["collective"], row["nodes"], row["gpus_per_node"], row["bytes"])
             arm = (row["algo"], row["proto"])
             cells.setdefault(key, {}).setdefault(arm, {})[int(row["sample"])] = float(row["time_us"])

@@ -29,7 +29,7 @@ NUM_ARMS = 21
 
 def load_sweep(path):
     """Dense arrays of a sweep CSV: times [C, 21, R] (NaN where invalid), prior [C, 21], valid [C, 21]."""
-    rows = list(csv.DictReader(open(path)))
+    rows = list(csv.DictReader(line for line in open(path) if not line.startswith("#")))
     keys = sorted({(r["collective"], int(r["nodes"]), int(r["gpus_per_node"]), int(r["bytes"])) for r in rows})
     index = {k: i for i, k in enumerate(keys)}
     samples = 1 + max(int(r["sample"]) for r in rows)

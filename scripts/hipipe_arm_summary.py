@@ -24,7 +24,7 @@ HIPIPE = "HiPIPE/Simple"
 def sweep_means(path):
     sums = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
     with open(path, newline="") as f:
-        for row in csv.DictReader(f):
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
             key = (row["fabric"], row["collective"], int(row["nodes"]), int(row["gpus_per_node"]), int(row["bytes"]))
             cell = sums[key][row["algo"] + "/" + row["proto"]]
             cell[0] += float(row["time_us"])

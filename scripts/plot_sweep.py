@@ -35,7 +35,7 @@ def main():
     prior = {}
     fabric = None
     with open(args.sweep) as f:
-        for r in csv.DictReader(f):
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
             n = int(r["nodes"])
             if keep and n not in keep:
                 continue
