@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "study/progress_line.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 #include "ncclbot/hipipe/comparison.hpp"
@@ -58,7 +59,9 @@ int run_study(const HipipeOptions& opt) {
     check_output_not_input(opt.out + "/" + name, {opt.study}, "--out");
   const hipipe::Study study = hipipe::read_study(opt.study);
   std::cerr << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
-  const hipipe::StudyResult result = hipipe::run_study(study);
+  study::ProgressLine progress("hipipe study", study.cases.size());
+  const hipipe::StudyResult result = hipipe::run_study(study, [&] { progress.units_done(1); });
+  progress.finish();
   const nlohmann::json summary = hipipe::write_study_outputs(result, opt.out);
   const std::string script = std::string(NCCLBOT_SOURCE_DIR) + "/scripts/hipipe_figure.py";
   if (!opt.no_figure && std::filesystem::exists(script)) {

@@ -11,6 +11,7 @@
 
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
+#include "study/progress_line.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/replay_report.hpp"
 #include "cli/scale_cli.hpp"
@@ -150,7 +151,10 @@ Action setup(CLI::App& app) {
       if (!report.as_deployed.empty()) identity["as_deployed"] = report.as_deployed;
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
       const size_t total = job.configs.size() * job.contexts.size();
+      study::ProgressLine progress("replay shard " + opt->shard, shard_units(total, shard).size());
+      job.progress = &progress;
       const ReplaySlice slice = run_replay_units(job, shard, backend);
+      progress.finish();
       write_shard_partial(opt->out_path, encode_replay_partial(identity, shard, total, slice), shard, total,
                           slice.units.size(), opt->json);
       return 0;
@@ -163,7 +167,10 @@ Action setup(CLI::App& app) {
       raw->stream() << "config,policy,context,seed,online_loss,final_loss,final_slot\n";
       job.raw = &raw->stream();
     }
+    study::ProgressLine progress("replay", job.configs.size() * job.contexts.size());
+    job.progress = &progress;
     const ReplayResults results = run_replay(job, backend);
+    progress.finish();
     if (raw) raw->commit();
     print_replay_report(report, results, opt->json);
     return 0;

@@ -9,6 +9,7 @@
 
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
+#include "study/progress_line.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
 #include "cli/tune_report.hpp"
@@ -166,7 +167,12 @@ Action setup(CLI::App& app) {
         return run_replay_on_ranks(*group, job, backend, identity);
       };
     }
+    size_t units = req.score_contexts.size() * opt->policies.size();
+    for (const auto& g : opt->policies) units += parse_policy_grid(g).size() * req.tune_contexts.size();
+    study::ProgressLine progress("tune", units, !group || group->rank() == 0);
+    req.progress = &progress;
     const auto tuned = tune_and_score(req);
+    progress.finish();
     if (group && group->rank() != 0) return 0;
     print_tune_report(report, tuned, opt->json);
     return 0;

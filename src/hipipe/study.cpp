@@ -122,12 +122,13 @@ Study read_study(const std::string& path) {
   return study;
 }
 
-StudyResult run_study(const Study& study) {
+StudyResult run_study(const Study& study, const std::function<void()>& on_case_done) {
   StudyResult r;
   r.study = study;
   for (const StudyCase& c : study.cases) {
     const Network net = build_network(load_fabric_preset(c.fabric), c.nodes, c.gpus_per_node);
     r.comparisons.push_back(compare_schedulers(net, c.bytes, study.options));
+    if (on_case_done) on_case_done();
   }
   return r;
 }

@@ -138,6 +138,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       });
       res.online[item] = online_sum / double(n_seed);
       res.final_loss[item] = final_sum / double(n_seed);
+      if (job.progress) job.progress->units_done(1);
     });
     if (job.raw)
       for (size_t k = 0; k < count; ++k) *job.raw << rows[k];

@@ -42,6 +42,7 @@ ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
   job.horizon = req.horizon;
   job.delay = req.delay;
   job.threads = req.threads;
+  job.progress = req.progress;
   job.keep_per_seed = true;
   return job;
 }

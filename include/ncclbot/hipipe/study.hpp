@@ -2,6 +2,7 @@
 // A HiPIPE study: fabrics x node counts x message sizes from a TOML file (experiments/hipipe.toml),
 // every scheduler on every case, aggregated into the numbers the paper reports (mean makespan
 // reduction of HiPIPE vs each baseline; best bandwidth utilisation reached).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,8 @@ struct StudyResult {
   std::vector<Comparison> comparisons;  // one per case, same order
 };
 
-StudyResult run_study(const Study& study);
+// `on_case_done`, if set, is called after each case (a progress line).
+StudyResult run_study(const Study& study, const std::function<void()>& on_case_done = {});
 
 // Writes DIR/hipipe_cases.csv (one row per case and scheduler), DIR/hipipe_summary.md and
 // DIR/hipipe_summary.json; creates DIR. Returns the summary JSON.

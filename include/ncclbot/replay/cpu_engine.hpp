@@ -10,6 +10,7 @@
 
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/replay/replay_progress.hpp"
 
 namespace ncclbot {
 
@@ -31,6 +32,7 @@ struct ReplayJob {
   int threads = 1;
   bool keep_per_seed = false;
   std::ostream* raw = nullptr;  // CSV rows config,policy,context,seed,online_loss,final_loss,final_slot
+  ReplayProgress* progress = nullptr;  // told of every finished (config, context) unit, if set
 };
 
 struct ReplayResults {

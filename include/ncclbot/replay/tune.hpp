@@ -48,6 +48,7 @@ struct TuneRequest {
   int delay = 0;  // feedback delay D (replay/replay.hpp)
   // Every config pays the plugin's measured per-call cost (replay/deployed_cost.hpp).
   bool charge_call_costs = false;
+  ReplayProgress* progress = nullptr;  // told of every finished unit of both jobs, if set
   int threads = 1;
   ReplayBackend backend = ReplayBackend::kCpu;  // already resolved: kCpu or kCuda (backend.hpp)
   // Runs the two replay jobs (tune, then score) instead of run_replay(job, backend) when set:

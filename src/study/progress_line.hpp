@@ -1,0 +1,39 @@
+#pragma once
+// A progress line on stderr for commands that can run longer than a few seconds (replay, tune,
+// hipipe --study): redrawn in place at most every 200 ms while stderr is a terminal, and silent
+// otherwise (a log or a pipe gets nothing, so outputs stay byte-identical).
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "ncclbot/replay/replay_progress.hpp"
+
+namespace ncclbot::study {
+
+class ProgressLine : public ReplayProgress {
+ public:
+  // `enabled` false (or stderr not a terminal) makes every call a no-op.
+  ProgressLine(std::string label, size_t total_units, bool enabled = true);
+  ~ProgressLine() override;  // finishes the line
+  void units_done(size_t units) override;
+  // More work joins the line (tune: the score phase after the tune phase).
+  void add_total(size_t units);
+  void finish();
+
+  // The text of one redraw (a pure function, tested).
+  static std::string format(const std::string& label, size_t done, size_t total, double elapsed_s);
+
+ private:
+  void draw_locked(bool last);
+  std::string label_;
+  std::atomic<size_t> total_, done_{0};
+  bool active_ = false, finished_ = false;
+  std::mutex mu_;
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<int64_t> last_draw_ns_{-1};  // since start_; -1 = never drawn
+};
+
+}  // namespace ncclbot::study
