@@ -7,14 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "study/progress_line.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 #include "ncclbot/hipipe/comparison.hpp"
 #include "ncclbot/hipipe/fabric_preset.hpp"
 #include "ncclbot/hipipe/study.hpp"
 #include "ncclbot/io/output_file.hpp"
+#include "ncclbot/io/resource_paths.hpp"
 #include "study/child_process.hpp"
+#include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -63,7 +64,7 @@ int run_study(const HipipeOptions& opt) {
   const hipipe::StudyResult result = hipipe::run_study(study, [&] { progress.units_done(1); });
   progress.finish();
   const nlohmann::json summary = hipipe::write_study_outputs(result, opt.out);
-  const std::string script = std::string(NCCLBOT_SOURCE_DIR) + "/scripts/hipipe_figure.py";
+  const std::string script = resource_paths().scripts + "/hipipe_figure.py";
   if (!opt.no_figure && std::filesystem::exists(script)) {
     if (!ncclbot::study::run_child({"python3", script, opt.out}, ncclbot::study::ChildOutput::kToStderr).ok())
       std::cerr << "hipipe: the figure was not drawn (python3 with matplotlib needed); tables are written\n";

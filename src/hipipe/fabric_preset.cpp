@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/resource_paths.hpp"
 
 namespace ncclbot::hipipe {
 
@@ -103,7 +104,8 @@ FabricPreset read_fabric_preset(const std::string& path) {
 
 std::string fabric_preset_dir() {
   if (const char* env = std::getenv("NCCLBOT_HIPIPE_FABRICS"); env && *env) return env;
-  return std::string(NCCLBOT_SOURCE_DIR) + "/data/hipipe";
+  const std::string& data = resource_paths().data;
+  return data.empty() ? std::string() : data + "/hipipe";
 }
 
 std::vector<std::string> fabric_preset_names() {

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "ncclbot/io/output_file.hpp"
+#include "ncclbot/io/resource_paths.hpp"
 #include "study/child_process.hpp"
 
 namespace ncclbot::report {
@@ -12,8 +13,7 @@ FigureOutcome draw_figures(const std::string& results_json, const std::string& f
   namespace fs = std::filesystem;
   FigureOutcome out;
   const char* env_script = std::getenv("NCCLBOT_FIGURE_SCRIPT");
-  const std::string script =
-      env_script ? env_script : std::string(NCCLBOT_SOURCE_DIR) + "/scripts/study_figures.py";
+  const std::string script = env_script ? env_script : resource_paths().scripts + "/study_figures.py";
   const char* env_python = std::getenv("NCCLBOT_PYTHON");
   const std::string python = env_python ? env_python : "python3";
   if (!fs::exists(script)) {

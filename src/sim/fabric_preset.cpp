@@ -9,6 +9,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
+#include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/sim/fabric.hpp"
 
 namespace ncclbot::sim {
@@ -140,7 +141,7 @@ model::GpuArch parse_arch(PresetReader& r, const toml::table& t) {
 
 std::string data_dir() {
   if (const char* env = std::getenv("NCCLBOT_DATA_DIR"); env && *env) return env;
-  return std::string(NCCLBOT_SOURCE_DIR) + "/data";
+  return resource_paths().data;
 }
 
 std::vector<std::string> fabric_names() {
@@ -157,6 +158,11 @@ FabricPreset load_fabric(const std::string& name) {
   const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
   });
+  if (plain && data_dir().empty())
+    throw UsageError("fabric '" + name +
+                     "': no fabric presets found (ncclbot looks in BIN/../share/ncclbot/fabrics beside "
+                     "the program and in the source tree of its build folder); set NCCLBOT_DATA_DIR to a "
+                     "folder holding fabrics/NAME.toml");
   const fs::path path = fs::path(data_dir()) / "fabrics" / (name + ".toml");
   if (!plain || !fs::exists(path)) {
     std::string known;

@@ -1,13 +1,13 @@
 #pragma once
 // Runs the built `ncclbot` binary as a user would and captures its exit code, stdout and stderr.
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace ncclbot::test {
 
@@ -32,7 +32,9 @@ inline std::string temp_dir() {
 }
 
 // `args` is passed through /bin/sh; callers quote paths themselves.
-inline CliResult run_cli(const std::string& args, const std::string& stdin_text = "") {
+// Runs `program ARGS` through /bin/sh (ARGS quoted by the caller).
+inline CliResult run_cli_with(const std::string& program, const std::string& args,
+                              const std::string& stdin_text = "") {
   static int counter = 0;
   const std::string dir = temp_dir();
   const std::string base = dir + "/run" + std::to_string(counter++);
@@ -40,8 +42,8 @@ inline CliResult run_cli(const std::string& args, const std::string& stdin_text 
     std::ofstream in(base + ".in", std::ios::binary);
     in << stdin_text;
   }
-  const std::string cmd = std::string("'") + NCCLBOT_BINARY + "' " + args + " <'" + base + ".in' >'" + base +
-                          ".out' 2>'" + base + ".err'";
+  const std::string cmd =
+      "'" + program + "' " + args + " <'" + base + ".in' >'" + base + ".out' 2>'" + base + ".err'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   if (WIFEXITED(status)) {
@@ -54,6 +56,11 @@ inline CliResult run_cli(const std::string& args, const std::string& stdin_text 
   r.out = read_all(base + ".out");
   r.err = read_all(base + ".err");
   return r;
+}
+
+// Runs the built `ncclbot ARGS`.
+inline CliResult run_cli(const std::string& args, const std::string& stdin_text = "") {
+  return run_cli_with(NCCLBOT_BINARY, args, stdin_text);
 }
 
 inline void write_file(const std::string& path, const std::string& text) {
