@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "study/run_study.hpp"
+#include "run/run_study.hpp"
 
 namespace ncclbot::cli {
 namespace {

@@ -7,9 +7,9 @@
 //   - under mpirun (ncclbot-mpi): every rank computes its shard, rank 0 receives the checkpoint
 //     bytes, writes them and then writes the report as `ncclbot run` would, while every rank
 //     computes its share of the report's bootstrap resamples (scale/bootstrap_on_ranks.hpp).
-//     Other ranks never touch DIR. With --shared-dir (DIR on a file system every rank sees) each rank writes its
-//     checkpoints itself as it finishes them and skips complete ones, so a job that dies midway
-//     resumes from every unit finished anywhere.
+//     Other ranks never touch DIR. With --shared-dir (DIR on a file system every rank sees) each rank writes
+//     its checkpoints itself as it finishes them and skips complete ones, so a job that dies midway resumes
+//     from every unit finished anywhere.
 // Units are dealt to shards by cost (largest first, to the least loaded shard); a unit's result
 // depends on nothing but the study, so the assignment changes only who computes what.
 #include <CLI/CLI.hpp>
@@ -27,11 +27,11 @@
 #include "ncclbot/scale/bootstrap_on_ranks.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/shard.hpp"
+#include "run/run_study.hpp"
 #include "study/atomic_file.hpp"
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
 #include "study/run_folder.hpp"
-#include "study/run_study.hpp"
 #include "study/study_spec.hpp"
 #include "study/study_statistics.hpp"
 #include "study/unit_result.hpp"
@@ -66,7 +66,7 @@ std::vector<size_t> units_of_shard(const std::vector<study::WorkUnit>& units, Sh
   return mine;
 }
 
-// The same bytes `ncclbot run` writes for a unit (study/run_study.cpp).
+// The same bytes `ncclbot run` writes for a unit (run/run_study.cpp).
 std::string checkpoint_bytes(const study::UnitResult& u) {
   return study::to_json(u).dump(1) + "\n";
 }

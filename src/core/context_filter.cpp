@@ -5,7 +5,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot {
 namespace {

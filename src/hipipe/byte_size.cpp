@@ -3,7 +3,7 @@
 #include <cctype>
 #include <limits>
 
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::hipipe {
 

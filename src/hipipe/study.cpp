@@ -10,7 +10,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 #include "ncclbot/hipipe/fabric_preset.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::hipipe {
 

@@ -13,7 +13,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay_batch.hpp"

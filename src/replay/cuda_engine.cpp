@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/replay.hpp"
 
 namespace ncclbot {

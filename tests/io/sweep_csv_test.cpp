@@ -8,7 +8,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 using namespace ncclbot;
 

@@ -6,7 +6,7 @@
 
 #include "io/nccl_tests/text_log_parser.hpp"
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {

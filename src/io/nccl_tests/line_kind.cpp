@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "io/nccl_tests/printed_number.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {

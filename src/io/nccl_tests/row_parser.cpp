@@ -1,7 +1,7 @@
 #include "io/nccl_tests/row_parser.hpp"
 
 #include "io/nccl_tests/printed_number.hpp"
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {

@@ -1,4 +1,4 @@
-#include "ncclbot/io/parse_number.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 #include <charconv>
 #include <string>

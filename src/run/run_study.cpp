@@ -1,4 +1,4 @@
-#include "study/run_study.hpp"
+#include "run/run_study.hpp"
 
 #include <unistd.h>
 

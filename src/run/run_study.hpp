@@ -3,6 +3,8 @@
 // scenario and policy) checkpointed atomically under DIR/units/; a rerun of the same command after
 // an interruption (even kill -9) reuses the completed units and writes byte-identical outputs.
 // Nothing time-dependent is written into the outputs; durations go to stderr only.
+// It sits above study/ (the data and the statistics) and report/ (the documents written from
+// them), which is why it lives in a folder of its own: study/ never includes report/.
 #include <string>
 #include <vector>
 
