@@ -1,5 +1,7 @@
 // report.html: one self-contained file (inline CSS, figures as base64 data URIs) that opens in any
 // browser without the figures folder next to it.
+#include <sodium.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -50,30 +52,13 @@ std::string inline_text(const std::string& s) {
   return out;
 }
 
+// Standard base64 with padding (RFC 4648), libsodium's encoder.
 std::string base64(const std::string& bytes) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v =
-        (unsigned(uint8_t(bytes[i])) << 16) | (unsigned(uint8_t(bytes[i + 1])) << 8) | uint8_t(bytes[i + 2]);
-    out += k[(v >> 18) & 63];
-    out += k[(v >> 12) & 63];
-    out += k[(v >> 6) & 63];
-    out += k[v & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const unsigned v = unsigned(uint8_t(bytes[i])) << 16;
-    out += k[(v >> 18) & 63];
-    out += k[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    const unsigned v = (unsigned(uint8_t(bytes[i])) << 16) | (unsigned(uint8_t(bytes[i + 1])) << 8);
-    out += k[(v >> 18) & 63];
-    out += k[(v >> 12) & 63];
-    out += k[(v >> 6) & 63];
-    out += '=';
-  }
+  const size_t size = sodium_base64_ENCODED_LEN(bytes.size(), sodium_base64_VARIANT_ORIGINAL);
+  std::string out(size, '\0');
+  sodium_bin2base64(out.data(), size, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+                    sodium_base64_VARIANT_ORIGINAL);
+  out.resize(size - 1);  // the encoder's terminating NUL
   return out;
 }
 
