@@ -208,10 +208,14 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
   constexpr int kBefore = 30000, kAfter = 3000;
   const int port = free_loopback_port();
   const std::string dir = temp_dir();
-  int listening[2], joined[2], halfway[2];
+  // `gone`: only the leader keeps the write end, so the follower's read returns 0 once the leader's
+  // process has really exited. Without it a loaded machine may keep the leader serving windows
+  // for hundreds of calls after `halfway`, and the follower would rightly play them.
+  int listening[2], joined[2], halfway[2], gone[2];
   ASSERT_EQ(pipe(listening), 0);
   ASSERT_EQ(pipe(joined), 0);
   ASSERT_EQ(pipe(halfway), 0);
+  ASSERT_EQ(pipe(gone), 0);
   auto start_rank = [&](int rank) {
     const pid_t pid = fork();
     if (pid != 0) return pid;
@@ -223,6 +227,7 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
     setenv("NCCLBOT_LEADER_SECRET", kSecret, 1);
     setenv("NCCLBOT_LEADER_TIMEOUT_MS", "500", 1);
     char byte = 1;
+    if (rank == 1) close(gone[1]);
     if (rank == 1 && read(listening[0], &byte, 1) != 1) _exit(4);  // the leader's init came first
     Plugin p;
     if (!p.ok()) _exit(3);
@@ -232,7 +237,10 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
     if (rank == 1 && write(joined[1], &byte, 1) != 1) _exit(4);
     std::string picks;
     for (int i = 0; i < (rank == 0 ? kBefore : kBefore + kAfter); ++i) {
-      if (rank == 1 && i == kBefore && write(halfway[1], &byte, 1) != 1) _exit(4);
+      if (rank == 1 && i == kBefore) {
+        if (write(halfway[1], &byte, 1) != 1) _exit(4);
+        if (read(gone[0], &byte, 1) != 0) _exit(4);  // EOF: the leader's process is gone
+      }
       CostTable7x3 t;
       fill_table(t);
       p.v5->getCollInfo(tuner, 4, size_t(1) << 16, 1, t.ptr(), 7, 3, 0, nullptr);
@@ -250,6 +258,7 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
     _exit(0);
   };
   const pid_t leader = start_rank(0), follower = start_rank(1);
+  close(gone[1]);
   int status = 0;
   ASSERT_EQ(waitpid(leader, &status, 0), leader);
   // The follower must finish on its own; a hang is killed and fails the test.
@@ -263,7 +272,8 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
     FAIL() << "the follower of a crashed leader hangs";
   }
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  for (int fd : {listening[0], listening[1], joined[0], joined[1], halfway[0], halfway[1]}) close(fd);
+  for (int fd : {listening[0], listening[1], joined[0], joined[1], halfway[0], halfway[1], gone[0]})
+    close(fd);
   const std::string lead = read_all(dir + "/rank0"), follow = read_all(dir + "/rank1");
   ASSERT_EQ(lead.size(), size_t(kBefore));
   ASSERT_EQ(follow.size(), size_t(kBefore + kAfter + 1));
