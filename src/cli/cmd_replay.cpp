@@ -11,7 +11,6 @@
 
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
-#include "study/progress_line.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/replay_report.hpp"
 #include "cli/scale_cli.hpp"
@@ -24,6 +23,7 @@
 #include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
+#include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
 namespace {

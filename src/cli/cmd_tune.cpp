@@ -9,7 +9,6 @@
 
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
-#include "study/progress_line.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
 #include "cli/tune_report.hpp"
@@ -24,6 +23,7 @@
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_on_ranks.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
+#include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -156,8 +156,7 @@ Action setup(CLI::App& app) {
     report.delay = req.delay;
     report.as_deployed = opt->as_deployed;
     if (req.charge_call_costs)
-      for (const auto& g : opt->policies)
-        report.call_cost_us.push_back(deployed_call_cost_us(parse_policy_grid(g)[0].config));
+      for (const auto& g : opt->policies) report.call_cost_us.push_back(deployed_call_cost_us(g));
     if (!opt->shard.empty()) return run_tune_shard(*opt, req, report);
     if (group) {
       const std::string digest = sweep_digest(opt->sweep_path);

@@ -56,6 +56,10 @@ double deployed_call_cost_us(const PolicyConfig& cfg) {
                    "(docs/replay.md \"Scoring as deployed\")");
 }
 
+double deployed_call_cost_us(std::string_view spec_or_grid) {
+  return deployed_call_cost_us(parse_policy_grid(spec_or_grid).front().config);
+}
+
 std::vector<double> deployed_call_costs(const std::vector<PolicySpec>& configs) {
   std::vector<double> out;
   out.reserve(configs.size());

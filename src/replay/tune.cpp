@@ -1,10 +1,9 @@
 #include "ncclbot/replay/tune.hpp"
 
-#include "ncclbot/replay/deployed_cost.hpp"
-
 #include <cmath>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/supervised.hpp"
 
 namespace ncclbot {

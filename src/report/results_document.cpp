@@ -117,8 +117,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
   for (const auto& pp : study.policies) {
     policies.push_back({{"name", pp.spec->name}, {"spec", pp.spec->spec}, {"grid_size", pp.grid.size()}});
     // What each call of this policy was charged (every grid point is of the same kind).
-    if (s.as_deployed)
-      policies.back()["call_cost_us"] = deployed_call_cost_us(parse_policy_grid(pp.grid.front())[0].config);
+    if (s.as_deployed) policies.back()["call_cost_us"] = deployed_call_cost_us(pp.grid.front());
   }
   out["policies"] = policies;
 

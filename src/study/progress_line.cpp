@@ -20,10 +20,6 @@ ProgressLine::~ProgressLine() {
   finish();
 }
 
-void ProgressLine::add_total(size_t units) {
-  total_ += units;
-}
-
 void ProgressLine::units_done(size_t units) {
   done_ += units;
   if (!active_) return;

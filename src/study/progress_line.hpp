@@ -19,8 +19,6 @@ class ProgressLine : public ReplayProgress {
   ProgressLine(std::string label, size_t total_units, bool enabled = true);
   ~ProgressLine() override;  // finishes the line
   void units_done(size_t units) override;
-  // More work joins the line (tune: the score phase after the tune phase).
-  void add_total(size_t units);
   void finish();
 
   // The text of one redraw (a pure function, tested).

@@ -47,7 +47,7 @@ def violations(root):
                     m = INCLUDE.match(line)
                     if not m:
                         continue
-                    for bad in rules[0] + sum(rules[1:], []):
+                    for bad in sum(rules, []):
                         if m.group(1).startswith(bad):
                             out.append(f"{rel}:{number}: includes {m.group(1)} ({bad} is above this layer)")
     return out

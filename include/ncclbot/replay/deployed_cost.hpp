@@ -28,6 +28,8 @@ int deployed_delay(Deployment d);
 // The plugin's median time per getCollInfo for this policy, in microseconds. A policy with no
 // measurement is a UsageError that says how to measure it.
 double deployed_call_cost_us(const PolicyConfig& cfg);
+// The cost of a policy spec or grid (every point of a grid is of one kind, so one cost).
+double deployed_call_cost_us(std::string_view spec_or_grid);
 // One cost per config, in order (what ReplayJob::call_cost_us takes).
 std::vector<double> deployed_call_costs(const std::vector<PolicySpec>& configs);
 
