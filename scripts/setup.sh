@@ -5,7 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(cmake ninja-build g++ clang pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev
   libtomlplusplus-dev libfmt-dev libboost-dev librandom123-dev libglpk-dev libclang-rt-14-dev libopenmpi-dev libsodium-dev
-  openmpi-bin)
+  libmd4c-dev libmd4c-html0-dev ccache openmpi-bin)
 PIP_MODULES=(numpy scipy statsmodels matplotlib)
 
 missing=()
@@ -21,6 +21,14 @@ if ((${#missing[@]})); then
 fi
 
 PYTHON=${PYTHON:-python3}
+# The Python package is tested in a fresh virtual environment (scripts/python-check.sh).
+if ! "$PYTHON" -c "import ensurepip, venv" 2>/dev/null; then
+  echo "setup: installing python3-venv" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+fi
 pip_missing=()
 for m in "${PIP_MODULES[@]}"; do
   "$PYTHON" -c "import $m" 2>/dev/null || pip_missing+=("$m")

@@ -1,9 +1,11 @@
 // report.html: one self-contained file (inline CSS, figures as base64 data URIs) that opens in any
 // browser without the figures folder next to it.
+#include <md4c-html.h>
 #include <sodium.h>
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "ncclbot/io/output_file.hpp"
 #include "report/report_document.hpp"
@@ -11,44 +13,10 @@
 namespace ncclbot::report {
 namespace {
 
-std::string escape(const std::string& s) {
+// The page title is plain text, not Markdown.
+std::string escape_text(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// Inline `code` spans of the Markdown text become <code>; everything else is escaped.
-std::string inline_text(const std::string& s) {
-  std::string out;
-  bool in_code = false;
-  std::string run;
-  for (char c : s) {
-    if (c == '`') {
-      out += in_code ? "<code>" + escape(run) + "</code>" : escape(run);
-      run.clear();
-      in_code = !in_code;
-    } else {
-      run += c;
-    }
-  }
-  out += in_code ? "`" + escape(run) : escape(run);
+  for (char c : s) out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
   return out;
 }
 
@@ -79,45 +47,22 @@ constexpr const char* kStyle =
 
 std::string render_html(const std::vector<Block>& blocks, const std::string& report_dir,
                         const std::string& title) {
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                  escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  for (const auto& b : blocks) {
-    switch (b.kind) {
-      case Block::Kind::kHeading: {
-        const std::string tag = "h" + std::to_string(b.level);
-        h += "<" + tag + ">" + inline_text(b.text) + "</" + tag + ">\n";
-        break;
-      }
-      case Block::Kind::kParagraph:
-        h += "<p>" + inline_text(b.text) + "</p>\n";
-        break;
-      case Block::Kind::kBullets:
-        h += "<ul>\n";
-        for (const auto& i : b.items) h += "<li>" + inline_text(i) + "</li>\n";
-        h += "</ul>\n";
-        break;
-      case Block::Kind::kTable:
-        h += "<table>\n<tr>";
-        for (const auto& c : b.header) h += "<th>" + inline_text(c) + "</th>";
-        h += "</tr>\n";
-        for (const auto& row : b.rows) {
-          h += "<tr>";
-          for (const auto& c : row) h += "<td>" + inline_text(c) + "</td>";
-          h += "</tr>\n";
-        }
-        h += "</table>\n";
-        break;
-      case Block::Kind::kFigure:
-        h += "<figure><img alt=\"" + escape(b.text) + "\" src=\"data:image/png;base64," +
-             base64(read_binary(report_dir + "/" + b.file)) + "\"><figcaption>" + inline_text(b.text) +
-             "</figcaption></figure>\n";
-        break;
-      case Block::Kind::kCode:
-        h += "<pre><code>" + escape(b.text) + "</code></pre>\n";
-        break;
-    }
-  }
-  return h + "</body>\n</html>\n";
+  // The HTML body is md4c's rendering of the Markdown report, with every figure's file replaced by
+  // its contents as a data URI. Raw HTML in a cell (a policy name with '<') is text, not markup.
+  std::vector<Block> embedded = blocks;
+  for (Block& b : embedded)
+    if (b.kind == Block::Kind::kFigure)
+      b.file = "data:image/png;base64," + base64(read_binary(report_dir + "/" + b.file));
+  const std::string md = render_markdown(embedded);
+  std::string body;
+  const auto append = [](const MD_CHAR* text, MD_SIZE size, void* out) {
+    static_cast<std::string*>(out)->append(text, size);
+  };
+  if (md_html(md.data(), MD_SIZE(md.size()), append, &body, MD_FLAG_TABLES | MD_FLAG_NOHTML, 0) != 0)
+    throw std::runtime_error("md4c could not render the report's Markdown");
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         escape_text(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n" + body +
+         "</body>\n</html>\n";
 }
 
 }  // namespace ncclbot::report
