@@ -1,5 +1,7 @@
 #include "ncclbot/io/resource_paths.hpp"
 
+#include <dlfcn.h>
+
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -34,7 +36,10 @@ ResourcePaths find_resource_paths(const std::string& program_path) {
   fs::path exe = fs::weakly_canonical(fs::path(program_path), ec);
   if (ec) exe = fs::path(program_path);
   const fs::path bin = exe.parent_path();
-  const fs::path share = bin.parent_path() / "share" / "ncclbot";
+  // PREFIX/bin/ncclbot finds PREFIX/share/ncclbot; a shared object that carries its own data
+  // (the Python package: ncclbot/_core.so beside ncclbot/share/ncclbot) finds it beside itself.
+  fs::path share = bin.parent_path() / "share" / "ncclbot";
+  if (!is_dir(share / "fabrics")) share = bin / "share" / "ncclbot";
   if (is_dir(share / "fabrics")) {
     p = {share.string(), (share / "scripts").string(), (share / "experiments").string(), "installed"};
   } else if (const fs::path src = source_tree_above(bin); !src.empty()) {
@@ -45,9 +50,15 @@ ResourcePaths find_resource_paths(const std::string& program_path) {
 
 const ResourcePaths& resource_paths() {
   static const ResourcePaths paths = [] {
+    // The image this code is in: the program, or a shared object such as the Python module.
     std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return find_resource_paths(ec ? std::string() : self.string());
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&find_resource_paths), &info) != 0 && info.dli_fname != nullptr) {
+      const fs::path image = fs::weakly_canonical(fs::path(info.dli_fname), ec);
+      if (!ec && image.extension() == ".so") return find_resource_paths(image.string());
+    }
+    return find_resource_paths(exe.empty() ? std::string() : exe.string());
   }();
   return paths;
 }

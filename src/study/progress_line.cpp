@@ -9,11 +9,31 @@
 #include "study/progress_bar.hpp"
 
 namespace ncclbot::study {
+namespace {
+
+std::mutex observer_mu;
+ProgressObserver& installed_observer() {
+  static ProgressObserver observer;
+  return observer;
+}
+
+ProgressObserver current_observer() {
+  std::lock_guard<std::mutex> lock(observer_mu);
+  return installed_observer();
+}
+
+}  // namespace
+
+void set_progress_observer(ProgressObserver observer) {
+  std::lock_guard<std::mutex> lock(observer_mu);
+  installed_observer() = std::move(observer);
+}
 
 ProgressLine::ProgressLine(std::string label, size_t total_units, bool enabled)
     : label_(std::move(label)),
+      observer_(enabled ? current_observer() : ProgressObserver{}),
       total_(total_units),
-      active_(enabled && ::isatty(STDERR_FILENO) == 1),
+      active_(enabled && (observer_ || ::isatty(STDERR_FILENO) == 1)),
       start_(std::chrono::steady_clock::now()) {}
 
 ProgressLine::~ProgressLine() {
@@ -50,6 +70,10 @@ std::string ProgressLine::format(const std::string& label, size_t done, size_t t
 }
 
 void ProgressLine::draw_locked(bool last) {
+  if (observer_) {
+    observer_(label_, done_.load(), total_.load(), last);
+    return;
+  }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const std::string line = format(label_, done_.load(), total_.load(), elapsed);
   std::fprintf(stderr, "\r%-100.100s%s", line.c_str(), last ? "\n" : "");

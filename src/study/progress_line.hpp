@@ -1,17 +1,25 @@
 #pragma once
 // A progress line on stderr for commands that can run longer than a few seconds (replay, tune,
 // hipipe --study): redrawn in place at most every 200 ms while stderr is a terminal, and silent
-// otherwise (a log or a pipe gets nothing, so outputs stay byte-identical).
+// otherwise (a log or a pipe gets nothing, so outputs stay byte-identical). A host that shows
+// progress its own way (the Python module's notebook bar) installs an observer instead.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 
 #include "ncclbot/replay/replay_progress.hpp"
 
 namespace ncclbot::study {
+
+// Receives what the terminal line would show: at most every 200 ms and once at the end (`last`),
+// never from two threads at once. While one is installed every enabled ProgressLine reports to it
+// whether or not stderr is a terminal, and draws nothing.
+using ProgressObserver = std::function<void(const std::string& label, size_t done, size_t total, bool last)>;
+void set_progress_observer(ProgressObserver observer);  // an empty one: back to the terminal line
 
 class ProgressLine : public ReplayProgress {
  public:
@@ -27,6 +35,7 @@ class ProgressLine : public ReplayProgress {
  private:
   void draw_locked(bool last);
   std::string label_;
+  ProgressObserver observer_;
   std::atomic<size_t> total_, done_{0};
   bool active_ = false, finished_ = false;
   std::mutex mu_;

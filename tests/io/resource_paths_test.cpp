@@ -64,3 +64,22 @@ TEST(ResourcePaths, ThisTestProgramFindsTheSourceTree) {
   EXPECT_TRUE(fs::exists(fs::path(resource_paths().data) / "fabrics" / "h100-ib-a.toml"));
   EXPECT_TRUE(fs::exists(fs::path(resource_paths().scripts) / "study_figures.py"));
 }
+
+// A shared object that carries its data beside itself, as the Python package does
+// (site-packages/ncclbot/_core.so, site-packages/ncclbot/share/ncclbot/fabrics), and the plugin in
+// PREFIX/lib, which finds PREFIX/share/ncclbot like a program in PREFIX/bin.
+TEST(ResourcePaths, ASharedObjectFindsDataBesideItOrInItsPrefix) {
+  const fs::path pkg = fs::path(temp_dir()) / "site-packages" / "ncclbot";
+  fs::create_directories(pkg / "share" / "ncclbot" / "fabrics");
+  write_file((pkg / "_core.cpython-311-x86_64-linux-gnu.so").string(), "");
+  const ResourcePaths r = find_resource_paths((pkg / "_core.cpython-311-x86_64-linux-gnu.so").string());
+  EXPECT_EQ(r.found_by, "installed");
+  EXPECT_EQ(r.data, fs::weakly_canonical(pkg / "share" / "ncclbot").string());
+
+  const fs::path prefix = fs::path(temp_dir()) / "plugin-prefix";
+  fs::create_directories(prefix / "lib");
+  fs::create_directories(prefix / "share" / "ncclbot" / "fabrics");
+  const ResourcePaths q = find_resource_paths((prefix / "lib" / "libnccl-tuner-ncclbot.so").string());
+  EXPECT_EQ(q.found_by, "installed");
+  EXPECT_EQ(q.data, fs::weakly_canonical(prefix / "share" / "ncclbot").string());
+}

@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/run_cli.hpp"
 
@@ -70,4 +73,45 @@ TEST(ProgressLine, RedrawnInPlaceOnATerminal) {
   EXPECT_NE(seen.find(" " + units + "/" + units + " units"), std::string::npos)
       << seen;                                                     // the last: all done
   EXPECT_NE(seen.find("online mean"), std::string::npos) << seen;  // and the report follows
+}
+
+// An installed observer (the Python module's) gets what the line would show, whatever stderr is:
+// nothing for work that ends within 200 ms, then at most one report per 200 ms, and a last one
+// with everything done. A disabled line (a non-zero MPI rank) tells it nothing.
+TEST(ProgressLine, AnObserverReceivesTheReportsInsteadOfTheTerminal) {
+  struct Report {
+    std::string label;
+    size_t done, total;
+    bool last;
+  };
+  std::vector<Report> seen;
+  study::set_progress_observer([&](const std::string& label, size_t done, size_t total, bool last) {
+    seen.push_back({label, done, total, last});
+  });
+  {
+    study::ProgressLine quick("quick", 10);
+    quick.units_done(10);
+  }
+  EXPECT_TRUE(seen.empty());
+  {
+    study::ProgressLine slow("slow", 4);
+    slow.units_done(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    slow.units_done(1);  // drawn: 250 ms since the start
+    slow.units_done(1);  // not drawn: within 200 ms of the last
+    study::ProgressLine off("off", 4, false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    off.units_done(4);
+    slow.units_done(1);
+  }
+  study::set_progress_observer({});
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].label, "slow");
+  EXPECT_EQ(seen[0].done, 2u);
+  EXPECT_FALSE(seen[0].last);
+  EXPECT_EQ(seen[1].done, 4u);
+  EXPECT_FALSE(seen[1].last);
+  EXPECT_EQ(seen[2].done, 4u);
+  EXPECT_EQ(seen[2].total, 4u);
+  EXPECT_TRUE(seen[2].last);
 }

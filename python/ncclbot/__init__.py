@@ -1,0 +1,49 @@
+"""ncclbot in Python: forced-arm sweeps as pandas DataFrames, policy replays, tuning, NCCL's cost
+model, the statistics and whole studies, computed by the same library as the `ncclbot` program
+and bit for bit equal to its --json output (docs/python.md).
+
+    import ncclbot
+    sw = ncclbot.synth("h100-ib-a", seed=1, nodes=[16, 32])
+    res = ncclbot.replay(sw, ["auto", "ucb1:c=0.1,n0=4"], seeds=4, horizon=200)
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import _core, stats
+from ._api import inspect, model, replay, replay_json, replay_raw, run, tune
+from ._command import InputError, NcclbotError, NcclbotWarning
+from ._command import run as _run_command
+from ._sweep import Sweep, read_sweep, synth
+
+__version__: str = _core.version
+
+
+def command(*args: str, input: "str | None" = None) -> str:
+    """Runs any `ncclbot` command line in process and returns what it printed on stdout, e.g.
+    ncclbot.command("plan", "experiments/quick.toml", "--json")."""
+    return _run_command(list(args), input)
+
+
+def data_dir() -> str:
+    """Where the fabric and HiPIPE presets are (inside the package when installed)."""
+    return _core.data_dir()
+
+
+def examples_dir() -> str:
+    """The example studies (quick.toml, paper.toml, ...)."""
+    return _core.experiments_dir()
+
+
+def fabrics() -> list[str]:
+    """The fabric presets `synth` knows."""
+    folder = os.path.join(data_dir(), "fabrics")
+    return sorted(f[:-5] for f in os.listdir(folder) if f.endswith(".toml"))
+
+
+__all__ = [
+    "Sweep", "read_sweep", "synth", "replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run",
+    "stats", "command", "data_dir", "examples_dir", "fabrics", "NcclbotError", "InputError",
+    "NcclbotWarning", "__version__",
+]

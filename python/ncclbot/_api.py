@@ -1,0 +1,177 @@
+"""The commands of the CLI as Python functions: the same options (None means the CLI's default),
+the same numbers bit for bit (they run the same code and return its --json document)."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import tempfile
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+
+from ._command import option_words, path_text, repeated, run_json
+from ._sweep import Sweep, read_sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SweepLike = Union[Sweep, "os.PathLike[str]", str]
+METRICS = ["mean", "p99", "max", "above_10pct"]
+
+
+def _sweep_file(sweep: SweepLike) -> str:
+    return sweep.file() if isinstance(sweep, Sweep) else path_text(sweep)
+
+
+def _policies(policies: Union[str, Sequence[str]]) -> list[str]:
+    return [policies] if isinstance(policies, str) else list(policies)
+
+
+def _replay_args(sweep: SweepLike, policies: Union[str, Sequence[str]], options: dict[str, Any]) -> list[str]:
+    args = ["replay", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
+    return args + option_words(options)
+
+
+def replay_json(
+    sweep: SweepLike, policies: Union[str, Sequence[str]], seeds: int, horizon: int,
+    progress: Optional[bool] = None, **options: Any,
+) -> dict[str, Any]:
+    """`ncclbot replay ... --json`: the document the CLI prints. `options` are replay()'s."""
+    return run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, **options)), progress=progress)
+
+
+def replay(
+    sweep: SweepLike,
+    policies: Union[str, Sequence[str]],
+    seeds: int,
+    horizon: int,
+    seed: Optional[int] = None,
+    delay: Optional[int] = None,
+    as_deployed: Optional[str] = None,
+    threads: Optional[int] = None,
+    backend: Optional[str] = None,
+    nodes: Optional[Sequence[int]] = None,
+    collectives: Optional[Sequence[str]] = None,
+    progress: Optional[bool] = None,
+) -> "pd.DataFrame":
+    """Replays each policy config (a grid expands to every point) on the sweep over `seeds` seeds
+    and returns one row per config: policy, online_mean, online_p99, online_max,
+    online_above_10pct, final_mean, final_p99, final_max, final_above_10pct (losses relative to
+    the best arm, as `ncclbot replay` reports them). The run's settings are in df.attrs."""
+    import pandas as pd
+
+    doc = replay_json(sweep, policies, seeds, horizon, progress, seed=seed, delay=delay, as_deployed=as_deployed,
+                      threads=threads, backend=backend, nodes=nodes, collectives=collectives)
+    rows = []
+    for config in doc["configs"]:
+        row: dict[str, Any] = {"policy": config["policy"]}
+        for phase in ("online", "final"):
+            for metric in METRICS:
+                row[f"{phase}_{metric}"] = config[phase][metric]
+        if "call_cost_us" in config:
+            row["call_cost_us"] = config["call_cost_us"]
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    df.attrs.update({k: v for k, v in doc.items() if k != "configs"})
+    return df
+
+
+def replay_raw(
+    sweep: SweepLike, policies: Union[str, Sequence[str]], seeds: int, horizon: int,
+    progress: Optional[bool] = None, **options: Any,
+) -> "pd.DataFrame":
+    """One row per replay, as `ncclbot replay --raw` writes them: config, policy, context (the
+    index among the selected contexts), seed, online_loss, final_loss, final_slot. Paired tests
+    pair rows of two configs by (context, seed). `options` are replay()'s."""
+    import pandas as pd
+
+    folder = tempfile.mkdtemp(prefix="ncclbot-raw-")
+    try:
+        raw = os.path.join(folder, "raw.csv")
+        run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, raw=raw, **options)), progress=progress)
+        with open(raw, encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    finally:
+        shutil.rmtree(folder, True)
+    df = pd.DataFrame(rows)
+    for column in ("config", "context", "seed", "final_slot"):
+        df[column] = df[column].astype("int64")
+    for column in ("online_loss", "final_loss"):
+        df[column] = df[column].map(float).astype("float64")
+    return df
+
+
+def tune(
+    sweep: SweepLike,
+    policies: Union[str, Sequence[str]],
+    seeds: int,
+    horizon: int,
+    tune_nodes: Optional[Sequence[int]] = None,
+    score_nodes: Optional[Sequence[int]] = None,
+    collectives: Optional[Sequence[str]] = None,
+    objective: Optional[str] = None,
+    seed: Optional[int] = None,
+    delay: Optional[int] = None,
+    as_deployed: Optional[str] = None,
+    threads: Optional[int] = None,
+    backend: Optional[str] = None,
+    progress: Optional[bool] = None,
+) -> dict[str, Any]:
+    """`ncclbot tune`: picks each grid's best point on the tune contexts and scores it on the
+    score contexts. Returns the CLI's JSON document."""
+    options = dict(tune_nodes=tune_nodes, score_nodes=score_nodes, collectives=collectives,
+                   objective=objective, seeds=seeds, seed=seed, horizon=horizon, delay=delay,
+                   as_deployed=as_deployed, threads=threads, backend=backend)
+    args = ["tune", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
+    return run_json(args + option_words(options), progress=progress)
+
+
+def inspect(
+    sweep: SweepLike, nodes: Optional[Sequence[int]] = None, collectives: Optional[Sequence[str]] = None
+) -> dict[str, Any]:
+    """`ncclbot inspect`: the sweep's contexts, arms and how far NCCL's pick is from the best."""
+    return run_json(["inspect", _sweep_file(sweep)] + option_words(dict(nodes=nodes, collectives=collectives)))
+
+
+def model(
+    bytes: int,
+    fabric: Optional[str] = None,
+    collective: Optional[str] = None,
+    nodes: Optional[int] = None,
+    gpus_per_node: Optional[int] = None,
+) -> dict[str, Any]:
+    """`ncclbot model`: NCCL's cost-model prediction of every arm for one context."""
+    options = dict(fabric=fabric, collective=collective, nodes=nodes, gpus_per_node=gpus_per_node, bytes=bytes)
+    return run_json(["model"] + option_words(options))
+
+
+def run(
+    study: "os.PathLike[str] | str",
+    out: "os.PathLike[str] | str",
+    backend: Optional[str] = None,
+    threads: Optional[int] = None,
+    figures: bool = True,
+    progress: Optional[bool] = None,
+) -> dict[str, Any]:
+    """`ncclbot run STUDY --out OUT`: runs a study (resuming from OUT/units) and writes its report.
+    A study given by a bare name (\"quick\") is one of the package's examples. Returns the study's
+    results.json as a dict; its "paths" entry holds the output files `run --json` names."""
+    import json
+
+    study_path = path_text(study)
+    if not os.path.exists(study_path) and os.sep not in study_path:
+        from . import examples_dir
+
+        candidate = os.path.join(examples_dir(), study_path + ("" if study_path.endswith(".toml") else ".toml"))
+        if os.path.exists(candidate):
+            study_path = candidate
+    options = dict(out=path_text(out), backend=backend, threads=threads, no_figures=not figures)
+    paths = run_json(["run", study_path] + option_words(options), progress=progress)
+    results_path = paths.get("results") or os.path.join(path_text(out), "results.json")
+    with open(results_path, encoding="utf-8") as f:
+        results = json.load(f)
+    results["paths"] = paths
+    return results
+
+
+__all__ = ["replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run", "read_sweep"]

@@ -1,0 +1,87 @@
+"""Running one ncclbot command in process, as the CLI would, and turning its outcome into Python.
+
+Every public function of the package ends here: it builds the command line the CLI documents,
+runs it in the compiled module (the GIL is released meanwhile), and returns the --json document.
+A failed command raises the exception of its exit code, carrying the CLI's one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from . import _core
+from ._progress import progress_for
+
+
+class NcclbotError(RuntimeError):
+    """An ncclbot command failed (the CLI's exit code 1: an internal failure)."""
+
+    def __init__(self, line: str, exit_code: int) -> None:
+        super().__init__(line)
+        self.line = line
+        self.exit_code = exit_code
+
+
+class InputError(NcclbotError, ValueError):
+    """Bad input or usage: the CLI's exit code 2, with its message (file, line and reason)."""
+
+
+def raise_for(exit_code: int, err: str) -> None:
+    """Raises the exception of a failed command's exit code; returns on success."""
+    if exit_code == 0:
+        return
+    lines = [ln for ln in err.splitlines() if ln.startswith("ncclbot: ")]
+    line = lines[-1] if lines else (err.strip().splitlines() or [f"ncclbot: exit code {exit_code}"])[-1]
+    raise (InputError if exit_code == 2 else NcclbotError)(line, exit_code)
+
+
+def option_words(options: Mapping[str, Any]) -> list[str]:
+    """--name value words: None is left out, True is a bare flag, a list of numbers or names is
+    one comma-joined value, and a list under a repeatable option (`repeat=`) repeats it."""
+    words: list[str] = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, (list, tuple)):
+            words += [flag, ",".join(str(v) for v in value)]
+        else:
+            words += [flag, str(value)]
+    return words
+
+
+def repeated(flag: str, values: Iterable[str]) -> list[str]:
+    words: list[str] = []
+    for v in values:
+        words += [flag, str(v)]
+    return words
+
+
+class NcclbotWarning(UserWarning):
+    """A warning a command printed (a line starting "ncclbot: warning")."""
+
+
+def run(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> str:
+    """Runs `ncclbot ARGS...` in process and returns its standard output. Of its standard error
+    (with --json, the human summary the document repeats), warnings become NcclbotWarning."""
+    with progress_for(progress):
+        code, out, err = _core.run_command([str(a) for a in args], input)
+    raise_for(code, err)
+    for line in err.splitlines():
+        if line.startswith("ncclbot: warning"):
+            warnings.warn(line, NcclbotWarning, stacklevel=3)
+    return out
+
+
+def run_json(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> Any:
+    """Runs a command with --json and returns the document it printed."""
+    return json.loads(run(list(args) + ["--json"], input, progress))
+
+
+def path_text(path: "os.PathLike[str] | str") -> str:
+    return os.fspath(path)

@@ -1,0 +1,184 @@
+"""Sweeps in Python: read, synthesized, or built from a pandas DataFrame, always held as the
+canonical sweep CSV the compiled library wrote (so every command sees exactly the same sweep)."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+import weakref
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from . import _core
+from ._command import option_words, path_text, raise_for, run
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DYNAMICS_PREFIX = "# dynamics: "
+COLUMNS = ["fabric", "collective", "nodes", "gpus_per_node", "bytes", "algo", "proto", "sample", "time_us"]
+_DTYPES = {
+    "fabric": str,
+    "collective": str,
+    "algo": str,
+    "proto": str,
+    "nodes": "int64",
+    "gpus_per_node": "int64",
+    "bytes": "int64",
+    "sample": "int64",
+    "time_us": str,  # parsed by float() below: exact whatever pandas' own float parser does
+    "prior_us": str,
+}
+
+
+def _file_state(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_size)
+
+
+class Sweep:
+    """A forced-arm sweep: every arm (algorithm, protocol) timed on every context.
+
+    Long format, one row per sample, the columns of the sweep CSV:
+    fabric, collective, nodes, gpus_per_node, bytes, algo, proto, sample, time_us[, prior_us].
+    A simulated sweep also carries its call dynamics (the CSV's `# dynamics:` line), kept in
+    `dynamics` and in a DataFrame's attrs["dynamics"]. Times are float32 in the library: a value
+    set from pandas is rounded to the nearest float32, as reading it from a CSV would.
+    """
+
+    def __init__(self, csv: str, path: Optional[str] = None, owned_dir: Optional[str] = None) -> None:
+        self._csv = csv
+        self._path = path
+        self._state = _file_state(path) if path else None
+        self._temp: Optional[str] = None
+        self._owned = owned_dir is not None
+        if owned_dir:
+            weakref.finalize(self, shutil.rmtree, owned_dir, True)
+
+    @property
+    def csv(self) -> str:
+        """The canonical CSV text (floats in their shortest exact form)."""
+        return self._csv
+
+    @property
+    def dynamics(self) -> Optional[str]:
+        """The `# dynamics:` settings of a simulated sweep, or None."""
+        first = self._csv.split("\n", 1)[0]
+        return first[len(DYNAMICS_PREFIX) :] if first.startswith(DYNAMICS_PREFIX) else None
+
+    @property
+    def has_prior(self) -> bool:
+        """Whether the sweep carries NCCL's cost-model prediction (prior_us), which `auto` needs."""
+        header = next(line for line in self._csv.split("\n", 2) if not line.startswith("#"))
+        return header.endswith(",prior_us")
+
+    def __len__(self) -> int:
+        """Rows (samples)."""
+        return self._csv.count("\n") - 1 - (1 if self.dynamics else 0)
+
+    def __repr__(self) -> str:
+        where = f" from {self._path}" if self._path and not self._owned else ""
+        return f"<ncclbot.Sweep: {len(self)} rows{where}>"
+
+    def file(self) -> str:
+        """A path holding this sweep for a command: the file it was read from while that file is
+        unchanged, else a private copy that lives as long as this object."""
+        if self._path and os.path.exists(self._path) and _file_state(self._path) == self._state:
+            return self._path
+        if self._temp is None:
+            folder = tempfile.mkdtemp(prefix="ncclbot-sweep-")
+            weakref.finalize(self, shutil.rmtree, folder, True)
+            self._temp = os.path.join(folder, "sweep.csv")
+            with open(self._temp, "w", encoding="utf-8") as f:
+                f.write(self._csv)
+        return self._temp
+
+    def to_csv(self, path: "os.PathLike[str] | str") -> None:
+        """Writes the canonical CSV (the form `ncclbot synth` writes)."""
+        with open(path_text(path), "w", encoding="utf-8") as f:
+            f.write(self._csv)
+
+    def to_pandas(self) -> "pd.DataFrame":
+        """The sweep as a long-format DataFrame with the CSV's columns; exact (float64 values)."""
+        import pandas as pd
+
+        text, dynamics = self._csv, self.dynamics
+        if dynamics is not None:
+            text = text.split("\n", 1)[1]
+        df = pd.read_csv(io.StringIO(text), dtype=_DTYPES, keep_default_na=False)
+        for column in ("time_us", "prior_us"):
+            if column in df.columns:
+                df[column] = df[column].map(float).astype("float64")
+        if dynamics is not None:
+            df.attrs["dynamics"] = dynamics
+        return df
+
+    @classmethod
+    def from_pandas(cls, df: "pd.DataFrame") -> "Sweep":
+        """A sweep from a long-format DataFrame with the CSV's columns (prior_us optional; a
+        `dynamics` entry in df.attrs restores the call dynamics). It is checked as strictly as a
+        CSV file: an error names the row as a line of the CSV, with the header as line 1."""
+        missing = [c for c in COLUMNS if c not in df.columns]
+        if missing:
+            raise_for(2, f"ncclbot: <DataFrame>: missing column(s) {', '.join(missing)}")
+        columns = COLUMNS + (["prior_us"] if "prior_us" in df.columns else [])
+        text = df[columns].to_csv(index=False, lineterminator="\n")
+        dynamics = df.attrs.get("dynamics")
+        if dynamics:
+            text = DYNAMICS_PREFIX + str(dynamics) + "\n" + text
+        code, csv, err = _core.canonical_sweep("<DataFrame>", text)
+        raise_for(code, err)
+        return cls(csv)
+
+
+def read_sweep(path: "os.PathLike[str] | str") -> Sweep:
+    """Reads a sweep CSV strictly (an error names the file, line and reason)."""
+    p = os.path.abspath(path_text(path))
+    code, csv, err = _core.canonical_sweep(p)
+    raise_for(code, err)
+    return Sweep(csv, path=p)
+
+
+def synth(
+    fabric: str,
+    seed: int = 20260,
+    nodes: Optional[Sequence[int]] = None,
+    collectives: Optional[Sequence[str]] = None,
+    samples: Optional[int] = None,
+    min_bytes: Optional[int] = None,
+    max_bytes: Optional[int] = None,
+    gpus_per_node: Optional[int] = None,
+    hipipe: bool = False,
+    observation: Optional[str] = None,
+    noise_scale: Optional[float] = None,
+    drift: Optional[str] = None,
+    first_use: Optional[str] = None,
+    warmup: Optional[str] = None,
+    shift_rate: Optional[float] = None,
+    shift_size: Optional[float] = None,
+    out: "Optional[os.PathLike[str] | str]" = None,
+) -> Sweep:
+    """A simulated forced-arm sweep from a fabric preset, as `ncclbot synth` writes it (to `out`
+    when given, else to a private file). Options as the CLI's; None means the CLI's default."""
+    owned = None
+    if out is None:
+        owned = tempfile.mkdtemp(prefix="ncclbot-synth-")
+        target = os.path.join(owned, "sweep.csv")
+    else:
+        target = os.path.abspath(path_text(out))
+    options = dict(
+        fabric=fabric, seed=seed, out=target, nodes=nodes, collectives=collectives, samples=samples,
+        min_bytes=min_bytes, max_bytes=max_bytes, gpus_per_node=gpus_per_node, hipipe=hipipe,
+        observation=observation, noise_scale=noise_scale, drift=drift, first_use=first_use,
+        warmup=warmup, shift_rate=shift_rate, shift_size=shift_size,
+    )
+    try:
+        run(["synth"] + option_words(options) + ["--json"])
+        code, csv, err = _core.canonical_sweep(target)
+        raise_for(code, err)
+    except BaseException:
+        if owned:
+            shutil.rmtree(owned, True)
+        raise
+    return Sweep(csv, path=target, owned_dir=owned)

@@ -1,0 +1,76 @@
+"""The statistics of `ncclbot stats`, on Python sequences or numpy arrays: each function sends the
+CLI's JSON input and returns its JSON answer as a dict (NaN goes in as null, the untested entry)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Optional, Sequence
+
+from ._command import run
+
+Numbers = Sequence[float]
+
+
+def _value(v: Any) -> Any:
+    if hasattr(v, "tolist"):  # numpy arrays and scalars
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return [_value(x) for x in v]
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def test(name: str, threads: int = 1, **fields: Any) -> dict[str, Any]:
+    """`ncclbot stats NAME` with the given input fields (None fields are left out)."""
+    doc = {k: _value(v) for k, v in fields.items() if v is not None}
+    return json.loads(run(["stats", name, "--threads", str(threads)], input=json.dumps(doc, allow_nan=False)))
+
+
+def holm(p: Numbers, alpha: Optional[float] = None) -> dict[str, Any]:
+    """Holm step-down adjusted p-values; NaN marks an untested entry, left out of the family."""
+    return test("holm", p=p, alpha=alpha)
+
+
+def bonferroni(p: Numbers, alpha: Optional[float] = None) -> dict[str, Any]:
+    """Bonferroni adjusted p-values, min(1, m p)."""
+    return test("bonferroni", p=p, alpha=alpha)
+
+
+def permutation(
+    diffs: Numbers,
+    alternative: Optional[str] = None,
+    method: Optional[str] = None,
+    resamples: Optional[int] = None,
+    seed: Optional[int] = None,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Paired sign-flip permutation test of the mean difference (exact when 2^n is small)."""
+    return test("permutation", threads, diffs=diffs, alternative=alternative, method=method,
+                resamples=resamples, seed=seed)
+
+
+def bootstrap(
+    x: Numbers,
+    y: Optional[Numbers] = None,
+    statistic: Optional[str] = None,
+    threshold: Optional[float] = None,
+    level: Optional[float] = None,
+    method: Optional[str] = None,
+    resamples: Optional[int] = None,
+    seed: Optional[int] = None,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Bootstrap confidence interval (percentile or BCa) of mean, p99, max or count_above; with
+    `y`, of statistic(x) - statistic(y) over pairs."""
+    return test("bootstrap", threads, x=x, y=y, statistic=statistic, threshold=threshold, level=level,
+                method=method, resamples=resamples, seed=seed)
+
+
+def wilcoxon(diffs: Numbers, alternative: Optional[str] = None, zero_method: Optional[str] = None) -> dict[str, Any]:
+    """Wilcoxon signed-rank test."""
+    return test("wilcoxon", diffs=diffs, alternative=alternative, zero_method=zero_method)
+
+
+__all__ = ["test", "holm", "bonferroni", "permutation", "bootstrap", "wilcoxon"]

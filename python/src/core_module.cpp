@@ -1,0 +1,129 @@
+// ncclbot._core, the compiled half of the Python package: the commands of the `ncclbot` program run
+// in process (cli/dispatch.hpp), so Python gets exactly what the CLI prints (its --json document,
+// its one-line errors, its exit codes), and the sweep CSV in its canonical form. The GIL is released
+// while a command runs; progress goes to a Python callable instead of a terminal line.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli/dispatch.hpp"
+#include "ncclbot/io/resource_paths.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/version.hpp"
+#include "study/progress_line.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+// (exit code, stdout, stderr) of one command.
+using Outcome = std::tuple<int, std::string, std::string>;
+
+// The commands read std::cin and write std::cout and std::cerr; a captured call points them at
+// strings for its duration, so calls run one at a time.
+std::mutex command_mu;
+
+class StreamSwap {
+ public:
+  StreamSwap(std::ios& stream, std::streambuf* buf) : stream_(stream), old_(stream.rdbuf(buf)) {}
+  ~StreamSwap() { stream_.rdbuf(old_); }
+  StreamSwap(const StreamSwap&) = delete;
+  StreamSwap& operator=(const StreamSwap&) = delete;
+
+ private:
+  std::ios& stream_;
+  std::streambuf* old_;
+};
+
+Outcome run_command(const std::vector<std::string>& args, const std::optional<std::string>& input,
+                    bool capture) {
+  nb::gil_scoped_release released;
+  std::lock_guard<std::mutex> lock(command_mu);
+  std::ostringstream out, err;
+  std::istringstream in(input.value_or(""));
+  std::optional<StreamSwap> swap_out, swap_err, swap_in;
+  if (capture) {
+    swap_out.emplace(std::cout, out.rdbuf());
+    swap_err.emplace(std::cerr, err.rdbuf());
+  }
+  if (input) swap_in.emplace(std::cin, in.rdbuf());
+  const int code = ncclbot::cli::run_cli(args);
+  std::cout.flush();
+  return {code, out.str(), err.str()};
+}
+
+// A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
+// canonical form: floats in their shortest exact form, so reading it again is bit-identical.
+Outcome canonical_sweep(const std::string& source, const std::optional<std::string>& text) {
+  nb::gil_scoped_release released;
+  std::ostringstream out, err;
+  try {
+    if (text) {
+      std::istringstream in(*text);
+      ncclbot::write_sweep_csv(ncclbot::parse_sweep_csv(in, source), out);
+    } else {
+      ncclbot::write_sweep_csv(ncclbot::read_sweep_csv(source), out);
+    }
+  } catch (...) {
+    const int code = ncclbot::cli::report_failure(std::current_exception(), err);
+    return {code, "", err.str()};
+  }
+  return {0, out.str(), ""};
+}
+
+// The Python callable progress goes to, or null. Held with a reference of its own and never freed
+// at exit (the interpreter may be gone by then); replaced only with the GIL held.
+PyObject* progress_callable = nullptr;
+
+void set_progress(nb::object callable) {
+  PyObject* next = callable.is_none() ? nullptr : callable.inc_ref().ptr();
+  PyObject* previous = progress_callable;
+  progress_callable = next;
+  Py_XDECREF(previous);
+  if (next == nullptr) {
+    ncclbot::study::set_progress_observer({});
+    return;
+  }
+  ncclbot::study::set_progress_observer([](const std::string& label, size_t done, size_t total, bool last) {
+    nb::gil_scoped_acquire held;
+    if (progress_callable == nullptr) return;
+    const nb::handle callable(progress_callable);
+    try {
+      callable(label, done, total, last);
+    } catch (nb::python_error& e) {
+      e.discard_as_unraisable("ncclbot progress callback");
+    }
+  });
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "ncclbot's compiled core: the CLI's commands in process, and sweep CSV canonicalization";
+  m.attr("version") = std::string(ncclbot::kVersion);
+  m.def("run_command", &run_command, nb::arg("args"), nb::arg("input") = nb::none(),
+        nb::arg("capture") = true,
+        "Runs one ncclbot command line (without the program name). Returns (exit code, stdout, stderr); "
+        "with capture=False the output goes to the process's own stdout and stderr.");
+  m.def("canonical_sweep", &canonical_sweep, nb::arg("source"), nb::arg("text") = nb::none(),
+        "Reads a sweep CSV (the file `source`, or `text` named `source` in errors) and returns "
+        "(exit code, canonical CSV, error line).");
+  m.def("set_progress", &set_progress, nb::arg("callable").none(),
+        "Sends progress of long commands to callable(label, done, total, last); None: none.");
+  m.def(
+      "data_dir", [] { return ncclbot::resource_paths().data; },
+      "The folder ncclbot found its fabric and HiPIPE presets in (empty when none).");
+  m.def(
+      "experiments_dir", [] { return ncclbot::resource_paths().experiments; },
+      "The folder of the example studies (quick.toml, paper.toml, ...).");
+}

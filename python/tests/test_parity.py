@@ -1,0 +1,184 @@
+"""The package's numbers are the CLI's, bit for bit: each call is compared with the `ncclbot`
+program run on the same input (exact float equality, not a tolerance)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+import ncclbot
+
+POLICIES = ["auto", "ucb1:c=0.1,n0=4", "greedy:n0=1|4", "egreedy:eps=0.1,n0=2"]
+
+
+def test_replay_equals_the_cli_json(run_cli, sweep_file):
+    args = ["--seeds", "3", "--horizon", "120", "--threads", "2", "--seed", "5"]
+    want = run_cli.json("replay", "--sweep", sweep_file, *sum((["--policy", p] for p in POLICIES), []), *args)
+    got = ncclbot.replay_json(sweep_file, POLICIES, seeds=3, horizon=120, threads=2, seed=5)
+    assert got == want
+    df = ncclbot.replay(ncclbot.read_sweep(sweep_file), POLICIES, seeds=3, horizon=120, threads=2, seed=5)
+    assert list(df.columns) == ["policy"] + [f"{ph}_{m}" for ph in ("online", "final")
+                                             for m in ("mean", "p99", "max", "above_10pct")]
+    assert len(df) == len(want["configs"]) == 5  # greedy's grid has two points
+    for row, config in zip(df.to_dict("records"), want["configs"]):
+        assert row["policy"] == config["policy"]
+        for phase in ("online", "final"):
+            for metric, value in config[phase].items():
+                assert row[f"{phase}_{metric}"] == value  # exact
+    assert df.attrs["contexts"] == want["contexts"] and df.attrs["backend"] == "cpu"
+
+
+def test_the_thread_count_does_not_change_a_replay(sweep_file):
+    one = ncclbot.replay_json(sweep_file, POLICIES, seeds=2, horizon=60, threads=1)
+    two = ncclbot.replay_json(sweep_file, POLICIES, seeds=2, horizon=60, threads=2)
+    assert one == two
+
+
+def test_synth_writes_what_the_cli_writes(run_cli, tmp_path):
+    cli_path = tmp_path / "cli.csv"
+    r = run_cli("synth", "--fabric", "gb200-mnnvl", "--seed", "9", "--nodes", "2", "--samples", "2",
+                "--out", cli_path)
+    assert r.returncode == 0, r.stderr
+    sw = ncclbot.synth("gb200-mnnvl", seed=9, nodes=[2], samples=2)
+    assert sw.csv == cli_path.read_text()
+    out = tmp_path / "py.csv"
+    ncclbot.synth("gb200-mnnvl", seed=9, nodes=[2], samples=2, out=out)
+    assert out.read_bytes() == cli_path.read_bytes()
+
+
+def test_inspect_tune_and_model_equal_the_cli(run_cli, sweep_file):
+    assert ncclbot.inspect(sweep_file) == run_cli.json("inspect", sweep_file)
+    assert ncclbot.inspect(sweep_file, nodes=[16]) == run_cli.json("inspect", sweep_file, "--nodes", "16")
+    want = run_cli.json("tune", "--sweep", sweep_file, "--policy", "ucb1:c=0.05|0.2,n0=4", "--seeds", "2",
+                        "--horizon", "80", "--tune-nodes", "4", "--score-nodes", "16", "--threads", "2")
+    got = ncclbot.tune(sweep_file, "ucb1:c=0.05|0.2,n0=4", seeds=2, horizon=80, tune_nodes=[4],
+                       score_nodes=[16], threads=2)
+    assert got == want
+    want = run_cli.json("model", "--fabric", "h100-ib-b", "--collective", "allgather", "--nodes", "8",
+                        "--bytes", "1048576")
+    assert ncclbot.model(1048576, fabric="h100-ib-b", collective="allgather", nodes=8) == want
+
+
+def test_a_study_run_from_python_writes_the_cli_results(run_cli, tmp_path):
+    from conftest import REPO
+
+    study = REPO / "tests" / "data" / "study" / "tiny.toml"
+    r = run_cli("run", study, "--out", tmp_path / "cli", "--no-figures", "--threads", "2")
+    assert r.returncode == 0, r.stderr
+    results = ncclbot.run(study, tmp_path / "py", figures=False, threads=2)
+    assert set(results["paths"]) >= {"results", "report_md"}
+    want = json.loads((tmp_path / "cli" / "results.json").read_text())
+    got = json.loads((tmp_path / "py" / "results.json").read_text())
+    assert got == want
+    assert (tmp_path / "py" / "report.md").read_text() == (tmp_path / "cli" / "report.md").read_text()
+
+
+def test_a_bundled_example_is_found_by_name():
+    import os
+
+    assert os.path.exists(os.path.join(ncclbot.examples_dir(), "quick.toml"))
+    assert "h100-ib-a" in ncclbot.fabrics()
+
+
+def test_errors_carry_the_cli_line_and_exit_code(run_cli, tmp_path):
+    missing = tmp_path / "missing.csv"
+    r = run_cli("replay", "--sweep", missing, "--policy", "auto", "--seeds", "1", "--horizon", "10")
+    assert r.returncode == 2
+    with pytest.raises(ncclbot.InputError) as e:
+        ncclbot.replay(missing, "auto", seeds=1, horizon=10)
+    assert str(e.value) == r.stderr.strip()
+    assert e.value.exit_code == 2 and isinstance(e.value, ValueError)
+
+    r = run_cli("replay", "--sweep", missing, "--policy", "nosuch", "--seeds", "1", "--horizon", "10")
+    with pytest.raises(ncclbot.InputError) as e:
+        ncclbot.replay(missing, "nosuch", seeds=1, horizon=10)
+    assert str(e.value) == r.stderr.strip() and "nosuch" in str(e.value)
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n"
+                   "f,allreduce,2,8,1024,Ring,Simple,0,-3\n")
+    r = run_cli("inspect", bad)
+    with pytest.raises(ncclbot.InputError) as e:
+        ncclbot.read_sweep(bad)
+    assert str(e.value) == r.stderr.strip()
+    assert f"{bad}:2" in str(e.value)
+
+
+def test_stats_match_hand_calculations():
+    # Holm on p = (0.01, 0.04, untested, 0.03), family of 3: sorted 0.01*3, 0.03*2, 0.04*1 -> running
+    # maximum 0.03, 0.06, 0.06.
+    h = ncclbot.stats.holm([0.01, 0.04, math.nan, 0.03])
+    assert h["adjusted"][0] == pytest.approx(0.03) and h["adjusted"][1] == pytest.approx(0.06)
+    assert h["adjusted"][2] is None and h["adjusted"][3] == pytest.approx(0.06)
+    assert h["family_size"] == 3 and h["rejected"] == [True, False, None, False]
+    # The exact sign-flip test enumerated by hand: 16 sign vectors, |mean| >= the observed one.
+    import itertools
+
+    diffs = [0.1, 0.2, -0.05, 0.3]
+    observed = abs(sum(diffs)) / 4
+    extreme = sum(abs(sum(s * d for s, d in zip(signs, diffs))) / 4 >= observed - 1e-12
+                  for signs in itertools.product([1, -1], repeat=4))
+    p = ncclbot.stats.permutation(diffs)
+    assert p["exact"] and p["p"] == pytest.approx(extreme / 16)
+    b = ncclbot.stats.bootstrap([1.0, 2.0, 3.0, 4.0, 5.0], method="percentile", resamples=999, seed=4)
+    assert b["estimate"] == 3.0 and 1.0 <= b["low"] < 3.0 < b["high"] <= 5.0
+
+
+def test_stats_equal_the_cli(run_cli):
+    import numpy as np
+
+    x = np.linspace(0.0, 1.0, 41) ** 2
+    doc = {"x": x.tolist(), "statistic": "p99", "method": "bca", "resamples": 1999, "seed": 3}
+    r = run_cli("stats", "bootstrap", input=json.dumps(doc))
+    assert ncclbot.stats.bootstrap(x, statistic="p99", method="bca", resamples=1999, seed=3) == json.loads(r.stdout)
+
+
+def test_a_dataframe_round_trip_is_exact(sweep_file):
+    sw = ncclbot.read_sweep(sweep_file)
+    df = sw.to_pandas()
+    assert list(df.columns) == ["fabric", "collective", "nodes", "gpus_per_node", "bytes", "algo", "proto",
+                                "sample", "time_us", "prior_us"]
+    assert len(df) == len(sw) and df["bytes"].dtype == "int64" and df["time_us"].dtype == "float64"
+    assert df.attrs["dynamics"] == sw.dynamics and sw.dynamics.startswith("job_warmup=")
+    back = ncclbot.Sweep.from_pandas(df)
+    assert back.csv == sw.csv == sweep_file.read_text()
+    # A sweep built in pandas replays as the same file does.
+    assert ncclbot.replay_json(back, "auto", seeds=1, horizon=30) == ncclbot.replay_json(sweep_file, "auto", seeds=1, horizon=30)
+
+
+def test_a_bad_dataframe_names_the_row_as_a_csv_line(sweep_file):
+    df = ncclbot.read_sweep(sweep_file).to_pandas()
+    df.loc[3, "time_us"] = -1.0
+    with pytest.raises(ncclbot.InputError) as e:
+        ncclbot.Sweep.from_pandas(df)
+    assert str(e.value).startswith("ncclbot: <DataFrame>:6")  # header line 1, # dynamics line 2, row 3 line 6
+    with pytest.raises(ncclbot.InputError, match="missing column"):
+        ncclbot.Sweep.from_pandas(df.drop(columns=["proto"]))
+
+
+def test_a_changed_file_is_not_read_behind_the_sweeps_back(tmp_path, sweep_file):
+    copy = tmp_path / "copy.csv"
+    copy.write_text(sweep_file.read_text())
+    sw = ncclbot.read_sweep(copy)
+    before = ncclbot.replay_json(sw, "auto", seeds=1, horizon=20)
+    copy.write_text("not a sweep\n")
+    assert ncclbot.replay_json(sw, "auto", seeds=1, horizon=20) == before
+
+
+def test_replay_raw_is_the_cli_raw_file(run_cli, sweep_file, tmp_path):
+    raw = tmp_path / "raw.csv"
+    r = run_cli("replay", "--sweep", sweep_file, "--policy", "auto", "--policy", "thompson", "--seeds", "2",
+                "--horizon", "40", "--raw", raw)
+    assert r.returncode == 0, r.stderr
+    want = pd.read_csv(raw, dtype=str)
+    got = ncclbot.replay_raw(sweep_file, ["auto", "thompson"], seeds=2, horizon=40)
+    assert list(got.columns) == list(want.columns) and len(got) == len(want)
+    assert [float(v) for v in want.online_loss] == got.online_loss.tolist()
+    assert [int(v) for v in want.context] == got.context.tolist()
+    # The per-replay mean over contexts and seeds is replay()'s online mean.
+    summary = ncclbot.replay(sweep_file, ["auto", "thompson"], seeds=2, horizon=40)
+    per_config = got.groupby("config").online_loss.mean()
+    assert per_config.tolist() == pytest.approx(summary.online_mean.tolist(), rel=1e-12)

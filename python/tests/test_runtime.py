@@ -1,0 +1,81 @@
+"""How the package behaves inside a Python process: the GIL is free while a command runs, progress
+reaches a callback, and the type stubs ship with it."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import ncclbot
+from ncclbot import _core
+
+
+def _long_replay(sweep_file):
+    return ncclbot.replay_json(sweep_file, ["ucb1:c=0.05|0.1|0.2|0.4,n0=1|4", "thompson"], seeds=16,
+                               horizon=4000, threads=1, progress=False)
+
+
+def test_the_gil_is_released_while_a_replay_runs(sweep_file):
+    done = threading.Event()
+    ticks = 0
+
+    def replay():
+        _long_replay(sweep_file)
+        done.set()
+
+    worker = threading.Thread(target=replay)
+    start = time.perf_counter()
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    elapsed = time.perf_counter() - start
+    # Held GIL: this loop would not run at all until the replay returned.
+    assert elapsed > 0.3, "the replay was too short to tell"
+    assert ticks > elapsed / 0.001 * 0.3
+
+
+def test_progress_reaches_the_callback(sweep_file):
+    seen = []
+    _core.set_progress(lambda label, done, total, last: seen.append((label, done, total, last)))
+    try:
+        _long_replay(sweep_file)
+    finally:
+        _core.set_progress(None)
+    assert seen, "no progress was reported"
+    assert all(label == "replay" for label, *_ in seen)
+    assert seen[-1][3] and seen[-1][1] == seen[-1][2] > 0
+    dones = [d for _, d, _, _ in seen]
+    assert dones == sorted(dones)
+
+
+def test_progress_shows_as_a_line_without_tqdm(sweep_file, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # import fails
+    ncclbot.replay_json(sweep_file, ["ucb1:c=0.05|0.1|0.2|0.4,n0=1|4", "thompson"], seeds=16, horizon=4000,
+                        threads=1, progress=True)
+    err = capsys.readouterr().err
+    assert "replay: " in err and "100%" in err
+
+
+def test_the_package_ships_type_stubs():
+    folder = os.path.dirname(ncclbot.__file__)
+    assert os.path.exists(os.path.join(folder, "py.typed"))
+    stub = open(os.path.join(folder, "_core.pyi"), encoding="utf-8").read()
+    assert "def run_command(" in stub and "def canonical_sweep(" in stub
+
+
+def test_the_console_script_is_the_cli(run_cli, tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    script = shutil.which("ncclbot", path=os.path.dirname(sys.executable))
+    assert script, "the package's ncclbot console script is not installed beside python"
+    r = subprocess.run([script, "model", "--bytes", "4096", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == run_cli("model", "--bytes", "4096", "--json").stdout
+    r = subprocess.run([script, "inspect", str(tmp_path / "none.csv")], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("ncclbot: ")

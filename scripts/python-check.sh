@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The Python package, as a user gets it: `pip install .` into a fresh virtual environment
+# (build-python/venv), then its pytest suite (python/tests), which compares every call with the
+# `ncclbot` program of the build folder. Run by scripts/test.sh after the main build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+# The main build's compilers, so that ccache hands the package's build the same objects.
+cached() { sed -n "s/^$1:[A-Z]*=//p" build/CMakeCache.txt 2>/dev/null; }
+[ -n "$(cached CMAKE_CXX_COMPILER)" ] && export CXX="$(cached CMAKE_CXX_COMPILER)"
+[ -n "$(cached CMAKE_CUDA_COMPILER)" ] && export CUDACXX="$(cached CMAKE_CUDA_COMPILER)"
+venv=build-python/venv
+rm -rf "$venv"
+"$PYTHON" -m venv "$venv"
+"$venv/bin/python" -m pip install -q --upgrade pip
+"$venv/bin/python" -m pip install -q ".[test]"
+cd build-python  # not the source tree, so `import ncclbot` is the installed package
+NCCLBOT_CLI="$PWD/../build/ncclbot" "venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests
