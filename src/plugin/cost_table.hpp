@@ -2,8 +2,7 @@
 // NCCL's cost table as the tuner receives it: a contiguous float[numAlgo][numProto] passed as
 // float** (nccl-plugin-api.md 1.2), so it is cast back to rows, never dereferenced as pointers.
 // Negative entries (-1 = NCCL_ALGO_PROTO_IGNORE) are never written.
-#include <cmath>
-
+#include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/arm.hpp"
 
 namespace ncclbot::plugin {
@@ -20,7 +19,7 @@ class CostTable {
   int arm_protos() const { return num_proto_ < kNumProtos ? num_proto_ : kNumProtos; }
 
   float at(int algo, int proto) const { return data_[algo * num_proto_ + proto]; }
-  static bool usable(float v) { return v >= 0.0f && std::isfinite(v); }
+  static bool usable(float v) { return usable_cost(v); }
   bool usable(int algo, int proto) const { return usable(at(algo, proto)); }
   bool usable_slot(int slot) const {
     if (!is_nccl_slot(slot)) return false;

@@ -1,5 +1,7 @@
 #include "plugin/plugin_names.hpp"
 
+#include "ncclbot/core/name_table.hpp"
+
 namespace ncclbot::plugin {
 namespace {
 
@@ -16,40 +18,16 @@ bool normalize(std::string_view s, char (&out)[32], size_t* len) {
   return true;
 }
 
-template <size_t N>
-int index_of(std::string_view s, const char* const (&names)[N]) {
-  char buf[32];
-  size_t n = 0;
-  if (!normalize(s, buf, &n)) return -1;
-  const std::string_view key(buf, n);
-  for (size_t i = 0; i < N; ++i)
-    if (key == names[i]) return int(i);
-  return -1;
-}
-
-constexpr const char* kAlgoKeys[] = {"tree",     "ring", "collnetdirect", "collnetchain", "nvls",
-                                     "nvlstree", "pat"};
-constexpr const char* kProtoKeys[] = {"ll", "ll128", "simple"};
-constexpr const char* kCollKeys[] = {"broadcast", "reduce",   "allgather", "reducescatter",
-                                     "allreduce", "sendrecv", "send",      "recv",
-                                     "alltoall",  "scatter",  "gather"};
-constexpr const char* kAlgoLabels[] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
-                                       "NVLSTree", "PAT"};
-constexpr const char* kProtoLabels[] = {"LL", "LL128", "Simple"};
-constexpr const char* kCollLabels[] = {"Broadcast", "Reduce",   "AllGather", "ReduceScatter",
-                                       "AllReduce", "SendRecv", "Send",      "Recv",
-                                       "AlltoAll",  "Scatter",  "Gather"};
-
 }  // namespace
 
 int parse_algo_name(std::string_view s) {
-  return index_of(s, kAlgoKeys);
+  return find_name(s, kAlgoNames, kNumNcclAlgos);  // NCCL's seven: HiPIPE is never a live arm
 }
 int parse_proto_name(std::string_view s) {
-  return index_of(s, kProtoKeys);
+  return find_name(s, kProtoNames);
 }
 int parse_collective_name(std::string_view s) {
-  return index_of(s, kCollKeys);
+  return find_name(s, kCollectiveNames);
 }
 
 size_t datatype_size(std::string_view s) {
@@ -65,14 +43,15 @@ size_t datatype_size(std::string_view s) {
   return 0;
 }
 
+// The table's names are string literals, so their data are NUL-terminated C strings.
 const char* algo_label(int algo) {
-  return (algo >= 0 && algo < 7) ? kAlgoLabels[algo] : "?";
+  return (algo >= 0 && algo < kNumNcclAlgos) ? kAlgoNames[algo].data() : "?";
 }
 const char* proto_label(int proto) {
-  return (proto >= 0 && proto < 3) ? kProtoLabels[proto] : "?";
+  return (proto >= 0 && proto < kNumProtos) ? kProtoNames[proto].data() : "?";
 }
 const char* collective_label(int coll) {
-  return (coll >= 0 && coll < 11) ? kCollLabels[coll] : "?";
+  return (coll >= 0 && coll < kNumCollectives) ? kCollectiveNames[coll].data() : "?";
 }
 
 }  // namespace ncclbot::plugin

@@ -1,7 +1,7 @@
 #pragma once
-// Name parsing for the plugin's inputs (decision tables, profiler descriptors). The plugin keeps its
-// own small copy instead of linking the host library, so the .so depends on nothing but libc.
-// Matching ignores case, '_' and '-': "AllReduce", "allreduce", "all_reduce"; "NVLSTree", "nvls_tree".
+// Name parsing for the plugin's inputs (decision tables, profiler descriptors), on the one name
+// table and matching rule of the host library (core/name_table.hpp, header-only, so the .so still
+// depends on nothing but libc). Case, '_' and '-' are ignored: "all_reduce", "nvls_tree".
 #include <cstddef>
 #include <string_view>
 

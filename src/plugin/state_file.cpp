@@ -14,6 +14,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "ncclbot/core/argmin.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/regular_file.hpp"
 
@@ -128,7 +129,7 @@ struct ValueReader {
 ArmMask mask_of(const float* prior) {
   ArmMask m;
   for (int s = 0; s < kNumNcclArms; ++s)
-    if (prior[s] >= 0.0f && std::isfinite(prior[s])) m.set(s);
+    if (usable_cost(prior[s])) m.set(s);
   return m;
 }
 

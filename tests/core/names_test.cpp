@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ncclbot/core/argmin.hpp"
+#include "ncclbot/core/name_table.hpp"
 
 using namespace ncclbot;
 
@@ -41,7 +42,8 @@ TEST(Names, PrintsNcclSpellingAndRoundTrips) {
   EXPECT_EQ(collective_name(Collective::kReduceScatter), "ReduceScatter");
   for (int a = 0; a < kNumAlgos; ++a) EXPECT_EQ(int(*parse_algo(algo_name(Algo(a)))), a);
   for (int p = 0; p < kNumProtos; ++p) EXPECT_EQ(int(*parse_proto(proto_name(Proto(p)))), p);
-  for (int c = 0; c < kNumCollectives; ++c) EXPECT_EQ(int(*parse_collective(collective_name(Collective(c)))), c);
+  for (int c = 0; c < kNumCollectives; ++c)
+    EXPECT_EQ(int(*parse_collective(collective_name(Collective(c)))), c);
 }
 
 TEST(ArmSlots, SlotIsAlgoTimesThreePlusProto) {
@@ -90,4 +92,37 @@ TEST(NcclArgmin, StrictLessSoTiesGoToLowestSlotAndNegativesAreIgnored) {
   EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), arm_slot(Algo::kPat, Proto::kLL));
   ArmMask no_pat{all.bits & ~(1u << arm_slot(Algo::kPat, Proto::kLL))};
   EXPECT_EQ(nccl_argmin(no_pat, [&](int s) { return table[s]; }), arm_slot(Algo::kTree, Proto::kSimple));
+}
+
+// The matching rule of core/name_table.hpp, case by case.
+TEST(NameTable, MatchingIgnoresCaseUnderscoresAndDashesOnly) {
+  static_assert(name_matches("all_reduce", "AllReduce"));
+  static_assert(name_matches("-NVLS-tree_", "NVLSTree"));
+  static_assert(!name_matches("", "Tree") && !name_matches("_-_", "Tree") && !name_matches("Tree", ""));
+  static_assert(!name_matches("Tre", "Tree") && !name_matches("Trees", "Tree") &&
+                !name_matches("T ree", "Tree"));
+  static_assert(find_name("simple", kProtoNames) == 2 && find_name("LL64", kProtoNames) == -1);
+  // A count limits the search: HiPIPE (index 7) is an algorithm but not one of NCCL's seven.
+  static_assert(find_name("hipipe", kAlgoNames) == 7 && find_name("hipipe", kAlgoNames, kNumNcclAlgos) == -1);
+  EXPECT_EQ(int(*parse_algo("HiPIPE")), 7);
+  EXPECT_FALSE(parse_nccl_algo("HiPIPE"));
+  EXPECT_THROW(algo_name(Algo(kNumAlgos)), std::out_of_range);
+}
+
+// One "usable arm" rule for every table: non-negative and finite, 0 included.
+TEST(UsableCost, NonNegativeAndFinite) {
+  static_assert(usable_cost(0.0) && usable_cost(3.3e38f) && usable_cost(1e308));
+  static_assert(!usable_cost(-1.0) && !usable_cost(-0.5) && !usable_cost(__builtin_inf()) &&
+                !usable_cost(__builtin_nan("")));
+  // nccl_argmin applies it: a huge finite time can be chosen, infinity and NaN never are.
+  float table[kNumArms];
+  for (float& t : table) t = -1.0f;
+  const ArmMask all{(1u << kNumArms) - 1};
+  table[3] = __builtin_inff();
+  table[4] = __builtin_nanf("");
+  EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), -1);
+  table[9] = 3.3e38f;
+  EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), 9);
+  table[10] = 0.0f;
+  EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), 10);
 }

@@ -22,6 +22,7 @@
 // the mask is non-empty, and returns -1 only for an empty mask.
 #include <cstdint>
 
+#include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/hd.hpp"
 #include "ncclbot/core/philox.hpp"
@@ -52,9 +53,10 @@ NCCLBOT_HD int select_with(Policy& policy, StepRandom& rng, const SelectAids& ai
     return policy.select(rng);
 }
 
-// Whether slot s has a usable prior prediction.
+// Whether slot s has a prior prediction that can warm its mean: a usable cost (core/argmin.hpp)
+// that is a time, so not 0 (NCCL's 0 marks a choice, not a duration).
 NCCLBOT_HD inline bool has_prior_value(const PolicyContext& ctx, int s) {
-  return ctx.prior_us != nullptr && ctx.prior_us[s] > 0.0f && ctx.prior_us[s] < 3.0e38f;
+  return ctx.prior_us != nullptr && usable_cost(ctx.prior_us[s]) && ctx.prior_us[s] > 0.0f;
 }
 
 }  // namespace ncclbot
