@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -24,6 +25,7 @@
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
@@ -41,6 +43,7 @@ struct PluginCheckOptions {
   int delay = 0;
   std::string nodes, collectives, feed = "auto";
   int max_reports = 20;
+  std::string log_path;
   bool json = false;
 };
 
@@ -264,6 +267,8 @@ Action setup(CLI::App& app) {
                  "how latencies go back: profiler, report, or auto (profiler when ns timestamps carry the "
                  "value exactly, else report; default)")
       ->check(CLI::IsMember({"auto", "profiler", "report"}));
+  app.add_option("--log", opt->log_path,
+                 "have the plugin write its decision log here (NCCLBOT_LOG; a new file, docs/ope.md)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     if (opt->horizon < 1) throw UsageError("--horizon must be at least 1");
@@ -291,7 +296,19 @@ Action setup(CLI::App& app) {
     setenv("NCCLBOT_POLICY", spec.text.c_str(), 1);
     setenv("NCCLBOT_SEED", std::to_string(opt->seed).c_str(), 1);
     setenv("NCCLBOT_AGREEMENT", "local", 1);
-    for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER"}) unsetenv(name);
+    for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER", "NCCLBOT_LOG",
+                             "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK"})
+      unsetenv(name);
+    if (!opt->log_path.empty()) {
+      // A log of one run: appending to an older one would mix two policies under one header.
+      check_output_not_input(opt->log_path, {opt->sweep_path, opt->plugin_path}, "--log");
+      if (std::filesystem::exists(opt->log_path))
+        throw UsageError("--log " + opt->log_path +
+                         " exists; plugin-check writes a new log (remove it first)");
+      if (opt->log_path.find('%') != std::string::npos)
+        throw UsageError("--log names one file (no %r: plugin-check drives a single rank)");
+      setenv("NCCLBOT_LOG", opt->log_path.c_str(), 1);
+    }
     const LoadedPlugin plugin = load_plugin(opt->plugin_path);
 
     int checked = 0, skipped = 0, steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
@@ -329,6 +346,7 @@ Action setup(CLI::App& app) {
               << ", via report " << via_report
               << (not_joined ? ", NOT JOINED " + std::to_string(not_joined) : std::string()) << "; "
               << (equal ? "EQUAL" : "DIFFERENT") << "\n";
+    if (!opt->log_path.empty()) std::cerr << "plugin-check: decision log " << opt->log_path << "\n";
     if (opt->json) {
       nlohmann::json j;
       j["policy"] = spec.text;
@@ -342,6 +360,7 @@ Action setup(CLI::App& app) {
       j["via_report"] = via_report;
       j["not_joined"] = not_joined;
       j["equal"] = equal;
+      if (!opt->log_path.empty()) j["log"] = opt->log_path;
       nlohmann::json list = nlohmann::json::array();
       for (const Mismatch& m : mismatches)
         list.push_back({{"context", m.context},

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "ncclbot/core/argmin.hpp"
+#include "ncclbot/log/decision_log_format.hpp"
+#include "plugin/decision_log.hpp"
 #include "plugin/state_file.hpp"
 
 namespace ncclbot::plugin {
@@ -15,7 +18,7 @@ constexpr int kSlice = 8;
 ArmMask mask_of(const float* prior) {
   ArmMask m;
   for (int s = 0; s < kNumNcclArms; ++s)
-    if (prior[s] >= 0.0f && std::isfinite(prior[s])) m.set(s);
+    if (usable_cost(prior[s])) m.set(s);
   return m;
 }
 
@@ -134,6 +137,7 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
   const int slot = engine_->select(c.policy, c.stream_id, c.steps);
+  if (log_) last_propensity_ = engine_->propensity(c.policy, slot);  // same state as select()
   ++c.steps;
   return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
 }
@@ -203,8 +207,36 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
     float prior[kNumArms];
     table.prior(prior);
     c = &context_locked(key, bytes, prior);
+    if (log_) log_context_locked(key, *c, bytes, table);
   }
-  return decide_at_locked(key, c, c->next_call++);
+  const uint64_t index = c->next_call++;
+  if (!log_) return decide_at_locked(key, c, index);
+  last_propensity_ = 1.0;  // NCCL's own choice, when the policy does not decide
+  const int slot = decide_at_locked(key, c, index);
+  const int nccl = bytes == c->first_bytes ? c->first_nccl_slot : table.nccl_pick_slot();
+  c->pending.push_back({index, bytes, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), last_propensity_});
+  if (c->pending.size() > kMaxFollowerLead) c->pending.pop_front();  // never measured: not kept for ever
+  return slot;
+}
+
+void OnlineLearner::set_decision_log(std::shared_ptr<DecisionLog> log) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!memoize_) log_ = std::move(log);
+}
+
+void OnlineLearner::log_context_locked(int key, const Context& c, uint64_t bytes, const CostTable& table) {
+  decision_log::ContextRecord r;
+  r.comm_hash = comm_id_;
+  r.bytes = bytes;
+  r.nodes = uint32_t(nnodes_);
+  r.ranks = uint32_t(nranks_);
+  r.collective = key_collective(key);
+  r.nccl_slot = table.nccl_pick_slot();
+  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = c.prior[s];
+  contexts_[key]->first_nccl_slot = r.nccl_slot;
+  unsigned char out[decision_log::kContextRecordBytes];
+  decision_log::encode(r, out);
+  log_->append(out, sizeof out);
 }
 
 int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index,
@@ -267,6 +299,28 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   engine_->update(c->policy, slot, latency_us);
   ++c->absorbed;
   ++observations_;
+  if (log_) {
+    decision_log::CallRecord r;
+    r.comm_hash = comm_id_;
+    r.latency_us = latency_us;
+    r.nodes = uint32_t(nnodes_);
+    r.ranks = uint32_t(nranks_);
+    r.collective = key_collective(key);
+    r.slot = slot;
+    r.propensity = __builtin_nan("");  // a latency no decision of this rank is waiting for
+    r.call_index = UINT64_MAX;
+    if (!c->pending.empty()) {
+      const Context::Pending p = c->pending.front();
+      c->pending.pop_front();
+      r.call_index = p.index;
+      r.bytes = p.bytes;
+      r.nccl_slot = p.nccl_slot;
+      if (p.slot == slot) r.propensity = p.propensity;
+    }
+    unsigned char out[decision_log::kCallRecordBytes];
+    decision_log::encode(r, out);
+    log_->append(out, sizeof out);
+  }
   return true;
 }
 

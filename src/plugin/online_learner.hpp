@@ -34,6 +34,7 @@
 
 namespace ncclbot::plugin {
 
+class DecisionLog;
 class StateFile;
 
 // How far a follower may ask ahead of the leader's own call count in a context.
@@ -78,6 +79,11 @@ class OnlineLearner {
                     uint64_t member);
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
   bool observe(int key, int slot, double latency_us);
+
+  // Records each measured call of this rank's own decisions (decide_next) in `log`: the arm that
+  // ran, NCCL's pick, the policy's probability of that arm, the latency; and each context's cost
+  // table on its first call (docs/ope.md). Local mode only (no memo); set before the first call.
+  void set_decision_log(std::shared_ptr<DecisionLog> log);
 
   // Leader mode: decisions are NCCL's own (-1) until every rank of the communicator is connected.
   void set_active(bool active);
@@ -127,6 +133,15 @@ class OnlineLearner {
     uint64_t retired_at = UINT64_MAX;
     int retired_slot = -1;
     std::deque<int8_t> memo;  // decisions by call index (leader mode)
+    // With a decision log: the decided calls not yet measured, oldest first, and NCCL's pick at
+    // the context's first size.
+    struct Pending {
+      uint64_t index, bytes;
+      int8_t slot, nccl_slot;  // the arm that will run; NCCL's pick
+      double propensity;
+    };
+    std::deque<Pending> pending;
+    int first_nccl_slot = -1;
   };
 
   // The ranks' first cost tables of one context, until it starts.
@@ -146,6 +161,7 @@ class OnlineLearner {
   void start_locked(int key, bool tables_agree);
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c, uint64_t index);
+  void log_context_locked(int key, const Context& c, uint64_t bytes, const CostTable& table);
   void retire_locked(Context& c, int slot);
   bool grow_memo_locked(Context& c);
 
@@ -158,7 +174,9 @@ class OnlineLearner {
   bool active_ = true;
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0;
   FeedbackLagHistogram lag_;
-  int64_t memo_charged_ = 0;  // bytes taken from the budget
+  std::shared_ptr<DecisionLog> log_;
+  double last_propensity_ = 1.0;  // of the last fresh decision (with a log)
+  int64_t memo_charged_ = 0;      // bytes taken from the budget
   std::unique_ptr<Context> contexts_[kNumContextKeys];
   // Leader mode: per context, the calls answered before it started (the policy starts after them),
   // the leader's own call count (how far followers may ask ahead), whether it started, and the

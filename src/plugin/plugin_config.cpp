@@ -80,6 +80,23 @@ PluginConfig PluginConfig::from_environment() {
     else
       note(c, "NCCLBOT_LEADER_TIMEOUT_MS='" + timeout + "' is not a number of milliseconds");
   }
+  c.log_path = env("NCCLBOT_LOG");
+  const std::string log_ranks = env("NCCLBOT_LOG_RANKS");
+  uint64_t lr = 0;
+  if (log_ranks == "all")
+    c.log_rank = -1;
+  else if (!log_ranks.empty() && parse_u64(log_ranks, &lr) && lr < 0x7fffffff)
+    c.log_rank = int(lr);
+  else if (!log_ranks.empty())
+    note(c, "NCCLBOT_LOG_RANKS='" + log_ranks + "' is not a rank or 'all', using 0");
+  const std::string log_mb = env("NCCLBOT_LOG_MAX_MB");
+  uint64_t mb = 0;
+  if (!log_mb.empty()) {
+    if (parse_u64(log_mb, &mb) && mb >= 1 && mb <= (uint64_t(1) << 30))
+      c.log_max_bytes = mb << 20;
+    else
+      note(c, "NCCLBOT_LOG_MAX_MB='" + log_mb + "' is not a size in MiB, using 1024");
+  }
   const std::string agreement = env("NCCLBOT_AGREEMENT");
   if (agreement == "local")
     c.agreement = Agreement::kLocal;

@@ -14,6 +14,9 @@
 //   NCCLBOT_LEADER_SECRET_FILE  a file holding it, owner-only (`ncclbot secret` writes one)
 //   NCCLBOT_LEADER_TIMEOUT_MS  how long a follower waits to connect, and between warnings while it
 //                     waits for a decision (default 10000)
+//   NCCLBOT_LOG       decision log path (docs/ope.md); %r is replaced by the rank
+//   NCCLBOT_LOG_RANKS the rank that logs (default 0) or `all`
+//   NCCLBOT_LOG_MAX_MB size at which the log is rotated to PATH.1 (default 1024)
 //   NCCLBOT_AGREEMENT leader | local   local = learn from this rank's own latencies only; safe only
 //                     for one-rank communicators or one process driving all decisions (plugin-check)
 #include <cstdint>
@@ -32,6 +35,9 @@ struct PluginConfig {
   int rank = -1;  // -1: unknown
   int leader_timeout_ms = 10000;
   Agreement agreement = Agreement::kLeader;
+  std::string log_path;
+  int log_rank = 0;  // -1: every rank
+  uint64_t log_max_bytes = uint64_t(1024) << 20;
   std::string problems;  // settings that were ignored, for one WARN line
 
   static PluginConfig from_environment();

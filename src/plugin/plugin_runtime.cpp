@@ -1,8 +1,13 @@
 #include "plugin/plugin_runtime.hpp"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <ctime>
 
+#include "ncclbot/version.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/leader_secret.hpp"
@@ -29,6 +34,16 @@ const char* role_name(Role r) {
 namespace {
 
 // One WARN per distinct problem per process: a job creates many communicators.
+// NCCL's version as the process's libnccl reports it (ncclGetVersion: 22800 for 2.28.0), or
+// "unknown" when none is loaded (plugin-check drives the plugin without NCCL).
+std::string nccl_version_text() {
+  using GetVersion = int (*)(int*);
+  const auto fn = reinterpret_cast<GetVersion>(dlsym(RTLD_DEFAULT, "ncclGetVersion"));
+  int v = 0;
+  if (fn == nullptr || fn(&v) != 0) return "unknown";
+  return std::to_string(v);
+}
+
 bool warn_once(const std::string& problem) {
   static std::mutex mu;
   static std::set<std::string>* seen = new std::set<std::string>();  // never destroyed, like the runtime
@@ -100,9 +115,18 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
   if (comm.nranks <= 1 || cfg.agreement == Agreement::kLocal) {
     comm.learner = std::make_shared<OnlineLearner>(comm.comm_id, comm.nranks, comm.nnodes, engine, false);
     comm.role = Role::kLocal;
+    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == (cfg.rank < 0 ? 0 : cfg.rank))) {
+      comm.decision_log = decision_log(cfg, comm.log);
+      if (comm.decision_log) comm.learner->set_decision_log(comm.decision_log);
+    }
     load_state(comm);
     return;
   }
+  if (!cfg.log_path.empty() && warn_once("NCCLBOT_LOG leader"))
+    comm.log.warn(
+        "NCCLBOT_LOG: decision logs are written for one-rank and local-agreement communicators only; "
+        "commId 0x%llx (%d ranks, leader mode) is not logged",
+        (unsigned long long)comm.comm_id, comm.nranks);
   if (!comm.has_comm_id) {
     comm.log.warn(
         "online mode with %d ranks needs the v5 tuner ABI (NCCL 2.28) to tell communicators apart; "
@@ -316,7 +340,32 @@ void PluginRuntime::save_state(TunerComm& comm) {
   if (!file.save(comm.state_path, &warning)) comm.log.warn("state not saved: %s", warning.c_str());
 }
 
+std::shared_ptr<DecisionLog> PluginRuntime::decision_log(const PluginConfig& cfg, const PluginLog& log) {
+  const std::string path = DecisionLog::expand(cfg.log_path, cfg.rank);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = decision_logs_.find(path); it != decision_logs_.end()) return it->second;
+  // The header: what a reader needs to interpret the records and to recompute any number from them.
+  std::string text = "format=ncclbot decision log\npolicy=" +
+                     (cfg.policy_spec.empty() ? std::string("auto") : cfg.policy_spec) +
+                     "\nseed=" + std::to_string(cfg.seed) + "\nrank=" + std::to_string(cfg.rank) +
+                     "\npid=" + std::to_string(::getpid()) + "\nplugin_version=" + std::string(kVersion) +
+                     "\nnccl_version=" + nccl_version_text() +
+                     "\nstarted_unix=" + std::to_string(::time(nullptr)) + "\n";
+  std::string error;
+  DecisionLogSettings settings{cfg.log_path, cfg.log_max_bytes, text};
+  std::shared_ptr<DecisionLog> opened = DecisionLog::open(settings, cfg.rank, &error);
+  if (!opened) {
+    log.warn("NCCLBOT_LOG: %s; no decision log", error.c_str());
+    decision_logs_[path] = nullptr;  // said once
+    return nullptr;
+  }
+  log.info("decision log: %s", opened->path().c_str());
+  decision_logs_[path] = opened;
+  return opened;
+}
+
 void PluginRuntime::finalize_comm(TunerComm* comm) {
+  if (comm->decision_log) comm->decision_log->flush();
   if (comm->role == Role::kLocal || comm->role == Role::kLeader) save_state(*comm);
   if (comm->learner) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "plugin/context_key.hpp"
+#include "plugin/decision_log.hpp"
 #include "plugin/decision_table.hpp"
 #include "plugin/leader_link.hpp"
 #include "plugin/online_learner.hpp"
@@ -38,10 +39,11 @@ struct TunerComm {
   std::vector<const DecisionRow*> rows;
   // online mode
   std::shared_ptr<const PolicyEngine> engine;
-  std::shared_ptr<OnlineLearner> learner;  // local and leader roles
-  uint64_t member = 0;                     // leader role: this rank, as the learner knows it
-  std::shared_ptr<FollowerLink> link;      // follower role
-  WireHello self;                          // follower role: this rank, as announced to the leader
+  std::shared_ptr<OnlineLearner> learner;     // local and leader roles
+  std::shared_ptr<DecisionLog> decision_log;  // NCCLBOT_LOG (local role)
+  uint64_t member = 0;                        // leader role: this rank, as the learner knows it
+  std::shared_ptr<FollowerLink> link;         // follower role
+  WireHello self;                             // follower role: this rank, as announced to the leader
   std::atomic<bool> warned_gone{false};
   int timeout_ms = 10000;
   std::mutex mu;                    // follower call counters
@@ -93,6 +95,8 @@ class PluginRuntime {
   static void on_request(void* self, const WireRequest& r, WireDecisions* d);
   void load_state(TunerComm& comm);
   void save_state(TunerComm& comm);
+  // The process's decision log for `cfg` (opened on first use, one per path), or nullptr.
+  std::shared_ptr<DecisionLog> decision_log(const PluginConfig& cfg, const PluginLog& log);
 
   std::mutex mu_;
   std::multimap<uint64_t, std::weak_ptr<OnlineLearner>> live_;  // by comm id (0 = unknown)
@@ -107,6 +111,7 @@ class PluginRuntime {
   std::string link_address_;
   std::map<uint64_t, uint32_t> follower_ordinals_;  // ranks of each communicator this process holds
   std::mutex state_mu_;                             // state file writes
+  std::map<std::string, std::shared_ptr<DecisionLog>> decision_logs_;  // by expanded path
 };
 
 }  // namespace ncclbot::plugin

@@ -47,6 +47,8 @@ class PolicyEngine {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select(state, rng);
   }
+  // The probability with which select() returned `slot` (asked before update(); docs/ope.md).
+  double propensity(PolicyState& state, int slot) const { return policy_propensity(state, slot); }
   void update(PolicyState& state, int slot, double latency_us) const {
     policy_update(state, slot, latency_us);
   }

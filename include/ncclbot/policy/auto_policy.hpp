@@ -12,6 +12,7 @@ namespace ncclbot {
 struct AutoPolicy {
   struct Params {};
   Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   int pick;
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) {

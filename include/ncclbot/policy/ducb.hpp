@@ -23,6 +23,7 @@ struct DiscountedUcbPolicy {
     double n0;
   };
   Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   ArmStats stats;  // count/sum/mean/total: prior + discounted observations, recomputed per update
   double prior_count[kNumArms];
   double prior_sum[kNumArms];

@@ -17,6 +17,7 @@ struct EpsGreedyPolicy {
   };
   Params params;
   ArmStats stats;
+  static constexpr bool kDeterministic = false;
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
   NCCLBOT_HD int select(StepRandom& rng) {
@@ -27,6 +28,16 @@ struct EpsGreedyPolicy {
     if (u < eps_t) return stats.arms.slot[uniform_below(w1, uint32_t(stats.arms.k))];
     const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
     return stats.arms.slot[j];
+  }
+  // P(select() = slot) in this state: min(eps_t, 1) / K for exploring plus the rest for greedy's
+  // choice (exact up to the 2^-32 granularity of the two uniform draws).
+  NCCLBOT_HD double propensity(int slot) const {
+    const int k = stats.arms.k;
+    if (k == 0) return 0.0;
+    double eps_t = params.eps / (1.0 + params.decay * double(stats.plays));
+    if (eps_t > 1.0) eps_t = 1.0;
+    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
+    return eps_t / double(k) + (stats.arms.slot[j] == slot ? 1.0 - eps_t : 0.0);
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }

@@ -13,6 +13,7 @@ struct EtcPolicy {
     int m;
   };
   Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   ArmStats stats;
   int committed;  // packed arm index once exploration is over, else -1
 

@@ -12,6 +12,7 @@ struct GreedyPolicy {
     double n0;
   };
   Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   ArmStats stats;
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }

@@ -10,6 +10,7 @@ namespace ncclbot {
 struct OraclePolicy {
   struct Params {};
   Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   int pick;
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) {

@@ -194,4 +194,22 @@ NCCLBOT_HD inline int policy_commit(AnyPolicy& a, StepRandom& rng) {
   return with_policy(a, [&](auto& p) { return p.commit(rng); });
 }
 
+// The probability with which select() returned `slot`, asked in the same state, before update()
+// (the decision log's propensity, docs/ope.md). Every policy declares kDeterministic: true gives 1;
+// a randomised policy gives its propensity(slot), or NaN when it has none (Thompson sampling,
+// whose probability has no closed form).
+template <typename P>
+NCCLBOT_HD double propensity_of(const P& p, int slot) {
+  if constexpr (P::kDeterministic) {
+    return 1.0;
+  } else if constexpr (requires { p.propensity(slot); }) {
+    return p.propensity(slot);
+  } else {
+    return __builtin_nan("");
+  }
+}
+NCCLBOT_HD inline double policy_propensity(AnyPolicy& a, int slot) {
+  return with_policy(a, [&](auto& p) { return propensity_of(p, slot); });
+}
+
 }  // namespace ncclbot

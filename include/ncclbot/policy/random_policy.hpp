@@ -10,12 +10,15 @@ struct RandomPolicy {
   struct Params {};
   Params params;
   ArmSet arms;
+  static constexpr bool kDeterministic = false;
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) { arms.assign(ctx.mask); }
   NCCLBOT_HD int select(StepRandom& rng) {
     if (arms.k == 0) return -1;
     return arms.slot[uniform_below(rng.next_u32(), uint32_t(arms.k))];
   }
+  // 1/K for every arm (uniform_below's bias is below K / 2^32).
+  NCCLBOT_HD double propensity(int) const { return arms.k > 0 ? 1.0 / double(arms.k) : 0.0; }
   NCCLBOT_HD void update(int, double) {}
   NCCLBOT_HD int commit(StepRandom& rng) const {
     if (arms.k == 0) return -1;

@@ -22,8 +22,9 @@ struct SwUcbPolicy {
     double n0;
   };
   Params params;
-  ArmStats stats;                // count/sum hold prior + windowed observations
-  double prior_count[kNumArms];  // n0_i: what count falls back to when the window empties
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
+  ArmStats stats;                               // count/sum hold prior + windowed observations
+  double prior_count[kNumArms];                 // n0_i: what count falls back to when the window empties
   double prior_sum[kNumArms];
   double inv_sqrt_count[kNumArms];      // 1 / sqrt(N_i), as in ucb1.hpp (0 while N_i = 0)
   double history_us[kSwUcbMaxWindow];   // ring buffer of the last `window` observations

@@ -34,6 +34,10 @@ struct ThompsonPolicy {
   static constexpr double kZCeil = 6.5;
 
   Params params;
+  static constexpr bool kDeterministic = false;
+  // While it plays its untried arms (in order) it is deterministic; afterwards the probability
+  // that an arm's draw is the smallest has no closed form, and NaN says so.
+  NCCLBOT_HD double propensity(int) const { return stats.untried > 0 ? 1.0 : __builtin_nan(""); }
   ArmStats stats;
   double lowest_draw[kNumArms];   // floor_i: no draw of arm i is lower; meaningful once N_i > 0
   double highest_draw[kNumArms];  // no draw of arm i is higher; meaningful once N_i > 0

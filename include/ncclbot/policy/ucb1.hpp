@@ -31,6 +31,7 @@ struct Ucb1Policy {
     double n0;
   };
   Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   ArmStats stats;
   double inv_sqrt_count[kNumArms];  // 1 / sqrt(N_i), refreshed when N_i changes
   double start_total;               // sum of N_i after reset(): which exploration table fits

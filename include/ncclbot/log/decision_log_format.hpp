@@ -1,0 +1,158 @@
+#pragma once
+// The plugin's decision log (NCCLBOT_LOG, docs/ope.md): what the plugin decided on every measured
+// collective, with the probability of that decision, for off-policy evaluation. The plugin writes
+// it and `ncclbot ope` reads it; this header is the whole format, header-only and allocation-free
+// (the plugin links nothing of the host library). Little-endian, 8-byte aligned:
+//
+//   file header   "NCBTLOG\n"  u32 version (kDecisionLogVersion)  u32 header bytes H (a multiple
+//                 of 8, the 16 so far included)  then H - 16 bytes of "key=value\n" lines
+//                 (policy, seed, nccl_version, rank, pid, host, started_unix), NUL-padded
+//   records       u32 kind  u32 size S (the whole record, a multiple of 8)  payload
+//                 u64 FNV-1a 64 of every byte before it in the record
+//     kind 1, call (72 bytes): u64 comm_hash, u64 call_index (of the context on that
+//                 communicator), u64 bytes, f64 latency_us (measured), f64 propensity (of the
+//                 arm played; NaN = the policy cannot say), u32 nodes, u32 ranks, u8 collective
+//                 (ncclFunc_t), i8 slot played (algo*3+proto; -1 = NCCL's own choice kept),
+//                 i8 nccl_slot (NCCL's pick from its cost table), 5 bytes 0
+//     kind 2, context (136 bytes): the cost table NCCL passed on a context's first call:
+//                 u64 comm_hash, u64 bytes, u32 nodes, u32 ranks, u8 collective, i8 nccl_slot,
+//                 6 bytes 0, f32 cost_us[21] (slot order; < 0 = not usable), 4 bytes 0
+//
+// A record is written with one write() of whole bytes, so a killed job leaves at most a partial
+// last record, which a reader drops and reports; any other damage is an error.
+#include <cstdint>
+#include <cstring>
+
+#include "ncclbot/core/arm.hpp"
+
+namespace ncclbot::decision_log {
+
+inline constexpr char kMagic[8] = {'N', 'C', 'B', 'T', 'L', 'O', 'G', '\n'};
+inline constexpr uint32_t kDecisionLogVersion = 1;
+inline constexpr uint32_t kKindCall = 1;
+inline constexpr uint32_t kKindContext = 2;
+inline constexpr uint32_t kCallRecordBytes = 72;
+inline constexpr uint32_t kContextRecordBytes = 136;
+inline constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
+
+struct CallRecord {
+  uint64_t comm_hash = 0;
+  uint64_t call_index = 0;
+  uint64_t bytes = 0;
+  double latency_us = 0.0;
+  double propensity = 0.0;
+  uint32_t nodes = 0;
+  uint32_t ranks = 0;
+  int collective = -1;
+  int slot = -1;
+  int nccl_slot = -1;
+};
+
+struct ContextRecord {
+  uint64_t comm_hash = 0;
+  uint64_t bytes = 0;
+  uint32_t nodes = 0;
+  uint32_t ranks = 0;
+  int collective = -1;
+  int nccl_slot = -1;
+  float cost_us[kNumNcclArms] = {};
+};
+
+inline uint64_t fnv1a64(const unsigned char* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+namespace detail {
+template <typename T>
+inline void put(unsigned char* out, size_t at, T v) {
+  std::memcpy(out + at, &v, sizeof v);  // little-endian hosts only (x86-64, aarch64)
+}
+template <typename T>
+inline T get(const unsigned char* in, size_t at) {
+  T v;
+  std::memcpy(&v, in + at, sizeof v);
+  return v;
+}
+inline void seal(unsigned char* out, uint32_t kind, uint32_t size) {
+  put<uint32_t>(out, 0, kind);
+  put<uint32_t>(out, 4, size);
+  put<uint64_t>(out, size - 8, fnv1a64(out, size - 8));
+}
+}  // namespace detail
+
+inline void encode(const CallRecord& r, unsigned char (&out)[kCallRecordBytes]) {
+  std::memset(out, 0, sizeof out);
+  detail::put<uint64_t>(out, 8, r.comm_hash);
+  detail::put<uint64_t>(out, 16, r.call_index);
+  detail::put<uint64_t>(out, 24, r.bytes);
+  detail::put<double>(out, 32, r.latency_us);
+  detail::put<double>(out, 40, r.propensity);
+  detail::put<uint32_t>(out, 48, r.nodes);
+  detail::put<uint32_t>(out, 52, r.ranks);
+  out[56] = uint8_t(r.collective);
+  out[57] = uint8_t(int8_t(r.slot));
+  out[58] = uint8_t(int8_t(r.nccl_slot));
+  detail::seal(out, kKindCall, kCallRecordBytes);
+}
+
+inline void encode(const ContextRecord& r, unsigned char (&out)[kContextRecordBytes]) {
+  std::memset(out, 0, sizeof out);
+  detail::put<uint64_t>(out, 8, r.comm_hash);
+  detail::put<uint64_t>(out, 16, r.bytes);
+  detail::put<uint32_t>(out, 24, r.nodes);
+  detail::put<uint32_t>(out, 28, r.ranks);
+  out[32] = uint8_t(r.collective);
+  out[33] = uint8_t(int8_t(r.nccl_slot));
+  for (int s = 0; s < kNumNcclArms; ++s) detail::put<float>(out, 40 + 4 * size_t(s), r.cost_us[s]);
+  detail::seal(out, kKindContext, kContextRecordBytes);
+}
+
+// Whether the record at `in` (of `size` bytes, as its header says) carries its own checksum.
+inline bool intact(const unsigned char* in, uint32_t size) {
+  return size >= 16 && size % 8 == 0 && detail::get<uint64_t>(in, size - 8) == fnv1a64(in, size - 8);
+}
+
+inline CallRecord decode_call(const unsigned char* in) {
+  CallRecord r;
+  r.comm_hash = detail::get<uint64_t>(in, 8);
+  r.call_index = detail::get<uint64_t>(in, 16);
+  r.bytes = detail::get<uint64_t>(in, 24);
+  r.latency_us = detail::get<double>(in, 32);
+  r.propensity = detail::get<double>(in, 40);
+  r.nodes = detail::get<uint32_t>(in, 48);
+  r.ranks = detail::get<uint32_t>(in, 52);
+  r.collective = in[56];
+  r.slot = int8_t(in[57]);
+  r.nccl_slot = int8_t(in[58]);
+  return r;
+}
+
+inline ContextRecord decode_context(const unsigned char* in) {
+  ContextRecord r;
+  r.comm_hash = detail::get<uint64_t>(in, 8);
+  r.bytes = detail::get<uint64_t>(in, 16);
+  r.nodes = detail::get<uint32_t>(in, 24);
+  r.ranks = detail::get<uint32_t>(in, 28);
+  r.collective = in[32];
+  r.nccl_slot = int8_t(in[33]);
+  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = detail::get<float>(in, 40 + 4 * size_t(s));
+  return r;
+}
+
+// The file header for `text` ("key=value\n" lines): magic, version, size, text, NUL padding.
+// Returns the header's size, 0 when `text` is too long; `out` must hold kMaxHeaderBytes.
+inline uint32_t encode_header(const char* text, size_t text_bytes, unsigned char* out) {
+  if (text_bytes > kMaxHeaderBytes - 16) return 0;
+  const size_t size = (16 + text_bytes + 7) / 8 * 8;
+  if (size > kMaxHeaderBytes) return 0;
+  std::memset(out, 0, size);
+  std::memcpy(out, kMagic, 8);
+  detail::put<uint32_t>(out, 8, kDecisionLogVersion);
+  detail::put<uint32_t>(out, 12, uint32_t(size));
+  std::memcpy(out + 16, text, text_bytes);
+  return uint32_t(size);
+}
+
+}  // namespace ncclbot::decision_log

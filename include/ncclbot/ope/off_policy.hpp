@@ -1,0 +1,74 @@
+#pragma once
+// Off-policy evaluation of NCCL selection policies from the plugin's decision log (docs/ope.md):
+// what would a target policy's mean latency per logged call have been, estimated from the calls a
+// behaviour policy made and the probabilities it logged. The estimators are the standard ones
+// (Dudik et al. 2011; as in the Open Bandit Pipeline and Vowpal Wabbit's --cb_type):
+//   w_i   = pi(a_i | x_i) / p_i                     (p_i: the logged propensity)
+//   IPS   = 1/n sum w_i r_i
+//   SNIPS = sum w_i r_i / sum w_i
+//   DR    = 1/n sum [ sum_a pi(a | x_i) q(x_i, a) + w_i (r_i - q(x_i, a_i)) ]
+// with r_i the measured latency (us) and q the reward model: the logged mean of (x, a) where the
+// log holds calls of it, else NCCL's cost for (x, a) times the log's overall ratio of measured
+// latency to NCCL's cost. n_effective = (sum w)^2 / sum w^2. Intervals: percentile bootstrap over
+// calls (resample b drawn from (seed, b) only, so any thread count gives the same numbers); the
+// reward model is fit once on all calls.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/log/decision_log.hpp"
+
+namespace ncclbot {
+
+struct OpeContext {
+  int collective = -1;
+  uint64_t bytes = 0;
+  uint32_t nodes = 0, ranks = 0;
+  float cost_us[kNumNcclArms] = {};  // NCCL's cost table on the context's first call (< 0: unusable)
+  int nccl_slot = -1;
+  ArmMask mask;  // the usable arms
+};
+
+struct OpeCall {
+  int context = -1;
+  int slot = -1;
+  double propensity = 0.0;
+  double latency_us = 0.0;
+};
+
+struct OpeData {
+  std::vector<OpeContext> contexts;  // distinct (collective, bytes, nodes, ranks), first seen first
+  std::vector<OpeCall> calls;
+  std::string behaviour;
+};
+
+// Joins each call to its context's cost table. InputError when a call has no context record, no
+// propensity (a policy that cannot state one, such as Thompson sampling) or one outside (0, 1].
+OpeData ope_data(const DecisionLogData& log);
+
+// pi(. | x) for every context of the data.
+using TargetProbabilities = std::vector<std::array<double, kNumArms>>;
+
+struct EstimatorResult {
+  std::string name;  // "IPS", "SNIPS", "DR"
+  double value_us = 0.0, lo = 0.0, hi = 0.0, n_effective = 0.0;
+};
+
+struct OpeOptions {
+  int resamples = 999;
+  uint64_t seed = 0;
+  double level = 0.95;
+};
+
+// The three estimates of `target`'s mean latency per logged call. InputError (naming the context
+// and the arm) when the target plays an arm, in some context, that the log never shows played
+// there: no estimate can see it (a zero propensity).
+std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const TargetProbabilities& target,
+                                                 const std::string& target_name, const OpeOptions& options);
+
+// The reward model of DR, by context and slot (NaN where the arm is not usable).
+std::vector<std::array<double, kNumArms>> reward_model(const OpeData& data);
+
+}  // namespace ncclbot

@@ -1,0 +1,16 @@
+#pragma once
+// What a target policy plays in each logged context, as probabilities pi(a | x), for the
+// off-policy estimators (ope/off_policy.hpp):
+//   auto           NCCL's pick from the logged cost table;
+//   a policy spec  evaluated stationary: the distribution of its first decision on the context,
+//                  warm-started from NCCL's costs as the plugin would (deterministic policies put
+//                  probability 1 on one arm; random and egreedy spread it as their propensity()
+//                  says). A policy without probabilities (Thompson sampling) is refused.
+#include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+
+namespace ncclbot {
+
+TargetProbabilities stationary_target(const PolicySpec& spec, const OpeData& data);
+
+}  // namespace ncclbot

@@ -1,0 +1,144 @@
+// `ncclbot ope`: off-policy evaluation from the plugin's decision logs (docs/ope.md). For each
+// target policy, IPS, SNIPS and DR estimates of its mean latency per logged call with bootstrap
+// intervals and the effective sample size; with --sweep, the truth from the full forced-arm sweep
+// beside them.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/log/decision_log.hpp"
+#include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/ope/target_policy.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct OpeCliOptions {
+  std::vector<std::string> logs, policies;
+  std::string sweep_path;
+  int resamples = 999;
+  uint64_t seed = 0;
+  double level = 0.95;
+  bool json = false;
+};
+
+// The truth: sum over logged calls of pi(a | x) times the sweep's mean of (x, a), over n.
+double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep& sweep,
+                const std::string& path) {
+  std::map<std::tuple<int, uint64_t, int, int>, int> index;
+  for (int c = 0; c < sweep.num_contexts(); ++c) {
+    const Context& ctx = sweep.context(c);
+    index[{int(ctx.collective), ctx.bytes, ctx.nodes, ctx.gpus_per_node}] = c;
+  }
+  const SweepView v = sweep.view();
+  std::vector<double> per_context(data.contexts.size(), 0.0);
+  for (size_t x = 0; x < data.contexts.size(); ++x) {
+    const OpeContext& c = data.contexts[x];
+    const int gpn = c.nodes > 0 ? int(c.ranks / c.nodes) : int(c.ranks);
+    const auto it = index.find({c.collective, c.bytes, int(c.nodes), gpn});
+    if (it == index.end())
+      throw InputError(path, 0,
+                       "holds no context of the log's collective " + std::to_string(c.collective) + ", " +
+                           std::to_string(c.bytes) + " B, " + std::to_string(c.nodes) + "x" +
+                           std::to_string(gpn));
+    for (int s = 0; s < kNumArms; ++s) {
+      if (pi[x][size_t(s)] <= 0.0) continue;
+      if (!v.mask(it->second).has(s))
+        throw InputError(
+            path, 0,
+            "has no measurement of an arm the target plays (context " + std::to_string(it->second) + ")");
+      per_context[x] += pi[x][size_t(s)] * v.mean(it->second, s);
+    }
+  }
+  double sum = 0;
+  for (const OpeCall& call : data.calls) sum += per_context[size_t(call.context)];
+  return sum / double(data.calls.size());
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<OpeCliOptions>();
+  app.add_option("--log", opt->logs,
+                 "decision log(s) written by the plugin (NCCLBOT_LOG, plugin-check --log)")
+      ->required();
+  app.add_option("--policy", opt->policies,
+                 "target policy: auto, or a policy spec evaluated stationary (repeatable)")
+      ->required();
+  app.add_option("--sweep", opt->sweep_path,
+                 "forced-arm sweep of the logged contexts: print the truth beside");
+  app.add_option("--resamples", opt->resamples, "bootstrap resamples (default 999)");
+  app.add_option("--seed", opt->seed, "bootstrap seed (default 0)");
+  app.add_option("--level", opt->level, "interval level (default 0.95)");
+  app.add_flag("--json", opt->json, "print one JSON document on stdout");
+  return [opt] {
+    if (opt->resamples < 1 || opt->resamples > 1000000)
+      throw UsageError("--resamples must be in [1, 1000000]");
+    if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
+    std::vector<PolicySpec> targets;
+    for (const std::string& p : opt->policies) targets.push_back(parse_policy_spec(p));
+    const DecisionLogData log = read_decision_logs(opt->logs);
+    const OpeData data = ope_data(log);
+    std::optional<Sweep> sweep;
+    if (!opt->sweep_path.empty()) sweep = read_sweep_csv(opt->sweep_path);
+    const OpeOptions options{opt->resamples, opt->seed, opt->level};
+
+    nlohmann::json doc;
+    doc["calls"] = data.calls.size();
+    doc["contexts"] = data.contexts.size();
+    doc["behaviour"] = data.behaviour;
+    size_t dropped = 0;
+    nlohmann::json files = nlohmann::json::array();
+    for (const DecisionLogFile& f : log.files) {
+      files.push_back({{"path", f.path}, {"calls", f.calls}, {"dropped_tail_bytes", f.dropped_tail_bytes}});
+      dropped += f.dropped_tail_bytes;
+    }
+    doc["files"] = files;
+    doc["level"] = opt->level;
+    doc["resamples"] = opt->resamples;
+    doc["policies"] = nlohmann::json::array();
+    std::ostream& os = opt->json ? std::cerr : std::cout;
+    os << "ope: " << data.calls.size() << " logged calls of '" << data.behaviour << "' over "
+       << data.contexts.size() << " contexts"
+       << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
+       << "; mean latency per call (us), " << opt->level * 100 << "% bootstrap intervals\n";
+    for (const PolicySpec& target : targets) {
+      const TargetProbabilities pi = stationary_target(target, data);
+      const auto estimates = estimate_off_policy(data, pi, "--policy " + target.text, options);
+      nlohmann::json entry;
+      entry["policy"] = target.text;
+      os << "  " << target.text;
+      if (sweep) {
+        const double t = truth_us(data, pi, *sweep, opt->sweep_path);
+        entry["truth_us"] = t;
+        os << "  truth " << std::fixed << std::setprecision(3) << t;
+      }
+      os << "\n";
+      entry["estimators"] = nlohmann::json::array();
+      for (const EstimatorResult& e : estimates) {
+        entry["estimators"].push_back({{"name", e.name},
+                                       {"value_us", e.value_us},
+                                       {"ci", {e.lo, e.hi}},
+                                       {"n_effective", e.n_effective}});
+        os << "    " << std::left << std::setw(6) << e.name << std::right << std::fixed
+           << std::setprecision(3) << e.value_us << "  [" << e.lo << ", " << e.hi << "]  n_effective "
+           << std::setprecision(1) << e.n_effective << "\n";
+      }
+      doc["policies"].push_back(entry);
+    }
+    if (opt->json) std::cout << doc.dump(2) << "\n";
+    return 0;
+  };
+}
+
+const bool registered = register_command(
+    {"ope", "off-policy evaluation of target policies from the plugin's decision logs (IPS, SNIPS, DR)",
+     setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

@@ -1,0 +1,165 @@
+#include "plugin/decision_log.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "ncclbot/log/decision_log_format.hpp"
+
+namespace ncclbot::plugin {
+namespace {
+
+constexpr size_t kBufferCap = size_t(1) << 20;
+
+bool write_all(int fd, const unsigned char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= size_t(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string DecisionLog::expand(const std::string& pattern, int rank) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'r') {
+      out += std::to_string(rank < 0 ? 0 : rank);
+      ++i;
+    } else if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == '%') {
+      out += '%';
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<DecisionLog> DecisionLog::open(const DecisionLogSettings& settings, int rank,
+                                               std::string* error) {
+  std::shared_ptr<DecisionLog> log(new DecisionLog());
+  log->settings_ = settings;
+  log->path_ = expand(settings.path_pattern, rank);
+  log->buffer_.reserve(kBufferCap);
+  if (!log->open_file(error)) return nullptr;
+  log->writer_ = std::thread([raw = log.get()] { raw->run(); });
+  return log;
+}
+
+// Opens (or creates, 0600) the file for appending; a new or empty file gets the header first. An
+// existing log of another version is not appended to.
+bool DecisionLog::open_file(std::string* error) {
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    *error = "cannot open " + path_ + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    *error = path_ + " is not a regular file";
+    return false;
+  }
+  file_bytes_ = uint64_t(st.st_size);
+  if (file_bytes_ == 0) {
+    std::vector<unsigned char> header(decision_log::kMaxHeaderBytes);
+    const uint32_t n = decision_log::encode_header(settings_.header_text.data(), settings_.header_text.size(),
+                                                   header.data());
+    if (n == 0 || !write_all(fd, header.data(), n)) {
+      ::close(fd);
+      *error = "cannot write the header of " + path_;
+      return false;
+    }
+    file_bytes_ = n;
+  } else {
+    unsigned char head[12] = {};
+    const int rfd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const bool same = rfd >= 0 && ::read(rfd, head, sizeof head) == ssize_t(sizeof head) &&
+                      std::memcmp(head, decision_log::kMagic, 8) == 0 &&
+                      head[8] == decision_log::kDecisionLogVersion && head[9] == 0 && head[10] == 0 &&
+                      head[11] == 0;
+    if (rfd >= 0) ::close(rfd);
+    if (!same) {
+      ::close(fd);
+      *error = path_ + " exists and is not a decision log of version " +
+               std::to_string(decision_log::kDecisionLogVersion) + " (move it away)";
+      return false;
+    }
+  }
+  fd_ = fd;
+  return true;
+}
+
+DecisionLog::~DecisionLog() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (writer_.joinable()) writer_.join();
+  flush();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void DecisionLog::append(const void* record, size_t bytes) {
+  // The writer holds the lock only to swap the buffer out, never for its I/O.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (buffer_.size() + bytes > kBufferCap) {
+    ++dropped_;  // full (the disk is slower than the job): the record is lost, never waited for
+    return;
+  }
+  const auto* p = static_cast<const unsigned char*>(record);
+  buffer_.insert(buffer_.end(), p, p + bytes);
+}
+
+void DecisionLog::flush() {
+  std::unique_lock<std::mutex> lock(mu_);
+  drain_locked(lock);
+}
+
+// Takes the buffer (the lock is released for the I/O) and writes it, rotating past the cap at a
+// record boundary (the buffer holds whole records only).
+void DecisionLog::drain_locked(std::unique_lock<std::mutex>& lock) {
+  if (buffer_.empty()) return;
+  std::vector<unsigned char> out;
+  out.reserve(kBufferCap);
+  out.swap(buffer_);
+  lock.unlock();
+  {
+    std::lock_guard<std::mutex> io(io_mu_);
+    if (fd_ >= 0 && file_bytes_ + out.size() > settings_.max_bytes && file_bytes_ > 0) {
+      ::close(fd_);
+      fd_ = -1;
+      const std::string old = path_ + ".1";
+      std::string error;
+      if (std::rename(path_.c_str(), old.c_str()) != 0 || !open_file(&error)) fd_ = -1;
+    }
+    if (fd_ >= 0 && write_all(fd_, out.data(), out.size())) {
+      file_bytes_ += out.size();
+      written_ += out.size();
+    } else {
+      dropped_ += 1;
+    }
+  }
+  lock.lock();
+}
+
+void DecisionLog::run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(50));
+    drain_locked(lock);
+  }
+}
+
+}  // namespace ncclbot::plugin

@@ -1,0 +1,63 @@
+#pragma once
+// The plugin's decision log (NCCLBOT_LOG; the format is include/ncclbot/log/decision_log_format.hpp,
+// docs/ope.md). Safe to leave on in production:
+//   - append() never blocks and never does I/O: it copies one record into a bounded in-memory
+//     buffer (1 MiB) and returns; a full buffer drops the record and counts it;
+//   - a writer thread drains the buffer every 50 ms with whole-record writes to a file opened
+//     O_APPEND | O_NOFOLLOW, so a killed job loses at most the last 50 ms and a partial record;
+//   - past the size cap (NCCLBOT_LOG_MAX_MB, default 1024) the file is renamed PATH.1 (replacing an
+//     older one) and a new PATH with its own header is started.
+// One log per process (every communicator of it appends to it); `%r` in the path is the rank.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ncclbot::plugin {
+
+struct DecisionLogSettings {
+  std::string path_pattern;  // NCCLBOT_LOG
+  uint64_t max_bytes = uint64_t(1024) << 20;
+  std::string header_text;  // "key=value\n" lines
+};
+
+class DecisionLog {
+ public:
+  // The log at `pattern` with `%r` replaced by `rank`; nullptr and `error` when it cannot be opened.
+  static std::shared_ptr<DecisionLog> open(const DecisionLogSettings& settings, int rank, std::string* error);
+  ~DecisionLog();  // writes what is buffered
+
+  void append(const void* record, size_t bytes);
+  void flush();  // writes what is buffered now (a communicator's finalize)
+
+  const std::string& path() const { return path_; }
+  uint64_t dropped() const { return dropped_.load(); }
+  uint64_t written() const { return written_.load(); }
+
+  // The file path for `pattern` and `rank` (`%r` -> rank, `%%` -> %).
+  static std::string expand(const std::string& pattern, int rank);
+
+ private:
+  DecisionLog() = default;
+  bool open_file(std::string* error);
+  void drain_locked(std::unique_lock<std::mutex>& lock);
+  void run();
+
+  std::string path_;
+  DecisionLogSettings settings_;
+  int fd_ = -1;
+  uint64_t file_bytes_ = 0;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::vector<unsigned char> buffer_;
+  bool stop_ = false;
+  std::mutex io_mu_;  // one writer at a time (the thread, flush(), the destructor)
+  std::atomic<uint64_t> dropped_{0}, written_{0};
+  std::thread writer_;
+};
+
+}  // namespace ncclbot::plugin

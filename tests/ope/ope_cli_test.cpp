@@ -1,0 +1,97 @@
+// The decision-log loop end to end: the real plugin, driven by plugin-check over a simulated sweep
+// with an epsilon-greedy behaviour policy (eps = 0.3), writes its decision log; `ncclbot ope`
+// reads it and estimates AUTO's mean latency per logged call; the truth (the sweep's arm means
+// under AUTO's choices, over the same calls) lies inside the SNIPS and DR intervals and IPS is
+// within 10% of it. The sweep is stationary (--observation off): the estimators estimate the world
+// the log was drawn from, and the sweep's means are that world only without warm-up, first-use
+// costs and level shifts (docs/ope.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "support/run_cli.hpp"
+
+using namespace ncclbot::test;
+
+namespace {
+
+std::string plugin_path() {  // built beside the ncclbot program
+  const std::string bin = NCCLBOT_BINARY;
+  return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
+}
+
+struct Logged {
+  std::string sweep, log;
+};
+
+Logged logged_run(const std::string& behaviour, int horizon) {
+  Logged l{temp_dir() + "/sweep.csv", temp_dir() + "/decisions.log"};
+  const CliResult s = run_cli("synth --fabric h100-ib-a --seed 3 --nodes 4 --collectives allreduce,allgather "
+                              "--samples 8 --observation off --out '" + l.sweep + "'");
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  const CliResult p = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + l.sweep + "' --policy '" +
+                              behaviour + "' --seed 11 --horizon " + std::to_string(horizon) + " --log '" + l.log +
+                              "' --json");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(nlohmann::json::parse(p.out)["log"], l.log);
+  return l;
+}
+
+}  // namespace
+
+TEST(OpeCli, AutosTruthLiesInsideTheIntervalsOfAnEpsilonGreedyLog) {
+  const Logged l = logged_run("egreedy:eps=0.3,decay=0,n0=4", 300);
+  const CliResult r = run_cli("ope --log '" + l.log + "' --policy auto --policy random --sweep '" + l.sweep +
+                              "' --resamples 999 --seed 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["behaviour"], "egreedy:eps=0.3,decay=0,n0=4");
+  EXPECT_GT(j["calls"].get<int>(), 10000);
+  ASSERT_EQ(j["policies"].size(), 2u);
+  for (const auto& target : j["policies"]) {
+    const double truth = target["truth_us"];
+    for (const auto& e : target["estimators"]) {
+      const std::string name = e["name"];
+      const double lo = e["ci"][0], hi = e["ci"][1], v = e["value_us"];
+      if (name == "SNIPS" || name == "DR") {
+        EXPECT_LE(lo, truth) << target["policy"] << " " << name;
+        EXPECT_GE(hi, truth) << target["policy"] << " " << name;
+      }
+      if (name == "IPS") {
+        EXPECT_LT(std::abs(v - truth) / truth, 0.10) << target["policy"] << " IPS " << v << " truth " << truth;
+      }
+      EXPECT_GT(e["n_effective"].get<double>(), 100.0);
+    }
+  }
+  EXPECT_NE(r.err.find("ope: "), std::string::npos);
+}
+
+TEST(OpeCli, BadLogsAndUnsupportedTargetsAreExit2) {
+  const Logged l = logged_run("greedy:n0=4", 40);
+  // Greedy logs probability 1: every arm it never played has propensity 0 for a target that plays it.
+  const CliResult r = run_cli("ope --log '" + l.log + "' --policy random");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("zero propensity"), std::string::npos) << r.err;
+  const CliResult t = run_cli("ope --log '" + l.log + "' --policy thompson");
+  EXPECT_EQ(t.exit_code, 2);
+  EXPECT_NE(t.err.find("cannot be a target"), std::string::npos) << t.err;
+  const std::string junk = temp_dir() + "/junk.log";
+  write_file(junk, "NCBTLOG");
+  const CliResult b = run_cli("ope --log '" + junk + "' --policy auto");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find(junk + ": not an ncclbot decision log"), std::string::npos) << b.err;
+  // plugin-check writes a new log only.
+  const CliResult again = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + l.sweep +
+                                  "' --policy 'greedy:n0=4' --horizon 5 --log '" + l.log + "'");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
+}
+
+TEST(OpeCli, ThompsonLogsCarryNoPropensitiesAndOpeSaysSo) {
+  const Logged l = logged_run("thompson:n0=4,sigma=0.1", 30);
+  const CliResult r = run_cli("ope --log '" + l.log + "' --policy auto");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot state the probability of its choices"), std::string::npos) << r.err;
+}
