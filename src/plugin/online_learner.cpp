@@ -214,8 +214,14 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   last_propensity_ = 1.0;  // NCCL's own choice, when the policy does not decide
   const int slot = decide_at_locked(key, c, index);
   const int nccl = bytes == c->first_bytes ? c->first_nccl_slot : table.nccl_pick_slot();
-  c->pending.push_back({index, bytes, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), last_propensity_});
-  if (c->pending.size() > kMaxFollowerLead) c->pending.pop_front();  // never measured: not kept for ever
+  if (c->pending.empty()) c->pending.resize(Context::kPendingCap);
+  if (c->pending_count == Context::kPendingCap) {  // the oldest was never measured: let it go
+    c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
+    --c->pending_count;
+  }
+  c->pending[(c->pending_head + c->pending_count) % Context::kPendingCap] = {
+      index, bytes, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), last_propensity_};
+  ++c->pending_count;
   return slot;
 }
 
@@ -309,9 +315,10 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     r.slot = slot;
     r.propensity = __builtin_nan("");  // a latency no decision of this rank is waiting for
     r.call_index = UINT64_MAX;
-    if (!c->pending.empty()) {
-      const Context::Pending p = c->pending.front();
-      c->pending.pop_front();
+    if (c->pending_count > 0) {
+      const Context::Pending p = c->pending[c->pending_head];
+      c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
+      --c->pending_count;
       r.call_index = p.index;
       r.bytes = p.bytes;
       r.nccl_slot = p.nccl_slot;

@@ -140,7 +140,11 @@ class OnlineLearner {
       int8_t slot, nccl_slot;  // the arm that will run; NCCL's pick
       double propensity;
     };
-    std::deque<Pending> pending;
+    // A ring of the last kPendingCap decisions (a latency later than that is logged without its
+    // decision): allocated on the context's first logged call, no allocation per call.
+    static constexpr size_t kPendingCap = 1024;
+    std::vector<Pending> pending;
+    size_t pending_head = 0, pending_count = 0;
     int first_nccl_slot = -1;
   };
 
