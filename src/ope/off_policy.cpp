@@ -8,6 +8,7 @@
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/stats/loss_summary.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 
 namespace ncclbot {
@@ -49,16 +50,13 @@ Sums estimate_on(const OpeData& data, const std::vector<std::array<double, kNumA
   return {swr / dn, sw > 0 ? swr / sw : NAN, sdr / dn, sw2 > 0 ? sw * sw / sw2 : 0.0};
 }
 
-double quantile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  if (v.empty()) return NAN;
-  const double h = p * double(v.size() - 1);
-  const size_t lo = size_t(std::floor(h));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (h - double(lo)) * (v[hi] - v[lo]);
-}
-
 }  // namespace
+
+double bootstrap_quantile(std::vector<double> replicates, double p) {
+  if (replicates.empty()) return NAN;
+  std::sort(replicates.begin(), replicates.end());
+  return quantile_linear_sorted(replicates, p);
+}
 
 OpeData ope_data(const DecisionLogData& log) {
   OpeData data;
@@ -96,7 +94,7 @@ OpeData ope_data(const DecisionLogData& log) {
     if (!data.contexts[size_t(it->second)].mask.has(r.slot) || !(r.latency_us > 0.0) ||
         !std::isfinite(r.latency_us))
       throw InputError(first, 0, where + ": an arm NCCL could not run, or a latency that is no time");
-    data.calls.push_back({it->second, r.slot, r.propensity, r.latency_us});
+    data.calls.push_back({it->second, r.slot, r.propensity, r.latency_us, r.call_index});
   }
   if (data.calls.empty()) throw InputError(first, 0, "the logs hold no measured call");
   return data;
@@ -169,7 +167,8 @@ std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const Targ
     std::vector<double> finite;
     for (double v : boot)
       if (std::isfinite(v)) finite.push_back(v);
-    return EstimatorResult{name, value, quantile(finite, a), quantile(finite, 1.0 - a), point.n_effective};
+    return EstimatorResult{name, value, bootstrap_quantile(finite, a), bootstrap_quantile(finite, 1.0 - a),
+                           point.n_effective};
   };
   return {result("IPS", point.ips, ips), result("SNIPS", point.snips, snips), result("DR", point.dr, dr)};
 }

@@ -9,11 +9,12 @@
 
 namespace ncclbot::report {
 
-FigureOutcome draw_figures(const std::string& results_json, const std::string& figures_dir) {
+namespace {
+
+FigureOutcome draw(const std::string& script, const std::string& results_json,
+                   const std::string& figures_dir) {
   namespace fs = std::filesystem;
   FigureOutcome out;
-  const char* env_script = std::getenv("NCCLBOT_FIGURE_SCRIPT");
-  const std::string script = env_script ? env_script : resource_paths().scripts + "/study_figures.py";
   const char* env_python = std::getenv("NCCLBOT_PYTHON");
   const std::string python = env_python ? env_python : "python3";
   if (!fs::exists(script)) {
@@ -35,6 +36,19 @@ FigureOutcome draw_figures(const std::string& results_json, const std::string& f
     out.index = nlohmann::json::array();
   }
   return out;
+}
+
+}  // namespace
+
+FigureOutcome draw_figures(const std::string& results_json, const std::string& figures_dir) {
+  const char* env_script = std::getenv("NCCLBOT_FIGURE_SCRIPT");
+  return draw(env_script ? env_script : resource_paths().scripts + "/study_figures.py", results_json,
+              figures_dir);
+}
+
+FigureOutcome draw_figures_with(const std::string& script_name, const std::string& input_json,
+                                const std::string& figures_dir) {
+  return draw(resource_paths().scripts + "/" + script_name, input_json, figures_dir);
 }
 
 }  // namespace ncclbot::report

@@ -14,5 +14,8 @@ struct FigureOutcome {
 // run is the caller's business, as only it knows which files it wrote. The script is $NCCLBOT_FIGURE_SCRIPT
 // if set, else scripts/study_figures.py of the source tree; the interpreter is $NCCLBOT_PYTHON or python3.
 FigureOutcome draw_figures(const std::string& results_json, const std::string& figures_dir);
+// Another of ncclbot's figure scripts (scripts/NAME), e.g. telemetry_figures.py, the same way.
+FigureOutcome draw_figures_with(const std::string& script_name, const std::string& input_json,
+                                const std::string& figures_dir);
 
 }  // namespace ncclbot::report

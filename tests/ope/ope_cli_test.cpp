@@ -28,12 +28,14 @@ struct Logged {
 
 Logged logged_run(const std::string& behaviour, int horizon) {
   Logged l{temp_dir() + "/sweep.csv", temp_dir() + "/decisions.log"};
-  const CliResult s = run_cli("synth --fabric h100-ib-a --seed 3 --nodes 4 --collectives allreduce,allgather "
-                              "--samples 8 --observation off --out '" + l.sweep + "'");
+  const CliResult s = run_cli(
+      "synth --fabric h100-ib-a --seed 3 --nodes 4 --collectives allreduce,allgather "
+      "--samples 8 --observation off --out '" +
+      l.sweep + "'");
   EXPECT_EQ(s.exit_code, 0) << s.err;
-  const CliResult p = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + l.sweep + "' --policy '" +
-                              behaviour + "' --seed 11 --horizon " + std::to_string(horizon) + " --log '" + l.log +
-                              "' --json");
+  const CliResult p = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + l.sweep +
+                              "' --policy '" + behaviour + "' --seed 11 --horizon " +
+                              std::to_string(horizon) + " --log '" + l.log + "' --json");
   EXPECT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(nlohmann::json::parse(p.out)["log"], l.log);
   return l;
@@ -60,7 +62,8 @@ TEST(OpeCli, AutosTruthLiesInsideTheIntervalsOfAnEpsilonGreedyLog) {
         EXPECT_GE(hi, truth) << target["policy"] << " " << name;
       }
       if (name == "IPS") {
-        EXPECT_LT(std::abs(v - truth) / truth, 0.10) << target["policy"] << " IPS " << v << " truth " << truth;
+        EXPECT_LT(std::abs(v - truth) / truth, 0.10)
+            << target["policy"] << " IPS " << v << " truth " << truth;
       }
       EXPECT_GT(e["n_effective"].get<double>(), 100.0);
     }

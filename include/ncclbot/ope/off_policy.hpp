@@ -36,6 +36,7 @@ struct OpeCall {
   int slot = -1;
   double propensity = 0.0;
   double latency_us = 0.0;
+  uint64_t index = 0;  // the call's index in its context on its communicator
 };
 
 struct OpeData {
@@ -67,6 +68,9 @@ struct OpeOptions {
 // there: no estimate can see it (a zero propensity).
 std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const TargetProbabilities& target,
                                                  const std::string& target_name, const OpeOptions& options);
+
+// The linear-interpolation quantile p of bootstrap replicates (NumPy's default), NaN when none.
+double bootstrap_quantile(std::vector<double> replicates, double p);
 
 // The reward model of DR, by context and slot (NaN where the arm is not usable).
 std::vector<std::array<double, kNumArms>> reward_model(const OpeData& data);

@@ -1,0 +1,85 @@
+// `ncclbot telemetry LOG... --out DIR`: a report of what the plugin did, from its decision logs
+// (docs/ope.md): DIR/telemetry.json (every number, with its interval), DIR/report.md,
+// DIR/report.html (self-contained) and DIR/figures/ (learning curves; scripts/telemetry_figures.py).
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
+#include "ncclbot/log/decision_log.hpp"
+#include "ncclbot/ope/telemetry.hpp"
+#include "report/figure_script.hpp"
+#include "report/telemetry_report.hpp"
+
+namespace ncclbot::cli {
+namespace {
+
+struct TelemetryCliOptions {
+  std::vector<std::string> logs;
+  std::string out;
+  int resamples = 999;
+  uint64_t seed = 0;
+  double level = 0.95;
+  bool figures = true;
+  bool json = false;
+};
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<TelemetryCliOptions>();
+  app.add_option("logs", opt->logs, "decision log(s) written by the plugin (NCCLBOT_LOG)")->required();
+  app.add_option("--out", opt->out, "report folder (created)")->required();
+  app.add_option("--resamples", opt->resamples, "bootstrap resamples (default 999)");
+  app.add_option("--seed", opt->seed, "bootstrap seed (default 0)");
+  app.add_option("--level", opt->level, "interval level (default 0.95)");
+  app.add_flag("!--no-figures", opt->figures, "skip the learning-curve figure (no Python needed)");
+  app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
+  return [opt] {
+    namespace fs = std::filesystem;
+    if (opt->resamples < 1 || opt->resamples > 100000) throw UsageError("--resamples must be in [1, 100000]");
+    if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
+    for (const std::string& l : opt->logs) check_output_not_input(opt->out + "/telemetry.json", {l}, "--out");
+    const DecisionLogData log = read_decision_logs(opt->logs);
+    const OpeData data = ope_data(log);
+    const nlohmann::json t = telemetry(data, TelemetryOptions{opt->resamples, opt->seed, opt->level, 10});
+    std::error_code ec;
+    fs::create_directories(fs::path(opt->out) / "figures", ec);
+    if (ec) throw UsageError("--out " + opt->out + ": cannot create the folder: " + ec.message());
+    const std::string json_path = opt->out + "/telemetry.json";
+    write_output_file(json_path, t.dump(1) + "\n", "--out");
+    nlohmann::json figures = nlohmann::json::array();
+    std::string note = "figures disabled (--no-figures)";
+    if (opt->figures) {
+      const report::FigureOutcome f =
+          report::draw_figures_with("telemetry_figures.py", json_path, opt->out + "/figures");
+      figures = f.index;
+      note = f.note;
+    }
+    const auto blocks = report::build_telemetry_report(t, opt->logs, figures, note);
+    write_output_file(opt->out + "/report.md", report::render_markdown(blocks), "--out");
+    write_output_file(opt->out + "/report.html",
+                      report::render_html(blocks, opt->out, "ncclbot telemetry: " + data.behaviour), "--out");
+    const auto& total = t["total"];
+    std::ostream& os = opt->json ? std::cerr : std::cout;
+    os << "telemetry: " << total["calls"] << " calls, saved against NCCL's choice "
+       << total["saved_us"]["value"] << " us [" << total["saved_us"]["ci"][0] << ", "
+       << total["saved_us"]["ci"][1] << "], " << total["contexts_lost"] << " context(s) lost\n";
+    if (!note.empty() && opt->figures) os << "telemetry: " << note << "\n";
+    os << "report: " << opt->out << "/report.html\n";
+    if (opt->json)
+      std::cout << nlohmann::json{{"telemetry", json_path},
+                                  {"report_md", opt->out + "/report.md"},
+                                  {"report_html", opt->out + "/report.html"}}
+                       .dump()
+                << "\n";
+    return 0;
+  };
+}
+
+const bool registered =
+    register_command({"telemetry", "a report of what the plugin did, from its decision logs", setup});
+
+}  // namespace
+}  // namespace ncclbot::cli

@@ -1,0 +1,123 @@
+#include "report/telemetry_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace ncclbot::report {
+namespace {
+
+std::string us(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("{:.3f} s", v / 1e6);
+  if (a >= 1e3) return fmt::format("{:.2f} ms", v / 1e3);
+  return fmt::format("{:.2f} us", v);
+}
+
+std::string with_ci(const nlohmann::json& x, bool percent = false) {
+  if (!x.contains("value") || x["value"].is_null()) return "n/a";
+  const auto f = [&](const nlohmann::json& v) {
+    if (v.is_null()) return std::string("?");
+    return percent ? fmt::format("{:.1f}%", v.get<double>() * 100) : us(v.get<double>());
+  };
+  return f(x["value"]) + " [" + f(x["ci"][0]) + ", " + f(x["ci"][1]) + "]";
+}
+
+std::string context_name(const nlohmann::json& c) {
+  return fmt::format("{} {} B, {}x{}", c["collective"].get<std::string>(), c["bytes"].get<uint64_t>(),
+                     c["nodes"].get<uint32_t>(),
+                     c["ranks"].get<uint32_t>() / std::max(1u, c["nodes"].get<uint32_t>()));
+}
+
+}  // namespace
+
+std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::vector<std::string>& logs,
+                                          const nlohmann::json& figures, const std::string& figures_note) {
+  std::vector<Block> out;
+  const auto& total = t["total"];
+  const std::string level = fmt::format("{:.0f}%", t["level"].get<double>() * 100);
+  out.push_back({Block::Kind::kHeading, 1, "ncclbot telemetry: what the plugin did"});
+  out.push_back(
+      {Block::Kind::kParagraph, 2,
+       fmt::format("{} measured calls of policy `{}` over {} contexts, from {} log file(s). Intervals are {} "
+                   "percentile bootstrap intervals over calls ({} resamples); {}.",
+                   total["calls"].get<size_t>(), t["behaviour"].get<std::string>(),
+                   t["contexts"].get<size_t>(), logs.size(), level, t["resamples"].get<int>(),
+                   t["method"].get<std::string>())});
+  out.push_back({Block::Kind::kHeading, 2, "Was it worth it?"});
+  Block summary{Block::Kind::kBullets};
+  summary.items.push_back("Time saved against NCCL's own choice: " + with_ci(total["saved_us"]) + " (" +
+                          with_ci(total["saved_share"], true) + " of NCCL's estimated time).");
+  summary.items.push_back("Measured time of the estimated contexts: " +
+                          us(total["measured_us_of_estimated_contexts"].get<double>()) +
+                          "; NCCL's choice would have taken " + with_ci(total["nccl_estimate_us"]) + ".");
+  summary.items.push_back(
+      "Departures from NCCL's pick: " + std::to_string(total["departures"].get<size_t>()) + " of " +
+      std::to_string(total["calls"].get<size_t>()) + " calls (" + with_ci(total["departure_share"], true) +
+      ", Wilson interval).");
+  summary.items.push_back(
+      fmt::format("Contexts where the plugin was slower than NCCL's choice (the whole interval "
+                  "below zero): {}; contexts without an estimate (NCCL's pick never played): {}.",
+                  total["contexts_lost"].get<size_t>(), total["contexts_without_estimate"].get<size_t>()));
+  out.push_back(summary);
+
+  std::vector<nlohmann::json> contexts(t["per_context"].begin(), t["per_context"].end());
+  const auto saved = [](const nlohmann::json& c) {
+    return c.contains("saved_total_us") ? c["saved_total_us"]["value"].get<double>() : 0.0;
+  };
+  std::stable_sort(contexts.begin(), contexts.end(),
+                   [&](const auto& a, const auto& b) { return saved(a) < saved(b); });
+  Block lost{Block::Kind::kTable};
+  lost.header = {"context", "calls", "NCCL's arm", "saved per call", "saved in total"};
+  for (const auto& c : contexts)
+    if (c.value("lost", false))
+      lost.rows.push_back({context_name(c), std::to_string(c["calls"].get<size_t>()), c["nccl_arm"],
+                           with_ci(c["saved_per_call_us"]), with_ci(c["saved_total_us"])});
+  out.push_back({Block::Kind::kHeading, 2, "Where it lost"});
+  if (lost.rows.empty())
+    out.push_back({Block::Kind::kParagraph, 2, "No context's interval lies wholly below zero."});
+  else
+    out.push_back(lost);
+
+  out.push_back({Block::Kind::kHeading, 2, "Per context"});
+  Block table{Block::Kind::kTable};
+  table.header = {"context",        "calls",         "NCCL's arm",
+                  "departures",     "mean latency",  "NCCL's choice (est.)",
+                  "saved per call", "saved in total"};
+  for (const auto& c : contexts) {
+    const bool est = c.contains("saved_total_us");
+    table.rows.push_back({context_name(c), std::to_string(c["calls"].get<size_t>()), c["nccl_arm"],
+                          with_ci(c["departure_share"], true), with_ci(c["mean_latency_us"]),
+                          est ? with_ci(c["nccl_estimate_us"]) : "no estimate",
+                          est ? with_ci(c["saved_per_call_us"]) : "-",
+                          est ? with_ci(c["saved_total_us"]) : "-"});
+  }
+  out.push_back(table);
+
+  out.push_back({Block::Kind::kHeading, 2, "Learning curves"});
+  out.push_back(
+      {Block::Kind::kParagraph, 2,
+       "Each context's calls in index order, in equal buckets: the share that departed from NCCL's pick "
+       "(Wilson interval) and the mean measured latency (normal interval) are in telemetry.json "
+       "(`per_context[].learning_curve`)."});
+  for (const auto& f : figures) {
+    Block b{Block::Kind::kFigure};
+    b.text = f.value("caption", "");
+    b.file = "figures/" + f.value("file", "");
+    out.push_back(b);
+  }
+  if (!figures_note.empty()) out.push_back({Block::Kind::kParagraph, 2, "No figures: " + figures_note + "."});
+  Block recompute{Block::Kind::kCode};
+  std::string cmd = "ncclbot telemetry";
+  for (const auto& l : logs) cmd += " " + l;
+  recompute.text = cmd + " --out DIR --resamples " + std::to_string(t["resamples"].get<int>());
+  out.push_back({Block::Kind::kHeading, 2, "Recomputing"});
+  out.push_back(
+      {Block::Kind::kParagraph, 2,
+       "Every number comes from the logs alone (decision records and NCCL's cost tables); telemetry.json "
+       "holds them all. The same command gives the same numbers:"});
+  out.push_back(recompute);
+  return out;
+}
+
+}  // namespace ncclbot::report
