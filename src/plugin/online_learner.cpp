@@ -136,8 +136,8 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
 int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
-  const int slot = engine_->select(c.policy, c.stream_id, c.steps);
-  if (log_) last_propensity_ = engine_->propensity(c.policy, slot);  // same state as select()
+  const int slot = log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_)
+                        : engine_->select(c.policy, c.stream_id, c.steps);
   ++c.steps;
   return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
 }

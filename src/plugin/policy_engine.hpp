@@ -47,8 +47,11 @@ class PolicyEngine {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select(state, rng);
   }
-  // The probability with which select() returned `slot` (asked before update(); docs/ope.md).
-  double propensity(PolicyState& state, int slot) const { return policy_propensity(state, slot); }
+  // select() and the probability of its answer (the decision log, docs/ope.md).
+  int select_logged(PolicyState& state, uint64_t stream_id, uint64_t step, double* probability) const {
+    StepRandom rng(seed_, stream_id, uint32_t(step));
+    return policy_select_logged(state, rng, probability);
+  }
   void update(PolicyState& state, int slot, double latency_us) const {
     policy_update(state, slot, latency_us);
   }

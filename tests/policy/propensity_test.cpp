@@ -97,3 +97,23 @@ TEST(Propensity, ThompsonIsExactOnlyWhileTryingItsArms) {
   Prepared warm = prepared("thompson:n0=4,sigma=0.1", 12);
   EXPECT_TRUE(std::isnan(policy_propensity(warm.state, 2)));
 }
+
+// The plugin's logged path (policy_select_logged) decides exactly as select() and states exactly
+// the propensity policy_propensity() gives, for every policy kind that logs, over many streams.
+TEST(Propensity, TheLoggedSelectIsTheSameDecisionAndProbability) {
+  for (const char* spec : {"egreedy:eps=0.3,decay=0,n0=4", "egreedy:eps=0.9,decay=2,n0=1", "random",
+                           "greedy:n0=4", "ucb1:c=0.1,n0=4", "etc:m=2"}) {
+    for (int updates : {0, 3, 11}) {
+      Prepared p = prepared(spec, updates);
+      for (int i = 0; i < 2000; ++i) {
+        AnyPolicy a = p.state, b = p.state;
+        StepRandom r1(uint64_t(i), 5, uint32_t(i)), r2(uint64_t(i), 5, uint32_t(i));
+        double prob = -1;
+        const int logged = policy_select_logged(a, r1, &prob);
+        const int plain = policy_select(b, r2);
+        ASSERT_EQ(logged, plain) << spec << " stream " << i;
+        ASSERT_EQ(prob, policy_propensity(p.state, plain)) << spec << " stream " << i;
+      }
+    }
+  }
+}

@@ -21,29 +21,46 @@ struct EpsGreedyPolicy {
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
   NCCLBOT_HD int select(StepRandom& rng) {
-    if (stats.arms.k == 0) return -1;
-    const double u = uniform_open01(rng.next_u32());
-    const uint32_t w1 = rng.next_u32();
-    const double eps_t = params.eps / (1.0 + params.decay * double(stats.plays));
-    if (u < eps_t) return stats.arms.slot[uniform_below(w1, uint32_t(stats.arms.k))];
-    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
-    return stats.arms.slot[j];
+    bool explored = false;
+    return choose(rng, explored);
+  }
+  // select() and the probability of its answer (the decision log's path in the plugin): a greedy
+  // step knows its probability without another argmin; only an exploring one asks propensity().
+  NCCLBOT_HD int select_logged(StepRandom& rng, double* probability) {
+    bool explored = false;
+    const int slot = choose(rng, explored);
+    *probability = slot < 0 ? 0.0 : explored ? propensity(slot) : greedy_probability();
+    return slot;
   }
   // P(select() = slot) in this state: min(eps_t, 1) / K for exploring plus the rest for greedy's
   // choice (exact up to the 2^-32 granularity of the two uniform draws).
   NCCLBOT_HD double propensity(int slot) const {
-    const int k = stats.arms.k;
-    if (k == 0) return 0.0;
-    double eps_t = params.eps / (1.0 + params.decay * double(stats.plays));
-    if (eps_t > 1.0) eps_t = 1.0;
+    if (stats.arms.k == 0) return 0.0;
     const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
-    return eps_t / double(k) + (stats.arms.slot[j] == slot ? 1.0 - eps_t : 0.0);
+    return stats.arms.slot[j] == slot ? greedy_probability() : explore_rate() / double(stats.arms.k);
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
     stats.visit_state(f);
+  }
+
+ private:
+  NCCLBOT_HD double eps_now() const { return params.eps / (1.0 + params.decay * double(stats.plays)); }
+  NCCLBOT_HD double explore_rate() const { return eps_now() > 1.0 ? 1.0 : eps_now(); }
+  NCCLBOT_HD double greedy_probability() const {
+    const double e = explore_rate();
+    return e / double(stats.arms.k) + (1.0 - e);
+  }
+  NCCLBOT_HD int choose(StepRandom& rng, bool& explored) {
+    if (stats.arms.k == 0) return -1;
+    const double u = uniform_open01(rng.next_u32());
+    const uint32_t w1 = rng.next_u32();
+    explored = u < eps_now();
+    if (explored) return stats.arms.slot[uniform_below(w1, uint32_t(stats.arms.k))];
+    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
+    return stats.arms.slot[j];
   }
 };
 

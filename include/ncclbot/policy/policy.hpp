@@ -211,5 +211,18 @@ NCCLBOT_HD double propensity_of(const P& p, int slot) {
 NCCLBOT_HD inline double policy_propensity(AnyPolicy& a, int slot) {
   return with_policy(a, [&](auto& p) { return propensity_of(p, slot); });
 }
+// select() and the propensity of its answer together: the same decision as policy_select(), with
+// a policy's select_logged() where it has one (a cheaper path to the same probability).
+NCCLBOT_HD inline int policy_select_logged(AnyPolicy& a, StepRandom& rng, double* probability) {
+  return with_policy(a, [&](auto& p) {
+    if constexpr (requires { p.select_logged(rng, probability); }) {
+      return p.select_logged(rng, probability);
+    } else {
+      const int slot = p.select(rng);
+      *probability = propensity_of(p, slot);
+      return slot;
+    }
+  });
+}
 
 }  // namespace ncclbot
