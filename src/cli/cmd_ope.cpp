@@ -16,6 +16,7 @@
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/off_policy.hpp"
 #include "ncclbot/ope/target_policy.hpp"
+#include "plugin/decision_table.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -62,13 +63,34 @@ double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep&
   return sum / double(data.calls.size());
 }
 
+// `table:FILE`: what the plugin in table mode would play in each logged context, decided by the
+// plugin's own table code (plugin/decision_table.hpp): the first matching row whose arm NCCL
+// offered, else NCCL's pick.
+TargetProbabilities table_target(const std::string& path, const OpeData& data) {
+  plugin::DecisionTable table;
+  std::string error;
+  if (!table.load_file(path, "", &error)) throw UsageError("--policy table:" + path + ": " + error);
+  TargetProbabilities pi(data.contexts.size());
+  for (size_t x = 0; x < data.contexts.size(); ++x) {
+    const OpeContext& c = data.contexts[x];
+    const plugin::CallKey key{c.collective, c.bytes, int(c.nodes), int(c.ranks), plugin::kAny, plugin::kAny};
+    const auto rows = table.rows_for(int(c.nodes), int(c.ranks));
+    const plugin::DecisionRow* row = plugin::deciding_row(rows, key, [&](int s) { return c.mask.has(s); });
+    const int slot =
+        row == nullptr || row->algo == plugin::kAny ? c.nccl_slot : row->algo * kNumProtos + row->proto;
+    pi[x].fill(0.0);
+    if (slot >= 0) pi[x][size_t(slot)] = 1.0;
+  }
+  return pi;
+}
+
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<OpeCliOptions>();
   app.add_option("--log", opt->logs,
                  "decision log(s) written by the plugin (NCCLBOT_LOG, plugin-check --log)")
       ->required();
   app.add_option("--policy", opt->policies,
-                 "target policy: auto, or a policy spec evaluated stationary (repeatable)")
+                 "target: auto, a policy spec evaluated stationary, or table:FILE (repeatable)")
       ->required();
   app.add_option("--sweep", opt->sweep_path,
                  "forced-arm sweep of the logged contexts: print the truth beside");
@@ -80,8 +102,14 @@ Action setup(CLI::App& app) {
     if (opt->resamples < 1 || opt->resamples > 1000000)
       throw UsageError("--resamples must be in [1, 1000000]");
     if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
-    std::vector<PolicySpec> targets;
-    for (const std::string& p : opt->policies) targets.push_back(parse_policy_spec(p));
+    // A target is a policy spec or table:FILE (an exported decision table).
+    std::vector<std::pair<std::string, std::optional<PolicySpec>>> targets;
+    for (const std::string& p : opt->policies) {
+      if (p.rfind("table:", 0) == 0)
+        targets.emplace_back(p, std::nullopt);
+      else
+        targets.emplace_back("", parse_policy_spec(p));
+    }
     const DecisionLogData log = read_decision_logs(opt->logs);
     const OpeData data = ope_data(log);
     std::optional<Sweep> sweep;
@@ -107,12 +135,14 @@ Action setup(CLI::App& app) {
        << data.contexts.size() << " contexts"
        << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
        << "; mean latency per call (us), " << opt->level * 100 << "% bootstrap intervals\n";
-    for (const PolicySpec& target : targets) {
-      const TargetProbabilities pi = stationary_target(target, data);
-      const auto estimates = estimate_off_policy(data, pi, "--policy " + target.text, options);
+    for (const auto& [table, spec] : targets) {
+      const std::string name = spec ? spec->text : table;
+      const TargetProbabilities pi =
+          spec ? stationary_target(*spec, data) : table_target(table.substr(6), data);
+      const auto estimates = estimate_off_policy(data, pi, "--policy " + name, options);
       nlohmann::json entry;
-      entry["policy"] = target.text;
-      os << "  " << target.text;
+      entry["policy"] = name;
+      os << "  " << name;
       if (sweep) {
         const double t = truth_us(data, pi, *sweep, opt->sweep_path);
         entry["truth_us"] = t;

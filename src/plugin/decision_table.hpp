@@ -60,4 +60,18 @@ class DecisionTable {
   Format format_ = Format::kNcclbot;
 };
 
+// The row that decides a call in table mode: the first row matching `key` whose arm `usable(slot)`
+// accepts (slot = algo * 3 + proto), or the first explicit "keep NCCL's choice" row before it;
+// nullptr when none does. The plugin and `ncclbot ope`'s table targets both decide through it.
+template <typename Usable>
+const DecisionRow* deciding_row(const std::vector<const DecisionRow*>& rows, const CallKey& key,
+                                Usable usable) {
+  for (const DecisionRow* row : rows) {
+    if (!DecisionTable::matches(*row, key)) continue;
+    if (row->algo == kAny) return row;
+    if (usable(row->algo * 3 + row->proto)) return row;
+  }
+  return nullptr;
+}
+
 }  // namespace ncclbot::plugin

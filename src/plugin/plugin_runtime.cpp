@@ -408,20 +408,18 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
 
   if (comm->role == Role::kTable) {
     const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, reg_buff};
-    for (const DecisionRow* row : comm->rows) {
-      if (!DecisionTable::matches(*row, key)) continue;
-      if (row->algo == kAny) return;  // an explicit "keep NCCL's choice" row
-      if (!table.choose(row->algo * kNumProtos + row->proto)) continue;  // not available for this call
-      if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
-      const int key_t = context_key(coll, bytes);
-      if (key_t >= 0) {
-        std::atomic<uint64_t>& w = comm->logged_keys[key_t / 64];
-        const uint64_t b = uint64_t(1) << (key_t % 64);
-        if (!(w.load(std::memory_order_relaxed) & b) && !(w.fetch_or(b) & b))
-          comm->log.info("first call of %s %zu bytes: table row %ld chose %s/%s", collective_label(coll),
-                         bytes, row->line, algo_label(row->algo), proto_label(row->proto));
-      }
-      return;
+    // A row whose arm this call's table lacks is passed over; an explicit "keep NCCL's choice" row
+    // (algo kAny) ends the search.
+    const DecisionRow* row = deciding_row(comm->rows, key, [&](int slot) { return table.usable_slot(slot); });
+    if (row == nullptr || row->algo == kAny || !table.choose(row->algo * kNumProtos + row->proto)) return;
+    if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
+    const int key_t = context_key(coll, bytes);
+    if (key_t >= 0) {
+      std::atomic<uint64_t>& w = comm->logged_keys[key_t / 64];
+      const uint64_t b = uint64_t(1) << (key_t % 64);
+      if (!(w.load(std::memory_order_relaxed) & b) && !(w.fetch_or(b) & b))
+        comm->log.info("first call of %s %zu bytes: table row %ld chose %s/%s", collective_label(coll), bytes,
+                       row->line, algo_label(row->algo), proto_label(row->proto));
     }
     return;
   }

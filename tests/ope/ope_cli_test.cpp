@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "ncclbot/core/argmin.hpp"
+#include "ncclbot/core/names.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
@@ -97,4 +100,39 @@ TEST(OpeCli, ThompsonLogsCarryNoPropensitiesAndOpeSaysSo) {
   const CliResult r = run_cli("ope --log '" + l.log + "' --policy auto");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot state the probability of its choices"), std::string::npos) << r.err;
+}
+
+// table:FILE targets are decided by the plugin's own table code. A table that names, for every
+// logged context, NCCL's own pick (read here from the sweep's prior, NCCL's rule) gives exactly
+// AUTO's estimates; a table that forces Ring/Simple on all-reduce gives other ones.
+TEST(OpeCli, ATableTargetIsWhatTheTableModePluginWouldPlay) {
+  const Logged l = logged_run("egreedy:eps=0.3,decay=0,n0=4", 120);
+  const ncclbot::Sweep sweep = ncclbot::read_sweep_csv(l.sweep);
+  const ncclbot::SweepView v = sweep.view();
+  std::string rows = "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n";
+  for (int c = 0; c < sweep.num_contexts(); ++c) {
+    const auto& ctx = sweep.context(c);
+    const int pick = ncclbot::nccl_argmin(v.mask(c).nccl_arms(), [&](int s) { return v.prior(c, s); });
+    rows += "*," + std::string(ncclbot::collective_name(ctx.collective)) + "," + std::to_string(ctx.nodes) +
+            "," + std::to_string(ctx.gpus_per_node) + "," + std::to_string(ctx.bytes) + "," +
+            std::to_string(ctx.bytes) + "," + std::string(ncclbot::algo_name(ncclbot::slot_algo(pick))) +
+            "," + std::string(ncclbot::proto_name(ncclbot::slot_proto(pick))) + "\n";
+  }
+  const std::string same = temp_dir() + "/nccl.csv", ring = temp_dir() + "/ring.csv";
+  write_file(same, rows);
+  write_file(ring,
+             "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n"
+             "*,allreduce,*,*,0,18446744073709551615,Ring,Simple\n");
+  const CliResult r = run_cli("ope --log '" + l.log + "' --policy auto --policy 'table:" + same +
+                              "' --policy 'table:" + ring + "' --sweep '" + l.sweep + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["policies"].size(), 3u);
+  EXPECT_EQ(j["policies"][1]["policy"], "table:" + same);
+  EXPECT_EQ(j["policies"][1]["estimators"], j["policies"][0]["estimators"]);
+  EXPECT_EQ(j["policies"][1]["truth_us"], j["policies"][0]["truth_us"]);
+  EXPECT_NE(j["policies"][2]["truth_us"], j["policies"][0]["truth_us"]);
+  const CliResult bad = run_cli("ope --log '" + l.log + "' --policy 'table:" + temp_dir() + "/none.csv'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("none.csv"), std::string::npos) << bad.err;
 }
