@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot {
@@ -26,6 +27,25 @@ std::string read_bytes(const std::string& path) {
 
 [[noreturn]] void fail_at(const std::string& path, size_t offset, const std::string& reason) {
   throw InputError(path, 0, "byte " + std::to_string(offset) + ": " + reason);
+}
+
+// What no plugin writes (the checksum holds, so a foreign or crafted file): "" when the fields are
+// in range.
+std::string shape_problem(int collective, int nccl_slot, uint32_t nodes, uint32_t ranks) {
+  if (collective < 0 || collective >= kNumCollectives)
+    return "collective " + std::to_string(collective) + " is no ncclFunc_t";
+  if (nccl_slot < -1 || nccl_slot >= kNumNcclArms)
+    return "NCCL's pick " + std::to_string(nccl_slot) + " is no arm";
+  if (nodes < 1 || ranks < nodes || ranks > (1u << 24))
+    return std::to_string(nodes) + " nodes and " + std::to_string(ranks) + " ranks is no communicator";
+  return "";
+}
+
+std::string call_problem(const decision_log::CallRecord& r) {
+  if (std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty()) return bad;
+  if (r.slot < 0 || r.slot >= kNumNcclArms)
+    return "the arm that ran, " + std::to_string(r.slot) + ", is no arm";
+  return "";
 }
 
 DecisionLogFile read_one(const std::string& path, DecisionLogData& data) {
@@ -74,10 +94,15 @@ DecisionLogFile read_one(const std::string& path, DecisionLogData& data) {
     }
     if (!intact(p + at, size)) fail_at(path, at, "record checksum does not match (the file is damaged)");
     if (kind == kKindCall) {
-      data.calls.push_back(decode_call(p + at));
+      const CallRecord r = decode_call(p + at);
+      if (const std::string bad = call_problem(r); !bad.empty()) fail_at(path, at, bad);
+      data.calls.push_back(r);
       ++file.calls;
     } else {
-      data.contexts.push_back(decode_context(p + at));
+      const ContextRecord r = decode_context(p + at);
+      if (const std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty())
+        fail_at(path, at, bad);
+      data.contexts.push_back(r);
       ++file.contexts;
     }
     at += size;

@@ -107,3 +107,37 @@ TEST(DecisionLogReader, DamageIsAnErrorNamingTheFile) {
   EXPECT_NE(error_of({a, b}).find("read logs of one behaviour policy together"), std::string::npos);
   EXPECT_NE(error_of({temp_dir() + "/none.bin"}).find("cannot open"), std::string::npos);
 }
+
+// Records a plugin never writes, with a valid checksum (a foreign or crafted file): out-of-range
+// fields are errors with the byte offset, never an index out of bounds later.
+TEST(DecisionLogReader, FieldsOutOfRangeAreErrors) {
+  const auto with_call = [](auto edit) {
+    std::string bytes = log_bytes("random", 0);
+    decision_log::CallRecord r;
+    r.bytes = 4096;
+    r.latency_us = 10;
+    r.propensity = 0.5;
+    r.nodes = 2;
+    r.ranks = 16;
+    r.collective = 4;
+    r.slot = 3;
+    r.nccl_slot = 4;
+    edit(r);
+    unsigned char rec[decision_log::kCallRecordBytes];
+    decision_log::encode(r, rec);
+    return bytes + std::string(reinterpret_cast<char*>(rec), sizeof rec);
+  };
+  EXPECT_EQ(read_decision_logs({write_log(with_call([](auto&) {}))}).calls.size(), 1u);
+  EXPECT_NE(error_of({write_log(with_call([](auto& r) { r.slot = 100; }))}).find("is no arm"),
+            std::string::npos);
+  EXPECT_NE(error_of({write_log(with_call([](auto& r) { r.slot = -1; }))}).find("is no arm"),
+            std::string::npos);
+  EXPECT_NE(error_of({write_log(with_call([](auto& r) { r.nccl_slot = 21; }))}).find("is no arm"),
+            std::string::npos);
+  EXPECT_NE(error_of({write_log(with_call([](auto& r) { r.collective = 200; }))}).find("no ncclFunc_t"),
+            std::string::npos);
+  EXPECT_NE(error_of({write_log(with_call([](auto& r) { r.nodes = 0; }))}).find("no communicator"),
+            std::string::npos);
+  const std::string e = error_of({write_log(with_call([](auto& r) { r.ranks = 1; }))});
+  EXPECT_NE(e.find("byte "), std::string::npos) << e;
+}
