@@ -148,7 +148,7 @@ void DecisionLog::drain_locked(std::unique_lock<std::mutex>& lock) {
       file_bytes_ += out.size();
       written_ += out.size();
     } else {
-      dropped_ += 1;
+      ++failed_writes_;
     }
   }
   lock.lock();

@@ -35,7 +35,8 @@ class DecisionLog {
   void flush();  // writes what is buffered now (a communicator's finalize)
 
   const std::string& path() const { return path_; }
-  uint64_t dropped() const { return dropped_.load(); }
+  uint64_t dropped() const { return dropped_.load(); }              // records, buffer full
+  uint64_t failed_writes() const { return failed_writes_.load(); }  // batches the file refused
   uint64_t written() const { return written_.load(); }
 
   // The file path for `pattern` and `rank` (`%r` -> rank, `%%` -> %).
@@ -56,7 +57,7 @@ class DecisionLog {
   std::vector<unsigned char> buffer_;
   bool stop_ = false;
   std::mutex io_mu_;  // one writer at a time (the thread, flush(), the destructor)
-  std::atomic<uint64_t> dropped_{0}, written_{0};
+  std::atomic<uint64_t> dropped_{0}, failed_writes_{0}, written_{0};
   std::thread writer_;
 };
 

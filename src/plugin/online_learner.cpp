@@ -207,13 +207,12 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
     float prior[kNumArms];
     table.prior(prior);
     c = &context_locked(key, bytes, prior);
-    if (log_) log_context_locked(key, *c, bytes, table);
   }
   const uint64_t index = c->next_call++;
   if (!log_) return decide_at_locked(key, c, index);
   last_propensity_ = 1.0;  // NCCL's own choice, when the policy does not decide
   const int slot = decide_at_locked(key, c, index);
-  const int nccl = bytes == c->first_bytes ? c->first_nccl_slot : table.nccl_pick_slot();
+  const int nccl = logged_nccl_slot_locked(key, *c, bytes, table);
   if (c->pending.empty()) c->pending.resize(Context::kPendingCap);
   if (c->pending_count == Context::kPendingCap) {  // the oldest was never measured: let it go
     c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
@@ -230,7 +229,9 @@ void OnlineLearner::set_decision_log(std::shared_ptr<DecisionLog> log) {
   if (!memoize_) log_ = std::move(log);
 }
 
-void OnlineLearner::log_context_locked(int key, const Context& c, uint64_t bytes, const CostTable& table) {
+int OnlineLearner::logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
+  for (const auto& [size, nccl] : c.logged_sizes)
+    if (size == bytes) return nccl;
   decision_log::ContextRecord r;
   r.comm_hash = comm_id_;
   r.bytes = bytes;
@@ -238,11 +239,14 @@ void OnlineLearner::log_context_locked(int key, const Context& c, uint64_t bytes
   r.ranks = uint32_t(nranks_);
   r.collective = key_collective(key);
   r.nccl_slot = table.nccl_pick_slot();
-  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = c.prior[s];
-  contexts_[key]->first_nccl_slot = r.nccl_slot;
+  float prior[kNumArms];
+  table.prior(prior);  // this call's table: what NCCL passed for this size
+  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = prior[s];
+  c.logged_sizes.emplace_back(bytes, int8_t(r.nccl_slot));
   unsigned char out[decision_log::kContextRecordBytes];
   decision_log::encode(r, out);
   log_->append(out, sizeof out);
+  return r.nccl_slot;
 }
 
 int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index,

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "ncclbot/core/arm.hpp"
@@ -133,8 +134,9 @@ class OnlineLearner {
     uint64_t retired_at = UINT64_MAX;
     int retired_slot = -1;
     std::deque<int8_t> memo;  // decisions by call index (leader mode)
-    // With a decision log: the decided calls not yet measured, oldest first, and NCCL's pick at
-    // the context's first size.
+    // With a decision log: the decided calls not yet measured, oldest first, and each size of the
+    // context whose cost table the log holds, with NCCL's pick for it (a size class holds several
+    // sizes; a context restored from a state file starts with none).
     struct Pending {
       uint64_t index, bytes;
       int8_t slot, nccl_slot;  // the arm that will run; NCCL's pick
@@ -145,7 +147,7 @@ class OnlineLearner {
     static constexpr size_t kPendingCap = 1024;
     std::vector<Pending> pending;
     size_t pending_head = 0, pending_count = 0;
-    int first_nccl_slot = -1;
+    std::vector<std::pair<uint64_t, int8_t>> logged_sizes;
   };
 
   // The ranks' first cost tables of one context, until it starts.
@@ -165,7 +167,8 @@ class OnlineLearner {
   void start_locked(int key, bool tables_agree);
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c, uint64_t index);
-  void log_context_locked(int key, const Context& c, uint64_t bytes, const CostTable& table);
+  // NCCL's pick for this call's size, logging the size's cost table the first time it is seen.
+  int logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
   void retire_locked(Context& c, int slot);
   bool grow_memo_locked(Context& c);
 

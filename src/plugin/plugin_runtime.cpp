@@ -365,7 +365,13 @@ std::shared_ptr<DecisionLog> PluginRuntime::decision_log(const PluginConfig& cfg
 }
 
 void PluginRuntime::finalize_comm(TunerComm* comm) {
-  if (comm->decision_log) comm->decision_log->flush();
+  if (const auto& log = comm->decision_log) {
+    log->flush();
+    if (log->dropped() > 0 || log->failed_writes() > 0)
+      comm->log.warn("NCCLBOT_LOG %s: %llu records dropped (the buffer was full), %llu writes failed, so far",
+                     log->path().c_str(), (unsigned long long)log->dropped(),
+                     (unsigned long long)log->failed_writes());
+  }
   if (comm->role == Role::kLocal || comm->role == Role::kLeader) save_state(*comm);
   if (comm->learner) {
     std::lock_guard<std::mutex> lock(mu_);

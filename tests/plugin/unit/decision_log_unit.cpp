@@ -1,0 +1,96 @@
+// The plugin's decision log through the runtime, as NCCL drives it: every size of a context gets
+// its cost-table record before its first call record, also for a context restored from a state
+// file (whose learning predates the log) and for two sizes of one size class, and each call
+// record carries NCCL's pick for its own size. The records are decoded with the format header.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+
+#include "ncclbot/log/decision_log_format.hpp"
+#include "plugin/plugin_runtime.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::plugin;
+
+namespace {
+
+// NCCL's [7][3] table: Ring/LL is cheapest for 1024 bytes, Tree/Simple for 1500.
+void call(TunerComm* comm, uint64_t comm_id, size_t bytes) {
+  float t[7][3];
+  for (auto& row : t)
+    for (float& v : row) v = -1.0f;
+  t[0][2] = bytes == 1024 ? 20.0f : 5.0f;   // Tree/Simple
+  t[1][0] = bytes == 1024 ? 10.0f : 30.0f;  // Ring/LL
+  t[1][2] = 40.0f;                          // Ring/Simple
+  int nchannels = 0;
+  PluginRuntime::instance().get_coll_info(comm, 4, bytes, 1, reinterpret_cast<float**>(t), 7, 3, 0,
+                                          &nchannels);
+  // The arm NCCL ran: the one whose entry the plugin set to 0, else NCCL's own pick.
+  int algo = bytes == 1024 ? 1 : 0, proto = bytes == 1024 ? 0 : 2;
+  for (int a = 0; a < 7; ++a)
+    for (int p = 0; p < 3; ++p)
+      if (t[a][p] == 0.0f) algo = a, proto = p;
+  PluginRuntime::instance().report(comm_id, 1, 1, 4, bytes, algo, proto, 12.5);
+}
+
+struct Read {
+  std::set<uint64_t> context_sizes;  // sizes with a context record
+  int calls = 0, calls_before_their_context = 0, wrong_nccl_pick = 0;
+};
+
+Read read_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Read r;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  size_t at = decision_log::detail::get<uint32_t>(p, 12);
+  while (at + 8 <= bytes.size()) {
+    const uint32_t kind = decision_log::detail::get<uint32_t>(p + at, 0),
+                   size = decision_log::detail::get<uint32_t>(p + at, 4);
+    EXPECT_TRUE(decision_log::intact(p + at, size));
+    if (kind == decision_log::kKindContext) {
+      r.context_sizes.insert(decision_log::decode_context(p + at).bytes);
+    } else {
+      const auto c = decision_log::decode_call(p + at);
+      ++r.calls;
+      r.calls_before_their_context += !r.context_sizes.count(c.bytes);
+      r.wrong_nccl_pick += c.nccl_slot != (c.bytes == 1024 ? 1 * 3 + 0 : 0 * 3 + 2);
+    }
+    at += size;
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(DecisionLog, EverySizeOfARestoredContextGetsItsCostTableFirst) {
+  const std::string dir = "/tmp/ncclbot-decision-log-unit-" + std::to_string(getpid());
+  ASSERT_EQ(system(("mkdir -p " + dir).c_str()), 0);
+  const std::string state = dir + "/state", log2 = dir + "/b.log";
+  setenv("NCCLBOT_MODE", "online", 1);
+  setenv("NCCLBOT_POLICY", "egreedy:eps=0.5,decay=0,n0=1", 1);
+  setenv("NCCLBOT_STATE", state.c_str(), 1);
+  unsetenv("NCCLBOT_LEADER");
+  // A first job learns 1024-byte all-reduces without a log and saves its state.
+  TunerComm* first = PluginRuntime::instance().init_comm(71, true, 1, 1, nullptr);
+  for (int i = 0; i < 20; ++i) call(first, 71, 1024);
+  PluginRuntime::instance().finalize_comm(first);
+  // The next job restores that context and logs; 1500 bytes shares 1024's size class.
+  setenv("NCCLBOT_LOG", log2.c_str(), 1);
+  TunerComm* second = PluginRuntime::instance().init_comm(72, true, 1, 1, nullptr);
+  for (int i = 0; i < 30; ++i) call(second, 72, i % 3 ? 1024 : 1500);
+  PluginRuntime::instance().finalize_comm(second);
+  const Read r = read_log(log2);
+  EXPECT_EQ(r.calls, 30);
+  EXPECT_EQ(r.context_sizes, (std::set<uint64_t>{1024, 1500}));
+  EXPECT_EQ(r.calls_before_their_context, 0);
+  EXPECT_EQ(r.wrong_nccl_pick, 0);
+  for (const char* v : {"NCCLBOT_MODE", "NCCLBOT_POLICY", "NCCLBOT_STATE", "NCCLBOT_LOG"}) unsetenv(v);
+  std::remove(state.c_str());
+}
