@@ -15,6 +15,8 @@ namespace ncclbot::plugin {
 namespace {
 
 constexpr size_t kBufferCap = size_t(1) << 20;
+// Deferred propensities waiting for the writer thread (each holds a contest of up to 24 arms).
+constexpr size_t kDeferredCap = 4096;
 
 bool write_all(int fd, const unsigned char* p, size_t n) {
   while (n > 0) {
@@ -122,6 +124,24 @@ void DecisionLog::append(const void* record, size_t bytes) {
   buffer_.insert(buffer_.end(), p, p + bytes);
 }
 
+void DecisionLog::append_deferred(const decision_log::CallRecord& record, const ThompsonContest& contest) {
+  unsigned char out[decision_log::kCallRecordBytes];
+  decision_log::encode(record, out);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (buffer_.size() + sizeof out > kBufferCap || deferred_.size() >= kDeferredCap) {
+    ++dropped_;
+    return;
+  }
+  if (deferred_.capacity() == 0) deferred_.reserve(kDeferredCap);
+  Deferred& d = deferred_.emplace_back();  // the contest's arms only, not its whole capacity
+  d.offset = buffer_.size();
+  d.contest.n = contest.n;
+  d.contest.sigma = contest.sigma;
+  std::memcpy(d.contest.mean, contest.mean, sizeof(double) * size_t(contest.n));
+  std::memcpy(d.contest.count, contest.count, sizeof(double) * size_t(contest.n));
+  buffer_.insert(buffer_.end(), out, out + sizeof out);
+}
+
 void DecisionLog::flush() {
   std::unique_lock<std::mutex> lock(mu_);
   drain_locked(lock);
@@ -134,9 +154,21 @@ void DecisionLog::drain_locked(std::unique_lock<std::mutex>& lock) {
   std::vector<unsigned char> out;
   out.reserve(kBufferCap);
   out.swap(buffer_);
+  std::vector<Deferred> deferred;
+  if (!deferred_.empty()) {  // the allocation is the writer's, as the buffer's is
+    deferred.reserve(kDeferredCap);
+    deferred.swap(deferred_);
+  }
   lock.unlock();
   {
     std::lock_guard<std::mutex> io(io_mu_);
+    for (const Deferred& d : deferred) {  // the integrals, here and not on the caller's thread
+      decision_log::CallRecord r = decision_log::decode_call(out.data() + d.offset);
+      r.propensity = thompson_win_probability(d.contest);
+      unsigned char sealed[decision_log::kCallRecordBytes];
+      decision_log::encode(r, sealed);
+      std::memcpy(out.data() + d.offset, sealed, sizeof sealed);
+    }
     if (fd_ >= 0 && file_bytes_ + out.size() > settings_.max_bytes && file_bytes_ > 0) {
       ::close(fd_);
       fd_ = -1;

@@ -17,6 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "ncclbot/log/decision_log_format.hpp"
+#include "ncclbot/policy/thompson_win_probability.hpp"
+
 namespace ncclbot::plugin {
 
 struct DecisionLogSettings {
@@ -32,6 +35,9 @@ class DecisionLog {
   ~DecisionLog();  // writes what is buffered
 
   void append(const void* record, size_t bytes);
+  // A call record whose propensity is the win probability of `contest` (Thompson sampling): the
+  // integral is computed by the writer thread, never by the caller. Dropped (counted) when full.
+  void append_deferred(const decision_log::CallRecord& record, const ThompsonContest& contest);
   void flush();  // writes what is buffered now (a communicator's finalize)
 
   const std::string& path() const { return path_; }
@@ -55,6 +61,11 @@ class DecisionLog {
   std::mutex mu_;
   std::condition_variable wake_;
   std::vector<unsigned char> buffer_;
+  struct Deferred {
+    size_t offset;  // of its call record in buffer_
+    ThompsonContest contest;
+  };
+  std::vector<Deferred> deferred_;  // bounded by kDeferredCap
   bool stop_ = false;
   std::mutex io_mu_;  // one writer at a time (the thread, flush(), the destructor)
   std::atomic<uint64_t> dropped_{0}, failed_writes_{0}, written_{0};

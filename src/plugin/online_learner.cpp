@@ -136,8 +136,9 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
 int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
-  const int slot = log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_)
-                        : engine_->select(c.policy, c.stream_id, c.steps);
+  const int slot =
+      log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_, contest_out_)
+           : engine_->select(c.policy, c.stream_id, c.steps);
   ++c.steps;
   return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
 }
@@ -210,16 +211,22 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   }
   const uint64_t index = c->next_call++;
   if (!log_) return decide_at_locked(key, c, index);
-  last_propensity_ = 1.0;  // NCCL's own choice, when the policy does not decide
-  const int slot = decide_at_locked(key, c, index);
-  const int nccl = logged_nccl_slot_locked(key, *c, bytes, table);
-  if (c->pending.empty()) c->pending.resize(Context::kPendingCap);
+  if (c->pending.empty()) {
+    c->pending.resize(Context::kPendingCap);
+    if (engine_->defers_propensity()) c->contests.resize(Context::kPendingCap);
+  }
   if (c->pending_count == Context::kPendingCap) {  // the oldest was never measured: let it go
     c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
     --c->pending_count;
   }
-  c->pending[(c->pending_head + c->pending_count) % Context::kPendingCap] = {
-      index, bytes, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), last_propensity_};
+  const size_t at = (c->pending_head + c->pending_count) % Context::kPendingCap;
+  last_propensity_ = 1.0;  // NCCL's own choice, when the policy does not decide
+  // A deferred propensity's contest goes straight into the ring, beside its decision.
+  contest_out_ = c->contests.empty() ? nullptr : &c->contests[at];
+  const int slot = decide_at_locked(key, c, index);
+  contest_out_ = nullptr;
+  const int nccl = logged_nccl_slot_locked(key, *c, bytes, table);
+  c->pending[at] = {index, bytes, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), last_propensity_};
   ++c->pending_count;
   return slot;
 }
@@ -319,18 +326,27 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     r.slot = slot;
     r.propensity = __builtin_nan("");  // a latency no decision of this rank is waiting for
     r.call_index = UINT64_MAX;
+    const ThompsonContest* contest = nullptr;
     if (c->pending_count > 0) {
-      const Context::Pending p = c->pending[c->pending_head];
+      const size_t at = c->pending_head;
+      const Context::Pending p = c->pending[at];
       c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
       --c->pending_count;
       r.call_index = p.index;
       r.bytes = p.bytes;
       r.nccl_slot = p.nccl_slot;
-      if (p.slot == slot) r.propensity = p.propensity;
+      if (p.slot == slot) {
+        r.propensity = p.propensity;
+        if (std::isnan(p.propensity) && !c->contests.empty()) contest = &c->contests[at];
+      }
     }
-    unsigned char out[decision_log::kCallRecordBytes];
-    decision_log::encode(r, out);
-    log_->append(out, sizeof out);
+    if (contest) {
+      log_->append_deferred(r, *contest);
+    } else {
+      unsigned char out[decision_log::kCallRecordBytes];
+      decision_log::encode(r, out);
+      log_->append(out, sizeof out);
+    }
   }
   return true;
 }

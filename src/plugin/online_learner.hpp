@@ -147,6 +147,9 @@ class OnlineLearner {
     static constexpr size_t kPendingCap = 1024;
     std::vector<Pending> pending;
     size_t pending_head = 0, pending_count = 0;
+    // Beside pending[i] whose propensity is an integral (Thompson sampling: NaN in pending[i]): the
+    // contest the log's writer thread computes it from. Allocated with pending, for such policies.
+    std::vector<ThompsonContest> contests;
     std::vector<std::pair<uint64_t, int8_t>> logged_sizes;
   };
 
@@ -182,8 +185,9 @@ class OnlineLearner {
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
-  double last_propensity_ = 1.0;  // of the last fresh decision (with a log)
-  int64_t memo_charged_ = 0;      // bytes taken from the budget
+  double last_propensity_ = 1.0;            // of the last fresh decision (with a log)
+  ThompsonContest* contest_out_ = nullptr;  // where its contest goes, when the integral is deferred
+  int64_t memo_charged_ = 0;                // bytes taken from the budget
   std::unique_ptr<Context> contexts_[kNumContextKeys];
   // Leader mode: per context, the calls answered before it started (the policy starts after them),
   // the leader's own call count (how far followers may ask ahead), whether it started, and the

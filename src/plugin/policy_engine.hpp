@@ -23,6 +23,17 @@ class PolicyEngine {
   const std::string& spec() const { return spec_; }
   uint64_t seed() const { return seed_; }
   PolicyKind kind() const { return config_.kind; }
+  // Whether a logged decision may leave its propensity to the log's writer thread (a contest).
+  bool defers_propensity() const {
+    bool defers = false;
+    visit_policy(config_, [&](auto& p) {
+      using P = std::decay_t<decltype(p)>;
+      defers = requires(P q, StepRandom r, double d, ThompsonContest c) {
+        q.select_logged(r, &d, &c);
+      };
+    });
+    return defers;
+  }
   // Identifies policy + hyperparameters (the canonical spec), for the state file.
   uint64_t fingerprint() const { return fingerprint_; }
 
@@ -47,10 +58,12 @@ class PolicyEngine {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select(state, rng);
   }
-  // select() and the probability of its answer (the decision log, docs/ope.md).
-  int select_logged(PolicyState& state, uint64_t stream_id, uint64_t step, double* probability) const {
+  // select() and the probability of its answer (the decision log, docs/ope.md); NaN with the
+  // contest in `deferred` where the probability is an integral left for the log's writer thread.
+  int select_logged(PolicyState& state, uint64_t stream_id, uint64_t step, double* probability,
+                    ThompsonContest* deferred) const {
     StepRandom rng(seed_, stream_id, uint32_t(step));
-    return policy_select_logged(state, rng, probability);
+    return policy_select_logged(state, rng, probability, deferred);
   }
   void update(PolicyState& state, int slot, double latency_us) const {
     policy_update(state, slot, latency_us);

@@ -1,8 +1,8 @@
 // The propensities the decision log records (policy_propensity, policy.hpp): in a fixed state, the
 // frequency with which select() returns each arm over many independent random streams matches the
 // stated probability within 4 standard errors; probabilities sum to 1 over the usable arms; a
-// deterministic policy's choice does not depend on the stream; Thompson sampling says NaN once it
-// samples.
+// deterministic policy's choice does not depend on the stream; Thompson sampling states its win
+// probability once it samples.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,7 +38,9 @@ Prepared prepared(const std::string& spec, int updates) {
   return p;
 }
 
-void expect_frequencies_match(const std::string& spec, int updates) {
+// `sum_tolerance`: 1e-12 for closed-form probabilities, K * 1e-9 for Thompson sampling's integrals
+// (thompson_win_probability.hpp states 1e-9 each).
+void expect_frequencies_match(const std::string& spec, int updates, double sum_tolerance = 1e-12) {
   Prepared p = prepared(spec, updates);
   constexpr int kDraws = 200000;
   int count[kNumArms] = {};
@@ -58,7 +60,7 @@ void expect_frequencies_match(const std::string& spec, int updates) {
     const double se = std::sqrt(prob * (1 - prob) / kDraws) + 1e-12;
     EXPECT_NEAR(double(count[s]) / kDraws, prob, 4 * se + 1e-9) << spec << " slot " << s;
   }
-  EXPECT_NEAR(total, 1.0, 1e-12) << spec;
+  EXPECT_NEAR(total, 1.0, sum_tolerance) << spec;
 }
 
 }  // namespace
@@ -91,18 +93,49 @@ TEST(Propensity, DeterministicPoliciesSayOneAndIgnoreTheStream) {
   }
 }
 
-TEST(Propensity, ThompsonIsExactOnlyWhileTryingItsArms) {
+TEST(Propensity, ThompsonIsDeterministicWhileTryingItsArmsThenItsWinProbability) {
   Prepared fresh = prepared("thompson:n0=0,sigma=0.1", 0);
-  EXPECT_EQ(policy_propensity(fresh.state, 0), 1.0);  // plays its untried arms in order
-  Prepared warm = prepared("thompson:n0=4,sigma=0.1", 12);
-  EXPECT_TRUE(std::isnan(policy_propensity(warm.state, 2)));
+  EXPECT_EQ(policy_propensity(fresh.state, 0), 1.0);  // plays its untried arms in slot order
+  EXPECT_EQ(policy_propensity(fresh.state, 2), 0.0);
+  expect_frequencies_match("thompson:n0=4,sigma=0.1", 12, 6e-9);
+  expect_frequencies_match("thompson:n0=1,sigma=0.3", 7, 6e-9);
+  expect_frequencies_match("thompson:n0=2,sigma=0.05", 30, 6e-9);
+}
+
+// The plugin's deferred path: the same decision; probability 1 when no other arm can win, else NaN
+// with the contest, whose win probability is exactly policy_propensity()'s.
+TEST(Propensity, ThompsonDefersItsIntegralWithTheContest) {
+  int deferred_steps = 0, free_steps = 0;
+  for (const char* spec : {"thompson:n0=0,sigma=0.2", "thompson:n0=1,sigma=0.2"})
+    for (int updates : {0, 3, 6, 12, 40}) {
+      Prepared p = prepared(spec, updates);
+      for (int i = 0; i < 300; ++i) {
+        AnyPolicy a = p.state, b = p.state;
+        StepRandom r1(uint64_t(i), 9, uint32_t(i)), r2(uint64_t(i), 9, uint32_t(i));
+        double prob = -1;
+        ThompsonContest contest;
+        const int logged = policy_select_logged(a, r1, &prob, &contest);
+        ASSERT_EQ(logged, policy_select(b, r2));
+        if (std::isnan(prob)) {
+          ++deferred_steps;
+          ASSERT_GT(contest.n, 1);
+          ASSERT_EQ(thompson_win_probability(contest), policy_propensity(p.state, logged));
+        } else {
+          ++free_steps;
+          ASSERT_EQ(prob, 1.0);
+          ASSERT_EQ(policy_propensity(p.state, logged), 1.0);
+        }
+      }
+    }
+  EXPECT_GT(deferred_steps, 0);
+  EXPECT_GT(free_steps, 0);
 }
 
 // The plugin's logged path (policy_select_logged) decides exactly as select() and states exactly
 // the propensity policy_propensity() gives, for every policy kind that logs, over many streams.
 TEST(Propensity, TheLoggedSelectIsTheSameDecisionAndProbability) {
   for (const char* spec : {"egreedy:eps=0.3,decay=0,n0=4", "egreedy:eps=0.9,decay=2,n0=1", "random",
-                           "greedy:n0=4", "ucb1:c=0.1,n0=4", "etc:m=2"}) {
+                           "greedy:n0=4", "ucb1:c=0.1,n0=4", "etc:m=2", "thompson:n0=4,sigma=0.1"}) {
     for (int updates : {0, 3, 11}) {
       Prepared p = prepared(spec, updates);
       for (int i = 0; i < 2000; ++i) {

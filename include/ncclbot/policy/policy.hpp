@@ -212,10 +212,17 @@ NCCLBOT_HD inline double policy_propensity(AnyPolicy& a, int slot) {
   return with_policy(a, [&](auto& p) { return propensity_of(p, slot); });
 }
 // select() and the propensity of its answer together: the same decision as policy_select(), with
-// a policy's select_logged() where it has one (a cheaper path to the same probability).
-NCCLBOT_HD inline int policy_select_logged(AnyPolicy& a, StepRandom& rng, double* probability) {
+// a policy's select_logged() where it has one (a cheaper path to the same probability). A policy
+// whose probability is an integral (Thompson sampling, contest()) states it at once only where it
+// is exact and free (1: no other arm can win); otherwise, when `deferred` is given, it says NaN and
+// `deferred` holds the contest, for thompson_win_probability() to compute off the hot path (without
+// `deferred`, the integral is computed now).
+NCCLBOT_HD inline int policy_select_logged(AnyPolicy& a, StepRandom& rng, double* probability,
+                                           ThompsonContest* deferred = nullptr) {
   return with_policy(a, [&](auto& p) {
-    if constexpr (requires { p.select_logged(rng, probability); }) {
+    if constexpr (requires { p.select_logged(rng, probability, deferred); }) {
+      return p.select_logged(rng, probability, deferred);
+    } else if constexpr (requires { p.select_logged(rng, probability); }) {
       return p.select_logged(rng, probability);
     } else {
       const int slot = p.select(rng);

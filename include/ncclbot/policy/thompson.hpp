@@ -17,9 +17,15 @@
 // of the step (StepRandom::word), so the pick is exactly the full draw's; most steps draw one or two
 // arms instead of k. When even the best-mean arm's highest possible draw (kZCeil) is below every
 // other arm's floor, it wins whatever the words say and nothing is drawn at all.
+//
+// Propensity (the decision log, docs/ope.md): 1 or 0 while it tries its arms; afterwards the
+// probability that arm's draw is the smallest, an integral over the arms that can beat it
+// (thompson_win_probability.hpp, error below 1e-9). contest() gathers those arms, so the plugin can
+// keep them and compute the integral off its hot path.
 #include <cmath>
 
 #include "ncclbot/policy/arm_stats.hpp"
+#include "ncclbot/policy/thompson_win_probability.hpp"
 
 namespace ncclbot {
 
@@ -35,9 +41,6 @@ struct ThompsonPolicy {
 
   Params params;
   static constexpr bool kDeterministic = false;
-  // While it plays its untried arms (in order) it is deterministic; afterwards the probability
-  // that an arm's draw is the smallest has no closed form, and NaN says so.
-  NCCLBOT_HD double propensity(int) const { return stats.untried > 0 ? 1.0 : __builtin_nan(""); }
   ArmStats stats;
   double lowest_draw[kNumArms];   // floor_i: no draw of arm i is lower; meaningful once N_i > 0
   double highest_draw[kNumArms];  // no draw of arm i is higher; meaningful once N_i > 0
@@ -82,6 +85,49 @@ struct ThompsonPolicy {
       }
     }
     return stats.arms.slot[pick];
+  }
+
+  // The arms whose draws decide whether `slot` wins, `slot` first: those whose lowest draw is not
+  // above its highest. Only meaningful once every arm has N_i > 0 (no untried arm).
+  NCCLBOT_HD void contest(int slot, ThompsonContest* out) const {
+    const int a = stats.arms.index[slot];
+    out->n = 0;
+    out->sigma = params.sigma;
+    const auto add = [&](int j) {
+      out->mean[out->n] = stats.mean[j];
+      out->count[out->n] = stats.count[j];
+      ++out->n;
+    };
+    add(a);
+    for (int j = 0; j < stats.arms.k; ++j)
+      if (j != a && !(lowest_draw[j] > highest_draw[a])) add(j);
+  }
+
+  // select() and its propensity (policy_select_logged): 1 while trying arms or when no other arm
+  // can win; otherwise the integral now, or, given `deferred`, NaN and the contest to compute it
+  // from later.
+  NCCLBOT_HD int select_logged(StepRandom& rng, double* probability, ThompsonContest* deferred) {
+    const int slot = select(rng);
+    *probability = 1.0;
+    if (slot < 0 || stats.untried > 0) return slot;
+    ThompsonContest local;
+    ThompsonContest* c = deferred ? deferred : &local;
+    contest(slot, c);
+    if (c->n > 1) *probability = deferred ? __builtin_nan("") : thompson_win_probability(*c);
+    return slot;
+  }
+
+  // The probability that select() returns `slot` in this state: deterministic while arms are
+  // untried, then the win probability of its contest (0 when some arm always draws lower).
+  NCCLBOT_HD double propensity(int slot) const {
+    if (slot < 0 || slot >= kNumArms || stats.arms.index[slot] < 0) return 0.0;
+    if (stats.untried > 0) return slot == stats.arms.slot[stats.first_untried()] ? 1.0 : 0.0;
+    const int a = stats.arms.index[slot];
+    for (int j = 0; j < stats.arms.k; ++j)
+      if (highest_draw[j] < lowest_draw[a]) return 0.0;
+    ThompsonContest c;
+    contest(slot, &c);
+    return thompson_win_probability(c);
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
