@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 BEHAVIOURS = ["random", "egreedy:eps=0.1,decay=0,n0=4", "egreedy:eps=0.3,decay=0,n0=4"]
-TARGETS = ["auto", "random", "egreedy:eps=0.5,decay=0,n0=4"]
+TARGETS = ["auto", "random", "egreedy:eps=0.5,decay=0,n0=4", "ucb1:c=0.1,n0=1"]
 
 
 def run(cmd, unsupported_ok=False):
@@ -59,8 +59,8 @@ def main():
                     continue
                 doc = json.loads(text)
                 p = doc["policies"][0]
-                truth = p["truth_us"]
                 for e in p["estimators"]:
+                    truth = e.get("truth_us", p["truth_us"])  # the replay method's truth is its own
                     r = rows.setdefault((behaviour, p["policy"], e["name"]), {"err": [], "hit": 0, "n": 0, "neff": []})
                     r["err"].append((e["value_us"] - truth) / truth)
                     r["hit"] += e["ci"][0] <= truth <= e["ci"][1]

@@ -15,6 +15,7 @@
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/ope/replay_method.hpp"
 #include "ncclbot/ope/target_policy.hpp"
 #include "plugin/decision_table.hpp"
 
@@ -30,18 +31,15 @@ struct OpeCliOptions {
   bool json = false;
 };
 
-// The truth: sum over logged calls of pi(a | x) times the sweep's mean of (x, a), over n.
-double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep& sweep,
-                const std::string& path) {
+// The sweep context of each logged context (collective, bytes, nodes, GPUs per node).
+std::vector<int> sweep_contexts(const OpeData& data, const Sweep& sweep, const std::string& path) {
   std::map<std::tuple<int, uint64_t, int, int>, int> index;
   for (int c = 0; c < sweep.num_contexts(); ++c) {
     const Context& ctx = sweep.context(c);
     index[{int(ctx.collective), ctx.bytes, ctx.nodes, ctx.gpus_per_node}] = c;
   }
-  const SweepView v = sweep.view();
-  std::vector<double> per_context(data.contexts.size(), 0.0);
-  for (size_t x = 0; x < data.contexts.size(); ++x) {
-    const OpeContext& c = data.contexts[x];
+  std::vector<int> out;
+  for (const OpeContext& c : data.contexts) {
     const int gpn = c.nodes > 0 ? int(c.ranks / c.nodes) : int(c.ranks);
     const auto it = index.find({c.collective, c.bytes, int(c.nodes), gpn});
     if (it == index.end())
@@ -49,18 +47,48 @@ double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep&
                        "holds no context of the log's collective " + std::to_string(c.collective) + ", " +
                            std::to_string(c.bytes) + " B, " + std::to_string(c.nodes) + "x" +
                            std::to_string(gpn));
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+// The truth: sum over logged calls of pi(a | x) times the sweep's mean of (x, a), over n.
+double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep& sweep,
+                const std::string& path) {
+  const std::vector<int> where = sweep_contexts(data, sweep, path);
+  const SweepView v = sweep.view();
+  std::vector<double> per_context(data.contexts.size(), 0.0);
+  for (size_t x = 0; x < data.contexts.size(); ++x)
     for (int s = 0; s < kNumArms; ++s) {
       if (pi[x][size_t(s)] <= 0.0) continue;
-      if (!v.mask(it->second).has(s))
+      if (!v.mask(where[x]).has(s))
         throw InputError(
             path, 0,
-            "has no measurement of an arm the target plays (context " + std::to_string(it->second) + ")");
-      per_context[x] += pi[x][size_t(s)] * v.mean(it->second, s);
+            "has no measurement of an arm the target plays (context " + std::to_string(where[x]) + ")");
+      per_context[x] += pi[x][size_t(s)] * v.mean(where[x], s);
     }
-  }
   double sum = 0;
   for (const OpeCall& call : data.calls) sum += per_context[size_t(call.context)];
   return sum / double(data.calls.size());
+}
+
+// The sweep's means and samples of the logged contexts, for the replay method's truth.
+ReplayTruthInputs replay_truth_inputs(const OpeData& data, const Sweep& sweep, const std::string& path) {
+  const std::vector<int> where = sweep_contexts(data, sweep, path);
+  const SweepView v = sweep.view();
+  ReplayTruthInputs in;
+  in.arm_mean.resize(data.contexts.size());
+  in.samples.resize(data.contexts.size());
+  for (size_t x = 0; x < data.contexts.size(); ++x) {
+    in.arm_mean[x].fill(NAN);
+    in.samples[x].resize(kNumArms);
+    for (int s = 0; s < kNumArms; ++s) {
+      if (!v.mask(where[x]).has(s)) continue;
+      in.arm_mean[x][size_t(s)] = v.mean(where[x], s);
+      for (int r = 0; r < v.samples; ++r) in.samples[x][size_t(s)].push_back(v.sample(where[x], s, r));
+    }
+  }
+  return in;
 }
 
 // `table:FILE`: what the plugin in table mode would play in each logged context, decided by the
@@ -158,6 +186,31 @@ Action setup(CLI::App& app) {
         os << "    " << std::left << std::setw(6) << e.name << std::right << std::fixed
            << std::setprecision(3) << e.value_us << "  [" << e.lo << ", " << e.hi << "]  n_effective "
            << std::setprecision(1) << e.n_effective << "\n";
+      }
+      if (spec) {  // learning over the whole log: the replay method, where the log allows it
+        std::optional<ReplayMethodResult> rm;
+        try {
+          rm = replay_method(data, *spec, opt->seed, opt->level);
+        } catch (const InputError& e) {
+          entry["replay_method_unavailable"] = e.what();
+          os << "    replay not available: " << e.what() << "\n";
+        }
+        if (rm) {
+          nlohmann::json e{{"name", "replay"},         {"value_us", rm->value_us},
+                           {"ci", {rm->lo, rm->hi}},   {"n_effective", double(rm->accepted)},
+                           {"accepted", rm->accepted}, {"acceptance_rate", rm->acceptance_rate}};
+          os << "    replay " << std::fixed << std::setprecision(3) << rm->value_us << "  [" << rm->lo << ", "
+             << rm->hi << "]  accepted " << rm->accepted << " of " << rm->calls << " ("
+             << std::setprecision(1) << 100.0 * rm->acceptance_rate << "%)";
+          if (sweep) {
+            const double t = replay_method_truth(
+                data, *spec, *rm, replay_truth_inputs(data, *sweep, opt->sweep_path), 200, opt->seed);
+            e["truth_us"] = t;
+            os << "  truth " << std::setprecision(3) << t;
+          }
+          os << "\n";
+          entry["estimators"].push_back(e);
+        }
       }
       doc["policies"].push_back(entry);
     }

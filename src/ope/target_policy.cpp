@@ -3,9 +3,19 @@
 #include <cmath>
 
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/policy/policy.hpp"
 
 namespace ncclbot {
+
+AnyPolicy policy_for_context(const PolicyConfig& config, const OpeContext& c) {
+  float prior[kNumArms];
+  for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? c.cost_us[s] : -1.0f;
+  AnyPolicy state = make_policy(config);
+  PolicyContext ctx;
+  ctx.mask = c.mask;
+  ctx.prior_us = prior;
+  policy_reset(state, ctx);
+  return state;
+}
 
 TargetProbabilities stationary_target(const PolicySpec& spec, const OpeData& data) {
   if (policy_use(spec.config.kind) != PolicyUse::kLive)
@@ -13,13 +23,7 @@ TargetProbabilities stationary_target(const PolicySpec& spec, const OpeData& dat
   TargetProbabilities pi(data.contexts.size());
   for (size_t x = 0; x < data.contexts.size(); ++x) {
     const OpeContext& c = data.contexts[x];
-    float prior[kNumArms];
-    for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? c.cost_us[s] : -1.0f;
-    AnyPolicy state = make_policy(spec.config);
-    PolicyContext ctx;
-    ctx.mask = c.mask;
-    ctx.prior_us = prior;
-    policy_reset(state, ctx);
+    AnyPolicy state = policy_for_context(spec.config, c);
     pi[x].fill(0.0);
     StepRandom rng(0, uint64_t(x), 0);
     const int chosen = policy_select(state, rng);

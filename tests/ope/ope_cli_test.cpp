@@ -14,6 +14,8 @@
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/log/decision_log.hpp"
+#include "ncclbot/ope/off_policy.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
@@ -82,7 +84,7 @@ TEST(OpeCli, BadLogsAndUnsupportedTargetsAreExit2) {
   EXPECT_NE(r.err.find("zero propensity"), std::string::npos) << r.err;
   const CliResult t = run_cli("ope --log '" + l.log + "' --policy thompson");
   EXPECT_EQ(t.exit_code, 2);
-  EXPECT_NE(t.err.find("cannot be a target"), std::string::npos) << t.err;
+  EXPECT_NE(t.err.find("zero propensity"), std::string::npos) << t.err;
   const std::string junk = temp_dir() + "/junk.log";
   write_file(junk, "NCBTLOG");
   const CliResult b = run_cli("ope --log '" + junk + "' --policy auto");
@@ -95,11 +97,66 @@ TEST(OpeCli, BadLogsAndUnsupportedTargetsAreExit2) {
   EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
 }
 
-TEST(OpeCli, ThompsonLogsCarryNoPropensitiesAndOpeSaysSo) {
-  const Logged l = logged_run("thompson:n0=4,sigma=0.1", 30);
-  const CliResult r = run_cli("ope --log '" + l.log + "' --policy auto");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("cannot state the probability of its choices"), std::string::npos) << r.err;
+// Thompson sampling logs the win probability of each arm it played (computed by the log's writer
+// thread): every propensity is in (0, 1], many are below 1, and ope estimates from the log.
+TEST(OpeCli, ThompsonLogsCarryTheirWinProbabilities) {
+  const Logged l = logged_run("thompson:n0=1,sigma=0.3", 120);
+  const ncclbot::DecisionLogData log = ncclbot::read_decision_logs({l.log});
+  ASSERT_GT(log.calls.size(), 5000u);
+  size_t below_one = 0;
+  for (const auto& c : log.calls) {
+    ASSERT_GT(c.propensity, 0.0) << "call " << c.call_index;
+    ASSERT_LE(c.propensity, 1.0) << "call " << c.call_index;
+    below_one += c.propensity < 0.999;
+  }
+  EXPECT_GT(below_one, log.calls.size() / 10);
+  const CliResult r = run_cli("ope --log '" + l.log + "' --policy auto --sweep '" + l.sweep + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double truth = j["policies"][0]["truth_us"];
+  for (const auto& e : j["policies"][0]["estimators"])
+    if (e["name"] == "DR") {
+      EXPECT_LE(e["ci"][0].get<double>(), truth);
+      EXPECT_GE(e["ci"][1].get<double>(), truth);
+    }
+}
+
+// Learning targets by the replay method on a uniform (random) log: UCB1's and greedy's values
+// with their acceptance rates, each truth (the target run on the sweep for as many calls per
+// context as were accepted) inside the interval. Under a uniform behaviour the acceptance rate is
+// the mean over calls of 1/K (K: the context's usable arms), within binomial noise.
+TEST(OpeCli, LearningTargetsByTheReplayMethod) {
+  const Logged l = logged_run("random", 300);
+  const CliResult r =
+      run_cli("ope --log '" + l.log + "' --policy 'ucb1:c=0.1,n0=1' --policy 'greedy:n0=1' --sweep '" +
+              l.sweep + "' --seed 4 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const ncclbot::OpeData data = ncclbot::ope_data(ncclbot::read_decision_logs({l.log}));
+  double expected_rate = 0;
+  for (const auto& c : data.calls) expected_rate += 1.0 / data.contexts[size_t(c.context)].mask.count();
+  expected_rate /= double(data.calls.size());
+  for (const auto& target : j["policies"]) {
+    const auto& est = target["estimators"];
+    ASSERT_EQ(est.size(), 4u) << target;
+    const auto& rm = est[3];
+    ASSERT_EQ(rm["name"], "replay");
+    const double n = double(data.calls.size()), rate = rm["acceptance_rate"];
+    EXPECT_NEAR(rate, expected_rate, 4 * std::sqrt(expected_rate * (1 - expected_rate) / n))
+        << target["policy"];
+    EXPECT_EQ(rm["accepted"].get<double>(), rm["n_effective"].get<double>());
+    const double truth = rm["truth_us"];
+    EXPECT_LE(rm["ci"][0].get<double>(), truth) << target["policy"];
+    EXPECT_GE(rm["ci"][1].get<double>(), truth) << target["policy"];
+  }
+  // A deterministic behaviour does not allow the method: the entry says why instead.
+  const Logged g = logged_run("greedy:n0=4", 40);
+  const CliResult d = run_cli("ope --log '" + g.log + "' --policy auto --json");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const auto dj = nlohmann::json::parse(d.out);
+  EXPECT_EQ(dj["policies"][0]["estimators"].size(), 3u);
+  EXPECT_NE(dj["policies"][0]["replay_method_unavailable"].get<std::string>().find("randomised behaviour"),
+            std::string::npos);
 }
 
 // table:FILE targets are decided by the plugin's own table code. A table that names, for every
