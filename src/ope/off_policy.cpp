@@ -16,14 +16,6 @@ namespace {
 
 using ContextKey = std::tuple<int, uint64_t, uint32_t, uint32_t>;
 
-std::string context_text(const OpeContext& c) {
-  const std::string coll = c.collective >= 0 && c.collective < kNumCollectives
-                               ? std::string(collective_name(Collective(c.collective)))
-                               : "collective " + std::to_string(c.collective);
-  return coll + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.nodes) + " nodes x " +
-         std::to_string(c.ranks) + " ranks";
-}
-
 std::string slot_text(int s) {
   return std::string(algo_name(slot_algo(s))) + "/" + std::string(proto_name(slot_proto(s)));
 }
@@ -51,6 +43,14 @@ Sums estimate_on(const OpeData& data, const std::vector<std::array<double, kNumA
 }
 
 }  // namespace
+
+std::string ope_context_text(const OpeContext& c) {
+  const std::string coll = c.collective >= 0 && c.collective < kNumCollectives
+                               ? std::string(collective_name(Collective(c.collective)))
+                               : "collective " + std::to_string(c.collective);
+  return coll + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.nodes) + " nodes x " +
+         std::to_string(c.ranks) + " ranks";
+}
 
 double bootstrap_quantile(std::vector<double> replicates, double p) {
   if (replicates.empty()) return NAN;
@@ -140,7 +140,7 @@ std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const Targ
       if (target[x][size_t(s)] > 0.0 && !seen[x].has(s))
         throw InputError(
             target_name, 0,
-            "plays " + slot_text(s) + " on " + context_text(data.contexts[x]) +
+            "plays " + slot_text(s) + " on " + ope_context_text(data.contexts[x]) +
                 ", where the log holds no call of it (a zero propensity: no estimate can see it)");
   const auto q = reward_model(data);
   std::vector<double> direct(nc, 0.0), w(n);

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/core/names.hpp"
 #include "ncclbot/core/philox.hpp"
 #include "ncclbot/ope/target_policy.hpp"
 
@@ -18,14 +17,6 @@ constexpr uint64_t kTruthStream = uint64_t(2) << 40;
 
 double lane0_uniform(uint64_t seed, uint64_t id, uint64_t step) {
   return uniform_open01(philox_block(seed, id, uint32_t(step), 0).v[0]);
-}
-
-std::string context_name(const OpeContext& c) {
-  const std::string coll = c.collective >= 0 && c.collective < kNumCollectives
-                               ? std::string(collective_name(Collective(c.collective)))
-                               : "collective " + std::to_string(c.collective);
-  return coll + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.nodes) + " nodes x " +
-         std::to_string(c.ranks) + " ranks";
 }
 
 }  // namespace
@@ -54,7 +45,7 @@ ReplayMethodResult replay_method(const OpeData& data, const PolicySpec& spec, ui
       throw InputError("--policy " + spec.text, 0,
                        "the replay method needs a randomised behaviour that played every usable arm of "
                        "each context; " +
-                           context_name(ctx) + " shows " + std::to_string(played[x].count()) + " of " +
+                           ope_context_text(ctx) + " shows " + std::to_string(played[x].count()) + " of " +
                            std::to_string(ctx.mask.count()) + " arms played" +
                            (p_min[x] >= 1.0 ? ", every call with probability 1" : ""));
     AnyPolicy target = policy_for_context(spec.config, ctx);

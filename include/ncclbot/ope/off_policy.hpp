@@ -49,6 +49,9 @@ struct OpeData {
 // propensity (a policy that cannot state one, such as Thompson sampling) or one outside (0, 1].
 OpeData ope_data(const DecisionLogData& log);
 
+// "allreduce 1048576 B on 4 nodes x 32 ranks", for messages.
+std::string ope_context_text(const OpeContext& c);
+
 // pi(. | x) for every context of the data.
 using TargetProbabilities = std::vector<std::array<double, kNumArms>>;
 
