@@ -52,11 +52,10 @@ std::vector<int> sweep_contexts(const OpeData& data, const Sweep& sweep, const s
   return out;
 }
 
-// The truth: sum over logged calls of pi(a | x) times the sweep's mean of (x, a), over n.
-double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep& sweep,
-                const std::string& path) {
-  const std::vector<int> where = sweep_contexts(data, sweep, path);
-  const SweepView v = sweep.view();
+// The truth: sum over logged calls of pi(a | x) times the sweep's mean of (x, a), over n; `where`
+// is sweep_contexts().
+double truth_us(const OpeData& data, const TargetProbabilities& pi, const SweepView& v,
+                const std::vector<int>& where, const std::string& path) {
   std::vector<double> per_context(data.contexts.size(), 0.0);
   for (size_t x = 0; x < data.contexts.size(); ++x)
     for (int s = 0; s < kNumArms; ++s) {
@@ -73,9 +72,8 @@ double truth_us(const OpeData& data, const TargetProbabilities& pi, const Sweep&
 }
 
 // The sweep's means and samples of the logged contexts, for the replay method's truth.
-ReplayTruthInputs replay_truth_inputs(const OpeData& data, const Sweep& sweep, const std::string& path) {
-  const std::vector<int> where = sweep_contexts(data, sweep, path);
-  const SweepView v = sweep.view();
+ReplayTruthInputs replay_truth_inputs(const OpeData& data, const SweepView& v,
+                                      const std::vector<int>& where) {
   ReplayTruthInputs in;
   in.arm_mean.resize(data.contexts.size());
   in.samples.resize(data.contexts.size());
@@ -140,8 +138,15 @@ Action setup(CLI::App& app) {
     }
     const DecisionLogData log = read_decision_logs(opt->logs);
     const OpeData data = ope_data(log);
+    // With --sweep: where each logged context is in it, and (made once, on the first learning
+    // target) what the replay method's truth draws from.
     std::optional<Sweep> sweep;
-    if (!opt->sweep_path.empty()) sweep = read_sweep_csv(opt->sweep_path);
+    std::vector<int> where;
+    std::optional<ReplayTruthInputs> replay_truth;
+    if (!opt->sweep_path.empty()) {
+      sweep = read_sweep_csv(opt->sweep_path);
+      where = sweep_contexts(data, *sweep, opt->sweep_path);
+    }
     const OpeOptions options{opt->resamples, opt->seed, opt->level};
 
     nlohmann::json doc;
@@ -172,7 +177,7 @@ Action setup(CLI::App& app) {
       entry["policy"] = name;
       os << "  " << name;
       if (sweep) {
-        const double t = truth_us(data, pi, *sweep, opt->sweep_path);
+        const double t = truth_us(data, pi, sweep->view(), where, opt->sweep_path);
         entry["truth_us"] = t;
         os << "  truth " << std::fixed << std::setprecision(3) << t;
       }
@@ -203,8 +208,8 @@ Action setup(CLI::App& app) {
              << rm->hi << "]  accepted " << rm->accepted << " of " << rm->calls << " ("
              << std::setprecision(1) << 100.0 * rm->acceptance_rate << "%)";
           if (sweep) {
-            const double t = replay_method_truth(
-                data, *spec, *rm, replay_truth_inputs(data, *sweep, opt->sweep_path), 200, opt->seed);
+            if (!replay_truth) replay_truth = replay_truth_inputs(data, sweep->view(), where);
+            const double t = replay_method_truth(data, *spec, *rm, *replay_truth, 200, opt->seed);
             e["truth_us"] = t;
             os << "  truth " << std::setprecision(3) << t;
           }

@@ -113,13 +113,17 @@ DecisionLog::~DecisionLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+// Whether `bytes` more fit the buffer; a record that does not is lost (counted), never waited for.
+bool DecisionLog::room_locked(size_t bytes) {
+  if (buffer_.size() + bytes <= kBufferCap) return true;
+  ++dropped_;  // full (the disk is slower than the job)
+  return false;
+}
+
 void DecisionLog::append(const void* record, size_t bytes) {
   // The writer holds the lock only to swap the buffer out, never for its I/O.
   std::lock_guard<std::mutex> lock(mu_);
-  if (buffer_.size() + bytes > kBufferCap) {
-    ++dropped_;  // full (the disk is slower than the job): the record is lost, never waited for
-    return;
-  }
+  if (!room_locked(bytes)) return;
   const auto* p = static_cast<const unsigned char*>(record);
   buffer_.insert(buffer_.end(), p, p + bytes);
 }
@@ -128,10 +132,11 @@ void DecisionLog::append_deferred(const decision_log::CallRecord& record, const 
   unsigned char out[decision_log::kCallRecordBytes];
   decision_log::encode(record, out);
   std::lock_guard<std::mutex> lock(mu_);
-  if (buffer_.size() + sizeof out > kBufferCap || deferred_.size() >= kDeferredCap) {
-    ++dropped_;
+  if (deferred_.size() >= kDeferredCap) {
+    ++dropped_;  // as many integrals waiting as the writer takes: lost, never waited for
     return;
   }
+  if (!room_locked(sizeof out)) return;
   if (deferred_.capacity() == 0) deferred_.reserve(kDeferredCap);
   Deferred& d = deferred_.emplace_back();  // the contest's arms only, not its whole capacity
   d.offset = buffer_.size();

@@ -53,6 +53,7 @@ class DecisionLog {
   bool open_file(std::string* error);
   void drain_locked(std::unique_lock<std::mutex>& lock);
   void run();
+  bool room_locked(size_t bytes);
 
   std::string path_;
   DecisionLogSettings settings_;
