@@ -141,9 +141,9 @@ void DecisionLog::append_deferred(const decision_log::CallRecord& record, const 
   Deferred& d = deferred_.emplace_back();  // the contest's arms only, not its whole capacity
   d.offset = buffer_.size();
   d.contest.n = contest.n;
-  d.contest.sigma = contest.sigma;
+  d.contest.played = contest.played;
   std::memcpy(d.contest.mean, contest.mean, sizeof(double) * size_t(contest.n));
-  std::memcpy(d.contest.count, contest.count, sizeof(double) * size_t(contest.n));
+  std::memcpy(d.contest.spread, contest.spread, sizeof(double) * size_t(contest.n));
   buffer_.insert(buffer_.end(), out, out + sizeof out);
 }
 

@@ -39,6 +39,8 @@ class DecisionLog {
   // integral is computed by the writer thread, never by the caller. Dropped (counted) when full.
   void append_deferred(const decision_log::CallRecord& record, const ThompsonContest& contest);
   void flush();  // writes what is buffered now (a communicator's finalize)
+  // A measured call that is not logged because its probability was lost (counted with the drops).
+  void drop() { ++dropped_; }
 
   const std::string& path() const { return path_; }
   uint64_t dropped() const { return dropped_.load(); }              // records, buffer full

@@ -181,7 +181,9 @@ int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
       retire_locked(*c, (is_nccl_slot(slot) && c->mask.has(slot)) ? slot : -1);
       break;
     }
-    const int8_t slot = int8_t(fresh_decision_locked(*c, c->memo_base + c->memo.size()));
+    const uint64_t next = c->memo_base + c->memo.size();
+    const int8_t slot =
+        int8_t(log_ ? logged_memo_decision_locked(*c, next) : fresh_decision_locked(*c, next));
     try {
       c->memo.push_back(slot);
     } catch (...) {  // out of memory: the same retirement as a full memo, for every rank
@@ -211,34 +213,98 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   }
   const uint64_t index = c->next_call++;
   if (!log_) return decide_at_locked(key, c, index);
-  if (c->pending.empty()) {
-    c->pending.resize(Context::kPendingCap);
-    if (engine_->defers_propensity()) c->contests.resize(Context::kPendingCap);
-  }
-  if (c->pending_count == Context::kPendingCap) {  // the oldest was never measured: let it go
-    c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
-    --c->pending_count;
-  }
-  const size_t at = (c->pending_head + c->pending_count) % Context::kPendingCap;
+  const size_t at = pending_slot_locked(*c);
   last_propensity_ = 1.0;  // NCCL's own choice, when the policy does not decide
   // A deferred propensity's contest goes straight into the ring, beside its decision.
   contest_out_ = c->contests.empty() ? nullptr : &c->contests[at];
   const int slot = decide_at_locked(key, c, index);
   contest_out_ = nullptr;
-  const int nccl = logged_nccl_slot_locked(key, *c, bytes, table);
-  c->pending[at] = {index, bytes, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), last_propensity_};
+  const int nccl =
+      c->last_logged.first == bytes ? c->last_logged.second : logged_nccl_slot_locked(key, *c, bytes, table);
+  c->pending[at] = {index, bytes, last_propensity_, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl)};
   ++c->pending_count;
   return slot;
 }
 
-void OnlineLearner::set_decision_log(std::shared_ptr<DecisionLog> log) {
+void OnlineLearner::allocate_pending_locked(Context& c) {
+  c.pending.resize(Context::kPendingCap);
+  if (engine_->defers_propensity()) c.contests.resize(Context::kPendingCap);
+}
+
+int OnlineLearner::logged_memo_decision_locked(Context& c, uint64_t index) {
+  const bool own = index == logging_index_ && &c == contexts_[logging_key_].get();
+  if (own) {  // the logging rank's current call: contest_out_ already points into its pending ring
+    last_propensity_ = 1.0;
+    logging_fresh_ = true;
+    return fresh_decision_locked(c, index);
+  }
+  if (c.ahead_count == c.ahead.size()) {
+    if (c.ahead.size() < Context::kAheadCap) {  // grow, keeping the order (oldest first)
+      const size_t cap = c.ahead.empty() ? 64 : 2 * c.ahead.size();
+      std::vector<Context::Ahead> grown(cap);
+      std::vector<ThompsonContest> grown_contests(engine_->defers_propensity() ? cap : 0);
+      for (size_t i = 0; i < c.ahead_count; ++i) {
+        const size_t from = (c.ahead_head + i) % c.ahead.size();
+        grown[i] = c.ahead[from];
+        if (!grown_contests.empty()) grown_contests[i] = c.ahead_contests[from];
+      }
+      c.ahead.swap(grown);
+      c.ahead_contests.swap(grown_contests);
+      c.ahead_head = 0;
+    } else {  // full: the oldest decision's call will go unlogged
+      c.ahead_head = (c.ahead_head + 1) % c.ahead.size();
+      --c.ahead_count;
+    }
+  }
+  const size_t at = (c.ahead_head + c.ahead_count) % c.ahead.size();
+  ThompsonContest* saved = contest_out_;
+  contest_out_ = c.ahead_contests.empty() ? nullptr : &c.ahead_contests[at];
+  last_propensity_ = 1.0;
+  const int slot = fresh_decision_locked(c, index);
+  contest_out_ = saved;
+  c.ahead[at] = {index, last_propensity_};
+  ++c.ahead_count;
+  return slot;
+}
+
+bool OnlineLearner::take_ahead_locked(Context& c, uint64_t index, double* propensity,
+                                      ThompsonContest* contest) {
+  while (c.ahead_count > 0) {
+    const Context::Ahead a = c.ahead[c.ahead_head];
+    if (a.index > index) break;
+    const size_t at = c.ahead_head;
+    c.ahead_head = (c.ahead_head + 1) % c.ahead.size();
+    --c.ahead_count;
+    if (a.index < index) continue;  // a call the logging rank has passed (never its own)
+    if (std::isnan(a.propensity) && contest && !c.ahead_contests.empty()) *contest = c.ahead_contests[at];
+    *propensity = a.propensity;
+    return true;
+  }
+  return false;
+}
+
+void OnlineLearner::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!memoize_) log_ = std::move(log);
+  log_ = std::move(log);
+  log_member_ = member;
+}
+
+void OnlineLearner::stop_decision_log() {
+  std::lock_guard<std::mutex> lock(mu_);
+  log_.reset();
+  for (auto& c : contexts_)
+    if (c) {
+      c->pending_count = 0;
+      c->ahead_count = 0;
+    }
 }
 
 int OnlineLearner::logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
   for (const auto& [size, nccl] : c.logged_sizes)
-    if (size == bytes) return nccl;
+    if (size == bytes) {
+      c.last_logged = {size, nccl};
+      return nccl;
+    }
   decision_log::ContextRecord r;
   r.comm_hash = comm_id_;
   r.bytes = bytes;
@@ -250,6 +316,7 @@ int OnlineLearner::logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, 
   table.prior(prior);  // this call's table: what NCCL passed for this size
   for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = prior[s];
   c.logged_sizes.emplace_back(bytes, int8_t(r.nccl_slot));
+  c.last_logged = c.logged_sizes.back();
   unsigned char out[decision_log::kContextRecordBytes];
   decision_log::encode(r, out);
   log_->append(out, sizeof out);
@@ -273,7 +340,32 @@ int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, ui
     }
   }
   if (index + 1 > own_calls_[key]) own_calls_[key] = index + 1;
-  return decide_at_locked(key, c, index);
+  if (!log_ || member != log_member_) return decide_at_locked(key, c, index);
+  // The logging rank's call: its decision is either made now (fresh, straight into the pending
+  // ring) or was made earlier for a follower (its probability waits in the ahead ring).
+  const size_t at = pending_slot_locked(*c);
+  ThompsonContest* contest = c->contests.empty() ? nullptr : &c->contests[at];
+  logging_key_ = key;
+  logging_index_ = index;
+  logging_fresh_ = false;
+  last_propensity_ = 1.0;
+  contest_out_ = contest;
+  const int slot = decide_at_locked(key, c, index);
+  contest_out_ = nullptr;
+  logging_index_ = UINT64_MAX;
+  double propensity = 1.0;  // NCCL's choice, or the arm a retired context settled on
+  bool lost = false;
+  if (logging_fresh_) {
+    propensity = last_propensity_;
+  } else if (started_[key] && index >= c->memo_base && index < c->memo_base + c->memo.size() &&
+             index < c->retired_at) {
+    lost = !take_ahead_locked(*c, index, &propensity, contest);
+  }
+  const int nccl =
+      c->last_logged.first == bytes ? c->last_logged.second : logged_nccl_slot_locked(key, *c, bytes, table);
+  c->pending[at] = {index, bytes, propensity, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), lost};
+  ++c->pending_count;
+  return slot;
 }
 
 bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count,
@@ -332,6 +424,10 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
       const Context::Pending p = c->pending[at];
       c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
       --c->pending_count;
+      if (p.lost) {  // its probability is gone: not logged rather than logged without it
+        log_->drop();
+        return true;
+      }
       r.call_index = p.index;
       r.bytes = p.bytes;
       r.nccl_slot = p.nccl_slot;

@@ -81,10 +81,15 @@ class OnlineLearner {
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
   bool observe(int key, int slot, double latency_us);
 
-  // Records each measured call of this rank's own decisions (decide_next) in `log`: the arm that
-  // ran, NCCL's pick, the policy's probability of that arm, the latency; and each context's cost
-  // table on its first call (docs/ope.md). Local mode only (no memo); set before the first call.
-  void set_decision_log(std::shared_ptr<DecisionLog> log);
+  // Records each measured call of this rank's own decisions in `log`: the arm that ran, NCCL's
+  // pick, the policy's probability of that arm, the latency; and each context's cost table on its
+  // first call (docs/ope.md). Set before the first call. Local mode: the calls of decide_next.
+  // Leader mode: the calls of decide_at by `member`, which must be the only rank of the
+  // communicator in this process (the latencies observe() gets do not say whose they are): a
+  // decision made earlier for a follower keeps its probability until `member` reaches that call.
+  void set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member = 0);
+  // Stops logging (leader mode, when a second rank of the communicator joins this process).
+  void stop_decision_log();
 
   // Leader mode: decisions are NCCL's own (-1) until every rank of the communicator is connected.
   void set_active(bool active);
@@ -137,10 +142,11 @@ class OnlineLearner {
     // With a decision log: the decided calls not yet measured, oldest first, and each size of the
     // context whose cost table the log holds, with NCCL's pick for it (a size class holds several
     // sizes; a context restored from a state file starts with none).
-    struct Pending {
+    struct Pending {  // 32 bytes
       uint64_t index, bytes;
-      int8_t slot, nccl_slot;  // the arm that will run; NCCL's pick
       double propensity;
+      int8_t slot, nccl_slot;  // the arm that will run; NCCL's pick
+      bool lost = false;       // its probability was lost (a full ahead ring): the call goes unlogged
     };
     // A ring of the last kPendingCap decisions (a latency later than that is logged without its
     // decision): allocated on the context's first logged call, no allocation per call.
@@ -151,6 +157,21 @@ class OnlineLearner {
     // contest the log's writer thread computes it from. Allocated with pending, for such policies.
     std::vector<ThompsonContest> contests;
     std::vector<std::pair<uint64_t, int8_t>> logged_sizes;
+    std::pair<uint64_t, int8_t> last_logged{UINT64_MAX, -1};  // the size the last call had (most are)
+    // Leader mode with a log: the decisions made for calls the logging rank has not reached yet (a
+    // follower asked ahead), oldest first, each with its probability (and contest, beside it),
+    // until that rank's own call takes them. A ring that doubles up to kAheadCap: followers stay
+    // within kMaxFollowerLead of the leader's own calls, so it is rarely full; when it is, the
+    // oldest decision's call is not logged (counted as dropped), never logged without its
+    // probability.
+    struct Ahead {
+      uint64_t index;
+      double propensity;
+    };
+    static constexpr size_t kAheadCap = 4 * kMaxFollowerLead;
+    std::vector<Ahead> ahead;
+    std::vector<ThompsonContest> ahead_contests;
+    size_t ahead_head = 0, ahead_count = 0;
   };
 
   // The ranks' first cost tables of one context, until it starts.
@@ -170,6 +191,22 @@ class OnlineLearner {
   void start_locked(int key, bool tables_agree);
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c, uint64_t index);
+  // Leader mode with a log: the memo's next decision, made for call `index`, with its probability
+  // kept for the logging rank (in its pending ring when that is its current call, else ahead).
+  int logged_memo_decision_locked(Context& c, uint64_t index);
+  // The ring slot a decision of the logging rank's call goes to (allocating the ring once).
+  size_t pending_slot_locked(Context& c) {
+    if (c.pending.empty()) allocate_pending_locked(c);
+    if (c.pending_count == Context::kPendingCap) {  // the oldest was never measured: let it go
+      c.pending_head = (c.pending_head + 1) % Context::kPendingCap;
+      --c.pending_count;
+    }
+    return (c.pending_head + c.pending_count) % Context::kPendingCap;
+  }
+  void allocate_pending_locked(Context& c);
+  // The probability of the memo's decision for call `index`, taken from the ahead ring with its
+  // contest (into `contest`, when deferred); false when the ring lost it.
+  bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContest* contest);
   // NCCL's pick for this call's size, logging the size's cost table the first time it is seen.
   int logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
   void retire_locked(Context& c, int slot);
@@ -187,7 +224,13 @@ class OnlineLearner {
   std::shared_ptr<DecisionLog> log_;
   double last_propensity_ = 1.0;            // of the last fresh decision (with a log)
   ThompsonContest* contest_out_ = nullptr;  // where its contest goes, when the integral is deferred
-  int64_t memo_charged_ = 0;                // bytes taken from the budget
+  // Leader mode with a log: the rank whose calls are logged, and the call it is deciding now
+  // (UINT64_MAX when none), whose fresh decision goes straight into its pending ring.
+  uint64_t log_member_ = 0;
+  int logging_key_ = -1;
+  uint64_t logging_index_ = UINT64_MAX;
+  bool logging_fresh_ = false;  // the logging rank's current call was decided fresh
+  int64_t memo_charged_ = 0;    // bytes taken from the budget
   std::unique_ptr<Context> contexts_[kNumContextKeys];
   // Leader mode: per context, the calls answered before it started (the policy starts after them),
   // the leader's own call count (how far followers may ask ahead), whether it started, and the

@@ -122,11 +122,6 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     load_state(comm);
     return;
   }
-  if (!cfg.log_path.empty() && warn_once("NCCLBOT_LOG leader"))
-    comm.log.warn(
-        "NCCLBOT_LOG: decision logs are written for one-rank and local-agreement communicators only; "
-        "commId 0x%llx (%d ranks, leader mode) is not logged",
-        (unsigned long long)comm.comm_id, comm.nranks);
   if (!comm.has_comm_id) {
     comm.log.warn(
         "online mode with %d ranks needs the v5 tuner ABI (NCCL 2.28) to tell communicators apart; "
@@ -164,8 +159,23 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
           (unsigned long long)comm.comm_id);
       return;
     }
-    comm.member = OnlineLearner::local_member(uint32_t(local_members_[comm.comm_id]++));
+    const int local_ranks = ++local_members_[comm.comm_id];
+    comm.member = OnlineLearner::local_member(uint32_t(local_ranks - 1));
     comm.learner->add_member(comm.member);
+    // The leader logs the decisions of its own rank. The latencies its profiler reports do not say
+    // which rank of this process measured them, so a second rank of the communicator here ends it.
+    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == cfg.rank)) {
+      if (local_ranks == 1) {
+        comm.decision_log = decision_log(cfg, comm.log);
+        if (comm.decision_log) comm.learner->set_decision_log(comm.decision_log, comm.member);
+      } else {
+        comm.learner->stop_decision_log();
+        comm.log.warn(
+            "NCCLBOT_LOG: this process holds %d ranks of commId 0x%llx, whose latencies the log cannot "
+            "tell apart; its decisions are not logged from here on",
+            local_ranks, (unsigned long long)comm.comm_id);
+      }
+    }
     update_activation_locked(comm.comm_id);
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kLeader;
@@ -218,6 +228,11 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     comm.self = h;
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kFollower;
+    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == cfg.rank) &&
+        warn_once("NCCLBOT_LOG follower"))
+      comm.log.warn(
+          "NCCLBOT_LOG: a follower plays the leader's decisions and does not log them; the leader (rank 0) "
+          "logs the job's decisions");
     return;
   }
   load_state(comm);

@@ -102,8 +102,8 @@ TEST(Propensity, ThompsonIsDeterministicWhileTryingItsArmsThenItsWinProbability)
   expect_frequencies_match("thompson:n0=2,sigma=0.05", 30, 6e-9);
 }
 
-// The plugin's deferred path: the same decision; probability 1 when no other arm can win, else NaN
-// with the contest, whose win probability is exactly policy_propensity()'s.
+// The plugin's deferred path: the same decision; probability 1 while arms are tried, else NaN with
+// the contest, whose win probability is exactly policy_propensity()'s.
 TEST(Propensity, ThompsonDefersItsIntegralWithTheContest) {
   int deferred_steps = 0, free_steps = 0;
   for (const char* spec : {"thompson:n0=0,sigma=0.2", "thompson:n0=1,sigma=0.2"})

@@ -18,7 +18,7 @@ int full_draw_pick(const ThompsonPolicy& p, uint64_t seed, uint64_t id, uint32_t
   double best = 0.0;
   for (int j = 0; j < p.stats.arms.k; ++j) {
     const double z = normal_quantile(uniform_open01(rng.next_u32()));
-    const double theta = p.stats.mean[j] + p.params.sigma * z / std::sqrt(p.stats.count[j]);
+    const double theta = p.stats.mean[j] + z * (p.params.sigma / std::sqrt(p.stats.count[j]));
     if (pick < 0 || theta < best) {
       pick = j;
       best = theta;
@@ -62,7 +62,7 @@ TEST(ThompsonPruning, PicksEqualTheFullDrawDefinition) {
         bool all_above = true;
         for (int j = 0; j < k; ++j) {
           if (p.lowest_draw[j] > p.stats.mean[best]) ++skipped_somewhere;
-          if (j != best && !(p.lowest_draw[j] > p.highest_draw[best])) all_above = false;
+          if (j != best && !(p.lowest_draw[j] > p.highest_draw(best))) all_above = false;
         }
         if (all_above) ++dominated;
       }

@@ -16,23 +16,20 @@ using namespace ncclbot;
 
 namespace {
 
-ThompsonContest contest(const std::vector<std::pair<double, double>>& arms) {
+// Arms as (mean, spread); the probability asked is arm `played`'s.
+ThompsonContest contest(const std::vector<std::pair<double, double>>& arms, size_t played = 0) {
   ThompsonContest c;
   c.n = int(arms.size());
-  c.sigma = 1.0;  // spread s = 1 / sqrt(count)
+  c.played = int(played);
   for (int i = 0; i < c.n; ++i) {
     c.mean[i] = arms[size_t(i)].first;
-    c.count[i] = 1.0 / (arms[size_t(i)].second * arms[size_t(i)].second);
+    c.spread[i] = arms[size_t(i)].second;
   }
   return c;
 }
 
-// The same contest asked for arm i (arm i moved to the front).
 ThompsonContest asked_for(const std::vector<std::pair<double, double>>& arms, size_t i) {
-  std::vector<std::pair<double, double>> order{arms[i]};
-  for (size_t j = 0; j < arms.size(); ++j)
-    if (j != i) order.push_back(arms[j]);
-  return contest(order);
+  return contest(arms, i);
 }
 
 double normal_cdf(double x) {

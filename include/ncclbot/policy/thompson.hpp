@@ -5,26 +5,29 @@
 // (peers-bandits-stats.md §3: tau0^2 = sigma^2 / n0). Posterior of arm i: N(mean_i, sigma^2 / N_i)
 // with N_i, mean_i from ArmStats on the log scale.
 //   - if some arm has N_i = 0 (no prior, no data: improper), play the lowest such slot;
-//   - else draw theta_i = mean_i + sigma * z_i / sqrt(N_i) for every valid arm in slot order,
-//     z_i = normal_quantile(uniform_open01(w_i)) with w_i the step's i-th policy word, and play
-//     argmin_i theta_i (ties: lowest slot).
+//   - else draw theta_i = mean_i + z_i * s_i for every valid arm in slot order, with spread
+//     s_i = sigma / sqrt(N_i), z_i = normal_quantile(uniform_open01(w_i)) and w_i the step's i-th
+//     policy word, and play argmin_i theta_i (ties: lowest slot).
 // Committed arm: argmin of the posterior means (the arm with the smallest geometric-mean latency).
 //
-// Only the winner matters, so select() draws the arm with the smallest mean first and skips every
-// arm that cannot beat the best draw so far: z >= kZFloor for every 32-bit word, so
-// theta_i >= floor_i = mean_i + sigma * kZFloor / sqrt(N_i) (the same expression, and rounding is
-// monotone), and an arm with floor_i > best theta can neither win nor tie. Arm i still reads word i
-// of the step (StepRandom::word), so the pick is exactly the full draw's; most steps draw one or two
-// arms instead of k. When even the best-mean arm's highest possible draw (kZCeil) is below every
-// other arm's floor, it wins whatever the words say and nothing is drawn at all.
+// Only the winner matters, so select() starts from the arm with the smallest mean and skips every
+// arm that cannot beat it: z >= kThompsonZFloor for every word, so theta_i >= floor_i =
+// mean_i + kThompsonZFloor * s_i (the same expression, and rounding is monotone), and an arm whose
+// floor is above the best draw's upper bound can neither win nor tie. When even the best-mean arm's
+// highest possible draw is below every other arm's floor, it wins whatever the words say and nothing
+// is drawn. On the CPU the remaining arms are first bounded by their word's bucket
+// (normal_quantile_buckets.hpp), and the quantile is evaluated only for arms whose bounds reach
+// below the smallest upper bound, usually none. Arm i always reads word i of the step
+// (StepRandom::word), so the pick is exactly the full draw's on every backend.
 //
 // Propensity (the decision log, docs/ope.md): 1 or 0 while it tries its arms; afterwards the
 // probability that arm's draw is the smallest, an integral over the arms that can beat it
-// (thompson_win_probability.hpp, error below 1e-9). contest() gathers those arms, so the plugin can
-// keep them and compute the integral off its hot path.
+// (thompson_win_probability.hpp, error below 1e-9). contest() copies the state the integral needs,
+// so the plugin can keep it and compute the integral off its hot path.
 #include <cmath>
 
 #include "ncclbot/policy/arm_stats.hpp"
+#include "ncclbot/policy/normal_quantile_buckets.hpp"
 #include "ncclbot/policy/thompson_win_probability.hpp"
 
 namespace ncclbot {
@@ -34,28 +37,25 @@ struct ThompsonPolicy {
     double n0;
     double sigma;
   };
-  // Below normal_quantile(uniform_open01(w)) for every word w (the smallest, at w = 0, is -6.338).
-  static constexpr double kZFloor = -6.5;
-  // Above it for every word (the largest, at w = 2^32 - 1, is +6.338).
-  static constexpr double kZCeil = 6.5;
+  static constexpr double kZFloor = kThompsonZFloor;
+  static constexpr double kZCeil = kThompsonZCeil;
 
   Params params;
   static constexpr bool kDeterministic = false;
   ArmStats stats;
-  double lowest_draw[kNumArms];   // floor_i: no draw of arm i is lower; meaningful once N_i > 0
-  double highest_draw[kNumArms];  // no draw of arm i is higher; meaningful once N_i > 0
+  double spread[kNumArms];       // s_i = sigma / sqrt(N_i); meaningful once N_i > 0
+  double lowest_draw[kNumArms];  // floor_i: no draw of arm i is lower; meaningful once N_i > 0
 
   // Arm j's posterior draw at standard normal z. draw() and both bounds evaluate this one expression,
   // which is monotone in z under rounding: that is what makes the bounds exact.
-  NCCLBOT_HD double draw_at(int j, double z) const {
-    return stats.mean[j] + params.sigma * z / sqrt(stats.count[j]);
-  }
+  NCCLBOT_HD double draw_at(int j, double z) const { return thompson_draw(stats.mean[j], spread[j], z); }
+  NCCLBOT_HD double highest_draw(int j) const { return draw_at(j, kZCeil); }
 
-  // The draw bounds are functions of arm j's mean and count alone, so recomputing them gives the
+  // Spread and floor are functions of arm j's mean and count alone, so recomputing them gives the
   // same bits as keeping them up to date.
   NCCLBOT_HD void refresh_bounds(int j) {
+    spread[j] = stats.count[j] > 0.0 ? params.sigma / sqrt(stats.count[j]) : 0.0;
     lowest_draw[j] = stats.count[j] > 0.0 ? draw_at(j, kZFloor) : 0.0;
-    highest_draw[j] = stats.count[j] > 0.0 ? draw_at(j, kZCeil) : 0.0;
   }
 
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
@@ -68,52 +68,116 @@ struct ThompsonPolicy {
   }
 
   NCCLBOT_HD int select(StepRandom& rng) {
+    static_assert(kNumArms <= 32, "rivals is a 32-bit mask");
     const int k = stats.arms.k;
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
-    int pick = first_index_of_min(stats.mean, k);
-    bool dominant = true;
-    for (int j = 0; j < k && dominant; ++j) dominant = j == pick || lowest_draw[j] > highest_draw[pick];
-    if (dominant) return stats.arms.slot[pick];
-    double pick_theta = draw(pick, rng);
+    const int best = first_index_of_min(stats.mean, k);
+    const double best_ceiling = highest_draw(best);
+    uint32_t rivals = 0;  // the arms whose floor is not above the best-mean arm's highest draw
+    for (int j = 0; j < k; ++j) rivals |= uint32_t(!(lowest_draw[j] > best_ceiling)) << j;
+    rivals &= ~(1u << best);
+    if (rivals == 0) return stats.arms.slot[best];
+#ifdef __CUDA_ARCH__
+    return stats.arms.slot[select_by_drawing(rng, best)];
+#else
+    return stats.arms.slot[select_by_buckets(rng, best, rivals)];
+#endif
+  }
+
+  // The winner among arms that can still win, drawing each: the reference definition's pick.
+  NCCLBOT_HD int select_by_drawing(StepRandom& rng, int best) const {
+    const int k = stats.arms.k;
+    int pick = best;
+    double pick_theta = draw(best, rng);
     for (int j = 0; j < k; ++j) {
-      if (j == pick || lowest_draw[j] > pick_theta) continue;
+      if (j == best || lowest_draw[j] > pick_theta) continue;
       const double theta = draw(j, rng);
       if (theta < pick_theta || (theta == pick_theta && j < pick)) {
         pick = j;
         pick_theta = theta;
       }
     }
-    return stats.arms.slot[pick];
+    return pick;
   }
 
-  // The arms whose draws decide whether `slot` wins, `slot` first: those whose lowest draw is not
-  // above its highest. Only meaningful once every arm has N_i > 0 (no untried arm).
-  NCCLBOT_HD void contest(int slot, ThompsonContest* out) const {
-    const int a = stats.arms.index[slot];
-    out->n = 0;
-    out->sigma = params.sigma;
-    const auto add = [&](int j) {
-      out->mean[out->n] = stats.mean[j];
-      out->count[out->n] = stats.count[j];
-      ++out->n;
+#ifndef __CUDA_ARCH__
+  // The same winner from the words' buckets: each candidate's draw lies in [lo_j, hi_j]; an arm whose
+  // lo_j is above the smallest hi cannot win or tie, and when one arm is left it wins undrawn.
+  int select_by_buckets(StepRandom& rng, int best, uint32_t rivals) const {
+    const NormalQuantileBuckets& table = normal_quantile_buckets();
+    int arm[kNumArms];
+    uint32_t word[kNumArms];
+    double lo[kNumArms];
+    int n = 0;
+    double ceiling = HUGE_VAL;  // the smallest upper bound so far
+    const auto consider = [&](int j) {
+      const uint32_t w = rng.word(uint32_t(j));
+      const int b = NormalQuantileBuckets::bucket(w);
+      const double l = draw_at(j, table.lo[b]);
+      if (l > ceiling) return;
+      const double h = draw_at(j, table.hi[b]);
+      if (h < ceiling) ceiling = h;
+      arm[n] = j;
+      word[n] = w;
+      lo[n] = l;
+      ++n;
     };
-    add(a);
-    for (int j = 0; j < stats.arms.k; ++j)
-      if (j != a && !(lowest_draw[j] > highest_draw[a])) add(j);
+    // The best-mean arm first (the tightest ceiling soonest), then its word block's other arms, then
+    // the rest: StepRandom keeps one block, so each block is generated once.
+    consider(best);
+    const uint32_t group = 15u << (best & ~3);
+    for (uint32_t m = rivals & group; m != 0; m &= m - 1) {
+      const int j = __builtin_ctz(m);
+      if (!(lowest_draw[j] > ceiling)) consider(j);
+    }
+    for (uint32_t m = rivals & ~group; m != 0; m &= m - 1) {
+      const int j = __builtin_ctz(m);
+      if (!(lowest_draw[j] > ceiling)) consider(j);
+    }
+    int pick = -1, left = 0;
+    for (int i = 0; i < n; ++i)
+      if (!(lo[i] > ceiling)) {
+        pick = i;
+        ++left;
+      }
+    if (left == 1) return arm[pick];
+    double pick_theta = HUGE_VAL;
+    pick = -1;
+    for (int i = 0; i < n; ++i) {
+      if (lo[i] > ceiling) continue;
+      const double theta = draw_at(arm[i], normal_quantile(uniform_open01(word[i])));
+      if (pick < 0 || theta < pick_theta || (theta == pick_theta && arm[i] < pick)) {
+        pick = arm[i];
+        pick_theta = theta;
+      }
+    }
+    return pick;
+  }
+#endif
+
+  // The state the propensity of `slot` is computed from (thompson_win_probability): every arm's
+  // mean and spread, copied without a branch. Only meaningful once no arm is untried.
+  NCCLBOT_HD void contest(int slot, ThompsonContest* out) const {
+    const int k = stats.arms.k;
+    out->n = k;
+    out->played = stats.arms.index[slot];
+    for (int j = 0; j < k; ++j) {
+      out->mean[j] = stats.mean[j];
+      out->spread[j] = spread[j];
+    }
   }
 
-  // select() and its propensity (policy_select_logged): 1 while trying arms or when no other arm
-  // can win; otherwise the integral now, or, given `deferred`, NaN and the contest to compute it
-  // from later.
+  // select() and its propensity (policy_select_logged): 1 while trying arms or with one arm;
+  // otherwise the integral now, or, given `deferred`, NaN and the contest to compute it from later.
   NCCLBOT_HD int select_logged(StepRandom& rng, double* probability, ThompsonContest* deferred) {
     const int slot = select(rng);
     *probability = 1.0;
-    if (slot < 0 || stats.untried > 0) return slot;
+    if (slot < 0 || stats.untried > 0 || stats.arms.k == 1) return slot;
     ThompsonContest local;
     ThompsonContest* c = deferred ? deferred : &local;
     contest(slot, c);
-    if (c->n > 1) *probability = deferred ? __builtin_nan("") : thompson_win_probability(*c);
+    *probability = deferred ? __builtin_nan("") : thompson_win_probability(*c);
     return slot;
   }
 
@@ -122,9 +186,6 @@ struct ThompsonPolicy {
   NCCLBOT_HD double propensity(int slot) const {
     if (slot < 0 || slot >= kNumArms || stats.arms.index[slot] < 0) return 0.0;
     if (stats.untried > 0) return slot == stats.arms.slot[stats.first_untried()] ? 1.0 : 0.0;
-    const int a = stats.arms.index[slot];
-    for (int j = 0; j < stats.arms.k; ++j)
-      if (highest_draw[j] < lowest_draw[a]) return 0.0;
     ThompsonContest c;
     contest(slot, &c);
     return thompson_win_probability(c);
@@ -136,7 +197,9 @@ struct ThompsonPolicy {
     refresh_bounds(j);
   }
 
-  NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  NCCLBOT_HD int commit(StepRandom&) const {
+    return stats.committed_slot();
+  }
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
     stats.visit_state(f);

@@ -7,11 +7,10 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 
+#include "log_records.hpp"
 #include "ncclbot/log/decision_log_format.hpp"
 #include "plugin/plugin_runtime.hpp"
 
@@ -45,25 +44,17 @@ struct Read {
 };
 
 Read read_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Read r;
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t at = decision_log::detail::get<uint32_t>(p, 12);
-  while (at + 8 <= bytes.size()) {
-    const uint32_t kind = decision_log::detail::get<uint32_t>(p + at, 0),
-                   size = decision_log::detail::get<uint32_t>(p + at, 4);
-    EXPECT_TRUE(decision_log::intact(p + at, size));
+  test::for_each_record(path, [&](uint32_t kind, const unsigned char* record) {
     if (kind == decision_log::kKindContext) {
-      r.context_sizes.insert(decision_log::decode_context(p + at).bytes);
+      r.context_sizes.insert(decision_log::decode_context(record).bytes);
     } else {
-      const auto c = decision_log::decode_call(p + at);
+      const auto c = decision_log::decode_call(record);
       ++r.calls;
       r.calls_before_their_context += !r.context_sizes.count(c.bytes);
       r.wrong_nccl_pick += c.nccl_slot != (c.bytes == 1024 ? 1 * 3 + 0 : 0 * 3 + 2);
     }
-    at += size;
-  }
+  });
   return r;
 }
 

@@ -24,68 +24,11 @@
 #include "plugin/leader_link.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/state_file.hpp"
+#include "two_rank_leader.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::plugin;
-
-namespace {
-
-constexpr int kKey = 4 * 65 + 13;  // AllReduce, 4096 bytes
-constexpr uint64_t kBytes = 4096;
-
-std::shared_ptr<const PolicyEngine> engine(const char* spec) {
-  std::string error;
-  auto e = PolicyEngine::create(spec, 5, &error);
-  EXPECT_TRUE(e) << error;
-  return e;
-}
-
-// NCCL's table with two usable arms: Tree/LL (slot 0, 10 us) and Ring/Simple (slot 5, 20 us).
-struct Table {
-  float t[7][3];
-  Table() {
-    for (auto& row : t)
-      for (float& v : row) v = -1.0f;
-    t[0][0] = 10.0f;
-    t[1][2] = 20.0f;
-  }
-  CostTable cost() { return CostTable(reinterpret_cast<float**>(t), 7, 3); }
-  std::vector<float> prior() {
-    std::vector<float> p(kNumArms, -1.0f);
-    p[0] = 10.0f;
-    p[5] = 20.0f;
-    return p;
-  }
-};
-
-// The 2-rank communicator's ranks as the leader's learner knows them: its own, and the follower's.
-const uint64_t kOwn = OnlineLearner::local_member(0);
-const uint64_t kFollower = OnlineLearner::follower_member(1, 0);
-
-// The leader's learner of a 2-rank communicator with both ranks present (HELLO counted).
-std::unique_ptr<OnlineLearner> both_present(const char* spec, MemoLimits limits = {}) {
-  auto l = std::make_unique<OnlineLearner>(1, 2, 1, engine(spec), true, limits);
-  l->add_member(kOwn);
-  l->add_member(kFollower);
-  return l;
-}
-
-// What the follower's request for window `start` is answered.
-std::vector<int8_t> window(OnlineLearner& l, uint64_t start, std::vector<float> prior,
-                           uint64_t member = kFollower) {
-  std::vector<int8_t> out(kDecisionWindow, int8_t(-2));
-  EXPECT_TRUE(l.decide_range(kKey, kBytes, prior.data(), start, kDecisionWindow, out.data(), member));
-  return out;
-}
-
-// The follower's cost table reaches the leader without asking for anything (as its first request
-// would), so a test can start a context at index 0.
-void hand_in_follower_table(OnlineLearner& l, std::vector<float> prior) {
-  int8_t none[1];
-  EXPECT_TRUE(l.decide_range(kKey, kBytes, prior.data(), 0, 0, none, kFollower));
-}
-
-}  // namespace
+using namespace ncclbot::plugin::two_rank;
 
 TEST(RankAgreement, CallsAnsweredBeforeEveryRankJoinedStayNcclsForEveryone) {
   Table table;

@@ -1,0 +1,149 @@
+// The decision log in leader mode (docs/ope.md): the leader logs its own rank's calls, whose
+// decisions may have been made earlier, when a follower asked ahead. Each record must carry the
+// probability the policy had when it made that decision, not when the leader's call arrived.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "log_records.hpp"
+#include "ncclbot/policy/policy.hpp"
+#include "plugin/decision_log.hpp"
+#include "two_rank_leader.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::plugin;
+using namespace ncclbot::plugin::two_rank;
+
+namespace {
+
+constexpr const char* kThompson = "thompson:n0=1,sigma=0.3";
+
+// A latency for call i on `slot`: the two arms close enough that Thompson sampling keeps both in play.
+double latency(uint64_t i, int slot) {
+  return (slot == 0 ? 12.0 : 11.0) * (1.0 + 0.2 * std::sin(double(i)));
+}
+
+struct Log {
+  std::string path;
+  std::shared_ptr<DecisionLog> log;
+  explicit Log(const std::string& name) {
+    path = "/tmp/ncclbot-leader-log-" + std::to_string(getpid()) + "-" + name;
+    std::remove(path.c_str());
+    std::string error;
+    log = DecisionLog::open({path, uint64_t(1) << 30, "policy=test\n"}, 0, &error);
+    EXPECT_TRUE(log) << error;
+  }
+  std::vector<decision_log::CallRecord> calls() {
+    log->flush();
+    return test::call_records(path);
+  }
+  ~Log() { std::remove(path.c_str()); }
+};
+
+}  // namespace
+
+// With no follower ahead, every decision is made on the leader's own call, and the log holds what a
+// local-mode learner of the same communicator logs for the same latencies: the same arms and the
+// same probabilities, bit for bit. The follower's requests for calls already decided change nothing.
+TEST(LeaderLog, WithoutAFollowerAheadItLogsWhatLocalModeLogs) {
+  Table table;
+  CostTable cost = table.cost();
+  Log local_log("local"), leader_log("leader");
+  OnlineLearner local(1, 2, 1, engine(kThompson), false);
+  local.set_decision_log(local_log.log);
+  auto leader = both_present(kThompson);
+  leader->set_decision_log(leader_log.log, kOwn);
+  hand_in_follower_table(*leader, table.prior());
+  for (uint64_t i = 0; i < 600; ++i) {
+    const int a = local.decide_next(kKey, kBytes, cost);
+    const int b = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(a, b) << i;
+    ASSERT_GE(a, 0) << i;
+    local.observe(kKey, a, latency(i, a));
+    leader->observe(kKey, b, latency(i, b));
+    if (i % 256 == 255) window(*leader, i - 255, table.prior());  // behind the leader: nothing new
+  }
+  const auto want = local_log.calls(), got = leader_log.calls();
+  ASSERT_EQ(got.size(), 600u);
+  ASSERT_EQ(want.size(), got.size());
+  int uncertain = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].call_index, i);
+    ASSERT_EQ(got[i].slot, want[i].slot) << i;
+    ASSERT_EQ(got[i].latency_us, want[i].latency_us) << i;
+    ASSERT_EQ(got[i].propensity, want[i].propensity) << i;
+    ASSERT_TRUE(got[i].propensity > 0.0 && got[i].propensity <= 1.0) << i;
+    uncertain += got[i].propensity < 0.99;
+  }
+  EXPECT_GT(uncertain, 50);  // Thompson sampling's integral, not just its deterministic first tries
+}
+
+// The follower asks for calls 0..255 after the leader's first call: calls 1..255 are decided at once,
+// in the state after one latency, before the leader reaches them. Their records carry that state's
+// probabilities (an independent PolicyState driven the same way), although the leader's policy
+// has learned 255 more latencies by the time it logs them.
+TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
+  Table table;
+  CostTable cost = table.cost();
+  Log leader_log("ahead");
+  auto leader = both_present(kThompson);
+  leader->set_decision_log(leader_log.log, kOwn);
+  hand_in_follower_table(*leader, table.prior());
+  const int first = leader->decide_at(kKey, kBytes, cost, 0, kOwn);
+  ASSERT_GE(first, 0);
+  leader->observe(kKey, first, latency(0, first));
+  const std::vector<int8_t> ahead = window(*leader, 0, table.prior());
+  for (uint64_t i = 1; i < 256; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(s, ahead[i]) << i;
+    leader->observe(kKey, s, latency(i, s));
+  }
+  // The state those decisions saw: the prior and call 0's latency.
+  const auto eng = engine(kThompson);
+  PolicyState state;
+  ArmMask mask;
+  mask.set(0);
+  mask.set(5);
+  const std::vector<float> prior = table.prior();
+  eng->reset(state, mask, prior.data());
+  eng->update(state, first, latency(0, first));
+  const double p0 = policy_propensity(state, 0), p5 = policy_propensity(state, 5);
+  EXPECT_NEAR(p0 + p5, 1.0, 1e-9);
+  ASSERT_GT(p0, 0.01);
+  ASSERT_GT(p5, 0.01);
+
+  const auto got = leader_log.calls();
+  ASSERT_EQ(got.size(), 256u);
+  int seen[2] = {0, 0};
+  for (size_t i = 1; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].call_index, i);
+    ASSERT_EQ(got[i].slot, ahead[i]) << i;
+    ASSERT_EQ(got[i].propensity, got[i].slot == 0 ? p0 : p5) << i;
+    ++seen[got[i].slot == 0 ? 0 : 1];
+  }
+  EXPECT_GT(seen[0], 0);
+  EXPECT_GT(seen[1], 0);
+}
+
+// Another rank of the communicator in the leader's process ends the log (its latencies would be
+// indistinguishable): calls after stop_decision_log() are not logged, and earlier ones stay.
+TEST(LeaderLog, StoppingTheLogKeepsWhatWasWritten) {
+  Table table;
+  CostTable cost = table.cost();
+  Log leader_log("stop");
+  auto leader = both_present("random");
+  leader->set_decision_log(leader_log.log, kOwn);
+  hand_in_follower_table(*leader, table.prior());
+  for (uint64_t i = 0; i < 40; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    leader->observe(kKey, s, latency(i, s));
+    if (i == 29) leader->stop_decision_log();
+  }
+  const auto got = leader_log.calls();
+  ASSERT_EQ(got.size(), 30u);
+  for (const auto& r : got) EXPECT_EQ(r.propensity, 0.5);  // random over two arms
+}
