@@ -10,15 +10,16 @@ namespace {
 // Median thread-CPU nanoseconds per getCollInfo, with a latency reported after every call so the
 // policy's state keeps changing (the live cost), from
 //   build/src/plugin/plugin_overhead_bench build/libnccl-tuner-ncclbot.so 1000000 9
-// on the 2-core Intel Xeon VM, idle, 1 Dec 2026 (docs/plugin.md "Overhead" has the whole table).
+// on the 2-core Intel Xeon VM, idle (load 0.1), 2 Dec 2026 (docs/plugin.md "Overhead" has the whole
+// table).
 // `table` is table mode on a 24-row decision table (what supervised selectors deploy as).
 struct MeasuredCost {
   std::string_view policy;  // a registry name, or "table"
   double ns;
 };
 constexpr MeasuredCost kMeasured[] = {
-    {"table", 96.8},     {"random", 49.6}, {"greedy", 35.5}, {"egreedy", 53.7}, {"ucb1", 59.4},
-    {"thompson", 191.5}, {"etc", 31.8},    {"swucb", 62.1},  {"ducb", 62.5},
+    {"table", 56.2},    {"random", 35.9}, {"greedy", 27.5}, {"egreedy", 42.3}, {"ucb1", 43.1},
+    {"thompson", 86.8}, {"etc", 23.4},    {"swucb", 46.8},  {"ducb", 46.8},
 };
 
 // Median lag, from `build/src/plugin/plugin_feedback_delay build/libnccl-tuner-ncclbot.so 4096 4`
