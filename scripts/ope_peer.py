@@ -412,10 +412,11 @@ def check(args, est, obp_version, how, np, ncclbot, plugin, work):
         log = os.path.join(work, "log-" + behaviour.split(":")[0] + ".bin")
         if os.path.exists(log):
             os.remove(log)
-        # plugin-check drives the plugin faster than its log writer drains its 1 MiB buffer (every
-        # 50 ms), so at this size the plugin drops records (it warns, and says how many): the log
-        # holds fewer calls than were driven, a different number on each run. Both sides read the
-        # same log, so the check is unaffected; the horizon is raised (twice at most) to log about --calls.
+        # If plugin-check drives the plugin faster than its log writer drains (its 1 MiB buffer is
+        # written every 50 ms or when half full; Thompson sampling's integrals take 10-20 us each on
+        # the writer), the plugin drops records (it warns, and says how many): the log then holds
+        # fewer calls than were driven. Both sides read the same log, so the check is unaffected;
+        # the horizon is raised (twice at most) to log about --calls.
         h = horizon
         for attempt in range(3):
             if os.path.exists(log):
