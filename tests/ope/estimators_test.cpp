@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/stats/resample_stream.hpp"
 
 using namespace ncclbot;
 
@@ -95,4 +97,40 @@ TEST(OffPolicy, IntervalsAreSeededAndHoldThePoint) {
     EXPECT_GE(a[k].hi, a[k].value_us);
   }
   EXPECT_NE(a[0].lo, c[0].lo);
+}
+
+// The bootstrap resamples calls with replacement: resample b draws n call indices from the stream
+// (seed, b). The estimator sums each resample by how often each call was drawn; this reference
+// gathers the drawn calls one by one, in draw order, from the hand formulas above, and its
+// percentile intervals must agree (the sums differ only in rounding order).
+TEST(OffPolicy, IntervalsAreThoseOfResamplingTheCallsOneByOne) {
+  OpeData d = hand_data();
+  for (int i = 0; i < 300; ++i)
+    d.calls.push_back({0, i % 3 == 0 ? 1 : 0, i % 2 ? 0.5 : 0.8, 8.0 + double(i % 11)});
+  const OpeOptions options{399, 7, 0.9};
+  const auto got = estimate_off_policy(d, play(0), "t", options);
+  const auto q = reward_model(d);
+  const size_t n = d.calls.size();
+  std::vector<double> ips, snips, dr;
+  for (int b = 0; b < options.resamples; ++b) {
+    ResampleStream rs(options.seed, uint64_t(b), ResamplePurpose::bootstrap_indices);
+    double sw = 0, swr = 0, sdr = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const OpeCall& c = d.calls[rs.next_below(uint32_t(n))];
+      const double w = c.slot == 0 ? 1.0 / c.propensity : 0.0;
+      sw += w;
+      swr += w * c.latency_us;
+      sdr += q[0][0] + w * (c.latency_us - q[0][size_t(c.slot)]);
+    }
+    ips.push_back(swr / double(n));
+    snips.push_back(swr / sw);
+    dr.push_back(sdr / double(n));
+  }
+  const double a = (1.0 - options.level) / 2.0;
+  const std::vector<double>* want[3] = {&ips, &snips, &dr};
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_NEAR(got[k].lo, bootstrap_quantile(*want[k], a), 1e-9 * got[k].value_us) << got[k].name;
+    EXPECT_NEAR(got[k].hi, bootstrap_quantile(*want[k], 1.0 - a), 1e-9 * got[k].value_us) << got[k].name;
+    EXPECT_LT(got[k].lo, got[k].hi);
+  }
 }
