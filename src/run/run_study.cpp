@@ -12,6 +12,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
+#include "ncclbot/scale/bootstrap_on_device.hpp"
 #include "report/figure_script.hpp"
 #include "report/report_document.hpp"
 #include "report/results_document.hpp"
@@ -22,6 +23,7 @@
 #include "study/progress_bar.hpp"
 #include "study/run_folder.hpp"
 #include "study/significance.hpp"
+#include "study/study_statistics.hpp"
 #include "study/study_variants.hpp"
 #include "study/unit_work.hpp"
 
@@ -250,6 +252,26 @@ nlohmann::json finish_folder(FolderRun& run, const RunOptions& options, const st
   return results;
 }
 
+// On the cuda backend the report's percentile intervals draw their resamples on the device (the
+// same numbers: scale/bootstrap_on_device.hpp), unless another bootstrap is installed already (the
+// ranks' split under MPI). Restores the default when the run ends, however it ends.
+class DeviceIntervals {
+ public:
+  explicit DeviceIntervals(const std::string& backend) {
+    if (backend != "cuda" || !bootstrap_on_device_built() || interval_bootstrap_installed()) return;
+    set_interval_bootstrap(bootstrap_interval_on_device);
+    installed_ = true;
+  }
+  ~DeviceIntervals() {
+    if (installed_) set_interval_bootstrap({});
+  }
+  DeviceIntervals(const DeviceIntervals&) = delete;
+  DeviceIntervals& operator=(const DeviceIntervals&) = delete;
+
+ private:
+  bool installed_ = false;
+};
+
 }  // namespace
 
 RunSummary run_study(const std::string& study_path, const RunOptions& options) {
@@ -279,6 +301,7 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
   EngineOptions engine;
   engine.backend = resolve_backend(s.backend);
   engine.threads = options.threads;
+  const DeviceIntervals device_intervals(engine.backend);
   compute_units(base, engine);
 
   // Each variant is a complete run in its own folder, then one entry of the base's "sensitivity".

@@ -31,14 +31,6 @@ std::vector<double> doubles_of(const std::string& bytes, size_t offset = 0) {
   return v;
 }
 
-bool splittable(std::span<const double> x, const BootstrapOptions& o) {
-  if (o.method != IntervalMethod::percentile || x.empty() || o.resamples == 0) return false;
-  if (!(o.level > 0.0 && o.level < 1.0) || x.size() >= (size_t(1) << 32)) return false;
-  for (double t : x)
-    if (!std::isfinite(t)) return false;
-  return true;
-}
-
 }  // namespace
 
 std::vector<double> BootstrapOnRanks::my_piece(std::span<const double> x,
@@ -51,7 +43,7 @@ std::vector<double> BootstrapOnRanks::my_piece(std::span<const double> x,
 }
 
 BootstrapResult BootstrapOnRanks::interval(std::span<const double> x, const BootstrapOptions& options) {
-  if (!splittable(x, options)) return bootstrap_interval(x, options);
+  if (!percentile_interval_computable_elsewhere(x, options)) return bootstrap_interval(x, options);
   std::string request = encode_request(x, options);
   group_.broadcast_from_root(request);
   const std::vector<double> piece = my_piece(x, options);

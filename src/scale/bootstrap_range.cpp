@@ -26,6 +26,14 @@ std::vector<double> bootstrap_distribution_range(std::span<const double> x, cons
   return bootstrap_distribution(x, o, first, count);
 }
 
+bool percentile_interval_computable_elsewhere(std::span<const double> x, const BootstrapOptions& o) {
+  if (o.method != IntervalMethod::percentile || x.empty() || o.resamples == 0) return false;
+  if (!(o.level > 0.0 && o.level < 1.0) || x.size() >= (size_t(1) << 32)) return false;
+  for (double t : x)
+    if (!std::isfinite(t)) return false;
+  return true;
+}
+
 BootstrapResult percentile_interval_from_distribution(std::span<const double> x, std::vector<double> theta,
                                                       const BootstrapOptions& o) {
   BootstrapResult r;

@@ -98,11 +98,11 @@ ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_conte
     const ReplayResults r = run_replay(job, backend_of(s));
     return {r.online_of(0), r.final_of(0), {}};
   }
-  // The per-replay rows (and so the committed arms) come from the CPU engine, whose losses are
-  // bit-identical to the kernels'; the score run is small next to tuning.
+  // The per-replay rows give the committed arms; both engines write the same rows, in the same
+  // order (tests/gpu/cuda_engine_test.cpp).
   std::ostringstream raw;
   job.raw = &raw;
-  const ReplayResults r = run_cpu_replay(job);
+  const ReplayResults r = run_replay(job, backend_of(s));
   return {r.online_of(0), r.final_of(0), modal_final_slots(raw.str(), sweep, score_contexts)};
 }
 

@@ -36,6 +36,10 @@ void set_interval_bootstrap(IntervalBootstrap bootstrap) {
   interval_bootstrap() = std::move(bootstrap);
 }
 
+bool interval_bootstrap_installed() {
+  return bool(interval_bootstrap());
+}
+
 double metric_value(std::span<const double> losses, Metric m) {
   return objective_value(summarize_losses(losses), m);
 }

@@ -35,6 +35,7 @@ Interval bootstrap_interval(std::span<const double> losses, Statistic st, double
 // An empty function restores the default.
 using IntervalBootstrap = std::function<BootstrapResult(std::span<const double>, const BootstrapOptions&)>;
 void set_interval_bootstrap(IntervalBootstrap bootstrap);
+bool interval_bootstrap_installed();
 
 struct PermutationOutcome {
   double p = 1;

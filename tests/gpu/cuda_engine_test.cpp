@@ -14,6 +14,7 @@
 #include "ncclbot/replay/cuda_engine.hpp"
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/stream_id.hpp"
+#include "ncclbot/scale/bootstrap_on_device.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
 #include "support/every_mechanism.hpp"
 #include "support/run_cli.hpp"
@@ -253,6 +254,29 @@ TEST(CudaEngine, DeviceBootstrapMatchesStatsBootstrap) {
         EXPECT_SAME_BITS(got, want);
       }
     }
+}
+
+// The study's intervals on the cuda backend (scale/bootstrap_on_device.hpp): the same estimate,
+// bounds and levels as bootstrap_interval(), for every statistic.
+TEST(CudaEngine, DeviceIntervalsEqualTheLibrarys) {
+  SKIP_WITHOUT_GPU();
+  const Sweep sweep = test::random_sweep(9, 60, 3);
+  const ReplayResults cpu =
+      run_cpu_replay(test::random_job(sweep, parse_policy_grid("ucb1:c=0.1"), 6, 3, 80));
+  for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99, BootstrapStatistic::max,
+                    BootstrapStatistic::count_above}) {
+    SCOPED_TRACE(to_string(stat));
+    BootstrapOptions o;
+    o.statistic = stat;
+    o.method = IntervalMethod::percentile;
+    o.resamples = 2000;
+    o.seed = 11;
+    const BootstrapResult want = bootstrap_interval(cpu.online_of(0), o);
+    const BootstrapResult got = bootstrap_interval_on_device(cpu.online_of(0), o);
+    const std::vector<double> g = {got.estimate, got.low, got.high, got.standard_error},
+                              w = {want.estimate, want.low, want.high, want.standard_error};
+    EXPECT_SAME_BITS(g, w);
+  }
 }
 
 // `ncclbot run experiments/quick.toml --backend cuda`: the whole study (tune, score, statistics,

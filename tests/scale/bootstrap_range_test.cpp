@@ -73,3 +73,25 @@ TEST(BootstrapRange, OneValueAndAnEmptyRange) {
   EXPECT_EQ(r.high, 0.25);
   EXPECT_TRUE(bootstrap_distribution_range(x, o, 3, 0).empty());
 }
+
+// Which intervals another place (the ranks, the device) may compute from a distribution: percentile
+// intervals of finite data with a level in (0, 1); the rest stays with bootstrap_interval().
+TEST(BootstrapRange, WhichIntervalsAPieceworkDistributionMayServe) {
+  const std::vector<double> x = {0.1, 0.2, 0.3};
+  BootstrapOptions o;
+  o.method = IntervalMethod::percentile;
+  o.resamples = 99;
+  o.level = 0.95;
+  EXPECT_TRUE(percentile_interval_computable_elsewhere(x, o));
+  BootstrapOptions bca = o;
+  bca.method = IntervalMethod::bca;
+  EXPECT_FALSE(percentile_interval_computable_elsewhere(x, bca));
+  BootstrapOptions none = o;
+  none.resamples = 0;
+  EXPECT_FALSE(percentile_interval_computable_elsewhere(x, none));
+  BootstrapOptions level = o;
+  level.level = 1.0;
+  EXPECT_FALSE(percentile_interval_computable_elsewhere(x, level));
+  EXPECT_FALSE(percentile_interval_computable_elsewhere(std::vector<double>{}, o));
+  EXPECT_FALSE(percentile_interval_computable_elsewhere(std::vector<double>{0.1, NAN}, o));
+}

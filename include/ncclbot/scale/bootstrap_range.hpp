@@ -17,6 +17,12 @@ namespace ncclbot {
 std::vector<double> bootstrap_distribution_range(std::span<const double> x, const BootstrapOptions& options,
                                                  uint64_t first, uint64_t count);
 
+// Whether bootstrap_interval(x, options) is a percentile interval that a distribution computed
+// elsewhere (other ranks, the device) can stand in for: method percentile, resamples and data
+// present, a level in (0, 1), fewer than 2^32 finite values. Anything else runs as
+// bootstrap_interval(), which also raises the library's errors.
+bool percentile_interval_computable_elsewhere(std::span<const double> x, const BootstrapOptions& options);
+
 // What bootstrap_interval(x, options) returns with method "percentile", given its whole
 // distribution `theta` (all options.resamples of them, in resample order).
 BootstrapResult percentile_interval_from_distribution(std::span<const double> x, std::vector<double> theta,
