@@ -39,11 +39,13 @@ struct ReplayKernelArgs {
   int* final_slot;
 };
 
-// One kernel per policy type, launched for a run of configs of that type: each instantiation
-// holds only its own policy's state (no union of every policy on the stack), and a warp never
-// diverges on the dispatch. Consecutive threads take consecutive contexts of one (config, seed)
-// and so read neighbouring sweep rows.
-template <typename Policy>
+// One kernel per policy type and cursor, launched for a run of configs of that type: each
+// instantiation holds only its own policy's state (no union of every policy on the stack), and a
+// warp never diverges on the dispatch. Consecutive threads take consecutive contexts of one
+// (config, seed) and so read neighbouring sweep rows. Cursor is ReplayCursor for delay 0 (no ring
+// of calls in flight: about 5 KB less stack per thread) and DelayedReplayCursor otherwise, the
+// choice replay_one() makes per replay.
+template <typename Policy, typename Cursor>
 __global__ void replay_kernel(ReplayKernelArgs a) {
   const int64_t per_config = int64_t(a.seeds) * a.contexts_count;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -63,21 +65,22 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
     Policy policy = policies[config];  // params set, state initialised by reset() in replay_one
-    const ReplayOutcome o = replay_one(policy, task);
+    NoStepObserver observe;
+    const ReplayOutcome o = replay_with_cursor<Cursor>(policy, task, observe);
     a.online[r] = o.online_loss;
     a.final_loss[r] = o.final_loss;
     a.final_slot[r] = o.final_slot;
   }
 }
 
-template <typename Policy>
+template <typename Policy, typename Cursor>
 DeviceShape replay_kernel_device_shape(int block) {
   int device = 0;
   NCCLBOT_CUDA_TRY(cudaGetDevice(&device));
   DeviceShape d;
   NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&d.multiprocessors, cudaDevAttrMultiProcessorCount, device));
   NCCLBOT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&d.resident_blocks_per_sm,
-                                                                 replay_kernel<Policy>, block, 0));
+                                                                 replay_kernel<Policy, Cursor>, block, 0));
   return d;
 }
 
@@ -97,7 +100,7 @@ struct PolicyObjectOf {
   }
 };
 
-// Launches replay_kernel<Policy> on configs [first, first + count) of the request (all of one
+// Launches replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the request (all of one
 // kind); returns the kernel time in seconds.
 template <typename Policy>
 double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
@@ -111,13 +114,19 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
   }
   DeviceBuffer<Policy> policies(objects.data(), objects.size());
   a.policies = policies.get();
-  *shape = grid_stride_shape(a.replays, block, replay_kernel_device_shape<Policy>(block));
+  const bool delayed = a.delay > 0;
+  *shape = grid_stride_shape(a.replays, block,
+                             delayed ? replay_kernel_device_shape<Policy, DelayedReplayCursor>(block)
+                                     : replay_kernel_device_shape<Policy, ReplayCursor>(block));
   if (max_grid > 0 && shape->grid > max_grid) shape->grid = max_grid;
   cudaEvent_t begin, end;
   NCCLBOT_CUDA_TRY(cudaEventCreate(&begin));
   NCCLBOT_CUDA_TRY(cudaEventCreate(&end));
   NCCLBOT_CUDA_TRY(cudaEventRecord(begin));
-  replay_kernel<Policy><<<shape->grid, shape->block>>>(a);
+  if (delayed)
+    replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block>>>(a);
+  else
+    replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block>>>(a);
   NCCLBOT_CUDA_TRY(cudaGetLastError());
   NCCLBOT_CUDA_TRY(cudaEventRecord(end));
   NCCLBOT_CUDA_TRY(cudaEventSynchronize(end));
