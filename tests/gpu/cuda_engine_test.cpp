@@ -229,50 +229,36 @@ TEST(CudaEngine, TuneMatchesCpu) {
 }
 
 // Bootstrap resamples of contexts on the device equal bootstrap_interval()'s distribution, per
-// config and statistic, in one chunk or many (a tiny scratch budget).
+// config and statistic, in one chunk or many (a tiny scratch budget); and the study's intervals on
+// the cuda backend (scale/bootstrap_on_device.hpp) equal the library's: estimate, bounds and
+// standard error.
 TEST(CudaEngine, DeviceBootstrapMatchesStatsBootstrap) {
   SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(8, 70, 3);
   const ReplayResults cpu =
       run_cpu_replay(test::random_job(sweep, parse_policy_grid("ucb1:c=0.1|0.5,n0=0|1"), 8, 3, 90));
+  const uint64_t resamples = 999, seed = 77;
   for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99, BootstrapStatistic::max,
-                    BootstrapStatistic::count_above})
+                    BootstrapStatistic::count_above}) {
+    BootstrapOptions opt;
+    opt.statistic = stat;
+    opt.resamples = resamples;
+    opt.seed = seed;
+    opt.method = IntervalMethod::percentile;
     for (int64_t budget : {int64_t(1) << 30, int64_t(1)}) {
       SCOPED_TRACE(to_string(stat) + " budget " + std::to_string(budget));
-      const uint64_t resamples = 999, seed = 77;
       const auto theta = device_bootstrap(cpu.online, cpu.num_configs, stat, resamples, seed, 0.10, budget);
       for (int c = 0; c < cpu.num_configs; ++c) {
-        BootstrapOptions opt;
-        opt.statistic = stat;
-        opt.resamples = resamples;
-        opt.seed = seed;
-        opt.method = IntervalMethod::percentile;
-        opt.keep_distribution = true;
-        const auto want = bootstrap_interval(cpu.online_of(c), opt).distribution;
+        BootstrapOptions keep = opt;
+        keep.keep_distribution = true;
+        const auto want = bootstrap_interval(cpu.online_of(c), keep).distribution;
         const std::vector<double> got(theta.begin() + long(size_t(c) * resamples),
                                       theta.begin() + long(size_t(c + 1) * resamples));
         EXPECT_SAME_BITS(got, want);
       }
     }
-}
-
-// The study's intervals on the cuda backend (scale/bootstrap_on_device.hpp): the same estimate,
-// bounds and levels as bootstrap_interval(), for every statistic.
-TEST(CudaEngine, DeviceIntervalsEqualTheLibrarys) {
-  SKIP_WITHOUT_GPU();
-  const Sweep sweep = test::random_sweep(9, 60, 3);
-  const ReplayResults cpu =
-      run_cpu_replay(test::random_job(sweep, parse_policy_grid("ucb1:c=0.1"), 6, 3, 80));
-  for (auto stat : {BootstrapStatistic::mean, BootstrapStatistic::p99, BootstrapStatistic::max,
-                    BootstrapStatistic::count_above}) {
-    SCOPED_TRACE(to_string(stat));
-    BootstrapOptions o;
-    o.statistic = stat;
-    o.method = IntervalMethod::percentile;
-    o.resamples = 2000;
-    o.seed = 11;
-    const BootstrapResult want = bootstrap_interval(cpu.online_of(0), o);
-    const BootstrapResult got = bootstrap_interval_on_device(cpu.online_of(0), o);
+    const BootstrapResult want = bootstrap_interval(cpu.online_of(0), opt);
+    const BootstrapResult got = bootstrap_interval_on_device(cpu.online_of(0), opt);
     const std::vector<double> g = {got.estimate, got.low, got.high, got.standard_error},
                               w = {want.estimate, want.low, want.high, want.standard_error};
     EXPECT_SAME_BITS(g, w);
