@@ -53,6 +53,6 @@ int main() {
     EpsGreedyPolicy eg{};
     eg.params = {0.1, 0.0, 1.0};
     printf("greedy %.3g  ucb1 %.3g  thompson %.3g  egreedy %.3g\n", run(s, gr, false), run(s, u, true),
-           run(s, th, false), run(s, eg, false));
+           run(s, th, true), run(s, eg, false));
   }
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "ncclbot/core/portable_math.hpp"
 #include "ncclbot/policy/confidence_bound.hpp"
 
 namespace ncclbot {
@@ -38,6 +39,15 @@ const double* exploration_bonus_table(double total0, int horizon) {
   }
   tables.push_back(std::move(table));
   return tables.back()->values.data();
+}
+
+const double* sample_log_table(const SweepView& v, int c) {
+  thread_local std::vector<double> logs;
+  const size_t n = size_t(kNumArms) * size_t(v.samples);
+  logs.resize(n);
+  const float* times = v.time_us + int64_t(c) * kNumArms * v.samples;
+  for (size_t i = 0; i < n; ++i) logs[i] = portable_log(double(times[i]));
+  return logs.data();
 }
 
 }  // namespace ncclbot

@@ -34,7 +34,10 @@ struct Philox4x32 {
 // code under nvcc) and the plugin. tests/core/philox_test.cpp checks it against Random123's
 // published known-answer vectors, tests/gpu/curand_stream_test.cpp against cuRAND's documented
 // curand_init()/curand() stream on the device.
-NCCLBOT_HD inline Philox4x32 philox4x32_10(Philox4x32 ctr, uint32_t key0, uint32_t key1) {
+// Always inlined: a replay step calls it once or twice, and inlined the core can overlap its
+// multiply chain with the step's other work (out of line it was a quarter of Thompson sampling's
+// replay time).
+NCCLBOT_HD NCCLBOT_FORCE_INLINE Philox4x32 philox4x32_10(Philox4x32 ctr, uint32_t key0, uint32_t key1) {
   using Generator = r123::Philox4x32_R<10>;
   const Generator::ctr_type c = {{ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3]}};
   const Generator::key_type k = {{key0, key1}};

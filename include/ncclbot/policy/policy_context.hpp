@@ -42,6 +42,9 @@ struct PolicyContext {
 struct SelectAids {
   const double* exploration = nullptr;  // exploration_bonus(exploration_total0 + p) at entry p
   double exploration_total0 = 0.0;      // the starting total the table was built for
+  // portable_log() of each of the context's samples, [slot][sample] as the sweep holds them, for a
+  // policy that learns on the log scale (update_log): the same bits it would compute itself.
+  const double* sample_logs = nullptr;
 };
 
 // select() with the engine's aids for a policy that can use them, plain select() otherwise.

@@ -192,8 +192,12 @@ struct ThompsonPolicy {
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
+    update_log(slot, ArmStats::transform(latency_us, ObsScale::kLog));
+  }
+  // update() given the latency's log already (the CPU engine's precomputed sample logs).
+  NCCLBOT_HD void update_log(int slot, double log_latency) {
     const int j = stats.arms.index[slot];
-    stats.add(j, ArmStats::transform(latency_us, ObsScale::kLog));
+    stats.add(j, log_latency);
     refresh_bounds(j);
   }
 

@@ -210,6 +210,12 @@ struct ReplayCursorT {
       pending[pending_at] = int8_t(slot);
       pending_x[pending_at] = x;
       pending_at = pending_at == task.delay ? 0 : pending_at + 1;
+    } else if constexpr (requires { policy.update_log(slot, 0.0); }) {
+      // The observation is the drawn sample itself (no dynamics): its log may come precomputed.
+      if (task.aids.sample_logs && !dynamic)
+        policy.update_log(slot, task.aids.sample_logs[slot * samples + int(r)]);
+      else
+        policy.update(slot, double(x));
     } else {
       policy.update(slot, double(x));
     }
