@@ -1,11 +1,14 @@
-// The CPU engine's two speed-ups must not change a bit: replays stepped side by side
-// (replay_batch.hpp) and UCB1's table of sqrt(2 ln t) (exploration_table.hpp). Each is compared
+// The CPU engine's speed-ups must not change a bit: replays stepped side by side
+// (replay_batch.hpp), UCB1's table of sqrt(2 ln t) and Thompson sampling's precomputed logs of the
+// samples (exploration_table.hpp). Each is compared
 // with the plain replay_one() path, step by step where a trace exists.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "ncclbot/core/portable_math.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
@@ -52,6 +55,29 @@ ReplayTask task_of(const Sweep& s, int context, uint64_t seed, int horizon) {
   return t;
 }
 
+// Every pick and outcome of `plain`'s replays (each context, two seeds) are the same with the
+// engine's aids (exploration_aids; `has_aids` says they were given) as without them.
+template <typename Policy, typename HasAids>
+void expect_aids_change_nothing(const Sweep& s, const Policy& plain, const std::string& what,
+                                HasAids has_aids) {
+  for (int c = 0; c < s.num_contexts(); ++c)
+    for (uint64_t seed : {1u, 7u}) {
+      const ReplayTask task = task_of(s, c, seed, 300);
+      Policy a_policy = plain, b_policy = plain;
+      ReplayTask aided = task;
+      aided.aids = exploration_aids(b_policy, task);
+      ASSERT_TRUE(has_aids(aided.aids)) << what;
+      std::vector<int> picks_plain, picks_aided;
+      const ReplayOutcome a =
+          replay_one(a_policy, task, [&](int, int slot, float) { picks_plain.push_back(slot); });
+      const ReplayOutcome b =
+          replay_one(b_policy, aided, [&](int, int slot, float) { picks_aided.push_back(slot); });
+      ASSERT_EQ(picks_plain, picks_aided) << what << " context " << c;
+      EXPECT_TRUE(same_bits(a.online_loss, b.online_loss)) << what;
+      EXPECT_EQ(a.final_slot, b.final_slot) << what;
+    }
+}
+
 }  // namespace
 
 TEST(ExplorationTable, EntriesAreSqrtTwoLogOfTheRunningTotal) {
@@ -75,26 +101,39 @@ TEST(ExplorationTable, EntriesAreSqrtTwoLogOfTheRunningTotal) {
 
 TEST(ExplorationTable, Ucb1PicksAreIdenticalWithAndWithoutTheTable) {
   const Sweep s = mixed_sweep();
-  for (const char* spec : {"ucb1:c=0.1|0.5|2,n0=0|0.3|4"})
-    for (const PolicySpec& p : parse_policy_grid(spec))
-      for (int c = 0; c < s.num_contexts(); ++c)
-        for (uint64_t seed : {1u, 7u}) {
-          const ReplayTask task = task_of(s, c, seed, 300);
-          Ucb1Policy plain{};
-          plain.params = {p.config.c, p.config.n0};
-          Ucb1Policy tabled = plain;
-          ReplayTask tabled_task = task;
-          tabled_task.aids = exploration_aids(tabled, task);
-          ASSERT_NE(tabled_task.aids.exploration, nullptr);
-          std::vector<int> picks_plain, picks_tabled;
-          const ReplayOutcome a =
-              replay_one(plain, task, [&](int, int slot, float) { picks_plain.push_back(slot); });
-          const ReplayOutcome b =
-              replay_one(tabled, tabled_task, [&](int, int slot, float) { picks_tabled.push_back(slot); });
-          ASSERT_EQ(picks_plain, picks_tabled) << p.text << " context " << c;
-          EXPECT_TRUE(same_bits(a.online_loss, b.online_loss));
-          EXPECT_EQ(a.final_slot, b.final_slot);
-        }
+  for (const PolicySpec& p : parse_policy_grid("ucb1:c=0.1|0.5|2,n0=0|0.3|4")) {
+    Ucb1Policy plain{};
+    plain.params = {p.config.c, p.config.n0};
+    expect_aids_change_nothing(s, plain, p.text,
+                               [](const SelectAids& a) { return a.exploration != nullptr; });
+  }
+}
+
+// Thompson sampling learns on the log scale: with the engine's precomputed logs of the samples it
+// picks exactly as when it takes each log itself.
+TEST(SampleLogs, ThompsonPicksAreIdenticalWithAndWithoutThem) {
+  const Sweep s = mixed_sweep();
+  for (const PolicySpec& p : parse_policy_grid("thompson:n0=0|1|4,sigma=0.05|0.3")) {
+    ThompsonPolicy plain{};
+    plain.params = {p.config.n0, p.config.sigma};
+    expect_aids_change_nothing(s, plain, p.text,
+                               [](const SelectAids& a) { return a.sample_logs != nullptr; });
+  }
+}
+
+TEST(SampleLogs, EntriesAreThePortableLogOfEachSample) {
+  const Sweep s = mixed_sweep();
+  const SweepView v = s.view();
+  for (int c = 0; c < s.num_contexts(); ++c) {
+    const double* logs = sample_log_table(v, c);
+    for (int slot = 0; slot < kNumArms; ++slot)
+      for (int r = 0; r < v.samples; ++r) {
+        const double x = double(v.sample(c, slot, r));
+        if (std::isnan(x)) continue;
+        ASSERT_TRUE(same_bits(logs[slot * v.samples + r], portable_log(x))) << c << " " << slot << " " << r;
+        ASSERT_NEAR(logs[slot * v.samples + r], std::log(x), 1e-15 * std::fabs(std::log(x)) + 1e-300);
+      }
+  }
 }
 
 TEST(ExplorationTable, ATableForAnotherStartIsDropped) {
