@@ -151,6 +151,11 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
   }
   if (cfg.rank == 0) {
     if (!start_leader(cfg, key, engine, comm.log)) return;
+    // The leader logs the decisions of its own rank. The log is opened before the runtime's lock is
+    // taken (decision_log() takes it itself).
+    std::shared_ptr<DecisionLog> log;
+    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == cfg.rank))
+      log = decision_log(cfg, comm.log);
     std::lock_guard<std::mutex> lock(mu_);
     comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes, true);
     if (!comm.learner) {
@@ -162,12 +167,12 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     const int local_ranks = ++local_members_[comm.comm_id];
     comm.member = OnlineLearner::local_member(uint32_t(local_ranks - 1));
     comm.learner->add_member(comm.member);
-    // The leader logs the decisions of its own rank. The latencies its profiler reports do not say
-    // which rank of this process measured them, so a second rank of the communicator here ends it.
-    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == cfg.rank)) {
+    // The latencies the leader's profiler reports do not say which rank of this process measured
+    // them, so a second rank of the communicator here ends the log.
+    if (log) {
       if (local_ranks == 1) {
-        comm.decision_log = decision_log(cfg, comm.log);
-        if (comm.decision_log) comm.learner->set_decision_log(comm.decision_log, comm.member);
+        comm.decision_log = log;
+        comm.learner->set_decision_log(comm.decision_log, comm.member);
       } else {
         comm.learner->stop_decision_log();
         comm.log.warn(

@@ -16,6 +16,7 @@
 
 #include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "plugin/unit/log_records.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
@@ -55,8 +56,9 @@ double true_latency(int slot) {
 // on the GPU), so the leader cannot exit while followers still ask; `done_fd` / `exit_fd` model that.
 [[noreturn]] void rank_main(int rank, int nranks, bool leader, int port, const std::string& policy,
                             int ready_fd, int go_fd, int done_fd, int exit_fd, const std::string& out,
-                            int lost_rank, int wrong_secret_rank) {
+                            int lost_rank, int wrong_secret_rank, const std::string& log) {
   setenv("NCCLBOT_MODE", "online", 1);
+  if (!log.empty()) setenv("NCCLBOT_LOG", log.c_str(), 1);  // every rank is told; rank 0 logs
   setenv("NCCLBOT_POLICY", policy.c_str(), 1);
   setenv("NCCLBOT_SEED", "7", 1);
   setenv("NCCLBOT_RANK", std::to_string(rank).c_str(), 1);
@@ -101,7 +103,7 @@ struct RankRun {
 };
 
 RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_rank = -1,
-                  int wrong_secret_rank = -1) {
+                  int wrong_secret_rank = -1, const std::string& log = "") {
   const int port = free_loopback_port();
   const std::string dir = temp_dir();
   int ready[2], go[2], done[2], quit[2];
@@ -114,7 +116,7 @@ RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_r
     const pid_t pid = fork();
     if (pid == 0)
       rank_main(r, nranks, leader, port, policy, ready[1], go[0], done[1], quit[0],
-                dir + "/rank" + std::to_string(r), lost_rank, wrong_secret_rank);
+                dir + "/rank" + std::to_string(r), lost_rank, wrong_secret_rank, log);
     pids.push_back(pid);
   }
   char byte;
@@ -171,6 +173,29 @@ TEST(RankConsistency, LeaderKeepsFourRanksInAgreementOverOneHundredThousandCalls
     // The policy really decided (it explored several arms), rather than everyone passing through.
     EXPECT_GE(distinct_arms(run.picks[0]), 3) << policy;
   }
+}
+
+// In leader mode the leader's rank logs its calls (NCCLBOT_LOG, docs/ope.md): one record per call,
+// in call order, with the arm every rank played, NCCL's pick and a probability in (0, 1] that is
+// not always 1 (ε-greedy explores); the followers write nothing.
+TEST(RankConsistency, TheLeaderLogsItsRanksDecisionsWithTheirProbabilities) {
+  const std::string log = temp_dir() + "/decisions.%r.log";
+  const RankRun run = run_ranks(3, true, "egreedy:eps=0.2,decay=0,n0=1", -1, -1, log);
+  ASSERT_TRUE(run.ok);
+  ASSERT_EQ(disagreements(run), 0);
+  const std::string leader_log = log.substr(0, log.size() - 6) + "0.log";
+  const auto calls = ncclbot::plugin::test::call_records(leader_log);
+  ASSERT_EQ(calls.size(), size_t(kCalls));
+  int explored = 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    ASSERT_EQ(calls[i].slot, int(run.picks[0][i])) << i;
+    ASSERT_EQ(calls[i].nccl_slot, 1 * 3 + 2) << i;
+    ASSERT_TRUE(calls[i].propensity > 0.0 && calls[i].propensity <= 1.0) << i << " " << calls[i].propensity;
+    explored += calls[i].propensity < 0.5;
+  }
+  EXPECT_GT(explored, kCalls / 100);
+  for (const char* follower : {"1.log", "2.log"})
+    EXPECT_NE(access((log.substr(0, log.size() - 6) + follower).c_str(), F_OK), 0) << follower;
 }
 
 TEST(RankConsistency, NaiveRankLocalLearnerDisagrees) {
