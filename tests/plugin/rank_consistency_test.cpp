@@ -198,6 +198,47 @@ TEST(RankConsistency, TheLeaderLogsItsRanksDecisionsWithTheirProbabilities) {
     EXPECT_NE(access((log.substr(0, log.size() - 6) + follower).c_str(), F_OK), 0) << follower;
 }
 
+// A leader process that holds two ranks of one communicator cannot tell whose latency its profiler
+// reports, so the second rank's init ends that communicator's log (with a warning): the calls made
+// before it are logged, none after it.
+TEST(RankConsistency, ASecondRankInTheLeadersProcessEndsItsLog) {
+  const std::string log = temp_dir() + "/two-ranks.log";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("NCCLBOT_MODE", "online", 1);
+    setenv("NCCLBOT_POLICY", "egreedy:eps=0.2,decay=0,n0=1", 1);
+    setenv("NCCLBOT_RANK", "0", 1);
+    setenv("NCCLBOT_LEADER", ("127.0.0.1:" + std::to_string(free_loopback_port())).c_str(), 1);
+    setenv("NCCLBOT_LEADER_SECRET", kSecret, 1);
+    setenv("NCCLBOT_LOG", log.c_str(), 1);
+    Plugin p;
+    if (!p.ok()) _exit(3);
+    const auto play = [&](void* tuner, int calls) {
+      for (int i = 0; i < calls; ++i) {
+        CostTable7x3 t;
+        fill_table(t);
+        p.v5->getCollInfo(tuner, 4, size_t(1) << 16, 1, t.ptr(), 7, 3, 0, nullptr);
+        const int slot = t.pick();
+        p.report(kCommId, 2, 1, 4, size_t(1) << 16, slot / 3, slot % 3, true_latency(slot));
+      }
+    };
+    void* first = nullptr;
+    void* second = nullptr;
+    p.v5->init(&first, kCommId, 2, 1, recording_logger, nullptr, nullptr);
+    play(first, 40);
+    p.v5->init(&second, kCommId, 2, 1, recording_logger, nullptr, nullptr);
+    play(first, 40);
+    play(second, 40);
+    p.v5->finalize(second);
+    p.v5->finalize(first);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(ncclbot::plugin::test::call_records(log).size(), 40u);
+}
+
 TEST(RankConsistency, NaiveRankLocalLearnerDisagrees) {
   const RankRun run = run_ranks(4, false, "egreedy:eps=0.2,n0=1");
   ASSERT_TRUE(run.ok);
