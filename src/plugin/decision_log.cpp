@@ -114,17 +114,17 @@ DecisionLog::~DecisionLog() {
 }
 
 // Whether `bytes` more fit the buffer; a record that does not is lost (counted), never waited for.
-// The writer is woken when the buffer (or the queue of integrals) passes half full, so a burst of
-// calls faster than one buffer per 50 ms is written as it comes instead of dropped; the wake-up
-// happens once per half buffer (about 7,000 call records), not per call.
+// The writer is woken when the buffer passes half full (and append_deferred() wakes it when the
+// queue of integrals does), so a burst of calls faster than one buffer per 50 ms is written as it
+// comes instead of dropped; the wake-up happens once per half buffer (about 7,000 call records),
+// not per call.
 bool DecisionLog::room_locked(size_t bytes) {
   const size_t before = buffer_.size();
   if (before + bytes > kBufferCap) {
     ++dropped_;  // full (the disk is slower than the job)
     return false;
   }
-  if ((before < kBufferCap / 2 && before + bytes >= kBufferCap / 2) || deferred_.size() == kDeferredCap / 2)
-    wake_.notify_one();
+  if (before < kBufferCap / 2 && before + bytes >= kBufferCap / 2) wake_.notify_one();
   return true;
 }
 
@@ -153,6 +153,7 @@ void DecisionLog::append_deferred(const decision_log::CallRecord& record, const 
   std::memcpy(d.contest.mean, contest.mean, sizeof(double) * size_t(contest.n));
   std::memcpy(d.contest.spread, contest.spread, sizeof(double) * size_t(contest.n));
   buffer_.insert(buffer_.end(), out, out + sizeof out);
+  if (deferred_.size() == kDeferredCap / 2) wake_.notify_one();  // once, as the queue reaches half
 }
 
 void DecisionLog::flush() {

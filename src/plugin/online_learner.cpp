@@ -219,8 +219,7 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   contest_out_ = c->contests.empty() ? nullptr : &c->contests[at];
   const int slot = decide_at_locked(key, c, index);
   contest_out_ = nullptr;
-  const int nccl =
-      c->last_logged.first == bytes ? c->last_logged.second : logged_nccl_slot_locked(key, *c, bytes, table);
+  const int nccl = logged_nccl_slot_locked(key, *c, bytes, table);
   c->pending[at] = {index, bytes, last_propensity_, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl)};
   ++c->pending_count;
   return slot;
@@ -299,7 +298,7 @@ void OnlineLearner::stop_decision_log() {
     }
 }
 
-int OnlineLearner::logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
+int OnlineLearner::log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
   for (const auto& [size, nccl] : c.logged_sizes)
     if (size == bytes) {
       c.last_logged = {size, nccl};
@@ -361,8 +360,7 @@ int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, ui
              index < c->retired_at) {
     lost = !take_ahead_locked(*c, index, &propensity, contest);
   }
-  const int nccl =
-      c->last_logged.first == bytes ? c->last_logged.second : logged_nccl_slot_locked(key, *c, bytes, table);
+  const int nccl = logged_nccl_slot_locked(key, *c, bytes, table);
   c->pending[at] = {index, bytes, propensity, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), lost};
   ++c->pending_count;
   return slot;

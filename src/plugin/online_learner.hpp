@@ -208,7 +208,12 @@ class OnlineLearner {
   // contest (into `contest`, when deferred); false when the ring lost it.
   bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContest* contest);
   // NCCL's pick for this call's size, logging the size's cost table the first time it is seen.
-  int logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
+  // Inline for the common case, a call of the same size as the context's last one.
+  int logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
+    return c.last_logged.first == bytes ? c.last_logged.second : log_size_locked(key, c, bytes, table);
+  }
+  // The same for a size other than the last one: looked up, or logged now.
+  int log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
   void retire_locked(Context& c, int slot);
   bool grow_memo_locked(Context& c);
 

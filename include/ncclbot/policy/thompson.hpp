@@ -125,16 +125,16 @@ struct ThompsonPolicy {
     };
     // The best-mean arm first (the tightest ceiling soonest), then its word block's other arms, then
     // the rest: StepRandom keeps one block, so each block is generated once.
+    const auto consider_floored = [&](uint32_t arms) {  // those whose floor is not above the ceiling
+      for (; arms != 0; arms &= arms - 1) {
+        const int j = __builtin_ctz(arms);
+        if (!(lowest_draw[j] > ceiling)) consider(j);
+      }
+    };
     consider(best);
     const uint32_t group = 15u << (best & ~3);
-    for (uint32_t m = rivals & group; m != 0; m &= m - 1) {
-      const int j = __builtin_ctz(m);
-      if (!(lowest_draw[j] > ceiling)) consider(j);
-    }
-    for (uint32_t m = rivals & ~group; m != 0; m &= m - 1) {
-      const int j = __builtin_ctz(m);
-      if (!(lowest_draw[j] > ceiling)) consider(j);
-    }
+    consider_floored(rivals & group);
+    consider_floored(rivals & ~group);
     int pick = -1, left = 0;
     for (int i = 0; i < n; ++i)
       if (!(lo[i] > ceiling)) {
