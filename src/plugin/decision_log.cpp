@@ -203,7 +203,7 @@ void DecisionLog::drain_locked(std::unique_lock<std::mutex>& lock) {
 void DecisionLog::run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
-    wake_.wait_for(lock, std::chrono::milliseconds(50), [&] {
+    wake_.wait_for(lock, settings_.period, [&] {
       return stop_ || buffer_.size() >= kBufferCap / 2 || deferred_.size() >= kDeferredCap / 2;
     });
     drain_locked(lock);

@@ -9,6 +9,7 @@
 //     older one) and a new PATH with its own header is started.
 // One log per process (every communicator of it appends to it); `%r` in the path is the rank.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,9 @@ struct DecisionLogSettings {
   std::string path_pattern;  // NCCLBOT_LOG
   uint64_t max_bytes = uint64_t(1024) << 20;
   std::string header_text;  // "key=value\n" lines
+  // How often the writer drains the buffer when nothing wakes it sooner (a half-full buffer or
+  // queue of integrals does).
+  std::chrono::milliseconds period{50};
 };
 
 class DecisionLog {
