@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "ncclbot/replay/replay_aggregate.hpp"
+#include "ncclbot/replay/shared_state_layout.hpp"
 
 namespace ncclbot {
 namespace {
@@ -39,17 +41,35 @@ struct ReplayKernelArgs {
   int* final_slot;
 };
 
+// Where a thread's state lives (replay/shared_state_layout.hpp, docs/cuda.md): the policy object
+// always in the block's dynamic shared memory, the undelayed cursor too; the delayed cursor (its
+// ring of up to 1,024 calls in flight, 5 KB) stays in the thread's local memory.
+template <typename Policy, typename Cursor>
+struct ReplayState {
+  static constexpr bool kCursorShared = std::is_same_v<Cursor, ReplayCursor>;
+  static constexpr size_t kStride = shared_slot_stride(sizeof(Policy), kCursorShared ? sizeof(Cursor) : 0);
+  static constexpr size_t kCursorOffset = cursor_offset(sizeof(Policy));
+  static_assert(alignof(Policy) <= 8 && alignof(Cursor) <= 8 && kCursorOffset % 8 == 0,
+                "slots and the cursor in them are 8-byte aligned");
+};
+
+extern __shared__ __align__(16) unsigned char replay_shared[];
+
 // One kernel per policy type and cursor, launched for a run of configs of that type: each
-// instantiation holds only its own policy's state (no union of every policy on the stack), and a
-// warp never diverges on the dispatch. Consecutive threads take consecutive contexts of one
-// (config, seed) and so read neighbouring sweep rows. Cursor is ReplayCursor for delay 0 (no ring
-// of calls in flight: about 5 KB less stack per thread) and DelayedReplayCursor otherwise, the
-// choice replay_one() makes per replay.
+// instantiation holds only its own policy's state (no union of every policy), and a warp never
+// diverges on the dispatch. Consecutive threads take consecutive contexts of one (config, seed)
+// and so read neighbouring sweep rows. Cursor is ReplayCursor for delay 0 (no ring of calls in
+// flight) and DelayedReplayCursor otherwise, the choice replay_one() makes per replay. The
+// state is in shared memory (ReplayState), so the policy's runtime-indexed arrays are not a stack
+// frame in local memory; the results are the same bits wherever the state lives.
 template <typename Policy, typename Cursor>
 __global__ void replay_kernel(ReplayKernelArgs a) {
+  using State = ReplayState<Policy, Cursor>;
   const int64_t per_config = int64_t(a.seeds) * a.contexts_count;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const Policy* policies = static_cast<const Policy*>(a.policies);
+  unsigned char* slot = replay_shared + size_t(threadIdx.x) * State::kStride;
+  Policy& policy = *reinterpret_cast<Policy*>(slot);
   for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < a.replays; r += stride) {
     const int config = int(r / per_config);
     const int64_t rest = r % per_config;
@@ -64,23 +84,41 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.call_cost_us = a.call_cost_us ? a.call_cost_us[config] : 0.0;
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
-    Policy policy = policies[config];  // params set, state initialised by reset() in replay_one
+    policy = policies[config];  // params set, state initialised by reset() in the cursor's begin()
     NoStepObserver observe;
-    const ReplayOutcome o = replay_with_cursor<Cursor>(policy, task, observe);
+    ReplayOutcome o;
+    if constexpr (State::kCursorShared) {
+      Cursor& cursor = *reinterpret_cast<Cursor*>(slot + State::kCursorOffset);
+      o = replay_in_cursor(cursor, policy, task, observe);
+    } else {
+      o = replay_with_cursor<Cursor>(policy, task, observe);
+    }
     a.online[r] = o.online_loss;
     a.final_loss[r] = o.final_loss;
     a.final_slot[r] = o.final_slot;
   }
 }
 
+// The block's threads and shared memory for the kernel, set up for launch: the requested block
+// unless the state of that many threads exceeds the device's shared memory per block, then the most
+// whole warps that fit; the occupancy calculator then says how many such blocks an SM holds.
 template <typename Policy, typename Cursor>
-DeviceShape replay_kernel_device_shape(int block) {
-  int device = 0;
+DeviceShape replay_kernel_device_shape(int requested_block, int* block, size_t* shared_bytes) {
+  using State = ReplayState<Policy, Cursor>;
+  int device = 0, max_block_bytes = 0;
   NCCLBOT_CUDA_TRY(cudaGetDevice(&device));
   DeviceShape d;
   NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&d.multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  NCCLBOT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&d.resident_blocks_per_sm,
-                                                                 replay_kernel<Policy, Cursor>, block, 0));
+  NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&max_block_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  *block = threads_for_shared_state(requested_block, State::kStride, size_t(max_block_bytes));
+  if (*block < 1)
+    throw std::runtime_error("device_replay: one warp's replay state (" + std::to_string(State::kStride) +
+                             " bytes per thread) exceeds the device's shared memory per block");
+  *shared_bytes = size_t(*block) * State::kStride;
+  NCCLBOT_CUDA_TRY(cudaFuncSetAttribute(replay_kernel<Policy, Cursor>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(*shared_bytes)));
+  NCCLBOT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &d.resident_blocks_per_sm, replay_kernel<Policy, Cursor>, *block, *shared_bytes));
   return d;
 }
 
@@ -100,8 +138,8 @@ struct PolicyObjectOf {
   }
 };
 
-// Launches replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the request (all of one
-// kind); returns the kernel time in seconds.
+// Launches replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the request (all
+// of one kind); returns the kernel time in seconds.
 template <typename Policy>
 double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
                       int max_grid, LaunchShape* shape) {
@@ -115,18 +153,21 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
   DeviceBuffer<Policy> policies(objects.data(), objects.size());
   a.policies = policies.get();
   const bool delayed = a.delay > 0;
-  *shape = grid_stride_shape(a.replays, block,
-                             delayed ? replay_kernel_device_shape<Policy, DelayedReplayCursor>(block)
-                                     : replay_kernel_device_shape<Policy, ReplayCursor>(block));
+  int threads = 0;
+  size_t shared_bytes = 0;
+  const DeviceShape device =
+      delayed ? replay_kernel_device_shape<Policy, DelayedReplayCursor>(block, &threads, &shared_bytes)
+              : replay_kernel_device_shape<Policy, ReplayCursor>(block, &threads, &shared_bytes);
+  *shape = grid_stride_shape(a.replays, threads, device);
   if (max_grid > 0 && shape->grid > max_grid) shape->grid = max_grid;
   cudaEvent_t begin, end;
   NCCLBOT_CUDA_TRY(cudaEventCreate(&begin));
   NCCLBOT_CUDA_TRY(cudaEventCreate(&end));
   NCCLBOT_CUDA_TRY(cudaEventRecord(begin));
   if (delayed)
-    replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block>>>(a);
+    replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block, shared_bytes>>>(a);
   else
-    replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block>>>(a);
+    replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block, shared_bytes>>>(a);
   NCCLBOT_CUDA_TRY(cudaGetLastError());
   NCCLBOT_CUDA_TRY(cudaEventRecord(end));
   NCCLBOT_CUDA_TRY(cudaEventSynchronize(end));
@@ -199,9 +240,8 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
   const int64_t bytes_per_replay = 2 * sizeof(double) + sizeof(int);
-  const int chunk = q.keep_per_replay
-                        ? n_cfg
-                        : configs_per_launch(n_cfg, per_config, bytes_per_replay, q.scratch_budget_bytes);
+  // Per-replay outputs kept for the caller are copied back after each launch, so they chunk too.
+  const int chunk = configs_per_launch(n_cfg, per_config, bytes_per_replay, q.scratch_budget_bytes);
   DeviceBuffer<double> online(size_t(chunk) * per_config), final_loss(size_t(chunk) * per_config);
   DeviceBuffer<int> final_slot(size_t(chunk) * per_config);
   DeviceBuffer<double> online_mean(size_t(n_cfg) * n_ctx), final_mean(size_t(n_cfg) * n_ctx);

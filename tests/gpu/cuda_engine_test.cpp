@@ -127,6 +127,9 @@ TEST(CudaEngine, DeviceSummariesAndChunking) {
   for (size_t c = 0; c < configs.size(); ++c)
     for (size_t k = 0; k < job.fixed_slots[c].size(); ++k)
       fixed[c * size_t(sweep.num_contexts()) + k] = job.fixed_slots[c][k];
+  // Every replay's outcome comes back too, chunked or not (the one-launch run's equal the CPU
+  // engine's in EveryPolicyBitIdenticalToCpu).
+  std::vector<DeviceReplayResult> runs;
   for (int64_t budget : {int64_t(1) << 30, int64_t(1)}) {
     SCOPED_TRACE("budget " + std::to_string(budget));
     DeviceReplayRequest q;
@@ -140,7 +143,8 @@ TEST(CudaEngine, DeviceSummariesAndChunking) {
     q.horizon = job.horizon;
     q.scratch_budget_bytes = budget;
     q.block = budget == 1 ? 32 : 128;  // the shape must not matter either
-    const DeviceReplayResult d = device_replay(q);
+    q.keep_per_replay = true;
+    const DeviceReplayResult& d = runs.emplace_back(device_replay(q));
     if (budget == 1) {
       EXPECT_EQ(d.launches, int(configs.size()));
     }
@@ -156,6 +160,10 @@ TEST(CudaEngine, DeviceSummariesAndChunking) {
       EXPECT_EQ(gfin.above_10pct, fin.above_10pct);
     }
   }
+  EXPECT_SAME_BITS(runs[1].online, runs[0].online);
+  EXPECT_SAME_BITS(runs[1].final_loss, runs[0].final_loss);
+  EXPECT_EQ(runs[1].final_slot, runs[0].final_slot);
+  EXPECT_EQ(runs[0].online.size(), configs.size() * size_t(job.seeds) * job.contexts.size());
 }
 
 // Two blocks of 32 threads for thousands of replays: every thread strides over many of them, and

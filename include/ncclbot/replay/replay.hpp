@@ -236,13 +236,21 @@ struct ReplayCursorT {
 using ReplayCursor = ReplayCursorT<0>;
 using DelayedReplayCursor = ReplayCursorT<kMaxReplayDelay>;
 
+// One replay in a cursor the caller provides (the CUDA kernels keep it in shared memory); begin()
+// sets every field the replay reads, so the cursor's earlier contents do not matter.
 template <typename Cursor, typename Policy, typename Observer>
-NCCLBOT_HD ReplayOutcome replay_with_cursor(Policy& policy, const ReplayTask& task, Observer& observe) {
-  Cursor cursor;
+NCCLBOT_HD ReplayOutcome replay_in_cursor(Cursor& cursor, Policy& policy, const ReplayTask& task,
+                                          Observer& observe) {
   cursor.begin(policy, task);
   for (int t = 0; t < task.horizon; ++t) cursor.step(policy, task, t, observe);
   if constexpr (!std::is_same_v<Cursor, ReplayCursor>) cursor.deliver_late(policy, task, task.horizon);
   return cursor.finish(policy, task);
+}
+
+template <typename Cursor, typename Policy, typename Observer>
+NCCLBOT_HD ReplayOutcome replay_with_cursor(Policy& policy, const ReplayTask& task, Observer& observe) {
+  Cursor cursor;
+  return replay_in_cursor(cursor, policy, task, observe);
 }
 
 // Runs one replay; `policy` is any policy type of policy/ with its params set. `observe(t, slot,
