@@ -9,6 +9,10 @@
 #pragma nv_diag_error 20014
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
+#include <thrust/sequence.h>
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <cub/device/device_segmented_sort.cuh>
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +21,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda_try.hpp"
+#include "device_memory.hpp"
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "ncclbot/replay/replay_aggregate.hpp"
@@ -142,7 +146,7 @@ struct PolicyObjectOf {
 // of one kind); returns the kernel time in seconds.
 template <typename Policy>
 double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
-                      int max_grid, LaunchShape* shape) {
+                      int max_grid, cudaStream_t stream, LaunchShape* shape) {
   static_assert(std::is_trivially_copyable_v<Policy>, "policies are copied to the device as bytes");
   std::vector<Policy> objects(size_t(count), Policy{});
   for (int k = 0; k < count; ++k) {
@@ -150,7 +154,7 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
     visit_policy(configs[first + k], PolicyObjectOf<Policy>{&objects[size_t(k)], &found});
     if (!found) throw std::logic_error("device_replay: policy kind and kernel type disagree");
   }
-  DeviceBuffer<Policy> policies(objects.data(), objects.size());
+  DeviceBuffer<Policy> policies(objects.data(), objects.size(), stream);
   a.policies = policies.get();
   const bool delayed = a.delay > 0;
   int threads = 0;
@@ -163,13 +167,13 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
   cudaEvent_t begin, end;
   NCCLBOT_CUDA_TRY(cudaEventCreate(&begin));
   NCCLBOT_CUDA_TRY(cudaEventCreate(&end));
-  NCCLBOT_CUDA_TRY(cudaEventRecord(begin));
+  NCCLBOT_CUDA_TRY(cudaEventRecord(begin, stream));
   if (delayed)
-    replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block, shared_bytes>>>(a);
+    replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block, shared_bytes, stream>>>(a);
   else
-    replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block, shared_bytes>>>(a);
+    replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block, shared_bytes, stream>>>(a);
   NCCLBOT_CUDA_TRY(cudaGetLastError());
-  NCCLBOT_CUDA_TRY(cudaEventRecord(end));
+  NCCLBOT_CUDA_TRY(cudaEventRecord(end, stream));
   NCCLBOT_CUDA_TRY(cudaEventSynchronize(end));
   float ms = 0.0f;
   NCCLBOT_CUDA_TRY(cudaEventElapsedTime(&ms, begin, end));
@@ -181,16 +185,58 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
 // The kernel for a policy kind, generated from the registry (policy/policy.hpp); launch_replays()
 // checks every config against visit_policy.
 double launch_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
-                              int first, int count, int block, int max_grid, LaunchShape* shape) {
+                              int first, int count, int block, int max_grid, cudaStream_t stream,
+                              LaunchShape* shape) {
   switch (kind) {
 #define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, ...) \
   case PolicyKind::Kind:                               \
-    return launch_replays<Type>(a, configs, first, count, block, max_grid, shape);
+    return launch_replays<Type>(a, configs, first, count, block, max_grid, stream, shape);
     NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
 #undef NCCLBOT_POLICY_LAUNCH
     default:
-      return launch_replays<AutoPolicy>(a, configs, first, count, block, max_grid, shape);
+      return launch_replays<AutoPolicy>(a, configs, first, count, block, max_grid, stream, shape);
   }
+}
+
+// Row starts of a [rows][width] array for CUB's segmented sorts: offsets[r] = r * width.
+struct RowOffsets {
+  int rows, width;
+  DeviceBuffer<int> offsets;
+  template <typename Exec>
+  RowOffsets(int rows_, int width_, const Exec& exec, cudaStream_t st)
+      : rows(rows_), width(width_), offsets(size_t(rows_) + 1, st) {
+    if (int64_t(rows) * width > int64_t(INT32_MAX))
+      throw std::invalid_argument("device_replay: more than 2^31 - 1 losses to sort at once");
+    thrust::sequence(exec, offsets.get(), offsets.get() + rows + 1, 0, width);
+  }
+  int items() const { return rows * width; }
+};
+
+// Each row of `in` ascending into `out`: one CUB segmented sort. A radix sort orders keys by their
+// bits, so equal keys are identical and the output is the stable sorts' of summarize_per_config()
+// (losses are never -0.0, the one value whose bits differ from an equal one's: a loss is a sum
+// of non-negative terms).
+void sort_rows(const RowOffsets& rows, const double* in, double* out, cudaStream_t st) {
+  size_t bytes = 0;
+  NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, in, out, rows.items(), rows.rows,
+                                                      rows.offsets.get(), rows.offsets.get() + 1, st));
+  DeviceBuffer<unsigned char> temp(bytes, st);
+  NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(temp.get(), bytes, in, out, rows.items(), rows.rows,
+                                                      rows.offsets.get(), rows.offsets.get() + 1, st));
+}
+
+// sort_rows_with_units() of replay/replay_aggregate.hpp as one CUB call: (loss, context) pairs of
+// each row, stably by loss, so equal losses keep context order.
+void sort_rows_with_units(const RowOffsets& rows, const double* in, const int* unit_in, double* out,
+                          int* unit_at, cudaStream_t st) {
+  size_t bytes = 0;
+  NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::StableSortPairs(nullptr, bytes, in, out, unit_in, unit_at,
+                                                             rows.items(), rows.rows, rows.offsets.get(),
+                                                             rows.offsets.get() + 1, st));
+  DeviceBuffer<unsigned char> temp(bytes, st);
+  NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::StableSortPairs(temp.get(), bytes, in, out, unit_in, unit_at,
+                                                             rows.items(), rows.rows, rows.offsets.get(),
+                                                             rows.offsets.get() + 1, st));
 }
 
 void check_request(const DeviceReplayRequest& q) {
@@ -219,13 +265,17 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   const SweepView& h = q.sweep;
   const int n_cfg = int(q.configs.size()), n_ctx = int(q.contexts.size());
   const size_t cells = size_t(h.num_contexts) * kNumArms;
+  const DeviceStream stream;  // every copy, launch and sort of this call, in order
+  const cudaStream_t st = stream.get();
+  StreamAllocator scratch{st};
+  const auto exec = thrust::cuda::par_nosync(scratch).on(st);
 
   // The sweep, once, in device memory; the kernel sees it through a SweepView of device pointers.
-  DeviceBuffer<float> time_us(h.time_us, cells * size_t(h.samples));
-  DeviceBuffer<double> mean_us(h.mean_us, cells);
-  DeviceBuffer<float> prior_us(h.prior_us, h.has_prior() ? cells : 0);
-  DeviceBuffer<uint32_t> valid(h.valid, size_t(h.num_contexts));
-  DeviceBuffer<float> first_use_us(h.first_use_us, h.first_use_us ? size_t(h.num_contexts) : 0);
+  DeviceBuffer<float> time_us(h.time_us, cells * size_t(h.samples), st);
+  DeviceBuffer<double> mean_us(h.mean_us, cells, st);
+  DeviceBuffer<float> prior_us(h.prior_us, h.has_prior() ? cells : 0, st);
+  DeviceBuffer<uint32_t> valid(h.valid, size_t(h.num_contexts), st);
+  DeviceBuffer<float> first_use_us(h.first_use_us, h.first_use_us ? size_t(h.num_contexts) : 0, st);
   SweepView dev_sweep = h;  // the call dynamics travel by value
   dev_sweep.first_use_us = h.first_use_us ? first_use_us.get() : nullptr;
   dev_sweep.time_us = time_us.get();
@@ -233,18 +283,18 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   dev_sweep.prior_us = h.has_prior() ? prior_us.get() : nullptr;
   dev_sweep.valid = valid.get();
 
-  DeviceBuffer<int> contexts(q.contexts.data(), q.contexts.size());
-  DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size());
-  DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size());
-  DeviceBuffer<double> call_cost_us(q.call_cost_us.data(), q.call_cost_us.size());
+  DeviceBuffer<int> contexts(q.contexts.data(), q.contexts.size(), st);
+  DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size(), st);
+  DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size(), st);
+  DeviceBuffer<double> call_cost_us(q.call_cost_us.data(), q.call_cost_us.size(), st);
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
   const int64_t bytes_per_replay = 2 * sizeof(double) + sizeof(int);
   // Per-replay outputs kept for the caller are copied back after each launch, so they chunk too.
   const int chunk = configs_per_launch(n_cfg, per_config, bytes_per_replay, q.scratch_budget_bytes);
-  DeviceBuffer<double> online(size_t(chunk) * per_config), final_loss(size_t(chunk) * per_config);
-  DeviceBuffer<int> final_slot(size_t(chunk) * per_config);
-  DeviceBuffer<double> online_mean(size_t(n_cfg) * n_ctx), final_mean(size_t(n_cfg) * n_ctx);
+  DeviceBuffer<double> online(size_t(chunk) * per_config, st), final_loss(size_t(chunk) * per_config, st);
+  DeviceBuffer<int> final_slot(size_t(chunk) * per_config, st);
+  DeviceBuffer<double> online_mean(size_t(n_cfg) * n_ctx, st), final_mean(size_t(n_cfg) * n_ctx, st);
 
   DeviceReplayResult res;
   if (q.keep_per_replay) {
@@ -274,12 +324,10 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.final_loss = final_loss.get();
     a.final_slot = final_slot.get();
     res.kernel_seconds += launch_replays_of_kind(q.configs[size_t(first)].kind, a, q.configs.data(), first,
-                                                 count, q.block, q.max_grid, &res.shape);
+                                                 count, q.block, q.max_grid, st, &res.shape);
     ++res.launches;
-    mean_over_seeds(thrust::device, online.get(), count, q.seeds, n_ctx,
-                    online_mean.get() + int64_t(first) * n_ctx);
-    mean_over_seeds(thrust::device, final_loss.get(), count, q.seeds, n_ctx,
-                    final_mean.get() + int64_t(first) * n_ctx);
+    mean_over_seeds(exec, online.get(), count, q.seeds, n_ctx, online_mean.get() + int64_t(first) * n_ctx);
+    mean_over_seeds(exec, final_loss.get(), count, q.seeds, n_ctx, final_mean.get() + int64_t(first) * n_ctx);
     if (q.keep_per_replay) {
       const size_t at = size_t(first) * size_t(per_config);
       online.copy_to_host(res.online.data() + at, size_t(a.replays));
@@ -289,26 +337,26 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     first += count;
   }
 
-  // Summaries per config over the contexts, on the device.
+  // Summaries per config over the contexts, on the device: each row sorted by one CUB call.
   {
     const size_t n = size_t(n_cfg) * n_ctx;
-    DeviceBuffer<double> sorted(n);
-    DeviceBuffer<int> keys(n);
-    DeviceBuffer<LossSummary> summary{size_t(n_cfg)};
+    DeviceBuffer<double> sorted(n, st);
+    DeviceBuffer<LossSummary> summary(size_t(n_cfg), st);
+    const RowOffsets rows(n_cfg, n_ctx, exec, st);
     res.online_summary.resize(size_t(n_cfg));
     res.final_summary.resize(size_t(n_cfg));
-    summarize_per_config(thrust::device, online_mean.get(), n_cfg, n_ctx, sorted.get(), keys.get(),
-                         summary.get());
+    sort_rows(rows, online_mean.get(), sorted.get(), st);
+    summarize_sorted_rows(exec, online_mean.get(), sorted.get(), n_cfg, n_ctx, summary.get());
     summary.copy_to_host(res.online_summary.data(), size_t(n_cfg));
-    summarize_per_config(thrust::device, final_mean.get(), n_cfg, n_ctx, sorted.get(), keys.get(),
-                         summary.get());
+    sort_rows(rows, final_mean.get(), sorted.get(), st);
+    summarize_sorted_rows(exec, final_mean.get(), sorted.get(), n_cfg, n_ctx, summary.get());
     summary.copy_to_host(res.final_summary.data(), size_t(n_cfg));
   }
   res.online_mean.resize(size_t(n_cfg) * n_ctx);
   res.final_mean.resize(size_t(n_cfg) * n_ctx);
   online_mean.copy_to_host(res.online_mean.data(), res.online_mean.size());
   final_mean.copy_to_host(res.final_mean.data(), res.final_mean.size());
-  NCCLBOT_CUDA_TRY(cudaDeviceSynchronize());
+  stream.synchronize();
   res.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;
 }
@@ -319,24 +367,33 @@ std::vector<double> device_bootstrap(std::span<const double> loss, int configs, 
   if (configs < 1 || loss.empty() || loss.size() % size_t(configs) != 0 || resamples == 0)
     throw std::invalid_argument("device_bootstrap: empty input or rows of unequal length");
   const int n = int(loss.size() / size_t(configs));
-  DeviceBuffer<double> d_loss(loss.data(), loss.size());
+  const DeviceStream stream;
+  const cudaStream_t st = stream.get();
+  StreamAllocator scratch{st};
+  const auto exec = thrust::cuda::par_nosync(scratch).on(st);
+  DeviceBuffer<double> d_loss(loss.data(), loss.size(), st);
   const bool p99 = statistic == BootstrapStatistic::p99;
-  DeviceBuffer<double> sorted(p99 ? loss.size() : 0);
-  DeviceBuffer<int> unit_at(p99 ? loss.size() : 0), keys(p99 ? loss.size() : 0);
-  if (p99)
-    sort_rows_with_units(thrust::device, d_loss.get(), configs, n, sorted.get(), unit_at.get(), keys.get());
+  DeviceBuffer<double> sorted(p99 ? loss.size() : 0, st);
+  DeviceBuffer<int> unit_at(p99 ? loss.size() : 0, st);
+  if (p99) {
+    DeviceBuffer<int> units(loss.size(), st);
+    thrust::transform(exec, thrust::counting_iterator<int64_t>(0),
+                      thrust::counting_iterator<int64_t>(int64_t(loss.size())), units.get(), IndexInRow{n});
+    sort_rows_with_units(RowOffsets(configs, n, exec, st), d_loss.get(), units.get(), sorted.get(),
+                         unit_at.get(), st);
+  }
   // p99 counts draws per context: configs * chunk * n counters at a time, within the budget.
   const uint64_t per_resample = p99 ? uint64_t(configs) * uint64_t(n) * sizeof(uint32_t) : 1;
   const uint64_t chunk =
       std::min<uint64_t>(resamples, std::max<uint64_t>(1, uint64_t(scratch_budget_bytes) / per_resample));
-  DeviceBuffer<uint32_t> draws(p99 ? size_t(configs) * chunk * size_t(n) : 0);
-  DeviceBuffer<double> theta(size_t(configs) * chunk);
+  DeviceBuffer<uint32_t> draws(p99 ? size_t(configs) * chunk * size_t(n) : 0, st);
+  DeviceBuffer<double> theta(size_t(configs) * chunk, st);
   std::vector<double> out(size_t(configs) * resamples);
   std::vector<double> part(size_t(configs) * chunk);
   for (uint64_t first = 0; first < resamples; first += chunk) {
     const uint64_t count = std::min(chunk, resamples - first);
-    bootstrap_over_contexts(thrust::device, d_loss.get(), configs, n, statistic, threshold, seed, first,
-                            count, sorted.get(), unit_at.get(), draws.get(), theta.get());
+    bootstrap_over_contexts(exec, d_loss.get(), configs, n, statistic, threshold, seed, first, count,
+                            sorted.get(), unit_at.get(), draws.get(), theta.get());
     theta.copy_to_host(part.data(), size_t(configs) * count);
     for (int c = 0; c < configs; ++c)
       std::copy(part.begin() + long(size_t(c) * count), part.begin() + long(size_t(c + 1) * count),

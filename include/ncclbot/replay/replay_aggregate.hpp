@@ -85,8 +85,19 @@ struct SummarizeRow {
   }
 };
 
-// One LossSummary per config of `loss` [configs][contexts] (contexts >= 1). The scratch arrays hold
-// configs * contexts elements each and live where `exec` runs.
+// One LossSummary per config of `loss` [configs][contexts], given each row's ascending copy in
+// `sorted` (however it was sorted: a sort's output depends only on its input).
+template <typename Exec>
+void summarize_sorted_rows(const Exec& exec, const double* loss, const double* sorted, int configs,
+                           int contexts, LossSummary* out) {
+  thrust::for_each_n(exec, thrust::counting_iterator<int>(0), configs,
+                     SummarizeRow{loss, sorted, out, contexts});
+}
+
+// One LossSummary per config of `loss` [configs][contexts] (contexts >= 1), sorting with Thrust's
+// generic algorithms (the CUDA engine sorts the rows with one CUB segmented sort instead and calls
+// summarize_sorted_rows). The scratch arrays hold configs * contexts elements each and live where
+// `exec` runs.
 template <typename Exec>
 void summarize_per_config(const Exec& exec, const double* loss, int configs, int contexts,
                           double* sorted_scratch, int* key_scratch, LossSummary* out) {
@@ -97,8 +108,7 @@ void summarize_per_config(const Exec& exec, const double* loss, int configs, int
   // A segmented sort from two stable sorts: by value, then by config (values stay ascending).
   thrust::stable_sort_by_key(exec, sorted_scratch, sorted_scratch + n, key_scratch);
   thrust::stable_sort_by_key(exec, key_scratch, key_scratch + n, sorted_scratch);
-  thrust::for_each_n(exec, thrust::counting_iterator<int>(0), configs,
-                     SummarizeRow{loss, sorted_scratch, out, contexts});
+  summarize_sorted_rows(exec, loss, sorted_scratch, configs, contexts, out);
 }
 
 // theta[config][k] = the statistic of config's losses over the contexts drawn by resample
@@ -188,6 +198,8 @@ struct IndexInRow {
 
 // The order a p99 bootstrap walks: per config, the losses ascending (`sorted`) and the context at
 // each position (`unit_at`, ties in context order like std::stable_sort). `keys` is scratch.
+// Thrust's generic version; the CUDA engine makes the same arrays with one CUB stable segmented
+// sort of (loss, context) pairs.
 template <typename Exec>
 void sort_rows_with_units(const Exec& exec, const double* loss, int configs, int n, double* sorted,
                           int* unit_at, int* keys) {
