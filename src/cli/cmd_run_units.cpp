@@ -159,13 +159,17 @@ Action setup(CLI::App& app) {
     nlohmann::json outbox = nlohmann::json::array();
     std::vector<std::string> gathered;
     try {
+      std::vector<const study::WorkUnit*> todo;
       for (size_t i : units_of_shard(prepared.units, mine)) {
         const study::WorkUnit& u = prepared.units[i];
-        if (self_write && already_done(units_dir / u.file_name, u)) {
+        if (self_write && already_done(units_dir / u.file_name, u))
           ++reused;
-          continue;
-        }
-        const std::string bytes = checkpoint_bytes(study::compute_unit(prepared, u, engine));
+        else
+          todo.push_back(&u);
+      }
+      const auto keep = [&](size_t k, study::UnitResult&& r) {
+        const study::WorkUnit& u = *todo[k];
+        const std::string bytes = checkpoint_bytes(r);
         ++computed;
         std::cerr << "ncclbot run-units: shard " << mine.index << "/" << mine.count << ": " << u.file_name
                   << "\n";
@@ -173,6 +177,12 @@ Action setup(CLI::App& app) {
           outbox.push_back({{"file", u.file_name}, {"bytes", bytes}});
         else
           study::write_file_atomic((units_dir / u.file_name).string(), bytes);
+      };
+      if (engine.backend == "cuda") {
+        // The device takes every unit of this rank's share of a scenario in one job per phase.
+        study::compute_units_together(prepared, todo, engine, keep);
+      } else {
+        for (size_t k = 0; k < todo.size(); ++k) keep(k, study::compute_unit(prepared, *todo[k], engine));
       }
       if (group)
         gathered = group->gather_to_root(nlohmann::json{{"computed", computed}, {"units", outbox}}.dump());

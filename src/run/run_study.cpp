@@ -201,12 +201,19 @@ void compute_units(FolderRun& run, const EngineOptions& engine) {
   if (run.summary.units_reused > 0)
     std::cerr << run.label << ": resuming, " << run.summary.units_reused << " of " << run.summary.units
               << " units already complete in " << units_dir.string() << "\n";
-  for (size_t i = 0; i < study.units.size(); ++i) {
-    if (done[i]) continue;
-    const auto& u = study.units[i];
-    const UnitResult r = compute_unit(study, u, engine);
-    write_file_atomic((units_dir / u.file_name).string(), unit_bytes(r));
-    bar.advance(u.cost, r.scenario + " / " + r.policy);
+  std::vector<const WorkUnit*> todo;
+  for (size_t i = 0; i < study.units.size(); ++i)
+    if (!done[i]) todo.push_back(&study.units[i]);
+  const auto write = [&](size_t k, UnitResult&& r) {
+    write_file_atomic((units_dir / todo[k]->file_name).string(), unit_bytes(r));
+    bar.advance(todo[k]->cost, r.scenario + " / " + r.policy);
+  };
+  if (engine.backend == "cuda") {
+    // The device takes every unit of a scenario in one job per phase (few large launches); the
+    // checkpoints are written as each scenario finishes.
+    compute_units_together(study, todo, engine, write);
+  } else {
+    for (size_t k = 0; k < todo.size(); ++k) write(k, compute_unit(study, *todo[k], engine));
   }
   bar.finish();
 }

@@ -31,11 +31,13 @@ ReplayBackend backend_of(const ReplaySettings& s) {
   return s.backend == "cuda" ? ReplayBackend::kCuda : ReplayBackend::kCpu;
 }
 
-// Final slots from the engine's per-replay rows `cfg,"spec",context,seed,online,final,final_slot`
-// (the spec is quoted and may hold commas, so fields are taken after its closing quote).
-std::vector<int> modal_final_slots(const std::string& raw, const Sweep& sweep,
-                                   const std::vector<int>& contexts) {
-  std::vector<std::map<int, int>> votes(size_t(sweep.num_contexts()));
+// Final slots of each of `configs` configs from the engine's per-replay rows
+// `cfg,"spec",context,seed,online,final,final_slot` (the spec is quoted and may hold commas, so the
+// fields after it are taken after its closing quote): per config, per context of `contexts`.
+std::vector<std::vector<int>> modal_final_slots(const std::string& raw, const Sweep& sweep,
+                                                const std::vector<int>& contexts, size_t configs) {
+  std::vector<std::vector<std::map<int, int>>> votes(
+      configs, std::vector<std::map<int, int>>(size_t(sweep.num_contexts())));
   std::istringstream in(raw);
   std::string line;
   while (std::getline(in, line)) {
@@ -49,15 +51,17 @@ std::vector<int> modal_final_slots(const std::string& raw, const Sweep& sweep,
     std::getline(f, online, ',');
     std::getline(f, final_loss, ',');
     std::getline(f, slot, ',');
-    ++votes.at(size_t(std::stoi(context)))[std::stoi(slot)];
+    ++votes.at(size_t(std::stoi(line.substr(0, line.find(',')))))
+          .at(size_t(std::stoi(context)))[std::stoi(slot)];
   }
-  std::vector<int> out;
-  for (int c : contexts) {
-    int best = -1, best_votes = 0;
-    for (const auto& [slot, n] : votes[size_t(c)])  // map order: ties go to the lowest slot
-      if (n > best_votes) best = slot, best_votes = n;
-    out.push_back(best);
-  }
+  std::vector<std::vector<int>> out(configs);
+  for (size_t k = 0; k < configs; ++k)
+    for (int c : contexts) {
+      int best = -1, best_votes = 0;
+      for (const auto& [slot, n] : votes[k][size_t(c)])  // map order: ties go to the lowest slot
+        if (n > best_votes) best = slot, best_votes = n;
+      out[k].push_back(best);
+    }
   return out;
 }
 
@@ -85,25 +89,35 @@ std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int
   return out;
 }
 
-ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
-                          const std::vector<int>& score_contexts, const std::string& config,
-                          const ReplaySettings& s, bool with_final_slots) {
+std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                                        const std::vector<int>& score_contexts,
+                                        const std::vector<std::string>& configs, const ReplaySettings& s,
+                                        bool with_final_slots) {
   ReplayJob job = make_job(sweep, score_contexts, s);
-  job.configs.push_back(parse_policy_spec(config));
-  const PolicyConfig& cfg = job.configs.back().config;
-  job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, false)
-                                                    : std::vector<int>{});
-  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
-  if (!with_final_slots) {
-    const ReplayResults r = run_replay(job, backend_of(s));
-    return {r.online_of(0), r.final_of(0), {}};
+  for (const auto& c : configs) {
+    job.configs.push_back(parse_policy_spec(c));
+    const PolicyConfig& cfg = job.configs.back().config;
+    job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, false)
+                                                      : std::vector<int>{});
   }
+  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
   // The per-replay rows give the committed arms; both engines write the same rows, in the same
   // order (tests/gpu/cuda_engine_test.cpp).
   std::ostringstream raw;
-  job.raw = &raw;
+  if (with_final_slots) job.raw = &raw;
   const ReplayResults r = run_replay(job, backend_of(s));
-  return {r.online_of(0), r.final_of(0), modal_final_slots(raw.str(), sweep, score_contexts)};
+  std::vector<std::vector<int>> slots;
+  if (with_final_slots) slots = modal_final_slots(raw.str(), sweep, score_contexts, configs.size());
+  std::vector<ConfigLosses> out;
+  for (int i = 0; i < int(configs.size()); ++i)
+    out.push_back({r.online_of(i), r.final_of(i), with_final_slots ? slots[size_t(i)] : std::vector<int>{}});
+  return out;
+}
+
+ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                          const std::vector<int>& score_contexts, const std::string& config,
+                          const ReplaySettings& s, bool with_final_slots) {
+  return score_configs(sweep, tune_contexts, score_contexts, {config}, s, with_final_slots).front();
 }
 
 std::string resolve_backend(const std::string& requested) {

@@ -37,6 +37,13 @@ std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int
                                        const std::vector<std::string>& configs,
                                        const ReplaySettings& settings);
 
+// Scoring frozen configs on the score contexts (supervised selectors fitted on all tune contexts),
+// all in one replay job; each config's losses are what scoring it alone gives.
+std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                                        const std::vector<int>& score_contexts,
+                                        const std::vector<std::string>& configs,
+                                        const ReplaySettings& settings, bool with_final_slots);
+
 // Scoring one frozen config on the score contexts (supervised selectors fitted on all tune contexts).
 ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
                           const std::vector<int>& score_contexts, const std::string& config,

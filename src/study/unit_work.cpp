@@ -1,13 +1,13 @@
 #include "study/unit_work.hpp"
 
+#include <map>
+
 #include "study/policy_replay.hpp"
 
 namespace ncclbot::study {
+namespace {
 
-UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const EngineOptions& engine) {
-  const StudySpec& s = study.spec;
-  const PreparedScenario& sc = study.scenarios.at(size_t(unit.scenario));
-  const PreparedPolicy& pol = study.policies.at(size_t(unit.policy));
+ReplaySettings replay_settings(const StudySpec& s, const EngineOptions& engine) {
   ReplaySettings rs;
   rs.seeds = s.seeds;
   // Every policy sees the same seeds (common random numbers): paired comparisons then differ by the
@@ -18,40 +18,84 @@ UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const 
   rs.charge_call_costs = s.as_deployed.has_value();
   rs.backend = engine.backend;
   rs.threads = engine.threads;
+  return rs;
+}
 
-  UnitResult u;
-  u.scenario = sc.spec->name;
-  u.policy = pol.spec->name;
-  u.spec = pol.spec->spec;
-  u.inputs_sha256 = unit.inputs_sha256;
+// The units `at` (indices into `units`), all of one scenario: each phase is one replay job over
+// all of them.
+void compute_scenario(const PreparedStudy& study, const std::vector<const WorkUnit*>& units,
+                      const std::vector<size_t>& at, const ReplaySettings& rs,
+                      const std::function<void(size_t, UnitResult&&)>& done) {
+  const StudySpec& s = study.spec;
+  const PreparedScenario& sc = study.scenarios.at(size_t(units[at.front()]->scenario));
   const auto pick = [&](const ConfigLosses& l) {
     return s.loss == LossKind::kOnline ? l.online : l.final_loss;
   };
-  const std::vector<ConfigLosses> tuned = tune_configs(*sc.sweep, sc.tune, pol.grid, rs);
-  std::vector<LossSummary> summaries;
-  for (size_t i = 0; i < pol.grid.size(); ++i) {
-    summaries.push_back(summarize_losses(pick(tuned[i])));
-    u.grid.push_back({pol.grid[i], summaries.back()});
+
+  // Tuning: every unit's grid, one after another, in one job.
+  std::vector<std::string> grids;
+  for (size_t k : at) {
+    const auto& grid = study.policies.at(size_t(units[k]->policy)).grid;
+    grids.insert(grids.end(), grid.begin(), grid.end());
   }
-  u.chosen = choose_grid_point(summaries, s.objective);
-  const ConfigLosses scored = score_config(*sc.sweep, sc.tune, sc.score, u.chosen_config(), rs, true);
-  u.online = scored.online;
-  u.final_loss = scored.final_loss;
-  u.final_slot = scored.final_slot;
+  const std::vector<ConfigLosses> tuned = tune_configs(*sc.sweep, sc.tune, grids, rs);
+  std::vector<UnitResult> results;
+  std::vector<std::string> chosen;
+  size_t first = 0;
+  for (size_t k : at) {
+    const WorkUnit& unit = *units[k];
+    const PreparedPolicy& pol = study.policies.at(size_t(unit.policy));
+    UnitResult& u = results.emplace_back();
+    u.scenario = sc.spec->name;
+    u.policy = pol.spec->name;
+    u.spec = pol.spec->spec;
+    u.inputs_sha256 = unit.inputs_sha256;
+    std::vector<LossSummary> summaries;
+    for (size_t i = 0; i < pol.grid.size(); ++i) {
+      summaries.push_back(summarize_losses(pick(tuned[first + i])));
+      u.grid.push_back({pol.grid[i], summaries.back()});
+    }
+    first += pol.grid.size();
+    u.chosen = choose_grid_point(summaries, s.objective);
+    chosen.push_back(u.chosen_config());
+  }
+
+  // Scoring every unit's frozen choice, then the learning curve's shorter horizons.
+  const std::vector<ConfigLosses> scored = score_configs(*sc.sweep, sc.tune, sc.score, chosen, rs, true);
+  for (size_t j = 0; j < results.size(); ++j) {
+    results[j].online = scored[j].online;
+    results[j].final_loss = scored[j].final_loss;
+    results[j].final_slot = scored[j].final_slot;
+  }
   for (int h : s.curve_horizons) {
-    double mean = 0;
-    if (h == s.horizon) {
-      mean = summarize_losses(u.online).mean;
-    } else {
+    std::vector<ConfigLosses> short_runs;
+    if (h != s.horizon) {
       ReplaySettings short_run = rs;
       short_run.horizon = h;
-      mean = summarize_losses(
-                 score_config(*sc.sweep, sc.tune, sc.score, u.chosen_config(), short_run, false).online)
-                 .mean;
+      short_runs = score_configs(*sc.sweep, sc.tune, sc.score, chosen, short_run, false);
     }
-    u.curve.push_back({h, mean});
+    for (size_t j = 0; j < results.size(); ++j)
+      results[j].curve.push_back(
+          {h, summarize_losses(h == s.horizon ? results[j].online : short_runs[j].online).mean});
   }
-  return u;
+  for (size_t j = 0; j < results.size(); ++j) done(at[j], std::move(results[j]));
+}
+
+}  // namespace
+
+void compute_units_together(const PreparedStudy& study, const std::vector<const WorkUnit*>& units,
+                            const EngineOptions& engine,
+                            const std::function<void(size_t, UnitResult&&)>& done) {
+  const ReplaySettings rs = replay_settings(study.spec, engine);
+  std::map<int, std::vector<size_t>> by_scenario;
+  for (size_t k = 0; k < units.size(); ++k) by_scenario[units[k]->scenario].push_back(k);
+  for (const auto& [scenario, at] : by_scenario) compute_scenario(study, units, at, rs, done);
+}
+
+UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const EngineOptions& engine) {
+  UnitResult out;
+  compute_units_together(study, {&unit}, engine, [&](size_t, UnitResult&& u) { out = std::move(u); });
+  return out;
 }
 
 }  // namespace ncclbot::study

@@ -2,6 +2,9 @@
 // Computing one unit: replay every grid point of the policy on the scenario's tune contexts, pick
 // the best by the study's objective, freeze it, and score it on the score contexts (plus the
 // online loss at each horizon of the learning curve).
+#include <functional>
+#include <vector>
+
 #include "study/prepared_study.hpp"
 #include "study/unit_result.hpp"
 
@@ -13,5 +16,14 @@ struct EngineOptions {
 };
 
 UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const EngineOptions& engine);
+
+// Several units at once, each with the bytes compute_unit() gives it: the units of one scenario
+// share one replay job per phase (all their grids on the tune contexts, all their chosen configs
+// on the score contexts, and again at each shorter horizon of the learning curve), so a device
+// backend runs a few large launches per scenario instead of a few small ones per unit.
+// done(k, result) receives units[k]'s result as its scenario finishes.
+void compute_units_together(const PreparedStudy& study, const std::vector<const WorkUnit*>& units,
+                            const EngineOptions& engine,
+                            const std::function<void(size_t, UnitResult&&)>& done);
 
 }  // namespace ncclbot::study
