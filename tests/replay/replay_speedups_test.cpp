@@ -227,9 +227,10 @@ TEST(ReplayBatch, EnginePerSeedLossesEqualPlainReplays) {
     }
 }
 
-// The one-pass lower-confidence argmin against the two-pass definition (fill the index array,
-// first_index_of_min), on random states with many exact ties (means and counts from small sets).
-TEST(LowerConfidenceArgmin, EqualsTheTwoPassDefinition) {
+// Both ways of the lower-confidence argmin (the CPU's scan, the GPU's chains) against the two-pass
+// definition (fill the index array, first_index_of_min), on random states with many exact ties
+// (means and counts from small sets).
+TEST(LowerConfidenceArgmin, BothWaysEqualTheTwoPassDefinition) {
   std::mt19937 gen(5);
   std::uniform_int_distribution<int> pick(0, 3);
   for (int trial = 0; trial < 20000; ++trial) {
@@ -243,7 +244,9 @@ TEST(LowerConfidenceArgmin, EqualsTheTwoPassDefinition) {
     const double scale = trial % 3 == 0 ? 0.0 : 0.5 * pick(gen);
     double index[kNumArms];
     for (int j = 0; j < stats.arms.k; ++j) index[j] = stats.mean[j] - scale * inv_sqrt_count[j];
-    ASSERT_EQ(lower_confidence_argmin(stats, inv_sqrt_count, scale), first_index_of_min(index, stats.arms.k))
-        << "trial " << trial;
+    const int want = first_index_of_min(index, stats.arms.k);
+    ASSERT_EQ(lower_confidence_argmin_scan(stats, inv_sqrt_count, scale), want) << "trial " << trial;
+    ASSERT_EQ(lower_confidence_argmin_chains(stats, inv_sqrt_count, scale), want) << "trial " << trial;
+    ASSERT_EQ(lower_confidence_argmin(stats, inv_sqrt_count, scale), want) << "trial " << trial;
   }
 }
