@@ -15,7 +15,11 @@
 namespace ncclbot::study {
 namespace {
 
-ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts, const ReplaySettings& s) {
+// A job of `configs` on `contexts`; supervised selectors are fitted on `tune_contexts`, and judged
+// leave-one-out when those are the contexts replayed (tuning).
+ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts,
+                   const std::vector<std::string>& configs, const std::vector<int>& tune_contexts,
+                   bool leave_one_out, const ReplaySettings& s) {
   ReplayJob job;
   job.sweep = &sweep;
   job.contexts = contexts;
@@ -24,6 +28,14 @@ ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts, const R
   job.horizon = s.horizon;
   job.delay = s.delay;
   job.threads = s.threads > 0 ? s.threads : default_thread_count();
+  for (const auto& c : configs) {
+    job.configs.push_back(parse_policy_spec(c));
+    const PolicyConfig& cfg = job.configs.back().config;
+    job.fixed_slots.push_back(is_supervised(cfg.kind)
+                                  ? supervised_decisions(cfg, sweep, tune_contexts, leave_one_out)
+                                  : std::vector<int>{});
+  }
+  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
   return job;
 }
 
@@ -75,14 +87,7 @@ std::vector<std::string> expand_policy_grid(const std::string& spec) {
 
 std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
                                        const std::vector<std::string>& configs, const ReplaySettings& s) {
-  ReplayJob job = make_job(sweep, tune_contexts, s);
-  for (const auto& c : configs) {
-    job.configs.push_back(parse_policy_spec(c));
-    const PolicyConfig& cfg = job.configs.back().config;
-    job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, true)
-                                                      : std::vector<int>{});
-  }
-  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
+  const ReplayJob job = make_job(sweep, tune_contexts, configs, tune_contexts, true, s);
   const ReplayResults r = run_replay(job, backend_of(s));
   std::vector<ConfigLosses> out;
   for (int i = 0; i < int(configs.size()); ++i) out.push_back({r.online_of(i), r.final_of(i), {}});
@@ -93,14 +98,7 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
                                         const std::vector<int>& score_contexts,
                                         const std::vector<std::string>& configs, const ReplaySettings& s,
                                         bool with_final_slots) {
-  ReplayJob job = make_job(sweep, score_contexts, s);
-  for (const auto& c : configs) {
-    job.configs.push_back(parse_policy_spec(c));
-    const PolicyConfig& cfg = job.configs.back().config;
-    job.fixed_slots.push_back(is_supervised(cfg.kind) ? supervised_decisions(cfg, sweep, tune_contexts, false)
-                                                      : std::vector<int>{});
-  }
-  if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
+  ReplayJob job = make_job(sweep, score_contexts, configs, tune_contexts, false, s);
   // The per-replay rows give the committed arms; both engines write the same rows, in the same
   // order (tests/gpu/cuda_engine_test.cpp).
   std::ostringstream raw;
