@@ -8,7 +8,9 @@
 #      policies, with and without feedback delay;
 #   4. benchmarks UCB1 on 12 arms on the CPU (all cores) and the GPU at three sizes and prints
 #      steps/s, the GPU/CPU ratio and the fraction of the device's instruction-issue limit, from
-#      the SASS instruction count per step in docs/cuda.md (override: NCCLBOT_SASS_PER_STEP);
+#      the SASS instruction count per step in docs/cuda.md (override: NCCLBOT_SASS_PER_STEP); then
+#      UCB1 and Thompson sampling at blocks of 32, 64, 96 and 128 threads (the threads per SM the
+#      shared-memory state allows);
 #   5. runs the JAX/CuPy peers (scripts/bench_peers_gpu.py) on the same device and prints them last.
 # Usage: scripts/gpu-check.sh [BUILD_DIR]           the check; table on stdout, logs in BUILD_DIR/gpu-check/
 #        scripts/gpu-check.sh --bundle [BUILD_DIR]  on the build machine: copy the shared libraries
@@ -106,6 +108,24 @@ for seeds in "${SIZES[@]}"; do
   fi
 done
 
+# The kernels' block size (docs/cuda.md "Per-thread state": the state lives in shared memory, so
+# the block sets the threads per SM): UCB1 and Thompson sampling at the largest size, 32 to 128.
+BLOCKS="not timed (dry run)"
+if [[ "$GPU_BACKEND" == cuda ]]; then
+  if "$BUILD/ncclbot" bench --backend cuda --policy ucb1 --policy thompson --arms 12 --contexts 480 \
+    --seeds "${SIZES[-1]}" --horizon "$HORIZON" --repetitions 3 --cuda-block 32 64 96 128 --json \
+    >"$LOG/blocks.json" 2>>"$LOG/bench.err"; then
+    BLOCKS=$(python3 - "$LOG/blocks.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+print("; ".join(f"{r['policy'].split(':')[0]} block {r['block_requested']}: {r['steps_per_s']:.3g}" for r in rows))
+PY
+)
+  else
+    BLOCKS="FAILED: $(tail -1 "$LOG/bench.err")"
+  fi
+fi
+
 # Measured instructions per step, where Nsight Compute is installed: warp instructions executed
 # by one replay launch x 32 / its steps (480 contexts x 8 seeds x 1024 steps).
 PER_STEP_SOURCE="static SASS estimate"
@@ -142,6 +162,7 @@ for seeds in sizes:
     steps = 480 * seeds * horizon
     print(f"{seeds:>6} {steps:>12.3g} {cpu:>13.3g} {gpu:>13.3g} {gpu / cpu:>8.1f} {gpu / limit:>9.1%}")
 PY
+echo "steps/s by block size (${SIZES[-1]} seeds): $BLOCKS"
 echo "compute-sanitizer: $SANITIZER"
 # The JAX / CuPy peers of the same replay on the same device (docs/cuda.md), last.
 if [[ "${NCCLBOT_GPU_CHECK_DRY:-0}" != 1 ]]; then

@@ -24,6 +24,7 @@ struct BenchOptions {
                                        "thompson", "etc:m=2", "swucb",  "ducb"};
   std::vector<int> arms = {6, 12, 21};
   std::vector<int> threads;
+  std::vector<int> cuda_blocks;
   int contexts = 32, samples = 8, seeds = 4, horizon = 4096, delay = 0;
   int repetitions = 5;
   std::string write_sweep;
@@ -37,6 +38,8 @@ Action setup(CLI::App& app) {
   app.add_option("--policy", opt->policies, "policy specs to time (default: every online policy)");
   app.add_option("--arms", opt->arms, "valid arms per context (default 6 12 21)");
   app.add_option("--threads", opt->threads, "thread counts to time (default: 1 and all cores)");
+  app.add_option("--cuda-block", opt->cuda_blocks,
+                 "with --backend cuda: threads per block of the replay kernels to time (default 128)");
   app.add_option("--contexts", opt->contexts, "contexts in the synthetic sweep (default 32)");
   app.add_option("--horizon", opt->horizon, "steps per replay (default 4096)");
   app.add_option("--seeds", opt->seeds, "seeds per context (default 4)");
@@ -60,13 +63,19 @@ Action setup(CLI::App& app) {
     }
     const ReplayBackend requested = parse_replay_backend(opt->backend);
     if (requested == ReplayBackend::kAuto) throw UsageError("--backend: bench needs cpu or cuda, not auto");
+    if (!opt->cuda_blocks.empty() && requested != ReplayBackend::kCuda)
+      throw UsageError("--cuda-block needs --backend cuda");
+    for (int b : opt->cuda_blocks)
+      if (b < 1 || b > 1024) throw UsageError("--cuda-block: " + std::to_string(b) + " is not in 1..1024");
     const ReplayBackend backend = resolve_replay_backend(requested, std::cerr);
     std::vector<int> thread_counts = opt->threads;
     if (thread_counts.empty()) {
       thread_counts = {1};
       if (default_thread_count() > 1) thread_counts.push_back(default_thread_count());
     }
-    if (backend == ReplayBackend::kCuda) thread_counts = {0};
+    // The CUDA backend times block sizes where the CPU times thread counts (0: the default block).
+    if (backend == ReplayBackend::kCuda)
+      thread_counts = opt->cuda_blocks.empty() ? std::vector<int>{0} : opt->cuda_blocks;
     std::vector<PolicySpec> specs;
     for (const auto& p : opt->policies) specs.push_back(parse_policy_spec(p));
 
@@ -81,7 +90,7 @@ Action setup(CLI::App& app) {
       Sweep sweep = make_bench_sweep(arms, opt->contexts, opt->samples);
       if (dynamics) sweep.set_dynamics(*dynamics);
       for (const PolicySpec& spec : specs)
-        for (int threads : thread_counts) {
+        for (int width : thread_counts) {  // CPU threads, or the CUDA block asked for (0: 128)
           ReplayJob job;
           job.sweep = &sweep;
           for (int c = 0; c < sweep.num_contexts(); ++c) job.contexts.push_back(c);
@@ -89,7 +98,9 @@ Action setup(CLI::App& app) {
           job.seeds = opt->seeds;
           job.horizon = opt->horizon;
           job.delay = opt->delay;
-          job.threads = std::max(1, threads);
+          const bool cuda = backend == ReplayBackend::kCuda;
+          job.threads = cuda ? 1 : std::max(1, width);
+          job.device_block = cuda ? width : 0;
           double sink = 0;
           const BenchTiming t = measure([&] { sink += run_replay(job, backend).online[0]; },
                                         BenchSettings{1, opt->repetitions});
@@ -98,15 +109,17 @@ Action setup(CLI::App& app) {
           out["results"].push_back({{"policy", spec.text},
                                     {"arms", arms},
                                     {"backend", replay_backend_name(backend)},
-                                    {"threads", threads},
+                                    {"threads", cuda ? 0 : width},
                                     {"steps_per_s", rate},
                                     {"steps_per_cpu_s", steps / t.median_cpu_s},
                                     {"median_s", t.median_s},
                                     {"min_s", t.min_s},
                                     {"max_s", t.max_s}});
-          human << std::left << std::setw(34) << spec.text << " arms " << std::setw(3) << arms << " threads "
-                << threads << "  " << std::setprecision(3) << rate << " steps/s, " << steps / t.median_cpu_s
-                << " per CPU-second" << (sink < 0 ? " " : "") << "\n";
+          if (cuda) out["results"].back()["block_requested"] = width > 0 ? width : 128;
+          human << std::left << std::setw(34) << spec.text << " arms " << std::setw(3) << arms
+                << (cuda ? " block " : " threads ") << (cuda && width == 0 ? 128 : width) << "  "
+                << std::setprecision(3) << rate << " steps/s, " << steps / t.median_cpu_s << " per CPU-second"
+                << (sink < 0 ? " " : "") << "\n";
         }
     }
     if (opt->json) std::cout << out.dump(2) << "\n";

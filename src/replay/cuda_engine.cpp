@@ -56,6 +56,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.delay = job.delay;
   q.call_cost_us = job.call_cost_us;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
+  if (job.device_block > 0) q.block = job.device_block;
 }
 
 ReplayResults replay_results_from_device(const ReplayJob& job, DeviceReplayResult&& d) {

@@ -293,15 +293,18 @@ TEST(CudaEngine, StudyRunMatchesCpu) {
   EXPECT_EQ(jg.dump(), jc.dump());
 }
 
-// `ncclbot bench --backend cuda` reports steps/s for the GPU.
+// `ncclbot bench --backend cuda` reports steps/s for the GPU, at each block size asked for.
 TEST(CudaEngine, BenchReportsStepsPerSecond) {
   SKIP_WITHOUT_GPU();
   const auto r = test::run_cli(
       "bench --backend cuda --policy ucb1 --arms 12 --contexts 64 --seeds 64 --horizon 256 "
-      "--repetitions 1 --json");
+      "--repetitions 1 --cuda-block 32 128 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["results"].size(), 1u);
-  EXPECT_EQ(j["results"][0]["backend"], "cuda");
-  EXPECT_GT(j["results"][0]["steps_per_s"].get<double>(), 0.0);
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(j["results"][i]["backend"], "cuda");
+    EXPECT_EQ(j["results"][i]["block_requested"], i == 0 ? 32 : 128);
+    EXPECT_GT(j["results"][i]["steps_per_s"].get<double>(), 0.0);
+  }
 }

@@ -69,9 +69,12 @@ TEST(CudaEngineHost, FlattensTheJob) {
   EXPECT_EQ(q.seed_base, 2u);
   EXPECT_EQ(q.horizon, 25);
   EXPECT_FALSE(q.keep_per_replay);
+  EXPECT_EQ(q.block, 128);  // the default
   job.keep_per_seed = true;
+  job.device_block = 64;
   prepare_device_replay(job, in);
   EXPECT_TRUE(in.request.keep_per_replay);
+  EXPECT_EQ(in.request.block, 64);
   EXPECT_EQ(in.request.sweep.time_us, sweep.view().time_us);  // host arrays, uploaded by device_replay
 }
 

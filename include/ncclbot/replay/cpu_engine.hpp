@@ -30,6 +30,9 @@ struct ReplayJob {
   // >= 0; empty = none (every config free).
   std::vector<double> call_cost_us;
   int threads = 1;
+  // Threads per block of the CUDA replay kernels (0: the engine's default, 128; fewer when the
+  // state of that many does not fit shared memory). Results do not depend on it, only the speed.
+  int device_block = 0;
   bool keep_per_seed = false;
   std::ostream* raw = nullptr;  // CSV rows config,policy,context,seed,online_loss,final_loss,final_slot
   ReplayProgress* progress = nullptr;  // told of every finished (config, context) unit, if set
