@@ -51,26 +51,17 @@ Sums estimate_on(const std::vector<Terms>& terms, size_t n) {
 Sums estimate_on(const std::vector<Terms>& terms, const uint8_t* c, const std::vector<uint32_t>& wrapped,
                  size_t n) {
   double sw[4] = {}, swr[4] = {}, sdr[4] = {};
-  const size_t m = terms.size();
-  size_t i = 0;
-  for (; i + 4 <= m; i += 4)
-    for (size_t l = 0; l < 4; ++l) {
-      const double k = double(c[i + l]);
-      sw[l] += k * terms[i + l].w;
-      swr[l] += k * terms[i + l].wr;
-      sdr[l] += k * terms[i + l].dr;
-    }
-  for (size_t l = 0; i < m; ++i, ++l) {
-    const double k = double(c[i]);
+  const auto add = [&](size_t l, size_t i, double k) {  // call i, counted k times, into sum l
     sw[l] += k * terms[i].w;
     swr[l] += k * terms[i].wr;
     sdr[l] += k * terms[i].dr;
-  }
-  for (uint32_t j : wrapped) {  // a call drawn 256 times or more: never seen in practice
-    sw[0] += 256.0 * terms[j].w;
-    swr[0] += 256.0 * terms[j].wr;
-    sdr[0] += 256.0 * terms[j].dr;
-  }
+  };
+  const size_t m = terms.size();
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4)
+    for (size_t l = 0; l < 4; ++l) add(l, i + l, double(c[i + l]));
+  for (size_t l = 0; i < m; ++i, ++l) add(l, i, double(c[i]));
+  for (uint32_t j : wrapped) add(0, j, 256.0);  // a call drawn 256 times or more: never seen in practice
   return sums_of((sw[0] + sw[1]) + (sw[2] + sw[3]), (swr[0] + swr[1]) + (swr[2] + swr[3]),
                  (sdr[0] + sdr[1]) + (sdr[2] + sdr[3]), n);
 }

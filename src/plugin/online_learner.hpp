@@ -204,6 +204,11 @@ class OnlineLearner {
     return (c.pending_head + c.pending_count) % Context::kPendingCap;
   }
   void allocate_pending_locked(Context& c);
+  // Files the logging rank's decision `slot` (-1: NCCL's own) at ring slot `at`, from `p`'s call
+  // index, size, probability and lost flag, with NCCL's pick for that size (logging its cost table
+  // the first time).
+  void push_pending_locked(int key, Context& c, size_t at, Context::Pending p, int slot,
+                           const CostTable& table);
   // The probability of the memo's decision for call `index`, taken from the ahead ring with its
   // contest (into `contest`, when deferred); false when the ring lost it.
   bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContest* contest);

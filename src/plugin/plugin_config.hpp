@@ -41,6 +41,11 @@ struct PluginConfig {
   std::string problems;  // settings that were ignored, for one WARN line
 
   static PluginConfig from_environment();
+  // Whether this process's rank writes a decision log (NCCLBOT_LOG, NCCLBOT_LOG_RANKS; an unknown
+  // rank counts as rank 0).
+  bool logs_this_rank() const {
+    return !log_path.empty() && (log_rank < 0 || log_rank == (rank < 0 ? 0 : rank));
+  }
 };
 
 const char* mode_name(Mode m);

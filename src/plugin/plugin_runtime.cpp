@@ -115,7 +115,7 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
   if (comm.nranks <= 1 || cfg.agreement == Agreement::kLocal) {
     comm.learner = std::make_shared<OnlineLearner>(comm.comm_id, comm.nranks, comm.nnodes, engine, false);
     comm.role = Role::kLocal;
-    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == (cfg.rank < 0 ? 0 : cfg.rank))) {
+    if (cfg.logs_this_rank()) {
       comm.decision_log = decision_log(cfg, comm.log);
       if (comm.decision_log) comm.learner->set_decision_log(comm.decision_log);
     }
@@ -154,8 +154,7 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     // The leader logs the decisions of its own rank. The log is opened before the runtime's lock is
     // taken (decision_log() takes it itself).
     std::shared_ptr<DecisionLog> log;
-    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == cfg.rank))
-      log = decision_log(cfg, comm.log);
+    if (cfg.logs_this_rank()) log = decision_log(cfg, comm.log);
     std::lock_guard<std::mutex> lock(mu_);
     comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes, true);
     if (!comm.learner) {
@@ -233,8 +232,7 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     comm.self = h;
     comm.next_call.assign(kNumContextKeys, 0);
     comm.role = Role::kFollower;
-    if (!cfg.log_path.empty() && (cfg.log_rank < 0 || cfg.log_rank == cfg.rank) &&
-        warn_once("NCCLBOT_LOG follower"))
+    if (cfg.logs_this_rank() && warn_once("NCCLBOT_LOG follower"))
       comm.log.warn(
           "NCCLBOT_LOG: a follower plays the leader's decisions and does not log them; the leader (rank 0) "
           "logs the job's decisions");
