@@ -219,17 +219,8 @@ int OnlineLearner::decide_next(int key, uint64_t bytes, const CostTable& table) 
   contest_out_ = c->contests.empty() ? nullptr : &c->contests[at];
   const int slot = decide_at_locked(key, c, index);
   contest_out_ = nullptr;
-  push_pending_locked(key, *c, at, {index, bytes, last_propensity_, -1, -1, false}, slot, table);
+  push_pending_locked(key, *c, at, index, bytes, last_propensity_, false, slot, table);
   return slot;
-}
-
-void OnlineLearner::push_pending_locked(int key, Context& c, size_t at, Context::Pending p, int slot,
-                                        const CostTable& table) {
-  const int nccl = logged_nccl_slot_locked(key, c, p.bytes, table);
-  p.slot = int8_t(slot >= 0 ? slot : nccl);
-  p.nccl_slot = int8_t(nccl);
-  c.pending[at] = p;
-  ++c.pending_count;
 }
 
 void OnlineLearner::allocate_pending_locked(Context& c) {
@@ -367,7 +358,7 @@ int OnlineLearner::decide_at(int key, uint64_t bytes, const CostTable& table, ui
              index < c->retired_at) {
     lost = !take_ahead_locked(*c, index, &propensity, contest);
   }
-  push_pending_locked(key, *c, at, {index, bytes, propensity, -1, -1, lost}, slot, table);
+  push_pending_locked(key, *c, at, index, bytes, propensity, lost, slot, table);
   return slot;
 }
 

@@ -204,11 +204,15 @@ class OnlineLearner {
     return (c.pending_head + c.pending_count) % Context::kPendingCap;
   }
   void allocate_pending_locked(Context& c);
-  // Files the logging rank's decision `slot` (-1: NCCL's own) at ring slot `at`, from `p`'s call
-  // index, size, probability and lost flag, with NCCL's pick for that size (logging its cost table
-  // the first time).
-  void push_pending_locked(int key, Context& c, size_t at, Context::Pending p, int slot,
-                           const CostTable& table);
+  // Files the logging rank's decision `slot` (-1: NCCL's own) for call `index` of `bytes` at ring
+  // slot `at`, with its probability (lost: gone with a full ahead ring) and NCCL's pick for that size
+  // (logging its cost table the first time). Inline: it is on every logged call's path.
+  void push_pending_locked(int key, Context& c, size_t at, uint64_t index, uint64_t bytes, double propensity,
+                           bool lost, int slot, const CostTable& table) {
+    const int nccl = logged_nccl_slot_locked(key, c, bytes, table);
+    c.pending[at] = {index, bytes, propensity, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), lost};
+    ++c.pending_count;
+  }
   // The probability of the memo's decision for call `index`, taken from the ahead ring with its
   // contest (into `contest`, when deferred); false when the ring lost it.
   bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContest* contest);
