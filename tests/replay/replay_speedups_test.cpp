@@ -4,6 +4,7 @@
 // with the plain replay_one() path, step by step where a trace exists.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -87,7 +88,9 @@ TEST(ExplorationTable, EntriesAreSqrtTwoLogOfTheRunningTotal) {
   double t = total0;
   for (int p = 0; p < 50; ++p) {
     EXPECT_TRUE(same_bits(table[p], exploration_bonus(t))) << p;
-    if (t > 1.0) EXPECT_TRUE(same_bits(table[p], std::sqrt(2.0 * portable_log(t)))) << p;
+    if (t > 1.0) {
+      EXPECT_TRUE(same_bits(table[p], std::sqrt(2.0 * portable_log(t)))) << p;
+    }
     t += 1.0;
   }
   // Below one pull in total there is no exploration (ln t < 0 would make the root NaN).
@@ -227,10 +230,11 @@ TEST(ReplayBatch, EnginePerSeedLossesEqualPlainReplays) {
     }
 }
 
-// Both ways of the lower-confidence argmin (the CPU's scan, the GPU's chains) against the two-pass
-// definition (fill the index array, first_index_of_min), on random states with many exact ties
-// (means and counts from small sets).
-TEST(LowerConfidenceArgmin, BothWaysEqualTheTwoPassDefinition) {
+// Every way of the lower-confidence argmin (the scalar scan, the host's scan in pairs, the GPU's
+// chains) against the two-pass definition (fill the index array, take the first index of the
+// smallest value by a plain loop), on random states with many exact ties (means and counts from
+// small sets) and every arm count; and min_of() against a plain loop on the same means.
+TEST(LowerConfidenceArgmin, EveryWayEqualsTheTwoPassDefinition) {
   std::mt19937 gen(5);
   std::uniform_int_distribution<int> pick(0, 3);
   for (int trial = 0; trial < 20000; ++trial) {
@@ -244,9 +248,17 @@ TEST(LowerConfidenceArgmin, BothWaysEqualTheTwoPassDefinition) {
     const double scale = trial % 3 == 0 ? 0.0 : 0.5 * pick(gen);
     double index[kNumArms];
     for (int j = 0; j < stats.arms.k; ++j) index[j] = stats.mean[j] - scale * inv_sqrt_count[j];
-    const int want = first_index_of_min(index, stats.arms.k);
+    int want = 0;
+    double lowest_mean = stats.mean[0];
+    for (int j = 1; j < stats.arms.k; ++j) {
+      if (index[j] < index[want]) want = j;
+      lowest_mean = std::min(lowest_mean, stats.mean[j]);
+    }
     ASSERT_EQ(lower_confidence_argmin_scan(stats, inv_sqrt_count, scale), want) << "trial " << trial;
+    ASSERT_EQ(lower_confidence_argmin_pairs(stats, inv_sqrt_count, scale), want) << "trial " << trial;
     ASSERT_EQ(lower_confidence_argmin_chains(stats, inv_sqrt_count, scale), want) << "trial " << trial;
     ASSERT_EQ(lower_confidence_argmin(stats, inv_sqrt_count, scale), want) << "trial " << trial;
+    ASSERT_EQ(first_index_of_min(index, stats.arms.k), want) << "trial " << trial;
+    ASSERT_EQ(min_of(stats.mean, stats.arms.k), lowest_mean) << "trial " << trial;
   }
 }

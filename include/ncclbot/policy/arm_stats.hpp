@@ -7,15 +7,18 @@
 #include <cstdint>
 
 #include "ncclbot/core/hd.hpp"
+#include "ncclbot/core/host_double_pair.hpp"
 #include "ncclbot/core/portable_math.hpp"
 #include "ncclbot/policy/arm_set.hpp"
 #include "ncclbot/policy/policy_context.hpp"
 
 namespace ncclbot {
 
-// Smallest of x[0..n-1] (n >= 1, no NaN) in four independent chains: min is exact, so the order
-// does not change the result, and the short chains keep the step's critical path short.
+// Smallest of x[0..n-1] (n >= 1, no NaN) in four independent chains (on the host two chains of
+// pairs: core/host_double_pair.hpp): min is exact, so the order does not change the result, and
+// the short chains keep the step's critical path short.
 NCCLBOT_HD inline double min_of(const double* x, int n) {
+#if defined(__CUDACC__)
   double m0 = x[0], m1 = x[0], m2 = x[0], m3 = x[0];
   int j = 1;
   for (; j + 3 < n; j += 4) {
@@ -28,6 +31,19 @@ NCCLBOT_HD inline double min_of(const double* x, int n) {
   m0 = m1 < m0 ? m1 : m0;
   m2 = m3 < m2 ? m3 : m2;
   return m2 < m0 ? m2 : m0;
+#else
+  HostDoublePair m0 = {x[0], x[0]}, m1 = m0;
+  int j = 0;
+  for (; j + 3 < n; j += 4) {
+    const HostDoublePair a = load_pair(x + j), b = load_pair(x + j + 2);
+    m0 = a < m0 ? a : m0;
+    m1 = b < m1 ? b : m1;
+  }
+  m0 = m1 < m0 ? m1 : m0;
+  double m = m0[1] < m0[0] ? m0[1] : m0[0];
+  for (; j < n; ++j) m = x[j] < m ? x[j] : m;
+  return m;
+#endif
 }
 
 // The first j with x[j] == min: the same arm as a strict-'<' scan in slot order (ties: lowest).

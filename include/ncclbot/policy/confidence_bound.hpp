@@ -1,18 +1,23 @@
 #pragma once
 // The lower-confidence-bound argmin shared by UCB1, SW-UCB and D-UCB: the first packed arm j (ties:
-// lowest slot) minimising  mean_j - scale * inv_sqrt_count_j. Comparisons are exact, so both ways
-// below give the arm that filling an index array and calling first_index_of_min() gives
-// (LowerConfidenceArgmin.BothWaysEqualTheTwoPassDefinition), and each build uses the one its
-// processor runs faster:
-//   - the CPU: one pass computes every index and their minimum in four independent chains, then a
-//     scan finds the first arm at that minimum. The scan's branch is well predicted (the argmin
-//     seldom moves), and this ran 8% faster than the branch-free chains below
-//     (`ncclbot bench --policy ucb1 --arms 12 --threads 1`, 4.45e7 vs 4.08e7 steps/s, 2 Dec 2026);
-//   - the GPU: each chain keeps its first arm at its minimum too, and the four winners are merged
-//     with selects. No index array (a 168-byte stack frame per thread) and no scan (whose trip count
-//     differs between the lanes of a warp).
+// lowest slot) minimising  mean_j - scale * inv_sqrt_count_j. Comparisons are exact, so every way
+// below gives the arm that filling an index array and calling first_index_of_min() gives
+// (LowerConfidenceArgmin.EveryWayEqualsTheTwoPassDefinition), and each build uses the one its
+// processor runs fastest:
+//   - the CPU: one pass computes every index and their minimum, then a scan finds the first arm at
+//     that minimum. The scan's branches are well predicted (the argmin moves on about 0.2% of
+//     steps), so the core speculates the arm and starts the next step before the minimum is known;
+//     an arm computed as data makes every step wait for the one before: with selects (the chains
+//     below) UCB1 replayed 8% slower than with the scalar scan, with a compare mask's lowest set
+//     bit 13% slower. The host build does the pass and the scan in pairs of doubles
+//     (core/host_double_pair.hpp): `ncclbot bench --policy ucb1 --arms 12 --threads 1` 5.4e7 vs 4.5e7 steps/s
+//     for the scalar scan, binaries alternating, 2 Dec 2026. nvcc's host compilations keep the scalar scan;
+//   - the GPU: each of four chains keeps its first arm at its minimum too, and the winners are
+//     merged with selects. No index array (a 168-byte stack frame per thread) and no scan (whose
+//     trip count differs between the lanes of a warp).
 #include <cmath>
 
+#include "ncclbot/core/host_double_pair.hpp"
 #include "ncclbot/policy/arm_stats.hpp"
 
 namespace ncclbot {
@@ -82,12 +87,53 @@ NCCLBOT_HD inline int lower_confidence_argmin_chains(const ArmStats& stats, cons
   return at[0];
 }
 
+#if !defined(__CUDACC__)
+// The CPU's pass and scan two arms at a time: the same products, differences and comparisons as
+// lower_confidence_argmin_scan(), so the same arm.
+inline int lower_confidence_argmin_pairs(const ArmStats& stats, const double* inv_sqrt_count, double scale) {
+  using D2 = HostDoublePair;
+  const int k = stats.arms.k;
+  const D2 s = {scale, scale};
+  double index[kNumArms];
+  D2 m0 = {HUGE_VAL, HUGE_VAL}, m1 = m0;
+  int j = 0;
+  for (; j + 3 < k; j += 4) {
+    const D2 a = load_pair(stats.mean + j) - s * load_pair(inv_sqrt_count + j);
+    const D2 b = load_pair(stats.mean + j + 2) - s * load_pair(inv_sqrt_count + j + 2);
+    store_pair(index + j, a);
+    store_pair(index + j + 2, b);
+    m0 = a < m0 ? a : m0;
+    m1 = b < m1 ? b : m1;
+  }
+  double lowest = HUGE_VAL;
+  for (; j < k; ++j) {
+    const double x = stats.mean[j] - scale * inv_sqrt_count[j];
+    index[j] = x;
+    lowest = x < lowest ? x : lowest;
+  }
+  m0 = m1 < m0 ? m1 : m0;
+  lowest = m0[0] < lowest ? m0[0] : lowest;
+  lowest = m0[1] < lowest ? m0[1] : lowest;
+  // Branches, not a computed position: the arm must come from the predicted path (see above).
+  const D2 at_lowest = {lowest, lowest};
+  int a = 0;
+  for (; a + 1 < k; a += 2) {
+    const auto equal = load_pair(index + a) == at_lowest;
+    if (equal[0]) return a;
+    if (equal[1]) return a + 1;
+  }
+  return k - 1;
+}
+#endif
+
 NCCLBOT_HD inline int lower_confidence_argmin(const ArmStats& stats, const double* inv_sqrt_count,
                                               double scale) {
 #ifdef __CUDA_ARCH__
   return lower_confidence_argmin_chains(stats, inv_sqrt_count, scale);
-#else
+#elif defined(__CUDACC__)
   return lower_confidence_argmin_scan(stats, inv_sqrt_count, scale);
+#else
+  return lower_confidence_argmin_pairs(stats, inv_sqrt_count, scale);
 #endif
 }
 
