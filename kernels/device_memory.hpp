@@ -7,7 +7,8 @@
 //     device's default memory pool, which keeps freed memory for the next call instead of
 //     returning it to the driver (pool_memory_between_calls), so a study's many small replay calls
 //     stop paying cudaMalloc and cudaFree;
-//   - StreamAllocator: Thrust's temporary storage from the same pool on the same stream.
+//   - StreamAllocator: Thrust's temporary storage from the same pool on the same stream;
+//   - DeviceEvent: a point on a stream, for other streams to wait on or for timing.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -52,6 +53,23 @@ class DeviceStream {
 
  private:
   cudaStream_t stream_ = nullptr;
+};
+
+// An event recorded on a stream when constructed: the point other streams wait for, or one end of a
+// timed span (cudaEventElapsedTime).
+class DeviceEvent {
+ public:
+  explicit DeviceEvent(cudaStream_t stream) {
+    NCCLBOT_CUDA_TRY(cudaEventCreate(&event_));
+    NCCLBOT_CUDA_TRY(cudaEventRecord(event_, stream));
+  }
+  DeviceEvent(const DeviceEvent&) = delete;
+  DeviceEvent& operator=(const DeviceEvent&) = delete;
+  ~DeviceEvent() { cudaEventDestroy(event_); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
 };
 
 // One stream-ordered allocation of `count` elements; freed on its stream, which must outlive it.

@@ -16,9 +16,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "device_memory.hpp"
@@ -142,11 +145,11 @@ struct PolicyObjectOf {
   }
 };
 
-// Launches replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the request (all
-// of one kind); returns the kernel time in seconds.
+// Enqueues replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the
+// request (all of one kind) on `stream`; the policy objects are uploaded and freed on that stream.
 template <typename Policy>
-double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
-                      int max_grid, cudaStream_t stream, LaunchShape* shape) {
+void enqueue_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
+                     int max_grid, cudaStream_t stream, LaunchShape* shape) {
   static_assert(std::is_trivially_copyable_v<Policy>, "policies are copied to the device as bytes");
   std::vector<Policy> objects(size_t(count), Policy{});
   for (int k = 0; k < count; ++k) {
@@ -164,38 +167,53 @@ double launch_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first
               : replay_kernel_device_shape<Policy, ReplayCursor>(block, &threads, &shared_bytes);
   *shape = grid_stride_shape(a.replays, threads, device);
   if (max_grid > 0 && shape->grid > max_grid) shape->grid = max_grid;
-  cudaEvent_t begin, end;
-  NCCLBOT_CUDA_TRY(cudaEventCreate(&begin));
-  NCCLBOT_CUDA_TRY(cudaEventCreate(&end));
-  NCCLBOT_CUDA_TRY(cudaEventRecord(begin, stream));
   if (delayed)
     replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block, shared_bytes, stream>>>(a);
   else
     replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block, shared_bytes, stream>>>(a);
   NCCLBOT_CUDA_TRY(cudaGetLastError());
-  NCCLBOT_CUDA_TRY(cudaEventRecord(end, stream));
-  NCCLBOT_CUDA_TRY(cudaEventSynchronize(end));
-  float ms = 0.0f;
-  NCCLBOT_CUDA_TRY(cudaEventElapsedTime(&ms, begin, end));
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
-  return double(ms) / 1e3;
 }
 
-// The kernel for a policy kind, generated from the registry (policy/policy.hpp); launch_replays()
+// The kernel for a policy kind, generated from the registry (policy/policy.hpp); enqueue_replays()
 // checks every config against visit_policy.
-double launch_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
-                              int first, int count, int block, int max_grid, cudaStream_t stream,
-                              LaunchShape* shape) {
+void enqueue_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
+                             int first, int count, int block, int max_grid, cudaStream_t stream,
+                             LaunchShape* shape) {
   switch (kind) {
 #define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, ...) \
   case PolicyKind::Kind:                               \
-    return launch_replays<Type>(a, configs, first, count, block, max_grid, stream, shape);
+    return enqueue_replays<Type>(a, configs, first, count, block, max_grid, stream, shape);
     NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
 #undef NCCLBOT_POLICY_LAUNCH
     default:
-      return launch_replays<AutoPolicy>(a, configs, first, count, block, max_grid, stream, shape);
+      return enqueue_replays<AutoPolicy>(a, configs, first, count, block, max_grid, stream, shape);
   }
+}
+
+// Streams a call's launches are spread over when all its outputs fit at once (one per policy kind
+// run, up to this many; further runs share them in turn).
+constexpr size_t kMaxConcurrentLaunches = 8;
+
+// Seconds between two events recorded on streams whose work is done.
+double seconds_between(const DeviceEvent& begin, const DeviceEvent& end) {
+  float ms = 0.0f;
+  NCCLBOT_CUDA_TRY(cudaEventElapsedTime(&ms, begin.get(), end.get()));
+  return double(ms) / 1e3;
+}
+
+// Runs of consecutive configs of one policy kind, at most `chunk` configs each: one launch each.
+std::vector<std::pair<int, int>> launch_runs(std::span<const PolicyConfig> configs, int chunk) {
+  std::vector<std::pair<int, int>> runs;
+  const int n = int(configs.size());
+  for (int first = 0; first < n;) {
+    int count = 1;
+    while (first + count < n && count < chunk &&
+           configs[size_t(first + count)].kind == configs[size_t(first)].kind)
+      ++count;
+    runs.emplace_back(first, count);
+    first += count;
+  }
+  return runs;
 }
 
 // Row starts of a [rows][width] array for CUB's segmented sorts: offsets[r] = r * width.
@@ -290,7 +308,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
   const int64_t bytes_per_replay = 2 * sizeof(double) + sizeof(int);
-  // Per-replay outputs kept for the caller are copied back after each launch, so they chunk too.
+  // The per-replay outputs of at most `chunk` configs are on the device at once.
   const int chunk = configs_per_launch(n_cfg, per_config, bytes_per_replay, q.scratch_budget_bytes);
   DeviceBuffer<double> online(size_t(chunk) * per_config, st), final_loss(size_t(chunk) * per_config, st);
   DeviceBuffer<int> final_slot(size_t(chunk) * per_config, st);
@@ -302,12 +320,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     res.final_loss.resize(size_t(n_cfg) * per_config);
     res.final_slot.resize(size_t(n_cfg) * per_config);
   }
-  // Launches cover runs of consecutive configs of one policy kind, at most `chunk` configs each.
-  for (int first = 0; first < n_cfg;) {
-    int count = 1;
-    while (first + count < n_cfg && count < chunk &&
-           q.configs[size_t(first + count)].kind == q.configs[size_t(first)].kind)
-      ++count;
+  const auto args_for = [&](int first, int count, int64_t out_offset) {
     ReplayKernelArgs a{};
     a.sweep = dev_sweep;
     a.contexts = contexts.get();
@@ -320,21 +333,63 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.delay = q.delay;
     a.seed_base = q.seed_base;
     a.replays = int64_t(count) * per_config;
-    a.online = online.get();
-    a.final_loss = final_loss.get();
-    a.final_slot = final_slot.get();
-    res.kernel_seconds += launch_replays_of_kind(q.configs[size_t(first)].kind, a, q.configs.data(), first,
-                                                 count, q.block, q.max_grid, st, &res.shape);
-    ++res.launches;
-    mean_over_seeds(exec, online.get(), count, q.seeds, n_ctx, online_mean.get() + int64_t(first) * n_ctx);
-    mean_over_seeds(exec, final_loss.get(), count, q.seeds, n_ctx, final_mean.get() + int64_t(first) * n_ctx);
-    if (q.keep_per_replay) {
-      const size_t at = size_t(first) * size_t(per_config);
-      online.copy_to_host(res.online.data() + at, size_t(a.replays));
-      final_loss.copy_to_host(res.final_loss.data() + at, size_t(a.replays));
-      final_slot.copy_to_host(res.final_slot.data() + at, size_t(a.replays));
+    a.online = online.get() + out_offset;
+    a.final_loss = final_loss.get() + out_offset;
+    a.final_slot = final_slot.get() + out_offset;
+    return a;
+  };
+  const std::vector<std::pair<int, int>> runs = launch_runs(q.configs, chunk);
+  res.launches = int(runs.size());
+  if (chunk == n_cfg) {
+    // Every output fits at once: each run (one policy kind) gets its own stream, so the kinds'
+    // kernels share the device instead of each small one leaving it half idle; the call's stream
+    // waits for all of them before it aggregates.
+    const DeviceEvent uploaded(st);
+    std::vector<std::unique_ptr<DeviceStream>> lanes;
+    for (size_t r = 0; r < runs.size() && r < kMaxConcurrentLaunches; ++r) {
+      lanes.push_back(std::make_unique<DeviceStream>());
+      NCCLBOT_CUDA_TRY(cudaStreamWaitEvent(lanes.back()->get(), uploaded.get()));
     }
-    first += count;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const auto [first, count] = runs[r];
+      enqueue_replays_of_kind(q.configs[size_t(first)].kind,
+                              args_for(first, count, int64_t(first) * per_config), q.configs.data(), first,
+                              count, q.block, q.max_grid, lanes[r % lanes.size()]->get(), &res.shape);
+    }
+    std::vector<std::unique_ptr<DeviceEvent>> done;
+    for (const auto& lane : lanes) {
+      done.push_back(std::make_unique<DeviceEvent>(lane->get()));
+      NCCLBOT_CUDA_TRY(cudaStreamWaitEvent(st, done.back()->get()));
+    }
+    const DeviceEvent end(st);
+    mean_over_seeds(exec, online.get(), n_cfg, q.seeds, n_ctx, online_mean.get());
+    mean_over_seeds(exec, final_loss.get(), n_cfg, q.seeds, n_ctx, final_mean.get());
+    if (q.keep_per_replay) {
+      online.copy_to_host(res.online.data(), res.online.size());
+      final_loss.copy_to_host(res.final_loss.data(), res.final_loss.size());
+      final_slot.copy_to_host(res.final_slot.data(), res.final_slot.size());
+    }
+    stream.synchronize();
+    res.kernel_seconds = seconds_between(uploaded, end);
+  } else {
+    // Outputs of at most `chunk` configs at a time: one launch after the other in the one buffer.
+    for (const auto& [first, count] : runs) {
+      const DeviceEvent begin(st);
+      enqueue_replays_of_kind(q.configs[size_t(first)].kind, args_for(first, count, 0), q.configs.data(),
+                              first, count, q.block, q.max_grid, st, &res.shape);
+      const DeviceEvent end(st);
+      mean_over_seeds(exec, online.get(), count, q.seeds, n_ctx, online_mean.get() + int64_t(first) * n_ctx);
+      mean_over_seeds(exec, final_loss.get(), count, q.seeds, n_ctx,
+                      final_mean.get() + int64_t(first) * n_ctx);
+      const size_t at = size_t(first) * size_t(per_config), replays = size_t(count) * size_t(per_config);
+      if (q.keep_per_replay) {
+        online.copy_to_host(res.online.data() + at, replays);
+        final_loss.copy_to_host(res.final_loss.data() + at, replays);
+        final_slot.copy_to_host(res.final_slot.data() + at, replays);
+      }
+      stream.synchronize();
+      res.kernel_seconds += seconds_between(begin, end);
+    }
   }
 
   // Summaries per config over the contexts, on the device: each row sorted by one CUB call.

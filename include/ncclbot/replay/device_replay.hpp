@@ -40,10 +40,11 @@ struct DeviceReplayResult {
   // [C][seeds][N], only with keep_per_replay.
   std::vector<double> online, final_loss;
   std::vector<int> final_slot;
-  LaunchShape shape;            // of the (last) replay launch
-  int launches = 0;             // replay kernel launches (configs are split to fit the budget)
-  double kernel_seconds = 0.0;  // replay kernels only, by CUDA events
-  double total_seconds = 0.0;   // upload, replays, aggregation and copies back
+  LaunchShape shape;  // of the (last) replay launch
+  int launches = 0;   // replay kernel launches (configs are split to fit the budget)
+  double kernel_seconds =
+      0.0;  // replay kernels only, by CUDA events (overlapping ones: first start to last end)
+  double total_seconds = 0.0;  // upload, replays, aggregation and copies back
 };
 
 // Throws std::invalid_argument for empty inputs, seeds < 1 or horizon < 1.
