@@ -42,8 +42,9 @@ struct DeviceReplayResult {
   std::vector<int> final_slot;
   LaunchShape shape;  // of the (last) replay launch
   int launches = 0;   // replay kernel launches (configs are split to fit the budget)
-  double kernel_seconds =
-      0.0;  // replay kernels only, by CUDA events (overlapping ones: first start to last end)
+  // Replay kernels only, by CUDA events; kernels that overlap count from the first start to the
+  // last end.
+  double kernel_seconds = 0.0;
   double total_seconds = 0.0;  // upload, replays, aggregation and copies back
 };
 
