@@ -5,6 +5,7 @@
 // leader exists.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,6 +175,12 @@ void expect_everyone_on_nccls_choice(const RankRun& run) {
   }
 }
 
+// Whether fd has something to read (or its writers are gone) within ms milliseconds.
+bool readable_within(int fd, int ms) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, ms) == 1;
+}
+
 }  // namespace
 
 TEST(RankConsistency, LeaderKeepsFourRanksInAgreementOverOneHundredThousandCalls) {
@@ -304,17 +311,20 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
   // whole NCCLBOT_LEADER_TIMEOUT_MS (nobody listens on the leader's port), it plays NCCL's choice,
   // with one WARN. Until then it plays exactly the leader's decisions.
   // The leader never waits for a follower, so the ranks start together after both inits (NCCL's
-  // init is collective) and play enough calls for the policy to start once the follower's first
-  // request brings its cost table.
+  // init is collective). The leader starts a context only once the follower's first request has
+  // brought its cost table; on a loaded machine the follower may be descheduled while the leader
+  // plays all its calls, so the leader pauses after its first call until the follower has played
+  // its own (`started`) and the policy decides from the second call on.
   constexpr int kBefore = 30000, kAfter = 3000;
   const int port = free_loopback_port();
   const std::string dir = temp_dir();
   // `gone`: only the leader keeps the write end, so the follower's read returns 0 once the leader's
   // process has really exited. Without it a loaded machine may keep the leader serving windows
   // for hundreds of calls after `halfway`, and the follower would rightly play them.
-  int listening[2], joined[2], halfway[2], gone[2];
+  int listening[2], joined[2], started[2], halfway[2], gone[2];
   ASSERT_EQ(pipe(listening), 0);
   ASSERT_EQ(pipe(joined), 0);
+  ASSERT_EQ(pipe(started), 0);
   ASSERT_EQ(pipe(halfway), 0);
   ASSERT_EQ(pipe(gone), 0);
   auto start_rank = [&](int rank) {
@@ -338,6 +348,9 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
     if (rank == 1 && write(joined[1], &byte, 1) != 1) _exit(4);
     std::string picks;
     for (int i = 0; i < (rank == 0 ? kBefore : kBefore + kAfter); ++i) {
+      if (rank == 0 && i == 1 && !readable_within(started[0], 60000)) _exit(5);
+      if (rank == 0 && i == 1 && read(started[0], &byte, 1) != 1) _exit(4);
+      if (rank == 1 && i == 1 && write(started[1], &byte, 1) != 1) _exit(4);
       if (rank == 1 && i == kBefore) {
         if (write(halfway[1], &byte, 1) != 1) _exit(4);
         if (read(gone[0], &byte, 1) != 0) _exit(4);  // EOF: the leader's process is gone
@@ -362,6 +375,7 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
   close(gone[1]);
   int status = 0;
   ASSERT_EQ(waitpid(leader, &status, 0), leader);
+  const bool leader_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   // The follower must finish on its own; a hang is killed and fails the test.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   pid_t done = 0;
@@ -372,8 +386,10 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
     waitpid(follower, &status, 0);
     FAIL() << "the follower of a crashed leader hangs";
   }
+  ASSERT_TRUE(leader_ok) << "the leader failed (exit 5: the follower's first call did not come within 60 s)";
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  for (int fd : {listening[0], listening[1], joined[0], joined[1], halfway[0], halfway[1], gone[0]})
+  for (int fd : {listening[0], listening[1], joined[0], joined[1], started[0], started[1], halfway[0],
+                 halfway[1], gone[0]})
     close(fd);
   const std::string lead = read_all(dir + "/rank0"), follow = read_all(dir + "/rank1");
   ASSERT_EQ(lead.size(), size_t(kBefore));
