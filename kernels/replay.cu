@@ -338,6 +338,19 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.final_slot = final_slot.get() + out_offset;
     return a;
   };
+  // Configs [first, first + count), whose outcomes start the output buffers: their seed means, and
+  // their outcomes copied back when kept; returns once the call's stream is done.
+  const auto reduce_and_copy_back = [&](int first, int count) {
+    mean_over_seeds(exec, online.get(), count, q.seeds, n_ctx, online_mean.get() + int64_t(first) * n_ctx);
+    mean_over_seeds(exec, final_loss.get(), count, q.seeds, n_ctx, final_mean.get() + int64_t(first) * n_ctx);
+    const size_t at = size_t(first) * size_t(per_config), replays = size_t(count) * size_t(per_config);
+    if (q.keep_per_replay) {
+      online.copy_to_host(res.online.data() + at, replays);
+      final_loss.copy_to_host(res.final_loss.data() + at, replays);
+      final_slot.copy_to_host(res.final_slot.data() + at, replays);
+    }
+    stream.synchronize();
+  };
   const std::vector<std::pair<int, int>> runs = launch_runs(q.configs, chunk);
   res.launches = int(runs.size());
   if (chunk == n_cfg) {
@@ -362,14 +375,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
       NCCLBOT_CUDA_TRY(cudaStreamWaitEvent(st, done.back()->get()));
     }
     const DeviceEvent end(st);
-    mean_over_seeds(exec, online.get(), n_cfg, q.seeds, n_ctx, online_mean.get());
-    mean_over_seeds(exec, final_loss.get(), n_cfg, q.seeds, n_ctx, final_mean.get());
-    if (q.keep_per_replay) {
-      online.copy_to_host(res.online.data(), res.online.size());
-      final_loss.copy_to_host(res.final_loss.data(), res.final_loss.size());
-      final_slot.copy_to_host(res.final_slot.data(), res.final_slot.size());
-    }
-    stream.synchronize();
+    reduce_and_copy_back(0, n_cfg);
     res.kernel_seconds = seconds_between(uploaded, end);
   } else {
     // Outputs of at most `chunk` configs at a time: one launch after the other in the one buffer.
@@ -378,16 +384,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
       enqueue_replays_of_kind(q.configs[size_t(first)].kind, args_for(first, count, 0), q.configs.data(),
                               first, count, q.block, q.max_grid, st, &res.shape);
       const DeviceEvent end(st);
-      mean_over_seeds(exec, online.get(), count, q.seeds, n_ctx, online_mean.get() + int64_t(first) * n_ctx);
-      mean_over_seeds(exec, final_loss.get(), count, q.seeds, n_ctx,
-                      final_mean.get() + int64_t(first) * n_ctx);
-      const size_t at = size_t(first) * size_t(per_config), replays = size_t(count) * size_t(per_config);
-      if (q.keep_per_replay) {
-        online.copy_to_host(res.online.data() + at, replays);
-        final_loss.copy_to_host(res.final_loss.data() + at, replays);
-        final_slot.copy_to_host(res.final_slot.data() + at, replays);
-      }
-      stream.synchronize();
+      reduce_and_copy_back(first, count);
       res.kernel_seconds += seconds_between(begin, end);
     }
   }
