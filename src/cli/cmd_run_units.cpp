@@ -178,12 +178,7 @@ Action setup(CLI::App& app) {
         else
           study::write_file_atomic((units_dir / u.file_name).string(), bytes);
       };
-      if (engine.backend == "cuda") {
-        // The device takes every unit of this rank's share of a scenario in one job per phase.
-        study::compute_units_together(prepared, todo, engine, keep);
-      } else {
-        for (size_t k = 0; k < todo.size(); ++k) keep(k, study::compute_unit(prepared, *todo[k], engine));
-      }
+      study::compute_units(prepared, todo, engine, keep);
       if (group)
         gathered = group->gather_to_root(nlohmann::json{{"computed", computed}, {"units", outbox}}.dump());
     } catch (const std::exception& e) {

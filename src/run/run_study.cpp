@@ -208,13 +208,7 @@ void compute_units(FolderRun& run, const EngineOptions& engine) {
     write_file_atomic((units_dir / todo[k]->file_name).string(), unit_bytes(r));
     bar.advance(todo[k]->cost, r.scenario + " / " + r.policy);
   };
-  if (engine.backend == "cuda") {
-    // The device takes every unit of a scenario in one job per phase (few large launches); the
-    // checkpoints are written as each scenario finishes.
-    compute_units_together(study, todo, engine, write);
-  } else {
-    for (size_t k = 0; k < todo.size(); ++k) write(k, compute_unit(study, *todo[k], engine));
-  }
+  compute_units(study, todo, engine, write);
   bar.finish();
 }
 

@@ -112,12 +112,6 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
   return out;
 }
 
-ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
-                          const std::vector<int>& score_contexts, const std::string& config,
-                          const ReplaySettings& s, bool with_final_slots) {
-  return score_configs(sweep, tune_contexts, score_contexts, {config}, s, with_final_slots).front();
-}
-
 std::string resolve_backend(const std::string& requested) {
   const ReplayBackend b = resolve_replay_backend(parse_replay_backend(requested), std::cerr);
   return std::string(replay_backend_name(b));

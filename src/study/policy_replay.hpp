@@ -28,7 +28,8 @@ std::vector<std::string> expand_policy_grid(const std::string& spec);
 struct ConfigLosses {
   std::vector<double> online;
   std::vector<double> final_loss;
-  std::vector<int> final_slot;  // only from score_config: most frequent over seeds, ties to the lowest slot
+  std::vector<int>
+      final_slot;  // score_configs with final slots only: most frequent over seeds, ties to the lowest slot
 };
 
 // Tuning: every config on the tune contexts. Supervised selectors are fitted on the same contexts
@@ -43,11 +44,6 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
                                         const std::vector<int>& score_contexts,
                                         const std::vector<std::string>& configs,
                                         const ReplaySettings& settings, bool with_final_slots);
-
-// Scoring one frozen config on the score contexts (supervised selectors fitted on all tune contexts).
-ConfigLosses score_config(const Sweep& sweep, const std::vector<int>& tune_contexts,
-                          const std::vector<int>& score_contexts, const std::string& config,
-                          const ReplaySettings& settings, bool with_final_slots);
 
 // "cpu" or "cuda" for a requested cpu | cuda | auto (UsageError when cuda is demanded but unusable).
 std::string resolve_backend(const std::string& requested);

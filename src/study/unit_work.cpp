@@ -92,6 +92,15 @@ void compute_units_together(const PreparedStudy& study, const std::vector<const 
   for (const auto& [scenario, at] : by_scenario) compute_scenario(study, units, at, rs, done);
 }
 
+void compute_units(const PreparedStudy& study, const std::vector<const WorkUnit*>& units,
+                   const EngineOptions& engine, const std::function<void(size_t, UnitResult&&)>& done) {
+  if (engine.backend == "cuda") {
+    compute_units_together(study, units, engine, done);
+    return;
+  }
+  for (size_t k = 0; k < units.size(); ++k) done(k, compute_unit(study, *units[k], engine));
+}
+
 UnitResult compute_unit(const PreparedStudy& study, const WorkUnit& unit, const EngineOptions& engine) {
   UnitResult out;
   compute_units_together(study, {&unit}, engine, [&](size_t, UnitResult&& u) { out = std::move(u); });

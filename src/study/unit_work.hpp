@@ -26,4 +26,10 @@ void compute_units_together(const PreparedStudy& study, const std::vector<const 
                             const EngineOptions& engine,
                             const std::function<void(size_t, UnitResult&&)>& done);
 
+// The units of a run or a run-units rank, as its backend does them best: together on the CUDA
+// backend (checkpoints as each scenario finishes), one at a time on the CPU (its job per unit
+// already fills the cores, and a killed run loses at most one unit). done(k, result) as above.
+void compute_units(const PreparedStudy& study, const std::vector<const WorkUnit*>& units,
+                   const EngineOptions& engine, const std::function<void(size_t, UnitResult&&)>& done);
+
 }  // namespace ncclbot::study
