@@ -7,7 +7,9 @@ back to back on the same communicator). If iterations were independent with coef
 variation cv, two such means differ by about cv * sqrt(2 / iters); so |a - b| / mean / sqrt(2) *
 sqrt(iters) estimates the per-iteration cv. Logs that hold two runs of the same test (the
 interleaved one) give four means per size. A pair far above the rest is one slow iteration inside
-a mean: a spike. Reads ../shared/data/nccl-tests (third-party logs, not copied into the project).
+a mean: a spike. Reads DATA_DIR, by default the third-party nccl-tests logs in the folder beside the
+clone (`$NCCLBOT_SHARED_DIR/data/nccl-tests` of the tests; not part of the repository, not copied
+into it).
 
     python3 scripts/calibrate_observation.py [DATA_DIR]
 """

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fuzz smoke run: builds the libFuzzer targets with clang++ in their own build folder (build-fuzz)
 # and runs each for FUZZ_SECONDS (default 20; the tuner plugin's three targets for
-# PLUGIN_FUZZ_SECONDS, default 12) on a seed corpus: the shared nccl-tests logs
-# (../shared/data/nccl-tests, when present), tests/fuzz/seeds and tests/fuzz/seeds/plugin. Exits non-zero on any crash,
-# sanitizer report or unexpected exception; reproducers land in build-fuzz/fuzz-artifacts/.
+# PLUGIN_FUZZ_SECONDS, default 12) on a seed corpus: the third-party nccl-tests logs in the folder
+# beside the clone (when present; not part of the repository), tests/fuzz/seeds and
+# tests/fuzz/seeds/plugin. Exits non-zero on any crash, sanitizer report or unexpected exception;
+# reproducers land in build-fuzz/fuzz-artifacts/.
 # Needs clang++ and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev; scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,8 @@ cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision
 corpus="$build/fuzz-corpus"
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$corpus/log" "$corpus/csv" "$artifacts"
-if [ -d ../shared/data/nccl-tests ]; then cp ../shared/data/nccl-tests/*.txt "$corpus/log/"; fi
+shared=${NCCLBOT_SHARED_DIR:-../shared}
+if [ -d "$shared/data/nccl-tests" ]; then cp "$shared"/data/nccl-tests/*.txt "$corpus/log/"; fi
 cp tests/fuzz/seeds/*.json "$corpus/log/"
 cp tests/fuzz/seeds/*.csv "$corpus/csv/"
 mkdir -p "$corpus/table" "$corpus/state" "$corpus/wire"

@@ -6,7 +6,9 @@
 #   scripts/main.sh study STUDY.toml [DIR] another study (e.g. experiments/paper.toml) into DIR
 #                                          (default out/<study file name>); rerun to resume
 #   scripts/main.sh ingest [LOG... OPTS]   nccl-tests logs -> out/sweep.csv and its summary; with no
-#                                          LOG, the forced-arm logs of ../shared/data/nccl-tests
+#                                          LOG, the forced-arm logs among the third-party
+#                                          nccl-tests logs in $NCCLBOT_SHARED_DIR/data/nccl-tests
+#                                          (beside the clone by default, not in the repository)
 #                                          labelled by data/nccl-tests-forced.toml; arguments go to
 #                                          `ncclbot ingest` as they are (--manifest, --fabric, ...)
 #   scripts/main.sh LOG... [OPTS]          the same as `ingest LOG...`

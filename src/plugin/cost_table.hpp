@@ -1,6 +1,7 @@
 #pragma once
 // NCCL's cost table as the tuner receives it: a contiguous float[numAlgo][numProto] passed as
-// float** (nccl-plugin-api.md 1.2), so it is cast back to rows, never dereferenced as pointers.
+// float** (NCCL src/enqueue.cc; docs/plugin.md "NCCL's ABI, as ncclbot declares it"), so it is cast
+// back to rows, never dereferenced as pointers.
 // Negative entries (-1 = NCCL_ALGO_PROTO_IGNORE) are never written.
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/arm.hpp"

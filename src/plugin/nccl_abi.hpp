@@ -1,8 +1,9 @@
 #pragma once
 // ncclbot's own declarations of the parts of NCCL's plugin ABI it implements or drives: the tuner
-// (v2..v5, NCCL 2.21-2.28) and the profiler (v4 for 2.27, v5 for 2.28). Written from the facts in
-// reference/nccl-plugin-api.md (field order, signatures, enum values), not copied from NCCL's
-// headers; tests/plugin/abi_layout_test.cpp pins every size and offset that NCCL reads.
+// (v2..v5, NCCL 2.21-2.28) and the profiler (v4 for 2.27, v5 for 2.28). Written from the facts
+// (field order, signatures, enum values) listed with their NCCL files at tag v2.28.9-1 in
+// docs/plugin.md "NCCL's ABI, as ncclbot declares it", not copied from NCCL's headers;
+// tests/plugin/abi_layout_test.cpp pins every size and offset that NCCL reads.
 #include <cstddef>
 #include <cstdint>
 

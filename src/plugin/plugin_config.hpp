@@ -1,6 +1,7 @@
 #pragma once
 // The plugin's settings, read from the environment at each communicator's init (so a test or
-// plugin-check can change them between inits). Names are the contract in DESIGN.md.
+// plugin-check can change them between inits). Names are a contract (docs/architecture.md
+// "Contracts"; docs/plugin.md "Environment").
 //   NCCLBOT_MODE      table | online | off            (default: table if NCCLBOT_TABLE is set, else off)
 //   NCCLBOT_TABLE     decision table (ncclbot or NCCL example CSV format)
 //   NCCLBOT_FABRIC    keep only table rows of this fabric (rows with fabric "*" always apply)

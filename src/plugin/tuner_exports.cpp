@@ -1,7 +1,8 @@
 // The tuner symbols NCCL looks up (v5 first, then v4, v3, v2) and the report function. Every entry
 // point returns success whatever happens: in NCCL 2.28 an error from getCollInfo fails the user's
-// collective instead of falling back (nccl-plugin-api.md 1.2), so failures degrade to
-// pass-through inside the plugin and exceptions never cross the C boundary.
+// collective instead of falling back (NCCL src/enqueue.cc wraps the call in NCCLCHECK; docs/plugin.md
+// "NCCL's ABI, as ncclbot declares it"), so failures degrade to pass-through inside the plugin and
+// exceptions never cross the C boundary.
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
 #include "plugin/plugin_runtime.hpp"

@@ -13,8 +13,8 @@
 
 namespace ncclbot::study {
 
-// The three metrics of DESIGN.md over a set of per-context losses (max is reported, not tested):
-// the same choice `ncclbot tune` offers as its objective.
+// The three metrics of docs/architecture.md "Metrics" over a set of per-context losses (max is
+// reported, not tested): the same choice `ncclbot tune` offers as its objective.
 using Metric = TuneObjective;
 // Which per-context loss the study scores: what a job pays while learning, or what it settles on.
 enum class LossKind { kOnline, kFinal };

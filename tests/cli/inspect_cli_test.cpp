@@ -1,4 +1,4 @@
-// `ncclbot inspect` as a user runs it: the JSON contract of DESIGN.md and exit codes.
+// `ncclbot inspect` as a user runs it: the JSON contract (docs/architecture.md "Contracts") and exit codes.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

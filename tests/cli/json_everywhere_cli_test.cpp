@@ -1,4 +1,4 @@
-// `--json` on every subcommand (DESIGN.md "Contracts": one JSON document on stdout, human text on
+// `--json` on every subcommand (docs/architecture.md "Contracts": one JSON document on stdout, human text on
 // stderr): each subcommand `ncclbot --help` lists offers it, and the ones that only write a file
 // (synth, export-table, secret) say in JSON what they wrote.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The layouts and noise of nccl-tests output that the shared logs do not contain, written here
-// by hand after nccl-tests' printf formats (src/util.cu, common.cu). Every row below satisfies
+// by hand after nccl-tests' printf formats (nccl-tests src/util.cu, common.cu). Every row below satisfies
 // algbw = size / time and busbw = algbw * 2(n-1)/n; the arithmetic is in the comments.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Per-call samples from nccl-tests 2.19.1+ `-I 1` output: the -J JSON's *_per_iter objects (every
 // timed iteration) become one sample each, in order; the text i_* columns become per-sample noise
 // statistics. The JSON below is written by hand in the key order of nccl-tests' writer
-// (src/util.cu: writeBenchmarkLinePreamble, writeBenchmarkLineBody, writePerIterReport, "%lf").
+// (nccl-tests src/util.cu: writeBenchmarkLinePreamble, writeBenchmarkLineBody, writePerIterReport, "%lf").
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,5 @@
-// Every third-party log in ../shared/data/nccl-tests, parsed and ingested (or rejected) with the
+// Every third-party nccl-tests log in $NCCLBOT_SHARED_DIR/data/nccl-tests (a folder beside the clone
+// by default, not part of the repository), parsed and ingested (or rejected) with the
 // reason its README gives. Expected numbers were read by eye from the files; each assertion names
 // the line it was read from. The logs are not copied into the project.
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
-// NCCL's cost model checked against hand calculations from the formulas and constants in
-// reference/nccl-plugin-api.md section 4 (the arithmetic is written next to each expectation), plus
-// every enabling rule of sections 1.2 and 4.4.
+// NCCL's cost model checked against hand calculations from the formulas in docs/simulator.md "The
+// formulas" and the constants of tuning_constants.hpp (both from NCCL src/graph/tuning.cc at
+// v2.28.9-1; the arithmetic is written next to each expectation), plus every enabling rule listed in
+// docs/simulator.md (NCCL src/enqueue.cc).
 #include "ncclbot/model/cost_model.hpp"
 
 #include <gtest/gtest.h>

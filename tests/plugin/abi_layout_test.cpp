@@ -1,7 +1,7 @@
 // The plugin's own ABI declarations against the layout NCCL 2.27/2.28 reads. Expected sizes and
-// offsets are computed by hand from the field lists in reference/nccl-plugin-api.md and NCCL's
-// profiler_v4.h / profiler_v5.h / tuner_v5.h field order (x86-64 LP64: pointers and size_t 8 bytes,
-// int 4, natural alignment), not printed by the code under test.
+// offsets are computed by hand from the field lists in docs/plugin.md "NCCL's ABI, as ncclbot
+// declares it", i.e. the field order of NCCL's profiler_v4.h / profiler_v5.h / tuner_v5.h (x86-64
+// LP64: pointers and size_t 8 bytes, int 4, natural alignment), not printed by the code under test.
 #include <gtest/gtest.h>
 
 #include <cstddef>

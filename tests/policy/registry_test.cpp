@@ -40,7 +40,8 @@ Sweep three_arm_sweep() {
 
 }  // namespace
 
-// The contract's spellings (DESIGN.md "Contracts") written out by hand, not read from the registry.
+// The contract's spellings (docs/architecture.md "Contracts") written out by hand, not read from
+// the registry.
 TEST(PolicyRegistry, EveryContractNameParsesToItsKindWithKeysInContractOrder) {
   const std::vector<std::pair<std::string, std::string>> contract = {
       {"auto", "auto"},

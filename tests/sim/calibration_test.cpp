@@ -1,5 +1,5 @@
-// The simulator against real measurements (reference/real-nccl-data.md section 2.1 and
-// reference/hipipe-fabrics-style.md section B.2), with the tolerances stated per check (+-10% on
+// The simulator against real measurements (docs/simulator.md "Calibration targets": each target with
+// its public source, also named per check below), with the tolerances stated per check (+-10% on
 // plateaus). busbw is computed as nccl-tests does: algbw = size / time, busbw = algbw x 2(n-1)/n for
 // all_reduce and (n-1)/n for all_gather / reduce_scatter. Ground truth is noise-free at the default seed.
 #include <gtest/gtest.h>
@@ -115,7 +115,7 @@ TEST(Calibration, Gb200Nvl4PartitionsOverIb) {
 TEST(Calibration, SmallMessageLatencyFloors) {
   // Orders of magnitude, not exact values (launch setups differ between sources):
   // H100 1x8: 5.6-6 us with NVLS and CUDA graphs on 2 GPUs (nccl #1259), ~35 us under one-process
-  // -g 8 (data/nccl-tests); the simulated floor must lie in [5, 40] us.
+  // -g 8 (the together-nccl-tests 1x8 log); the simulated floor must lie in [5, 40] us.
   const Sim h("h100-ib-a");
   const double one = h.min_time(kAR, 1, 8);
   EXPECT_GE(one, 5.0);
@@ -134,7 +134,7 @@ TEST(Calibration, SmallMessageLatencyFloors) {
   EXPECT_LE(g.min_time(kAR, 1, 1024), 16.0);
 }
 
-// --- Shape against the real logs in ../shared/data/nccl-tests --------------------------------------
+// --- Shape against the real logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (third-party, beside the clone)
 
 struct LogRow {
   uint64_t bytes;

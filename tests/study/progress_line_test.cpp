@@ -1,4 +1,4 @@
-// The progress line of replay, tune and hipipe --study (cli/progress_line.hpp): its text, silence
+// The progress line of replay, tune and hipipe --study (study/progress_line.hpp): its text, silence
 // when stderr is not a terminal, and a line redrawn in place when it is (a pseudo-terminal).
 #include "study/progress_line.hpp"
 

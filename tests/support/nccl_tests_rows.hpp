@@ -1,6 +1,6 @@
 #pragma once
-// Hand-written nccl-tests table lines (after nccl-tests' printf formats, src/util.cu) shared by the
-// ingest tests. Every row satisfies algbw = size / time and busbw = algbw * 2(n-1)/n for an
+// Hand-written nccl-tests table lines (after the printf formats of nccl-tests src/util.cu) shared by
+// the ingest tests. Every row satisfies algbw = size / time and busbw = algbw * 2(n-1)/n for an
 // all_reduce on 8 ranks; the arithmetic is in the comments.
 #include <string>
 
@@ -39,7 +39,7 @@ inline std::string iteration_columns_log() {
   return s + kHeader21 + kRow1M21 + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 39.475\n";
 }
 
-// -I 1 -J output in the key order of nccl-tests' writer (src/util.cu: writeBenchmarkLinePreamble,
+// -I 1 -J output in the key order of nccl-tests' writer (nccl-tests src/util.cu: writeBenchmarkLinePreamble,
 // writeBenchmarkLineBody, writePerIterReport, "%lf"): a forced Ring/LL all_reduce on 2 hosts x 1 rank: bus
 // factor 2(2-1)/2 = 1.
 //   1024 B: out-of-place times 10.5 9.75 10.25 11.5 (mean 10.5 -> algbw 1024/10.5e3 = 0.097524)

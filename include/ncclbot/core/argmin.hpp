@@ -1,8 +1,9 @@
 #pragma once
 // NCCL's selection rule over a per-arm value table: skip entries that are not usable, take the
 // smallest with a strict '<' scanning slots in order, so ties go to the lowest algorithm index, then
-// the lowest protocol index (nccl-plugin-api.md section 1.2). One rule for the cost model, the
-// replay (AUTO, the oracle, the best arm) and the plugin (NCCL's pick, the arms it may choose).
+// the lowest protocol index (NCCL src/enqueue.cc; docs/plugin.md "NCCL's ABI, as ncclbot declares
+// it"). One rule for the cost model, the replay (AUTO, the oracle, the best arm) and the plugin
+// (NCCL's pick, the arms it may choose).
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/hd.hpp"
 

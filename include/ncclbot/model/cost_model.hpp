@@ -1,10 +1,10 @@
 #pragma once
 // NCCL 2.28's analytic cost model (ncclTopoTuneModel + ncclTopoGetAlgoTime, nccl src/graph/tuning.cc
-// at v2.28.9-1; transcribed in reference/nccl-plugin-api.md section 4 and sections 1.2 / 4.4 for the
-// enabling rules). For every arm it gives a latency (us) and an algorithm bandwidth (GB/s); the
-// predicted time is lat * latCount + nBytes / (1000 * bw), and AUTO takes the argmin with NCCL's tie
-// rule. Arithmetic is in float, as NCCL's is. Header-only, no allocation: usable from the CPU engine,
-// CUDA kernels and the tuner plugin.
+// at v2.28.9-1, and the cost table's enabling rules of nccl src/enqueue.cc; written out in
+// docs/simulator.md "The formulas"). For every arm it gives a latency (us) and an algorithm
+// bandwidth (GB/s); the predicted time is lat * latCount + nBytes / (1000 * bw), and AUTO takes the
+// argmin with NCCL's tie rule. Arithmetic is in float, as NCCL's is. Header-only, no allocation:
+// usable from the CPU engine, CUDA kernels and the tuner plugin.
 #include <cstdint>
 
 #include "ncclbot/core/argmin.hpp"
@@ -43,15 +43,15 @@ NCCLBOT_HD inline bool is_tuned_collective(Collective c) {
          c == Collective::kReduceScatter || c == Collective::kAllReduce;
 }
 
-// LL128 platform gate (section 4.4): on by default only with typeIntra <= NVB, typeInter <= PXN on
-// sm90+ (PXB before) and one compute capability (Topology::ll128_path_ok), and sm70 or later, which
-// every GpuArch row is.
+// LL128 platform gate (docs/simulator.md "The formulas", table and pick): on by default only with
+// typeIntra <= NVB, typeInter <= PXN on sm90+ (PXB before) and one compute capability
+// (Topology::ll128_path_ok), and sm70 or later, which every GpuArch row is.
 NCCLBOT_HD inline bool ll128_enabled(const Topology& t) {
   return t.ll128_path_ok;
 }
 
-// Structural enabling rules: which (algo, proto) NCCL puts in the cost table at all (sections 1.2,
-// 4.2, 4.4). Arms that pass here can still get bandwidth 0 and so -1.
+// Structural enabling rules: which (algo, proto) NCCL puts in the cost table at all (docs/simulator.md,
+// the enabling rules and "The formulas"). Arms that pass here can still get bandwidth 0 and so -1.
 NCCLBOT_HD inline bool arm_enabled(const Topology& t, Collective c, Algo a, Proto p) {
   if (!is_tuned_collective(c) || int(a) >= kNumNcclAlgos) return false;  // HiPIPE is not NCCL's
   // With one rank the table holds only Ring/Simple (at cost 0).
@@ -89,7 +89,8 @@ NCCLBOT_HD inline GraphBw graph_for(const Topology& t, Algo a) {
   return ring_graph(t);
 }
 
-// Algorithm bandwidth (GB/s) of an enabled arm, section 4.2; 0 means "not usable" (cost -1).
+// Algorithm bandwidth (GB/s) of an enabled arm (docs/simulator.md "The formulas", bandwidth); 0 means
+// "not usable" (cost -1).
 NCCLBOT_HD inline float arm_alg_bw(const Topology& t, Collective c, Algo a, Proto p) {
   const int cc = int(t.arch);
   const int nodes = t.nodes;
@@ -148,7 +149,7 @@ NCCLBOT_HD inline float arm_alg_bw(const Topology& t, Collective c, Algo a, Prot
   return bus;
 }
 
-// Latency (us) of an enabled arm, section 4.3.
+// Latency (us) of an enabled arm (docs/simulator.md "The formulas", latency).
 NCCLBOT_HD inline float arm_latency_us(const Topology& t, Collective c, Algo a, Proto p) {
   const int ai = int(a), pi = int(p);
   const int nodes = t.nodes;
@@ -214,7 +215,7 @@ NCCLBOT_HD inline ArmCost arm_cost(const Topology& t, Collective c, Algo a, Prot
   ArmCost out;
   if (!arm_enabled(t, c, a, p)) return out;
   if (t.ranks() == 1) {
-    out.alg_bw = 1.0f;  // marks valid; the time is 0 (section 4.4)
+    out.alg_bw = 1.0f;  // marks valid; the time is 0 (one rank: Ring/Simple at 0)
     return out;
   }
   float bw = arm_alg_bw(t, c, a, p);

@@ -1,6 +1,6 @@
 #pragma once
 // NCCL 2.28's default tuning constants (`ncclTunerConstantsDefaults`, nccl src/graph/tuning.cc at
-// tag v2.28.9-1, as transcribed in reference/nccl-plugin-api.md section 4.4). Indices follow NCCL:
+// tag v2.28.9-1; docs/simulator.md "The formulas" says where each enters). Indices follow NCCL:
 // [algorithm][protocol] with Tree 0 .. PAT 6 and LL 0, LL128 1, Simple 2; hardware links
 // NVLINK 0, PCI 1, NET 2; compute-capability rows Volta 0, Ampere 1, Hopper 2, Blackwell 3;
 // scale columns 1 node 0, 2 nodes 1, 3 or more nodes 2.

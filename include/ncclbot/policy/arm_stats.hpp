@@ -1,6 +1,6 @@
 #pragma once
-// Per-arm running statistics with the prior as pseudo-observations (peers-bandits-stats.md §3,
-// "warm start from a prior"): arm i starts with n0 pseudo-pulls at the prior's value mu0_i, so
+// Per-arm running statistics with the prior as pseudo-observations (the pseudo-count warm start,
+// docs/replay.md "Policies"): arm i starts with n0 pseudo-pulls at the prior's value mu0_i, so
 //   N_i = n0 + n_i,  mean_i = (n0 * mu0_i + sum of observations) / N_i.
 // Arms without a prior value (or n0 = 0, the cold start) start at N_i = 0. Observations may be
 // transformed first (Thompson sampling keeps log-latencies); the prior gets the same transform.

@@ -1,7 +1,8 @@
 #pragma once
 // `egreedy:eps,decay,n0`: epsilon-greedy with fixed or decaying exploration rate
 //   eps_t = eps / (1 + decay * t),  t = real plays so far  (decay = 0: fixed eps; decay = 1:
-//   roughly eps / t, the common eps0/t schedule of peers-bandits-stats.md §3).
+//   roughly eps / t, the 1/t decay of the epsilon_n-greedy of Auer, Cesa-Bianchi and Fischer,
+//   Machine Learning 47, 2002).
 // Each step draws two policy words: u = uniform_open01(w0), w1. If u < eps_t it explores,
 // a_t = arm[uniform_below(w1, K)]; otherwise it plays greedy's choice (greedy.hpp: untried arms
 // first, then argmin of the prior-warmed means). Committed arm: argmin of the means.

@@ -28,7 +28,7 @@
 namespace ncclbot {
 
 // Hyperparameters: K(field, type, default, min, max). Fields of PolicyConfig, spec keys of the
-// same name (DESIGN.md "Contracts"), range-checked by the parser (integers for int fields).
+// same name (docs/architecture.md "Contracts"), range-checked by the parser (integers for int fields).
 #define NCCLBOT_POLICY_KEYS(K)                                           \
   K(c, double, 0.1, 0.0, 1e6)             /* UCB bonus multiplier */     \
   K(n0, double, 1.0, 0.0, 1e9)            /* prior pseudo-count */       \

@@ -2,8 +2,9 @@
 // `thompson:n0,sigma`: Gaussian Thompson sampling on log-latency with known noise sigma (in log
 // units: sigma = 0.1 is about 10% run-to-run spread). Observations y = ln(latency); the prior
 // mu0_i = ln(prior_us_i) counts as n0 pseudo-observations, i.e. a N(mu0_i, sigma^2 / n0) prior
-// (peers-bandits-stats.md §3: tau0^2 = sigma^2 / n0). Posterior of arm i: N(mean_i, sigma^2 / N_i)
-// with N_i, mean_i from ArmStats on the log scale.
+// (the normal model with known variance: a N(mu0, tau0^2) prior with tau0^2 = sigma^2 / n0 weighs
+// as n0 observations; Gelman et al., Bayesian Data Analysis). Posterior of arm i:
+// N(mean_i, sigma^2 / N_i) with N_i, mean_i from ArmStats on the log scale.
 //   - if some arm has N_i = 0 (no prior, no data: improper), play the lowest such slot;
 //   - else draw theta_i = mean_i + z_i * s_i for every valid arm in slot order, with spread
 //     s_i = sigma / sqrt(N_i), z_i = normal_quantile(uniform_open01(w_i)) and w_i the step's i-th

@@ -5,11 +5,12 @@
 //   - if some arm has N_i = 0, play the lowest such slot (cold start: each arm once);
 //   - else play argmin_i  mean_i - c * m* * sqrt(2 ln t) / sqrt(N_i),  m* = min_j mean_j
 //     (ties: lowest slot).
-// Why m*: UCB1's bonus assumes rewards of range 1; in raw µs it is negligible (pure greedy) and on
-// unit-free values it dominates (peers-bandits-stats.md §3). Scaling by the current best estimate
-// makes it UCB1 on latencies relative to the best arm, i.e. on the regret ratio the losses are
-// measured in, so one c fits 5 µs and 50 ms contexts alike; c is MABWiser's `alpha` on that
-// scale. ln is portable_log and sqrt is IEEE, so the index is bit-identical in every build.
+// Why m*: UCB1's bonus assumes rewards of range 1 (Auer et al. state it for rewards in [0, 1]); in
+// raw µs it is negligible (pure greedy) and on unit-free values it dominates (docs/replay.md,
+// "Policies"). Scaling by the current best estimate makes it UCB1 on latencies relative to the best
+// arm, i.e. on the regret ratio the losses are measured in, so one c fits 5 µs and 50 ms contexts
+// alike; c is MABWiser's `alpha` on that scale. ln is portable_log and sqrt is IEEE, so the index is
+// bit-identical in every build.
 // Committed arm: argmin of the means.
 //
 // sqrt(2 ln t) (exploration_bonus(), 0 while t <= 1, which a prior weight n0 < 1 can give) costs a

@@ -1,5 +1,5 @@
 #pragma once
-// Losses priced on the measured arms (DESIGN.md "Losses"): mu[c][a] = mean of the samples,
+// Losses priced on the measured arms (docs/architecture.md "Losses"): mu[c][a] = mean of the samples,
 // mu*[c] = min over valid arms, relative loss l(c,a) = mu[c][a] / mu*[c] - 1.
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/sweep_view.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Policy specs (DESIGN.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
+// Policy specs (docs/architecture.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
 // grid (the cartesian product of all lists, first key outermost). Names and keys:
 //   auto, oracle, random, greedy:n0, egreedy:eps,decay,n0, ucb1:c,n0, thompson:n0,sigma, etc:m,
 //   swucb:c,window,n0, knn:k, tree:depth, ducb:c,gamma,n0

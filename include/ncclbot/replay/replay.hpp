@@ -1,5 +1,5 @@
 #pragma once
-// One counterfactual replay (DESIGN.md "Losses"): a policy plays horizon T steps on context c of
+// One counterfactual replay (docs/architecture.md "Losses"): a policy plays horizon T steps on context c of
 // a forced-arm sweep. At step t it selects arm a_t, observes one of a_t's R measured samples,
 //   r_t = uniform_below(w_t, R),  w_t = word t of the Philox stream (seed, id) = the t-th curand()
 //   output after curand_init(seed, id, 0), i.e. block (t/4, 0, id), word t mod 4 (core/philox.hpp),
@@ -90,7 +90,7 @@ struct NoStepObserver {
 // delay <= DelayCapacity); 0 is the undelayed cursor, which has no ring at all.
 // A sweep with call dynamics (SweepView::dynamic(), core/call_dynamics.hpp) takes the dynamic path:
 // levels, warm-up and first-use costs on top of the drawn sample; without them a step is exactly
-// the plain draw-observe-pay of DESIGN.md.
+// the plain draw-observe-pay of docs/architecture.md "Losses".
 template <int DelayCapacity>
 struct ReplayCursorT {
   const float* times = nullptr;  // the context's samples, [slot][sample]

@@ -1,5 +1,5 @@
 #pragma once
-// The metrics a report bootstraps over contexts (DESIGN.md "Metrics"): mean loss, p99 (linear
+// The metrics a report bootstraps over contexts (docs/architecture.md "Metrics"): mean loss, p99 (linear
 // interpolation, NumPy's default), max, and the number of contexts whose loss exceeds a threshold.
 #include <span>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The four metrics reported for a set of per-context losses (DESIGN.md "Metrics").
+// The four metrics reported for a set of per-context losses (docs/architecture.md "Metrics").
 #include <span>
 
 #include "ncclbot/stats/loss_threshold.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// What `ingest` writes: the sweep CSV (DESIGN.md's columns, unchanged) opened by one comment line
-// that says what its samples are, which every sweep reader skips:
+// What `ingest` writes: the sweep CSV (the columns of docs/architecture.md "Data model", unchanged)
+// opened by one comment line that says what its samples are, which every sweep reader skips:
 //   # samples: iterations (nccl-tests -I 1 -J times_us: one sample per timed iteration, in order)
 //   # samples: mean (one averaged time per run and size)
 // and, for averaged samples whose logs printed `-I 1` columns, the sidecar SWEEP.noise.csv:
