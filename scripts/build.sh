@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Configure and build with a CMake preset (default: `default`), after installing dependencies.
+#   scripts/build.sh [PRESET [TARGET...]]   with TARGETs, only those and what they need
+#                                           (scripts/main.sh builds `ncclbot` alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-default}
+shift || true
 scripts/setup.sh
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
+if (($#)); then
+  cmake --build --preset "$preset" --target "$@"
+else
+  cmake --build --preset "$preset"
+fi

@@ -7,9 +7,10 @@ back to back on the same communicator). If iterations were independent with coef
 variation cv, two such means differ by about cv * sqrt(2 / iters); so |a - b| / mean / sqrt(2) *
 sqrt(iters) estimates the per-iteration cv. Logs that hold two runs of the same test (the
 interleaved one) give four means per size. A pair far above the rest is one slow iteration inside
-a mean: a spike. Reads DATA_DIR, by default the third-party nccl-tests logs in the folder beside the
-clone (`$NCCLBOT_SHARED_DIR/data/nccl-tests` of the tests; not part of the repository, not copied
-into it).
+a mean: a spike. Reads DATA_DIR, by default the third-party nccl-tests logs in
+`$NCCLBOT_SHARED_DIR/data/nccl-tests` as the tests find them (the folder beside the clone when the
+variable is unset; not part of the repository, not copied into it). Exits with status 2 and one line
+when those logs are not there.
 
     python3 scripts/calibrate_observation.py [DATA_DIR]
 """
@@ -49,9 +50,36 @@ def implied_cv(xs, iters):
     return statistics.stdev(xs) / m * math.sqrt(iters)
 
 
+def default_data_dir():
+    """$NCCLBOT_SHARED_DIR/data/nccl-tests when the variable is set (as the tests read it), else the
+    folder beside the clone."""
+    shared = os.environ.get("NCCLBOT_SHARED_DIR")
+    if shared:
+        return os.path.join(shared, "data", "nccl-tests")
+    return os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "nccl-tests")
+
+
+def fail(message):
+    """One line on stderr and status 2, the project's exit code for input a person must fix."""
+    print(f"calibrate_observation.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def require_logs(data):
+    """Stops with one line when `data` is not a folder holding every log of LOGS: the logs are
+    third-party and may be absent, which is not a crash."""
+    if not os.path.isdir(data):
+        fail(f"no third-party nccl-tests logs: {data} is not a folder "
+             "(set NCCLBOT_SHARED_DIR or give DATA_DIR)")
+    missing = [name for name, _ in LOGS if not os.path.isfile(os.path.join(data, name))]
+    if missing:
+        fail(f"{data} lacks {len(missing)} of the {len(LOGS)} nccl-tests logs this reads "
+             f"(first: {missing[0]}); set NCCLBOT_SHARED_DIR or give DATA_DIR")
+
+
 def main():
-    data = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..",
-                                                                 "shared", "data", "nccl-tests")
+    data = sys.argv[1] if len(sys.argv) > 1 else default_data_dir()
+    require_logs(data)
     bands = {"<= 16 MiB": [], "32-128 MiB": [], ">= 256 MiB": []}
     spikes = 0
     pairs = 0

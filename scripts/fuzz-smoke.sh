@@ -21,7 +21,7 @@ artifacts="$build/fuzz-artifacts"
 mkdir -p "$corpus/log" "$corpus/csv" "$artifacts"
 shared=${NCCLBOT_SHARED_DIR:-../shared}
 if [ -d "$shared/data/nccl-tests" ]; then cp "$shared"/data/nccl-tests/*.txt "$corpus/log/"; fi
-cp tests/fuzz/seeds/*.json "$corpus/log/"
+cp tests/data/nccl-tests/*.txt tests/fuzz/seeds/*.json "$corpus/log/"
 cp tests/fuzz/seeds/*.csv "$corpus/csv/"
 mkdir -p "$corpus/table" "$corpus/state" "$corpus/wire"
 cp tests/fuzz/seeds/plugin/table.csv tests/fuzz/seeds/plugin/nccl_example.conf "$corpus/table/"

@@ -14,7 +14,8 @@
 #   scripts/main.sh LOG... [OPTS]          the same as `ingest LOG...`
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh default
+# The program and what it loads (the tuner plugin); scripts/test.sh builds the tests and the rest.
+scripts/build.sh default ncclbot
 bin=build/ncclbot
 mkdir -p out
 

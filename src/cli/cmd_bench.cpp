@@ -16,7 +16,7 @@
 #include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace bench_command {
 
 struct BenchOptions {
   std::string backend = "cpu";
@@ -130,5 +130,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"bench", "replay throughput of a backend in steps per second", setup});
 
-}  // namespace
+}  // namespace bench_command
 }  // namespace ncclbot::cli

@@ -15,7 +15,7 @@
 #include "ncclbot/stats/sign_flip_test.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace bench_stats_command {
 
 struct BenchStatsOptions {
   std::string input;
@@ -105,5 +105,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"bench-stats", "time bootstrap and exact permutation on given data (JSON)", setup});
 
-}  // namespace
+}  // namespace bench_stats_command
 }  // namespace ncclbot::cli

@@ -14,7 +14,7 @@
 #include "study/run_folder.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace export_table_command {
 
 struct ExportOptions {
   std::string study_dir, out, format = "ncclbot";
@@ -80,5 +80,5 @@ Action setup(CLI::App& app) {
 const bool registered = register_command(
     {"export-table", "write a study policy's per-context decisions as a plugin table", setup});
 
-}  // namespace
+}  // namespace export_table_command
 }  // namespace ncclbot::cli

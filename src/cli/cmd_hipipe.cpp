@@ -18,7 +18,7 @@
 #include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace hipipe_command {
 
 struct HipipeOptions {
   std::string fabric, bytes, study, out;
@@ -108,5 +108,5 @@ const bool registered = register_command(
     {"hipipe", "HiPIPE model: pipelined hierarchical all-reduce schedulers on a multi-dimensional fabric",
      setup});
 
-}  // namespace
+}  // namespace hipipe_command
 }  // namespace ncclbot::cli

@@ -16,7 +16,7 @@
 #include "ncclbot/io/nccl_tests/manifest.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace ingest_command {
 
 struct IngestCliOptions {
   std::vector<std::string> logs;
@@ -184,5 +184,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"ingest", "turn nccl-tests logs (text or -J JSON) into a forced-arm sweep", setup});
 
-}  // namespace
+}  // namespace ingest_command
 }  // namespace ncclbot::cli

@@ -13,7 +13,7 @@
 #include "ncclbot/stats/loss_summary.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace inspect_command {
 
 struct InspectOptions {
   std::string sweep_path;
@@ -45,7 +45,8 @@ nlohmann::json inspect(const Sweep& sweep, const std::vector<int>& selected) {
   }
   if (v.has_prior() && !auto_losses.empty()) {
     const LossSummary s = summarize_losses(auto_losses);
-    const auto within_1pct = std::count_if(auto_losses.begin(), auto_losses.end(), [](double l) { return l <= 0.01; });
+    const auto within_1pct =
+        std::count_if(auto_losses.begin(), auto_losses.end(), [](double l) { return l <= 0.01; });
     out["auto"] = {{"mean", s.mean},
                    {"p99", s.p99},
                    {"max", s.max},
@@ -56,15 +57,17 @@ nlohmann::json inspect(const Sweep& sweep, const std::vector<int>& selected) {
 }
 
 void print_human(const nlohmann::json& j, std::ostream& os) {
-  os << "contexts: " << j["contexts"] << ", arms seen: " << j["arms"] << ", samples per arm: " << j["samples"] << "\n";
+  os << "contexts: " << j["contexts"] << ", arms seen: " << j["arms"] << ", samples per arm: " << j["samples"]
+     << "\n";
   if (j.contains("arms_per_context"))
     os << "arms per context: " << j["arms_per_context"]["min"] << "-" << j["arms_per_context"]["max"]
        << ", sizes: " << j["bytes"]["min"] << "-" << j["bytes"]["max"] << " B\n";
   if (j.contains("auto")) {
     const auto& a = j["auto"];
     os << "AUTO priced on the measured arms: mean loss " << a["mean"].get<double>() * 100 << "%, p99 "
-       << a["p99"].get<double>() * 100 << "%, max " << a["max"].get<double>() * 100 << "%, contexts above 10%: "
-       << a["above_10pct"] << ", within 1% of best: " << a["within_1pct"] << "\n";
+       << a["p99"].get<double>() * 100 << "%, max " << a["max"].get<double>() * 100
+       << "%, contexts above 10%: " << a["above_10pct"] << ", within 1% of best: " << a["within_1pct"]
+       << "\n";
   } else {
     os << "no prior in this sweep: AUTO's loss cannot be priced\n";
   }
@@ -79,7 +82,8 @@ Action setup(CLI::App& app) {
   return [opt] {
     ContextFilter filter;
     if (!opt->nodes.empty()) filter.nodes = parse_node_list(opt->nodes, "--nodes");
-    if (!opt->collectives.empty()) filter.collectives = parse_collective_list(opt->collectives, "--collectives");
+    if (!opt->collectives.empty())
+      filter.collectives = parse_collective_list(opt->collectives, "--collectives");
     const Sweep sweep = read_sweep_csv(opt->sweep_path);
     const auto selected = filter.select(sweep);
     const nlohmann::json j = inspect(sweep, selected);
@@ -93,7 +97,8 @@ Action setup(CLI::App& app) {
   };
 }
 
-const bool registered = register_command({"inspect", "summarise a sweep: contexts, arms, samples, AUTO's loss", setup});
+const bool registered =
+    register_command({"inspect", "summarise a sweep: contexts, arms, samples, AUTO's loss", setup});
 
-}  // namespace
+}  // namespace inspect_command
 }  // namespace ncclbot::cli

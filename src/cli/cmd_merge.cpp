@@ -14,7 +14,7 @@
 #include "study/atomic_file.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace merge_command {
 
 struct MergeOptions {
   std::vector<std::string> partials;
@@ -58,5 +58,5 @@ Action setup(CLI::App& app) {
 const bool registered = register_command(
     {"merge", "combine replay or tune --shard partial results into the unsharded report", setup});
 
-}  // namespace
+}  // namespace merge_command
 }  // namespace ncclbot::cli

@@ -11,7 +11,7 @@
 #include "ncclbot/sim/fabric.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace model_command {
 
 struct ModelOptions {
   std::string fabric = "h100-ib-a";
@@ -89,5 +89,5 @@ Action setup(CLI::App& app) {
 const bool registered = register_command(
     {"model", "NCCL's cost-model prediction per arm and AUTO's pick for one context", setup});
 
-}  // namespace
+}  // namespace model_command
 }  // namespace ncclbot::cli

@@ -20,7 +20,7 @@
 #include "plugin/decision_table.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace ope_command {
 
 struct OpeCliOptions {
   std::vector<std::string> logs, policies;
@@ -228,5 +228,5 @@ const bool registered = register_command(
     {"ope", "off-policy evaluation of target policies from the plugin's decision logs (IPS, SNIPS, DR)",
      setup});
 
-}  // namespace
+}  // namespace ope_command
 }  // namespace ncclbot::cli

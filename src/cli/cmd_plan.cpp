@@ -20,7 +20,7 @@
 #include "study/atomic_file.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace plan_command {
 
 namespace fs = std::filesystem;
 
@@ -262,5 +262,5 @@ Action setup(CLI::App& app) {
 const bool registered = register_command(
     {"plan", "write a forced-arm nccl-tests campaign (manifest, Slurm array, script) and its cost", setup});
 
-}  // namespace
+}  // namespace plan_command
 }  // namespace ncclbot::cli

@@ -34,7 +34,7 @@
 #include "plugin/ncclbot_tuner.h"
 
 namespace ncclbot::cli {
-namespace {
+namespace plugin_check_command {
 
 struct PluginCheckOptions {
   std::string plugin_path, sweep_path, policy;
@@ -378,5 +378,5 @@ const bool registered = register_command(
     {"plugin-check", "load the built tuner plugin as NCCL does and check its decisions equal the replay's",
      setup});
 
-}  // namespace
+}  // namespace plugin_check_command
 }  // namespace ncclbot::cli

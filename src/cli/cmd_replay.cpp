@@ -26,7 +26,7 @@
 #include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace replay_command {
 
 struct ReplayOptions {
   std::string sweep_path;
@@ -180,5 +180,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"replay", "replay policies on a sweep; online and final loss per config", setup});
 
-}  // namespace
+}  // namespace replay_command
 }  // namespace ncclbot::cli

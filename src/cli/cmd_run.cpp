@@ -9,7 +9,7 @@
 #include "run/run_study.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace run_command {
 
 struct RunCommandOptions {
   std::string study;
@@ -60,5 +60,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"run", "run a study (experiments/*.toml) end to end into a report folder", setup});
 
-}  // namespace
+}  // namespace run_command
 }  // namespace ncclbot::cli

@@ -38,7 +38,7 @@
 #include "study/unit_work.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace run_units_command {
 
 namespace fs = std::filesystem;
 
@@ -241,5 +241,5 @@ const bool registered = register_command(
     {"run-units", "compute a shard of a study's units (or split them over MPI ranks) for `ncclbot run`",
      setup});
 
-}  // namespace
+}  // namespace run_units_command
 }  // namespace ncclbot::cli

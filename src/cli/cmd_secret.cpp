@@ -19,7 +19,7 @@
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace secret_command {
 
 std::string default_key_path() {
   const char* home = std::getenv("HOME");
@@ -97,5 +97,5 @@ Action setup(CLI::App& app) {
 const bool registered = register_command(
     {"secret", "write a new owner-only key file for the tuner plugin's authenticated leader", setup});
 
-}  // namespace
+}  // namespace secret_command
 }  // namespace ncclbot::cli

@@ -15,7 +15,7 @@
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace stats_command {
 
 struct StatsOptions {
   std::string input;
@@ -63,5 +63,5 @@ const bool registered = register_command(
      "statistics as JSON in, JSON out: holm, bonferroni, permutation, bootstrap, wilcoxon, binomial, mcnemar",
      setup});
 
-}  // namespace
+}  // namespace stats_command
 }  // namespace ncclbot::cli

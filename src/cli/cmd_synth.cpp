@@ -10,7 +10,7 @@
 #include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace synth_command {
 
 struct SynthCliOptions {
   std::string fabric;
@@ -110,5 +110,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"synth", "generate a forced-arm sweep from a fabric preset", setup});
 
-}  // namespace
+}  // namespace synth_command
 }  // namespace ncclbot::cli

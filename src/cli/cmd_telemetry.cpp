@@ -15,7 +15,7 @@
 #include "report/telemetry_report.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace telemetry_command {
 
 struct TelemetryCliOptions {
   std::vector<std::string> logs;
@@ -81,5 +81,5 @@ Action setup(CLI::App& app) {
 const bool registered =
     register_command({"telemetry", "a report of what the plugin did, from its decision logs", setup});
 
-}  // namespace
+}  // namespace telemetry_command
 }  // namespace ncclbot::cli

@@ -26,7 +26,7 @@
 #include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
-namespace {
+namespace tune_command {
 
 struct TuneOptions {
   std::string sweep_path;
@@ -181,5 +181,5 @@ Action setup(CLI::App& app) {
 const bool registered = register_command(
     {"tune", "grid search on tune contexts, score the frozen best on score contexts", setup});
 
-}  // namespace
+}  // namespace tune_command
 }  // namespace ncclbot::cli

@@ -45,7 +45,7 @@ Shell sh(const std::string& command) {
 }
 
 // The logs' bytes and modification times, to prove a rerun touched nothing.
-std::map<std::string, std::pair<std::string, int64_t>> snapshot(const std::string& logs) {
+std::map<std::string, std::pair<std::string, int64_t>> logs_snapshot(const std::string& logs) {
   std::map<std::string, std::pair<std::string, int64_t>> out;
   for (const auto& e : fs::directory_iterator(logs))
     if (e.is_regular_file()) {
@@ -125,13 +125,13 @@ TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
   EXPECT_NE(first.out.find("[20/20] n4-allgather-ring-simple: done"), std::string::npos) << first.out;
 
   // 3. A second run.sh keeps every log as it is.
-  const auto before = snapshot(camp + "/logs");
+  const auto before = logs_snapshot(camp + "/logs");
   ASSERT_EQ(before.size(), 40u);  // text log + JSON per run
   const Shell second = sh(env + "bash " + q(camp + "/run.sh"));
   ASSERT_EQ(second.exit_code, 0) << second.out;
   EXPECT_NE(second.out.find("[1/20] n2-allreduce-tree-ll: complete, kept"), std::string::npos) << second.out;
   EXPECT_EQ(second.out.find("running"), std::string::npos) << second.out;
-  EXPECT_EQ(snapshot(camp + "/logs"), before);
+  EXPECT_EQ(logs_snapshot(camp + "/logs"), before);
 
   // 4. ingest DIR: every planned (context, arm) with 10 samples, each a timed iteration in order.
   const CliResult ing = run_cli("ingest " + q(camp) + " --json");
@@ -218,12 +218,12 @@ TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
   EXPECT_NE(submit.out.find("--nodes=2 --time="), std::string::npos) << submit.out;
   EXPECT_NE(submit.out.find("--array=3 "), std::string::npos) << submit.out;   // n2-allreduce-ring-ll
   EXPECT_NE(submit.out.find("--array=19 "), std::string::npos) << submit.out;  // n4-allgather-ring-simple
-  const auto kept = snapshot(camp + "/logs");
+  const auto kept = logs_snapshot(camp + "/logs");
   const Shell third = sh(env + "bash " + q(camp + "/run.sh"));
   ASSERT_EQ(third.exit_code, 0) << third.out;
   EXPECT_NE(third.out.find("n2-allreduce-ring-ll: running"), std::string::npos) << third.out;
   EXPECT_NE(third.out.find("n4-allgather-ring-simple: running"), std::string::npos) << third.out;
-  const auto after = snapshot(camp + "/logs");
+  const auto after = logs_snapshot(camp + "/logs");
   for (const auto& [name, content] : kept)
     if (name.rfind("n4-allgather-ring-simple", 0) != 0) EXPECT_EQ(after.at(name), content) << name;
   EXPECT_EQ(std::distance(fs::directory_iterator(camp + "/logs/attempts"), fs::directory_iterator()), 2);

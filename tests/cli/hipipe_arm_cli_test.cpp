@@ -12,11 +12,6 @@ using namespace ncclbot::test;
 
 namespace {
 
-std::string plugin_path() {  // built beside the ncclbot program
-  const std::string bin = NCCLBOT_BINARY;
-  return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
-}
-
 const char* kStudy = R"([study]
 name = "hipipe-tiny"
 seed = 3

@@ -70,7 +70,7 @@ Outcome run_argv(const std::vector<std::string>& args, const std::string& stdin_
   return o;
 }
 
-std::map<std::string, std::string> snapshot(const std::string& dir) {
+std::map<std::string, std::string> tree_snapshot(const std::string& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir))
     files[fs::relative(e.path(), dir).string()] = e.is_regular_file() ? read_all(e.path().string()) : "<dir>";
@@ -394,7 +394,7 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
   add("unknown option", {"inspect", good, "--colour", "red"}, "--colour");
 
   ASSERT_GE(cases.size(), 150u);
-  const auto before = snapshot(guard_);
+  const auto before = tree_snapshot(guard_);
   int failures = 0;
   for (const Case& c : cases) {
     const Outcome o = run_argv(c.args, c.stdin_text, base_ + "/calls");
@@ -407,7 +407,7 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
       ADD_FAILURE() << c.what << ": exit " << o.exit_code << " signal " << o.signal
                     << (o.timed_out ? " TIMED OUT" : "") << ", stderr (" << newlines << " lines): " << o.err
                     << (named ? "" : "  [does not name '" + c.needle + "']");
-    const auto after = snapshot(guard_);
+    const auto after = tree_snapshot(guard_);
     if (after != before) {
       ADD_FAILURE() << c.what << ": changed the guard folder";
       return;

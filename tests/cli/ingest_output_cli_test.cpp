@@ -13,7 +13,7 @@ using namespace ncclbot::test;
 
 namespace {
 
-std::string q(const std::string& s) {
+std::string quoted_arg(const std::string& s) {
   return "'" + s + "'";
 }
 
@@ -22,12 +22,14 @@ std::string q(const std::string& s) {
 TEST(IngestOutputCli, RefusesToOverwriteAnInput) {
   const std::string dir = temp_dir();
   write_file(dir + "/log.txt", iteration_columns_log());
-  const CliResult r = run_cli("ingest " + q(dir + "/log.txt") + " --out " + q(dir + "/log.txt"));
+  const CliResult r =
+      run_cli("ingest " + quoted_arg(dir + "/log.txt") + " --out " + quoted_arg(dir + "/log.txt"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is an input"), std::string::npos) << r.err;
   EXPECT_EQ(read_all(dir + "/log.txt"), iteration_columns_log());
   // The same file through another spelling of its path.
-  const CliResult r2 = run_cli("ingest " + q(dir + "/log.txt") + " --out " + q(dir + "/./log.txt"));
+  const CliResult r2 =
+      run_cli("ingest " + quoted_arg(dir + "/log.txt") + " --out " + quoted_arg(dir + "/./log.txt"));
   EXPECT_EQ(r2.exit_code, 2);
   EXPECT_EQ(read_all(dir + "/log.txt"), iteration_columns_log());
 }
@@ -35,7 +37,8 @@ TEST(IngestOutputCli, RefusesToOverwriteAnInput) {
 TEST(IngestOutputCli, SweepSaysItsSampleKindAndKeepsTheSpread) {
   const std::string dir = temp_dir();
   write_file(dir + "/log.txt", iteration_columns_log());
-  const CliResult r = run_cli("ingest " + q(dir + "/log.txt") + " --out " + q(dir + "/s.csv") + " --json");
+  const CliResult r =
+      run_cli("ingest " + quoted_arg(dir + "/log.txt") + " --out " + quoted_arg(dir + "/s.csv") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["sample_kind"], "mean");
@@ -48,8 +51,8 @@ TEST(IngestOutputCli, SweepSaysItsSampleKindAndKeepsTheSpread) {
       "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,i_min_us,i_max_us,i_p99_us,i_cv_pct\n"
       "unknown,AllReduce,1,8,1048576,Ring,LL,0,45.1,48.2,48,1.5\n");
   // Asking for per-iteration samples from a text log is a usage the person must fix.
-  const CliResult it =
-      run_cli("ingest " + q(dir + "/log.txt") + " --samples iterations --out " + q(dir + "/t.csv"));
+  const CliResult it = run_cli("ingest " + quoted_arg(dir + "/log.txt") + " --samples iterations --out " +
+                               quoted_arg(dir + "/t.csv"));
   EXPECT_EQ(it.exit_code, 2);
   EXPECT_NE(it.err.find("log.txt:2: --samples iterations"), std::string::npos) << it.err;
 }

@@ -12,7 +12,7 @@ namespace {
 // Two contexts, priors chosen so AUTO is right on one and 50% off on the other:
 //  ctx 1 node : Ring/LL mean 10, Tree/LL mean 20; prior prefers Ring/LL -> loss 0
 //  ctx 16 node: Ring/LL mean 30, Tree/LL mean 20; prior prefers Ring/LL -> loss 30/20-1 = 0.5
-const char* kSweep =
+const char* kInspectSweep =
     "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n"
     "f,allreduce,1,8,1024,Ring,LL,0,9,5\n"
     "f,allreduce,1,8,1024,Ring,LL,1,11,5\n"
@@ -27,7 +27,7 @@ const char* kSweep =
 
 TEST(InspectCli, JsonContract) {
   const std::string dir = temp_dir();
-  write_file(dir + "/s.csv", kSweep);
+  write_file(dir + "/s.csv", kInspectSweep);
   const auto r = run_cli("inspect '" + dir + "/s.csv' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -49,7 +49,7 @@ TEST(InspectCli, JsonContract) {
 
 TEST(InspectCli, BadInputExitsTwoWithFileAndLine) {
   const std::string dir = temp_dir();
-  write_file(dir + "/bad.csv", std::string(kSweep) + "f,allreduce,1,8,1024,Ring,LL,0,-1,5\n");
+  write_file(dir + "/bad.csv", std::string(kInspectSweep) + "f,allreduce,1,8,1024,Ring,LL,0,-1,5\n");
   const auto r = run_cli("inspect '" + dir + "/bad.csv'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.csv:10: time_us must be positive"), std::string::npos) << r.err;

@@ -9,6 +9,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
+#include "support/ingest_checks.hpp"
 #include "support/nccl_tests_rows.hpp"
 
 using namespace ncclbot;
@@ -30,15 +31,6 @@ std::string run_text(const std::string& extra_before_rows = "") {
          "2097152\n" +
          devices_1x8() + extra_before_rows + kHeader13 + kRow1M + kRow2M +
          "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 62.9125\n";  // (39.44+39.51+87.26+85.44)/4
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 IngestResult ingest_text(const std::string& text, const std::string& manifest_toml = "",

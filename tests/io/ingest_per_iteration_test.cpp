@@ -33,7 +33,7 @@ std::vector<float> samples_of(const Sweep& s, uint64_t bytes) {
   return {};
 }
 
-std::string error_of(const std::function<void()>& f) {
+std::string error_message_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const InputError& e) {
@@ -95,16 +95,17 @@ TEST(IngestPerIteration, TimesThatAreNotTheSlowestProcessAreFlagged) {
 TEST(IngestPerIteration, BrokenPerIterationObjectsNameTheirKey) {
   std::string nan = per_iteration_json();
   nan.replace(nan.find("[10.500000,9.750000"), 10, "[\"nan\"");
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(error_message_of([&] {
               parse_log(nan, "r.json");
             }).find("r.json: results[0].out_of_place_per_iter.times_us[0]"),
             std::string::npos);
   std::string short_list = per_iteration_json();
   short_list.replace(short_list.find(",11.500000],\"per_process"), 10, "");
-  EXPECT_NE(
-      error_of([&] { parse_log(short_list, "r.json"); }).find("has 3 times, but config.iterations is 4"),
-      std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(error_message_of([&] {
+              parse_log(short_list, "r.json");
+            }).find("has 3 times, but config.iterations is 4"),
+            std::string::npos);
+  EXPECT_NE(error_message_of([&] {
               parse_log(per_iteration_json(4), "r.json");
             }).find("skipped_iterations: must be at least 0"),
             std::string::npos);
@@ -127,7 +128,7 @@ TEST(IngestPerIteration, TextIterationColumnsBecomeNoiseStatistics) {
   // i_min above i_max is not a row nccl-tests prints.
   std::string bad = iteration_columns_log();
   bad.replace(bad.find("45.10"), 5, "49.10");
-  EXPECT_NE(error_of([&] { parse_log(bad, "i.txt"); }).find("out-of-place i_min is above i_max"),
+  EXPECT_NE(error_message_of([&] { parse_log(bad, "i.txt"); }).find("out-of-place i_min is above i_max"),
             std::string::npos);
 }
 
@@ -135,13 +136,13 @@ TEST(IngestPerIteration, OneKindOfSamplePerSweep) {
   std::string json = per_iteration_json();
   const std::string text = iteration_columns_log();
   const std::vector<ParsedLog> mixed = {parse_log(json, "r.json"), parse_log(text, "i.txt")};
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(error_message_of([&] {
               ingest_parsed(mixed, nullptr, {});
             }).find("i.txt:2: this run has no per-iteration times"),
             std::string::npos);
   IngestOptions iterations;
   iterations.samples = SampleKind::kIterations;
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(error_message_of([&] {
               ingest_parsed({parse_log(text, "i.txt")}, nullptr, iterations);
             }).find("--samples iterations: this run has no per-iteration times"),
             std::string::npos);

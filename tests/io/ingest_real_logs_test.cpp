@@ -1,7 +1,9 @@
 // Every third-party nccl-tests log in $NCCLBOT_SHARED_DIR/data/nccl-tests (a folder beside the clone
 // by default, not part of the repository), parsed and ingested (or rejected) with the
 // reason its README gives. Expected numbers were read by eye from the files; each assertion names
-// the line it was read from. The logs are not copied into the project.
+// the line it was read from. The logs are not copied into the project: each test skips, saying where
+// it looked, when they are absent, and tests/io/ingest_fixtures_test.cpp covers the same quirks with
+// the project's own fixtures.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,17 +14,18 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
+#include "support/ingest_checks.hpp"
 #include "support/run_cli.hpp"
+#include "support/shared_logs.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::nccl_tests;
+using ncclbot::test::has_warning;
 
 namespace {
 
-const std::string kDir = std::string(NCCLBOT_SHARED_DIR) + "/data/nccl-tests/";
-
 std::string log_path(const std::string& name) {
-  const std::string p = kDir + name;
+  const std::string p = ncclbot::test::shared_logs_dir() + name;
   EXPECT_TRUE(std::filesystem::exists(p)) << "missing shared log " << p;
   return p;
 }
@@ -36,12 +39,6 @@ std::string ingest_error(const std::vector<std::string>& files, const Manifest* 
     return e.what();
   }
   return "";
-}
-
-bool has_warning(const std::vector<Diagnostic>& ws, const std::string& needle, long line = -1) {
-  for (const auto& w : ws)
-    if (w.message.find(needle) != std::string::npos && (line < 0 || w.line == line)) return true;
-  return false;
 }
 
 int context_of(const Sweep& s, uint64_t bytes, const std::string& fabric) {
@@ -75,8 +72,9 @@ TEST(IngestRealLogs, EveryFileInTheFolderIsCovered) {
   const std::set<std::string> covered = {kRing,   kNvlsSuspect, kInterleavedRing, kInterleavedNvls, kA3Mega,
                                          k10Node, kFailed,      kGh200,           kGb200,           kTree232,
                                          kH20Old, kTimestamp,   "README.md"};
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(std::vector<std::string>(covered.begin(), covered.end()));
   int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
+  for (const auto& e : std::filesystem::directory_iterator(ncclbot::test::shared_logs_dir())) {
     ++files;
     EXPECT_TRUE(covered.count(e.path().filename().string())) << "no test for " << e.path();
   }
@@ -84,6 +82,7 @@ TEST(IngestRealLogs, EveryFileInTheFolderIsCovered) {
 }
 
 TEST(IngestRealLogs, RingForced1x8) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kRing);
   const ParsedLog log = read_log(log_path(kRing));
   ASSERT_EQ(log.runs.size(), 1u);
   const nccl_tests::Run& run = log.runs[0];
@@ -142,6 +141,7 @@ TEST(IngestRealLogs, RingForced1x8) {
 }
 
 TEST(IngestRealLogs, ManifestContradictingTheLogIsAnError) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kRing);
   // Device list (lines 6-13) says 1 node x 8 GPUs; line 2 says all_reduce_perf.
   const Manifest shape =
       manifest_from("[[run]]\nfile = \"" + kRing +
@@ -161,6 +161,7 @@ TEST(IngestRealLogs, ManifestContradictingTheLogIsAnError) {
 }
 
 TEST(IngestRealLogs, NvlsLabelSuspectIsAnAutoRun) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kNvlsSuspect);
   const ParsedLog log = read_log(log_path(kNvlsSuspect));
   ASSERT_EQ(log.runs.size(), 1u);
   ASSERT_EQ(log.runs[0].rows.size(), 31u);
@@ -174,6 +175,7 @@ TEST(IngestRealLogs, NvlsLabelSuspectIsAnAutoRun) {
 }
 
 TEST(IngestRealLogs, InterleavedRunsAreRejectedWithBothLines) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kInterleavedRing, kInterleavedNvls);
   for (const std::string& name : {kInterleavedRing, kInterleavedNvls}) {
     std::string err;
     try {
@@ -191,6 +193,7 @@ TEST(IngestRealLogs, InterleavedRunsAreRejectedWithBothLines) {
 }
 
 TEST(IngestRealLogs, InterleavedDefectIsCaughtBySeveralIndependentSigns) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kInterleavedRing);
   // Remove the duplicated header lines 6-10: the rank restart (line 19 lists rank 0 again after
   // rank 7 at line 18 of the original) must still be caught.
   std::ifstream in(log_path(kInterleavedRing));
@@ -219,6 +222,7 @@ TEST(IngestRealLogs, InterleavedDefectIsCaughtBySeveralIndependentSigns) {
 }
 
 TEST(IngestRealLogs, A3MegaMpiSixteenRanks) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kA3Mega);
   const ParsedLog log = read_log(log_path(kA3Mega));
   ASSERT_EQ(log.runs.size(), 1u);
   const nccl_tests::Run& run = log.runs[0];
@@ -248,6 +252,7 @@ TEST(IngestRealLogs, A3MegaMpiSixteenRanks) {
 }
 
 TEST(IngestRealLogs, TenNodesFiveCollectives) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(k10Node);
   const ParsedLog log = read_log(log_path(k10Node));
   ASSERT_EQ(log.runs.size(), 5u);
   const std::vector<std::string> tests = {"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
@@ -295,6 +300,7 @@ TEST(IngestRealLogs, TenNodesFiveCollectives) {
 }
 
 TEST(IngestRealLogs, FailedAlltoallThenDegradedSendrecv) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kFailed);
   const ParsedLog log = read_log(log_path(kFailed));
   ASSERT_EQ(log.runs.size(), 2u);
   const nccl_tests::Run& failed = log.runs[0];
@@ -330,6 +336,7 @@ TEST(IngestRealLogs, FailedAlltoallThenDegradedSendrecv) {
 }
 
 TEST(IngestRealLogs, Gh200SrunPrefixedWithShellTraceAndCounters) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kGh200);
   const ParsedLog log = read_log(log_path(kGh200));
   ASSERT_EQ(log.runs.size(), 1u);
   const nccl_tests::Run& run = log.runs[0];
@@ -356,6 +363,7 @@ TEST(IngestRealLogs, Gh200SrunPrefixedWithShellTraceAndCounters) {
 }
 
 TEST(IngestRealLogs, Gb200ReadmeExcerptThreeBlocks) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kGb200);
   const ParsedLog log = read_log(log_path(kGb200));
   ASSERT_EQ(log.runs.size(), 3u);
   EXPECT_EQ(log.runs[0].rows.size(), 5u);                                    // lines 13-17
@@ -395,6 +403,7 @@ TEST(IngestRealLogs, Gb200ReadmeExcerptThreeBlocks) {
 }
 
 TEST(IngestRealLogs, ForcedTreeIssue232Truncated) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kTree232);
   const ParsedLog log = read_log(log_path(kTree232));
   ASSERT_EQ(log.runs.size(), 1u);
   const nccl_tests::Run& run = log.runs[0];
@@ -435,6 +444,7 @@ TEST(IngestRealLogs, ForcedTreeIssue232Truncated) {
 }
 
 TEST(IngestRealLogs, OldFormatNvlsTreeIssue1244) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kH20Old);
   const ParsedLog log = read_log(log_path(kH20Old));
   ASSERT_EQ(log.runs.size(), 1u);
   const nccl_tests::Run& run = log.runs[0];
@@ -466,6 +476,7 @@ TEST(IngestRealLogs, OldFormatNvlsTreeIssue1244) {
 }
 
 TEST(IngestRealLogs, TimestampPrefixedRingIssue1368) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kTimestamp);
   const ParsedLog log = read_log(log_path(kTimestamp));
   ASSERT_EQ(log.runs.size(), 1u);
   ASSERT_EQ(log.runs[0].rows.size(), 1u);
@@ -483,8 +494,11 @@ TEST(IngestRealLogs, TimestampPrefixedRingIssue1368) {
 
 TEST(IngestRealLogs, ShippedManifestBuildsTheDemoSweep) {
   const Manifest m = read_manifest(std::string(NCCLBOT_SOURCE_DIR) + "/data/nccl-tests-forced.toml");
+  std::vector<std::string> names;
+  for (const auto& e : m.entries) names.push_back(e.file);
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(names);
   std::vector<std::string> logs;
-  for (const auto& e : m.entries) logs.push_back(log_path(e.file));
+  for (const auto& name : names) logs.push_back(log_path(name));
   const IngestResult r = ingest_logs(logs, &m, {});
   // 31 (Ring 1x8) + 5 (Tree 2x1) + 8 (NVLSTree 2x8) + 1 (Ring 5x8) sizes, one sample each.
   EXPECT_EQ(r.sweep.num_contexts(), 45);
@@ -497,6 +511,7 @@ TEST(IngestRealLogs, ShippedManifestBuildsTheDemoSweep) {
 }
 
 TEST(IngestRealLogs, InterleavedRowsShowEightRanksNotSixteen) {
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kInterleavedRing);
   // Column header (line 33) and one copy of each size (lines 35, 37, ..., 61): the device list
   // reads as 16 ranks on 2 hosts, but busbw/algbw = 43.81 / 25.04 = 1.75 = 2 * 7 / 8.
   std::ifstream in(log_path(kInterleavedRing));

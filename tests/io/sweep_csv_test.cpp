@@ -14,7 +14,7 @@ using namespace ncclbot;
 
 namespace {
 
-const char* kHeader = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n";
+const char* kCsvHeader = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n";
 
 Sweep parse(const std::string& text) {
   std::istringstream in(text);
@@ -37,7 +37,7 @@ Sweep random_sweep(unsigned seed, bool with_prior) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> time(0.5f, 1.0e6f);
   std::ostringstream csv;
-  csv << (with_prior ? kHeader : "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n");
+  csv << (with_prior ? kCsvHeader : "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n");
   const int R = 3;
   for (int nodes : {1, 4, 16})
     for (uint64_t bytes : {8ull, 1048576ull, 8589934592ull})
@@ -57,7 +57,7 @@ Sweep random_sweep(unsigned seed, bool with_prior) {
 
 TEST(SweepCsv, ReadsTensorInCanonicalOrder) {
   // Rows deliberately out of order: contexts and samples are placed by their keys, not arrival.
-  const Sweep s = parse(std::string(kHeader) +
+  const Sweep s = parse(std::string(kCsvHeader) +
                         "h100-ib-a,allreduce,2,8,1024,Ring,Simple,1,12.5,10\n"
                         "h100-ib-a,AllReduce,2,8,1024,ring,simple,0,11.5,10\n"
                         "h100-ib-a,AllReduce,2,8,1024,Tree,LL,0,9,12\n"
@@ -98,7 +98,7 @@ TEST(SweepCsv, RoundTripIsBitExact) {
 }
 
 TEST(SweepCsv, HiPipeRowRoundTripsInSlot23) {
-  const std::string csv = std::string(kHeader) +
+  const std::string csv = std::string(kCsvHeader) +
                           "h100-ib-a,AllReduce,16,8,1073741824,Ring,Simple,0,23000.5,22000\n"
                           "h100-ib-a,AllReduce,16,8,1073741824,HiPIPE,Simple,0,18000.25,17500\n";
   const Sweep a = parse(csv);
@@ -113,7 +113,7 @@ TEST(SweepCsv, HiPipeRowRoundTripsInSlot23) {
 }
 
 TEST(SweepCsv, HiPipeRunsWithSimpleOnly) {
-  const std::string h = kHeader;
+  const std::string h = kCsvHeader;
   expect_error(h + "f,allreduce,2,8,8,HiPIPE,LL,0,1,1\n", 2,
                "HiPIPE (the simulated arm) runs with proto Simple only, not LL");
   expect_error(h + "f,allreduce,2,8,8,hipipe,LL128,0,1,1\n", 2, "not LL128");
@@ -129,7 +129,7 @@ TEST(SweepCsv, HeaderColumnsMayComeInAnyOrder) {
 }
 
 TEST(SweepCsv, ValidationErrorsNameLineAndReason) {
-  const std::string h = kHeader;
+  const std::string h = kCsvHeader;
   expect_error(h + "f,allreduce,1,8,8,Butterfly,LL,0,1,1\n", 2, "unknown algo 'Butterfly'");
   expect_error(h + "f,allreduce,1,8,8,Ring,LL64,0,1,1\n", 2, "unknown proto 'LL64'");
   expect_error(h + "f,allscatter,1,8,8,Ring,LL,0,1,1\n", 2, "unknown collective 'allscatter'");

@@ -16,12 +16,7 @@
 using namespace ncclbot;
 using namespace ncclbot::test;
 
-namespace {
-std::string plugin_path() {
-  const std::string bin = NCCLBOT_BINARY;
-  return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
-}
-}  // namespace
+namespace {}  // namespace
 
 TEST(TelemetryCli, CountsAreTheLogsAndTheSavingHoldsTheTruth) {
   const std::string dir = temp_dir(), sweep_path = dir + "/sweep.csv", log_path = dir + "/d.log";

@@ -14,12 +14,6 @@ using namespace ncclbot::test;
 namespace {
 
 // Two usable arms: Tree/LL (slot 0, NCCL's cost 10) and Ring/Simple (slot 5, cost 20).
-CostTable7x3 two_arms() {
-  CostTable7x3 c;
-  c.t[0][0] = 10.0f;
-  c.t[1][2] = 20.0f;
-  return c;
-}
 
 struct OnlineComm {
   uint64_t id;

@@ -12,13 +12,9 @@
 
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
+#include "support/run_cli.hpp"  // plugin_path()
 
 namespace ncclbot::test {
-
-inline std::string plugin_path() {
-  std::string bin = NCCLBOT_BINARY;
-  return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
-}
 
 struct Plugin {
   void* handle = nullptr;
@@ -114,5 +110,13 @@ struct EnvVar {
   EnvVar(const char* n, const std::string& value) : name(n) { setenv(n, value.c_str(), 1); }
   ~EnvVar() { unsetenv(name.c_str()); }
 };
+
+// A cost table with two valid arms: Tree/LL at 10 us and Ring/Simple at 20 us.
+inline CostTable7x3 two_arms() {
+  CostTable7x3 c;
+  c.t[0][0] = 10.0f;
+  c.t[1][2] = 20.0f;
+  return c;
+}
 
 }  // namespace ncclbot::test

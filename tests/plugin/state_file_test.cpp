@@ -16,13 +16,6 @@ using namespace ncclbot::test;
 
 namespace {
 
-CostTable7x3 two_arms() {
-  CostTable7x3 c;
-  c.t[0][0] = 10.0f;
-  c.t[1][2] = 20.0f;
-  return c;
-}
-
 int decide(void* tuner) {
   CostTable7x3 t = two_arms();
   plugin().v5->getCollInfo(tuner, 4, 4096, 1, t.ptr(), 7, 3, 0, nullptr);

@@ -27,10 +27,6 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
-Sweep three_arms_15_12_10() {
-  return tiny_sweep({{tiny_context(1, 1024), {{0, {15.0f}, {}}, {1, {12.0f}, {}}, {2, {10.0f}, {}}}}});
-}
-
 ReplayOutcome cold_greedy(const Sweep& s, int delay, double cost_us) {
   PolicyConfig greedy;
   greedy.kind = PolicyKind::kGreedy;

@@ -38,10 +38,6 @@ struct SpyPolicy {
   int commit(StepRandom&) const { return 0; }
 };
 
-Sweep three_arms_15_12_10() {
-  return tiny_sweep({{tiny_context(1, 1024), {{0, {15.0f}, {}}, {1, {12.0f}, {}}, {2, {10.0f}, {}}}}});
-}
-
 double online_loss(const PolicyConfig& cfg, const Sweep& s, int delay, int horizon) {
   ReplayTask task;
   task.sweep = s.view();

@@ -12,6 +12,7 @@
 
 #include "ncclbot/model/cost_model.hpp"
 #include "ncclbot/sim/simulator.hpp"
+#include "support/shared_logs.hpp"
 
 namespace ncclbot::sim {
 namespace {
@@ -134,7 +135,8 @@ TEST(Calibration, SmallMessageLatencyFloors) {
   EXPECT_LE(g.min_time(kAR, 1, 1024), 16.0);
 }
 
-// --- Shape against the real logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (third-party, beside the clone)
+// --- Shape against the real logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (third-party, beside the clone
+// by default); each test skips, saying where it looked, when they are absent.
 
 struct LogRow {
   uint64_t bytes;
@@ -165,10 +167,13 @@ std::vector<std::vector<LogRow>> read_runs(const std::string& path) {
   return runs;
 }
 
-const std::string kLogs = std::string(NCCLBOT_SHARED_DIR) + "/data/nccl-tests/";
+const std::string kRingLog = "h100_1node_8gpu_allreduce_ring_forced_8B-8G.txt";
+const std::string kTenNodeLog = "h100_10node_80gpu_5collectives_auto_32M-16G.txt";
+const std::string kGb200Log = "gb200_nvl72_1rack_2rack_20rack_allreduce_auto_README_excerpt_TRUNCATED.txt";
 
 TEST(CalibrationShape, H100OneNodeForcedRingLog) {
-  const auto runs = read_runs(kLogs + "h100_1node_8gpu_allreduce_ring_forced_8B-8G.txt");
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kRingLog);
+  const auto runs = read_runs(ncclbot::test::shared_logs_dir() + kRingLog);
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_EQ(runs[0].size(), 31u);
   const Sim s("h100-ib-a");
@@ -193,7 +198,8 @@ TEST(CalibrationShape, H100TenNodesThreeCollectivesLog) {
   // 10 x 8 H100 on IB (xxrjun/nccl-tests-cluster), 32 MiB - 16 GiB: all_reduce, all_gather,
   // reduce_scatter, alltoall, sendrecv. The first three are compared with the simulator's Ring
   // curve (the curve shapes are ring-like: ~0.7-0.8 ms at 32 MiB) on h100-ib-a at 10 nodes.
-  const auto runs = read_runs(kLogs + "h100_10node_80gpu_5collectives_auto_32M-16G.txt");
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kTenNodeLog);
+  const auto runs = read_runs(ncclbot::test::shared_logs_dir() + kTenNodeLog);
   ASSERT_EQ(runs.size(), 5u);
   const Sim s("h100-ib-a");
   const Collective colls[3] = {kAR, kAG, kRS};
@@ -224,8 +230,8 @@ TEST(CalibrationShape, H100TenNodesThreeCollectivesLog) {
 
 TEST(CalibrationShape, Gb200OneRackLog) {
   // coreweave GB200 NVL72 excerpt: first block is one rack (72 GPUs), 512 MiB - 8 GiB, auto.
-  const auto runs =
-      read_runs(kLogs + "gb200_nvl72_1rack_2rack_20rack_allreduce_auto_README_excerpt_TRUNCATED.txt");
+  NCCLBOT_SKIP_WITHOUT_SHARED_LOGS(kGb200Log);
+  const auto runs = read_runs(ncclbot::test::shared_logs_dir() + kGb200Log);
   ASSERT_GE(runs.size(), 1u);
   const Sim s("gb200-mnnvl");
   for (const LogRow& r : runs[0]) {

@@ -13,7 +13,7 @@
 namespace ncclbot::test {
 namespace {
 
-const std::string kStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/claims.toml";
+const std::string kClaimsStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/claims.toml";
 
 using nlohmann::json;
 
@@ -60,7 +60,7 @@ double scenario_mean(const json& r, const std::string& scenario, const std::stri
 
 TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   const std::string out = temp_dir() + "/claims";
-  const CliResult run = run_cli("run '" + kStudy + "' --out '" + out + "' --no-figures");
+  const CliResult run = run_cli("run '" + kClaimsStudy + "' --out '" + out + "' --no-figures");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json r = json::parse(read_all(out + "/results.json"));
   const json& c = r["against_original"];
@@ -113,7 +113,7 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
 }
 
 TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
-  const std::string base = read_all(kStudy);
+  const std::string base = read_all(kClaimsStudy);
   auto fails = [&](const std::string& extra, const std::string& reason) {
     try {
       study::parse_study(base + extra, "s.toml");

@@ -13,11 +13,10 @@
 #include "ncclbot/core/names.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
+#include "support/study_files.hpp"
 
 namespace ncclbot::test {
 namespace {
-
-const std::string kStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/tiny.toml";
 
 struct StudyRun {
   std::string dir;
@@ -28,7 +27,7 @@ const StudyRun& study_run() {
   static const StudyRun run = [] {
     StudyRun r;
     r.dir = temp_dir() + "/study";
-    const CliResult c = run_cli("run '" + kStudy + "' --out '" + r.dir + "' --no-figures");
+    const CliResult c = run_cli("run '" + kTinyStudy + "' --out '" + r.dir + "' --no-figures");
     EXPECT_EQ(c.exit_code, 0) << c.err;
     r.results = nlohmann::json::parse(read_all(r.dir + "/results.json"));
     return r;

@@ -9,23 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_cli.hpp"
+#include "support/study_files.hpp"
 
 namespace ncclbot::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/tiny.toml";
-
-size_t count_of(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(ReportContents, EveryHypothesisHasPAndHolmPAndTheHtmlEmbedsTheFigures) {
   const std::string out = temp_dir() + "/study";
-  const CliResult r = run_cli("run '" + kStudy + "' --out '" + out + "' --json");
+  const CliResult r = run_cli("run '" + kTinyStudy + "' --out '" + out + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto paths = nlohmann::json::parse(r.out);
   EXPECT_EQ(paths["units"], 8);  // 2 scenarios x 4 policies
@@ -33,7 +26,7 @@ TEST(ReportContents, EveryHypothesisHasPAndHolmPAndTheHtmlEmbedsTheFigures) {
   const auto results = nlohmann::json::parse(read_all(out + "/results.json"));
   EXPECT_EQ(results["schema"], "ncclbot-study-results/1");
   EXPECT_EQ(results["study"]["sha256"].get<std::string>().size(), 64u);
-  EXPECT_EQ(read_all(out + "/study.toml"), read_all(kStudy));
+  EXPECT_EQ(read_all(out + "/study.toml"), read_all(kTinyStudy));
   ASSERT_EQ(results["sweeps"].size(), 1u);
   EXPECT_TRUE(fs::exists(out + "/" + results["sweeps"][0]["file"].get<std::string>()));
   // tiny.toml: 3 learners x 2 metrics in the primary family, 1 in the secondary.
@@ -82,7 +75,7 @@ TEST(ReportContents, EveryHypothesisHasPAndHolmPAndTheHtmlEmbedsTheFigures) {
   // Rerun: all units reused, figures redrawn, same bytes.
   const std::string html_before = html, md_before = md;
   const std::string fig_before = read_all(out + "/figures/" + index[0]["file"].get<std::string>());
-  const CliResult again = run_cli("run '" + kStudy + "' --out '" + out + "' --json");
+  const CliResult again = run_cli("run '" + kTinyStudy + "' --out '" + out + "' --json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(again.out)["units_reused"], 8);
   EXPECT_TRUE(read_all(out + "/report.html") == html_before);
@@ -94,7 +87,7 @@ TEST(ReportContents, EveryHypothesisHasPAndHolmPAndTheHtmlEmbedsTheFigures) {
 // `ncclbot stats` call its "recompute" field describes.
 TEST(ReportContents, EveryNumberIsRecomputedExactlyByNcclbotStats) {
   const std::string out = temp_dir() + "/study";
-  ASSERT_EQ(run_cli("run '" + kStudy + "' --out '" + out + "' --no-figures").exit_code, 0);
+  ASSERT_EQ(run_cli("run '" + kTinyStudy + "' --out '" + out + "' --no-figures").exit_code, 0);
   const auto results = nlohmann::json::parse(read_all(out + "/results.json"));
   for (const auto& h : results["hypotheses"]) {
     const CliResult r = run_cli("stats permutation", h["recompute"]["input"].dump());
@@ -144,7 +137,8 @@ TEST(ReportContents, BadStudyIsExitTwoWithFileAndLine) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.toml:3: study.horizon must be in"), std::string::npos) << r.err;
 
-  write_file(dir + "/badspec.toml", read_all(kStudy) + "\n[[policy]]\nname = \"X\"\nspec = \"ucb2:c=1\"\n");
+  write_file(dir + "/badspec.toml",
+             read_all(kTinyStudy) + "\n[[policy]]\nname = \"X\"\nspec = \"ucb2:c=1\"\n");
   const CliResult s = run_cli("run '" + dir + "/badspec.toml' --out '" + dir + "/out2'");
   EXPECT_EQ(s.exit_code, 2);
   EXPECT_NE(s.err.find("badspec.toml:"), std::string::npos) << s.err;

@@ -13,29 +13,22 @@
 #include <thread>
 
 #include "support/run_cli.hpp"
+#include "support/study_files.hpp"
 
 namespace ncclbot::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/tiny.toml";
-
 // Every regular file under `dir` (relative path -> bytes), temporaries included: a leftover
 // "*.tmp.*" would be a difference too.
-std::map<std::string, std::string> snapshot(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_all(e.path().string());
-  return files;
-}
 
 pid_t start_run(const std::string& out, const char* threads = "2") {
   const pid_t pid = fork();
   if (pid == 0) {
     freopen("/dev/null", "w", stdout);
     freopen("/dev/null", "w", stderr);
-    execl(NCCLBOT_BINARY, NCCLBOT_BINARY, "run", kStudy.c_str(), "--out", out.c_str(), "--no-figures",
+    execl(NCCLBOT_BINARY, NCCLBOT_BINARY, "run", kTinyStudy.c_str(), "--out", out.c_str(), "--no-figures",
           "--threads", threads, static_cast<char*>(nullptr));
     _exit(127);
   }

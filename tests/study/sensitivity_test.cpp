@@ -27,14 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/variants.toml";
-
-std::map<std::string, std::string> snapshot(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_all(e.path().string());
-  return files;
-}
+const std::string kVariantsStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/variants.toml";
 
 json results_of(const std::string& dir) {
   return json::parse(read_all(dir + "/results.json"));
@@ -42,24 +35,18 @@ json results_of(const std::string& dir) {
 
 // The study file without its [[variant]] tables, with `edit` applied: `from` -> `to`.
 std::string base_with(const std::string& from, const std::string& to) {
-  std::string text = read_all(kStudy);
+  std::string text = read_all(kVariantsStudy);
   text = text.substr(0, text.find("[[variant]]"));
   text.replace(text.find(from), from.size(), to);
   return text;
 }
 
-size_t count_of(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
-  const study::StudySpec base = study::load_study(kStudy);
+  const study::StudySpec base = study::load_study(kVariantsStudy);
   ASSERT_EQ(base.variants.size(), 2u);
   const study::StudySpec noise = study::variant_study(base, base.variants[0], "/tmp/x/variants/noise-x2");
   EXPECT_TRUE(noise.variants.empty());
-  EXPECT_EQ(noise.path, kStudy + " with its variant 'noise x2'");
+  EXPECT_EQ(noise.path, kVariantsStudy + " with its variant 'noise x2'");
   ASSERT_EQ(noise.sweeps.size(), 1u);
   EXPECT_EQ(noise.sweeps[0].noise_scale, 2.0);
   EXPECT_EQ(noise.delay, 0);
@@ -115,7 +102,7 @@ TEST(Sensitivity, AsDeployedVariantTakesThePluginsDelay) {
 
 TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
   const std::string out = temp_dir() + "/study";
-  const CliResult r = run_cli("run '" + kStudy + "' --out '" + out + "' --json");
+  const CliResult r = run_cli("run '" + kVariantsStudy + "' --out '" + out + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json paths = json::parse(r.out);
   EXPECT_EQ(paths["units"], 6);
@@ -200,7 +187,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
 
   // A rerun reuses every unit of every run and rewrites the same bytes.
   const auto before = snapshot(out);
-  const CliResult again = run_cli("run '" + kStudy + "' --out '" + out + "' --json");
+  const CliResult again = run_cli("run '" + kVariantsStudy + "' --out '" + out + "' --json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const json again_paths = json::parse(again.out);
   EXPECT_EQ(again_paths["units_reused"], 6);
@@ -214,7 +201,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
 // gives the same numbers, bit for bit (only the study file's digest and name differ).
 TEST(Sensitivity, AVariantEqualsItsKnobSetByHand) {
   const std::string dir = temp_dir();
-  ASSERT_EQ(run_cli("run '" + kStudy + "' --out '" + dir + "/study' --no-figures").exit_code, 0);
+  ASSERT_EQ(run_cli("run '" + kVariantsStudy + "' --out '" + dir + "/study' --no-figures").exit_code, 0);
   write_file(dir + "/noise.toml", base_with("samples = 3\n", "samples = 3\nnoise_scale = 2\n"));
   write_file(dir + "/delay.toml", base_with("horizon = 200\n", "horizon = 200\ndelay = 8\n"));
   for (const auto& [variant, by_hand] :
@@ -226,9 +213,9 @@ TEST(Sensitivity, AVariantEqualsItsKnobSetByHand) {
     json varied = results_of(dir + "/study/variants/" + variant);
     EXPECT_FALSE(direct.contains("sensitivity"));  // a study without variants: as before
     EXPECT_FALSE(fs::exists(out + "/variants"));
-    EXPECT_EQ(
-        varied["study"]["source"],
-        kStudy + " with its variant '" + (variant == "noise-x2" ? std::string("noise x2") : "delay 8") + "'");
+    EXPECT_EQ(varied["study"]["source"], kVariantsStudy + " with its variant '" +
+                                             (variant == "noise-x2" ? std::string("noise x2") : "delay 8") +
+                                             "'");
     direct.erase("study");
     varied.erase("study");
     EXPECT_TRUE(direct == varied) << variant;
@@ -249,10 +236,10 @@ TEST(Sensitivity, AVariantEqualsItsKnobSetByHand) {
 TEST(Sensitivity, RemovedVariantIsEmptiedAndForeignOrLinkedFoldersAreRefused) {
   const std::string dir = temp_dir();
   const std::string out = dir + "/study";
-  ASSERT_EQ(run_cli("run '" + kStudy + "' --out '" + out + "' --no-figures").exit_code, 0);
+  ASSERT_EQ(run_cli("run '" + kVariantsStudy + "' --out '" + out + "' --no-figures").exit_code, 0);
   write_file(out + "/variants/delay-8/mine.txt", "a file of the user's");
   // Without the variant: its folder loses every file ncclbot wrote, nothing else.
-  std::string text = read_all(kStudy);
+  std::string text = read_all(kVariantsStudy);
   write_file(dir + "/one.toml", text.substr(0, text.find("[[variant]]\nname = \"delay 8\"")));
   const CliResult r = run_cli("run '" + dir + "/one.toml' --out '" + out + "' --no-figures");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -263,7 +250,7 @@ TEST(Sensitivity, RemovedVariantIsEmptiedAndForeignOrLinkedFoldersAreRefused) {
   EXPECT_EQ(read_all(out + "/.ncclbot-run").find("variants/delay-8"), std::string::npos);
   EXPECT_EQ(results_of(out)["sensitivity"].size(), 2u);
   // With it back, the folder holds a file ncclbot did not write and has no marker: refused.
-  const CliResult back = run_cli("run '" + kStudy + "' --out '" + out + "' --no-figures");
+  const CliResult back = run_cli("run '" + kVariantsStudy + "' --out '" + out + "' --no-figures");
   EXPECT_EQ(back.exit_code, 2);
   EXPECT_NE(back.err.find("variants/delay-8' is not empty and has no .ncclbot-run marker"), std::string::npos)
       << back.err;
@@ -285,7 +272,7 @@ TEST(Sensitivity, KilledAtRandomPointsThenResumedIsByteIdentical) {
   const std::string base = temp_dir();
   // Longer replays than the other tests, so that a kill lands inside the units of every run.
   const std::string study = base + "/study.toml";
-  std::string text = read_all(kStudy);
+  std::string text = read_all(kVariantsStudy);
   text.replace(text.find("horizon = 200"), 13, "horizon = 8000");
   write_file(study, text);
   const auto run = [&](const std::string& out) {
@@ -337,7 +324,7 @@ TEST(Sensitivity, KilledAtRandomPointsThenResumedIsByteIdentical) {
 
 TEST(Sensitivity, BadVariantIsExitTwoWithFileAndLine) {
   const std::string dir = temp_dir();
-  std::string text = read_all(kStudy);
+  std::string text = read_all(kVariantsStudy);
   text.replace(text.find("delay = 8"), 9, "delai = 8");
   write_file(dir + "/bad.toml", text);
   const CliResult r = run_cli("run '" + dir + "/bad.toml' --out '" + dir + "/out'");

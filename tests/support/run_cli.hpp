@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -66,6 +68,28 @@ inline CliResult run_cli(const std::string& args, const std::string& stdin_text 
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// The tuner plugin, built beside the ncclbot program.
+inline std::string plugin_path() {
+  const std::string bin = NCCLBOT_BINARY;
+  return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
+}
+
+// How often `needle` occurs in `text` (overlapping occurrences counted).
+inline size_t count_of(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Every regular file under `dir` (relative path -> contents).
+inline std::map<std::string, std::string> snapshot(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_all(e.path().string());
+  return files;
 }
 
 }  // namespace ncclbot::test

@@ -57,4 +57,9 @@ inline Sweep random_tiny_sweep(unsigned seed, int contexts, bool alternate_colle
   return tiny_sweep(cs);
 }
 
+// One context with three arms whose single samples are 15, 12 and 10 us (slot 2 is the best).
+inline Sweep three_arms_15_12_10() {
+  return tiny_sweep({{tiny_context(1, 1024), {{0, {15.0f}, {}}, {1, {12.0f}, {}}, {2, {10.0f}, {}}}}});
+}
+
 }  // namespace ncclbot::test

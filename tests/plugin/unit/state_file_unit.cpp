@@ -30,7 +30,7 @@ std::string read_all(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::shared_ptr<const PolicyEngine> engine(const char* spec) {
+std::shared_ptr<const PolicyEngine> state_file_engine(const char* spec) {
   std::string error;
   auto e = PolicyEngine::create(spec, 3, &error);
   EXPECT_TRUE(e) << error;
@@ -80,7 +80,7 @@ TEST(StateFileFormat, EveryLivePolicyRoundTripsBitForBit) {
   for (const char* spec :
        {"auto", "random", "greedy:n0=1", "egreedy:eps=0.2,n0=1", "ucb1:c=0.5,n0=8", "thompson:n0=1,sigma=0.1",
         "etc:m=2", "swucb:c=0.3,window=20,n0=2", "ducb:c=0.3,gamma=0.9,n0=2"}) {
-    auto eng = engine(spec);
+    auto eng = state_file_engine(spec);
     StateFile a(*eng);
     a.put(entry(*eng, 4 * 65 + 13, 50));
     a.put(entry(*eng, 4 * 65 + 14, 3));
@@ -102,7 +102,7 @@ TEST(StateFileFormat, EveryLivePolicyRoundTripsBitForBit) {
 }
 
 TEST(StateFileFormat, OutOfRangeFieldsAndValuesAreRefused) {
-  auto eng = engine("etc:m=2");
+  auto eng = state_file_engine("etc:m=2");
   StateFile a(*eng);
   a.put(entry(*eng, 4 * 65 + 13, 10));
   const std::string good = a.encode();
@@ -134,7 +134,7 @@ TEST(StateFileFormat, OutOfRangeFieldsAndValuesAreRefused) {
 }
 
 TEST(StateFileFormat, SwUcbRingIndicesAreChecked) {
-  auto eng = engine("swucb:c=0.3,window=20,n0=2");
+  auto eng = state_file_engine("swucb:c=0.3,window=20,n0=2");
   StateFile a(*eng);
   a.put(entry(*eng, 4 * 65 + 13, 30));  // 30 plays > window 20: the ring is full
   const std::string good = a.encode();
@@ -161,7 +161,7 @@ TEST(StateFileFormat, SwUcbRingIndicesAreChecked) {
 }
 
 TEST(StateFileFormat, CountsThatDoNotFitTheFileAreRefused) {
-  auto eng = engine("greedy:n0=1");
+  auto eng = state_file_engine("greedy:n0=1");
   StateFile a(*eng);
   a.put(entry(*eng, 4 * 65 + 13, 5));
   const std::string good = a.encode();
@@ -177,7 +177,7 @@ TEST(StateFileFormat, CountsThatDoNotFitTheFileAreRefused) {
 }
 
 TEST(StateFileSafety, ASymlinkADeviceAFifoAndAUsersFileAreLeftAlone) {
-  auto eng = engine("greedy:n0=1");
+  auto eng = state_file_engine("greedy:n0=1");
   StateFile a(*eng);
   a.put(entry(*eng, 4 * 65 + 13, 5));
   const std::string dir = temp_dir();
@@ -216,7 +216,7 @@ TEST(StateFileSafety, ASymlinkADeviceAFifoAndAUsersFileAreLeftAlone) {
 }
 
 TEST(StateFileSafety, SaveIsOwnerOnlyAtomicAndLeavesNoTemporaryFile) {
-  auto eng = engine("greedy:n0=1");
+  auto eng = state_file_engine("greedy:n0=1");
   StateFile a(*eng);
   a.put(entry(*eng, 4 * 65 + 13, 5));
   const std::string dir = temp_dir();
@@ -239,7 +239,7 @@ TEST(StateFileSafety, SaveIsOwnerOnlyAtomicAndLeavesNoTemporaryFile) {
 }
 
 TEST(StateFileSafety, ConcurrentJobsMergeInsteadOfClobbering) {
-  auto eng = engine("greedy:n0=1");
+  auto eng = state_file_engine("greedy:n0=1");
   const std::string path = temp_dir() + "/ncclbot.state";
   // Eight jobs, each with its own context, saving at the same moment.
   std::vector<std::thread> jobs;
@@ -261,7 +261,7 @@ TEST(StateFileSafety, ConcurrentJobsMergeInsteadOfClobbering) {
 
 TEST(StateFileSafety, AnotherPolicysFileIsReplacedButAForeignOneIsNot) {
   const std::string path = temp_dir() + "/ncclbot.state";
-  auto greedy = engine("greedy:n0=1"), ucb = engine("ucb1:c=0.5,n0=8");
+  auto greedy = state_file_engine("greedy:n0=1"), ucb = state_file_engine("ucb1:c=0.5,n0=8");
   StateFile g(*greedy);
   g.put(entry(*greedy, 4 * 65 + 13, 5));
   std::string warning;
