@@ -83,4 +83,13 @@ class CostTable {
   int num_algo_, num_proto_;
 };
 
+// The NCCL arms whose cost in a prior (CostTable::prior's layout) is usable: NCCL's slots only, so a
+// prior never offers the simulated HiPIPE slot to a policy.
+inline ArmMask usable_prior_arms(const float* prior) {
+  ArmMask m;
+  for (int s = 0; s < kNumNcclArms; ++s)
+    if (usable_cost(prior[s])) m.set(s);
+  return m;
+}
+
 }  // namespace ncclbot::plugin

@@ -5,6 +5,7 @@
 
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/log/decision_log_format.hpp"
+#include "plugin/cost_table.hpp"
 #include "plugin/decision_log.hpp"
 #include "plugin/state_file.hpp"
 
@@ -13,14 +14,6 @@ namespace {
 
 // Decisions per lock hold in decide_range: a few microseconds even for Thompson sampling.
 constexpr int kSlice = 8;
-
-// NCCL's slots only: a prior never offers the simulated HiPIPE slot to a policy.
-ArmMask mask_of(const float* prior) {
-  ArmMask m;
-  for (int s = 0; s < kNumNcclArms; ++s)
-    if (usable_cost(prior[s])) m.set(s);
-  return m;
-}
 
 }  // namespace
 
@@ -55,7 +48,7 @@ OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, c
 void OnlineLearner::seed_locked(Context& c, int key, uint64_t bytes, const float* prior) {
   c.first_bytes = bytes;
   std::memcpy(c.prior, prior, sizeof c.prior);
-  c.mask = mask_of(prior);
+  c.mask = usable_prior_arms(prior);
   engine_->reset(c.policy, c.mask, c.prior);
   c.steps = 0;
   // The replay stream of this context: what the replay engine uses for the same
@@ -97,7 +90,7 @@ long OnlineLearner::table_wanted_locked(int key, uint64_t member) const {
 
 void OnlineLearner::add_table_locked(int key, long index, uint64_t bytes, const float* prior) {
   std::unique_ptr<Agreement>& a = agreements_[key];
-  const ArmMask mask = mask_of(prior);
+  const ArmMask mask = usable_prior_arms(prior);
   if (!a) {
     a = std::make_unique<Agreement>();
     a->mask = mask;
@@ -376,7 +369,7 @@ bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, ui
     if (started_[key] && start > reference + kMaxFollowerLead) return false;
     if (started_[key]) {
       Context& c = *contexts_[key];
-      if ((c.mask.bits & ~mask_of(prior).bits) != 0 && c.retired_at == UINT64_MAX) {
+      if ((c.mask.bits & ~usable_prior_arms(prior).bits) != 0 && c.retired_at == UINT64_MAX) {
         // A later call of this rank lacks an arm the policy may pick: NCCL's choice from here on,
         // for every rank (the indices already decided cannot change).
         retire_locked(c, -1);

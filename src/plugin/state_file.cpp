@@ -16,6 +16,7 @@
 
 #include "ncclbot/core/argmin.hpp"
 #include "plugin/context_key.hpp"
+#include "plugin/cost_table.hpp"
 #include "plugin/regular_file.hpp"
 
 namespace ncclbot::plugin {
@@ -125,13 +126,6 @@ struct ValueReader {
     }
   }
 };
-
-ArmMask mask_of(const float* prior) {
-  ArmMask m;
-  for (int s = 0; s < kNumNcclArms; ++s)
-    if (usable_cost(prior[s])) m.set(s);
-  return m;
-}
 
 std::string dir_of(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -254,7 +248,7 @@ bool StateFile::decode(const std::string& bytes, std::string* why) {
     if (e.nranks < 1 || e.nranks >= (1u << 30) || e.nnodes < 1 || e.nnodes > e.nranks)
       return fail(where + "bad rank or node count");
     if (e.key >= uint32_t(kNumContextKeys) || zero != 0) return fail(where + "bad context key");
-    if (ArmMask{e.mask} != ArmMask{e.mask}.nccl_arms() || !(ArmMask{e.mask} == mask_of(e.prior)))
+    if (ArmMask{e.mask} != ArmMask{e.mask}.nccl_arms() || !(ArmMask{e.mask} == usable_prior_arms(e.prior)))
       return fail(where + "arm mask does not match the prior");
     if (values > kMaxStateValues) return fail(where + "too many values");
     engine_.reset(e.policy, ArmMask{e.mask}, e.prior);

@@ -12,7 +12,7 @@ using namespace ncclbot::test;
 
 namespace {
 
-const char* kStudy = R"([study]
+const char* kHipipeArmStudy = R"([study]
 name = "hipipe-tiny"
 seed = 3
 seeds = 2
@@ -54,7 +54,7 @@ metrics = ["mean"]
 
 TEST(HiPipeArmCli, StudyExportsAutoAndRefusesAPolicyThatChoseHiPipe) {
   const std::string dir = temp_dir() + "/hipipe_study";
-  write_file(dir + ".toml", kStudy);
+  write_file(dir + ".toml", kHipipeArmStudy);
   const CliResult run = run_cli("run '" + dir + ".toml' --out '" + dir + "' --no-figures");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto results = nlohmann::json::parse(read_all(dir + "/results.json"));
