@@ -2,12 +2,21 @@
 # The README's test command: set up, build, and run the whole suite (GPU tests skip without a GPU),
 # then the Python package (scripts/python-check.sh: pip install . into a fresh venv, its pytest
 # suite), then every command block of README.md (scripts/readme_check.py), then a short libFuzzer
-# smoke run of every fuzz target (clang build in build-fuzz).
+# smoke run of every fuzz target (clang build in build-fuzz). Each stage's wall time is printed as
+# it ends, so a slow CI run says where its time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage_start=$SECONDS
+stage_done() {
+  echo "test.sh: $1 in $((SECONDS - stage_start)) s (total $SECONDS s)" >&2
+  stage_start=$SECONDS
+}
 scripts/build.sh default
+stage_done "set-up and build"
 ctest --preset default
+stage_done "ctest"
 scripts/python-check.sh
+stage_done "Python package"
 # The README check must catch a drifted file before its word on README.md counts.
 drifted=$(python3 scripts/readme_check.py --readme tests/data/docs/drifted_readme.md 2>&1 || true)
 if ! grep -qx "readme: 1 passed, 4 failed" <<<"$drifted"; then
@@ -16,4 +25,6 @@ if ! grep -qx "readme: 1 passed, 4 failed" <<<"$drifted"; then
   exit 1
 fi
 python3 scripts/readme_check.py
+stage_done "README check"
 scripts/fuzz-smoke.sh
+stage_done "fuzz smoke"
