@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Fuzz smoke run: builds the libFuzzer targets with clang++ in their own build folder (build-fuzz)
-# and runs each for FUZZ_SECONDS (default 20; the tuner plugin's three targets for
-# PLUGIN_FUZZ_SECONDS, default 12) on a seed corpus: the third-party nccl-tests logs in the folder
-# beside the clone (when present; not part of the repository), tests/fuzz/seeds and
-# tests/fuzz/seeds/plugin. Exits non-zero on any crash, sanitizer report or unexpected exception;
-# reproducers land in build-fuzz/fuzz-artifacts/.
+# and runs each, two at a time: the nccl-tests log and sweep CSV readers for FUZZ_SECONDS (default
+# 20), the tuner plugin's decision table, state file and leader wire protocol for
+# PLUGIN_FUZZ_SECONDS (default 12), the study TOML loader, the `stats` JSON input and the fabric
+# preset reader for FUZZ_INPUT_SECONDS (default 10). Seed corpus: tests/data/nccl-tests,
+# tests/fuzz/seeds and the third-party nccl-tests logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (when
+# present; not part of the repository). Exits non-zero on any crash, sanitizer report or unexpected
+# exception; reproducers land in build-fuzz/fuzz-artifacts/.
 # Needs clang++ and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev; scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +16,8 @@ build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DNCCLBOT_FUZZ=ON -DNCCLBOT_BUILD_TESTS=OFF -DNCCLBOT_ENABLE_CUDA=OFF >/dev/null
-cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file fuzz_leader_wire
+cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file \
+  fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset
 
 corpus="$build/fuzz-corpus"
 artifacts="$build/fuzz-artifacts"
@@ -27,26 +30,33 @@ mkdir -p "$corpus/table" "$corpus/state" "$corpus/wire"
 cp tests/fuzz/seeds/plugin/table.csv tests/fuzz/seeds/plugin/nccl_example.conf "$corpus/table/"
 cp tests/fuzz/seeds/plugin/*.state "$corpus/state/"
 cp tests/fuzz/seeds/plugin/wire-*.bin "$corpus/wire/"
+for kind in study stats fabric; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
 
 run() {
-  local target=$1 dir=$2 secs=${3:-$seconds}
+  local target=$1 dir=$2 secs=$3
   echo "fuzz-smoke: $target for ${secs}s on $dir" >&2
   "$build/tests/fuzz/$target" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/$target-" "$dir" 2>"$build/$target.log" ||
-    { tail -n 40 "$build/$target.log" >&2; exit 1; }
+    { tail -n 40 "$build/$target.log" >&2; echo "fuzz-smoke: $target FAILED" >&2; return 1; }
   grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$build/$target.log" | tail -n 2 >&2 || true
 }
-run fuzz_nccl_tests_log "$corpus/log"
-run fuzz_sweep_csv "$corpus/csv"
-run fuzz_decision_table "$corpus/table" "$plugin_seconds"
-run fuzz_state_file "$corpus/state" "$plugin_seconds"
-run fuzz_leader_wire "$corpus/wire" "$plugin_seconds"
-echo "fuzz-smoke: no crashes" >&2
-# The study TOML loader, the `ncclbot stats` JSON input and the fabric preset reader, ~10 s each.
-seconds=${FUZZ_INPUT_SECONDS:-10}
-cmake --build "$build" --target fuzz_study_toml fuzz_stats_json fuzz_fabric_preset
-for kind in study stats fabric; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
-run fuzz_study_toml "$corpus/study"
-run fuzz_stats_json "$corpus/stats"
-run fuzz_fabric_preset "$corpus/fabric"
-echo "fuzz-smoke: no crashes in the input readers either" >&2
+# Two lanes, one fuzzer at a time in each (one core each): the same fuzzing time in half the wall time.
+input_seconds=${FUZZ_INPUT_SECONDS:-10}
+(
+  run fuzz_nccl_tests_log "$corpus/log" "$seconds" && run fuzz_decision_table "$corpus/table" "$plugin_seconds" &&
+    run fuzz_state_file "$corpus/state" "$plugin_seconds" && run fuzz_study_toml "$corpus/study" "$input_seconds"
+) &
+lane1=$!
+(
+  run fuzz_sweep_csv "$corpus/csv" "$seconds" && run fuzz_leader_wire "$corpus/wire" "$plugin_seconds" &&
+    run fuzz_stats_json "$corpus/stats" "$input_seconds" && run fuzz_fabric_preset "$corpus/fabric" "$input_seconds"
+) &
+lane2=$!
+failed=0
+wait "$lane1" || failed=1
+wait "$lane2" || failed=1
+if ((failed)); then
+  echo "fuzz-smoke: a fuzzer found a crash, a sanitizer report or an unexpected exception" >&2
+  exit 1
+fi
+echo "fuzz-smoke: no crashes in the log, CSV, plugin and input readers" >&2

@@ -30,6 +30,11 @@ ingest() {
     "$bin" ingest "$@" --out out/sweep.csv
   else
     local shared=${NCCLBOT_SHARED_DIR:-../shared}
+    if [[ ! -d "$shared/data/nccl-tests" ]]; then
+      echo "scripts/main.sh ingest: no third-party nccl-tests logs in $shared/data/nccl-tests" \
+        "(set NCCLBOT_SHARED_DIR, or name the logs: scripts/main.sh ingest LOG...)" >&2
+      exit 2
+    fi
     local manifest=data/nccl-tests-forced.toml
     local logs=()
     while IFS= read -r name; do

@@ -8,6 +8,9 @@ Every code block of README.md is fenced, and its info string says what it is:
                         terminal shows them); a line `...` stands for any number of lines
   ```text               not commands (a folder layout, a file format)
   ```sh no-run: WHY     commands that cannot run here; WHY is printed with the summary
+  ```sh needs-shared-logs   commands that read the third-party nccl-tests logs: run as `sh` when
+                        $NCCLBOT_SHARED_DIR/data/nccl-tests exists (default: the folder `shared`
+                        beside the clone), else listed as not run, with where they were looked for
 A command outside a fenced block, an unknown info string or an unclosed fence is a failure, and
 so is any file a block leaves outside the ignored folders (`git status` must not change).
 
@@ -116,6 +119,12 @@ def git_status():
         return None  # not a git checkout: nothing to compare
 
 
+def shared_logs_dir():
+    """Where the third-party nccl-tests logs are (the same rule as scripts/main.sh's)."""
+    shared = os.environ.get("NCCLBOT_SHARED_DIR") or os.path.join(ROOT, "..", "shared")
+    return os.path.normpath(os.path.join(shared, "data", "nccl-tests"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build folder with ncclbot")
@@ -139,9 +148,15 @@ def main():
         if kind == "sh" and block.info.startswith("sh no-run:"):
             not_run.append(f"{path}:{block.line}: {block.info[len('sh no-run:'):].strip()}")
             continue
-        if block.info not in ("sh", "console"):
+        if block.info == "sh needs-shared-logs":
+            logs = shared_logs_dir()
+            if not os.path.isdir(logs):
+                not_run.append(f"{path}:{block.line}: no third-party nccl-tests logs in {logs} "
+                               "(set NCCLBOT_SHARED_DIR)")
+                continue
+        elif block.info not in ("sh", "console"):
             failures.append(f"{path}:{block.line}: unknown code block '{block.info}' "
-                            "(sh, console, text or 'sh no-run: WHY')")
+                            "(sh, console, text, 'sh no-run: WHY' or 'sh needs-shared-logs')")
             continue
         print(f"readme_check: {path}:{block.line} ({kind}, {len(block.body)} lines)", flush=True)
         try:
