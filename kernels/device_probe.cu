@@ -45,8 +45,11 @@ CudaProbe probe_cuda() {
   }
   cudaDeviceProp prop{};
   int current = 0;
-  if (cudaGetDevice(&current) == cudaSuccess && cudaGetDeviceProperties(&prop, current) == cudaSuccess)
+  if (cudaGetDevice(&current) == cudaSuccess && cudaGetDeviceProperties(&prop, current) == cudaSuccess) {
     probe.device_name = prop.name;
+    probe.multiprocessors = prop.multiProcessorCount;
+    probe.compute_capability = prop.major * 10 + prop.minor;
+  }
   probe.usable_devices = count;
   return probe;
 }

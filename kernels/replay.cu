@@ -106,26 +106,45 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
   }
 }
 
-// The block's threads and shared memory for the kernel, set up for launch: the requested block
-// unless the state of that many threads exceeds the device's shared memory per block, then the most
-// whole warps that fit; the occupancy calculator then says how many such blocks an SM holds.
+// The block's threads and shared memory for the kernel, set up for launch: the requested block,
+// first cut to the threads the kernel's registers allow per block (cudaFuncGetAttributes: 1,024
+// threads of the delayed RandomPolicy, 72 registers each, would need more than the SM's 65,536),
+// then to the most whole warps whose state fits the device's shared memory per block; the occupancy
+// calculator then says how many such blocks an SM holds. The block never changes a result (each
+// replay writes only its own outputs), only the speed.
 template <typename Policy, typename Cursor>
-DeviceShape replay_kernel_device_shape(int requested_block, int* block, size_t* shared_bytes) {
+DeviceShape replay_kernel_device_shape(const char* policy_name, int requested_block, int* block,
+                                       size_t* shared_bytes) {
   using State = ReplayState<Policy, Cursor>;
+  constexpr bool delayed = !State::kCursorShared;
+  const std::string kernel =
+      std::string("the ") + policy_name + (delayed ? " (delayed)" : "") + " replay kernel";
   int device = 0, max_block_bytes = 0;
   NCCLBOT_CUDA_TRY(cudaGetDevice(&device));
   DeviceShape d;
   NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&d.multiprocessors, cudaDevAttrMultiProcessorCount, device));
   NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&max_block_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  *block = threads_for_shared_state(requested_block, State::kStride, size_t(max_block_bytes));
+  cudaFuncAttributes limits{};
+  NCCLBOT_CUDA_TRY(cudaFuncGetAttributes(&limits, replay_kernel<Policy, Cursor>));
+  const int launchable = block_within_kernel_limit(requested_block, limits.maxThreadsPerBlock);
+  *block = threads_for_shared_state(launchable, State::kStride, size_t(max_block_bytes));
   if (*block < 1)
-    throw std::runtime_error("device_replay: one warp's replay state (" + std::to_string(State::kStride) +
-                             " bytes per thread) exceeds the device's shared memory per block");
+    throw std::runtime_error(
+        "device_replay: " + kernel + " cannot run a block: " + std::to_string(limits.maxThreadsPerBlock) +
+        " threads per block allowed, " + std::to_string(State::kStride) +
+        " bytes of shared memory per thread, " + std::to_string(max_block_bytes) + " per block");
   *shared_bytes = size_t(*block) * State::kStride;
   NCCLBOT_CUDA_TRY(cudaFuncSetAttribute(replay_kernel<Policy, Cursor>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(*shared_bytes)));
   NCCLBOT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &d.resident_blocks_per_sm, replay_kernel<Policy, Cursor>, *block, *shared_bytes));
+  // Zero resident blocks means a launch of this shape fails; say which kernel and why, not the
+  // launch's bare cudaErrorInvalidConfiguration.
+  if (d.resident_blocks_per_sm < 1)
+    throw std::runtime_error("device_replay: " + kernel + " fits no block of " + std::to_string(*block) +
+                             " threads on an SM (" + std::to_string(limits.numRegs) +
+                             " registers per thread, " + std::to_string(*shared_bytes) +
+                             " bytes of shared memory per block): occupancy 0");
   return d;
 }
 
@@ -148,8 +167,8 @@ struct PolicyObjectOf {
 // Enqueues replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the
 // request (all of one kind) on `stream`; the policy objects are uploaded and freed on that stream.
 template <typename Policy>
-void enqueue_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first, int count, int block,
-                     int max_grid, cudaStream_t stream, LaunchShape* shape) {
+void enqueue_replays(const char* policy_name, ReplayKernelArgs a, const PolicyConfig* configs, int first,
+                     int count, int block, int max_grid, cudaStream_t stream, LaunchShape* shape) {
   static_assert(std::is_trivially_copyable_v<Policy>, "policies are copied to the device as bytes");
   std::vector<Policy> objects(size_t(count), Policy{});
   for (int k = 0; k < count; ++k) {
@@ -163,8 +182,9 @@ void enqueue_replays(ReplayKernelArgs a, const PolicyConfig* configs, int first,
   int threads = 0;
   size_t shared_bytes = 0;
   const DeviceShape device =
-      delayed ? replay_kernel_device_shape<Policy, DelayedReplayCursor>(block, &threads, &shared_bytes)
-              : replay_kernel_device_shape<Policy, ReplayCursor>(block, &threads, &shared_bytes);
+      delayed ? replay_kernel_device_shape<Policy, DelayedReplayCursor>(policy_name, block, &threads,
+                                                                        &shared_bytes)
+              : replay_kernel_device_shape<Policy, ReplayCursor>(policy_name, block, &threads, &shared_bytes);
   *shape = grid_stride_shape(a.replays, threads, device);
   if (max_grid > 0 && shape->grid > max_grid) shape->grid = max_grid;
   if (delayed)
@@ -180,13 +200,13 @@ void enqueue_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const P
                              int first, int count, int block, int max_grid, cudaStream_t stream,
                              LaunchShape* shape) {
   switch (kind) {
-#define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, ...) \
-  case PolicyKind::Kind:                               \
-    return enqueue_replays<Type>(a, configs, first, count, block, max_grid, stream, shape);
+#define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, identifier, name, ...) \
+  case PolicyKind::Kind:                                                 \
+    return enqueue_replays<Type>(name, a, configs, first, count, block, max_grid, stream, shape);
     NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
 #undef NCCLBOT_POLICY_LAUNCH
     default:
-      return enqueue_replays<AutoPolicy>(a, configs, first, count, block, max_grid, stream, shape);
+      return enqueue_replays<AutoPolicy>("auto", a, configs, first, count, block, max_grid, stream, shape);
   }
 }
 
@@ -230,6 +250,13 @@ struct RowOffsets {
   int items() const { return rows * width; }
 };
 
+// The temporary storage to allocate for a CUB call whose size query asked for `bytes`: at least one
+// byte, because CUB takes a null storage pointer as another size query, so a 0-byte (null) buffer
+// would make the second call return without sorting.
+size_t cub_temp_bytes(size_t bytes) {
+  return std::max<size_t>(bytes, 1);
+}
+
 // Each row of `in` ascending into `out`: one CUB segmented sort. A radix sort orders keys by their
 // bits, so equal keys are identical and the output is the stable sorts' of summarize_per_config()
 // (losses are never -0.0, the one value whose bits differ from an equal one's: a loss is a sum
@@ -238,7 +265,7 @@ void sort_rows(const RowOffsets& rows, const double* in, double* out, cudaStream
   size_t bytes = 0;
   NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, in, out, rows.items(), rows.rows,
                                                       rows.offsets.get(), rows.offsets.get() + 1, st));
-  DeviceBuffer<unsigned char> temp(bytes, st);
+  DeviceBuffer<unsigned char> temp(cub_temp_bytes(bytes), st);
   NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::SortKeys(temp.get(), bytes, in, out, rows.items(), rows.rows,
                                                       rows.offsets.get(), rows.offsets.get() + 1, st));
 }
@@ -251,7 +278,7 @@ void sort_rows_with_units(const RowOffsets& rows, const double* in, const int* u
   NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::StableSortPairs(nullptr, bytes, in, out, unit_in, unit_at,
                                                              rows.items(), rows.rows, rows.offsets.get(),
                                                              rows.offsets.get() + 1, st));
-  DeviceBuffer<unsigned char> temp(bytes, st);
+  DeviceBuffer<unsigned char> temp(cub_temp_bytes(bytes), st);
   NCCLBOT_CUDA_TRY(cub::DeviceSegmentedSort::StableSortPairs(temp.get(), bytes, in, out, unit_in, unit_at,
                                                              rows.items(), rows.rows, rows.offsets.get(),
                                                              rows.offsets.get() + 1, st));

@@ -9,7 +9,7 @@ sqrt and random numbers: they do the same work per step, not the same bits, so o
 compared. Steps/s = replays x horizon / wall time of one run after a warm-up (compilation excluded).
 
 Usage (on a GPU machine with JAX and/or CuPy; JAX also runs on a CPU for a functional check):
-  scripts/bench_peers_gpu.py --ncclbot build-cuda/ncclbot [--seeds 256] [--horizon 1024] [--json]
+  scripts/bench_peers_gpu.py --ncclbot gpu-bundle/bin/ncclbot [--seeds 256] [--horizon 1024] [--json]
 """
 import argparse
 import csv
@@ -133,7 +133,7 @@ def cupy_replay(times, prior, valid, seeds, horizon, c=0.1, n0=1.0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ncclbot", default="build-cuda/ncclbot")
+    ap.add_argument("--ncclbot", default="gpu-bundle/bin/ncclbot")
     ap.add_argument("--contexts", type=int, default=480)
     ap.add_argument("--seeds", type=int, default=256)
     ap.add_argument("--horizon", type=int, default=1024)

@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include "ncclbot/bench/bench_sweep.hpp"
 #include "ncclbot/bench/harness.hpp"
+#include "ncclbot/core/cuda_probe.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
@@ -85,6 +86,14 @@ Action setup(CLI::App& app) {
                        {"horizon", opt->horizon},        {"delay", opt->delay},
                        {"samples", opt->samples},        {"repetitions", opt->repetitions},
                        {"observation", opt->observation}};
+    // The device the kernels ran on, for the throughput's context (scripts/gpu-check.sh reads its
+    // SM count: nvidia-smi has no field for it).
+    if (backend == ReplayBackend::kCuda) {
+      const CudaProbe probe = probe_cuda();
+      out["device"] = {{"name", probe.device_name},
+                       {"multiprocessors", probe.multiprocessors},
+                       {"compute_capability", probe.compute_capability}};
+    }
     std::ostream& human = opt->json ? std::cerr : std::cout;
     for (int arms : opt->arms) {
       Sweep sweep = make_bench_sweep(arms, opt->contexts, opt->samples);

@@ -4,7 +4,9 @@
 #ifndef NCCLBOT_HAVE_CUDA
 namespace ncclbot {
 CudaProbe probe_cuda() {
-  return CudaProbe{0, "ncclbot was built without CUDA (nvcc not found at configure time)", ""};
+  CudaProbe none;
+  none.reason = "ncclbot was built without CUDA (nvcc not found at configure time)";
+  return none;
 }
 int select_cuda_device(int) {
   return -1;

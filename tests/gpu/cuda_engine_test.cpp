@@ -9,7 +9,8 @@
 #include <sstream>
 
 #include "gpu/random_sweep.hpp"
-#include "ncclbot/core/cuda_probe.hpp"
+#include "gpu/skip_without_gpu.hpp"
+#include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/cuda_engine.hpp"
 #include "ncclbot/replay/device_replay.hpp"
@@ -22,12 +23,6 @@
 using namespace ncclbot;
 
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                                    \
-  do {                                                                                        \
-    const CudaProbe probe = probe_cuda();                                                     \
-    if (probe.usable_devices == 0) GTEST_SKIP() << "no usable CUDA device: " << probe.reason; \
-  } while (0)
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b, size_t* first_difference) {
   if (a.size() != b.size()) return *first_difference = 0, false;
@@ -46,7 +41,7 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b, size_
 }  // namespace
 
 TEST(CudaEngine, EveryPolicyBitIdenticalToCpu) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   for (uint64_t seed : {1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Sweep sweep = test::random_sweep(seed, 61, 1 + int(seed) * 3);
@@ -67,7 +62,7 @@ TEST(CudaEngine, EveryPolicyBitIdenticalToCpu) {
 
 // Delayed feedback (replay/replay.hpp): the delayed cursor on the device, every policy, bit for bit.
 TEST(CudaEngine, DelayedFeedbackBitIdenticalToCpu) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(4, 47, 5);
   for (int delay : {1, 7, 256}) {
     SCOPED_TRACE("delay " + std::to_string(delay));
@@ -84,7 +79,7 @@ TEST(CudaEngine, DelayedFeedbackBitIdenticalToCpu) {
 // Call dynamics (core/call_dynamics.hpp): warm-up, level shifts and first-use costs on the device,
 // undelayed and delayed, with per-call costs, every policy, bit for bit.
 TEST(CudaEngine, CallDynamicsBitIdenticalToCpu) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   Sweep sweep = test::random_sweep(6, 43, 5);
   sweep.set_dynamics(test::every_mechanism());
   for (int delay : {0, 7}) {
@@ -102,7 +97,7 @@ TEST(CudaEngine, CallDynamicsBitIdenticalToCpu) {
 }
 
 TEST(CudaEngine, SweepWithoutPriorAndSubsetOfContexts) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(9, 40, 3, false);
   ReplayJob job = test::random_job(sweep, parse_policy_grid("ucb1:c=0.05|0.3,n0=0"), 9, 3, 300);
   job.contexts = {39, 0, 17, 17, 5};  // any order, repeats allowed, as the CPU engine takes them
@@ -115,7 +110,7 @@ TEST(CudaEngine, SweepWithoutPriorAndSubsetOfContexts) {
 // Device summaries equal summarize_losses() of the CPU engine's means, whether the configs run in
 // one launch or one launch each (a scratch budget too small for two configs).
 TEST(CudaEngine, DeviceSummariesAndChunking) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(4, 80, 4);
   const ReplayJob job = test::random_job(sweep, test::every_policy(), 4, 6, 120);
   const ReplayResults cpu = run_cpu_replay(job);
@@ -169,7 +164,7 @@ TEST(CudaEngine, DeviceSummariesAndChunking) {
 // Two blocks of 32 threads for thousands of replays: every thread strides over many of them, and
 // the results cannot tell.
 TEST(CudaEngine, ManyGridStrideIterationsChangeNothing) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(5, 60, 4);
   const ReplayJob job = test::random_job(sweep, parse_policy_grid("ucb1:c=0.2,n0=0|4"), 5, 40, 90);
   const ReplayResults cpu = run_cpu_replay(job);
@@ -196,7 +191,7 @@ TEST(CudaEngine, ManyGridStrideIterationsChangeNothing) {
 
 // `ncclbot replay --backend cuda` prints what `--backend cpu` prints, but for the backend's name.
 TEST(CudaEngine, CommandLineMatchesCpu) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const std::string dir = test::temp_dir();
   const Sweep sweep = test::random_sweep(5, 50, 4);
   write_sweep_csv(sweep, dir + "/s.csv");
@@ -218,7 +213,7 @@ TEST(CudaEngine, CommandLineMatchesCpu) {
 
 // `ncclbot tune --backend cuda` tunes and scores exactly as `--backend cpu` does.
 TEST(CudaEngine, TuneMatchesCpu) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const std::string dir = test::temp_dir();
   write_sweep_csv(test::random_sweep(6, 90, 4), dir + "/s.csv");
   const std::string args = "tune --sweep '" + dir +
@@ -241,7 +236,7 @@ TEST(CudaEngine, TuneMatchesCpu) {
 // the cuda backend (scale/bootstrap_on_device.hpp) equal the library's: estimate, bounds and
 // standard error.
 TEST(CudaEngine, DeviceBootstrapMatchesStatsBootstrap) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const Sweep sweep = test::random_sweep(8, 70, 3);
   const ReplayResults cpu =
       run_cpu_replay(test::random_job(sweep, parse_policy_grid("ucb1:c=0.1|0.5,n0=0|1"), 8, 3, 90));
@@ -276,9 +271,12 @@ TEST(CudaEngine, DeviceBootstrapMatchesStatsBootstrap) {
 // `ncclbot run experiments/quick.toml --backend cuda`: the whole study (tune, score, statistics,
 // report) gives the same results.json as `--backend cpu`, but for the backend it names.
 TEST(CudaEngine, StudyRunMatchesCpu) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const std::string dir = test::temp_dir();
-  const std::string study = std::string(NCCLBOT_SOURCE_DIR) + "/experiments/quick.toml";
+  // Found from this test program, as the program finds it: the source tree from a build folder, the
+  // bundle's share/ncclbot from a GPU bundle (scripts/gpu-bundle.sh).
+  ASSERT_FALSE(resource_paths().experiments.empty()) << "no experiments/ folder found from this test program";
+  const std::string study = resource_paths().experiments + "/quick.toml";
   const auto cpu = test::run_cli("run '" + study + "' --out '" + dir + "/cpu' --no-figures --backend cpu");
   const auto gpu = test::run_cli("run '" + study + "' --out '" + dir + "/cuda' --no-figures --backend cuda");
   ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
@@ -293,14 +291,18 @@ TEST(CudaEngine, StudyRunMatchesCpu) {
   EXPECT_EQ(jg.dump(), jc.dump());
 }
 
-// `ncclbot bench --backend cuda` reports steps/s for the GPU, at each block size asked for.
+// `ncclbot bench --backend cuda` reports steps/s for the GPU, at each block size asked for, and the
+// device it ran on (scripts/gpu-check.sh takes the SM count from there).
 TEST(CudaEngine, BenchReportsStepsPerSecond) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const auto r = test::run_cli(
       "bench --backend cuda --policy ucb1 --arms 12 --contexts 64 --seeds 64 --horizon 256 "
       "--repetitions 1 --cuda-block 32 128 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["device"]["name"].get<std::string>().empty());
+  EXPECT_GT(j["device"]["multiprocessors"].get<int>(), 0);
+  EXPECT_GE(j["device"]["compute_capability"].get<int>(), 90);
   ASSERT_EQ(j["results"].size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(j["results"][i]["backend"], "cuda");

@@ -5,24 +5,14 @@
 #include <random>
 
 #include "gpu/curand_stream.hpp"
-#include "ncclbot/core/cuda_probe.hpp"
+#include "gpu/skip_without_gpu.hpp"
 
 using namespace ncclbot;
-
-namespace {
-
-#define SKIP_WITHOUT_GPU()                                                                    \
-  do {                                                                                        \
-    const CudaProbe probe = probe_cuda();                                                     \
-    if (probe.usable_devices == 0) GTEST_SKIP() << "no usable CUDA device: " << probe.reason; \
-  } while (0)
-
-}  // namespace
 
 // Random123's known-answer vectors (examples/kat_vectors, philox4x32 10), evaluated in device code
 // (Random123's Philox compiled by nvcc).
 TEST(CurandStream, DeviceKnownAnswerVectors) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   const std::vector<Philox4x32> ctr = {{{0, 0, 0, 0}},
                                        {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}},
                                        {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}}};
@@ -38,7 +28,7 @@ TEST(CurandStream, DeviceKnownAnswerVectors) {
 // The replay core's sample draws: word t of (seed, id) is the t-th curand() after
 // curand_init(seed, id, 0), i.e. word t % 4 of philox_block(seed, id, t / 4, 0).
 TEST(CurandStream, CurandWordsAreTheReplayDraws) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   std::mt19937_64 gen(20261130);
   for (int trial = 0; trial < 20; ++trial) {
     const uint64_t seed = gen(), id = gen();
@@ -56,7 +46,7 @@ TEST(CurandStream, CurandWordsAreTheReplayDraws) {
 // The policy lanes: philox_block(seed, id, step, lane) is curand4() after
 // curand_init(seed, id, 4 * (step + 2^32 * lane)), over the whole range of ids, steps and lanes.
 TEST(CurandStream, Curand4BlocksAreThePolicyLanes) {
-  SKIP_WITHOUT_GPU();
+  NCCLBOT_SKIP_WITHOUT_GPU();
   std::mt19937_64 gen(7);
   for (int trial = 0; trial < 8; ++trial) {
     const uint64_t seed = gen();

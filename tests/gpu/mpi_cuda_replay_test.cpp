@@ -1,14 +1,14 @@
 // MPI ranks on the CUDA backend: `mpirun -np 2 ncclbot-mpi replay --backend cuda` (and `tune`)
 // print what one process prints on the CPU backend, but for the backend's name. Both ranks use
 // device 0 of the node (one GPU is enough; scripts/gpu-per-local-rank.sh spreads ranks over
-// several). Skips when there is no usable CUDA device, no ncclbot-mpi in this build or no mpirun.
+// several). Skips when there is no usable CUDA device, no mpirun or no ncclbot-mpi beside ncclbot.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "gpu/random_sweep.hpp"
-#include "ncclbot/core/cuda_probe.hpp"
+#include "gpu/skip_without_gpu.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "support/run_cli.hpp"
 
@@ -17,15 +17,16 @@ using namespace ncclbot;
 namespace {
 
 std::string mpi_binary() {
-  return (std::filesystem::path(NCCLBOT_BINARY).parent_path() / "ncclbot-mpi").string();
+  return (std::filesystem::path(test::ncclbot_binary()).parent_path() / "ncclbot-mpi").string();
 }
 
-#define SKIP_WITHOUT_GPU_OR_MPI()                                                                   \
-  do {                                                                                              \
-    const CudaProbe probe = probe_cuda();                                                           \
-    if (probe.usable_devices == 0) GTEST_SKIP() << "no usable CUDA device: " << probe.reason;       \
-    if (!std::filesystem::exists(mpi_binary()) || std::system("command -v mpirun >/dev/null 2>&1")) \
-      GTEST_SKIP() << "no ncclbot-mpi in this build or no mpirun on PATH";                          \
+#define SKIP_WITHOUT_GPU_OR_MPI()                                                                \
+  do {                                                                                           \
+    NCCLBOT_SKIP_WITHOUT_GPU();                                                                  \
+    if (std::system("command -v mpirun >/dev/null 2>&1") != 0)                                   \
+      NCCLBOT_SKIP_BECAUSE("no_mpirun", "no mpirun on PATH");                                    \
+    if (!std::filesystem::exists(mpi_binary()))                                                  \
+      NCCLBOT_SKIP_BECAUSE("no_ncclbot_mpi", "no ncclbot-mpi beside ncclbot: " << mpi_binary()); \
   } while (0)
 
 // mpirun refuses root unless told; GPU machines often run tests as root in a container.

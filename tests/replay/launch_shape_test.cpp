@@ -36,3 +36,14 @@ TEST(LaunchShape, ConfigsPerLaunchFitTheBudget) {
   EXPECT_EQ(configs_per_launch(7, 500, 20, 1), 1);  // always at least one config
   EXPECT_EQ(configs_per_launch(1, 500, 20, 1 << 30), 1);
 }
+
+// The block is cut to what the kernel's registers allow, in whole warps, and only then.
+TEST(LaunchShape, TheBlockFitsTheKernelsThreadLimitInWholeWarps) {
+  // Delayed RandomPolicy on sm_90: 72 registers per thread allow 896 threads per block, not 1,024.
+  EXPECT_EQ(block_within_kernel_limit(1024, 896), 896);
+  EXPECT_EQ(block_within_kernel_limit(1024, 910), 896);  // a limit off the warp grid: whole warps
+  EXPECT_EQ(block_within_kernel_limit(128, 896), 128);   // a block within the limit is kept as asked
+  EXPECT_EQ(block_within_kernel_limit(100, 896), 100);   // even one of partial warps
+  EXPECT_EQ(block_within_kernel_limit(1024, 1024), 1024);
+  EXPECT_EQ(block_within_kernel_limit(64, 20), 20);  // under one warp: the limit itself, never 0
+}

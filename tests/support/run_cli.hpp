@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/ncclbot_binary.hpp"
+
 namespace ncclbot::test {
 
 struct CliResult {
@@ -60,9 +62,9 @@ inline CliResult run_cli_with(const std::string& program, const std::string& arg
   return r;
 }
 
-// Runs the built `ncclbot ARGS`.
+// Runs the built `ncclbot ARGS` (support/ncclbot_binary.hpp says which one).
 inline CliResult run_cli(const std::string& args, const std::string& stdin_text = "") {
-  return run_cli_with(NCCLBOT_BINARY, args, stdin_text);
+  return run_cli_with(ncclbot_binary(), args, stdin_text);
 }
 
 inline void write_file(const std::string& path, const std::string& text) {
@@ -72,7 +74,7 @@ inline void write_file(const std::string& path, const std::string& text) {
 
 // The tuner plugin, built beside the ncclbot program.
 inline std::string plugin_path() {
-  const std::string bin = NCCLBOT_BINARY;
+  const std::string bin = ncclbot_binary();
   return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
 }
 

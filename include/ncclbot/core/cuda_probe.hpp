@@ -9,6 +9,8 @@ struct CudaProbe {
   int usable_devices = 0;
   std::string reason;  // why no device is usable ("built without CUDA", the CUDA error text, ...)
   std::string device_name;
+  int multiprocessors = 0;     // of the current device (H200: 132); 0 when none is usable
+  int compute_capability = 0;  // major * 10 + minor (H200: 90); 0 when none is usable
 };
 
 CudaProbe probe_cuda();

@@ -14,11 +14,12 @@
 
 namespace ncclbot {
 
-// Smallest of x[0..n-1] (n >= 1, no NaN) in four independent chains (on the host two chains of
-// pairs: core/host_double_pair.hpp): min is exact, so the order does not change the result, and
-// the short chains keep the step's critical path short.
-NCCLBOT_HD inline double min_of(const double* x, int n) {
-#if defined(__CUDACC__)
+// Smallest of x[0..n-1] (n >= 1, no NaN). min is exact, so any order of comparisons gives the same
+// value, and short independent chains keep the step's critical path short. Each processor has its
+// own way, both callable from host code so the host tests the GPU's (DevicePathsOnHost):
+//   - the GPU (and nvcc's host compilations): four chains of scalars, merged with selects;
+//   - the host build: two chains of pairs of doubles (core/host_double_pair.hpp).
+NCCLBOT_HD inline double min_of_chains(const double* x, int n) {
   double m0 = x[0], m1 = x[0], m2 = x[0], m3 = x[0];
   int j = 1;
   for (; j + 3 < n; j += 4) {
@@ -31,7 +32,10 @@ NCCLBOT_HD inline double min_of(const double* x, int n) {
   m0 = m1 < m0 ? m1 : m0;
   m2 = m3 < m2 ? m3 : m2;
   return m2 < m0 ? m2 : m0;
-#else
+}
+
+#if !defined(__CUDACC__)
+inline double min_of_pairs(const double* x, int n) {
   HostDoublePair m0 = {x[0], x[0]}, m1 = m0;
   int j = 0;
   for (; j + 3 < n; j += 4) {
@@ -43,6 +47,14 @@ NCCLBOT_HD inline double min_of(const double* x, int n) {
   double m = m0[1] < m0[0] ? m0[1] : m0[0];
   for (; j < n; ++j) m = x[j] < m ? x[j] : m;
   return m;
+}
+#endif
+
+NCCLBOT_HD inline double min_of(const double* x, int n) {
+#if defined(__CUDACC__)
+  return min_of_chains(x, n);
+#else
+  return min_of_pairs(x, n);
 #endif
 }
 

@@ -74,10 +74,7 @@ struct ThompsonPolicy {
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
     const int best = first_index_of_min(stats.mean, k);
-    const double best_ceiling = highest_draw(best);
-    uint32_t rivals = 0;  // the arms whose floor is not above the best-mean arm's highest draw
-    for (int j = 0; j < k; ++j) rivals |= uint32_t(!(lowest_draw[j] > best_ceiling)) << j;
-    rivals &= ~(1u << best);
+    const uint32_t rivals = rivals_of(best);
     if (rivals == 0) return stats.arms.slot[best];
 #ifdef __CUDA_ARCH__
     return stats.arms.slot[select_by_drawing(rng, best)];
@@ -86,7 +83,17 @@ struct ThompsonPolicy {
 #endif
   }
 
-  // The winner among arms that can still win, drawing each: the reference definition's pick.
+  // The arms other than `best` (the best-mean arm) that could still win: those whose floor is not
+  // above the best arm's highest draw, as a mask of packed arm indices.
+  NCCLBOT_HD uint32_t rivals_of(int best) const {
+    const double best_ceiling = highest_draw(best);
+    uint32_t rivals = 0;
+    for (int j = 0; j < stats.arms.k; ++j) rivals |= uint32_t(!(lowest_draw[j] > best_ceiling)) << j;
+    return rivals & ~(1u << best);
+  }
+
+  // The winner among arms that can still win, drawing each: the reference definition's pick (the
+  // GPU's way; the host's is select_by_buckets(), and both give the same arm: DevicePathsOnHost).
   NCCLBOT_HD int select_by_drawing(StepRandom& rng, int best) const {
     const int k = stats.arms.k;
     int pick = best;

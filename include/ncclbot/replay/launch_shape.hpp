@@ -7,9 +7,12 @@
 // launch only the blocks they need. Results never depend on the shape (each item writes only its
 // own outputs), only the speed does.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace ncclbot {
+
+inline constexpr size_t kWarpThreads = 32;
 
 struct DeviceShape {
   int multiprocessors = 0;         // cudaDevAttrMultiProcessorCount (H200: 132)
@@ -32,6 +35,17 @@ inline LaunchShape grid_stride_shape(int64_t items, int block, const DeviceShape
       int64_t(std::max(1, device.multiprocessors)) * std::max(1, device.resident_blocks_per_sm);
   s.grid = int(std::min(needed, resident));
   return s;
+}
+
+// The threads per block a kernel can be launched with: `requested` when the kernel allows that many
+// (cudaFuncAttributes::maxThreadsPerBlock, which its registers set: 65,536 per block on sm_90, so a
+// kernel of 72 registers per thread, the delayed RandomPolicy's, allows 896, not 1,024), else the
+// limit rounded down to whole warps (a partial warp would only idle lanes). Never more than the
+// limit, and at least 1 when the limit is.
+inline int block_within_kernel_limit(int requested, int max_threads_per_block) {
+  if (requested <= max_threads_per_block) return requested;
+  const int warp = int(kWarpThreads);
+  return max_threads_per_block >= warp ? max_threads_per_block / warp * warp : max_threads_per_block;
 }
 
 // How many configs one launch replays so that its per-replay outputs (bytes_per_replay for each of

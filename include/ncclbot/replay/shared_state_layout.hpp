@@ -13,9 +13,9 @@
 #include <algorithm>
 #include <cstddef>
 
-namespace ncclbot {
+#include "ncclbot/replay/launch_shape.hpp"  // kWarpThreads
 
-inline constexpr size_t kWarpThreads = 32;
+namespace ncclbot {
 
 // `bytes` rounded up to an odd multiple of 8.
 constexpr size_t bank_friendly_stride(size_t bytes) {
