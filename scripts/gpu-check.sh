@@ -215,6 +215,23 @@ elif ((!DEVICE && !DRY)); then
   BLOCKED="not run: no usable CUDA device"
 fi
 
+# Whether stage N runs (marked running), else records why not: not asked for, blocked by an earlier
+# stage, or (stages that need a GPU, with needs_gpu=1) a dry run.
+stage_runs() {
+  local n=$1 needs_gpu=$2
+  if ! wants "$n"; then
+    stage_status "$n" "not requested"
+  elif [[ -n "$BLOCKED" ]]; then
+    stage_status "$n" "$BLOCKED"
+  elif ((DRY && needs_gpu)); then
+    stage_status "$n" "not run: dry run (needs a GPU)"
+  else
+    stage_status "$n" running
+    return 0
+  fi
+  return 1
+}
+
 # --- Stage 2: benchmarks -------------------------------------------------------------------------
 SEEDS=(8 128 1024)
 HORIZON=4096
@@ -225,12 +242,7 @@ if ((DRY)); then
   GPU=cpu # the CPU stands in for the GPU column
 fi
 report set "$SUMMARY" horizon "$HORIZON"
-if ! wants 2; then
-  stage_status 2 "not requested"
-elif [[ -n "$BLOCKED" ]]; then
-  stage_status 2 "$BLOCKED"
-else
-  stage_status 2 running
+if stage_runs 2 0; then
   S2=passed
   ucb1=(--policy ucb1 --arms 12 --contexts 480 --horizon "$HORIZON" --json)
   cpu_limits=(5 8 25)
@@ -271,14 +283,7 @@ fi
 
 # --- Stage 3: compute-sanitizer and Nsight Compute --------------------------------------------------
 tool_path() { command -v "$1" 2>/dev/null || { [[ -x "/usr/local/cuda/bin/$1" ]] && echo "/usr/local/cuda/bin/$1"; }; }
-if ! wants 3; then
-  stage_status 3 "not requested"
-elif [[ -n "$BLOCKED" ]]; then
-  stage_status 3 "$BLOCKED"
-elif ((DRY)); then
-  stage_status 3 "not run: dry run (needs a GPU)"
-else
-  stage_status 3 running
+if stage_runs 3 1; then
   S3=passed
   SANITIZER=$(tool_path compute-sanitizer)
   small=(bench --backend cuda --policy ucb1 --policy thompson --policy swucb:window=8 --policy ducb:gamma=0.9
@@ -312,14 +317,7 @@ else
 fi
 
 # --- Stage 4: the JAX / CuPy peers ----------------------------------------------------------------
-if ! wants 4; then
-  stage_status 4 "not requested"
-elif [[ -n "$BLOCKED" ]]; then
-  stage_status 4 "$BLOCKED"
-elif ((DRY)); then
-  stage_status 4 "not run: dry run (needs a GPU)"
-else
-  stage_status 4 running
+if stage_runs 4 1; then
   if step 4 peers 80 "$SCRATCH/peers.json" python3 "$SCRIPTS/bench_peers_gpu.py" --ncclbot "$NCCLBOT" --json; then
     stage_status 4 passed
   else
