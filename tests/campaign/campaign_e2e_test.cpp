@@ -28,8 +28,7 @@ std::string q(const std::string& s) {
 }
 
 std::string build_dir() {
-  const std::string bin = NCCLBOT_BINARY;
-  return bin.substr(0, bin.rfind('/') + 1);
+  return beside_ncclbot("");
 }
 
 struct Shell {

@@ -114,8 +114,7 @@ TEST(PluginCheckCli, DelayedFeedbackStillMatchesTheReplayCallForCall) {
 }
 
 TEST(PluginCheckCli, ADifferentTunerIsCaughtWithContextAndStep) {
-  const std::string bin = NCCLBOT_BINARY;
-  const std::string wrong = bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-fixedring-fixture.so";
+  const std::string wrong = beside_ncclbot("libnccl-tuner-fixedring-fixture.so");
   int rc = -1;
   std::string err;
   const nlohmann::json j = check(wrong, "greedy:n0=0", 0, &rc, &err);

@@ -72,10 +72,15 @@ inline void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
+// A file the build puts beside the ncclbot program (the plugin, the test fixtures' programs).
+inline std::string beside_ncclbot(const std::string& name) {
+  const std::string bin = ncclbot_binary();
+  return bin.substr(0, bin.rfind('/') + 1) + name;
+}
+
 // The tuner plugin, built beside the ncclbot program.
 inline std::string plugin_path() {
-  const std::string bin = ncclbot_binary();
-  return bin.substr(0, bin.rfind('/') + 1) + "libnccl-tuner-ncclbot.so";
+  return beside_ncclbot("libnccl-tuner-ncclbot.so");
 }
 
 // How often `needle` occurs in `text` (overlapping occurrences counted).
