@@ -18,7 +18,9 @@ import sys
 def read_log(path):
     """The newest (start_ms, end_ms) of each output in a .ninja_log (format v5 and later)."""
     steps = {}
-    with open(path, encoding="utf-8") as f:
+    if not os.path.isfile(path):  # checked first: a FIFO or a device would block or never end
+        raise ValueError(f"{path}: no such regular file (build the folder first)")
+    with open(path, encoding="utf-8", errors="replace") as f:
         header = f.readline()
         if not header.startswith("# ninja log v"):
             raise ValueError(f"{path}:1: not a ninja log")
