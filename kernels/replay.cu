@@ -40,7 +40,7 @@ struct ReplayKernelArgs {
   const void* policies;        // [configs of this launch], Policy objects with their params set
   const int* fixed_slots;      // [configs of this launch][sweep.num_contexts] or null
   const double* call_cost_us;  // [configs of this launch] or null (no per-call cost)
-  int contexts_count, seeds, horizon, delay;
+  int contexts_count, seeds, horizon, delay, window;
   uint64_t seed_base;
   int64_t replays;  // configs * seeds * N
   double* online;   // [replays], (config, seed, context) row-major
@@ -88,6 +88,7 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.stream_id = a.stream_ids[i];
     task.horizon = a.horizon;
     task.delay = a.delay;
+    task.window = a.window;
     task.call_cost_us = a.call_cost_us ? a.call_cost_us[config] : 0.0;
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
@@ -178,7 +179,7 @@ void enqueue_replays(const char* policy_name, ReplayKernelArgs a, const PolicyCo
   }
   DeviceBuffer<Policy> policies(objects.data(), objects.size(), stream);
   a.policies = policies.get();
-  const bool delayed = a.delay > 0;
+  const bool delayed = a.delay > 0 || a.window > 1;
   int threads = 0;
   size_t shared_bytes = 0;
   const DeviceShape device =
@@ -291,8 +292,8 @@ void check_request(const DeviceReplayRequest& q) {
     throw std::invalid_argument("device_replay: one stream id per context is needed");
   if (q.seeds < 1 || q.horizon < 1)
     throw std::invalid_argument("device_replay: seeds and horizon must be >= 1");
-  if (q.delay < 0 || q.delay > kMaxReplayDelay)
-    throw std::invalid_argument("device_replay: delay out of range");
+  if (!feedback_schedule_fits(q.delay, q.window))
+    throw std::invalid_argument("device_replay: delay or decision window out of range");
   if (!q.call_cost_us.empty() && q.call_cost_us.size() != q.configs.size())
     throw std::invalid_argument("device_replay: call_cost_us must have one cost per config");
   if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
@@ -358,6 +359,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.seeds = q.seeds;
     a.horizon = q.horizon;
     a.delay = q.delay;
+    a.window = q.window;
     a.seed_base = q.seed_base;
     a.replays = int64_t(count) * per_config;
     a.online = online.get() + out_offset;

@@ -8,8 +8,31 @@ namespace ncclbot::cli {
 
 void add_as_deployed_option(CLI::App& app, std::string& mode) {
   app.add_option("--as-deployed", mode,
-                 "local or leader: charge each policy the plugin's measured per-call cost and use the "
-                 "plugin's measured feedback delay of that mode (unless --delay is given)");
+                 "local or leader: charge each policy the plugin's measured per-call cost and replay the "
+                 "plugin's feedback schedule of that mode (leader: its decision windows), unless --delay "
+                 "or --window is given");
+}
+
+void FeedbackOptions::add_to(CLI::App& app) {
+  delay_option = app.add_option(
+      "--delay", delay,
+      "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0); with "
+      "--window W > 1, how many calls before its window a decision window is asked for");
+  window_option = app.add_option(
+      "--window", window,
+      "decision window W: calls decided together from one state, as the plugin's leader mode does "
+      "(default 1; docs/replay.md \"Feedback delay\")");
+  add_as_deployed_option(app, as_deployed);
+}
+
+DeployedFeedback FeedbackOptions::resolve() const {
+  DeployedFeedback f{delay, window};
+  if (const auto mode = deployment()) {
+    const DeployedFeedback deployed = deployed_feedback(*mode);
+    if (delay_option->count() == 0) f.delay = deployed.delay;
+    if (window_option->count() == 0) f.window = deployed.window;
+  }
+  return f;
 }
 
 std::optional<Deployment> parse_as_deployed(const std::string& mode) {

@@ -15,6 +15,22 @@ namespace ncclbot::cli {
 
 void add_as_deployed_option(CLI::App& app, std::string& mode);
 
+// --delay, --window and --as-deployed together (replay, tune): the feedback schedule of every
+// replay (replay/replay.hpp). --as-deployed gives the plugin's (delay, window) in that mode;
+// --delay or --window, when given, replace that part.
+struct FeedbackOptions {
+  int delay = 0;
+  int window = 1;
+  std::string as_deployed;
+  CLI::Option* delay_option = nullptr;
+  CLI::Option* window_option = nullptr;
+
+  void add_to(CLI::App& app);
+  // The schedule these options give (after parsing), and the deployment when one was asked for.
+  DeployedFeedback resolve() const;
+  std::optional<Deployment> deployment() const { return parse_as_deployed(as_deployed); }
+};
+
 // The mode of --as-deployed; nullopt when it was not given, a UsageError for an unknown mode.
 std::optional<Deployment> parse_as_deployed(const std::string& mode);
 

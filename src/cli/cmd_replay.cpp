@@ -34,8 +34,7 @@ struct ReplayOptions {
   int seeds = 1;
   uint64_t seed = 0;
   int horizon = 0;
-  int delay = 0;
-  std::string as_deployed;  // local | leader: the plugin's measured delay and per-call costs
+  FeedbackOptions feedback;  // --delay, --window, --as-deployed
   int threads = 0;
   std::string backend = "cpu";
   std::string nodes, collectives;
@@ -74,10 +73,7 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  CLI::Option* delay = app.add_option(
-      "--delay", opt->delay,
-      "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
-  add_as_deployed_option(app, opt->as_deployed);
+  opt->feedback.add_to(app);
   app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--nodes", opt->nodes, "only these node counts, e.g. 16,32");
@@ -87,7 +83,7 @@ Action setup(CLI::App& app) {
   app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
   add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt, delay] {
+  return [opt] {
     const bool sharded = !opt->shard.empty();
     const ShardSpec shard = sharded ? parse_shard(opt->shard) : ShardSpec{};
     if (sharded && opt->out_path.empty()) throw UsageError("--shard needs --out FILE for the partial result");
@@ -115,11 +111,10 @@ Action setup(CLI::App& app) {
     job.seeds = opt->seeds;
     job.seed_base = opt->seed;
     job.horizon = opt->horizon;
-    job.delay = opt->delay;
-    if (const auto mode = parse_as_deployed(opt->as_deployed)) {
-      job.call_cost_us = deployed_call_costs(job.configs);
-      if (delay->count() == 0) job.delay = deployed_delay(*mode);
-    }
+    const DeployedFeedback feedback = opt->feedback.resolve();
+    job.delay = feedback.delay;
+    job.window = feedback.window;
+    if (opt->feedback.deployment()) job.call_cost_us = deployed_call_costs(job.configs);
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
     if (group && sharded)
@@ -144,7 +139,8 @@ Action setup(CLI::App& app) {
     report.seeds = job.seeds;
     report.horizon = job.horizon;
     report.delay = job.delay;
-    report.as_deployed = opt->as_deployed;
+    report.window = job.window;
+    report.as_deployed = opt->feedback.as_deployed;
     report.call_cost_us = job.call_cost_us;
     if (sharded || group) {
       nlohmann::json identity = replay_identity(job, sweep_digest(opt->sweep_path), report.backend);

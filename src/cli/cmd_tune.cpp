@@ -36,8 +36,7 @@ struct TuneOptions {
   int seeds = 1;
   uint64_t seed = 0;
   int horizon = 0;
-  int delay = 0;
-  std::string as_deployed;  // local | leader: the plugin's measured delay and per-call costs
+  FeedbackOptions feedback;  // --delay, --window, --as-deployed
   int threads = 0;
   std::string backend = "cpu";
   std::string phase, shard, choice_path, out_path;
@@ -95,10 +94,7 @@ Action setup(CLI::App& app) {
   app.add_option("--seeds", opt->seeds, "replays per context and config")->required();
   app.add_option("--seed", opt->seed, "first seed (default 0)");
   app.add_option("--horizon", opt->horizon, "steps per replay (T)")->required();
-  CLI::Option* delay = app.add_option(
-      "--delay", opt->delay,
-      "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0)");
-  add_as_deployed_option(app, opt->as_deployed);
+  opt->feedback.add_to(app);
   app.add_option("--threads", opt->threads, "worker threads (0 or left out: all cores)");
   app.add_option("--backend", opt->backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--phase", opt->phase, "with --shard: tune (grid points on the tune contexts) or score");
@@ -107,7 +103,7 @@ Action setup(CLI::App& app) {
   app.add_option("--out", opt->out_path, "with --shard: the partial result file for `ncclbot merge`");
   add_rank_timeout_option(app, opt->rank_timeout);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt, delay] {
+  return [opt] {
     check_shard_options(*opt);
     TuneRequest req;
     req.backend = resolve_replay_backend(parse_replay_backend(opt->backend), std::cerr);
@@ -136,11 +132,10 @@ Action setup(CLI::App& app) {
     req.seeds = opt->seeds;
     req.seed_base = opt->seed;
     req.horizon = opt->horizon;
-    req.delay = opt->delay;
-    if (const auto mode = parse_as_deployed(opt->as_deployed)) {
-      req.charge_call_costs = true;
-      if (delay->count() == 0) req.delay = deployed_delay(*mode);
-    }
+    const DeployedFeedback feedback = opt->feedback.resolve();
+    req.delay = feedback.delay;
+    req.window = feedback.window;
+    req.charge_call_costs = opt->feedback.deployment().has_value();
     // Ranks on one node share its cores unless told otherwise.
     req.threads = opt->threads > 0 ? opt->threads
                                    : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
@@ -154,7 +149,8 @@ Action setup(CLI::App& app) {
     report.seeds = req.seeds;
     report.horizon = req.horizon;
     report.delay = req.delay;
-    report.as_deployed = opt->as_deployed;
+    report.window = req.window;
+    report.as_deployed = opt->feedback.as_deployed;
     if (req.charge_call_costs)
       for (const auto& g : opt->policies) report.call_cost_us.push_back(deployed_call_cost_us(g));
     if (!opt->shard.empty()) return run_tune_shard(*opt, req, report);

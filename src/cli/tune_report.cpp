@@ -17,6 +17,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
   out["seeds"] = report.seeds;
   out["horizon"] = report.horizon;
   out["delay"] = report.delay;
+  if (report.window > 1) out["window"] = report.window;
   if (!report.as_deployed.empty()) out["as_deployed"] = report.as_deployed;
   out["policies"] = nlohmann::json::array();
   for (const auto& tp : tuned) {
@@ -38,6 +39,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
         << report.score_contexts << " (nodes " << report.score_nodes << "), " << report.seeds
         << " seeds, T=" << report.horizon
         << (report.delay ? " delay " + std::to_string(report.delay) : std::string())
+        << (report.window > 1 ? " window " + std::to_string(report.window) : std::string())
         << (report.as_deployed.empty() ? std::string() : " as deployed (" + report.as_deployed + ")")
         << ", objective " << report.objective << "\n";
   for (const auto& tp : tuned)

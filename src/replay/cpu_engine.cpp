@@ -53,8 +53,10 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
-  if (job.delay < 0 || job.delay > kMaxReplayDelay)
-    throw UsageError("replay: --delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
+  if (!feedback_schedule_fits(job.delay, job.window))
+    throw UsageError("replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
+                     std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
+                     std::to_string(job.window) + ")");
   check_call_costs(job);
   const Sweep& sweep = *job.sweep;
   const SweepView view = sweep.view();
@@ -93,6 +95,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       task.stream_id = stream_ids[size_t(i)];
       task.horizon = job.horizon;
       task.delay = job.delay;
+      task.window = job.window;
       task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[size_t(cfg)];
       if (size_t(cfg) < job.fixed_slots.size() && !job.fixed_slots[size_t(cfg)].empty())
         task.fixed_slot = job.fixed_slots[size_t(cfg)][size_t(task.context)];
@@ -114,7 +117,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
             tasks[b] = task;
             tasks[b].seed = job.seed_base + uint64_t(s0 + b);
           }
-          if (in_group == kBatch && job.delay == 0)
+          if (in_group == kBatch && !feedback_delayed(tasks[0]))
             replay_batch<kBatch>(group, tasks, outcomes);
           else
             for (int b = 0; b < in_group; ++b) outcomes[b] = replay_one(group[b], tasks[b]);

@@ -17,8 +17,10 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
-  if (job.delay < 0 || job.delay > kMaxReplayDelay)
-    throw UsageError("replay: --delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
+  if (!feedback_schedule_fits(job.delay, job.window))
+    throw UsageError("replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
+                     std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
+                     std::to_string(job.window) + ")");
   check_call_costs(job);
   const Sweep& sweep = *job.sweep;
   for (int c : job.contexts)
@@ -54,6 +56,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.seed_base = job.seed_base;
   q.horizon = job.horizon;
   q.delay = job.delay;
+  q.window = job.window;
   q.call_cost_us = job.call_cost_us;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
   if (job.device_block > 0) q.block = job.device_block;

@@ -22,13 +22,6 @@ constexpr MeasuredCost kMeasured[] = {
     {"thompson", 86.8}, {"etc", 23.4},    {"swucb", 46.8},  {"ducb", 46.8},
 };
 
-// Median lag, from `build/src/plugin/plugin_feedback_delay build/libnccl-tuner-ncclbot.so 4096 4`
-// (and with 2 ranks: the same 254) on the same VM: in local mode the plugin adds none (a latency
-// reported before the next call counts for it; calls the job keeps in flight on the GPU add to
-// it), in leader mode the 256-call decision windows make it 254 (p90 357, max 383), within the
-// range tests/plugin/feedback_delay_test.cpp derives by hand.
-constexpr int kLocalDelay = 0;
-constexpr int kLeaderDelay = 254;
 
 }  // namespace
 
@@ -42,9 +35,15 @@ std::string_view deployment_name(Deployment d) {
   return d == Deployment::kLeader ? "leader" : "local";
 }
 
-int deployed_delay(Deployment d) {
-  return d == Deployment::kLeader ? kLeaderDelay : kLocalDelay;
+// Local mode adds no lag (a latency reported before the next call counts for it; calls the job
+// keeps in flight on the GPU add to it); leader mode is the protocol of leader_protocol.hpp, whose
+// lag plugin_feedback_delay measures (docs/plugin.md "Feedback delay").
+DeployedFeedback deployed_feedback(Deployment d) {
+  if (d == Deployment::kLeader) return {kLeaderPrefetch, kLeaderWindow};
+  return {0, 1};
 }
+
+int deployed_delay(Deployment d) { return deployed_feedback(d).delay; }
 
 double deployed_call_cost_us(const PolicyConfig& cfg) {
   if (cfg.kind == PolicyKind::kAuto || cfg.kind == PolicyKind::kOracle) return 0.0;

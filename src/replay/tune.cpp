@@ -40,6 +40,7 @@ ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
   job.seed_base = req.seed_base;
   job.horizon = req.horizon;
   job.delay = req.delay;
+  job.window = req.window;
   job.threads = req.threads;
   job.progress = req.progress;
   job.keep_per_seed = true;

@@ -100,6 +100,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
       "master seed " + st.at("seed").dump() + "; " + st.at("seeds").dump() +
           " replay seeds per configuration and context; horizon " + st.at("horizon").dump() + " calls",
       "feedback delay " + st.value("delay", json(0)).dump() + " calls" +
+          (st.value("window", 1) > 1 ? "; decisions in windows of " + st.at("window").dump() +
+                                           " calls, each asked for `delay` calls ahead (the plugin's leader "
+                                           "protocol)"
+                                     : std::string()) +
           (st.contains("as_deployed") && st.at("as_deployed").is_string()
                ? "; scored as deployed (" + st.at("as_deployed").get<std::string>() +
                      " mode): every call pays the plugin's measured per-call cost (`call_cost_us` per policy "

@@ -82,6 +82,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
       {"seeds", s.seeds},
       {"horizon", s.horizon},
       {"delay", s.delay},
+      {"window", s.window},
       {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
       {"curve_horizons", curve_h},
       {"objective", metric_name(s.objective)},

@@ -64,7 +64,8 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
                        {"horizon", job.horizon},
                        {"delay", job.delay},
                        {"backend", std::string(backend)}};
-  // Only when charged, so partials of runs without per-call costs keep their old identity.
+  // Only when not 1 (nor charged), so partials of other runs keep their old identity.
+  if (job.window > 1) id["window"] = job.window;
   if (!job.call_cost_us.empty()) id["call_cost_us"] = job.call_cost_us;
   return id;
 }

@@ -27,6 +27,7 @@ ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts,
   job.seed_base = s.seed;
   job.horizon = s.horizon;
   job.delay = s.delay;
+  job.window = s.window;
   job.threads = s.threads > 0 ? s.threads : default_thread_count();
   for (const auto& c : configs) {
     job.configs.push_back(parse_policy_spec(c));

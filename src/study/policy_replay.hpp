@@ -15,6 +15,7 @@ struct ReplaySettings {
   uint64_t seed = 1;  // replay seed of seed index s is seed + s
   int horizon = 1;
   int delay = 0;                   // feedback delay D (replay/replay.hpp)
+  int window = 1;                  // decision window W (replay/replay.hpp)
   bool charge_call_costs = false;  // every config pays the plugin's measured per-call cost
   std::string backend = "cpu";     // resolved: cpu or cuda
   int threads = 0;                 // 0 = all cores

@@ -169,7 +169,9 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
   if (auto* n = r.find(t, "delay")) s.delay = int(r.integer(*n, "study.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "as_deployed")) {
     s.as_deployed = deployment(r, *n, "study.as_deployed");
-    if (!r.find(t, "delay")) s.delay = deployed_delay(*s.as_deployed);
+    const DeployedFeedback feedback = deployed_feedback(*s.as_deployed);
+    if (!r.find(t, "delay")) s.delay = feedback.delay;
+    s.window = feedback.window;
   }
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))

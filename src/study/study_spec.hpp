@@ -136,6 +136,7 @@ struct StudySpec {
   int seeds = 4;      // replay seeds per (config, context)
   int horizon = 200;  // collective calls per replay
   int delay = 0;      // feedback delay D: call t's latency reaches the policy before call t+D+1
+  int window = 1;     // decision window W (replay/replay.hpp): the plugin's when scored as leader
   // Scoring as deployed (replay/deployed_cost.hpp): every config pays the plugin's measured
   // per-call cost, and `delay` defaults to the plugin's measured delay in that mode.
   std::optional<Deployment> as_deployed;

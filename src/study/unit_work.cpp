@@ -15,6 +15,7 @@ ReplaySettings replay_settings(const StudySpec& s, const EngineOptions& engine) 
   rs.seed = s.seed;
   rs.horizon = s.horizon;
   rs.delay = s.delay;
+  rs.window = s.window;
   rs.charge_call_costs = s.as_deployed.has_value();
   rs.backend = engine.backend;
   rs.threads = engine.threads;

@@ -148,4 +148,39 @@ NCCLBOT_HD inline int confidence_bound_select(const ArmStats& stats, const doubl
   return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
 }
 
+// confidence_bound_select() with decisions pending (policy_context.hpp, PendingPulls): each pending
+// pull of arm i counts as one more observation at mean_i, so with p_i pending and P in all
+//   - an arm with neither an observation nor a pending pull goes first (lowest slot);
+//   - while some arm is unobserved but every such arm has a pull pending, the arm with the fewest
+//     pulls N_i + p_i (lowest slot): an unobserved arm has no estimate to hallucinate at, so the
+//     batch keeps spreading over the arms until their first latencies arrive;
+//   - else the lower-confidence argmin of mean_i - c * m* * sqrt(2 ln(t + P)) / sqrt(N_i + p_i).
+// With nothing pending this is confidence_bound_select() bit for bit (an arm with p_i = 0 reads its
+// stored 1 / sqrt(N_i), the same IEEE value).
+NCCLBOT_HD inline int confidence_bound_select_pending(const ArmStats& stats, const double* inv_sqrt_count,
+                                                      double c, const PendingPulls& pending) {
+  const int k = stats.arms.k;
+  if (k == 0) return -1;
+  if (stats.untried > 0) {
+    int fewest = 0;
+    double fewest_pulls = HUGE_VAL;
+    for (int j = 0; j < k; ++j) {
+      const double pulls = stats.count[j] + double(pending.count[stats.arms.slot[j]]);
+      if (pulls == 0.0) return stats.arms.slot[j];
+      if (pulls < fewest_pulls) {
+        fewest_pulls = pulls;
+        fewest = j;
+      }
+    }
+    return stats.arms.slot[fewest];
+  }
+  double inv[kNumArms];
+  for (int j = 0; j < k; ++j) {
+    const int p = pending.count[stats.arms.slot[j]];
+    inv[j] = p == 0 ? inv_sqrt_count[j] : 1.0 / sqrt(stats.count[j] + double(p));
+  }
+  const double scale = c * min_of(stats.mean, k) * exploration_bonus(stats.total + double(pending.total));
+  return stats.arms.slot[lower_confidence_argmin(stats, inv, scale)];
+}
+
 }  // namespace ncclbot

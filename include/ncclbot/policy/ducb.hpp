@@ -43,6 +43,10 @@ struct DiscountedUcbPolicy {
   }
 
   NCCLBOT_HD int select(StepRandom&) { return confidence_bound_select(stats, inv_sqrt_count, params.c); }
+  // With decisions pending: each counts as a pull at its arm's current mean (confidence_bound.hpp).
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+    return confidence_bound_select_pending(stats, inv_sqrt_count, params.c, pending);
+  }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int played = stats.arms.index[slot];

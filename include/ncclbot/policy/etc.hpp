@@ -32,6 +32,19 @@ struct EtcPolicy {
     return stats.arms.slot[committed];
   }
 
+  // With decisions pending: probes already issued count as made, so a batch issues the next probes
+  // in order; once every probe is issued but some latencies are still to come, it plays the best
+  // mean observed so far (the first valid slot before any), and commits only on all m * k of them.
+  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
+    const int k = stats.arms.k;
+    if (k == 0 || committed >= 0) return select(rng);
+    const int probes = (params.m < 1 ? 1 : params.m) * k;
+    const int64_t issued = stats.plays + pending.total;
+    if (issued < probes) return stats.arms.slot[issued % k];
+    if (stats.plays < probes) return stats.committed_slot();
+    return select(rng);
+  }
+
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
 
   template <typename F>

@@ -187,6 +187,11 @@ NCCLBOT_HD inline void policy_reset(AnyPolicy& a, const PolicyContext& ctx) {
 NCCLBOT_HD inline int policy_select(AnyPolicy& a, StepRandom& rng) {
   return with_policy(a, [&](auto& p) { return p.select(rng); });
 }
+// select() with decisions pending (policy_context.hpp, PendingPulls): select_pending() where the
+// policy has one and something is pending, else select().
+NCCLBOT_HD inline int policy_select_pending(AnyPolicy& a, StepRandom& rng, const PendingPulls& pending) {
+  return with_policy(a, [&](auto& p) { return select_pending_with(p, rng, SelectAids{}, pending); });
+}
 NCCLBOT_HD inline void policy_update(AnyPolicy& a, int slot, double latency_us) {
   with_policy(a, [&](auto& p) { p.update(slot, latency_us); });
 }
@@ -230,6 +235,24 @@ NCCLBOT_HD inline int policy_select_logged(AnyPolicy& a, StepRandom& rng, double
       return slot;
     }
   });
+}
+
+// policy_select_logged() with decisions pending: a policy with select_pending() is deterministic
+// (asserted), so its answer has probability 1; the others decide and log as without pending.
+NCCLBOT_HD inline int policy_select_pending_logged(AnyPolicy& a, StepRandom& rng, const PendingPulls& pending,
+                                                   double* probability, ThompsonContest* deferred = nullptr) {
+  const bool pending_aware = with_policy(a, [&](auto& p) {
+    if constexpr (requires { p.select_pending(rng, pending); }) {
+      static_assert(std::remove_reference_t<decltype(p)>::kDeterministic,
+                    "a pending-aware policy is deterministic: its logged probability is 1");
+      return pending.total > 0;
+    } else {
+      return false;
+    }
+  });
+  if (!pending_aware) return policy_select_logged(a, rng, probability, deferred);
+  *probability = 1.0;
+  return policy_select_pending(a, rng, pending);
 }
 
 }  // namespace ncclbot

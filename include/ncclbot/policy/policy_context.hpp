@@ -56,6 +56,30 @@ NCCLBOT_HD int select_with(Policy& policy, StepRandom& rng, const SelectAids& ai
     return policy.select(rng);
 }
 
+// Decisions made whose latencies have not reached the policy yet (the replay's delayed feedback,
+// the plugin's leader windows, docs/replay.md "Pending decisions"): count[s] calls of slot s are
+// in flight, `total` in all. A policy with select_pending() counts each as a pull observed at the
+// arm's current estimate (a "hallucinated" observation, as in batched GP-UCB: Desautels, Krause
+// and Burdick, JMLR 2014), so a batch decided from one state spreads its exploration instead of
+// repeating one arm. The others decide as select() does: greedy and epsilon-greedy (a pull at the
+// current estimate leaves their means unchanged) and Thompson sampling (every decision draws its
+// own sample, so a batch already varies).
+struct PendingPulls {
+  uint16_t count[kNumArms];
+  int total;
+};
+
+// select_pending() for a policy that has one and some decision pending, else select_with(): with
+// nothing pending every policy decides bit for bit as it would undelayed.
+template <typename Policy>
+NCCLBOT_HD int select_pending_with(Policy& policy, StepRandom& rng, const SelectAids& aids,
+                                   const PendingPulls& pending) {
+  if constexpr (requires { policy.select_pending(rng, pending); }) {
+    if (pending.total > 0) return policy.select_pending(rng, pending);
+  }
+  return select_with(policy, rng, aids);
+}
+
 // Whether slot s has a prior prediction that can warm its mean: a usable cost (core/argmin.hpp)
 // that is a time, so not 0 (NCCL's 0 marks a choice, not a duration).
 NCCLBOT_HD inline bool has_prior_value(const PolicyContext& ctx, int s) {

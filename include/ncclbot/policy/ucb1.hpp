@@ -57,6 +57,12 @@ struct Ucb1Policy {
     return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
   }
 
+  // With decisions pending: each counts as a pull at its arm's current mean (confidence_bound.hpp).
+  // The bonus's total then differs from every table entry, so it is computed here.
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+    return confidence_bound_select_pending(stats, inv_sqrt_count, params.c, pending);
+  }
+
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int j = stats.arms.index[slot];
     stats.add(j, latency_us);

@@ -24,8 +24,8 @@ struct ReplayJob {
   int seeds = 1;
   uint64_t seed_base = 0;  // replay seed of seed index s is seed_base + s
   int horizon = 1;
-  int delay =
-      0;  // feedback delay D (replay/replay.hpp): call t's latency reaches the policy before call t+D+1
+  int delay = 0;   // feedback delay D (replay/replay.hpp)
+  int window = 1;  // decision window W (replay/replay.hpp): 1 = call t's latency reaches call t+D+1
   // The policies' own per-call costs (replay/replay.hpp): call_cost_us[config] in microseconds,
   // >= 0; empty = none (every config free).
   std::vector<double> call_cost_us;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 
 namespace ncclbot {
@@ -22,8 +23,15 @@ enum class Deployment { kLocal, kLeader };
 Deployment parse_deployment(std::string_view text);
 std::string_view deployment_name(Deployment d);
 
-// The median feedback delay the plugin showed in that mode (calls decided before a latency arrives).
-int deployed_delay(Deployment d);
+// How the plugin's decisions see latencies in that mode, as the replay's (delay, window)
+// (replay/replay.hpp): `local` decides every call after the previous call's latency (0, 1); `leader`
+// runs the leader protocol (replay/leader_protocol.hpp: kLeaderPrefetch, kLeaderWindow).
+struct DeployedFeedback {
+  int delay;
+  int window;
+};
+DeployedFeedback deployed_feedback(Deployment d);
+int deployed_delay(Deployment d);  // deployed_feedback(d).delay
 
 // The plugin's median time per getCollInfo for this policy, in microseconds. A policy with no
 // measurement is a UsageError that says how to measure it.

@@ -26,7 +26,8 @@ struct DeviceReplayRequest {
   int seeds = 1;
   uint64_t seed_base = 0;
   int horizon = 1;
-  int delay = 0;                         // feedback delay D in [0, kMaxReplayDelay] (replay/replay.hpp)
+  int delay = 0;                         // feedback delay D (replay/replay.hpp)
+  int window = 1;                        // decision window W (replay/replay.hpp)
   std::span<const double> call_cost_us;  // [C] per-call cost of each config (>= 0); empty = none
   bool keep_per_replay = false;          // copy back every replay's outcome
   int block = 128;                       // threads per block of the replay kernel

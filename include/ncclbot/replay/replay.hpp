@@ -11,12 +11,18 @@
 // The policy's own draws use lanes >= 1 of the same (seed, id) stream (StepRandom), so they never
 // overlap the sample draws. Nothing here allocates, throws or depends on the caller's threading.
 //
-// Delayed feedback (ReplayTask::delay = D, as a tuner plugin sees it: a call's latency is measured
-// after later calls were already decided): the latency of call t reaches the policy just before
-// call t + D + 1 selects, and nothing changes its state in between. D = 0 is update-then-select.
-// The final (committed) arm is taken with the observations that arrived before a call T would
-// select: the last D calls' latencies never reach the policy. The delayed path keeps the last D + 1
-// calls' slots and observed latencies, so a late call reports exactly the value it observed.
+// Delayed feedback (ReplayTask::delay = D and window = W, as a tuner plugin sees it: a call's
+// latency is measured after later calls were already decided). Call t is decided with the latencies
+// of calls u < A(t) = max(0, floor(t / W) * W - D) and nothing newer:
+//   - W = 1 is a plain delay: the latency of call u reaches the policy just before call u + D + 1
+//     selects, and nothing changes its state in between. D = 0 is update-then-select.
+//   - W > 1 is the plugin's leader protocol (docs/plugin.md "Decision windows"): the decisions of
+//     calls [kW, (k+1)W) are made together, from the state that holds the latencies of the calls
+//     before kW - D (D: how many calls before the window its request goes out).
+// The decisions in [A(t), t) are pending: a policy with select_pending() counts them
+// (policy_context.hpp, PendingPulls); the others decide as undelayed. The final (committed) arm is
+// taken with the latencies of calls before A(T). The delayed path keeps the calls in [A(t), t)
+// with their slots and observed latencies, so a late call reports exactly the value it observed.
 //
 // Call dynamics (a sweep's warm-up, level shifts and first-use cost, core/call_dynamics.hpp) act on
 // top of the drawn sample: the policy observes the sample times the call's level and warm-up
@@ -39,8 +45,7 @@
 
 namespace ncclbot {
 
-// The longest feedback delay a replay models (the plugin's leader mode runs up to two 256-call
-// windows ahead: docs/plugin.md).
+// The most calls a replay may hold pending (W - 1 + D <= kMaxReplayDelay).
 inline constexpr int kMaxReplayDelay = 1024;
 
 struct ReplayTask {
@@ -50,7 +55,8 @@ struct ReplayTask {
   uint64_t stream_id = 0;     // Philox subsequence (replay/stream_id.hpp)
   int horizon = 0;            // T >= 1
   int fixed_slot = -1;        // a frozen decision for supervised selectors, else -1
-  int delay = 0;              // D in [0, kMaxReplayDelay]: calls decided before a latency arrives
+  int delay = 0;              // D >= 0: calls decided before a latency arrives (above)
+  int window = 1;             // W >= 1: calls decided together (above); W - 1 + D <= kMaxReplayDelay
   double call_cost_us = 0.0;  // the policy's own cost per call (>= 0), paid on every call
   SelectAids aids;            // engine-side caches the policy may read (CPU engine only), none by default
 };
@@ -87,7 +93,7 @@ struct NoStepObserver {
 // sample-draw Philox block, the running loss sum). replay_one() drives one of these; the CPU engine
 // drives several side by side (replay_batch.hpp), which changes no bit of any of them.
 // DelayCapacity > 0 adds the ring of calls whose latency has not yet reached the policy (tasks with
-// delay <= DelayCapacity); 0 is the undelayed cursor, which has no ring at all.
+// window - 1 + delay <= DelayCapacity); 0 is the undelayed cursor, which has no ring at all.
 // A sweep with call dynamics (SweepView::dynamic(), core/call_dynamics.hpp) takes the dynamic path:
 // levels, warm-up and first-use costs on top of the drawn sample; without them a step is exactly
 // the plain draw-observe-pay of docs/architecture.md "Losses".
@@ -100,11 +106,15 @@ struct ReplayCursorT {
   double loss_sum = 0.0;
   double loss[kNumArms];
   double cost_loss = 0.0;  // call_cost_us relative to the best arm now: added to every call's loss
-  // Delayed feedback only: pending[i] is the slot of a call still in flight, pending_x[i] the
-  // latency it observed (what reaches the policy when it arrives).
-  int8_t pending[DelayCapacity > 0 ? DelayCapacity + 1 : 1];
-  float pending_x[DelayCapacity > 0 ? DelayCapacity + 1 : 1];
-  int pending_at = 0;
+  // Delayed feedback only: a ring of the calls whose latency has not reached the policy yet,
+  // oldest at pending_head: pending[i] the slot, pending_x[i] the latency it observed (what reaches
+  // the policy when it arrives); in_flight counts them by slot.
+  static constexpr int kRing = DelayCapacity > 0 ? DelayCapacity + 1 : 1;
+  int8_t pending[kRing];
+  float pending_x[kRing];
+  int pending_head = 0, pending_count = 0;
+  struct NoPulls {};  // the undelayed cursor keeps none (it lives in the kernels' shared memory)
+  std::conditional_t<(DelayCapacity > 0), PendingPulls, NoPulls> in_flight;
   // Call dynamics only.
   bool dynamic = false;
   CallDynamics dyn{};
@@ -133,7 +143,12 @@ struct ReplayCursorT {
     samples = v.samples;
     times = v.time_us + int64_t(task.context) * kNumArms * v.samples;
     block = Philox4x32{};
-    pending_at = 0;
+    pending_head = 0;
+    pending_count = 0;
+    if constexpr (DelayCapacity > 0) {
+      for (int s = 0; s < kNumArms; ++s) in_flight.count[s] = 0;
+      in_flight.total = 0;
+    }
     loss_sum = 0.0;
     cost_loss = task.call_cost_us / v.mean(task.context, best_slot(v, task.context));
     dynamic = v.dynamic();
@@ -169,12 +184,23 @@ struct ReplayCursorT {
     next_shift = next_shift > 0xffffffffu - gap ? 0xffffffffu : next_shift + gap;
   }
 
-  // Delayed feedback: the latency of call u = t - D - 1 arrives just before call t (or the final
-  // commit, t = T). The ring holds the last D + 1 calls; u's entry is the one call t overwrites.
+  // Delayed feedback: the latencies of the calls before A(t) (above) reach the policy, oldest first,
+  // just before call t selects (or the final commit, t = T).
+  NCCLBOT_HD static int feedback_end(const ReplayTask& task, int t) {
+    const int a = (task.window > 1 ? t - t % task.window : t) - task.delay;
+    return a > 0 ? a : 0;
+  }
   template <typename Policy>
   NCCLBOT_HD void deliver_late(Policy& policy, const ReplayTask& task, int t) {
-    if (t - task.delay - 1 < 0) return;
-    policy.update(pending[pending_at], double(pending_x[pending_at]));
+    const int end = feedback_end(task, t);
+    while (t - pending_count < end) {
+      const int slot = pending[pending_head];
+      policy.update(slot, double(pending_x[pending_head]));
+      --in_flight.count[slot];
+      --in_flight.total;
+      pending_head = pending_head + 1 == kRing ? 0 : pending_head + 1;
+      --pending_count;
+    }
   }
 
   // The observed latency of call t on `slot` from the drawn sample, and what the call costs
@@ -200,16 +226,24 @@ struct ReplayCursorT {
     if (dynamic && uint32_t(t) == next_shift) shift_levels(task);
     if constexpr (DelayCapacity > 0) deliver_late(policy, task, t);
     StepRandom rng(task.seed, task.stream_id, uint32_t(t));
-    const int slot = select_with(policy, rng, task.aids);
+    int slot;
+    if constexpr (DelayCapacity > 0)
+      slot = select_pending_with(policy, rng, task.aids, in_flight);
+    else
+      slot = select_with(policy, rng, task.aids);
     const uint32_t r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
     float x = times[slot * samples + int(r)];
     double call_loss = loss[slot];
     if (dynamic) x = observe_dynamic(t, slot, x, call_loss);
     observe(t, slot, x);
     if constexpr (DelayCapacity > 0) {
-      pending[pending_at] = int8_t(slot);
-      pending_x[pending_at] = x;
-      pending_at = pending_at == task.delay ? 0 : pending_at + 1;
+      int at = pending_head + pending_count;
+      at = at >= kRing ? at - kRing : at;
+      pending[at] = int8_t(slot);
+      pending_x[at] = x;
+      ++pending_count;
+      ++in_flight.count[slot];
+      ++in_flight.total;
     } else if constexpr (requires { policy.update_log(slot, 0.0); }) {
       // The observation is the drawn sample itself (no dynamics): its log may come precomputed.
       if (task.aids.sample_logs && !dynamic)
@@ -255,10 +289,19 @@ NCCLBOT_HD ReplayOutcome replay_with_cursor(Policy& policy, const ReplayTask& ta
 
 // Runs one replay; `policy` is any policy type of policy/ with its params set. `observe(t, slot,
 // latency)` sees every step (tests record traces with it; the engines pass NoStepObserver).
-// A delay of 0 runs the undelayed cursor, so today's replays pay nothing for the delayed path.
+// Whether (delay, window) is a schedule the delayed cursor holds: D >= 0, W >= 1, W - 1 + D <=
+// kMaxReplayDelay.
+NCCLBOT_HD inline bool feedback_schedule_fits(int delay, int window) {
+  return delay >= 0 && window >= 1 && window <= kMaxReplayDelay + 1 && delay <= kMaxReplayDelay + 1 - window;
+}
+
+// Whether a task needs the delayed cursor: feedback that is not update-then-select.
+NCCLBOT_HD inline bool feedback_delayed(const ReplayTask& task) { return task.delay > 0 || task.window > 1; }
+
+// Undelayed feedback runs the undelayed cursor, so those replays pay nothing for the delayed path.
 template <typename Policy, typename Observer = NoStepObserver>
 NCCLBOT_HD ReplayOutcome replay_one(Policy& policy, const ReplayTask& task, Observer observe = Observer{}) {
-  if (task.delay > 0) return replay_with_cursor<DelayedReplayCursor>(policy, task, observe);
+  if (feedback_delayed(task)) return replay_with_cursor<DelayedReplayCursor>(policy, task, observe);
   return replay_with_cursor<ReplayCursor>(policy, task, observe);
 }
 

@@ -1,0 +1,24 @@
+#pragma once
+// The tuner plugin's leader protocol as the plugin runs it and the replay models it (docs/plugin.md
+// "Decision windows"): in leader mode the leader decides each context's calls kLeaderWindow at a
+// time, and a follower asks for a window kLeaderPrefetch calls before its first call, so the
+// answer is back before it is needed. The decisions of window k (calls [kW, (k+1)W)) are made from
+// the policy's state holding the leader's latencies of the calls before kW - P and no later one
+// (held back when they arrive sooner), whoever asks first: so the same calls give the same
+// decisions however the ranks' messages interleave, and the replay's (delay P, window W) is the
+// plugin's protocol call for call. The decisions after that point are pending (PendingPulls).
+//   lag of call t = t - max(0, kW - P): P .. P + W - 1 calls once past the first windows.
+#include <cstdint>
+
+namespace ncclbot {
+
+inline constexpr int kLeaderWindow = 8;
+inline constexpr int kLeaderPrefetch = 12;
+
+// The calls whose latencies decide call t: [0, leader_feedback_end(t)).
+constexpr uint64_t leader_feedback_end(uint64_t t) {
+  const uint64_t start = t - t % uint64_t(kLeaderWindow);
+  return start > uint64_t(kLeaderPrefetch) ? start - uint64_t(kLeaderPrefetch) : 0;
+}
+
+}  // namespace ncclbot
