@@ -7,6 +7,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "ncclbot/replay/stream_id.hpp"
@@ -94,11 +95,81 @@ TEST(DelayedFeedback, CallTsLatencyArrivesJustBeforeCallTPlusDPlusOneAndInOrder)
   }
 }
 
+// Decision windows (ReplayTask::window = W): call t is decided with the latencies of the calls
+// before max(0, floor(t / W) * W - D), so the state changes only where a window starts.
+TEST(DelayedFeedback, AWindowsCallsAreDecidedWithTheLatenciesBeforeItsCut) {
+  const Sweep s = tiny_sweep(
+      {{tiny_context(1, 1024),
+        {{0, {15.0f, 16.0f, 17.0f}, {}}, {1, {12.0f, 13.0f, 14.0f}, {}}, {2, {10.0f, 11.0f, 9.0f}, {}}}}});
+  struct Schedule {
+    int window, delay;
+  };
+  for (const Schedule sc : {Schedule{8, 12}, Schedule{8, 0}, Schedule{4, 3}, Schedule{1, 5}}) {
+    std::vector<int> arrived;
+    std::vector<double> received;
+    SpyPolicy spy{{}, &arrived, &received};
+    ReplayTask task;
+    task.sweep = s.view();
+    task.horizon = 43;
+    task.delay = sc.delay;
+    task.window = sc.window;
+    task.seed = 5;
+    task.stream_id = 77;
+    std::vector<float> observed;
+    replay_one(spy, task, [&](int, int, float x) { observed.push_back(x); });
+    ASSERT_EQ(arrived.size(), 43u);
+    for (int t = 0; t < 43; ++t)
+      EXPECT_EQ(arrived[size_t(t)], std::max(0, t / sc.window * sc.window - sc.delay))
+          << "W " << sc.window << " D " << sc.delay << " t " << t;
+    // The final commit sees the latencies before 40 - D (T = 43 is in the window starting at 40).
+    const size_t n = size_t(std::max(0, 43 / sc.window * sc.window - sc.delay));
+    ASSERT_EQ(received.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(received[i], double(observed[i]));
+  }
+  // The plugin's protocol (replay/leader_protocol.hpp) by hand: W = 8, D = 12.
+  ReplayTask leader;
+  leader.window = kLeaderWindow;
+  leader.delay = kLeaderPrefetch;
+  for (const auto& [t, end] :
+       std::vector<std::pair<int, int>>{{0, 0}, {15, 0}, {16, 4}, {23, 4}, {24, 12}, {100, 84}}) {
+    EXPECT_EQ(DelayedReplayCursor::feedback_end(leader, t), end) << t;
+    EXPECT_EQ(leader_feedback_end(uint64_t(t)), uint64_t(end)) << t;
+  }
+}
+
+// Pending-aware UCB1 (policy_context.hpp) in a replay: warm UCB1 (c = 1, n0 = 1) on priors of 10
+// and 11 µs decides its first window of 4 from the prior alone, spreading it A, B, A, B as
+// tests/policy/pending_pulls_test.cpp derives; a plain delay of 3 decides the same first 4 calls
+// the same way (no latency has arrived before call 4 either way).
+TEST(DelayedFeedback, PendingAwareUcb1SpreadsItsFirstWindow) {
+  const Sweep s =
+      tiny_sweep({{tiny_context(1, 1024), {{0, {10.0f, 10.5f}, 10.0f}, {1, {11.0f, 11.5f}, 11.0f}}}});
+  PolicyConfig cfg;
+  cfg.kind = PolicyKind::kUcb1;
+  cfg.c = 1.0;
+  cfg.n0 = 1.0;
+  for (const auto& [window, delay] : std::vector<std::pair<int, int>>{{4, 0}, {1, 3}}) {
+    ReplayTask task;
+    task.sweep = s.view();
+    task.horizon = 4;
+    task.window = window;
+    task.delay = delay;
+    task.seed = 1;
+    task.stream_id = 2;
+    std::vector<int> picks;
+    visit_policy(cfg, [&](auto& p) {
+      return replay_one(p, task, [&](int, int slot, float) { picks.push_back(slot); });
+    });
+    EXPECT_EQ(picks, (std::vector<int>{0, 1, 0, 1})) << "W " << window << " D " << delay;
+  }
+}
+
 // The CPU engine (which steps undelayed seeds four at a time) gives every delayed seed the outcome
 // of a plain replay_one, for every policy, and a delay of 0 is today's replay.
 TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
   const Sweep s = random_tiny_sweep(3, 6, true);
-  for (int delay : {0, 1, 16}) {
+  for (const auto& [delay, window] :
+       std::vector<std::pair<int, int>>{{0, 1}, {1, 1}, {16, 1}, {12, 8}, {0, 5}}) {
     ReplayJob job;
     job.sweep = &s;
     for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
@@ -108,6 +179,7 @@ TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
     job.seeds = 6;
     job.horizon = 120;
     job.delay = delay;
+    job.window = window;
     job.threads = 2;
     job.keep_per_seed = true;
     const ReplayResults r = run_cpu_replay(job);
@@ -121,6 +193,7 @@ TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
           task.stream_id = context_stream_id(s.context(i));
           task.horizon = job.horizon;
           task.delay = delay;
+          task.window = window;
           const ReplayOutcome o =
               visit_policy(job.configs[cfg].config, [&](auto& p) { return replay_one(p, task); });
           const size_t at = (cfg * size_t(job.seeds) + size_t(seed)) * size_t(s.num_contexts()) + size_t(i);
@@ -142,5 +215,13 @@ TEST(DelayedFeedback, DelayOutOfRangeIsAUsageError) {
   job.delay = kMaxReplayDelay + 1;
   EXPECT_THROW(run_cpu_replay(job), UsageError);
   job.delay = -1;
+  EXPECT_THROW(run_cpu_replay(job), UsageError);
+  job.delay = 0;
+  job.window = 0;
+  EXPECT_THROW(run_cpu_replay(job), UsageError);
+  job.window = 8;
+  job.delay = kMaxReplayDelay - 7;  // W - 1 + D = kMaxReplayDelay: the most the ring holds
+  EXPECT_NO_THROW(run_cpu_replay(job));
+  job.delay = kMaxReplayDelay - 6;
   EXPECT_THROW(run_cpu_replay(job), UsageError);
 }

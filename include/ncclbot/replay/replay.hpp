@@ -296,7 +296,9 @@ NCCLBOT_HD inline bool feedback_schedule_fits(int delay, int window) {
 }
 
 // Whether a task needs the delayed cursor: feedback that is not update-then-select.
-NCCLBOT_HD inline bool feedback_delayed(const ReplayTask& task) { return task.delay > 0 || task.window > 1; }
+NCCLBOT_HD inline bool feedback_delayed(const ReplayTask& task) {
+  return task.delay > 0 || task.window > 1;
+}
 
 // Undelayed feedback runs the undelayed cursor, so those replays pay nothing for the delayed path.
 template <typename Policy, typename Observer = NoStepObserver>

@@ -1,0 +1,166 @@
+// Pending-aware decisions (policy_context.hpp, PendingPulls): a decision made while earlier ones
+// still await their latency counts each of them as a pull at its arm's current estimate, so a batch
+// decided from one state spreads its exploration. Every trace below is worked out by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+
+struct Batch {
+  std::vector<int> aware, blind;
+};
+
+// `n` decisions of `cfg` from the state reset() gives (no latency ever arrives), each counted as
+// pending for the next ones, and the same decisions made blind (plain select()).
+Batch decide_batch(const PolicyConfig& cfg, const ArmMask& mask, const float* prior, int n) {
+  PolicyContext ctx;
+  ctx.mask = mask;
+  ctx.prior_us = prior;
+  Batch b;
+  AnyPolicy aware = make_policy(cfg), blind = make_policy(cfg);
+  policy_reset(aware, ctx);
+  policy_reset(blind, ctx);
+  PendingPulls pending{};
+  for (int t = 0; t < n; ++t) {
+    StepRandom rng(7, 3, uint32_t(t)), rng_blind(7, 3, uint32_t(t));
+    const int slot = policy_select_pending(aware, rng, pending);
+    b.aware.push_back(slot);
+    ++pending.count[slot];
+    ++pending.total;
+    b.blind.push_back(policy_select(blind, rng_blind));
+  }
+  return b;
+}
+
+ArmMask slots(std::initializer_list<int> list) {
+  ArmMask m;
+  for (int s : list) m.set(s);
+  return m;
+}
+
+}  // namespace
+
+// UCB1, c = 1, n0 = 1, prior 10 µs on slot 0 (A) and 11 µs on slot 1 (B): N = (1, 1), t = 2,
+// m* = 10. Decision j sees the earlier ones pending: N_i + p_i pulls and t + P in the bonus.
+//   1: nothing pending:   10 sqrt(2 ln 2) = 11.7741: A 10 - 11.7741 = -1.774, B -0.774   -> A
+//   2: p = (1, 0), t' 3:  14.8230: A 10 - 14.8230/sqrt 2 = -0.481, B 11 - 14.8230 = -3.823 -> B
+//   3: p = (1, 1), t' 4:  16.6511: A 10 - 11.7741 = -1.774, B 11 - 11.7741 = -0.774        -> A
+//   4: p = (2, 1), t' 5:  17.9412: A 10 - 17.9412/sqrt 3 = -0.358, B 11 - 12.6863 = -1.686 -> B
+// Blind, the state never changes: A four times.
+TEST(PendingPulls, Ucb1SpreadsABatchOfFourOverTwoArmsAsTheHandTraceSays) {
+  PolicyConfig cfg;
+  cfg.kind = PolicyKind::kUcb1;
+  cfg.c = 1.0;
+  cfg.n0 = 1.0;
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 10.0f;
+  prior[1] = 11.0f;
+  const Batch b = decide_batch(cfg, slots({0, 1}), prior, 4);
+  EXPECT_EQ(b.aware, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(b.blind, (std::vector<int>{0, 0, 0, 0}));
+}
+
+// The same hallucinated pulls in SW-UCB and D-UCB (confidence_bound_select_pending): the same
+// state as UCB1's above before any latency arrives, so the same batch.
+TEST(PendingPulls, SlidingWindowAndDiscountedUcbSpreadTheSameBatch) {
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 10.0f;
+  prior[1] = 11.0f;
+  for (PolicyKind kind : {PolicyKind::kSwUcb, PolicyKind::kDiscountedUcb}) {
+    PolicyConfig cfg;
+    cfg.kind = kind;
+    cfg.c = 1.0;
+    cfg.n0 = 1.0;
+    const Batch b = decide_batch(cfg, slots({0, 1}), prior, 4);
+    EXPECT_EQ(b.aware, (std::vector<int>{0, 1, 0, 1})) << int(kind);
+    EXPECT_EQ(b.blind, (std::vector<int>{0, 0, 0, 0})) << int(kind);
+  }
+}
+
+// Cold UCB1 on slots 0, 2, 5 with nothing observed: each arm with neither a pull nor a pending one
+// first (0, 2, 5), then the fewest pulls N + p, lowest slot on ties (all at 1: 0, then 2 at 1 vs
+// 0 at 2). Blind, the first untried arm (slot 0) every time.
+TEST(PendingPulls, ColdUcb1KeepsSpreadingUntilTheFirstLatenciesArrive) {
+  PolicyConfig cfg;
+  cfg.kind = PolicyKind::kUcb1;
+  cfg.c = 0.5;
+  cfg.n0 = 0.0;
+  const Batch b = decide_batch(cfg, slots({0, 2, 5}), nullptr, 5);
+  EXPECT_EQ(b.aware, (std::vector<int>{0, 2, 5, 0, 2}));
+  EXPECT_EQ(b.blind, (std::vector<int>(5, 0)));
+}
+
+// ETC, m = 2, three arms: the probes already issued count, so a batch issues 0, 1, 2, 0, 1, 2;
+// with every probe issued and none observed it plays the first valid slot until it can commit.
+// Blind, the first probe (slot 0) every time.
+TEST(PendingPulls, ExploreThenCommitIssuesTheNextProbesInOrder) {
+  PolicyConfig cfg;
+  cfg.kind = PolicyKind::kEtc;
+  cfg.m = 2;
+  const Batch b = decide_batch(cfg, slots({0, 1, 2}), nullptr, 8);
+  EXPECT_EQ(b.aware, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 0}));
+  EXPECT_EQ(b.blind, (std::vector<int>(8, 0)));
+}
+
+// Policies without select_pending() (greedy, epsilon-greedy, Thompson sampling, random) decide as
+// select() does whatever is pending, with the same probability in the logged form; a pending-aware
+// one logs probability 1. Checked over states reached by real updates.
+TEST(PendingPulls, OthersDecideAsUndelayedAndTheLoggedFormAgrees) {
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 12.0f, prior[1] = 10.0f, prior[4] = 11.0f;
+  PolicyContext ctx;
+  ctx.mask = slots({0, 1, 4});
+  ctx.prior_us = prior;
+  for (const char* spec : {"greedy:n0=2", "egreedy:eps=0.3,n0=2", "thompson:n0=2", "random", "ucb1:n0=2",
+                           "swucb:n0=2", "ducb:n0=2", "etc"}) {
+    const PolicyConfig cfg = parse_policy_spec(spec).config;
+    const bool aware = cfg.kind == PolicyKind::kUcb1 || cfg.kind == PolicyKind::kSwUcb ||
+                       cfg.kind == PolicyKind::kDiscountedUcb || cfg.kind == PolicyKind::kEtc;
+    AnyPolicy a = make_policy(cfg), b = make_policy(cfg), c = make_policy(cfg);
+    policy_reset(a, ctx);
+    policy_reset(b, ctx);
+    policy_reset(c, ctx);
+    PendingPulls pending{};
+    pending.count[1] = 3;
+    pending.count[4] = 1;
+    pending.total = 4;
+    const PendingPulls none{};
+    for (int t = 0; t < 40; ++t) {
+      StepRandom r1(11, 5, uint32_t(t)), r2(11, 5, uint32_t(t)), r3(11, 5, uint32_t(t)),
+          r4(11, 5, uint32_t(t));
+      AnyPolicy before = a;
+      double expected = -1.0;
+      const int expected_slot = policy_select_logged(before, r4, &expected);
+      const int plain = policy_select(a, r1);
+      ASSERT_EQ(expected_slot, plain) << spec;
+      double probability = -1.0;
+      const int logged = policy_select_pending_logged(b, r2, pending, &probability);
+      EXPECT_EQ(policy_select_pending(c, r3, none), plain) << spec << " t " << t;
+      if (aware) {
+        EXPECT_EQ(probability, 1.0) << spec;
+      } else {
+        EXPECT_EQ(logged, plain) << spec << " t " << t;
+        if (std::isnan(expected))
+          EXPECT_TRUE(std::isnan(probability)) << spec;
+        else
+          EXPECT_EQ(probability, expected) << spec << " t " << t;
+      }
+      const double x = 9.0 + double((t * 7) % 5);
+      policy_update(a, plain, x);
+      policy_update(b, aware ? logged : plain, x);
+      policy_update(c, plain, x);
+    }
+  }
+}
