@@ -126,6 +126,38 @@ def horizon_curves(results, out_dir, index):
          "exploration included), each policy at its tuned configuration (symlog axis, linear below 1%).")
 
 
+def loss_vs_horizon(results, out_dir, index):
+    """Each policy's mean over the scenarios of its mean online loss at each long horizon."""
+    spec = results["study"].get("loss_vs_horizon") or {}
+    horizons = spec.get("horizons") or []
+    if not horizons:
+        return
+    pols = [p["name"] for p in results["policies"]]
+    col = colors(len(pols))
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for i, p in enumerate(pols):
+        rows = [s["loss_vs_horizon"] for s in results["scores"]
+                if s["policy"] == p and len(s.get("loss_vs_horizon", [])) == len(horizons)]
+        if not rows:
+            continue
+        mean = [sum(r[h]["mean_online"] for r in rows) / len(rows) * 100 for h in range(len(horizons))]
+        ax.plot(horizons, mean, marker="o", markersize=3, color=col[i], label=p, linewidth=1.2)
+    ax.set_xscale("log")
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("calls per context")
+    ax.set_ylabel("mean online loss (%)")
+    ax.legend(fontsize=7, ncol=2)
+    mode = results["study"].get("as_deployed")
+    fig.tight_layout()
+    save(fig, out_dir, "loss_vs_long_horizon.png", index,
+         "Mean online loss against the number of calls per context, out to %d, each policy at its tuned "
+         "configuration, %s; averaged over the scenarios, each over up to %d score contexts and %d seeds "
+         "(symlog axis, linear below 1%%)." % (horizons[-1], "as deployed (%s mode)" % mode if mode else
+                                                 "in the ideal world (no plugin cost, no feedback lag)",
+                                                 spec.get("contexts_per_scenario", 0), spec.get("seeds", 0)))
+
+
 def context_maps(results, out_dir, index):
     pols = [p["name"] for p in results["policies"]]
     auto = [p["name"] for p in results["policies"] if p["spec"].startswith("auto")]
@@ -238,6 +270,7 @@ def main():
     loss_cdfs(results, out_dir, index)
     paired_bars(results, out_dir, index)
     horizon_curves(results, out_dir, index)
+    loss_vs_horizon(results, out_dir, index)
     context_maps(results, out_dir, index)
     sensitivity(results, out_dir, index)
     with open(os.path.join(out_dir, "index.json"), "w") as f:

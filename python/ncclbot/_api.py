@@ -47,6 +47,7 @@ def replay(
     horizon: int,
     seed: Optional[int] = None,
     delay: Optional[int] = None,
+    window: Optional[int] = None,
     as_deployed: Optional[str] = None,
     threads: Optional[int] = None,
     backend: Optional[str] = None,
@@ -60,7 +61,8 @@ def replay(
     the best arm, as `ncclbot replay` reports them). The run's settings are in df.attrs."""
     import pandas as pd
 
-    doc = replay_json(sweep, policies, seeds, horizon, progress, seed=seed, delay=delay, as_deployed=as_deployed,
+    doc = replay_json(sweep, policies, seeds, horizon, progress, seed=seed, delay=delay, window=window,
+                      as_deployed=as_deployed,
                       threads=threads, backend=backend, nodes=nodes, collectives=collectives)
     rows = []
     for config in doc["configs"]:
@@ -112,6 +114,7 @@ def tune(
     objective: Optional[str] = None,
     seed: Optional[int] = None,
     delay: Optional[int] = None,
+    window: Optional[int] = None,
     as_deployed: Optional[str] = None,
     threads: Optional[int] = None,
     backend: Optional[str] = None,
@@ -121,7 +124,7 @@ def tune(
     score contexts. Returns the CLI's JSON document."""
     options = dict(tune_nodes=tune_nodes, score_nodes=score_nodes, collectives=collectives,
                    objective=objective, seeds=seeds, seed=seed, horizon=horizon, delay=delay,
-                   as_deployed=as_deployed, threads=threads, backend=backend)
+                   window=window, as_deployed=as_deployed, threads=threads, backend=backend)
     args = ["tune", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
     return run_json(args + option_words(options), progress=progress)
 

@@ -99,15 +99,16 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
           st.at("backend_requested").get<std::string>() + ")",
       "master seed " + st.at("seed").dump() + "; " + st.at("seeds").dump() +
           " replay seeds per configuration and context; horizon " + st.at("horizon").dump() + " calls",
-      "feedback delay " + st.value("delay", json(0)).dump() + " calls" +
-          (st.value("window", 1) > 1 ? "; decisions in windows of " + st.at("window").dump() +
-                                           " calls, each asked for `delay` calls ahead (the plugin's leader "
-                                           "protocol)"
-                                     : std::string()) +
-          (st.contains("as_deployed") && st.at("as_deployed").is_string()
-               ? "; scored as deployed (" + st.at("as_deployed").get<std::string>() +
-                     " mode): every call pays the plugin's measured per-call cost (`call_cost_us` per policy "
-                     "in results.json)"
+      (st.contains("as_deployed") && st.at("as_deployed").is_string()
+           ? "scored as deployed, " + st.at("as_deployed").get<std::string>() +
+                 " mode: every call pays the plugin's measured per-call cost (`call_cost_us` per policy in "
+                 "results.json) and decisions see latencies as the plugin's do; "
+           : "scored in the ideal world (`as_deployed = \"ideal\"`): no per-call cost; ") +
+          "feedback delay " + st.value("delay", json(0)).dump() + " calls" +
+          (st.value("window", 1) > 1
+               ? ", decisions in windows of " + st.at("window").dump() +
+                     " calls, each decided with the latencies from before `delay` calls "
+                     "ahead of it (the plugin's leader protocol)"
                : std::string()),
       "scored loss: " + st.at("loss").get<std::string>() +
           "; tuning objective: " + st.at("objective").get<std::string>() + " over the tune contexts",
@@ -147,6 +148,43 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
     for (const auto& p : r.at("pooled")) {
       std::vector<std::string> row = {p.at("policy"), p.at("contexts").dump()};
       for (auto& c : metric_cells(p.at("metrics"))) row.push_back(c);
+      t.rows.push_back(row);
+    }
+    out.push_back(t);
+  }
+
+  // Loss vs horizon: each policy's mean over the scenarios of its mean online loss at each horizon.
+  if (const json& lvh = st.value("loss_vs_horizon", json::object());
+      lvh.is_object() && !lvh.value("horizons", json::array()).empty()) {
+    const std::vector<int> horizons = lvh.at("horizons").get<std::vector<int>>();
+    out.push_back(heading(2, "Loss vs horizon"));
+    out.push_back(paragraph(
+        "Mean online loss (what a job pays, exploration included) after each number of calls per context, "
+        "each policy at its tuned configuration, " +
+        std::string(st.contains("as_deployed") && st.at("as_deployed").is_string()
+                        ? "scored as deployed (" + st.at("as_deployed").get<std::string>() + " mode)"
+                        : "scored in the ideal world") +
+        "; averaged over the scenarios, each over up to " + lvh.at("contexts_per_scenario").dump() +
+        " evenly spaced score contexts and " + lvh.at("seeds").dump() +
+        " seeds (one replay per context and seed at the longest horizon, read on the way)."));
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"policy"};
+    for (int h : horizons) t.header.push_back(std::to_string(h) + " calls");
+    for (const auto& p : r.at("policies")) {
+      const std::string name = p.at("name");
+      std::vector<double> sum(horizons.size(), 0.0);
+      int n = 0;
+      for (const auto& s : r.at("scores")) {
+        if (s.at("policy") != name || s.value("loss_vs_horizon", json::array()).size() != horizons.size())
+          continue;
+        for (size_t h = 0; h < horizons.size(); ++h)
+          sum[h] += s.at("loss_vs_horizon")[h].at("mean_online").get<double>();
+        ++n;
+      }
+      if (n == 0) continue;
+      std::vector<std::string> row = {name};
+      for (double v : sum) row.push_back(percent(v / n));
       t.rows.push_back(row);
     }
     out.push_back(t);

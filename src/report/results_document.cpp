@@ -85,6 +85,10 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
       {"window", s.window},
       {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
       {"curve_horizons", curve_h},
+      {"loss_vs_horizon",
+       {{"horizons", s.loss_vs_horizon},
+        {"contexts_per_scenario", s.loss_vs_horizon_contexts},
+        {"seeds", s.loss_vs_horizon_seeds}}},
       {"objective", metric_name(s.objective)},
       {"loss", loss_kind_name(s.loss)},
       {"alpha", s.alpha},
@@ -143,6 +147,9 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
       for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
       json curve = json::array();
       for (const auto& c : u.curve) curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
+      json long_curve = json::array();
+      for (const auto& c : u.loss_vs_horizon)
+        long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
       json decisions = json::array();
       for (int slot : u.final_slot) decisions.push_back(arm_name(slot));
       scores.push_back({{"scenario", u.scenario},
@@ -154,6 +161,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                         {"final", u.final_loss},
                         {"decisions", decisions},
                         {"curve", curve},
+                        {"loss_vs_horizon", long_curve},
                         {"metrics", metrics_json(losses, s, u.scenario + "/" + u.policy)}});
     }
   out["scores"] = scores;

@@ -8,6 +8,7 @@
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
+#include "ncclbot/replay/horizon_curve.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/supervised.hpp"
@@ -110,6 +111,20 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
   std::vector<ConfigLosses> out;
   for (int i = 0; i < int(configs.size()); ++i)
     out.push_back({r.online_of(i), r.final_of(i), with_final_slots ? slots[size_t(i)] : std::vector<int>{}});
+  return out;
+}
+
+std::vector<std::vector<double>> loss_vs_horizon(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                                                 const std::vector<int>& contexts,
+                                                 const std::vector<std::string>& configs,
+                                                 const ReplaySettings& s, const std::vector<int>& horizons,
+                                                 int seeds) {
+  ReplayJob job = make_job(sweep, contexts, configs, tune_contexts, false, s);
+  job.seeds = seeds;
+  const HorizonCurve curve = replay_horizon_curve(job, horizons);
+  std::vector<std::vector<double>> out(configs.size());
+  for (size_t c = 0; c < configs.size(); ++c)
+    for (const auto& at_h : curve.online[c]) out[c].push_back(summarize_losses(at_h).mean);
   return out;
 }
 

@@ -46,6 +46,15 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
                                         const std::vector<std::string>& configs,
                                         const ReplaySettings& settings, bool with_final_slots);
 
+// Mean online loss of each frozen config at each of `horizons` over `contexts` (a subset of the score
+// contexts) and `seeds` seeds: one replay per context and seed at the longest horizon
+// (replay/horizon_curve.hpp), on the CPU. Supervised selectors are fitted on all tune contexts.
+std::vector<std::vector<double>> loss_vs_horizon(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                                                 const std::vector<int>& contexts,
+                                                 const std::vector<std::string>& configs,
+                                                 const ReplaySettings& settings,
+                                                 const std::vector<int>& horizons, int seeds);
+
 // "cpu" or "cuda" for a requested cpu | cuda | auto (UsageError when cuda is demanded but unusable).
 std::string resolve_backend(const std::string& requested);
 

@@ -122,6 +122,10 @@ PreparedStudy prepare_study(StudySpec spec) {
       for (int h : s.curve_horizons) curve += h;
       u.cost = double(s.seeds) * (double(pol.grid.size()) * double(sc.tune.size()) * s.horizon +
                                   double(sc.score.size()) * curve);
+      if (!s.loss_vs_horizon.empty())
+        u.cost += double(s.loss_vs_horizon_seeds) *
+                  double(std::min(sc.score.size(), size_t(s.loss_vs_horizon_contexts))) *
+                  double(s.loss_vs_horizon.back());
       p.units.push_back(std::move(u));
     }
   return p;

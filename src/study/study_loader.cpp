@@ -149,26 +149,28 @@ bool valid_file_stem(const std::string& s) {
   return s.find("..") == std::string::npos;
 }
 
-// `as_deployed = "local" | "leader"` (replay/deployed_cost.hpp).
-Deployment deployment(const Reader& r, const toml::node& n, const std::string& what) {
+// `as_deployed = "ideal" | "local" | "leader"` (replay/deployed_cost.hpp): the name, checked.
+std::string deployment_text(const Reader& r, const toml::node& n, const std::string& what) {
   const std::string v = r.string(n, what);
-  if (v != "local" && v != "leader") r.fail(n, what + " must be \"local\" or \"leader\"");
-  return parse_deployment(v);
+  if (v != "ideal" && v != "local" && v != "leader")
+    r.fail(n, what + " must be \"ideal\", \"local\" or \"leader\"");
+  return v;
 }
 
 void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
-  r.only_keys(
-      t, "[study]",
-      {"name", "description", "seed", "seeds", "horizon", "delay", "as_deployed", "curve_horizons",
-       "objective", "loss", "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
+  r.only_keys(t, "[study]",
+              {"name", "description", "seed", "seeds", "horizon", "delay", "as_deployed", "curve_horizons",
+               "loss_vs_horizon", "loss_vs_horizon_contexts", "loss_vs_horizon_seeds", "objective", "loss",
+               "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
   if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
   if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
   if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
   if (auto* n = r.find(t, "seeds")) s.seeds = int(r.integer(*n, "study.seeds", 1, 100000));
   if (auto* n = r.find(t, "horizon")) s.horizon = int(r.integer(*n, "study.horizon", 1, 100000000));
   if (auto* n = r.find(t, "delay")) s.delay = int(r.integer(*n, "study.delay", 0, kMaxReplayDelay));
-  if (auto* n = r.find(t, "as_deployed")) {
-    s.as_deployed = deployment(r, *n, "study.as_deployed");
+  if (auto* n = r.find(t, "as_deployed"))
+    s.as_deployed = scoring_mode(deployment_text(r, *n, "study.as_deployed"));
+  if (s.as_deployed) {
     const DeployedFeedback feedback = deployed_feedback(*s.as_deployed);
     if (!r.find(t, "delay")) s.delay = feedback.delay;
     s.window = feedback.window;
@@ -180,6 +182,18 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
       if (s.curve_horizons[i] <= s.curve_horizons[i - 1])
         r.fail(*n, "study.curve_horizons must be increasing");
   }
+  if (auto* n = r.find(t, "loss_vs_horizon")) {
+    s.loss_vs_horizon.clear();
+    for (const auto& item : r.array(*n, "study.loss_vs_horizon"))
+      s.loss_vs_horizon.push_back(int(r.integer(item, "study.loss_vs_horizon item", 1, 10000000)));
+    for (size_t i = 1; i < s.loss_vs_horizon.size(); ++i)
+      if (s.loss_vs_horizon[i] <= s.loss_vs_horizon[i - 1])
+        r.fail(*n, "study.loss_vs_horizon must be increasing");
+  }
+  if (auto* n = r.find(t, "loss_vs_horizon_contexts"))
+    s.loss_vs_horizon_contexts = int(r.integer(*n, "study.loss_vs_horizon_contexts", 1, 100000));
+  if (auto* n = r.find(t, "loss_vs_horizon_seeds"))
+    s.loss_vs_horizon_seeds = int(r.integer(*n, "study.loss_vs_horizon_seeds", 1, 1000));
   if (auto* n = r.find(t, "objective")) s.objective = r.metric(*n, "study.objective");
   if (auto* n = r.find(t, "loss")) {
     const std::string v = r.string(*n, "study.loss");
@@ -450,7 +464,7 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (auto* n = r.find(t, "noise_scale"))
     v.noise_scale = r.real(*n, "variant.noise_scale", 0.0, 100.0, false);
   if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
-  if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment(r, *n, "variant.as_deployed");
+  if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment_text(r, *n, "variant.as_deployed");
   if (!v.noise_scale && !v.observation && !v.drift && !v.first_use && !v.warmup && !v.delay && !v.as_deployed)
     r.fail(t,
            "variant '" + v.name +

@@ -110,6 +110,15 @@ inline bool in_scenarios(const std::vector<std::string>& patterns, const std::st
 // A named change of the simulator's assumptions (docs/study.md, "Variants and sensitivity"): the
 // study is run again with only the knobs given here changed, the sweep knobs on every synthesised
 // [[sweep]] and `delay` in [study]. A knob left out keeps the study's own value.
+// "ideal" for nullopt, else the deployment's name; and back (a name checked by the loader).
+inline std::string scoring_name(const std::optional<Deployment>& d) {
+  return d ? std::string(deployment_name(*d)) : "ideal";
+}
+inline std::optional<Deployment> scoring_mode(const std::string& name) {
+  if (name == "ideal") return std::nullopt;
+  return parse_deployment(name);
+}
+
 struct Variant {
   std::string name;
   std::string slug;  // the folder DIR/variants/SLUG (variant_slug)
@@ -117,9 +126,9 @@ struct Variant {
   std::optional<double> noise_scale;
   std::optional<bool> observation, drift, first_use, warmup;
   std::optional<int> delay;
-  // Scored as deployed in this mode (replay/deployed_cost.hpp): `as_deployed` in [study], and the
-  // delay the plugin showed in that mode unless the variant gives `delay` too.
-  std::optional<Deployment> as_deployed;
+  // How the variant scores (StudySpec::as_deployed): "ideal", "local" or "leader" in [study], and
+  // that mode's delay unless the variant gives `delay` too.
+  std::optional<std::string> as_deployed;
 };
 
 // The folder name of a variant: lower-case letters and digits, every other run of characters one
@@ -137,10 +146,20 @@ struct StudySpec {
   int horizon = 200;  // collective calls per replay
   int delay = 0;      // feedback delay D: call t's latency reaches the policy before call t+D+1
   int window = 1;     // decision window W (replay/replay.hpp): the plugin's when scored as leader
-  // Scoring as deployed (replay/deployed_cost.hpp): every config pays the plugin's measured
-  // per-call cost, and `delay` defaults to the plugin's measured delay in that mode.
-  std::optional<Deployment> as_deployed;
+  // Scoring as deployed (replay/deployed_cost.hpp, docs/study.md "As deployed"): every config pays
+  // the plugin's measured per-call cost, and the replays run the plugin's feedback schedule in that
+  // mode (`delay` replaces its delay part). The default is the leader protocol, what every
+  // communicator of more than one rank runs; nullopt is `as_deployed = "ideal"`: no per-call cost,
+  // and `delay` alone (0 unless given).
+  std::optional<Deployment> as_deployed = Deployment::kLeader;
   std::vector<int> curve_horizons;  // horizons of the online-loss-vs-horizon curve (ends at horizon)
+  // Loss vs horizon out to production lengths (replay/horizon_curve.hpp, docs/study.md "Loss vs
+  // horizon"): each tuned config replayed once at the longest of these horizons on up to
+  // `loss_vs_horizon_contexts` score contexts per scenario (evenly spaced) with
+  // `loss_vs_horizon_seeds` seeds, read at every horizon on the way. Empty: none.
+  std::vector<int> loss_vs_horizon = {100, 1000, 10000, 100000};
+  int loss_vs_horizon_contexts = 24;
+  int loss_vs_horizon_seeds = 2;
   Metric objective = Metric::kMean;
   LossKind loss = LossKind::kOnline;
   double alpha = 0.05;

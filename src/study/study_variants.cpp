@@ -54,7 +54,7 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
   root.erase("variant");
   if (auto* study = root["study"].as_table()) {
     if (v.as_deployed) {
-      study->insert_or_assign("as_deployed", std::string(deployment_name(*v.as_deployed)));
+      study->insert_or_assign("as_deployed", *v.as_deployed);
       if (!v.delay) study->erase("delay");  // the plugin's measured delay in that mode
     }
     if (v.delay) study->insert_or_assign("delay", int64_t(*v.delay));
@@ -102,7 +102,7 @@ nlohmann::json variant_knobs(const Variant& v) {
   for (const char* key : kSweepKnobs)
     if (const auto value = sweep_knob(v, key)) k[key] = *value;
   if (v.delay) k["delay"] = *v.delay;
-  if (v.as_deployed) k["as_deployed"] = std::string(deployment_name(*v.as_deployed));
+  if (v.as_deployed) k["as_deployed"] = *v.as_deployed;
   return k;
 }
 
@@ -110,8 +110,7 @@ nlohmann::json baseline_knobs(const StudySpec& base) {
   nlohmann::json k = nlohmann::json::object();
   for (const auto& v : base.variants) {
     if (v.delay) k["delay"] = base.delay;
-    if (v.as_deployed)
-      k["as_deployed"] = base.as_deployed ? std::string(deployment_name(*base.as_deployed)) : "off";
+    if (v.as_deployed) k["as_deployed"] = scoring_name(base.as_deployed);
     for (const char* key : kSweepKnobs) {
       if (!sweep_knob(v, key)) continue;
       nlohmann::json value;  // null until a synthesised sweep says, and when two disagree

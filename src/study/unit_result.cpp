@@ -28,6 +28,9 @@ nlohmann::json to_json(const UnitResult& u) {
   for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& c : u.curve) curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
+  nlohmann::json long_curve = nlohmann::json::array();
+  for (const auto& c : u.loss_vs_horizon)
+    long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
   return {{"scenario", u.scenario},
           {"policy", u.policy},
           {"spec", u.spec},
@@ -37,7 +40,8 @@ nlohmann::json to_json(const UnitResult& u) {
           {"online", u.online},
           {"final", u.final_loss},
           {"final_slot", u.final_slot},
-          {"curve", curve}};
+          {"curve", curve},
+          {"loss_vs_horizon", long_curve}};
 }
 
 UnitResult unit_from_json(const nlohmann::json& j) {
@@ -55,6 +59,8 @@ UnitResult unit_from_json(const nlohmann::json& j) {
     u.final_slot = j.at("final_slot").get<std::vector<int>>();
     for (const auto& c : j.at("curve"))
       u.curve.push_back({c.at("horizon").get<int>(), c.at("mean_online").get<double>()});
+    for (const auto& c : j.at("loss_vs_horizon"))
+      u.loss_vs_horizon.push_back({c.at("horizon").get<int>(), c.at("mean_online").get<double>()});
     if (u.chosen < 0 || size_t(u.chosen) >= u.grid.size() || u.online.size() != u.final_loss.size() ||
         u.online.size() != u.final_slot.size())
       throw std::runtime_error("inconsistent unit");

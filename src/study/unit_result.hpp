@@ -30,6 +30,8 @@ struct UnitResult {
   std::vector<double> online, final_loss;
   std::vector<int> final_slot;
   std::vector<CurvePoint> curve;
+  // Over the study's loss_vs_horizon contexts and seeds (StudySpec::loss_vs_horizon).
+  std::vector<CurvePoint> loss_vs_horizon;
 
   const std::string& chosen_config() const { return grid.at(size_t(chosen)).config; }
 };

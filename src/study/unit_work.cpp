@@ -1,5 +1,6 @@
 #include "study/unit_work.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "study/policy_replay.hpp"
@@ -78,6 +79,17 @@ void compute_scenario(const PreparedStudy& study, const std::vector<const WorkUn
     for (size_t j = 0; j < results.size(); ++j)
       results[j].curve.push_back(
           {h, summarize_losses(h == s.horizon ? results[j].online : short_runs[j].online).mean});
+  }
+  if (!s.loss_vs_horizon.empty()) {
+    // Up to loss_vs_horizon_contexts score contexts, evenly spaced over the scenario's list.
+    const size_t n = sc.score.size(), want = std::min(n, size_t(s.loss_vs_horizon_contexts));
+    std::vector<int> contexts;
+    for (size_t k = 0; k < want; ++k) contexts.push_back(sc.score[k * n / want]);
+    const auto long_curves =
+        loss_vs_horizon(*sc.sweep, sc.tune, contexts, chosen, rs, s.loss_vs_horizon, s.loss_vs_horizon_seeds);
+    for (size_t j = 0; j < results.size(); ++j)
+      for (size_t h = 0; h < s.loss_vs_horizon.size(); ++h)
+        results[j].loss_vs_horizon.push_back({s.loss_vs_horizon[h], long_curves[j][h]});
   }
   for (size_t j = 0; j < results.size(); ++j) done(at[j], std::move(results[j]));
 }

@@ -49,7 +49,7 @@ TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
   EXPECT_EQ(noise.path, kVariantsStudy + " with its variant 'noise x2'");
   ASSERT_EQ(noise.sweeps.size(), 1u);
   EXPECT_EQ(noise.sweeps[0].noise_scale, 2.0);
-  EXPECT_EQ(noise.delay, 0);
+  EXPECT_EQ(noise.delay, 12);  // the leader protocol's, as every study by default
   EXPECT_EQ(noise.sweeps[0].seed, base.sweeps[0].seed);
   EXPECT_EQ(noise.curve_horizons, base.curve_horizons);
   EXPECT_EQ(noise.hypotheses.size(), base.hypotheses.size());
@@ -57,7 +57,7 @@ TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
   EXPECT_EQ(delay.delay, 8);
   EXPECT_EQ(delay.sweeps[0].noise_scale, 1.0);
   EXPECT_EQ(study::variant_knobs(base.variants[0]), json({{"noise_scale", 2.0}}));
-  EXPECT_EQ(study::baseline_knobs(base), json({{"noise_scale", 1.0}, {"delay", 0}}));
+  EXPECT_EQ(study::baseline_knobs(base), json({{"noise_scale", 1.0}, {"delay", 12}}));
 
   // A sweep file is restated relative to the variant's folder and still names the same file.
   const std::string dir = temp_dir();
@@ -78,10 +78,11 @@ TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
 }
 
 // An as-deployed variant writes the mode into [study] and, unless it gives its own delay, drops the
-// base's delay so that the plugin's measured delay of that mode applies.
+// base's delay so that the plugin's schedule of that mode applies; "ideal" is a mode too.
 TEST(Sensitivity, AsDeployedVariantTakesThePluginsDelay) {
   const std::string text =
-      "[study]\nname = \"f\"\ndelay = 8\n[[sweep]]\nname = \"m\"\npreset = \"h100-ib-a\"\n[[scenario]]\n"
+      "[study]\nname = \"f\"\ndelay = 8\nas_deployed = \"ideal\"\n[[sweep]]\nname = \"m\"\npreset = "
+      "\"h100-ib-a\"\n[[scenario]]\n"
       "name = \"s\"\ntune = { sweep = \"m\" }\nscore = { sweep = \"m\" }\n[[policy]]\nname = \"A\"\nspec = "
       "\"auto\"\n"
       "[[variant]]\nname = \"deployed\"\nas_deployed = \"leader\"\n"
@@ -97,7 +98,7 @@ TEST(Sensitivity, AsDeployedVariantTakesThePluginsDelay) {
   EXPECT_EQ(local.as_deployed, Deployment::kLocal);
   EXPECT_EQ(local.delay, 3);
   EXPECT_EQ(study::variant_knobs(base.variants[0]), json({{"as_deployed", "leader"}}));
-  EXPECT_EQ(study::baseline_knobs(base), json({{"as_deployed", "off"}, {"delay", 8}}));
+  EXPECT_EQ(study::baseline_knobs(base), json({{"as_deployed", "ideal"}, {"delay", 8}}));
 }
 
 TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
@@ -117,7 +118,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0]["variant"], "baseline");
   EXPECT_EQ(runs[0]["folder"], ".");
-  EXPECT_EQ(runs[0]["knobs"], json({{"delay", 0}, {"noise_scale", 1.0}}));
+  EXPECT_EQ(runs[0]["knobs"], json({{"delay", 12}, {"noise_scale", 1.0}}));
   EXPECT_EQ(runs[1]["variant"], "noise x2");
   EXPECT_EQ(runs[1]["knobs"], json({{"noise_scale", 2.0}}));
   EXPECT_EQ(runs[2]["variant"], "delay 8");
@@ -157,7 +158,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
       md.find("| run | assumptions | AUTO | greedy | UCB1 | H1 greedy vs AUTO mean | H2 UCB1 vs AUTO mean |"),
       std::string::npos)
       << md;
-  EXPECT_NE(md.find("| baseline | delay = 0, noise_scale = 1.0 | #"), std::string::npos);
+  EXPECT_NE(md.find("| baseline | delay = 12, noise_scale = 1.0 | #"), std::string::npos);
   EXPECT_NE(md.find("| noise x2 (`variants/noise-x2/`) | noise_scale = 2.0 | #"), std::string::npos);
   EXPECT_NE(md.find("| delay 8 (`variants/delay-8/`) | delay = 8 | #"), std::string::npos);
   EXPECT_NE(md.find("- greedy vs AUTO on mean loss: "), std::string::npos);

@@ -98,17 +98,23 @@ void expect_error(const std::string& from, const std::string& to, long line, con
   }
 }
 
-// The feedback delay of every replay (replay/replay.hpp): 0 when left out, at most kMaxReplayDelay.
+// The feedback delay of every replay (replay/replay.hpp): the leader protocol's 12 when left out
+// (scored as deployed by default), at most kMaxReplayDelay.
 TEST(StudyLoader, FeedbackDelay) {
-  EXPECT_EQ(parse_study(kValid, "/x/study.toml").delay, 0);
+  EXPECT_EQ(parse_study(kValid, "/x/study.toml").delay, 12);
   std::string text = kValid;
   text.replace(text.find("horizon = 50"), 12, "horizon = 50\ndelay = 64");
   EXPECT_EQ(parse_study(text, "/x/study.toml").delay, 64);
 }
 
-// Scoring as deployed (replay/deployed_cost.hpp): the mode's measured delay unless `delay` is given.
+// Scoring as deployed (replay/deployed_cost.hpp): the leader protocol by default, the mode's
+// schedule unless `delay` is given, and "ideal" for the undelayed world without plugin costs.
 TEST(StudyLoader, AsDeployedTakesThePluginsDelayUnlessOneIsGiven) {
-  EXPECT_FALSE(parse_study(kValid, "/x/study.toml").as_deployed.has_value());
+  const StudySpec by_default = parse_study(kValid, "/x/study.toml");
+  ASSERT_TRUE(by_default.as_deployed.has_value());
+  EXPECT_EQ(*by_default.as_deployed, Deployment::kLeader);
+  EXPECT_EQ(by_default.delay, 12);  // leader_protocol.hpp: windows of 8 asked for 12 calls ahead
+  EXPECT_EQ(by_default.window, 8);
   std::string leader = kValid;
   leader.replace(leader.find("horizon = 50"), 12, "horizon = 50\nas_deployed = \"leader\"");
   const StudySpec l = parse_study(leader, "/x/study.toml");
@@ -116,6 +122,12 @@ TEST(StudyLoader, AsDeployedTakesThePluginsDelayUnlessOneIsGiven) {
   EXPECT_EQ(*l.as_deployed, Deployment::kLeader);
   EXPECT_EQ(l.delay, deployed_delay(Deployment::kLeader));
   EXPECT_GT(l.delay, 0);  // leader windows always make feedback late
+  std::string ideal = kValid;
+  ideal.replace(ideal.find("horizon = 50"), 12, "horizon = 50\nas_deployed = \"ideal\"");
+  const StudySpec i = parse_study(ideal, "/x/study.toml");
+  EXPECT_FALSE(i.as_deployed.has_value());
+  EXPECT_EQ(i.delay, 0);
+  EXPECT_EQ(i.window, 1);
   std::string given = kValid;
   given.replace(given.find("horizon = 50"), 12, "horizon = 50\ndelay = 3\nas_deployed = \"leader\"");
   EXPECT_EQ(parse_study(given, "/x/study.toml").delay, 3);
@@ -123,7 +135,7 @@ TEST(StudyLoader, AsDeployedTakesThePluginsDelayUnlessOneIsGiven) {
   local.replace(local.find("horizon = 50"), 12, "horizon = 50\nas_deployed = \"local\"");
   EXPECT_EQ(*parse_study(local, "/x/study.toml").as_deployed, Deployment::kLocal);
   expect_error("horizon = 50", "horizon = 50\nas_deployed = \"cluster\"", 6,
-               "study.as_deployed must be \"local\" or \"leader\"");
+               "study.as_deployed must be \"ideal\", \"local\" or \"leader\"");
   expect_error("horizon = 50", "horizon = 50\nas_deployed = 1", 6, "study.as_deployed must be a string");
 }
 
@@ -216,7 +228,7 @@ TEST(StudyLoader, ParsesVariants) {
   // Scoring as deployed is a replay knob too, and a sweep file does not stop it.
   const StudySpec d = parse_study(
       std::string(kValid) + "\n[[variant]]\nname = \"as deployed\"\nas_deployed = \"leader\"\n", "s.toml");
-  EXPECT_EQ(d.variants.at(0).as_deployed, Deployment::kLeader);
+  EXPECT_EQ(d.variants.at(0).as_deployed, "leader");
   EXPECT_FALSE(d.variants.at(0).delay);
   // A study with a sweep file may still vary the feedback delay, which is the replay's.
   EXPECT_EQ(parse_study(std::string(kValid) + "\n[[variant]]\nname = \"d\"\ndelay = 4\n", "s.toml")
@@ -242,7 +254,7 @@ TEST(StudyLoader, VariantErrorsNameLineAndReason) {
   expect_variant_error(kSynthOnly, v + "delay = 1.5\n", 39, "variant.delay must be an integer");
   expect_variant_error(kSynthOnly, v + "delay = 1025\n", 39, "variant.delay must be in");
   expect_variant_error(kSynthOnly, v + "as_deployed = \"rack\"\n", 39,
-                       "variant.as_deployed must be \"local\" or \"leader\"");
+                       "variant.as_deployed must be \"ideal\", \"local\" or \"leader\"");
   expect_variant_error(kSynthOnly, v + "noise_scale = \"x\"\n", 39, "variant.noise_scale must be a number");
   expect_variant_error(kSynthOnly, v + "noise_scale = -1\n", 39, "variant.noise_scale must be in");
   expect_variant_error(kSynthOnly, v, 37, "variant 'v' changes nothing");

@@ -236,6 +236,8 @@ struct ReplayCursorT {
     double call_loss = loss[slot];
     if (dynamic) x = observe_dynamic(t, slot, x, call_loss);
     observe(t, slot, x);
+    // An observer with loss() is told each call's loss as it enters the sum (horizon_curve.hpp).
+    if constexpr (requires { observe.loss(t, 0.0); }) observe.loss(t, call_loss + cost_loss);
     if constexpr (DelayCapacity > 0) {
       int at = pending_head + pending_count;
       at = at >= kRing ? at - kRing : at;

@@ -1,0 +1,70 @@
+// Loss vs horizon (replay/horizon_curve.hpp): every point of the curve is, bit for bit, the online
+// loss the CPU engine gives for a replay of that horizon, whatever the feedback schedule, per-call
+// cost or thread count.
+#include <gtest/gtest.h>
+
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/horizon_curve.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "support/same_bits.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+
+ReplayJob curve_job(const Sweep& s, int delay, int window) {
+  ReplayJob job;
+  job.sweep = &s;
+  for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
+  for (const char* spec :
+       {"auto", "greedy:n0=1", "ucb1:c=0.2,n0=4", "thompson:n0=2", "etc:m=2", "ducb:gamma=0.95"})
+    for (auto& p : parse_policy_grid(spec)) job.configs.push_back(p);
+  job.seeds = 3;
+  job.seed_base = 11;
+  job.delay = delay;
+  job.window = window;
+  job.call_cost_us = std::vector<double>(job.configs.size(), 0.04);
+  job.threads = 2;
+  return job;
+}
+
+}  // namespace
+
+TEST(HorizonCurve, EveryPointIsTheReplayOfThatHorizon) {
+  const Sweep s = random_tiny_sweep(5, 6, true);
+  const std::vector<int> horizons = {1, 7, 40, 130};
+  for (const auto& [delay, window] : std::vector<std::pair<int, int>>{{0, 1}, {3, 1}, {12, 8}}) {
+    ReplayJob job = curve_job(s, delay, window);
+    const HorizonCurve curve = replay_horizon_curve(job, horizons);
+    ASSERT_EQ(curve.online.size(), job.configs.size());
+    for (size_t h = 0; h < horizons.size(); ++h) {
+      job.horizon = horizons[h];
+      const ReplayResults r = run_cpu_replay(job);
+      for (int cfg = 0; cfg < int(job.configs.size()); ++cfg) {
+        const std::vector<double> want = r.online_of(cfg);
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_TRUE(same_bits(curve.online[size_t(cfg)][h][i], want[i]))
+              << job.configs[size_t(cfg)].text << " T " << horizons[h] << " D " << delay << " W " << window
+              << " context " << i << ": " << curve.online[size_t(cfg)][h][i] << " vs " << want[i];
+      }
+    }
+    job.threads = 1;
+    const HorizonCurve one_thread = replay_horizon_curve(job, horizons);
+    for (size_t c = 0; c < curve.online.size(); ++c)
+      for (size_t h = 0; h < horizons.size(); ++h)
+        for (size_t i = 0; i < curve.online[c][h].size(); ++i)
+          ASSERT_TRUE(same_bits(curve.online[c][h][i], one_thread.online[c][h][i]));
+  }
+}
+
+TEST(HorizonCurve, BadHorizonsAreUsageErrors) {
+  const Sweep s = random_tiny_sweep(2, 3, false);
+  const ReplayJob job = curve_job(s, 0, 1);
+  EXPECT_THROW(replay_horizon_curve(job, {}), UsageError);
+  EXPECT_THROW(replay_horizon_curve(job, {0, 5}), UsageError);
+  EXPECT_THROW(replay_horizon_curve(job, {5, 5}), UsageError);
+  EXPECT_THROW(replay_horizon_curve(job, {9, 5}), UsageError);
+}
