@@ -9,11 +9,15 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace ncclbot::cli {
 
 void add_as_deployed_option(CLI::App& app, std::string& mode);
+
+// The mode of --as-deployed; nullopt when it was not given, a UsageError for an unknown mode.
+std::optional<Deployment> parse_as_deployed(const std::string& mode);
 
 // --delay, --window and --as-deployed together (replay, tune): the feedback schedule of every
 // replay (replay/replay.hpp). --as-deployed gives the plugin's (delay, window) in that mode;
@@ -30,8 +34,5 @@ struct FeedbackOptions {
   DeployedFeedback resolve() const;
   std::optional<Deployment> deployment() const { return parse_as_deployed(as_deployed); }
 };
-
-// The mode of --as-deployed; nullopt when it was not given, a UsageError for an unknown mode.
-std::optional<Deployment> parse_as_deployed(const std::string& mode);
 
 }  // namespace ncclbot::cli
