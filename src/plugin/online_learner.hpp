@@ -38,8 +38,8 @@ namespace ncclbot::plugin {
 class DecisionLog;
 class StateFile;
 
-// How far a follower may ask ahead of the leader's own call count in a context.
-inline constexpr uint64_t kMaxFollowerLead = 16 * 256;
+// How far (calls) a follower may ask ahead of the leader's own call count in a context.
+inline constexpr uint64_t kMaxFollowerLead = 4096;
 
 struct MemoLimits {
   size_t per_context = size_t(1) << 24;    // decisions kept per context (1 byte each)

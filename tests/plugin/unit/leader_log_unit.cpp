@@ -96,7 +96,7 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   const int first = leader->decide_at(kKey, kBytes, cost, 0, kOwn);
   ASSERT_GE(first, 0);
   leader->observe(kKey, first, latency(0, first));
-  const std::vector<int8_t> ahead = window(*leader, 0, table.prior());
+  const std::vector<int8_t> ahead = windows(*leader, 0, 256, table.prior());
   for (uint64_t i = 1; i < 256; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
     ASSERT_EQ(s, ahead[i]) << i;
