@@ -333,13 +333,20 @@ LeaderKey test_key(const char* secret = "live-leader-test-secret") {
 }
 
 // A leader server in this process whose decisions come from one learner; `hold` makes it answer
-// "later" (a stalled leader).
+// "later" (a stalled leader). It keeps the first call index of every request it reads, in order.
 struct LiveLeader {
   std::shared_ptr<OnlineLearner> learner = learner_of_nine();
   std::atomic<bool> hold{false};
   std::atomic<int> hellos{0};
   std::string address;
   LeaderKey key = test_key();
+  std::mutex requests_mu;
+  std::vector<uint64_t> request_starts;
+
+  std::vector<uint64_t> requests() {
+    std::lock_guard<std::mutex> lock(requests_mu);
+    return request_starts;
+  }
 
   LiveLeader() {
     std::string why;
@@ -352,6 +359,10 @@ struct LiveLeader {
     };
     h.decide = [](void* c, const WireRequest& r, WireDecisions* d) {
       auto* self = static_cast<LiveLeader*>(c);
+      {
+        std::lock_guard<std::mutex> lock(self->requests_mu);
+        self->request_starts.push_back(r.start);
+      }
       if (self->hold.load()) {
         d->status = DecisionStatus::kLater;
         return;
@@ -700,4 +711,82 @@ TEST(RankAgreement, TheLeaderKeepsListeningWhenItRunsOutOfDescriptors) {
   EXPECT_EQ(have, sizeof greeting);
   auto link = joined_follower(leader);  // and it serves followers as before
   EXPECT_TRUE(link);
+}
+
+TEST(RankAgreement, AFollowerAsksForEachWindowOnceAtItsLookahead) {
+  // Window k (calls 8k .. 8k + 7) goes out at the follower's call 8k - 12 (docs/plugin.md "Decision
+  // windows"), once: never again while it is awaited or held, never before.
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
+  CostTable cost = table.cost();
+  const auto prior = table.prior();
+  for (uint64_t i = 0; i < 300; ++i) {
+    const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
+    // decision() sent its requests before returning; the leader reads them in order.
+    const uint64_t last = (i + kLeaderPrefetch) / kLeaderWindow * kLeaderWindow;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while ((leader.requests().empty() || leader.requests().back() < last) &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    ASSERT_EQ(leader.requests().back(), last) << i;
+  }
+  const auto asked = leader.requests();
+  ASSERT_EQ(asked.size(), (299 + kLeaderPrefetch) / kLeaderWindow + 1);
+  for (size_t k = 0; k < asked.size(); ++k) ASSERT_EQ(asked[k], k * kLeaderWindow) << k;
+}
+
+TEST(RankAgreement, AFollowerCountsTheDecisionsThatWaitedForTheirWindow) {
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
+  const auto prior = table.prior();
+  FollowerWaits waits;
+  leader.hold = true;  // the first window comes 300 ms late
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    leader.hold = false;
+  });
+  CostTable cost = table.cost();
+  const int first = link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr, &waits);
+  release.join();
+  EXPECT_EQ(first, leader.learner->decide_at(kKey, kBytes, cost, 0, kOwn));
+  EXPECT_EQ(waits.decisions.load(), 1u);
+  EXPECT_EQ(waits.waited.load(), 1u);
+  EXPECT_GE(waits.longest_ns.load(), uint64_t(250) * 1000 * 1000);
+  // The rest of window 0 is held: no more waiting.
+  for (uint64_t i = 1; i < kLeaderWindow; ++i) {
+    const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr, &waits), own) << i;
+  }
+  EXPECT_EQ(waits.decisions.load(), uint64_t(kLeaderWindow));
+  EXPECT_EQ(waits.waited.load(), 1u);
+}
+
+TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
+  // The leader runs 3,000 calls ahead, learning from its latencies all along; the follower then
+  // plays the same calls, asking for windows the leader decided long ago: the memo answers.
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
+  CostTable cost = table.cost();
+  const auto prior = table.prior();
+  std::vector<int> played;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    played.push_back(leader.learner->decide_at(kKey, kBytes, cost, i, kOwn));
+    if (i == 0)  // the follower's first call hands in its table: the context starts at call 1
+      ASSERT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr), played[0]);
+    const int ran = played.back() >= 0 ? played.back() : 0;
+    leader.learner->observe(kKey, ran, ran == 0 ? 10.0 + double(i % 7) : 11.0 + double(i % 5));
+  }
+  int policy = 0;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), played[i]) << i;
+    policy += played[i] >= 0;
+  }
+  EXPECT_GE(policy, 2990);
 }
