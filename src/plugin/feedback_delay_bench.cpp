@@ -4,12 +4,15 @@
 // `ucb1:c=0.2,n0=2`, and report each call's latency through ncclbotReportLatency `in_flight` calls
 // after deciding it (0 = before the next call is decided, as plugin-check does; a job whose host
 // runs ahead of the GPU has calls in flight). The leader's finalize line (feedback_lag.hpp) is read
-// back from the plugin's logger. Cases:
+// back from the plugin's logger, and so are the followers' "follower waited for N of M decisions"
+// lines (how often a decision window was not there in time). Cases:
 //   local       one rank, NCCLBOT_AGREEMENT=local
 //   leader      `ranks` processes on loopback (rank 0 leads), in lockstep: every rank finishes call
 //               i before any starts call i + 1, as collectives synchronise ranks
 // Prints one JSON document:
-//   {"results": [{"case", "ranks", "in_flight", "decisions", "median", "p90", "max"}, ...]}
+//   {"results": [{"case", "ranks", "in_flight", "decisions", "median", "p90", "max",
+//                 "follower_decisions", "follower_waits", "longest_wait_ms"}, ...]}
+// (the follower counts summed over the followers, the longest wait the longest of any; 0 in local mode).
 // Usage: plugin_feedback_delay PLUGIN.so [calls] [ranks]
 #include <dlfcn.h>
 #include <pthread.h>
@@ -34,7 +37,7 @@ namespace {
 constexpr uint64_t kCommId = 0x5eed0f1a6ull;
 constexpr size_t kBytes = size_t(1) << 20;
 
-int g_log_fd = -1;  // where a rank's logger copies the plugin's feedback-delay line
+int g_log_fd = -1;  // where a rank's logger copies the plugin's feedback-delay and follower-wait lines
 
 void logger(int, unsigned long, const char*, int, const char* fmt, ...) {
   char buf[1024];
@@ -42,7 +45,8 @@ void logger(int, unsigned long, const char*, int, const char* fmt, ...) {
   va_start(args, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, args);
   va_end(args);
-  if (g_log_fd >= 0 && std::strstr(buf, "feedback delay of") != nullptr) {
+  if (g_log_fd >= 0 && (std::strstr(buf, "feedback delay of") != nullptr ||
+                        std::strstr(buf, "follower waited for") != nullptr)) {
     const std::string line = std::string(buf) + "\n";
     if (write(g_log_fd, line.data(), line.size()) < 0) _exit(6);
   }
@@ -80,7 +84,7 @@ double latency_of(int slot, uint64_t call) {
   const auto* tuner = static_cast<const NcclTunerV5*>(dlsym(h, "ncclTunerPlugin_v5"));
   const auto report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(h, "ncclbotReportLatency"));
   if (!tuner || !report) _exit(3);
-  g_log_fd = rank == 0 ? log_fd : -1;
+  g_log_fd = log_fd;
   void* ctx = nullptr;
   if (tuner->init(&ctx, kCommId, size_t(c.ranks), 1, logger, nullptr, nullptr) != 0) _exit(4);
   pthread_barrier_wait(barrier);                   // communicator init is collective
@@ -107,7 +111,8 @@ double latency_of(int slot, uint64_t call) {
   _exit(0);
 }
 
-// Runs one case; the leader's "feedback delay of N policy decisions: median M, p90 P, max X" line.
+// Runs one case; the leader's "feedback delay of N policy decisions: median M, p90 P, max X" line and
+// each follower's "follower waited for N of M decisions (longest X ms)" line.
 std::string run_case(const char* so, const Case& c, uint64_t calls) {
   auto* barrier = static_cast<pthread_barrier_t*>(
       mmap(nullptr, sizeof(pthread_barrier_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
@@ -129,7 +134,7 @@ std::string run_case(const char* so, const Case& c, uint64_t calls) {
   }
   close(fds[1]);
   std::string line;
-  char buf[512];
+  char buf[4096];
   for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) line.append(buf, size_t(n));
   close(fds[0]);
   bool ok = true;
@@ -170,12 +175,33 @@ int main(int argc, char** argv) {
                    c.ranks, c.in_flight);
       return 1;
     }
-    char row[256];
+    unsigned long long follower_decisions = 0, follower_waits = 0;
+    double longest_ms = 0.0;
+    int followers = 0;
+    for (const char* f = line.c_str(); (f = std::strstr(f, "follower waited for")) != nullptr; ++f) {
+      unsigned long long waited = 0, of = 0;
+      double longest = 0.0;
+      if (std::sscanf(f, "follower waited for %llu of %llu decisions (longest %lf ms)", &waited, &of,
+                      &longest) != 3)
+        continue;
+      ++followers;
+      follower_waits += waited;
+      follower_decisions += of;
+      if (longest > longest_ms) longest_ms = longest;
+    }
+    if (c.leader && followers != c.ranks - 1) {
+      std::fprintf(stderr, "%s: case %s (%d ranks, %d in flight): %d followers logged their waits\n", argv[0],
+                   c.name, c.ranks, c.in_flight, followers);
+      return 1;
+    }
+    char row[512];
     std::snprintf(
         row, sizeof row,
         "%s{\"case\": \"%s\", \"ranks\": %d, \"in_flight\": %d, \"decisions\": %llu, \"median\": %llu, "
-        "\"p90\": %llu, \"max\": %llu}",
-        k ? ", " : "", c.name, c.ranks, c.in_flight, n, median, p90, max);
+        "\"p90\": %llu, \"max\": %llu, \"follower_decisions\": %llu, \"follower_waits\": %llu, "
+        "\"longest_wait_ms\": %.3f}",
+        k ? ", " : "", c.name, c.ranks, c.in_flight, n, median, p90, max, follower_decisions, follower_waits,
+        longest_ms);
     json += row;
   }
   json += "]}";

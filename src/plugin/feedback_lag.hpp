@@ -2,9 +2,10 @@
 // How late the policy's feedback is, as `replay --delay D` models it: when the policy decides call
 // i of a context, the lag is the number of that context's calls decided before i whose latencies
 // have not reached the policy yet (i minus the latencies absorbed so far, 0 when none are missing).
-// A replay with delay D sees a lag of exactly D on every call past the first D. The plugin keeps
-// one histogram per communicator and logs its median, p90 and maximum at finalize, so a job's own
-// log says which --delay matches it (docs/plugin.md "Feedback delay").
+// A replay with delay D sees a lag of exactly D on every call past the first D; with window W too
+// (the leader protocol, replay/leader_protocol.hpp) call t lags t - max(0, floor(t/W)W - D), D..D+W-1.
+// The plugin keeps one histogram per communicator and logs its median, p90 and maximum at finalize,
+// so a job's own log says which --delay matches it (docs/plugin.md "Feedback delay").
 #include <cstddef>
 #include <cstdint>
 

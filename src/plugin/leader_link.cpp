@@ -517,10 +517,10 @@ void FollowerLink::receive_loop(int fd, uint64_t generation) {
       }
       if (e == FollowerSession::Event::kDecisions) {
         Stream& s = streams_[{d.comm_id, d.ordinal, int(d.key)}];
-        const uint64_t w = d.start / uint64_t(kDecisionWindow);
+        const uint64_t w = d.start / uint64_t(kLeaderWindow);
         if (d.status == DecisionStatus::kOk) {
           s.requested.erase(w);
-          s.windows[w].assign(d.slots, d.slots + kDecisionWindow);
+          s.windows[w].assign(d.slots, d.slots + kLeaderWindow);
         } else {  // too far ahead of the leader for now: ask again shortly
           s.requested[w] = Clock::now() + std::chrono::milliseconds(2);
         }
@@ -548,10 +548,10 @@ void FollowerLink::request_locked(Stream& s, const WireHello& who, int key, uint
   if (broken_ || (it != s.requested.end() && Clock::now() < it->second)) return;
   WireRequest r;
   r.comm_id = who.comm_id;
-  r.start = window * uint64_t(kDecisionWindow);
+  r.start = window * uint64_t(kLeaderWindow);
   r.bytes = bytes;
   r.key = uint32_t(key);
-  r.count = uint32_t(kDecisionWindow);
+  r.count = uint32_t(kLeaderWindow);
   r.nranks = who.nranks;
   r.nnodes = who.nnodes;
   r.rank = who.rank;
@@ -598,33 +598,61 @@ FollowerLink::Joined FollowerLink::hello(const WireHello& h, int timeout_ms) {
   }
 }
 
+namespace {
+
+void count_wait(FollowerWaits* waits, Clock::time_point since) {
+  const auto ns =
+      uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+  waits->waited.fetch_add(1, std::memory_order_relaxed);
+  uint64_t longest = waits->longest_ns.load(std::memory_order_relaxed);
+  while (ns > longest && !waits->longest_ns.compare_exchange_weak(longest, ns, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
 int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
-                           int timeout_ms, const std::function<void(int)>& waiting) {
-  const uint64_t w = index / uint64_t(kDecisionWindow);
-  const bool prefetch = index % uint64_t(kDecisionWindow) >= uint64_t(kDecisionWindow / 2);
+                           int timeout_ms, const std::function<void(int)>& waiting, FollowerWaits* waits) {
+  const uint64_t w = index / uint64_t(kLeaderWindow);
+  // The lookahead: window k goes out at call kW - P, so by this call every window up to `ahead`.
+  const uint64_t ahead = (index + uint64_t(kLeaderPrefetch)) / uint64_t(kLeaderWindow);
+  if (waits) waits->decisions.fetch_add(1, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mu_);
+  Stream& s = streams_[{who.comm_id, who.ordinal, key}];
+  auto it = s.windows.find(w);
+  if (it != s.windows.end()) {  // the common case: the lookahead brought the window in time
+    const int slot = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
+    // Call indices only grow: the windows before this one are not needed again.
+    while (s.windows.begin()->first < w) s.windows.erase(s.windows.begin());
+    for (uint64_t k = w + 1; k <= ahead; ++k)
+      if (!s.windows.count(k)) request_locked(s, who, key, k, bytes, prior);
+    return slot;
+  }
+  // The window is not there: this call waits for it.
   const auto started = Clock::now();
   auto next_warning = started + std::chrono::milliseconds(timeout_ms);
-  std::unique_lock<std::mutex> lock(mu_);
   const std::pair<uint64_t, uint32_t> id{who.comm_id, who.ordinal};
-  Stream& s = streams_[{who.comm_id, who.ordinal, key}];
+  bool slept = false;
   for (;;) {
-    auto it = s.windows.find(w);
-    if (it != s.windows.end()) {
-      const int slot = it->second[size_t(index - w * uint64_t(kDecisionWindow))];
-      // Windows two behind are not needed by this rank again.
-      while (!s.windows.empty() && s.windows.begin()->first + 2 < w) s.windows.erase(s.windows.begin());
-      if (prefetch && !s.windows.count(w + 1)) request_locked(s, who, key, w + 1, bytes, prior);
-      return slot;
-    }
     // The two ways out, both matched by the leader's ranks (see the header comment).
-    if (gone_) return -1;
-    if (auto h = hellos_.find(id); h != hellos_.end() && h->second.said == Said::kRefused) return -1;
+    if (gone_) break;
+    if (auto h = hellos_.find(id); h != hellos_.end() && h->second.said == Said::kRefused) break;
     if (broken_ && !reconnecting_) {
       reconnect_locked(lock, timeout_ms);
-      if (gone_) return -1;
+      if (gone_) break;
     }
-    request_locked(s, who, key, w, bytes, prior);  // nothing while broken
+    for (uint64_t k = w; k <= ahead; ++k)  // nothing while broken
+      if (!s.windows.count(k)) request_locked(s, who, key, k, bytes, prior);
     cv_.wait_for(lock, std::chrono::milliseconds(broken_ ? 20 : 1));
+    slept = true;
+    it = s.windows.find(w);
+    if (it != s.windows.end()) {
+      const int slot = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
+      while (s.windows.begin()->first < w) s.windows.erase(s.windows.begin());
+      lock.unlock();
+      if (waits) count_wait(waits, started);
+      return slot;
+    }
     const auto now = Clock::now();
     if (now >= next_warning) {
       const int waited = int(std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count());
@@ -634,6 +662,9 @@ int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64
       lock.lock();
     }
   }
+  lock.unlock();
+  if (waits && slept) count_wait(waits, started);  // passing through at once is no wait
+  return -1;
 }
 
 }  // namespace ncclbot::plugin

@@ -18,9 +18,11 @@
 //    with NCCL's choice). A broken connection is reopened and the HELLOs are sent again (the
 //    leader counts each (rank, ordinal) once and ACKs a repeat); a leader that is slow, stalled
 //    or unreachable without refusals is waited for, with a warning once per timeout period.
-//  - Decisions are fetched per rank in windows of kDecisionWindow calls ahead, so a follower
-//    rarely waits; each request carries the rank's cost table (the leader starts a context only
-//    once it has every rank's).
+//  - Decisions are fetched per rank in windows of kLeaderWindow calls, each asked for
+//    kLeaderPrefetch calls before its first call (replay/leader_protocol.hpp), so the answer is
+//    normally back before it is needed; each request carries the rank's cost table (the leader
+//    starts a context only once it has every rank's). A decision whose window is not there yet
+//    waits for it, and FollowerWaits counts how often that happened.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -51,6 +53,14 @@ class LeaderServer {
                     const LeaderLimits& limits, std::string* error);
 };
 
+// How often a follower's decisions had to wait for their window (the lookahead did not bring it in
+// time), for the finalize line. Updated by FollowerLink::decision, read at any time.
+struct FollowerWaits {
+  std::atomic<uint64_t> decisions{0};  // calls of decision()
+  std::atomic<uint64_t> waited{0};     // of which found their window missing
+  std::atomic<uint64_t> longest_ns{0};
+};
+
 class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
  public:
   // Connects to host:port, reads the leader's greeting and verifies its WELCOME, retrying until
@@ -71,10 +81,14 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   Joined hello(const WireHello& h, int timeout_ms);
 
   // The leader's decision for call `index` of context `key` of the rank `who` (as announced): a slot
-  // or -1 (NCCL's choice). Waits as long as it takes (see the header comment); `waiting` is called
-  // once per `timeout_ms` waited. -1 at once when the rank's HELLO was refused or the leader is gone.
+  // or -1 (NCCL's choice). Asks for every window up to the one holding call index + kLeaderPrefetch
+  // that is neither held nor asked for already, so window k goes out at call kW - P. Waits as long as
+  // it takes for the window of `index` (see the header comment); `waiting` is called once per
+  // `timeout_ms` waited. -1 at once when the rank's HELLO was refused or the leader is gone.
+  // `waits` (may be null) counts the call, and whether and how long it waited.
   int decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
-               int timeout_ms, const std::function<void(int waited_ms)>& waiting);
+               int timeout_ms, const std::function<void(int waited_ms)>& waiting,
+               FollowerWaits* waits = nullptr);
 
   // Whether the current connection is up (a broken one is reopened by the next decision).
   bool healthy();

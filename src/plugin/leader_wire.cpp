@@ -110,7 +110,7 @@ bool valid_hello(const WireHello& h) {
 
 bool valid_request(const WireRequest& r) {
   if (!valid_shape(r.nranks, r.nnodes) || r.key >= uint32_t(kNumContextKeys)) return false;
-  if (r.count != uint32_t(kDecisionWindow) || r.start % uint64_t(kDecisionWindow) != 0) return false;
+  if (r.count != uint32_t(kLeaderWindow) || r.start % uint64_t(kLeaderWindow) != 0) return false;
   if (r.start > (uint64_t(1) << 62)) return false;
   if (r.rank >= (1u << 30) || r.ordinal >= r.nranks) return false;
   // The context key is (collective, size class of nBytes): a request must agree with itself.
@@ -231,7 +231,7 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   d.ordinal = r.ordinal;
   std::memset(d.slots, -1, sizeof d.slots);
   handler.decide(handler.ctx, r, &d);
-  const size_t count = d.status == DecisionStatus::kOk ? size_t(kDecisionWindow) : 0;
+  const size_t count = d.status == DecisionStatus::kOk ? size_t(kLeaderWindow) : 0;
   const size_t payload_size = kDecisionsHead + count;
   const size_t at = out->size();
   out->resize(at + kFrameHeaderBytes + payload_size + kTagBytes);
@@ -297,7 +297,7 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
           welcomed_ ? ((kind == uint32_t(FrameKind::kAck) || kind == uint32_t(FrameKind::kRefused)) &&
                        len == kHelloPayload) ||
                           (kind == uint32_t(FrameKind::kDecisions) &&
-                           (len == kDecisionsHead || len == kDecisionsHead + size_t(kDecisionWindow)))
+                           (len == kDecisionsHead || len == kDecisionsHead + size_t(kLeaderWindow)))
                     : kind == uint32_t(FrameKind::kWelcome) && len == kWelcomePayload;
       if (get_u32(buf_.data()) != kWireMagic || get_u32(buf_.data() + 12) != 0 || !ok_len) return Event::kBad;
       need_ = kFrameHeaderBytes + len + kTagBytes;
@@ -324,8 +324,7 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
       d->ordinal = get_u32(p + 28);
       const size_t carried = body - kFrameHeaderBytes - kDecisionsHead;
       if (status > uint32_t(DecisionStatus::kLater) || d->count != carried) return Event::kBad;
-      if ((status == uint32_t(DecisionStatus::kOk)) != (carried == size_t(kDecisionWindow)))
-        return Event::kBad;
+      if ((status == uint32_t(DecisionStatus::kOk)) != (carried == size_t(kLeaderWindow))) return Event::kBad;
       d->status = DecisionStatus(status);
       std::memcpy(d->slots, p + kDecisionsHead, carried);
       for (size_t i = 0; i < carried; ++i)

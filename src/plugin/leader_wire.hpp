@@ -19,13 +19,16 @@
 #include <vector>
 
 #include "ncclbot/core/arm.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/leader_secret.hpp"
 
 namespace ncclbot::plugin {
 
-inline constexpr int kDecisionWindow = 256;
+// A request asks for one decision window of kLeaderWindow calls (replay/leader_protocol.hpp, the
+// protocol the replay models). Version 4: windows of 8 calls (version 3 had 256); a peer of another
+// version fails the greeting and is never counted.
 inline constexpr uint32_t kWireMagic = 0x4e43424cu;  // "LBCN"
-inline constexpr uint32_t kWireVersion = 3;
+inline constexpr uint32_t kWireVersion = 4;
 inline constexpr size_t kNonceBytes = 24;
 inline constexpr size_t kTagBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 16;
@@ -52,7 +55,7 @@ struct WireHello {
 
 struct WireRequest {
   uint64_t comm_id = 0;
-  uint64_t start = 0;  // first call index: a multiple of kDecisionWindow
+  uint64_t start = 0;  // first call index: a multiple of kLeaderWindow
   uint64_t bytes = 0;  // nBytes of the call that asked (seeds a context the leader has not seen yet)
   uint32_t key = 0, count = 0;
   uint32_t nranks = 0, nnodes = 0;
@@ -68,7 +71,7 @@ struct WireDecisions {
   uint32_t key = 0, count = 0;
   uint32_t ordinal = 0;  // the asking rank's, echoed: several ranks of one process read separate streams
   DecisionStatus status = DecisionStatus::kOk;  // kLater: ask again (count is then 0)
-  int8_t slots[kDecisionWindow] = {};
+  int8_t slots[kLeaderWindow] = {};
 };
 
 // Field checks shared by both ends (what a frame may say at all; the leader adds its own limits).

@@ -5,6 +5,7 @@
 
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/log/decision_log_format.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/decision_log.hpp"
 #include "plugin/state_file.hpp"
@@ -61,7 +62,16 @@ size_t OnlineLearner::add_member(uint64_t member) {
   std::lock_guard<std::mutex> lock(mu_);
   // The leader's own ranks always join: a context must never start without their tables.
   const bool local = (member >> 63) != 0;
-  if (local || members_.size() < size_t(nranks_)) members_.emplace(member, members_.size());
+  if ((local || members_.size() < size_t(nranks_)) && members_.emplace(member, members_.size()).second &&
+      local && ++local_ranks_ == 2) {
+    // A second rank of the communicator here: latencies no longer say whose call they are, so the
+    // hold-back ends (header comment). What is held goes to the policy now, in order.
+    for (auto& c : contexts_)
+      if (c) {
+        absorb_held_locked(*c, UINT64_MAX);
+        c->in_flight = PendingPulls{};
+      }
+  }
   return members_.size();
 }
 
@@ -129,11 +139,49 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
 int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
-  const int slot =
-      log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_, contest_out_)
-           : engine_->select(c.policy, c.stream_id, c.steps);
+  if (absorbs_at_once_locked()) {  // local mode (and a leader with several of the ranks): undelayed
+    const int slot =
+        log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_, contest_out_)
+             : engine_->select(c.policy, c.stream_id, c.steps);
+    ++c.steps;
+    return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
+  }
+  // Leader mode: the decisions whose latencies are not absorbed yet are pending.
+  const int slot = log_ ? engine_->select_pending_logged(c.policy, c.stream_id, c.steps, c.in_flight,
+                                                         &last_propensity_, contest_out_)
+                        : engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
   ++c.steps;
-  return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
+  if (!is_nccl_slot(slot) || !c.mask.has(slot)) return -1;
+  if (c.in_flight.count[slot] < UINT16_MAX) {
+    ++c.in_flight.count[slot];
+    ++c.in_flight.total;
+  }
+  return slot;
+}
+
+void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us) {
+  if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
+  const uint64_t index = c.absorbed++;
+  // The decision of that call is no longer pending (calls outside the memo were never counted).
+  if (index < c.memo_base || index - c.memo_base >= c.memo.size()) return;
+  const int decided = c.memo[size_t(index - c.memo_base)];
+  if (decided >= 0 && c.in_flight.count[decided] > 0) {
+    --c.in_flight.count[decided];
+    --c.in_flight.total;
+  }
+}
+
+void OnlineLearner::release_held_locked(int key, Context& c) {
+  if (c.retired_at != UINT64_MAX || absorbs_at_once_locked()) {  // no decision waits for them
+    absorb_held_locked(c, UINT64_MAX);
+    return;
+  }
+  // The first call the policy may still decide: past the memo, and past every call already
+  // answered with NCCL's choice (where a context that has not started will start).
+  uint64_t undecided = c.memo_base + c.memo.size();
+  if (undecided < inactive_end_[key]) undecided = inactive_end_[key];
+  absorb_held_locked(c, leader_feedback_end(undecided));
+  while (c.held.size() > kMaxHeldLatencies) absorb_held_locked(c, c.absorbed + 1);  // the bound
 }
 
 void OnlineLearner::retire_locked(Context& c, int slot) {
@@ -175,6 +223,9 @@ int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
       break;
     }
     const uint64_t next = c->memo_base + c->memo.size();
+    // The protocol: call `next` is decided with the leader's latencies of the calls before
+    // leader_feedback_end(next), those that have arrived, and none after them.
+    absorb_held_locked(*c, leader_feedback_end(next));
     const int8_t slot =
         int8_t(log_ ? logged_memo_decision_locked(*c, next) : fresh_decision_locked(*c, next));
     try {
@@ -388,12 +439,25 @@ bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, ui
 
 bool OnlineLearner::observe(int key, int slot, double latency_us) {
   if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return false;
-  if (!(latency_us > 0.0) || !std::isfinite(latency_us)) return false;
+  const bool usable = latency_us > 0.0 && std::isfinite(latency_us);
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
-  if (c == nullptr || !c->mask.has(slot)) return false;
-  engine_->update(c->policy, slot, latency_us);
-  ++c->absorbed;
+  if (c == nullptr) return false;
+  if (!usable || !c->mask.has(slot)) {
+    // Leader mode: still the report of the leader's next call in this context, which the policy
+    // cannot learn from; a placeholder keeps the arrivals numbered by call.
+    if (!absorbs_at_once_locked()) {
+      c->held.push_back({0.0, -1});
+      release_held_locked(key, *c);
+    }
+    return false;
+  }
+  if (absorbs_at_once_locked() && c->held.empty()) {
+    absorb_locked(*c, slot, latency_us);
+  } else {
+    c->held.push_back({latency_us, slot});
+    release_held_locked(key, *c);
+  }
   ++observations_;
   if (log_) {
     decision_log::CallRecord r;
@@ -496,6 +560,10 @@ void OnlineLearner::export_contexts(StateFile& file) const {
     e.bytes = c->first_bytes;
     std::memcpy(e.prior, c->prior, sizeof e.prior);
     e.policy = c->policy;
+    // The latencies still held back are this job's too: the saved state has them (the live policy
+    // keeps holding them back).
+    for (const Context::Arrival& a : c->held)
+      if (a.slot >= 0) engine_->update(e.policy, a.slot, a.latency_us);
     file.put(std::move(e));
   }
 }

@@ -18,6 +18,21 @@
 // cannot play. Until then every answer is NCCL's choice, and only the highest index answered is
 // kept: memo_base is set past it when the context starts. Disagreeing tables retire the context to
 // NCCL's choice before it starts.
+//
+// Leader mode decides by the protocol of replay/leader_protocol.hpp (docs/plugin.md "Decision
+// windows"): the decision of call i is made from the policy state holding the leader's latencies of
+// calls [0, leader_feedback_end(i)) of the context and no later one, whoever asks first (the
+// leader's own call or a follower's request for i's window). The leader's latencies of a context
+// arrive in the order of its own calls, so arrival j is call j's: arrivals are held back in a FIFO
+// and absorbed (policy update) just before a fresh decision needs them, or at once when no decision
+// still to be made could be kept from them (below the feedback end of the first undecided call, or
+// the context retired). The decisions made whose latencies are not absorbed yet are counted by arm
+// (PendingPulls) and decided with (select_pending): a window decided from one state spreads its
+// exploration like the replay's. When more than one rank of the communicator lives in the leader's
+// process, arrivals no longer say whose call they are: latencies are then absorbed as they arrive
+// and nothing counts as pending (the decisions depend on timing, as before this protocol; ranks
+// still agree, since every one plays the memo). Local mode (memoize off) absorbs every latency at
+// once and decides undelayed.
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -38,8 +53,12 @@ namespace ncclbot::plugin {
 class DecisionLog;
 class StateFile;
 
-// How far a follower may ask ahead of the leader's own call count in a context.
-inline constexpr uint64_t kMaxFollowerLead = 16 * 256;
+// How far (calls) a follower may ask ahead of the leader's own call count in a context.
+inline constexpr uint64_t kMaxFollowerLead = 4096;
+// The most latencies a context holds back (leader mode); beyond it the oldest is absorbed at once.
+// The protocol holds fewer than kLeaderPrefetch + kLeaderWindow when the leader's latencies arrive
+// in step with its calls; more only when more of them arrive than it made calls.
+inline constexpr size_t kMaxHeldLatencies = 4 * kMaxFollowerLead;
 
 struct MemoLimits {
   size_t per_context = size_t(1) << 24;    // decisions kept per context (1 byte each)
@@ -79,6 +98,8 @@ class OnlineLearner {
   bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out,
                     uint64_t member);
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
+  // Leader mode: held back until the protocol lets the policy see it (header comment); a report
+  // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
   bool observe(int key, int slot, double latency_us);
 
   // Records each measured call of this rank's own decisions in `log`: the arm that ran, NCCL's
@@ -139,6 +160,17 @@ class OnlineLearner {
     uint64_t retired_at = UINT64_MAX;
     int retired_slot = -1;
     std::deque<int8_t> memo;  // decisions by call index (leader mode)
+    // Leader mode: the latencies arrived and held back, oldest first (the front one is call
+    // `absorbed`'s; slot -1: a report the policy cannot use, an arm outside the mask or a bad
+    // value, kept so that arrivals stay numbered by call), and the policy's decisions whose
+    // latencies are not absorbed yet, by arm (each arm's count saturates at 65,535: a leader whose
+    // latencies never arrive).
+    struct Arrival {
+      double latency_us;
+      int slot;
+    };
+    std::deque<Arrival> held;
+    PendingPulls in_flight{};
     // With a decision log: the decided calls not yet measured, oldest first, and each size of the
     // context whose cost table the log holds, with NCCL's pick for it (a size class holds several
     // sizes; a context restored from a state file starts with none).
@@ -191,6 +223,21 @@ class OnlineLearner {
   void start_locked(int key, bool tables_agree);
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c, uint64_t index);
+  // Leader mode: whether latencies skip the hold-back (several ranks of the communicator here).
+  bool absorbs_at_once_locked() const { return !memoize_ || local_ranks_ > 1; }
+  // Updates the policy with the latency of the context's next call (`absorbed`), and takes that
+  // call's decision off the pending counts.
+  void absorb_locked(Context& c, int slot, double latency_us);
+  // Absorbs held latencies while fewer than `end` are absorbed.
+  void absorb_held_locked(Context& c, uint64_t end) {
+    while (c.absorbed < end && !c.held.empty()) {
+      const Context::Arrival a = c.held.front();
+      c.held.pop_front();
+      absorb_locked(c, a.slot, a.latency_us);
+    }
+  }
+  // Absorbs the held latencies no decision still to be made may go without (header comment).
+  void release_held_locked(int key, Context& c);
   // Leader mode with a log: the memo's next decision, made for call `index`, with its probability
   // kept for the logging rank (in its pending ring when that is its current call, else ahead).
   int logged_memo_decision_locked(Context& c, uint64_t index);
@@ -245,6 +292,7 @@ class OnlineLearner {
   uint64_t logging_index_ = UINT64_MAX;
   bool logging_fresh_ = false;  // the logging rank's current call was decided fresh
   int64_t memo_charged_ = 0;    // bytes taken from the budget
+  size_t local_ranks_ = 0;      // members in the leader's own process
   std::unique_ptr<Context> contexts_[kNumContextKeys];
   // Leader mode: per context, the calls answered before it started (the policy starts after them),
   // the leader's own call count (how far followers may ask ahead), whether it started, and the

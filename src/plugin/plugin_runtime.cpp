@@ -420,6 +420,13 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
           (unsigned long long)lag.quantile(0.5), (unsigned long long)lag.quantile(0.9),
           (unsigned long long)lag.max());
   }
+  if (comm->role == Role::kFollower) {
+    // How often the lookahead (docs/plugin.md "Decision windows") did not bring a window in time.
+    comm->log.info("commId 0x%llx: follower waited for %llu of %llu decisions (longest %.3f ms)",
+                   (unsigned long long)comm->comm_id, (unsigned long long)comm->waits.waited.load(),
+                   (unsigned long long)comm->waits.decisions.load(),
+                   double(comm->waits.longest_ns.load()) / 1e6);
+  }
   delete comm;
 }
 
@@ -461,12 +468,15 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
     }
     // A counted follower never decides on its own (the others would play the leader's decision);
     // it waits for the leader, which a live job always has, and says so while it waits.
-    slot = comm->link->decision(comm->self, key, index, bytes, prior, comm->timeout_ms, [&](int waited_ms) {
-      comm->log.warn(
-          "still waiting for the leader after %d ms (call %llu of %s %zu bytes); "
-          "the ranks must play the leader's decisions, so this rank waits",
-          waited_ms, (unsigned long long)index, collective_label(coll), bytes);
-    });
+    slot = comm->link->decision(
+        comm->self, key, index, bytes, prior, comm->timeout_ms,
+        [&](int waited_ms) {
+          comm->log.warn(
+              "still waiting for the leader after %d ms (call %llu of %s %zu bytes); "
+              "the ranks must play the leader's decisions, so this rank waits",
+              waited_ms, (unsigned long long)index, collective_label(coll), bytes);
+        },
+        &comm->waits);
     if (slot < 0 && !comm->warned_gone.load(std::memory_order_relaxed) && comm->link->leader_gone() &&
         !comm->warned_gone.exchange(true))
       comm->log.warn(

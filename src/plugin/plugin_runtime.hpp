@@ -44,6 +44,7 @@ struct TunerComm {
   uint64_t member = 0;                        // leader role: this rank, as the learner knows it
   std::shared_ptr<FollowerLink> link;         // follower role
   WireHello self;                             // follower role: this rank, as announced to the leader
+  FollowerWaits waits;                        // follower role: decisions that waited for their window
   std::atomic<bool> warned_gone{false};
   int timeout_ms = 10000;
   std::mutex mu;                    // follower call counters

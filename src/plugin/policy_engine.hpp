@@ -1,7 +1,8 @@
 #pragma once
 // The bridge from the plugin to the shared policy headers: the parsed NCCLBOT_POLICY spec, the
 // seed, and the three calls a replay makes (reset from a context, select with the step's Philox
-// words, update with a latency). No policy logic lives here; it is include/ncclbot/policy.
+// words, with or without decisions pending, update with a latency). No policy logic lives here;
+// it is include/ncclbot/policy.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,6 +65,20 @@ class PolicyEngine {
                     ThompsonContest* deferred) const {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select_logged(state, rng, probability, deferred);
+  }
+  // select() and select_logged() with decisions pending (PendingPulls: the leader's decisions whose
+  // latencies have not reached the policy, docs/plugin.md "Decision windows"): the same Philox step,
+  // and with nothing pending the same answer bit for bit.
+  int select_pending(PolicyState& state, uint64_t stream_id, uint64_t step,
+                     const PendingPulls& pending) const {
+    StepRandom rng(seed_, stream_id, uint32_t(step));
+    return policy_select_pending(state, rng, pending);
+  }
+  int select_pending_logged(PolicyState& state, uint64_t stream_id, uint64_t step,
+                            const PendingPulls& pending, double* probability,
+                            ThompsonContest* deferred) const {
+    StepRandom rng(seed_, stream_id, uint32_t(step));
+    return policy_select_pending_logged(state, rng, pending, probability, deferred);
   }
   void update(PolicyState& state, int slot, double latency_us) const {
     policy_update(state, slot, latency_us);

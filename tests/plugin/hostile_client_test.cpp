@@ -70,7 +70,7 @@ std::string spoofed_hello(uint64_t comm, uint32_t rank) {
   return le64(comm) + le32(2) + le32(1) + le32(rank) + le32(0);
 }
 std::string absurd_request(uint64_t comm, std::mt19937_64& rng) {
-  std::string p = le64(comm) + le64(rng()) + le64(rng()) + le32(uint32_t(rng())) + le32(256) + le32(2) +
+  std::string p = le64(comm) + le64(rng()) + le64(rng()) + le32(uint32_t(rng())) + le32(8) + le32(2) +
                   le32(1) + le32(1) + le32(0);
   for (int s = 0; s < 21; ++s) p += le32(0x3f800000u);  // 1.0f everywhere
   return p;

@@ -17,6 +17,7 @@
 #include <random>
 #include <thread>
 
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
 #include "plugin/unit/log_records.hpp"
@@ -397,7 +398,9 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
   EXPECT_EQ(follow.back(), 'W');  // said so
   EXPECT_EQ(follow.substr(0, kBefore), lead);
   EXPECT_GE(distinct_arms(lead), 3);  // the policy really decided
-  // Windows fetched before the crash are still played; everything after is NCCL's pick.
-  for (int i = kBefore + 2 * 256; i < kBefore + kAfter; ++i)
+  // Windows fetched before the crash are still played (by call kBefore - 1 the follower has asked for
+  // every window up to the one holding call kBefore - 1 + kLeaderPrefetch); everything after is
+  // NCCL's pick.
+  for (int i = kBefore + ncclbot::kLeaderPrefetch + ncclbot::kLeaderWindow; i < kBefore + kAfter; ++i)
     ASSERT_EQ(int(follow[size_t(i)]), 1 * 3 + 2) << i;
 }

@@ -11,6 +11,7 @@
 
 #include "log_records.hpp"
 #include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/decision_log.hpp"
 #include "two_rank_leader.hpp"
 
@@ -46,10 +47,12 @@ struct Log {
 
 }  // namespace
 
-// With no follower ahead, every decision is made on the leader's own call, and the log holds what a
-// local-mode learner of the same communicator logs for the same latencies: the same arms and the
-// same probabilities, bit for bit. The follower's requests for calls already decided change nothing.
-TEST(LeaderLog, WithoutAFollowerAheadItLogsWhatLocalModeLogs) {
+// With no follower ahead, every decision is made on the leader's own call, from the state the
+// protocol gives it (replay/leader_protocol.hpp: the latencies of the calls before
+// leader_feedback_end(t)). Thompson sampling counts nothing pending, so a local-mode learner told
+// the same latencies at those same points decides and logs the same: the same arms and the same
+// probabilities, bit for bit. The follower's requests for calls already decided change nothing.
+TEST(LeaderLog, WithoutAFollowerAheadItLogsWhatLocalModeLogsWithTheProtocolsDelay) {
   Table table;
   CostTable cost = table.cost();
   Log local_log("local"), leader_log("leader");
@@ -58,15 +61,20 @@ TEST(LeaderLog, WithoutAFollowerAheadItLogsWhatLocalModeLogs) {
   auto leader = both_present(kThompson);
   leader->set_decision_log(leader_log.log, kOwn);
   hand_in_follower_table(*leader, table.prior());
+  std::vector<int> slots;
+  uint64_t told = 0;  // the local learner has the latencies of calls [0, told)
   for (uint64_t i = 0; i < 600; ++i) {
+    for (; told < leader_feedback_end(i); ++told)
+      local.observe(kKey, slots[told], latency(told, slots[told]));
     const int a = local.decide_next(kKey, kBytes, cost);
     const int b = leader->decide_at(kKey, kBytes, cost, i, kOwn);
     ASSERT_EQ(a, b) << i;
     ASSERT_GE(a, 0) << i;
-    local.observe(kKey, a, latency(i, a));
-    leader->observe(kKey, b, latency(i, b));
-    if (i % 256 == 255) window(*leader, i - 255, table.prior());  // behind the leader: nothing new
+    slots.push_back(a);
+    leader->observe(kKey, b, latency(i, b));                            // at once: the leader holds it back
+    if (i % 256 == 255) windows(*leader, i - 255, 256, table.prior());  // behind the leader: nothing new
   }
+  for (; told < 600; ++told) local.observe(kKey, slots[told], latency(told, slots[told]));
   const auto want = local_log.calls(), got = leader_log.calls();
   ASSERT_EQ(got.size(), 600u);
   ASSERT_EQ(want.size(), got.size());
@@ -82,10 +90,12 @@ TEST(LeaderLog, WithoutAFollowerAheadItLogsWhatLocalModeLogs) {
   EXPECT_GT(uncertain, 50);  // Thompson sampling's integral, not just its deterministic first tries
 }
 
-// The follower asks for calls 0..255 after the leader's first call: calls 1..255 are decided at once,
-// in the state after one latency, before the leader reaches them. Their records carry that state's
-// probabilities (an independent PolicyState driven the same way), although the leader's policy
-// has learned 255 more latencies by the time it logs them.
+// The follower asks for calls 0..255 after the leader's first call and its latency: calls 1..255 are
+// decided at once, before the leader reaches them, calls 1..15 from the prior alone (their cut,
+// leader_feedback_end, is 0) and calls 16..255 from the state after call 0's latency (the only one
+// arrived; their cut is 4 or more). Their records carry those states' probabilities (an independent
+// PolicyState driven the same way), although the leader's policy has learned more latencies by the time it
+// logs them.
 TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   Table table;
   CostTable cost = table.cost();
@@ -96,13 +106,13 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   const int first = leader->decide_at(kKey, kBytes, cost, 0, kOwn);
   ASSERT_GE(first, 0);
   leader->observe(kKey, first, latency(0, first));
-  const std::vector<int8_t> ahead = window(*leader, 0, table.prior());
+  const std::vector<int8_t> ahead = windows(*leader, 0, 256, table.prior());
   for (uint64_t i = 1; i < 256; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
     ASSERT_EQ(s, ahead[i]) << i;
     leader->observe(kKey, s, latency(i, s));
   }
-  // The state those decisions saw: the prior and call 0's latency.
+  // The states those decisions saw: the prior, then the prior and call 0's latency.
   const auto eng = engine(kThompson);
   PolicyState state;
   ArmMask mask;
@@ -110,11 +120,14 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   mask.set(5);
   const std::vector<float> prior = table.prior();
   eng->reset(state, mask, prior.data());
+  const double q0 = policy_propensity(state, 0), q5 = policy_propensity(state, 5);
   eng->update(state, first, latency(0, first));
   const double p0 = policy_propensity(state, 0), p5 = policy_propensity(state, 5);
   EXPECT_NEAR(p0 + p5, 1.0, 1e-9);
+  EXPECT_NEAR(q0 + q5, 1.0, 1e-9);
   ASSERT_GT(p0, 0.01);
   ASSERT_GT(p5, 0.01);
+  ASSERT_NE(p0, q0);
 
   const auto got = leader_log.calls();
   ASSERT_EQ(got.size(), 256u);
@@ -122,7 +135,10 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   for (size_t i = 1; i < got.size(); ++i) {
     ASSERT_EQ(got[i].call_index, i);
     ASSERT_EQ(got[i].slot, ahead[i]) << i;
-    ASSERT_EQ(got[i].propensity, got[i].slot == 0 ? p0 : p5) << i;
+    if (i < 16)
+      ASSERT_EQ(got[i].propensity, got[i].slot == 0 ? q0 : q5) << i;
+    else
+      ASSERT_EQ(got[i].propensity, got[i].slot == 0 ? p0 : p5) << i;
     ++seen[got[i].slot == 0 ? 0 : 1];
   }
   EXPECT_GT(seen[0], 0);

@@ -35,9 +35,9 @@ TEST(RankAgreement, CallsAnsweredBeforeEveryRankJoinedStayNcclsForEveryone) {
   OnlineLearner leader(1, 2, 1, engine("random"), true);
   leader.set_active(false);
   leader.add_member(kOwn);
-  // The follower runs ahead and fetches windows 0 and 1 while the leader waits for its HELLO.
-  const auto early = window(leader, 0, table.prior());
-  const auto early2 = window(leader, 256, table.prior());
+  // The follower runs ahead and fetches calls 0..511 while the leader waits for its HELLO.
+  const auto early = windows(leader, 0, 256, table.prior());
+  const auto early2 = windows(leader, 256, 256, table.prior());
   for (int8_t s : early) EXPECT_EQ(s, -1);
   for (int8_t s : early2) EXPECT_EQ(s, -1);
   leader.add_member(kFollower);  // its HELLO
@@ -47,7 +47,7 @@ TEST(RankAgreement, CallsAnsweredBeforeEveryRankJoinedStayNcclsForEveryone) {
   // The follower's tables sent before it was counted do not count: its next request starts the
   // context, after everything answered.
   EXPECT_FALSE(leader.started(kKey));
-  const auto later = window(leader, 512, table.prior());
+  const auto later = windows(leader, 512, 256, table.prior());
   EXPECT_TRUE(leader.started(kKey));
   EXPECT_EQ(leader.memo_base(kKey), 512u);
   int policy_picks = 0;
@@ -72,12 +72,12 @@ TEST(RankAgreement, AContextRestoredFromTheStateFileStartsAfterCallsAlreadyAnswe
   leader.set_active(false);
   leader.add_member(kOwn);
   leader.add_member(kFollower);
-  for (int8_t s : window(leader, 0, table.prior())) ASSERT_EQ(s, -1);
+  for (int8_t s : windows(leader, 0, 256, table.prior())) ASSERT_EQ(s, -1);  // calls 0..255
   ASSERT_EQ(leader.import_contexts(file), 1);
   leader.set_active(true);
   CostTable cost = table.cost();
   for (uint64_t i = 0; i < 256; ++i) ASSERT_EQ(leader.decide_at(kKey, kBytes, cost, i, kOwn), -1) << i;
-  const auto w1 = window(leader, 256, table.prior());  // the follower's table: the context starts
+  const auto w1 = windows(leader, 256, 256, table.prior());  // the follower's table: the context starts
   EXPECT_EQ(leader.memo_base(kKey), 256u);
   const int first = leader.decide_at(kKey, kBytes, cost, 256, kOwn);
   EXPECT_GE(first, 0);
@@ -123,10 +123,10 @@ TEST(RankAgreement, AFollowerFarBehindStillGetsTheOriginalDecisions) {
   CostTable cost = table.cost();
   std::vector<int8_t> played(300000);
   played[0] = int8_t(leader->decide_at(kKey, kBytes, cost, 0, kOwn));  // before the follower's table: NCCL's
-  const auto early = window(*leader, 0, table.prior());                // the context starts at 1
+  const auto early = windows(*leader, 0, 256, table.prior());          // the context starts at 1
   for (size_t i = 1; i < played.size(); ++i)
     played[i] = int8_t(leader->decide_at(kKey, kBytes, cost, i, kOwn));
-  const auto first = window(*leader, 0, table.prior());
+  const auto first = windows(*leader, 0, 256, table.prior());
   EXPECT_EQ(played[0], -1);
   EXPECT_GE(played[1], 0);
   for (size_t i = 0; i < first.size(); ++i) {
@@ -153,7 +153,7 @@ TEST(RankAgreement, AFullMemoRetiresTheContextToTheCommittedArmForEveryone) {
   // then slot 5 for good (means 23.3 vs 14, falling towards 8). From call 1000 on every rank plays
   // the committed arm, the smaller mean: slot 5.
   for (uint64_t i = 1000; i < 1300; ++i) ASSERT_EQ(played[i], 5) << i;
-  const auto w3 = window(*leader, 768, table.prior());  // spans the retirement at 1000
+  const auto w3 = windows(*leader, 768, 256, table.prior());  // spans the retirement at 1000
   for (uint64_t i = 768; i < 1024; ++i) ASSERT_EQ(w3[i - 768], played[i]) << i;
 }
 
@@ -182,7 +182,7 @@ TEST(RankAgreement, NoPolicyDecisionBeforeEveryRanksTableIsIn) {
   for (uint64_t i = 0; i < 100; ++i) played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
   for (int s : played) ASSERT_EQ(s, -1);
   EXPECT_FALSE(leader->started(kKey));
-  const auto w = window(*leader, 0, table.prior());
+  const auto w = windows(*leader, 0, 256, table.prior());
   EXPECT_TRUE(leader->started(kKey));
   EXPECT_EQ(leader->memo_base(kKey), 100u);
   for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(w[i], -1) << i;
@@ -203,7 +203,7 @@ TEST(RankAgreement, AnArmMissingFromAFollowersTableIsNeverPlayedEvenByCallsDecid
   for (uint64_t i = 0; i < 100; ++i) played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
   std::vector<float> follower_prior = table.prior();
   follower_prior[5] = -1.0f;  // Ring/Simple is not usable on the follower
-  const auto w = window(*leader, 0, follower_prior);
+  const auto w = windows(*leader, 0, 256, follower_prior);
   EXPECT_EQ(leader->table_mismatches(), 1u);
   EXPECT_EQ(leader->retired_at(kKey), 100u);  // past everything answered: all of it NCCL's anyway
   for (uint64_t i = 100; i < 300; ++i) played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
@@ -245,10 +245,10 @@ TEST(RankAgreement, EveryRankInTheLeadersProcessHandsInItsTableToo) {
   EXPECT_FALSE(leader.started(kKey));
   EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, 0, second), -1);  // answered before its table counted
   EXPECT_TRUE(leader.started(kKey));
-  EXPECT_EQ(leader.memo_base(kKey), 256u);
-  const int a = leader.decide_at(kKey, kBytes, cost, 256, kOwn);
+  EXPECT_EQ(leader.memo_base(kKey), uint64_t(kLeaderWindow));  // past the follower's first window
+  const int a = leader.decide_at(kKey, kBytes, cost, kLeaderWindow, kOwn);
   EXPECT_GE(a, 0);
-  EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, 256, second), a);
+  EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, kLeaderWindow, second), a);
 }
 
 TEST(RankAgreement, ALaterTableMissingAnArmRetiresFromTheFirstUndecidedCall) {
@@ -262,7 +262,7 @@ TEST(RankAgreement, ALaterTableMissingAnArmRetiresFromTheFirstUndecidedCall) {
   for (uint64_t i = 0; i < 100; ++i) played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
   std::vector<float> follower_prior = table.prior();
   follower_prior[5] = -1.0f;
-  const auto w = window(*leader, 0, follower_prior);
+  const auto w = windows(*leader, 0, 256, follower_prior);
   EXPECT_EQ(leader->table_mismatches(), 1u);
   EXPECT_EQ(leader->retired_at(kKey), 100u);  // everything decided so far stays as it was
   for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(w[i], played[i]);
@@ -273,22 +273,22 @@ TEST(RankAgreement, ALaterTableMissingAnArmRetiresFromTheFirstUndecidedCall) {
 TEST(RankAgreement, AFollowerTooFarAheadIsToldToAskAgain) {
   Table table;
   auto leader = both_present("random");
-  std::vector<int8_t> out(kDecisionWindow);
+  std::vector<int8_t> out(kLeaderWindow);
   const auto prior = table.prior();
   // Before the context starts nobody waits: even far ahead, the answer is NCCL's choice at once.
-  EXPECT_TRUE(leader->decide_range(kKey + 1, kBytes * 2, prior.data(), 100 * kMaxFollowerLead,
-                                   kDecisionWindow, out.data(), kFollower));
+  EXPECT_TRUE(leader->decide_range(kKey + 1, kBytes * 2, prior.data(), 100 * kMaxFollowerLead, kLeaderWindow,
+                                   out.data(), kFollower));
   for (int8_t s : out) EXPECT_EQ(s, -1);
   hand_in_follower_table(*leader, prior);
   CostTable cost = table.cost();
   leader->decide_at(kKey, kBytes, cost, 0, kOwn);
   ASSERT_TRUE(leader->started(kKey));
-  EXPECT_TRUE(leader->decide_range(kKey, kBytes, prior.data(), kMaxFollowerLead, kDecisionWindow, out.data(),
+  EXPECT_TRUE(leader->decide_range(kKey, kBytes, prior.data(), kMaxFollowerLead, kLeaderWindow, out.data(),
                                    kFollower));
-  EXPECT_FALSE(leader->decide_range(kKey, kBytes, prior.data(), kMaxFollowerLead + 256, kDecisionWindow,
+  EXPECT_FALSE(leader->decide_range(kKey, kBytes, prior.data(), kMaxFollowerLead + 256, kLeaderWindow,
                                     out.data(), kFollower));
   for (uint64_t i = 1; i < 256; ++i) leader->decide_at(kKey, kBytes, cost, i, kOwn);
-  EXPECT_TRUE(leader->decide_range(kKey, kBytes, prior.data(), kMaxFollowerLead + 256, kDecisionWindow,
+  EXPECT_TRUE(leader->decide_range(kKey, kBytes, prior.data(), kMaxFollowerLead + 256, kLeaderWindow,
                                    out.data(), kFollower));
 }
 
@@ -333,13 +333,20 @@ LeaderKey test_key(const char* secret = "live-leader-test-secret") {
 }
 
 // A leader server in this process whose decisions come from one learner; `hold` makes it answer
-// "later" (a stalled leader).
+// "later" (a stalled leader). It keeps the first call index of every request it reads, in order.
 struct LiveLeader {
   std::shared_ptr<OnlineLearner> learner = learner_of_nine();
   std::atomic<bool> hold{false};
   std::atomic<int> hellos{0};
   std::string address;
   LeaderKey key = test_key();
+  std::mutex requests_mu;
+  std::vector<uint64_t> request_starts;
+
+  std::vector<uint64_t> requests() {
+    std::lock_guard<std::mutex> lock(requests_mu);
+    return request_starts;
+  }
 
   LiveLeader() {
     std::string why;
@@ -352,6 +359,10 @@ struct LiveLeader {
     };
     h.decide = [](void* c, const WireRequest& r, WireDecisions* d) {
       auto* self = static_cast<LiveLeader*>(c);
+      {
+        std::lock_guard<std::mutex> lock(self->requests_mu);
+        self->request_starts.push_back(r.start);
+      }
       if (self->hold.load()) {
         d->status = DecisionStatus::kLater;
         return;
@@ -700,4 +711,82 @@ TEST(RankAgreement, TheLeaderKeepsListeningWhenItRunsOutOfDescriptors) {
   EXPECT_EQ(have, sizeof greeting);
   auto link = joined_follower(leader);  // and it serves followers as before
   EXPECT_TRUE(link);
+}
+
+TEST(RankAgreement, AFollowerAsksForEachWindowOnceAtItsLookahead) {
+  // Window k (calls 8k .. 8k + 7) goes out at the follower's call 8k - 12 (docs/plugin.md "Decision
+  // windows"), once: never again while it is awaited or held, never before.
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
+  CostTable cost = table.cost();
+  const auto prior = table.prior();
+  for (uint64_t i = 0; i < 300; ++i) {
+    const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
+    // decision() sent its requests before returning; the leader reads them in order.
+    const uint64_t last = (i + kLeaderPrefetch) / kLeaderWindow * kLeaderWindow;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while ((leader.requests().empty() || leader.requests().back() < last) &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    ASSERT_EQ(leader.requests().back(), last) << i;
+  }
+  const auto asked = leader.requests();
+  ASSERT_EQ(asked.size(), (299 + kLeaderPrefetch) / kLeaderWindow + 1);
+  for (size_t k = 0; k < asked.size(); ++k) ASSERT_EQ(asked[k], k * kLeaderWindow) << k;
+}
+
+TEST(RankAgreement, AFollowerCountsTheDecisionsThatWaitedForTheirWindow) {
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
+  const auto prior = table.prior();
+  FollowerWaits waits;
+  leader.hold = true;  // the first window comes 300 ms late
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    leader.hold = false;
+  });
+  CostTable cost = table.cost();
+  const int first = link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr, &waits);
+  release.join();
+  EXPECT_EQ(first, leader.learner->decide_at(kKey, kBytes, cost, 0, kOwn));
+  EXPECT_EQ(waits.decisions.load(), 1u);
+  EXPECT_EQ(waits.waited.load(), 1u);
+  EXPECT_GE(waits.longest_ns.load(), uint64_t(250) * 1000 * 1000);
+  // The rest of window 0 is held: no more waiting.
+  for (uint64_t i = 1; i < kLeaderWindow; ++i) {
+    const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr, &waits), own) << i;
+  }
+  EXPECT_EQ(waits.decisions.load(), uint64_t(kLeaderWindow));
+  EXPECT_EQ(waits.waited.load(), 1u);
+}
+
+TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
+  // The leader runs 3,000 calls ahead, learning from its latencies all along; the follower then
+  // plays the same calls, asking for windows the leader decided long ago: the memo answers.
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  auto link = joined_follower(leader);
+  ASSERT_TRUE(link);
+  CostTable cost = table.cost();
+  const auto prior = table.prior();
+  std::vector<int> played;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    played.push_back(leader.learner->decide_at(kKey, kBytes, cost, i, kOwn));
+    if (i == 0)  // the follower's first call hands in its table: the context starts at call 1
+      ASSERT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr), played[0]);
+    const int ran = played.back() >= 0 ? played.back() : 0;
+    leader.learner->observe(kKey, ran, ran == 0 ? 10.0 + double(i % 7) : 11.0 + double(i % 5));
+  }
+  int policy = 0;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), played[i]) << i;
+    policy += played[i] >= 0;
+  }
+  EXPECT_GE(policy, 2990);
 }

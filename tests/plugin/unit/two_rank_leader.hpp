@@ -52,11 +52,23 @@ inline std::unique_ptr<OnlineLearner> both_present(const char* spec, MemoLimits 
   return l;
 }
 
-// What the follower's request for window `start` is answered.
+// What the follower's request for the window of kLeaderWindow calls at `start` is answered.
 inline std::vector<int8_t> window(OnlineLearner& l, uint64_t start, std::vector<float> prior,
                                   uint64_t member = kFollower) {
-  std::vector<int8_t> out(kDecisionWindow, int8_t(-2));
-  EXPECT_TRUE(l.decide_range(kKey, kBytes, prior.data(), start, kDecisionWindow, out.data(), member));
+  std::vector<int8_t> out(kLeaderWindow, int8_t(-2));
+  EXPECT_TRUE(l.decide_range(kKey, kBytes, prior.data(), start, kLeaderWindow, out.data(), member));
+  return out;
+}
+
+// What the follower's requests for the windows of calls [start, start + calls) are answered, asked
+// for one after the other (a follower running that far ahead of the leader).
+inline std::vector<int8_t> windows(OnlineLearner& l, uint64_t start, uint64_t calls, std::vector<float> prior,
+                                   uint64_t member = kFollower) {
+  std::vector<int8_t> out;
+  for (uint64_t at = start; at < start + calls; at += kLeaderWindow) {
+    const auto w = window(l, at, prior, member);
+    out.insert(out.end(), w.begin(), w.end());
+  }
   return out;
 }
 

@@ -1,0 +1,286 @@
+// The leader's decision windows (docs/plugin.md "Decision windows", replay/leader_protocol.hpp):
+// the decisions of window k (calls [8k, 8k + 8)) are made from the policy state holding the leader's
+// latencies of the calls before 8k - 12 and no later one, whoever asks first; the decisions whose
+// latencies have not reached the policy count as pending (PendingPulls).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ncclbot/replay/leader_protocol.hpp"
+#include "plugin/online_learner.hpp"
+#include "plugin/state_file.hpp"
+#include "two_rank_leader.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::plugin;
+using namespace ncclbot::plugin::two_rank;
+
+namespace {
+
+// Noisy latencies of the two arms of two_rank::Table, close enough that UCB1 keeps changing its
+// mind, so a decision depends on exactly which latencies the policy holds.
+double noisy_latency(uint64_t call, int slot) {
+  const double base = slot == 0 ? 15.0 : 14.0;
+  return base * (1.0 + 0.3 * double((call * 2654435761u) % 101) / 101.0);
+}
+
+constexpr const char* kUcb = "ucb1:c=0.3,n0=1";
+
+// The arm that ran for a decision: NCCL's own pick (Tree/LL, the cheaper in two_rank::Table) for -1.
+int ran(int decided) {
+  return decided >= 0 ? decided : 0;
+}
+
+// The leader's own call i, its latency reported at once.
+int play(OnlineLearner& leader, CostTable& cost, uint64_t i) {
+  const int s = leader.decide_at(kKey, kBytes, cost, i, kOwn);
+  leader.observe(kKey, ran(s), noisy_latency(i, ran(s)));
+  return s;
+}
+
+// One leader run of `calls` calls, its latency reported right after each call; the follower asks
+// for each window k = 2..240 either as soon as the leader has reported the latencies of the calls
+// before its cut 8k - 12 (at the leader's call 8k - 12, before that call's latency) or only once the
+// leader has also reported those of calls 8k - 12 .. 8k - 5 (at and after the cut), which the
+// protocol must hold back. Returns the leader's own decisions followed by the follower's answers.
+std::vector<int8_t> run(bool late_request, uint64_t calls) {
+  Table table;
+  CostTable cost = table.cost();
+  auto leader = both_present(kUcb);
+  hand_in_follower_table(*leader, table.prior());
+  std::vector<int8_t> played, answered;
+  auto ask = [&](uint64_t k) {
+    if (k < 2 || k > 240) return;
+    const auto w = window(*leader, k * kLeaderWindow, table.prior());
+    answered.insert(answered.end(), w.begin(), w.end());
+  };
+  for (uint64_t i = 0; i < calls; ++i) {
+    const int slot = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (!late_request && (i + kLeaderPrefetch) % kLeaderWindow == 0)
+      ask((i + kLeaderPrefetch) / kLeaderWindow);
+    played.push_back(int8_t(slot));
+    leader->observe(kKey, ran(slot), noisy_latency(i, ran(slot)));
+    // Call 8k - 5: the leader has now reported the latencies of calls 8k - 12 .. 8k - 5 too.
+    if (late_request && (i + 5) % kLeaderWindow == 0) ask((i + 5) / kLeaderWindow);
+  }
+  played.insert(played.end(), answered.begin(), answered.end());
+  return played;
+}
+
+}  // namespace
+
+TEST(DecisionWindows, TheMemoDoesNotDependOnWhenTheFollowerAsks) {
+  const auto early = run(false, 2000), late = run(true, 2000);
+  ASSERT_EQ(early.size(), late.size());
+  ASSERT_EQ(early.size(), 2000u + 239u * kLeaderWindow);  // the follower asked for windows 2..240
+  int switches = 0;
+  for (size_t i = 0; i < early.size(); ++i) {
+    ASSERT_EQ(early[i], late[i]) << i;
+    if (i > 0 && i < 2000) switches += early[i] != early[i - 1];
+  }
+  EXPECT_GT(switches, 20);  // the policy keeps changing its mind: the held-back latencies would show
+}
+
+TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
+  // ucb1:c=1,n0=1 seeded from NCCL's table: arm A (Tree/LL, slot 0) 10 us, arm B (Ring/Simple,
+  // slot 5) 11 us, one pseudo-observation each (N = 1, total 2), and no latency arrives. UCB1 picks
+  // the lowest mean - c * min(mean) * sqrt(2 ln(total + P)) / sqrt(N + p), each pending decision a
+  // pull at its arm's mean (p_a of them, P in all):
+  //   1st, P = 0:        A 10 - 10 * 1.1774        = -1.774,  B 11 - 11.774        = -0.774  -> A
+  //   2nd, p = (1, 0):   A 10 - 10 * 1.4823 / 1.4142 = -0.481, B 11 - 14.823       = -3.823  -> B
+  //   3rd, p = (1, 1):   A 10 - 16.651 / 1.4142    = -1.774,  B 11 - 16.651 / 1.4142 = -0.774 -> A
+  //   4th, p = (2, 1):   A 10 - 17.941 / 1.7321    = -0.358,  B 11 - 17.941 / 1.4142 = -1.686 -> B
+  // Blind to what is pending (P = 0 throughout, the state never changes) all four would be A.
+  Table table;
+  table.t[1][2] = 11.0f;
+  std::vector<float> prior = table.prior();
+  prior[5] = 11.0f;
+  auto leader = both_present("ucb1:c=1,n0=1");
+  hand_in_follower_table(*leader, prior);
+  CostTable cost = table.cost();
+  EXPECT_EQ(leader->decide_at(kKey, kBytes, cost, 0, kOwn), 0);  // the leader's table: it starts
+  const auto w = window(*leader, 0, prior);  // the follower asks next: one state decides 1..7
+  EXPECT_EQ(w[0], 0);
+  EXPECT_EQ(w[1], 5);
+  EXPECT_EQ(w[2], 0);
+  EXPECT_EQ(w[3], 5);
+  for (uint64_t i = 0; i < kLeaderWindow; ++i)
+    ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), w[i]);
+
+  // The same policy deciding undelayed (local mode, nothing pending, no latency): A every time.
+  OnlineLearner blind(1, 2, 1, engine("ucb1:c=1,n0=1"), false);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(blind.decide_next(kKey, kBytes, prior.data()), 0) << i;
+
+  // Latencies absorbed take their decisions off the pending counts: with the latencies of calls
+  // 0..23 arrived, window 3 (cut: call 12) is decided from the state holding calls 0..11, with the
+  // decisions of calls 12..23 and those of the window before it pending, as a policy driven by
+  // hand decides.
+  auto measured = [](int slot) { return slot == 0 ? 10.6 : 10.9; };
+  std::vector<int> played(w.begin(), w.end());
+  for (uint64_t i = 0; i < 24; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (i >= kLeaderWindow) played.push_back(s);
+    leader->observe(kKey, s, measured(s));
+  }
+  const auto w3 = window(*leader, 3 * kLeaderWindow, prior);
+  const auto eng = engine("ucb1:c=1,n0=1");
+  // By hand: `forget` leaves the absorbed calls' decisions pending (a wrong count), to show that
+  // the window depends on getting it right.
+  auto by_hand = [&](bool forget) {
+    PolicyState state;
+    ArmMask mask;
+    mask.set(0);
+    mask.set(5);
+    eng->reset(state, mask, prior.data());
+    PendingPulls pending{};
+    for (int i = 0; i < 24; ++i) {
+      if (i < 12) eng->update(state, played[size_t(i)], measured(played[size_t(i)]));
+      if (i >= 12 || forget) {
+        ++pending.count[played[size_t(i)]];
+        ++pending.total;
+      }
+    }
+    std::vector<int8_t> out;
+    for (int j = 0; j < kLeaderWindow; ++j) {
+      out.push_back(int8_t(eng->select_pending(state, 0, 0, pending)));  // UCB1 draws nothing
+      ++pending.count[out.back()];
+      ++pending.total;
+    }
+    return out;
+  };
+  EXPECT_EQ(w3, by_hand(false));
+  EXPECT_NE(w3, by_hand(true));
+}
+
+TEST(DecisionWindows, InLockstepEachDecisionLagsByTheProtocolsCut) {
+  // The follower asks for window k at its call 8k - 12, the leader's latency of every call arrives
+  // before its next call: call t is decided with the latencies of calls before leader_feedback_end(t)
+  // exactly, lag t - leader_feedback_end(t). The context starts at call 0 (both tables in), so
+  // over calls 0..2047 (and the two windows asked for past them, 2048..2063): lags 0..7 (window 0),
+  // 8..15 (window 1), then 12..19 in each of the 256 windows 2..257. Median: 2064 decisions,
+  // 1032nd smallest: lags <= 14 number 8 + 7 + 3 * 256 = 783, <= 15 number 16 + 4 * 256 = 1040:
+  // 15. p90: 1858th smallest; <= 18 number 16 + 7 * 256 = 1808: 19. Max 19.
+  Table table;
+  CostTable cost = table.cost();
+  auto leader = both_present(kUcb);
+  hand_in_follower_table(*leader, table.prior());
+  for (uint64_t i = 0; i < 2048; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);  // call 0 starts the context
+    // The follower, at the same call: at call 0 it asks for windows 0 and 1, then for window k
+    // at call 8k - 12.
+    if (i == 0) window(*leader, 0, table.prior());
+    if ((i + kLeaderPrefetch) % kLeaderWindow == 0 || i == 0)
+      window(*leader, (i + kLeaderPrefetch) / kLeaderWindow * kLeaderWindow, table.prior());
+    leader->observe(kKey, ran(s), noisy_latency(i, ran(s)));
+  }
+  const FeedbackLagHistogram lag = leader->feedback_lag();
+  EXPECT_EQ(lag.count(), 2064u);
+  EXPECT_EQ(lag.quantile(0.5), 15u);
+  EXPECT_EQ(lag.quantile(0.9), 19u);
+  EXPECT_EQ(lag.max(), 19u);
+  EXPECT_EQ(leader_feedback_end(2047), 2040u - 12u);
+}
+
+TEST(DecisionWindows, ARequestSentTwiceGetsTheSameAnswer) {
+  Table table;
+  CostTable cost = table.cost();
+  auto leader = both_present(kUcb);
+  hand_in_follower_table(*leader, table.prior());
+  for (uint64_t i = 0; i < 100; ++i) play(*leader, cost, i);
+  const auto first = window(*leader, 104, table.prior());       // ahead of the leader
+  for (uint64_t i = 100; i < 103; ++i) play(*leader, cost, i);  // more latencies arrive in between
+  const auto again = window(*leader, 104, table.prior());
+  EXPECT_EQ(first, again);
+  for (uint64_t i = 103; i < 112; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (i >= 104) ASSERT_EQ(s, first[i - 104]) << i;
+  }
+}
+
+TEST(DecisionWindows, ALateRequestForAnOldWindowIsAnsweredFromTheMemoAndChangesNothing) {
+  // Two leaders play the same calls with the same latencies; one is also asked, 600 calls late,
+  // for old windows. It answers what it played then, and the rest of its run is unchanged.
+  Table table;
+  CostTable cost = table.cost();
+  auto leader = both_present(kUcb), twin = both_present(kUcb);
+  hand_in_follower_table(*leader, table.prior());
+  hand_in_follower_table(*twin, table.prior());
+  std::vector<int8_t> played;
+  for (uint64_t i = 0; i < 1500; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    ASSERT_EQ(twin->decide_at(kKey, kBytes, cost, i, kOwn), s) << i;
+    played.push_back(int8_t(s));
+    leader->observe(kKey, ran(s), noisy_latency(i, ran(s)));
+    twin->observe(kKey, ran(s), noisy_latency(i, ran(s)));
+    if (i >= 600 && i % 50 == 0) {
+      const uint64_t old = (i - 600) / kLeaderWindow * kLeaderWindow;
+      const auto w = window(*leader, old, table.prior());
+      for (uint64_t j = 0; j < kLeaderWindow; ++j) ASSERT_EQ(w[j], played[old + j]) << old + j;
+    }
+  }
+  EXPECT_EQ(leader->feedback_lag().count(), twin->feedback_lag().count());
+}
+
+TEST(DecisionWindows, LatenciesHeldBackAreInTheSavedState) {
+  // At finalize the last latencies are still held back; the state file must have them all, as a
+  // policy updated with every latency in order holds them.
+  Table table;
+  CostTable cost = table.cost();
+  auto eng = engine(kUcb);
+  auto leader = both_present(kUcb);
+  hand_in_follower_table(*leader, table.prior());
+  ArmMask mask;
+  mask.set(0);
+  mask.set(5);
+  const auto prior = table.prior();
+  PolicyState all;
+  eng->reset(all, mask, prior.data());
+  for (uint64_t i = 0; i < 50; ++i) {
+    const int s = play(*leader, cost, i);
+    eng->update(all, ran(s), noisy_latency(i, ran(s)));
+  }
+  StateFile saved(*eng);
+  leader->export_contexts(saved);
+  ASSERT_EQ(saved.entries().size(), 1u);
+  auto fields = [](PolicyState state) {
+    std::vector<double> out;
+    with_policy(state, [&](auto& p) {
+      p.visit_state([&](auto* values, int n, double, double) {
+        for (int i = 0; i < n; ++i) out.push_back(double(values[i]));
+      });
+    });
+    return out;
+  };
+  const std::vector<double> want = fields(all), got = fields(saved.entries()[0].policy);
+  EXPECT_EQ(got, want);
+  // 2 pseudo-observations + 50 latencies, although the leader, its next undecided call being 50,
+  // still holds back those of calls 36..49 (leader_feedback_end(50) = 36).
+  EXPECT_EQ(got[6], 52.0);  // ArmStats: count[2], sum[2], mean[2], total
+}
+
+TEST(DecisionWindows, AReportThePolicyCannotUseStillCountsAsItsCall) {
+  // Arrival j is call j's: a report of call 30 the policy cannot learn from (a zero latency, an
+  // arm outside the context's) must still count, or every later decision would see one latency
+  // fewer than the protocol says (lags up to 20 instead of 19, in lockstep).
+  for (int bad = 0; bad < 2; ++bad) {
+    Table table;
+    CostTable cost = table.cost();
+    auto leader = both_present(kUcb);
+    hand_in_follower_table(*leader, table.prior());
+    for (uint64_t i = 0; i < 400; ++i) {
+      const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+      if (i == 0) window(*leader, 0, table.prior());
+      if ((i + kLeaderPrefetch) % kLeaderWindow == 0 || i == 0)
+        window(*leader, (i + kLeaderPrefetch) / kLeaderWindow * kLeaderWindow, table.prior());
+      if (i != 30)
+        leader->observe(kKey, ran(s), noisy_latency(i, ran(s)));
+      else if (bad == 0)
+        EXPECT_FALSE(leader->observe(kKey, ran(s), 0.0));
+      else
+        EXPECT_FALSE(leader->observe(kKey, 2, 12.0));  // Tree/LL128: not in the context's arms
+    }
+    EXPECT_EQ(leader->feedback_lag().max(), 19u) << bad;
+    EXPECT_EQ(leader->observations(), 399u) << bad;
+  }
+}
