@@ -139,7 +139,23 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
 int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
-  if (absorbs_at_once_locked()) {  // local mode (and a leader with several of the ranks): undelayed
+  if (!memoize_) {
+    // Local mode: the decisions made since the last latency came back are pending, as in a replay
+    // with that delay (none when each latency arrives before the next call).
+    const int slot = log_ ? engine_->select_pending_logged(c.policy, c.stream_id, c.steps, c.in_flight,
+                                                           &last_propensity_, contest_out_)
+                          : engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
+    ++c.steps;
+    const int played = (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
+    if (c.local_pending.size() == kMaxLocalPending) settle_local_pending_locked(c);
+    c.local_pending.push_back(int8_t(played));
+    if (played >= 0 && c.in_flight.count[played] < UINT16_MAX) {
+      ++c.in_flight.count[played];
+      ++c.in_flight.total;
+    }
+    return played;
+  }
+  if (absorbs_at_once_locked()) {  // a leader with several of the ranks: undelayed
     const int slot =
         log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_, contest_out_)
              : engine_->select(c.policy, c.stream_id, c.steps);
@@ -161,6 +177,7 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
 
 void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us) {
   if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
+  if (!memoize_) settle_local_pending_locked(c);
   const uint64_t index = c.absorbed++;
   // The decision of that call is no longer pending (calls outside the memo were never counted).
   if (index < c.memo_base || index - c.memo_base >= c.memo.size()) return;
@@ -449,6 +466,8 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     if (!absorbs_at_once_locked()) {
       c->held.push_back({0.0, -1});
       release_held_locked(key, *c);
+    } else if (!memoize_) {
+      settle_local_pending_locked(*c);  // local mode: still the answer to this rank's oldest call
     }
     return false;
   }

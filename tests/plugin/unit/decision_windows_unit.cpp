@@ -108,9 +108,17 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   for (uint64_t i = 0; i < kLeaderWindow; ++i)
     ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), w[i]);
 
-  // The same policy deciding undelayed (local mode, nothing pending, no latency): A every time.
-  OnlineLearner blind(1, 2, 1, engine("ucb1:c=1,n0=1"), false);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(blind.decide_next(kKey, kBytes, prior.data()), 0) << i;
+  // Local mode counts its own unanswered decisions as pending too (a replay with that delay): with
+  // no latency back, the same four decisions. With A's latency back before the next call (10 us,
+  // A's mean), nothing is pending and the real observation gives the state the pending pull gave.
+  OnlineLearner local(1, 2, 1, engine("ucb1:c=1,n0=1"), false);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(local.decide_next(kKey, kBytes, prior.data()), w[size_t(i)]) << i;
+  OnlineLearner answered(1, 2, 1, engine("ucb1:c=1,n0=1"), false);
+  EXPECT_EQ(answered.decide_next(kKey, kBytes, prior.data()), 0);
+  ASSERT_TRUE(answered.observe(kKey, 0, 10.0));  // A's latency back: nothing pending
+  // A now has N = 2 at mean 10, B N = 1 at 11, total 3: A 10 - 14.823/1.4142 = -0.481, B 11 - 14.823
+  // = -3.823 -> B, the same as with A pending (a pending pull counts as one at A's mean, 10).
+  EXPECT_EQ(answered.decide_next(kKey, kBytes, prior.data()), 5);
 
   // Latencies absorbed take their decisions off the pending counts: with the latencies of calls
   // 0..23 arrived, window 3 (cut: call 12) is decided from the state holding calls 0..11, with the
