@@ -6,6 +6,7 @@
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/log/decision_log_format.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
+#include "ncclbot/replay/replay.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/decision_log.hpp"
 #include "plugin/state_file.hpp"
@@ -139,6 +140,9 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
 int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
+  // No report for kPendingWithoutFeedback decisions: nothing counts as pending until one comes.
+  const bool feedback_flows = c.steps - c.steps_at_feedback < kPendingWithoutFeedback;
+  if (!feedback_flows && c.in_flight.total > 0) c.in_flight = PendingPulls{};
   if (!memoize_) {
     // Local mode: the decisions made since the last latency came back are pending, as in a replay
     // with that delay (none when each latency arrives before the next call).
@@ -147,9 +151,7 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
                           : engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
     ++c.steps;
     const int played = (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
-    if (c.local_pending.size() == kMaxLocalPending) settle_local_pending_locked(c);
-    c.local_pending.push_back(int8_t(played));
-    if (played >= 0 && c.in_flight.count[played] < UINT16_MAX) {
+    if (feedback_flows && played >= 0 && c.in_flight.count[played] < UINT16_MAX) {
       ++c.in_flight.count[played];
       ++c.in_flight.total;
     }
@@ -168,7 +170,7 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
                         : engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
   ++c.steps;
   if (!is_nccl_slot(slot) || !c.mask.has(slot)) return -1;
-  if (c.in_flight.count[slot] < UINT16_MAX) {
+  if (feedback_flows && c.in_flight.count[slot] < UINT16_MAX) {
     ++c.in_flight.count[slot];
     ++c.in_flight.total;
   }
@@ -177,7 +179,7 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
 
 void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us) {
   if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
-  if (!memoize_) settle_local_pending_locked(c);
+  if (!memoize_) settle_local_pending(c, slot);
   const uint64_t index = c.absorbed++;
   // The decision of that call is no longer pending (calls outside the memo were never counted).
   if (index < c.memo_base || index - c.memo_base >= c.memo.size()) return;
@@ -460,6 +462,7 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
   if (c == nullptr) return false;
+  c->steps_at_feedback = c->steps;
   if (!usable || !c->mask.has(slot)) {
     // Leader mode: still the report of the leader's next call in this context, which the policy
     // cannot learn from; a placeholder keeps the arrivals numbered by call.
@@ -467,7 +470,7 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
       c->held.push_back({0.0, -1});
       release_held_locked(key, *c);
     } else if (!memoize_) {
-      settle_local_pending_locked(*c);  // local mode: still the answer to this rank's oldest call
+      settle_local_pending(*c, slot);  // local mode: still the answer to this rank's oldest call
     }
     return false;
   }

@@ -171,10 +171,7 @@ class OnlineLearner {
     };
     std::deque<Arrival> held;
     PendingPulls in_flight{};
-    // Local mode: this rank's decisions whose latencies have not come back, oldest first (-1:
-    // NCCL's own choice, never counted in in_flight), at most kMaxLocalPending (the oldest is let go
-    // when a job reports no latencies at all).
-    std::deque<int8_t> local_pending;
+    uint64_t steps_at_feedback = 0;  // `steps` when the last report of this context came in
     // With a decision log: the decided calls not yet measured, oldest first, and each size of the
     // context whose cost table the log holds, with NCCL's pick for it (a size class holds several
     // sizes; a context restored from a state file starts with none).
@@ -229,14 +226,12 @@ class OnlineLearner {
   int fresh_decision_locked(Context& c, uint64_t index);
   // Leader mode: whether latencies skip the hold-back (several ranks of the communicator here).
   bool absorbs_at_once_locked() const { return !memoize_ || local_ranks_ > 1; }
-  static constexpr size_t kMaxLocalPending = 4096;
-  // Local mode: the oldest decision waiting for its latency is answered (or let go).
-  void settle_local_pending_locked(Context& c) {
-    if (c.local_pending.empty()) return;
-    const int decided = c.local_pending.front();
-    c.local_pending.pop_front();
-    if (decided >= 0 && c.in_flight.count[decided] > 0) {
-      --c.in_flight.count[decided];
+  // Local mode: the latency of a call of `slot` came back, so one decision of that arm is no longer
+  // pending (latencies come back in call order, so it is the oldest one; a call NCCL decided was
+  // never counted, and the count never goes below 0).
+  static void settle_local_pending(Context& c, int slot) {
+    if (slot >= 0 && slot < kNumArms && c.in_flight.count[slot] > 0) {
+      --c.in_flight.count[slot];
       --c.in_flight.total;
     }
   }

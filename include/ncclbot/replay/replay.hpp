@@ -47,6 +47,12 @@ namespace ncclbot {
 
 // The most calls a replay may hold pending (W - 1 + D <= kMaxReplayDelay).
 inline constexpr int kMaxReplayDelay = 1024;
+// The tuner plugin stops counting decisions as pending once this many were made without any latency
+// coming back (a job whose latencies never arrive: deciding as undelayed keeps to the learned, or
+// prior, best arm instead of hallucinating pulls forever), and counts again when one arrives. More
+// than any replay ever decides between two arrivals (at most W - 1 + D + 1 <= kMaxReplayDelay + 1,
+// at the start), so replays never reach it.
+inline constexpr uint64_t kPendingWithoutFeedback = uint64_t(kMaxReplayDelay) + 1;
 
 struct ReplayTask {
   SweepView sweep;

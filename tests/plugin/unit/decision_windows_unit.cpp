@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ncclbot/replay/leader_protocol.hpp"
+#include "ncclbot/replay/replay.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/state_file.hpp"
 #include "two_rank_leader.hpp"
@@ -291,4 +292,24 @@ TEST(DecisionWindows, AReportThePolicyCannotUseStillCountsAsItsCall) {
     EXPECT_EQ(leader->feedback_lag().max(), 19u) << bad;
     EXPECT_EQ(leader->observations(), 399u) << bad;
   }
+}
+
+// A job whose latencies never come back (no profiler): after kPendingWithoutFeedback decisions
+// without a report nothing counts as pending any more, so the policy keeps to its best arm (A, the
+// prior's) instead of spreading hallucinated pulls forever; one report and it counts again.
+TEST(DecisionWindows, WithoutAnyFeedbackPendingDecisionsStopCounting) {
+  Table table;
+  table.t[1][2] = 11.0f;
+  std::vector<float> prior = table.prior();
+  prior[5] = 11.0f;
+  OnlineLearner local(1, 2, 1, engine("ucb1:c=1,n0=1"), false);
+  int spread = 0;
+  for (uint64_t i = 0; i < kPendingWithoutFeedback; ++i)
+    spread += local.decide_next(kKey, kBytes, prior.data()) == 5;
+  EXPECT_GT(spread, 100);  // pending pulls spread the decisions over both arms
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(local.decide_next(kKey, kBytes, prior.data()), 0) << i;
+  ASSERT_TRUE(local.observe(kKey, 0, 10.0));  // a report: counting resumes, so B comes back
+  int b = 0;
+  for (int i = 0; i < 200; ++i) b += local.decide_next(kKey, kBytes, prior.data()) == 5;
+  EXPECT_GT(b, 0);
 }
