@@ -40,7 +40,7 @@ struct ReplayKernelArgs {
   const void* policies;        // [configs of this launch], Policy objects with their params set
   const int* fixed_slots;      // [configs of this launch][sweep.num_contexts] or null
   const double* call_cost_us;  // [configs of this launch] or null (no per-call cost)
-  int contexts_count, seeds, horizon, delay, window;
+  int contexts_count, seeds, horizon, delay, window, policy_start;
   uint64_t seed_base;
   int64_t replays;  // configs * seeds * N
   double* online;   // [replays], (config, seed, context) row-major
@@ -89,6 +89,7 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.horizon = a.horizon;
     task.delay = a.delay;
     task.window = a.window;
+    task.policy_start = a.policy_start;
     task.call_cost_us = a.call_cost_us ? a.call_cost_us[config] : 0.0;
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
@@ -179,7 +180,7 @@ void enqueue_replays(const char* policy_name, ReplayKernelArgs a, const PolicyCo
   }
   DeviceBuffer<Policy> policies(objects.data(), objects.size(), stream);
   a.policies = policies.get();
-  const bool delayed = a.delay > 0 || a.window > 1;
+  const bool delayed = a.delay > 0 || a.window > 1 || a.policy_start > 0;
   int threads = 0;
   size_t shared_bytes = 0;
   const DeviceShape device =
@@ -292,7 +293,7 @@ void check_request(const DeviceReplayRequest& q) {
     throw std::invalid_argument("device_replay: one stream id per context is needed");
   if (q.seeds < 1 || q.horizon < 1)
     throw std::invalid_argument("device_replay: seeds and horizon must be >= 1");
-  if (!feedback_schedule_fits(q.delay, q.window))
+  if (!feedback_schedule_fits(q.delay, q.window) || q.policy_start < 0)
     throw std::invalid_argument("device_replay: delay or decision window out of range");
   if (!q.call_cost_us.empty() && q.call_cost_us.size() != q.configs.size())
     throw std::invalid_argument("device_replay: call_cost_us must have one cost per config");
@@ -360,6 +361,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.horizon = q.horizon;
     a.delay = q.delay;
     a.window = q.window;
+    a.policy_start = q.policy_start;
     a.seed_base = q.seed_base;
     a.replays = int64_t(count) * per_config;
     a.online = online.get() + out_offset;

@@ -26,11 +26,12 @@ void FeedbackOptions::add_to(CLI::App& app) {
 }
 
 DeployedFeedback FeedbackOptions::resolve() const {
-  DeployedFeedback f{delay, window};
+  DeployedFeedback f{delay, window, 0};
   if (const auto mode = deployment()) {
     const DeployedFeedback deployed = deployed_feedback(*mode);
     if (delay_option->count() == 0) f.delay = deployed.delay;
     if (window_option->count() == 0) f.window = deployed.window;
+    f.policy_start = deployed.policy_start;
   }
   return f;
 }

@@ -49,6 +49,7 @@ Action setup(CLI::App& app) {
     report.horizon = id.at("horizon").get<int>();
     report.delay = id.value("delay", 0);
     report.window = id.value("window", 1);
+    report.policy_start = id.value("policy_start", 0);
     report.call_cost_us = id.value("call_cost_us", std::vector<double>{});
     report.as_deployed = id.value("as_deployed", std::string());
     print_replay_report(report, merged, opt->json);

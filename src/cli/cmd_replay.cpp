@@ -114,6 +114,7 @@ Action setup(CLI::App& app) {
     const DeployedFeedback feedback = opt->feedback.resolve();
     job.delay = feedback.delay;
     job.window = feedback.window;
+    job.policy_start = feedback.policy_start;
     if (opt->feedback.deployment()) job.call_cost_us = deployed_call_costs(job.configs);
     ProcessGroup* group = process_group();
     if (group && group->size() == 1) group = nullptr;
@@ -140,6 +141,7 @@ Action setup(CLI::App& app) {
     report.horizon = job.horizon;
     report.delay = job.delay;
     report.window = job.window;
+    report.policy_start = job.policy_start;
     report.as_deployed = opt->feedback.as_deployed;
     report.call_cost_us = job.call_cost_us;
     if (sharded || group) {

@@ -135,6 +135,7 @@ Action setup(CLI::App& app) {
     const DeployedFeedback feedback = opt->feedback.resolve();
     req.delay = feedback.delay;
     req.window = feedback.window;
+    req.policy_start = feedback.policy_start;
     req.charge_call_costs = opt->feedback.deployment().has_value();
     // Ranks on one node share its cores unless told otherwise.
     req.threads = opt->threads > 0 ? opt->threads
@@ -150,6 +151,7 @@ Action setup(CLI::App& app) {
     report.horizon = req.horizon;
     report.delay = req.delay;
     report.window = req.window;
+    report.policy_start = req.policy_start;
     report.as_deployed = opt->feedback.as_deployed;
     if (req.charge_call_costs)
       for (const auto& g : opt->policies) report.call_cost_us.push_back(deployed_call_cost_us(g));

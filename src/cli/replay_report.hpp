@@ -12,7 +12,7 @@ struct ReplayReport {
   std::string backend;
   std::vector<std::string> policies;  // expanded config texts, in config order
   size_t contexts = 0;
-  int seeds = 0, horizon = 0, delay = 0, window = 1;
+  int seeds = 0, horizon = 0, delay = 0, window = 1, policy_start = 0;
   std::string as_deployed;           // --as-deployed mode, empty when not given
   std::vector<double> call_cost_us;  // per config, empty when no per-call cost was charged
 };

@@ -18,6 +18,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
   out["horizon"] = report.horizon;
   out["delay"] = report.delay;
   if (report.window > 1) out["window"] = report.window;
+  if (report.policy_start > 0) out["policy_start"] = report.policy_start;
   if (!report.as_deployed.empty()) out["as_deployed"] = report.as_deployed;
   out["policies"] = nlohmann::json::array();
   for (const auto& tp : tuned) {
@@ -40,6 +41,8 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
         << " seeds, T=" << report.horizon
         << (report.delay ? " delay " + std::to_string(report.delay) : std::string())
         << (report.window > 1 ? " window " + std::to_string(report.window) : std::string())
+        << (report.policy_start > 0 ? " policy from call " + std::to_string(report.policy_start)
+                                    : std::string())
         << (report.as_deployed.empty() ? std::string() : " as deployed (" + report.as_deployed + ")")
         << ", objective " << report.objective << "\n";
   for (const auto& tp : tuned)

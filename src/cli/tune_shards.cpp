@@ -135,6 +135,7 @@ int merge_tune_partials(const std::vector<ReplayPartial>& parts, const std::stri
     report.horizon = id.at("horizon").get<int>();
     report.delay = id.at("delay").get<int>();
     report.window = id.value("window", 1);
+    report.policy_start = id.value("policy_start", 0);
     report.call_cost_us = id.value("call_cost_us", std::vector<double>{});
     report.as_deployed = setup.value("as_deployed", std::string());
     print_tune_report(report, policies, json);

@@ -53,6 +53,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
+  if (job.policy_start < 0) throw UsageError("replay: the policy start must be >= 0");
   if (!feedback_schedule_fits(job.delay, job.window))
     throw UsageError("replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
                      std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
@@ -96,6 +97,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       task.horizon = job.horizon;
       task.delay = job.delay;
       task.window = job.window;
+      task.policy_start = job.policy_start;
       task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[size_t(cfg)];
       if (size_t(cfg) < job.fixed_slots.size() && !job.fixed_slots[size_t(cfg)].empty())
         task.fixed_slot = job.fixed_slots[size_t(cfg)][size_t(task.context)];

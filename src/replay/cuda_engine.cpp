@@ -17,6 +17,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
   if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
+  if (job.policy_start < 0) throw UsageError("replay: the policy start must be >= 0");
   if (!feedback_schedule_fits(job.delay, job.window))
     throw UsageError("replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
                      std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
@@ -57,6 +58,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.horizon = job.horizon;
   q.delay = job.delay;
   q.window = job.window;
+  q.policy_start = job.policy_start;
   q.call_cost_us = job.call_cost_us;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
   if (job.device_block > 0) q.block = job.device_block;

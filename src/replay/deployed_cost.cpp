@@ -39,8 +39,8 @@ std::string_view deployment_name(Deployment d) {
 // keeps in flight on the GPU add to it); leader mode is the protocol of leader_protocol.hpp, whose
 // lag plugin_feedback_delay measures (docs/plugin.md "Feedback delay").
 DeployedFeedback deployed_feedback(Deployment d) {
-  if (d == Deployment::kLeader) return {kLeaderPrefetch, kLeaderWindow};
-  return {0, 1};
+  if (d == Deployment::kLeader) return {kLeaderPrefetch, kLeaderWindow, kLeaderStart};
+  return {0, 1, 0};
 }
 
 int deployed_delay(Deployment d) { return deployed_feedback(d).delay; }

@@ -49,6 +49,7 @@ HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& 
     task.horizon = horizons.back();
     task.delay = job.delay;
     task.window = job.window;
+    task.policy_start = job.policy_start;
     task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[cfg];
     if (cfg < job.fixed_slots.size() && !job.fixed_slots[cfg].empty())
       task.fixed_slot = job.fixed_slots[cfg][size_t(task.context)];

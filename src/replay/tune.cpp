@@ -41,6 +41,7 @@ ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
   job.horizon = req.horizon;
   job.delay = req.delay;
   job.window = req.window;
+  job.policy_start = req.policy_start;
   job.threads = req.threads;
   job.progress = req.progress;
   job.keep_per_seed = true;

@@ -109,6 +109,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
                ? ", decisions in windows of " + st.at("window").dump() +
                      " calls, each decided with the latencies from before `delay` calls "
                      "ahead of it (the plugin's leader protocol)"
+               : std::string()) +
+          (st.value("policy_start", 0) > 0
+               ? "; the first " + st.at("policy_start").dump() +
+                     " calls of every context are NCCL's own choice while the ranks' cost tables gather"
                : std::string()),
       "scored loss: " + st.at("loss").get<std::string>() +
           "; tuning objective: " + st.at("objective").get<std::string>() + " over the tune contexts",
@@ -137,8 +141,12 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
 
   out.push_back(heading(2, "All scenarios pooled"));
   out.push_back(
-      paragraph("Per policy, the " + st.at("loss").get<std::string>() +
-                " loss over every score context of every scenario, with " + level +
+      paragraph("Per policy, the " + st.at("loss").get<std::string>() + " loss after " +
+                st.at("horizon").dump() + " calls per context, " +
+                (st.contains("as_deployed") && st.at("as_deployed").is_string()
+                     ? "as deployed (" + st.at("as_deployed").get<std::string>() + " mode)"
+                     : std::string("in the ideal world")) +
+                ", over every score context of every scenario, with " + level +
                 " percentile bootstrap intervals over contexts. Loss = latency of the pick / latency of "
                 "the best arm - 1."));
   {

@@ -83,6 +83,7 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
       {"horizon", s.horizon},
       {"delay", s.delay},
       {"window", s.window},
+      {"policy_start", s.policy_start},
       {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
       {"curve_horizons", curve_h},
       {"loss_vs_horizon",

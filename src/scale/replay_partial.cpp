@@ -66,6 +66,7 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
                        {"backend", std::string(backend)}};
   // Only when not 1 (nor charged), so partials of other runs keep their old identity.
   if (job.window > 1) id["window"] = job.window;
+  if (job.policy_start > 0) id["policy_start"] = job.policy_start;
   if (!job.call_cost_us.empty()) id["call_cost_us"] = job.call_cost_us;
   return id;
 }

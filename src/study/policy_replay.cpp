@@ -29,6 +29,7 @@ ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts,
   job.horizon = s.horizon;
   job.delay = s.delay;
   job.window = s.window;
+  job.policy_start = s.policy_start;
   job.threads = s.threads > 0 ? s.threads : default_thread_count();
   for (const auto& c : configs) {
     job.configs.push_back(parse_policy_spec(c));

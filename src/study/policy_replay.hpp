@@ -16,6 +16,7 @@ struct ReplaySettings {
   int horizon = 1;
   int delay = 0;                   // feedback delay D (replay/replay.hpp)
   int window = 1;                  // decision window W (replay/replay.hpp)
+  int policy_start = 0;            // calls of NCCL's own pick first (replay/replay.hpp)
   bool charge_call_costs = false;  // every config pays the plugin's measured per-call cost
   std::string backend = "cpu";     // resolved: cpu or cuda
   int threads = 0;                 // 0 = all cores

@@ -174,6 +174,7 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
     const DeployedFeedback feedback = deployed_feedback(*s.as_deployed);
     if (!r.find(t, "delay")) s.delay = feedback.delay;
     s.window = feedback.window;
+    s.policy_start = feedback.policy_start;
   }
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))

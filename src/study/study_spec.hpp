@@ -141,11 +141,12 @@ struct StudySpec {
   std::string path;  // the study file as given
   std::string text;  // its bytes, recorded with the results
 
-  uint64_t seed = 1;  // master seed: replay and resampling seeds derive from it
-  int seeds = 4;      // replay seeds per (config, context)
-  int horizon = 200;  // collective calls per replay
-  int delay = 0;      // feedback delay D: call t's latency reaches the policy before call t+D+1
-  int window = 1;     // decision window W (replay/replay.hpp): the plugin's when scored as leader
+  uint64_t seed = 1;     // master seed: replay and resampling seeds derive from it
+  int seeds = 4;         // replay seeds per (config, context)
+  int horizon = 200;     // collective calls per replay
+  int delay = 0;         // feedback delay D: call t's latency reaches the policy before call t+D+1
+  int window = 1;        // decision window W (replay/replay.hpp): the plugin's when scored as leader
+  int policy_start = 0;  // calls of NCCL's own pick first (replay/replay.hpp): the leader's
   // Scoring as deployed (replay/deployed_cost.hpp, docs/study.md "As deployed"): every config pays
   // the plugin's measured per-call cost, and the replays run the plugin's feedback schedule in that
   // mode (`delay` replaces its delay part). The default is the leader protocol, what every

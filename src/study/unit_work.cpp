@@ -17,6 +17,7 @@ ReplaySettings replay_settings(const StudySpec& s, const EngineOptions& engine) 
   rs.horizon = s.horizon;
   rs.delay = s.delay;
   rs.window = s.window;
+  rs.policy_start = s.policy_start;
   rs.charge_call_costs = s.as_deployed.has_value();
   rs.backend = engine.backend;
   rs.threads = engine.threads;

@@ -137,6 +137,40 @@ TEST(DelayedFeedback, AWindowsCallsAreDecidedWithTheLatenciesBeforeItsCut) {
   }
 }
 
+// A policy start S (the plugin's leader mode): calls before S play AUTO's arm (the prior's argmin
+// by NCCL's rule), the policy first selects at call S having seen every latency due by then, and
+// its draws are those of a replay started at call 0 (step t - S).
+TEST(DelayedFeedback, BeforeThePolicyStartsNcclsPickPlaysAndTheStepsCountFromTheStart) {
+  const Sweep s =
+      tiny_sweep({{tiny_context(1, 1024),
+                   {{0, {15.0f, 16.0f}, 14.0f}, {1, {12.0f, 13.0f}, 9.0f}, {2, {10.0f, 11.0f}, 20.0f}}}});
+  for (const int start : {1, 5, 16}) {
+    std::vector<int> arrived;
+    std::vector<double> received;
+    SpyPolicy spy{{}, &arrived, &received};
+    ReplayTask task;
+    task.sweep = s.view();
+    task.horizon = 40;
+    task.policy_start = start;
+    task.seed = 5;
+    task.stream_id = 77;
+    std::vector<int> picks;
+    replay_one(spy, task, [&](int, int slot, float) { picks.push_back(slot); });
+    ASSERT_EQ(arrived.size(), size_t(40 - start));
+    for (int t = 0; t < start; ++t) EXPECT_EQ(picks[size_t(t)], 1) << t;                // prior 9 us: slot 1
+    for (size_t k = 0; k < arrived.size(); ++k) EXPECT_EQ(arrived[k], start + int(k));  // D = 0
+    // The spy picks from its step's draw: the same picks as a replay without a start, shifted.
+    std::vector<int> arrived0;
+    std::vector<double> received0;
+    SpyPolicy spy0{{}, &arrived0, &received0};
+    task.policy_start = 0;
+    task.horizon = 40 - start;
+    std::vector<int> picks0;
+    replay_one(spy0, task, [&](int, int slot, float) { picks0.push_back(slot); });
+    EXPECT_EQ(std::vector<int>(picks.begin() + start, picks.end()), picks0) << start;
+  }
+}
+
 // Pending-aware UCB1 (policy_context.hpp) in a replay: warm UCB1 (c = 1, n0 = 1) on priors of 10
 // and 11 µs decides its first window of 4 from the prior alone, spreading it A, B, A, B as
 // tests/policy/pending_pulls_test.cpp derives; a plain delay of 3 decides the same first 4 calls
@@ -168,8 +202,11 @@ TEST(DelayedFeedback, PendingAwareUcb1SpreadsItsFirstWindow) {
 // of a plain replay_one, for every policy, and a delay of 0 is today's replay.
 TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
   const Sweep s = random_tiny_sweep(3, 6, true);
-  for (const auto& [delay, window] :
-       std::vector<std::pair<int, int>>{{0, 1}, {1, 1}, {16, 1}, {12, 8}, {0, 5}}) {
+  struct Schedule {
+    int delay, window, start;
+  };
+  for (const auto& [delay, window, start] : std::vector<Schedule>{
+           {0, 1, 0}, {1, 1, 0}, {16, 1, 0}, {12, 8, 0}, {0, 5, 0}, {12, 8, 16}, {0, 1, 3}}) {
     ReplayJob job;
     job.sweep = &s;
     for (int c = 0; c < s.num_contexts(); ++c) job.contexts.push_back(c);
@@ -180,6 +217,7 @@ TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
     job.horizon = 120;
     job.delay = delay;
     job.window = window;
+    job.policy_start = start;
     job.threads = 2;
     job.keep_per_seed = true;
     const ReplayResults r = run_cpu_replay(job);
@@ -194,6 +232,7 @@ TEST(DelayedFeedback, CpuEngineEqualsReplayOneForEveryPolicyAndDelay) {
           task.horizon = job.horizon;
           task.delay = delay;
           task.window = window;
+          task.policy_start = start;
           const ReplayOutcome o =
               visit_policy(job.configs[cfg].config, [&](auto& p) { return replay_one(p, task); });
           const size_t at = (cfg * size_t(job.seeds) + size_t(seed)) * size_t(s.num_contexts()) + size_t(i);

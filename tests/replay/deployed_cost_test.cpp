@@ -69,5 +69,7 @@ TEST(DeployedCost, ModesAndTheirDelays) {
   EXPECT_EQ(deployed_feedback(Deployment::kLocal).window, 1);
   EXPECT_EQ(deployed_feedback(Deployment::kLeader).delay, 12);
   EXPECT_EQ(deployed_feedback(Deployment::kLeader).window, 8);
+  EXPECT_EQ(deployed_feedback(Deployment::kLeader).policy_start, 16);  // two windows of NCCL's own
+  EXPECT_EQ(deployed_feedback(Deployment::kLocal).policy_start, 0);
   EXPECT_EQ(deployed_delay(Deployment::kLeader), 12);
 }

@@ -26,6 +26,7 @@ struct ReplayJob {
   int horizon = 1;
   int delay = 0;   // feedback delay D (replay/replay.hpp)
   int window = 1;  // decision window W (replay/replay.hpp): 1 = call t's latency reaches call t+D+1
+  int policy_start = 0;  // calls of NCCL's own pick before the policy decides (replay/replay.hpp)
   // The policies' own per-call costs (replay/replay.hpp): call_cost_us[config] in microseconds,
   // >= 0; empty = none (every config free).
   std::vector<double> call_cost_us;

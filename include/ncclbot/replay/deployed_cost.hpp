@@ -25,10 +25,12 @@ std::string_view deployment_name(Deployment d);
 
 // How the plugin's decisions see latencies in that mode, as the replay's (delay, window)
 // (replay/replay.hpp): `local` decides every call after the previous call's latency (0, 1); `leader`
-// runs the leader protocol (replay/leader_protocol.hpp: kLeaderPrefetch, kLeaderWindow).
+// runs the leader protocol (replay/leader_protocol.hpp: kLeaderPrefetch, kLeaderWindow, the policy
+// starting at kLeaderStart).
 struct DeployedFeedback {
   int delay;
   int window;
+  int policy_start = 0;  // calls of NCCL's own choice before the policy starts (leader: kLeaderStart)
 };
 DeployedFeedback deployed_feedback(Deployment d);
 int deployed_delay(Deployment d);  // deployed_feedback(d).delay

@@ -28,6 +28,7 @@ struct DeviceReplayRequest {
   int horizon = 1;
   int delay = 0;                         // feedback delay D (replay/replay.hpp)
   int window = 1;                        // decision window W (replay/replay.hpp)
+  int policy_start = 0;                  // calls of NCCL's own pick first (replay/replay.hpp)
   std::span<const double> call_cost_us;  // [C] per-call cost of each config (>= 0); empty = none
   bool keep_per_replay = false;          // copy back every replay's outcome
   int block = 128;                       // threads per block of the replay kernel

@@ -14,6 +14,11 @@ namespace ncclbot {
 
 inline constexpr int kLeaderWindow = 8;
 inline constexpr int kLeaderPrefetch = 12;
+// The first calls of every context are NCCL's own choice while the ranks' cost tables gather (the
+// leader starts the policy only once it holds every rank's): the first two windows, asked for at
+// call 0 before any table can have arrived. The policy then decides from call kLeaderStart on, its
+// Philox steps counted from there (the replay's policy_start).
+inline constexpr int kLeaderStart = 2 * kLeaderWindow;
 
 // The calls whose latencies decide call t: [0, leader_feedback_end(t)).
 constexpr uint64_t leader_feedback_end(uint64_t t) {

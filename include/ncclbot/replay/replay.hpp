@@ -19,6 +19,10 @@
 //   - W > 1 is the plugin's leader protocol (docs/plugin.md "Decision windows"): the decisions of
 //     calls [kW, (k+1)W) are made together, from the state that holds the latencies of the calls
 //     before kW - D (D: how many calls before the window its request goes out).
+// A policy start S > 0 (ReplayTask::policy_start, the plugin's leader mode: kLeaderStart) plays
+// NCCL's own pick (AUTO's arm) on calls [0, S), while the ranks' cost tables gather; the policy
+// decides from call S on, its draws at step t - S, and sees the latencies of the first S calls as
+// of any other (on the same schedule). Those calls are not its decisions, so never pending.
 // The decisions in [A(t), t) are pending: a policy with select_pending() counts them
 // (policy_context.hpp, PendingPulls); the others decide as undelayed. The final (committed) arm is
 // taken with the latencies of calls before A(T). The delayed path keeps the calls in [A(t), t)
@@ -40,6 +44,7 @@
 #include "ncclbot/core/call_dynamics.hpp"
 #include "ncclbot/core/philox.hpp"
 #include "ncclbot/core/sweep_view.hpp"
+#include "ncclbot/policy/auto_policy.hpp"
 #include "ncclbot/policy/policy_context.hpp"
 #include "ncclbot/replay/loss.hpp"
 
@@ -63,6 +68,7 @@ struct ReplayTask {
   int fixed_slot = -1;        // a frozen decision for supervised selectors, else -1
   int delay = 0;              // D >= 0: calls decided before a latency arrives (above)
   int window = 1;             // W >= 1: calls decided together (above); W - 1 + D <= kMaxReplayDelay
+  int policy_start = 0;       // S >= 0: calls before it play NCCL's own pick (above)
   double call_cost_us = 0.0;  // the policy's own cost per call (>= 0), paid on every call
   SelectAids aids;            // engine-side caches the policy may read (CPU engine only), none by default
 };
@@ -121,6 +127,7 @@ struct ReplayCursorT {
   int pending_head = 0, pending_count = 0;
   struct NoPulls {};  // the undelayed cursor keeps none (it lives in the kernels' shared memory)
   std::conditional_t<(DelayCapacity > 0), PendingPulls, NoPulls> in_flight;
+  int nccl_pick = -1;  // with a policy start: AUTO's arm, played before it
   // Call dynamics only.
   bool dynamic = false;
   CallDynamics dyn{};
@@ -154,6 +161,11 @@ struct ReplayCursorT {
     if constexpr (DelayCapacity > 0) {
       for (int s = 0; s < kNumArms; ++s) in_flight.count[s] = 0;
       in_flight.total = 0;
+      if (task.policy_start > 0) {
+        AutoPolicy nccl;
+        nccl.reset(sweep_policy_context(v, task.context, -1));
+        nccl_pick = nccl.pick;
+      }
     }
     loss_sum = 0.0;
     cost_loss = task.call_cost_us / v.mean(task.context, best_slot(v, task.context));
@@ -202,8 +214,10 @@ struct ReplayCursorT {
     while (t - pending_count < end) {
       const int slot = pending[pending_head];
       policy.update(slot, double(pending_x[pending_head]));
-      --in_flight.count[slot];
-      --in_flight.total;
+      if (t - pending_count >= task.policy_start) {  // a policy decision, not NCCL's before the start
+        --in_flight.count[slot];
+        --in_flight.total;
+      }
       pending_head = pending_head + 1 == kRing ? 0 : pending_head + 1;
       --pending_count;
     }
@@ -231,12 +245,14 @@ struct ReplayCursorT {
   NCCLBOT_HD void step(Policy& policy, const ReplayTask& task, int t, Observer& observe) {
     if (dynamic && uint32_t(t) == next_shift) shift_levels(task);
     if constexpr (DelayCapacity > 0) deliver_late(policy, task, t);
-    StepRandom rng(task.seed, task.stream_id, uint32_t(t));
     int slot;
-    if constexpr (DelayCapacity > 0)
-      slot = select_pending_with(policy, rng, task.aids, in_flight);
-    else
+    if constexpr (DelayCapacity > 0) {
+      StepRandom rng(task.seed, task.stream_id, uint32_t(t - task.policy_start));
+      slot = t < task.policy_start ? nccl_pick : select_pending_with(policy, rng, task.aids, in_flight);
+    } else {
+      StepRandom rng(task.seed, task.stream_id, uint32_t(t));
       slot = select_with(policy, rng, task.aids);
+    }
     const uint32_t r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
     float x = times[slot * samples + int(r)];
     double call_loss = loss[slot];
@@ -250,8 +266,10 @@ struct ReplayCursorT {
       pending[at] = int8_t(slot);
       pending_x[at] = x;
       ++pending_count;
-      ++in_flight.count[slot];
-      ++in_flight.total;
+      if (t >= task.policy_start) {
+        ++in_flight.count[slot];
+        ++in_flight.total;
+      }
     } else if constexpr (requires { policy.update_log(slot, 0.0); }) {
       // The observation is the drawn sample itself (no dynamics): its log may come precomputed.
       if (task.aids.sample_logs && !dynamic)
@@ -266,7 +284,7 @@ struct ReplayCursorT {
 
   template <typename Policy>
   NCCLBOT_HD ReplayOutcome finish(Policy& policy, const ReplayTask& task) const {
-    StepRandom final_rng(task.seed, task.stream_id, uint32_t(task.horizon));
+    StepRandom final_rng(task.seed, task.stream_id, uint32_t(task.horizon - task.policy_start));
     ReplayOutcome out;
     out.online_loss = task.horizon > 0 ? loss_sum / double(task.horizon) : 0.0;
     out.final_slot = policy.commit(final_rng);
@@ -305,7 +323,7 @@ NCCLBOT_HD inline bool feedback_schedule_fits(int delay, int window) {
 
 // Whether a task needs the delayed cursor: feedback that is not update-then-select.
 NCCLBOT_HD inline bool feedback_delayed(const ReplayTask& task) {
-  return task.delay > 0 || task.window > 1;
+  return task.delay > 0 || task.window > 1 || task.policy_start > 0;
 }
 
 // Undelayed feedback runs the undelayed cursor, so those replays pay nothing for the delayed path.
