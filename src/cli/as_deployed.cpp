@@ -22,16 +22,19 @@ void FeedbackOptions::add_to(CLI::App& app) {
       "--window", window,
       "decision window W: calls decided together from one state, as the plugin's leader mode does "
       "(default 1; docs/replay.md \"Feedback delay\")");
+  start_option = app.add_option("--policy-start", policy_start,
+                                "calls of NCCL's own pick before the policy decides, as the plugin's leader "
+                                "mode plays them while the ranks' cost tables gather (default 0)");
   add_as_deployed_option(app, as_deployed);
 }
 
 DeployedFeedback FeedbackOptions::resolve() const {
-  DeployedFeedback f{delay, window, 0};
+  DeployedFeedback f{delay, window, policy_start};
   if (const auto mode = deployment()) {
     const DeployedFeedback deployed = deployed_feedback(*mode);
     if (delay_option->count() == 0) f.delay = deployed.delay;
     if (window_option->count() == 0) f.window = deployed.window;
-    f.policy_start = deployed.policy_start;
+    if (start_option->count() == 0) f.policy_start = deployed.policy_start;
   }
   return f;
 }

@@ -19,15 +19,17 @@ void add_as_deployed_option(CLI::App& app, std::string& mode);
 // The mode of --as-deployed; nullopt when it was not given, a UsageError for an unknown mode.
 std::optional<Deployment> parse_as_deployed(const std::string& mode);
 
-// --delay, --window and --as-deployed together (replay, tune): the feedback schedule of every
-// replay (replay/replay.hpp). --as-deployed gives the plugin's (delay, window) in that mode;
-// --delay or --window, when given, replace that part.
+// --delay, --window, --policy-start and --as-deployed together (replay, tune): the feedback
+// schedule of every replay (replay/replay.hpp). --as-deployed gives the plugin's (delay, window,
+// policy start) in that mode; --delay, --window or --policy-start, when given, replace that part.
 struct FeedbackOptions {
   int delay = 0;
   int window = 1;
+  int policy_start = 0;
   std::string as_deployed;
   CLI::Option* delay_option = nullptr;
   CLI::Option* window_option = nullptr;
+  CLI::Option* start_option = nullptr;
 
   void add_to(CLI::App& app);
   // The schedule these options give (after parsing), and the deployment when one was asked for.
