@@ -1,23 +1,50 @@
-// `ncclbot plugin-check --plugin PATH --sweep S --policy SPEC --seed N [--horizon T]`: loads the
-// built tuner plugin as NCCL does (dlopen RTLD_NOW | RTLD_LOCAL, the versioned v5 structs) and
-// checks that, driven with the sweep, it makes the replay engine's decisions call for call:
+// `ncclbot plugin-check --plugin PATH --sweep S --policy SPEC --seed N [--horizon T] [--ranks N]`:
+// loads the built tuner plugin as NCCL does (dlopen RTLD_NOW | RTLD_LOCAL, the versioned v5
+// structs) and checks that, driven with the sweep, it makes the replay engine's decisions call for
+// call:
 //   for every context: one communicator (tuner + profiler init), then T calls of
 //     cost table = the sweep's prior on the measured arms, -1 elsewhere (NCCL's layout) ->
 //     getCollInfo -> the pick by NCCL's rule (smallest non-negative, strict <, row-major) ->
 //     compare with the replay's step t -> latency of the picked arm drawn from the sweep with the
 //     replay's Philox keying -> fed back through profiler events (Coll + KernelCh with GPU
 //     timestamps), or through ncclbotReportLatency when nanosecond timestamps cannot carry it exactly.
-// Exit 0 only when every decision is equal; 1 when any differs (each printed with context and step).
+// With --ranks N (2..64) it checks leader mode instead, the plugin as a multi-rank job runs it: for
+// every context, N processes each dlopen the plugin with NCCLBOT_LEADER on loopback (process 0 the
+// leader), hold the communicator's nodes x GPUs-per-node ranks between them (process 0 rank 0
+// alone, as a job's leader process drives one GPU) and play T calls in lockstep, every rank's
+// latency reported through ncclbotReportLatency before the next call; every rank's every decision
+// is compared with the replay of the leader's protocol (--as-deployed leader: delay
+// kLeaderPrefetch, window kLeaderWindow, policy start kLeaderStart).
+// Exit 0 only when every decision is equal; 1 when any differs (each printed with context and step,
+// and rank with --ranks) or a rank's process fails or hangs (named in the error).
 #include <dlfcn.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
 #include <tuple>
 
 #include "cli/command.hpp"
@@ -28,6 +55,7 @@
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "plugin/nccl_abi.hpp"
@@ -45,6 +73,9 @@ struct PluginCheckOptions {
   int max_reports = 20;
   std::string log_path;
   bool json = false;
+  int ranks = 1;                        // processes; > 1: leader mode (the file comment)
+  double rank_timeout = 300;            // seconds one context's processes may take, with --ranks
+  std::vector<std::string> plugin_env;  // NAME=VALUE set for the plugin after plugin-check's own
 };
 
 struct LoadedPlugin {
@@ -96,13 +127,16 @@ const char* profiler_func_name(Collective c) {
 
 struct Mismatch {
   int context = 0, step = 0, plugin_slot = -1, replay_slot = -1;
+  int rank = -1;  // the communicator rank, with --ranks
 };
 
 struct ContextOutcome {
   bool checked = false;
   std::string skipped;  // why, when not checked
   int steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
+  int rank_disagreements = 0;  // with --ranks: calls on which the ranks did not all play one arm
   std::vector<Mismatch> mismatches;
+  std::string failure;  // with --ranks: a rank process crashed, gave up or hung (nothing compared)
 };
 
 std::string slot_label(int slot) {
@@ -110,51 +144,79 @@ std::string slot_label(int slot) {
   return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
 }
 
-ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int c, const PolicySpec& spec,
-                             const PluginCheckOptions& opt, const std::string& feed) {
-  ContextOutcome out;
-  const SweepView v = sweep.view();
-  const Context& ctx = sweep.context(c);
+// NCCL's cost table of context c: the model's time on every arm it could run, -1 on the others.
+// false, with the reason in `skipped`, when the context cannot be checked call for call.
+struct CostTable7x3 {
+  float t[kNumNcclAlgos][kNumProtos];
+};
+bool context_cost_table(const SweepView& v, int c, CostTable7x3* table, std::string* skipped) {
   const ArmMask mask = v.mask(c);
-  // NCCL's cost table: the model's time on every arm it could run, -1 on the others. An arm that
-  // was measured but has no prediction cannot be expressed in a cost table.
   if (mask.nccl_arms() != mask) {
     // A simulated arm (HiPIPE) has no row in NCCL's table: the replay could pick what the plugin
     // cannot, so there is nothing to compare call for call.
-    out.skipped = "the sweep has the simulated HiPIPE arm, which NCCL's cost table cannot hold";
-    return out;
+    *skipped = "the sweep has the simulated HiPIPE arm, which NCCL's cost table cannot hold";
+    return false;
   }
-  float table[kNumNcclAlgos][kNumProtos];
   for (int s = 0; s < kNumNcclArms; ++s) {
     const float p = v.prior(c, s);
+    // An arm that was measured but has no prediction cannot be expressed in a cost table.
     if (mask.has(s) && !(p >= 0.0f && std::isfinite(p))) {
-      out.skipped = "arm " + slot_label(s) + " was measured but has no prior_us";
-      return out;
+      *skipped = "arm " + slot_label(s) + " was measured but has no prior_us";
+      return false;
     }
-    table[s / kNumProtos][s % kNumProtos] = mask.has(s) ? p : -1.0f;
+    table->t[s / kNumProtos][s % kNumProtos] = mask.has(s) ? p : -1.0f;
   }
-  const int ranks = ctx.nodes * ctx.gpus_per_node;
-  const bool per_rank_count =
-      ctx.collective == Collective::kAllGather || ctx.collective == Collective::kReduceScatter;
-  const bool bytes_fit_descriptor = !per_rank_count || ctx.bytes % uint64_t(ranks) == 0;
+  return true;
+}
 
-  // The reference: the replay engine's own steps (replay_one, the code the CPU engine runs).
+// The reference: the replay engine's own steps (replay_one, the code the CPU engine runs), each
+// step's slot and observed latency.
+struct ReplayReference {
+  uint64_t stream_id = 0;
+  std::vector<int> slots;
+  std::vector<float> latency;
+};
+ReplayReference replay_reference(const SweepView& v, const Context& ctx, int c, const PolicySpec& spec,
+                                 const PluginCheckOptions& opt, int delay, int window, int policy_start) {
   ReplayTask task;
   task.sweep = v;
   task.context = c;
   task.seed = opt.seed;
   task.stream_id = context_stream_id(ctx);
   task.horizon = opt.horizon;
-  task.delay = opt.delay;
-  std::vector<int> replay_slots(size_t(opt.horizon), -1);
-  std::vector<float> replay_latency(size_t(opt.horizon), 0.0f);
+  task.delay = delay;
+  task.window = window;
+  task.policy_start = policy_start;
+  ReplayReference ref;
+  ref.stream_id = task.stream_id;
+  ref.slots.assign(size_t(opt.horizon), -1);
+  ref.latency.assign(size_t(opt.horizon), 0.0f);
   visit_policy(spec.config, [&](auto& policy) {
     replay_one(policy, task, [&](int t, int slot, float x) {
-      replay_slots[size_t(t)] = slot;
-      replay_latency[size_t(t)] = x;
+      ref.slots[size_t(t)] = slot;
+      ref.latency[size_t(t)] = x;
     });
     return 0;
   });
+  return ref;
+}
+
+ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int c, const PolicySpec& spec,
+                             const PluginCheckOptions& opt, const std::string& feed) {
+  ContextOutcome out;
+  const SweepView v = sweep.view();
+  const Context& ctx = sweep.context(c);
+  CostTable7x3 cost;
+  if (!context_cost_table(v, c, &cost, &out.skipped)) return out;
+  const auto& table = cost.t;
+  const int ranks = ctx.nodes * ctx.gpus_per_node;
+  const bool per_rank_count =
+      ctx.collective == Collective::kAllGather || ctx.collective == Collective::kReduceScatter;
+  const bool bytes_fit_descriptor = !per_rank_count || ctx.bytes % uint64_t(ranks) == 0;
+
+  const ReplayReference ref = replay_reference(v, ctx, c, spec, opt, opt.delay, 1, 0);
+  const std::vector<int>& replay_slots = ref.slots;
+  const std::vector<float>& replay_latency = ref.latency;
 
   // One communicator per context, with an id of its own; the profiler is initialised first, as
   // NCCL does.
@@ -234,7 +296,7 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
     // The latency the call observed: the replay's draw, re-derived here as a check; with call
     // dynamics (levels, warm-up) it is the replay core's observed value.
     const float x =
-        v.dynamic() ? replay_latency[size_t(t)] : replay_draw(v, c, pick, opt.seed, task.stream_id, t);
+        v.dynamic() ? replay_latency[size_t(t)] : replay_draw(v, c, pick, opt.seed, ref.stream_id, t);
     if (std::memcmp(&x, &replay_latency[size_t(t)], sizeof x) != 0)
       throw std::runtime_error("plugin-check's draw differs from the replay's at context " +
                                std::to_string(c) + " step " + std::to_string(t));
@@ -248,6 +310,383 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   plugin.tuner->finalize(tuner);
   plugin.profiler->finalize(prof);
   return out;
+}
+
+// --ranks N: leader mode, the plugin in N processes on loopback (the file comment).
+
+inline constexpr int kMaxCheckRanks = 64;
+
+// A TCP port on 127.0.0.1 that was free a moment ago, for the leader to listen on.
+int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(std::string("plugin-check: socket: ") + std::strerror(errno));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!ok)
+    throw std::runtime_error(std::string("plugin-check: no free port on 127.0.0.1: ") + std::strerror(error));
+  return ntohs(a.sin_port);
+}
+
+// A fresh secret for the leader and its followers (NCCLBOT_LEADER_SECRET), one per run.
+std::string random_secret() {
+  unsigned char bytes[32];
+  size_t have = 0;
+  while (have < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + have, sizeof bytes - have, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(std::string("plugin-check: getrandom: ") + std::strerror(errno));
+    have += size_t(n);
+  }
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char b : bytes) {
+    hex.push_back(digits[b >> 4]);
+    hex.push_back(digits[b & 15]);
+  }
+  return hex;
+}
+
+// What one context's processes share (one MAP_SHARED mapping), followed by every rank's decisions,
+// rank-major: decisions[rank * T + t], the arm the rank's call t ran (NCCL's rule on the table the
+// plugin returned).
+struct RankProcessState {
+  std::atomic<int64_t> call{-1};   // the call it is playing: -1 while loading the plugin and initialising
+  std::atomic<int> not_joined{0};  // rank 0: reports the plugin did not join to a decision
+  char error[512] = {};            // why it gave up (exit status 3)
+};
+struct RanksShared {
+  pthread_barrier_t barrier;
+  RankProcessState procs[kMaxCheckRanks];
+};
+
+// Everything a context's processes read, set before they are forked.
+struct RanksJob {
+  const PluginCheckOptions* opt = nullptr;
+  const SweepView* v = nullptr;
+  const Context* ctx = nullptr;
+  int c = 0;
+  const CostTable7x3* table = nullptr;
+  const ReplayReference* ref = nullptr;
+  int comm_ranks = 0;           // nodes x GPUs per node
+  std::vector<int> first_rank;  // process p holds communicator ranks [first_rank[p], first_rank[p + 1])
+  uint64_t comm_id = 0;
+  std::string policy, address, secret;
+  RanksShared* shared = nullptr;
+  int8_t* decisions = nullptr;
+};
+
+// "rank process 0 (NCCLBOT_RANK=0, communicator rank 0, the leader)" and the like.
+std::string process_label(const RanksJob& job, int p) {
+  const int first = job.first_rank[size_t(p)], last = job.first_rank[size_t(p) + 1] - 1;
+  std::string s = "rank process " + std::to_string(p) + " (NCCLBOT_RANK=" + std::to_string(p) + ", ";
+  if (first == last)
+    s += "communicator rank " + std::to_string(first);
+  else
+    s += "communicator ranks " + std::to_string(first) + ".." + std::to_string(last);
+  return s + (p == 0 ? ", the leader)" : ")");
+}
+
+// The plugin's warnings in a rank process, each said once, on stderr with the process named.
+std::mutex g_rank_log_mu;
+std::string g_rank_log_prefix;
+std::set<std::string> g_rank_log_seen;
+
+void rank_logger(int level, unsigned long, const char*, int, const char* fmt, ...) {
+  if (level != kNcclLogWarn) return;
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  std::lock_guard<std::mutex> lock(g_rank_log_mu);
+  if (!g_rank_log_seen.insert(buf).second) return;
+  const std::string line = g_rank_log_prefix + buf + "\n";
+  if (::write(2, line.data(), line.size()) < 0) return;
+}
+
+// Sets NAME=VALUE from --plugin-env (after plugin-check's own settings, so it wins).
+void apply_plugin_env(const std::vector<std::string>& assignments) {
+  for (const std::string& a : assignments) {
+    const size_t eq = a.find('=');
+    setenv(a.substr(0, eq).c_str(), a.substr(eq + 1).c_str(), 1);
+  }
+}
+
+// One rank process: loads the plugin as NCCL does, initialises its communicator ranks, plays the
+// context's calls in lockstep with the other processes, and writes each rank's decisions. Never
+// returns; exit status 3 with `error` set when it gives up.
+[[noreturn]] void rank_process(const RanksJob& job, int p) {
+  RankProcessState& me = job.shared->procs[p];
+  auto fail = [&](const std::string& why) {
+    std::snprintf(me.error, sizeof me.error, "%s", why.c_str());
+    _exit(3);
+  };
+  const PluginCheckOptions& opt = *job.opt;
+  for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LOG", "NCCLBOT_LOG_RANKS",
+                           "NCCLBOT_AGREEMENT", "NCCLBOT_LEADER_SECRET_FILE"})
+    unsetenv(name);
+  setenv("NCCLBOT_MODE", "online", 1);
+  setenv("NCCLBOT_POLICY", job.policy.c_str(), 1);
+  setenv("NCCLBOT_SEED", std::to_string(opt.seed).c_str(), 1);
+  setenv("NCCLBOT_RANK", std::to_string(p).c_str(), 1);
+  setenv("NCCLBOT_LEADER", job.address.c_str(), 1);
+  setenv("NCCLBOT_LEADER_SECRET", job.secret.c_str(), 1);
+  setenv("NCCLBOT_LEADER_TIMEOUT_MS", "20000", 1);
+  apply_plugin_env(opt.plugin_env);
+  g_rank_log_prefix = "plugin-check: context " + std::to_string(job.c) + ", " + process_label(job, p) + ": ";
+
+  void* handle = dlopen(opt.plugin_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) fail(std::string("cannot load the plugin: ") + dlerror());
+  const auto* tuner = static_cast<const NcclTunerV5*>(dlsym(handle, "ncclTunerPlugin_v5"));
+  const auto report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(handle, "ncclbotReportLatency"));
+  if (!tuner || !tuner->init || !tuner->getCollInfo || !tuner->finalize || !report)
+    fail("the plugin exports no usable ncclTunerPlugin_v5 and ncclbotReportLatency");
+  const Context& ctx = *job.ctx;
+  const SweepView& v = *job.v;
+  const ReplayReference& ref = *job.ref;
+  const int first = job.first_rank[size_t(p)], count = job.first_rank[size_t(p) + 1] - first;
+  std::vector<void*> comms(size_t(count), nullptr);
+  for (int k = 0; k < count; ++k)
+    if (tuner->init(&comms[size_t(k)], job.comm_id, size_t(job.comm_ranks), size_t(ctx.nodes), rank_logger,
+                    nullptr, nullptr) != 0)
+      fail("the tuner's init of communicator rank " + std::to_string(first + k) + " failed");
+  pthread_barrier_wait(&job.shared->barrier);  // communicator init is collective
+  const int horizon = opt.horizon;
+  for (int t = 0; t < horizon; ++t) {
+    me.call.store(t, std::memory_order_relaxed);
+    for (int k = 0; k < count; ++k) {
+      CostTable7x3 call = *job.table;
+      int channels = 0;
+      tuner->getCollInfo(comms[size_t(k)], int(ctx.collective), size_t(ctx.bytes), 1,
+                         reinterpret_cast<float**>(call.t), kNumNcclAlgos, kNumProtos, 0, &channels);
+      const int pick = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
+                                   [&](int s) { return call.t[s / kNumProtos][s % kNumProtos]; });
+      job.decisions[size_t(first + k) * size_t(horizon) + size_t(t)] = int8_t(pick);
+      if (pick < 0) continue;  // no arm left usable: nothing ran
+      // The latency the call observed, drawn as the local check draws it; every rank reports its
+      // own (the plugin learns from the leader's alone), before the next call: none in flight.
+      const float x =
+          v.dynamic() ? ref.latency[size_t(t)] : replay_draw(v, job.c, pick, opt.seed, ref.stream_id, t);
+      if (pick == ref.slots[size_t(t)] && std::memcmp(&x, &ref.latency[size_t(t)], sizeof x) != 0)
+        fail("plugin-check's draw differs from the replay's at step " + std::to_string(t));
+      const int rc = report(job.comm_id, job.comm_ranks, ctx.nodes, int(ctx.collective), size_t(ctx.bytes),
+                            int(slot_algo(pick)), int(slot_proto(pick)), double(x));
+      if (first + k == 0 && rc != 0) me.not_joined.fetch_add(1, std::memory_order_relaxed);
+    }
+    pthread_barrier_wait(&job.shared->barrier);  // a collective: every rank's call t ends together
+  }
+  me.call.store(horizon, std::memory_order_relaxed);
+  pthread_barrier_wait(&job.shared->barrier);  // every rank done before anyone finalises
+  for (void* comm : comms) tuner->finalize(comm);
+  _exit(0);
+}
+
+// Why process p ended as it did (`status` from waitpid), for the error.
+std::string process_failure(const RanksJob& job, int p, int status) {
+  const RankProcessState& st = job.shared->procs[p];
+  const int64_t call = st.call.load();
+  const std::string where =
+      call < 0 ? "while loading the plugin or initialising its ranks"
+               : "at call " + std::to_string(call) + " of " + std::to_string(job.opt->horizon);
+  std::string s = process_label(job, p);
+  if (WIFSIGNALED(status))
+    s += " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+         ")";
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 3 && st.error[0] != '\0')
+    s += " gave up: " + std::string(st.error, strnlen(st.error, sizeof st.error));
+  else
+    s += " exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return s + " " + where;
+}
+
+ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& spec,
+                                   const PluginCheckOptions& opt, const std::string& secret) {
+  ContextOutcome out;
+  const SweepView v = sweep.view();
+  const Context& ctx = sweep.context(c);
+  CostTable7x3 table;
+  if (!context_cost_table(v, c, &table, &out.skipped)) return out;
+  const int comm_ranks = ctx.nodes * ctx.gpus_per_node;
+  if (comm_ranks < 2) {
+    out.skipped = "a one-rank communicator never asks a leader (plugin-check without --ranks checks it)";
+    return out;
+  }
+  const ReplayReference ref =
+      replay_reference(v, ctx, c, spec, opt, kLeaderPrefetch, kLeaderWindow, kLeaderStart);
+
+  RanksJob job;
+  job.opt = &opt;
+  job.v = &v;
+  job.ctx = &ctx;
+  job.c = c;
+  job.table = &table;
+  job.ref = &ref;
+  job.comm_ranks = comm_ranks;
+  job.comm_id = 0x6e63636c62000000ull + uint64_t(c);
+  job.policy = spec.text;
+  job.address = "127.0.0.1:" + std::to_string(free_loopback_port());
+  job.secret = secret;
+  // Process 0, the leader, holds rank 0 alone (a leader process holding two ranks of a communicator
+  // cannot tell their latencies apart, docs/plugin.md "Decision windows"); the others share the rest.
+  const int processes = std::min(opt.ranks, comm_ranks);
+  job.first_rank = {0, 1};
+  for (int p = 1; p < processes; ++p)
+    job.first_rank.push_back(1 + int(int64_t(comm_ranks - 1) * p / (processes - 1)));
+
+  const size_t horizon = size_t(opt.horizon);
+  const size_t bytes = sizeof(RanksShared) + size_t(comm_ranks) * horizon;
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) throw std::runtime_error(std::string("plugin-check: mmap: ") + std::strerror(errno));
+  job.shared = new (mem) RanksShared{};
+  job.decisions = static_cast<int8_t*>(mem) + sizeof(RanksShared);
+  std::memset(job.decisions, -2, size_t(comm_ranks) * horizon);  // -2: never decided
+  pthread_barrierattr_t attr;
+  pthread_barrierattr_init(&attr);
+  pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  pthread_barrier_init(&job.shared->barrier, &attr, unsigned(processes));
+  pthread_barrierattr_destroy(&attr);
+  struct Unmap {
+    void* mem;
+    size_t bytes;
+    ~Unmap() { munmap(mem, bytes); }
+  } unmap{mem, bytes};
+
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::vector<pid_t> pids;
+  std::vector<bool> done;
+  std::string failure;
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = fork();
+    if (pid == 0) rank_process(job, p);
+    if (pid < 0) {
+      failure = std::string("cannot start ") + process_label(job, p) + ": fork: " + std::strerror(errno);
+      break;
+    }
+    pids.push_back(pid);
+    done.push_back(false);
+  }
+  // Every process must end on its own, with status 0, within --rank-timeout: a crash or a hang of
+  // one is an error naming it, and the others (waiting for it at the barrier) are ended too.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.rank_timeout);
+  size_t left = pids.size();
+  while (failure.empty() && left > 0) {
+    bool reaped = false;
+    for (size_t p = 0; p < pids.size() && failure.empty(); ++p) {
+      if (done[p]) continue;
+      int status = 0;
+      if (waitpid(pids[p], &status, WNOHANG) != pids[p]) continue;
+      done[p] = true;
+      --left;
+      reaped = true;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failure = process_failure(job, int(p), status);
+    }
+    if (!failure.empty() || left == 0) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      failure = "did not finish within --rank-timeout " + std::to_string(int(opt.rank_timeout)) + " s:";
+      int64_t behind = INT64_MAX, ahead = -1;
+      for (size_t p = 0; p < pids.size(); ++p)
+        if (!done[p]) {
+          behind = std::min(behind, job.shared->procs[p].call.load());
+          ahead = std::max(ahead, job.shared->procs[p].call.load());
+        }
+      for (size_t p = 0; p < pids.size(); ++p)
+        if (!done[p]) {
+          const int64_t call = job.shared->procs[p].call.load();
+          failure += " " + process_label(job, int(p)) +
+                     (call < 0 ? " was still initialising" : " was at call " + std::to_string(call)) +
+                     (call == behind && behind < ahead ? " (furthest behind);" : ";");
+        }
+      failure.pop_back();
+      break;
+    }
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (!failure.empty()) {
+    for (size_t p = 0; p < pids.size(); ++p)
+      if (!done[p]) kill(pids[p], SIGKILL);
+    for (size_t p = 0; p < pids.size(); ++p)
+      if (!done[p]) waitpid(pids[p], nullptr, 0);
+    out.failure = "context " + std::to_string(c) + " (" + std::string(collective_name(ctx.collective)) + " " +
+                  std::to_string(ctx.nodes) + "x" + std::to_string(ctx.gpus_per_node) + " " +
+                  std::to_string(ctx.bytes) + " B): " + failure;
+    return out;
+  }
+  pthread_barrier_destroy(&job.shared->barrier);
+
+  // Every rank's every decision against the replay's; the first difference of each rank is
+  // reported (later calls follow from other observations).
+  out.checked = true;
+  out.steps = comm_ranks * opt.horizon;
+  out.via_report = opt.horizon;  // the leader's rank: the latencies the plugin learns from
+  out.not_joined = job.shared->procs[0].not_joined.load();
+  for (int r = 0; r < comm_ranks; ++r) {
+    const int8_t* d = job.decisions + size_t(r) * horizon;
+    for (int t = 0; t < opt.horizon; ++t)
+      if (d[t] != ref.slots[size_t(t)]) {
+        out.mismatches.push_back({c, t, d[t], ref.slots[size_t(t)], r});
+        break;
+      }
+  }
+  for (int t = 0; t < opt.horizon; ++t)
+    for (int r = 1; r < comm_ranks; ++r)
+      if (job.decisions[size_t(r) * horizon + size_t(t)] != job.decisions[size_t(t)]) {
+        ++out.rank_disagreements;
+        break;
+      }
+  return out;
+}
+
+// Loads the plugin in a child process (the parent must not: its rank processes are forked from it
+// and load the plugin fresh, as each of a job's processes does); a usage error when it cannot.
+void preflight_plugin(const std::string& path) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error(std::string("plugin-check: pipe: ") + std::strerror(errno));
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string why;
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      why = std::string("cannot load '") + path + "': " + dlerror();
+    } else {
+      const auto* tuner = static_cast<const NcclTunerV5*>(dlsym(h, "ncclTunerPlugin_v5"));
+      if (!tuner || !tuner->init || !tuner->getCollInfo || !tuner->finalize)
+        why = "'" + path + "' exports no usable ncclTunerPlugin_v5";
+      else if (!dlsym(h, "ncclbotReportLatency"))
+        why = "'" + path + "' exports no ncclbotReportLatency (--ranks reports latencies through it)";
+    }
+    if (!why.empty() && ::write(fds[1], why.data(), why.size()) < 0) _exit(4);
+    _exit(why.empty() ? 0 : 3);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    throw std::runtime_error(std::string("plugin-check: fork: ") + std::strerror(errno));
+  }
+  std::string why;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    why.append(buf, size_t(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!why.empty()) throw UsageError("--plugin: " + why);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw UsageError("--plugin: loading '" + path + "' failed (status " + std::to_string(status) + ")");
 }
 
 Action setup(CLI::App& app) {
@@ -269,11 +708,37 @@ Action setup(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "profiler", "report"}));
   app.add_option("--log", opt->log_path,
                  "have the plugin write its decision log here (NCCLBOT_LOG; a new file, docs/ope.md)");
+  app.add_option(
+      "--ranks", opt->ranks,
+      "check leader mode in this many processes (2..64) on loopback, every rank's decisions against "
+      "the replay of the leader's protocol (--as-deployed leader); default 1: local mode in this "
+      "process");
+  app.add_option("--rank-timeout", opt->rank_timeout,
+                 "with --ranks: seconds one context's processes may take before the check fails, naming them "
+                 "(default 300)");
+  app.add_option("--plugin-env", opt->plugin_env,
+                 "NAME=VALUE set for the plugin after plugin-check's own settings (repeatable; e.g. to see "
+                 "that a plugin set up otherwise is caught)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     if (opt->horizon < 1) throw UsageError("--horizon must be at least 1");
     if (opt->delay < 0 || opt->delay > kMaxReplayDelay)
       throw UsageError("--delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
+    if (opt->ranks < 1 || opt->ranks > kMaxCheckRanks)
+      throw UsageError("--ranks must be in [1, " + std::to_string(kMaxCheckRanks) + "]");
+    const bool leader_mode = opt->ranks > 1;
+    if (leader_mode && opt->delay != 0)
+      throw UsageError(
+          "--delay applies to local mode; with --ranks the delay is the leader protocol's (the replay's "
+          "--as-deployed leader)");
+    if (leader_mode && opt->feed == "profiler")
+      throw UsageError("--ranks reports latencies through ncclbotReportLatency (--feed report or auto)");
+    if (leader_mode && !opt->log_path.empty())
+      throw UsageError("--log applies to local mode (with --ranks every context is a job of its own)");
+    if (!(opt->rank_timeout > 0.0)) throw UsageError("--rank-timeout must be positive");
+    for (const std::string& a : opt->plugin_env)
+      if (a.find('=') == std::string::npos || a.find('=') == 0)
+        throw UsageError("--plugin-env " + a + ": expected NAME=VALUE");
     const PolicySpec spec = parse_policy_spec(opt->policy);
     if (policy_use(spec.config.kind) != PolicyUse::kLive)
       throw UsageError("--policy " + opt->policy + ": " + std::string(policy_name(spec.config.kind)) +
@@ -290,62 +755,110 @@ Action setup(CLI::App& app) {
     const std::vector<int> contexts = filter.select(sweep);
     if (contexts.empty()) throw UsageError("no context of the sweep matches --nodes/--collectives");
 
-    // The plugin reads its settings at each communicator's init. One process drives every rank's
-    // decisions here, so the rank-local learner is the one to compare (docs/plugin.md).
-    setenv("NCCLBOT_MODE", "online", 1);
-    setenv("NCCLBOT_POLICY", spec.text.c_str(), 1);
-    setenv("NCCLBOT_SEED", std::to_string(opt->seed).c_str(), 1);
-    setenv("NCCLBOT_AGREEMENT", "local", 1);
-    for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER", "NCCLBOT_LOG",
-                             "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK"})
-      unsetenv(name);
-    if (!opt->log_path.empty()) {
-      // A log of one run: appending to an older one would mix two policies under one header.
-      check_output_not_input(opt->log_path, {opt->sweep_path, opt->plugin_path}, "--log");
-      if (std::filesystem::exists(opt->log_path))
-        throw UsageError("--log " + opt->log_path +
-                         " exists; plugin-check writes a new log (remove it first)");
-      if (opt->log_path.find('%') != std::string::npos)
-        throw UsageError("--log names one file (no %r: plugin-check drives a single rank)");
-      setenv("NCCLBOT_LOG", opt->log_path.c_str(), 1);
-    }
-    const LoadedPlugin plugin = load_plugin(opt->plugin_path);
-
     int checked = 0, skipped = 0, steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
+    int rank_disagreements = 0;
+    std::string failure;  // a rank process that crashed, gave up or hung: the check stops there
     std::vector<Mismatch> mismatches;
-    for (size_t i = 0; i < contexts.size(); ++i) {
-      const int c = contexts[i];
-      const ContextOutcome o = check_context(plugin, sweep, c, spec, *opt, opt->feed);
+    std::set<int> differing;  // contexts with a mismatch
+    auto tally = [&](size_t i, int c, const ContextOutcome& o) {
       if (!o.checked) {
         ++skipped;
         std::cerr << "plugin-check: context " << c << " skipped: " << o.skipped << "\n";
-        continue;
+        return;
       }
       ++checked;
       steps += o.steps;
       via_profiler += o.via_profiler;
       via_report += o.via_report;
       not_joined += o.not_joined;
+      rank_disagreements += o.rank_disagreements;
+      if (!o.mismatches.empty()) differing.insert(c);
       mismatches.insert(mismatches.end(), o.mismatches.begin(), o.mismatches.end());
       if (!opt->json && contexts.size() >= 20 && (i + 1) % 20 == 0)
         std::cerr << "plugin-check: " << (i + 1) << "/" << contexts.size() << " contexts\n";
+    };
+    if (leader_mode) {
+      // The rank processes set the plugin's environment themselves; this process never loads it.
+      preflight_plugin(opt->plugin_path);
+      const std::string secret = random_secret();
+      for (size_t i = 0; i < contexts.size() && failure.empty(); ++i) {
+        const ContextOutcome o = check_context_ranks(sweep, contexts[i], spec, *opt, secret);
+        failure = o.failure;
+        if (failure.empty()) tally(i, contexts[i], o);
+      }
+      if (!failure.empty()) std::cerr << "plugin-check: ERROR " << failure << "\n";
+    } else {
+      // The plugin reads its settings at each communicator's init. One process drives every rank's
+      // decisions here, so the rank-local learner is the one to compare (docs/plugin.md).
+      setenv("NCCLBOT_MODE", "online", 1);
+      setenv("NCCLBOT_POLICY", spec.text.c_str(), 1);
+      setenv("NCCLBOT_SEED", std::to_string(opt->seed).c_str(), 1);
+      setenv("NCCLBOT_AGREEMENT", "local", 1);
+      for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER", "NCCLBOT_LOG",
+                               "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK"})
+        unsetenv(name);
+      if (!opt->log_path.empty()) {
+        // A log of one run: appending to an older one would mix two policies under one header.
+        check_output_not_input(opt->log_path, {opt->sweep_path, opt->plugin_path}, "--log");
+        if (std::filesystem::exists(opt->log_path))
+          throw UsageError("--log " + opt->log_path +
+                           " exists; plugin-check writes a new log (remove it first)");
+        if (opt->log_path.find('%') != std::string::npos)
+          throw UsageError("--log names one file (no %r: plugin-check drives a single rank)");
+        setenv("NCCLBOT_LOG", opt->log_path.c_str(), 1);
+      }
+      apply_plugin_env(opt->plugin_env);
+      const LoadedPlugin plugin = load_plugin(opt->plugin_path);
+      for (size_t i = 0; i < contexts.size(); ++i)
+        tally(i, contexts[i], check_context(plugin, sweep, contexts[i], spec, *opt, opt->feed));
     }
-    for (size_t k = 0; k < mismatches.size() && int(k) < opt->max_reports; ++k) {
+    // One line per context and first difference; with --ranks the ranks that share it (all of them,
+    // when they agree with each other as they must) on that line.
+    size_t printed = 0, groups = 0;
+    for (size_t k = 0; k < mismatches.size();) {
       const Mismatch& m = mismatches[k];
-      const Context& ctx = sweep.context(m.context);
-      std::cerr << "MISMATCH context " << m.context << " (" << ctx.fabric << " "
-                << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
-                << ctx.bytes << " B) step " << m.step << ": plugin " << slot_label(m.plugin_slot)
-                << ", replay " << slot_label(m.replay_slot) << "\n";
+      size_t end = k + 1;
+      while (end < mismatches.size() && mismatches[end].context == m.context &&
+             mismatches[end].step == m.step && mismatches[end].plugin_slot == m.plugin_slot &&
+             mismatches[end].replay_slot == m.replay_slot)
+        ++end;
+      ++groups;
+      if (int(printed) < opt->max_reports) {
+        std::string ranks;
+        for (size_t r = k; r < end; ++r) {
+          size_t run = r;
+          while (run + 1 < end && mismatches[run + 1].rank == mismatches[run].rank + 1) ++run;
+          ranks += (ranks.empty() ? "" : ",") + std::to_string(mismatches[r].rank) +
+                   (run > r ? ".." + std::to_string(mismatches[run].rank) : std::string());
+          r = run;
+        }
+        const Context& ctx = sweep.context(m.context);
+        std::cerr << "MISMATCH context " << m.context << " (" << ctx.fabric << " "
+                  << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
+                  << ctx.bytes << " B) "
+                  << (m.rank >= 0 ? (end - k > 1 ? "ranks " : "rank ") + ranks + " " : std::string())
+                  << "step " << m.step << ": plugin " << slot_label(m.plugin_slot) << ", replay "
+                  << slot_label(m.replay_slot) << "\n";
+        ++printed;
+      }
+      k = end;
     }
-    const bool equal = mismatches.empty() && checked > 0 && not_joined == 0;
+    if (groups > printed)
+      std::cerr << "plugin-check: " << (groups - printed) << " more mismatches not printed\n";
+    const bool equal = mismatches.empty() && checked > 0 && not_joined == 0 && failure.empty();
     std::cerr << "plugin-check " << spec.text << " seed " << opt->seed
-              << (opt->delay ? " delay " + std::to_string(opt->delay) : std::string()) << ": " << checked
-              << " contexts x " << opt->horizon << " calls, " << steps << " decisions compared, "
-              << mismatches.size() << " contexts differ; latencies fed via profiler " << via_profiler
-              << ", via report " << via_report
+              << (opt->delay ? " delay " + std::to_string(opt->delay) : std::string())
+              << (leader_mode ? " leader mode, " + std::to_string(opt->ranks) + " processes" : std::string())
+              << ": " << checked << " contexts x " << opt->horizon << " calls, " << steps
+              << " decisions compared" << (leader_mode ? " (every rank's)" : "") << ", " << differing.size()
+              << " contexts differ";
+    if (leader_mode) std::cerr << ", ranks disagree on " << rank_disagreements << " calls";
+    std::cerr << "; latencies fed via profiler " << via_profiler << ", via report " << via_report
               << (not_joined ? ", NOT JOINED " + std::to_string(not_joined) : std::string()) << "; "
-              << (equal ? "EQUAL" : "DIFFERENT") << "\n";
+              << (equal             ? "EQUAL"
+                  : failure.empty() ? "DIFFERENT"
+                                    : "FAILED (a rank process, above)")
+              << "\n";
     if (!opt->log_path.empty()) std::cerr << "plugin-check: decision log " << opt->log_path << "\n";
     if (opt->json) {
       nlohmann::json j;
@@ -353,20 +866,26 @@ Action setup(CLI::App& app) {
       j["seed"] = opt->seed;
       j["horizon"] = opt->horizon;
       j["delay"] = opt->delay;
+      j["ranks"] = opt->ranks;
       j["contexts"] = checked;
       j["skipped"] = skipped;
       j["decisions"] = steps;
       j["via_profiler"] = via_profiler;
       j["via_report"] = via_report;
       j["not_joined"] = not_joined;
+      if (leader_mode) j["rank_disagreements"] = rank_disagreements;
       j["equal"] = equal;
+      if (!failure.empty()) j["error"] = failure;
       if (!opt->log_path.empty()) j["log"] = opt->log_path;
       nlohmann::json list = nlohmann::json::array();
-      for (const Mismatch& m : mismatches)
-        list.push_back({{"context", m.context},
-                        {"step", m.step},
-                        {"plugin", slot_label(m.plugin_slot)},
-                        {"replay", slot_label(m.replay_slot)}});
+      for (const Mismatch& m : mismatches) {
+        nlohmann::json e = {{"context", m.context},
+                            {"step", m.step},
+                            {"plugin", slot_label(m.plugin_slot)},
+                            {"replay", slot_label(m.replay_slot)}};
+        if (m.rank >= 0) e["rank"] = m.rank;
+        list.push_back(e);
+      }
       j["mismatches"] = list;
       std::cout << j.dump() << "\n";
     }

@@ -1,5 +1,6 @@
 #include "plugin/online_learner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -42,9 +43,17 @@ OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, c
   if (!c) {
     c = std::make_unique<Context>();
     seed_locked(*c, key, bytes, prior);
-    c->memo_base = inactive_end_[key];
+    c->memo_base = memoize_ ? policy_start_locked(key) : 0;
   }
   return *c;
+}
+
+uint64_t OnlineLearner::policy_start_locked(int key) const {
+  // Past every call answered with NCCL's choice, at a window's first call, and never before
+  // kLeaderStart (docs/plugin.md "Decision windows").
+  const uint64_t w = uint64_t(kLeaderWindow);
+  const uint64_t answered = (inactive_end_[key] + w - 1) / w * w;
+  return answered > uint64_t(kLeaderStart) ? answered : uint64_t(kLeaderStart);
 }
 
 void OnlineLearner::seed_locked(Context& c, int key, uint64_t bytes, const float* prior) {
@@ -117,8 +126,9 @@ void OnlineLearner::add_table_locked(int key, long index, uint64_t bytes, const 
   if (active_ && a->count >= members_.size() && members_.size() >= size_t(nranks_)) start_locked(key, true);
 }
 
-// Starts context `key` past every index answered so far: with the policy when every rank's table
-// offered the same arms, else retired to NCCL's choice for everyone.
+// Starts context `key` at policy_start_locked (kLeaderStart when every table came in time): with
+// the policy when every rank's table offered the same arms, else retired to NCCL's choice for
+// everyone.
 void OnlineLearner::start_locked(int key, bool tables_agree) {
   const Agreement& a = *agreements_[key];
   Context* c = contexts_[key].get();
@@ -128,7 +138,7 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
     // Restored from a state file for other arms (or seeded by a call of another data type): the
     // policy plays the arms every rank offered, learning afresh.
     seed_locked(*c, key, a.bytes, a.prior);
-  if (c->memo_base < inactive_end_[key]) c->memo_base = inactive_end_[key];
+  if (const uint64_t start = policy_start_locked(key); c->memo_base < start) c->memo_base = start;
   started_[key] = true;
   if (!tables_agree) {
     retire_locked(*c, -1);
@@ -195,10 +205,12 @@ void OnlineLearner::release_held_locked(int key, Context& c) {
     absorb_held_locked(c, UINT64_MAX);
     return;
   }
-  // The first call the policy may still decide: past the memo, and past every call already
-  // answered with NCCL's choice (where a context that has not started will start).
+  // The first call the policy may still decide: past the memo, and, before the context starts,
+  // where it would start now (kLeaderStart at the earliest, past every call answered with NCCL's
+  // choice). The latencies of the calls before the start reach the policy on the same schedule as
+  // the others (arrival j is call j's) and were never pending.
   uint64_t undecided = c.memo_base + c.memo.size();
-  if (undecided < inactive_end_[key]) undecided = inactive_end_[key];
+  if (!started_[key]) undecided = std::max(undecided, policy_start_locked(key));
   absorb_held_locked(c, leader_feedback_end(undecided));
   while (c.held.size() > kMaxHeldLatencies) absorb_held_locked(c, c.absorbed + 1);  // the bound
 }
@@ -228,6 +240,7 @@ bool OnlineLearner::grow_memo_locked(Context& c) {
 int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
   ++decisions_;
   if (!memoize_) return active_ && c ? fresh_decision_locked(*c, index) : -1;
+  if (index < uint64_t(kLeaderStart)) return -1;  // NCCL's own, whenever the context starts
   if (!started_[key] || c == nullptr) {
     if (index + 1 > inactive_end_[key]) inactive_end_[key] = index + 1;
     return -1;
@@ -432,13 +445,13 @@ bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, ui
     std::lock_guard<std::mutex> lock(mu_);
     if (const long wanted = table_wanted_locked(key, member); wanted >= 0)
       add_table_locked(key, wanted, bytes, prior);
-    // Before the context starts the answers are NCCL's choice, stored nowhere (they only move the
-    // policy's start later), so nobody ever waits for anyone. Once started, the memo may grow only
-    // kMaxFollowerLead past the leader's own count (or past where the policy started).
-    const uint64_t reference = own_calls_[key] > inactive_end_[key] ? own_calls_[key] : inactive_end_[key];
-    if (started_[key] && start > reference + kMaxFollowerLead) return false;
+    // Before the context starts the answers are NCCL's choice, stored nowhere (past kLeaderStart
+    // they move the policy's start later), so nobody ever waits for anyone. Once started, the memo
+    // may grow only kMaxFollowerLead past the leader's own count (or past where the policy started).
     if (started_[key]) {
       Context& c = *contexts_[key];
+      const uint64_t reference = std::max(own_calls_[key], c.memo_base);
+      if (start > reference + kMaxFollowerLead) return false;
       if ((c.mask.bits & ~usable_prior_arms(prior).bits) != 0 && c.retired_at == UINT64_MAX) {
         // A later call of this rank lacks an arm the policy may pick: NCCL's choice from here on,
         // for every rank (the indices already decided cannot change).
@@ -604,7 +617,7 @@ int OnlineLearner::import_contexts(const StateFile& file) {
     c->policy = e.policy;  // validated by the state file against this mask and prior
     c->steps = e.steps;
     c->first_bytes = e.bytes;
-    c->memo_base = inactive_end_[e.key];  // calls already answered with NCCL's choice stay so
+    c->memo_base = memoize_ ? policy_start_locked(int(e.key)) : 0;  // NCCL's calls stay so
     const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
     c->stream_id = replay_stream_id(key_collective(int(e.key)), nnodes_, gpn, c->first_bytes);
     contexts_[e.key] = std::move(c);

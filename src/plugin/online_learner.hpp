@@ -8,7 +8,8 @@
 // answers a follower's "decision for call t" with exactly what it played (or will play) at its own
 // call t, whoever asks first. Each context's calls fall in three spans, fixed once and never moved,
 // so every rank reads the same decision for every index (docs/plugin.md "Rank consistency"):
-//   [0, memo_base)          NCCL's choice (-1): answered before the context started
+//   [0, memo_base)          NCCL's choice (-1): the first kLeaderStart calls always, and any
+//                           answered before the context started
 //   [memo_base, retired_at) the policy's decisions, kept for the whole job (no index goes stale)
 //   [retired_at, ...)       one fixed decision: the policy's committed arm once the memo reached
 //                           its cap, or NCCL's choice once the ranks' cost tables disagreed
@@ -16,8 +17,13 @@
 // the leader holds a cost table of that context from each of them (its own ranks' first calls,
 // each follower's requests) with the same usable arms; so no decision can name an arm some rank
 // cannot play. Until then every answer is NCCL's choice, and only the highest index answered is
-// kept: memo_base is set past it when the context starts. Disagreeing tables retire the context to
-// NCCL's choice before it starts.
+// kept. Calls [0, kLeaderStart) are NCCL's whenever the context starts, so its start is
+// deterministic: memo_base = kLeaderStart when every table is in before a call of window 2 is
+// answered (in lockstep: with the followers' first requests, at call 0), else the first window
+// boundary past every call answered (replay/leader_protocol.hpp; the replay's policy_start). The
+// policy's Philox step of call t is t - memo_base (its steps count from the start), unless the
+// context was restored from a state file. Disagreeing tables retire the context to NCCL's choice
+// before it starts.
 //
 // Leader mode decides by the protocol of replay/leader_protocol.hpp (docs/plugin.md "Decision
 // windows"): the decision of call i is made from the policy state holding the leader's latencies of
@@ -28,9 +34,10 @@
 // still to be made could be kept from them (below the feedback end of the first undecided call, or
 // the context retired). The decisions made whose latencies are not absorbed yet are counted by arm
 // (PendingPulls) and decided with (select_pending): a window decided from one state spreads its
-// exploration like the replay's. When more than one rank of the communicator lives in the leader's
-// process, arrivals no longer say whose call they are: latencies are then absorbed as they arrive
-// and nothing counts as pending (the decisions depend on timing, as before this protocol; ranks
+// exploration like the replay's. The latencies of the calls before the start (NCCL's) are absorbed
+// on the same schedule and are never pending, as in the replay. When more than one rank of the communicator
+// lives in the leader's process, arrivals no longer say whose call they are: latencies are then absorbed as
+// they arrive and nothing counts as pending (the decisions depend on timing, as before this protocol; ranks
 // still agree, since every one plays the memo). Local mode (memoize off) absorbs every latency at
 // once and decides undelayed.
 #include <atomic>
@@ -222,6 +229,8 @@ class OnlineLearner {
   long table_wanted_locked(int key, uint64_t member) const;
   void add_table_locked(int key, long index, uint64_t bytes, const float* prior);
   void start_locked(int key, bool tables_agree);
+  // Leader mode: where context `key` would start now (header comment).
+  uint64_t policy_start_locked(int key) const;
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c, uint64_t index);
   // Leader mode: whether latencies skip the hold-back (several ranks of the communicator here).

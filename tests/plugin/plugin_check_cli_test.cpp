@@ -1,10 +1,16 @@
 // `ncclbot plugin-check` on the built plugin: for every policy that can run inside NCCL, the
 // plugin's decision sequence equals the replay engine's, call for call; a tuner that decides
 // differently is caught with the context and step printed and exit code 1; bad usage is exit 2.
+// With --ranks, the plugin's leader mode in several processes equals the replay of the leader's
+// protocol (--as-deployed leader) on every rank.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
+
+#include "ncclbot/replay/leader_protocol.hpp"
 
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
@@ -13,11 +19,11 @@ using namespace ncclbot::test;
 
 namespace {
 
-// A hand-made sweep: 2 collectives x 3 sizes x 2 shapes, 4 arms each with a prior that is right on
-// some contexts and wrong on others, 6 samples per arm. Sample values are a fixed LCG's output
-// with 3 decimals on even contexts (exact as nanoseconds: the profiler path) and 6 on odd ones
-// (the report path), so both feedback paths are exercised.
-std::string hand_made_sweep() {
+// A hand-made sweep: 2 collectives x 3 sizes x 2 shapes (`nodes` x `gpus` GPUs per node), 4 arms
+// each with a prior that is right on some contexts and wrong on others, 6 samples per arm. Sample
+// values are a fixed LCG's output with 3 decimals on even contexts (exact as nanoseconds: the
+// profiler path) and 6 on odd ones (the report path), so both feedback paths are exercised.
+std::string hand_made_sweep(std::vector<int> shapes = {2, 4}, int gpus = 8) {
   std::string csv = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n";
   uint64_t lcg = 12345;
   auto next = [&] {
@@ -27,7 +33,7 @@ std::string hand_made_sweep() {
   const char* arms[4][2] = {{"Tree", "LL"}, {"Tree", "Simple"}, {"Ring", "LL128"}, {"Ring", "Simple"}};
   int context = 0;
   for (const char* coll : {"allreduce", "allgather"})
-    for (int nodes : {2, 4})
+    for (int nodes : shapes)
       for (long bytes : {65536L, 1048576L, 16777216L}) {
         for (int a = 0; a < 4; ++a) {
           const double base = 10.0 + 5.0 * a + double(bytes) / 1e6 * (4 - a);
@@ -36,7 +42,7 @@ std::string hand_made_sweep() {
             double x = base * (0.9 + 0.2 * next());
             x = context % 2 ? std::round(x * 1e6) / 1e6 : std::round(x * 1e3) / 1e3;
             char line[256];
-            std::snprintf(line, sizeof line, "h,%s,%d,8,%ld,%s,%s,%d,%.6f,%.3f\n", coll, nodes, bytes,
+            std::snprintf(line, sizeof line, "h,%s,%d,%d,%ld,%s,%s,%d,%.6f,%.3f\n", coll, nodes, gpus, bytes,
                           arms[a][0], arms[a][1], r, x, prior);
             csv += line;
           }
@@ -50,6 +56,16 @@ std::string sweep_path() {
   static const std::string path = [] {
     const std::string p = temp_dir() + "/hand_made_sweep.csv";
     write_file(p, hand_made_sweep());
+    return p;
+  }();
+  return path;
+}
+
+// The same contexts on one node of 2 GPUs (2-rank communicators: one rank per process with --ranks 2).
+std::string pair_sweep_path() {
+  static const std::string path = [] {
+    const std::string p = temp_dir() + "/pair_sweep.csv";
+    write_file(p, hand_made_sweep({1}, 2));
     return p;
   }();
   return path;
@@ -167,4 +183,104 @@ TEST(PluginCheckCli, SimulatedSweepWhenSynthIsAvailable) {
       EXPECT_NE(r.out.find("\"equal\":true"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("\"decisions\":"), std::string::npos) << r.out;
     }
+}
+
+// Leader mode as a job runs it: the real plugin in 2 or 3 processes on loopback, the communicator's
+// ranks (nodes x GPUs per node) held between them, in lockstep. Every rank's every decision equals
+// the replay of the leader's protocol: NCCL's pick on calls 0..15, the policy from call 16 with its
+// Philox steps counted from there, latencies on the (12, 8) schedule. (The plugin of before the fixed
+// start, which began the policy at call 1 in 2-rank communicators, fails the pair sweep.)
+namespace {
+
+nlohmann::json check_ranks(const std::string& sweep, int ranks, const std::string& policy,
+                           const std::string& extra, int* exit_code, std::string* err) {
+  const CliResult r =
+      run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + sweep + "' --policy '" + policy +
+              "' --seed 3 --horizon 150 --ranks " + std::to_string(ranks) + " " + extra + " --json");
+  *exit_code = r.exit_code;
+  *err = r.err;
+  return r.out.empty() ? nlohmann::json() : nlohmann::json::parse(r.out);
+}
+
+// Policies that leave NCCL's pick on these sweeps within 150 calls (a more cautious one may not,
+// and would then check nothing past NCCL's own choices).
+const char* const kExploring[] = {"ucb1:c=0.5,n0=2", "thompson:n0=1,sigma=0.3"};
+
+}  // namespace
+
+TEST(PluginCheckCli, LeaderModeInSeveralProcessesMatchesTheAsDeployedReplayOnEveryRank) {
+  struct Case {
+    std::string sweep;
+    int ranks, contexts, comm_ranks;  // comm_ranks summed over the contexts
+  };
+  const Case cases[] = {{pair_sweep_path(), 2, 6, 6 * 2},         // one rank per process
+                        {sweep_path(), 3, 12, 6 * 16 + 6 * 32}};  // up to 16 ranks per process
+  for (const Case& c : cases)
+    for (const char* policy : kExploring) {
+      int rc = -1;
+      std::string err;
+      nlohmann::json j = check_ranks(c.sweep, c.ranks, policy, "", &rc, &err);
+      EXPECT_EQ(rc, 0) << policy << " --ranks " << c.ranks << "\n" << err;
+      ASSERT_TRUE(j.is_object()) << policy << "\n" << err;
+      EXPECT_TRUE(j["equal"].get<bool>()) << policy << " --ranks " << c.ranks << "\n" << err;
+      EXPECT_EQ(j["ranks"].get<int>(), c.ranks);
+      EXPECT_EQ(j["contexts"].get<int>(), c.contexts);
+      EXPECT_EQ(j["decisions"].get<int>(), c.comm_ranks * 150) << policy;
+      EXPECT_EQ(j["via_report"].get<int>(), c.contexts * 150) << policy;
+      EXPECT_EQ(j["rank_disagreements"].get<int>(), 0) << policy;
+      EXPECT_TRUE(j["mismatches"].empty()) << policy;
+      // Not vacuous: the replay's policy leaves NCCL's pick, so a plugin playing NCCL's own choice
+      // throughout differs, on every rank, after the first 16 calls (which both play).
+      j = check_ranks(c.sweep, c.ranks, policy, "--plugin-env NCCLBOT_POLICY=auto", &rc, &err);
+      EXPECT_EQ(rc, 1) << policy << "\n" << err;
+      ASSERT_TRUE(j.is_object()) << policy << "\n" << err;
+      EXPECT_FALSE(j["equal"].get<bool>()) << policy;
+      ASSERT_FALSE(j["mismatches"].empty()) << policy;
+      std::set<int> ranks;
+      for (const auto& m : j["mismatches"]) {
+        ranks.insert(m["rank"].get<int>());
+        EXPECT_GE(m["step"].get<int>(), ncclbot::kLeaderStart) << policy << " " << m.dump();
+      }
+      EXPECT_EQ(ranks.size(), size_t(c.sweep == sweep_path() ? 32 : 2)) << policy;
+    }
+}
+
+// A plugin set up otherwise than --policy says is caught, with context, ranks and step.
+TEST(PluginCheckCli, LeaderModeCatchesAPluginThatDecidesOtherwise) {
+  int rc = -1;
+  std::string err;
+  nlohmann::json j = check_ranks(pair_sweep_path(), 2, kExploring[0],
+                                 "--plugin-env NCCLBOT_POLICY=ucb1:c=0.1,n0=2", &rc, &err);
+  EXPECT_EQ(rc, 1) << err;
+  ASSERT_TRUE(j.is_object()) << err;
+  EXPECT_FALSE(j["equal"].get<bool>());
+  ASSERT_FALSE(j["mismatches"].empty());
+  EXPECT_EQ(j["rank_disagreements"].get<int>(), 0);  // the ranks still agree with each other
+  EXPECT_NE(err.find("MISMATCH context"), std::string::npos) << err;
+  EXPECT_NE(err.find("ranks 0..1 step"), std::string::npos) << err;
+  // Another seed in the plugin than in the replay.
+  j = check_ranks(sweep_path(), 3, kExploring[1], "--plugin-env NCCLBOT_SEED=4", &rc, &err);
+  EXPECT_EQ(rc, 1) << err;
+  ASSERT_TRUE(j.is_object()) << err;
+  EXPECT_FALSE(j["equal"].get<bool>());
+  EXPECT_FALSE(j["mismatches"].empty());
+}
+
+TEST(PluginCheckCli, LeaderModeBadUsageExitsTwo) {
+  int rc = -1;
+  std::string err;
+  check_ranks(pair_sweep_path(), 2, "ucb1", "--delay 3", &rc, &err);
+  EXPECT_EQ(rc, 2) << err;
+  check_ranks(pair_sweep_path(), 65, "ucb1", "", &rc, &err);
+  EXPECT_EQ(rc, 2) << err;
+  check_ranks(pair_sweep_path(), 2, "ucb1", "--feed profiler", &rc, &err);
+  EXPECT_EQ(rc, 2) << err;
+  check_ranks(pair_sweep_path(), 2, "ucb1", "--plugin-env NOVALUE", &rc, &err);
+  EXPECT_EQ(rc, 2) << err;
+  // A tuner without ncclbotReportLatency cannot be told the leader's latencies.
+  const CliResult r =
+      run_cli("plugin-check --plugin '" + beside_ncclbot("libnccl-tuner-fixedring-fixture.so") +
+              "' --sweep '" + pair_sweep_path() + "' --policy ucb1 --ranks 2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("ncclbotReportLatency"), std::string::npos) << r.err;
 }

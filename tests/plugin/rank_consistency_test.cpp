@@ -315,7 +315,7 @@ TEST(RankConsistency, AFollowerOfACrashedLeaderPassesThroughInsteadOfHanging) {
   // init is collective). The leader starts a context only once the follower's first request has
   // brought its cost table; on a loaded machine the follower may be descheduled while the leader
   // plays all its calls, so the leader pauses after its first call until the follower has played
-  // its own (`started`) and the policy decides from the second call on.
+  // its own (`started`) and the policy decides from call kLeaderStart on.
   constexpr int kBefore = 30000, kAfter = 3000;
   const int port = free_loopback_port();
   const std::string dir = temp_dir();

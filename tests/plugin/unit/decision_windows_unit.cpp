@@ -1,7 +1,8 @@
 // The leader's decision windows (docs/plugin.md "Decision windows", replay/leader_protocol.hpp):
 // the decisions of window k (calls [8k, 8k + 8)) are made from the policy state holding the leader's
 // latencies of the calls before 8k - 12 and no later one, whoever asks first; the decisions whose
-// latencies have not reached the policy count as pending (PendingPulls).
+// latencies have not reached the policy count as pending (PendingPulls). Calls [0, kLeaderStart)
+// are NCCL's own: their latencies reach the policy on the same schedule, and are never pending.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,11 +28,6 @@ double noisy_latency(uint64_t call, int slot) {
 }
 
 constexpr const char* kUcb = "ucb1:c=0.3,n0=1";
-
-// The arm that ran for a decision: NCCL's own pick (Tree/LL, the cheaper in two_rank::Table) for -1.
-int ran(int decided) {
-  return decided >= 0 ? decided : 0;
-}
 
 // The leader's own call i, its latency reported at once.
 int play(OnlineLearner& leader, CostTable& cost, uint64_t i) {
@@ -85,7 +81,9 @@ TEST(DecisionWindows, TheMemoDoesNotDependOnWhenTheFollowerAsks) {
 
 TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   // ucb1:c=1,n0=1 seeded from NCCL's table: arm A (Tree/LL, slot 0) 10 us, arm B (Ring/Simple,
-  // slot 5) 11 us, one pseudo-observation each (N = 1, total 2), and no latency arrives. UCB1 picks
+  // slot 5) 11 us, one pseudo-observation each (N = 1, total 2), and no latency arrives. NCCL plays
+  // A on calls 0..15, which are never pending (16 pending pulls at A would make B the first pick):
+  // the policy's window 2 starts as from the prior. UCB1 picks
   // the lowest mean - c * min(mean) * sqrt(2 ln(total + P)) / sqrt(N + p), each pending decision a
   // pull at its arm's mean (p_a of them, P in all):
   //   1st, P = 0:        A 10 - 10 * 1.1774        = -1.774,  B 11 - 11.774        = -0.774  -> A
@@ -100,14 +98,18 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   auto leader = both_present("ucb1:c=1,n0=1");
   hand_in_follower_table(*leader, prior);
   CostTable cost = table.cost();
-  EXPECT_EQ(leader->decide_at(kKey, kBytes, cost, 0, kOwn), 0);  // the leader's table: it starts
-  const auto w = window(*leader, 0, prior);  // the follower asks next: one state decides 1..7
+  EXPECT_EQ(leader->decide_at(kKey, kBytes, cost, 0, kOwn), -1);  // the leader's table: it starts
+  EXPECT_TRUE(leader->started(kKey));
+  EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
+  for (int8_t s : windows(*leader, 0, kLeaderStart, prior)) EXPECT_EQ(s, -1);
+  // The follower asks for window 2: one state decides 16..23.
+  const auto w = window(*leader, kLeaderStart, prior);
   EXPECT_EQ(w[0], 0);
   EXPECT_EQ(w[1], 5);
   EXPECT_EQ(w[2], 0);
   EXPECT_EQ(w[3], 5);
   for (uint64_t i = 0; i < kLeaderWindow; ++i)
-    ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), w[i]);
+    ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, kLeaderStart + i, kOwn), w[i]);
 
   // Local mode counts its own unanswered decisions as pending too (a replay with that delay): with
   // no latency back, the same four decisions. With A's latency back before the next call (10 us,
@@ -122,17 +124,18 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   EXPECT_EQ(answered.decide_next(kKey, kBytes, prior.data()), 5);
 
   // Latencies absorbed take their decisions off the pending counts: with the latencies of calls
-  // 0..23 arrived, window 3 (cut: call 12) is decided from the state holding calls 0..11, with the
-  // decisions of calls 12..23 and those of the window before it pending, as a policy driven by
-  // hand decides.
+  // 0..39 arrived, window 5 (cut: call 28) is decided from the state holding calls 0..27 (NCCL's
+  // 0..15 among them), with the policy's decisions of calls 28..39 and those of the window before
+  // it pending, as a policy driven by hand decides.
   auto measured = [](int slot) { return slot == 0 ? 10.6 : 10.9; };
-  std::vector<int> played(w.begin(), w.end());
-  for (uint64_t i = 0; i < 24; ++i) {
+  std::vector<int> played(kLeaderStart, 0);  // NCCL's pick: A
+  played.insert(played.end(), w.begin(), w.end());
+  for (uint64_t i = 0; i < 40; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
-    if (i >= kLeaderWindow) played.push_back(s);
-    leader->observe(kKey, s, measured(s));
+    if (i >= kLeaderStart + kLeaderWindow) played.push_back(s);
+    leader->observe(kKey, ran(s), measured(ran(s)));
   }
-  const auto w3 = window(*leader, 3 * kLeaderWindow, prior);
+  const auto w5 = window(*leader, 5 * kLeaderWindow, prior);
   const auto eng = engine("ucb1:c=1,n0=1");
   // By hand: `forget` leaves the absorbed calls' decisions pending (a wrong count), to show that
   // the window depends on getting it right.
@@ -143,9 +146,9 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
     mask.set(5);
     eng->reset(state, mask, prior.data());
     PendingPulls pending{};
-    for (int i = 0; i < 24; ++i) {
-      if (i < 12) eng->update(state, played[size_t(i)], measured(played[size_t(i)]));
-      if (i >= 12 || forget) {
+    for (int i = 0; i < 40; ++i) {
+      if (i < 28) eng->update(state, played[size_t(i)], measured(played[size_t(i)]));
+      if (i >= kLeaderStart && (i >= 28 || forget)) {
         ++pending.count[played[size_t(i)]];
         ++pending.total;
       }
@@ -158,18 +161,18 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
     }
     return out;
   };
-  EXPECT_EQ(w3, by_hand(false));
-  EXPECT_NE(w3, by_hand(true));
+  EXPECT_EQ(w5, by_hand(false));
+  EXPECT_NE(w5, by_hand(true));
 }
 
 TEST(DecisionWindows, InLockstepEachDecisionLagsByTheProtocolsCut) {
   // The follower asks for window k at its call 8k - 12, the leader's latency of every call arrives
   // before its next call: call t is decided with the latencies of calls before leader_feedback_end(t)
-  // exactly, lag t - leader_feedback_end(t). The context starts at call 0 (both tables in), so
-  // over calls 0..2047 (and the two windows asked for past them, 2048..2063): lags 0..7 (window 0),
-  // 8..15 (window 1), then 12..19 in each of the 256 windows 2..257. Median: 2064 decisions,
-  // 1032nd smallest: lags <= 14 number 8 + 7 + 3 * 256 = 783, <= 15 number 16 + 4 * 256 = 1040:
-  // 15. p90: 1858th smallest; <= 18 number 16 + 7 * 256 = 1808: 19. Max 19.
+  // exactly, lag t - leader_feedback_end(t). Both tables are in at call 0, so the policy starts at
+  // kLeaderStart (NCCL plays windows 0 and 1) and decides calls 16..2047 and the two windows asked
+  // for past them, 2048..2063: lags 12..19 in each of the 256 windows 2..257. Median: 2048
+  // decisions, 1024th smallest: lags <= 15 number 4 * 256 = 1024: 15. p90: 1844th smallest; <= 18
+  // number 7 * 256 = 1792: 19. Max 19.
   Table table;
   CostTable cost = table.cost();
   auto leader = both_present(kUcb);
@@ -184,7 +187,8 @@ TEST(DecisionWindows, InLockstepEachDecisionLagsByTheProtocolsCut) {
     leader->observe(kKey, ran(s), noisy_latency(i, ran(s)));
   }
   const FeedbackLagHistogram lag = leader->feedback_lag();
-  EXPECT_EQ(lag.count(), 2064u);
+  EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
+  EXPECT_EQ(lag.count(), 2048u);
   EXPECT_EQ(lag.quantile(0.5), 15u);
   EXPECT_EQ(lag.quantile(0.9), 19u);
   EXPECT_EQ(lag.max(), 19u);

@@ -12,6 +12,7 @@
 #include "log_records.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
+#include "plugin/context_key.hpp"
 #include "plugin/decision_log.hpp"
 #include "two_rank_leader.hpp"
 
@@ -49,70 +50,17 @@ struct Log {
 
 // With no follower ahead, every decision is made on the leader's own call, from the state the
 // protocol gives it (replay/leader_protocol.hpp: the latencies of the calls before
-// leader_feedback_end(t)). Thompson sampling counts nothing pending, so a local-mode learner told
-// the same latencies at those same points decides and logs the same: the same arms and the same
-// probabilities, bit for bit. The follower's requests for calls already decided change nothing.
-TEST(LeaderLog, WithoutAFollowerAheadItLogsWhatLocalModeLogsWithTheProtocolsDelay) {
+// leader_feedback_end(t), NCCL's calls 0..15 among them). Thompson sampling counts nothing pending,
+// so a policy driven by hand with the same latencies at those same points, its Philox step t -
+// kLeaderStart, decides the same arms with the same probabilities, bit for bit; NCCL's calls are
+// logged with probability 1. The follower's requests for calls already decided change nothing.
+TEST(LeaderLog, WithoutAFollowerAheadItLogsThePolicysDecisionsWithTheProtocolsDelay) {
   Table table;
   CostTable cost = table.cost();
-  Log local_log("local"), leader_log("leader");
-  OnlineLearner local(1, 2, 1, engine(kThompson), false);
-  local.set_decision_log(local_log.log);
+  Log leader_log("leader");
   auto leader = both_present(kThompson);
   leader->set_decision_log(leader_log.log, kOwn);
   hand_in_follower_table(*leader, table.prior());
-  std::vector<int> slots;
-  uint64_t told = 0;  // the local learner has the latencies of calls [0, told)
-  for (uint64_t i = 0; i < 600; ++i) {
-    for (; told < leader_feedback_end(i); ++told)
-      local.observe(kKey, slots[told], latency(told, slots[told]));
-    const int a = local.decide_next(kKey, kBytes, cost);
-    const int b = leader->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(a, b) << i;
-    ASSERT_GE(a, 0) << i;
-    slots.push_back(a);
-    leader->observe(kKey, b, latency(i, b));                            // at once: the leader holds it back
-    if (i % 256 == 255) windows(*leader, i - 255, 256, table.prior());  // behind the leader: nothing new
-  }
-  for (; told < 600; ++told) local.observe(kKey, slots[told], latency(told, slots[told]));
-  const auto want = local_log.calls(), got = leader_log.calls();
-  ASSERT_EQ(got.size(), 600u);
-  ASSERT_EQ(want.size(), got.size());
-  int uncertain = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].call_index, i);
-    ASSERT_EQ(got[i].slot, want[i].slot) << i;
-    ASSERT_EQ(got[i].latency_us, want[i].latency_us) << i;
-    ASSERT_EQ(got[i].propensity, want[i].propensity) << i;
-    ASSERT_TRUE(got[i].propensity > 0.0 && got[i].propensity <= 1.0) << i;
-    uncertain += got[i].propensity < 0.99;
-  }
-  EXPECT_GT(uncertain, 50);  // Thompson sampling's integral, not just its deterministic first tries
-}
-
-// The follower asks for calls 0..255 after the leader's first call and its latency: calls 1..255 are
-// decided at once, before the leader reaches them, calls 1..15 from the prior alone (their cut,
-// leader_feedback_end, is 0) and calls 16..255 from the state after call 0's latency (the only one
-// arrived; their cut is 4 or more). Their records carry those states' probabilities (an independent
-// PolicyState driven the same way), although the leader's policy has learned more latencies by the time it
-// logs them.
-TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
-  Table table;
-  CostTable cost = table.cost();
-  Log leader_log("ahead");
-  auto leader = both_present(kThompson);
-  leader->set_decision_log(leader_log.log, kOwn);
-  hand_in_follower_table(*leader, table.prior());
-  const int first = leader->decide_at(kKey, kBytes, cost, 0, kOwn);
-  ASSERT_GE(first, 0);
-  leader->observe(kKey, first, latency(0, first));
-  const std::vector<int8_t> ahead = windows(*leader, 0, 256, table.prior());
-  for (uint64_t i = 1; i < 256; ++i) {
-    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(s, ahead[i]) << i;
-    leader->observe(kKey, s, latency(i, s));
-  }
-  // The states those decisions saw: the prior, then the prior and call 0's latency.
   const auto eng = engine(kThompson);
   PolicyState state;
   ArmMask mask;
@@ -120,8 +68,82 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   mask.set(5);
   const std::vector<float> prior = table.prior();
   eng->reset(state, mask, prior.data());
+  const uint64_t stream = replay_stream_id(key_collective(kKey), 1, 2, kBytes);
+  std::vector<int> slots;
+  std::vector<double> want;  // the hand-driven policy's probability of each call's arm
+  uint64_t told = 0;         // the hand-driven policy has the latencies of calls [0, told)
+  for (uint64_t i = 0; i < 600; ++i) {
+    const int b = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (i < uint64_t(kLeaderStart)) {
+      ASSERT_EQ(b, -1) << i;
+      slots.push_back(0);  // NCCL's pick
+      want.push_back(1.0);
+    } else {
+      for (; told < leader_feedback_end(i); ++told)
+        eng->update(state, slots[told], latency(told, slots[told]));
+      const int a = eng->select(state, stream, i - uint64_t(kLeaderStart));
+      ASSERT_EQ(a, b) << i;
+      slots.push_back(a);
+      want.push_back(policy_propensity(state, a));
+    }
+    leader->observe(kKey, slots.back(), latency(i, slots.back()));      // at once: the leader holds it back
+    if (i % 256 == 255) windows(*leader, i - 255, 256, table.prior());  // behind the leader: nothing new
+  }
+  const auto got = leader_log.calls();
+  ASSERT_EQ(got.size(), 600u);
+  int uncertain = 0, played[2] = {0, 0};
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].call_index, i);
+    ASSERT_EQ(got[i].slot, slots[i]) << i;
+    ASSERT_EQ(got[i].latency_us, latency(i, slots[i])) << i;
+    ASSERT_EQ(got[i].propensity, want[i]) << i;
+    ASSERT_TRUE(got[i].propensity > 0.0 && got[i].propensity <= 1.0) << i;
+    uncertain += got[i].propensity < 0.99;
+    if (i >= size_t(kLeaderStart)) ++played[slots[i] == 0 ? 0 : 1];
+  }
+  EXPECT_GT(uncertain, 50);  // Thompson sampling's integral, not just its deterministic first tries
+  EXPECT_GT(played[0], 0);
+  EXPECT_GT(played[1], 0);
+}
+
+// The leader plays calls 0..4 (NCCL's) and reports their latencies; then the follower asks for calls
+// 16..271, decided at once, before the leader reaches them: window 2 (calls 16..23, cut
+// leader_feedback_end = 4) from the prior and the latencies of calls 0..3, the later windows (cut 12
+// or more) from the state after call 4's latency too (the last one arrived). Their records carry
+// those states' probabilities (an independent PolicyState driven the same way), although the
+// leader's policy has learned more latencies by the time it logs them.
+TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
+  Table table;
+  CostTable cost = table.cost();
+  Log leader_log("ahead");
+  auto leader = both_present(kThompson);
+  leader->set_decision_log(leader_log.log, kOwn);
+  hand_in_follower_table(*leader, table.prior());
+  constexpr uint64_t kFirst = 5;  // the leader's calls before the follower asks
+  for (uint64_t i = 0; i < kFirst; ++i) {
+    ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), -1) << i;
+    leader->observe(kKey, 0, latency(i, 0));  // NCCL's pick: slot 0
+  }
+  const std::vector<int8_t> ahead = windows(*leader, kLeaderStart, 256, table.prior());
+  for (uint64_t i = kFirst; i < kLeaderStart + 256; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (i < uint64_t(kLeaderStart))
+      ASSERT_EQ(s, -1) << i;
+    else
+      ASSERT_EQ(s, ahead[i - kLeaderStart]) << i;
+    leader->observe(kKey, ran(s), latency(i, ran(s)));
+  }
+  // The states those decisions saw: the prior and calls 0..3, then call 4's latency too.
+  const auto eng = engine(kThompson);
+  PolicyState state;
+  ArmMask mask;
+  mask.set(0);
+  mask.set(5);
+  const std::vector<float> prior = table.prior();
+  eng->reset(state, mask, prior.data());
+  for (uint64_t i = 0; i < 4; ++i) eng->update(state, 0, latency(i, 0));
   const double q0 = policy_propensity(state, 0), q5 = policy_propensity(state, 5);
-  eng->update(state, first, latency(0, first));
+  eng->update(state, 0, latency(4, 0));
   const double p0 = policy_propensity(state, 0), p5 = policy_propensity(state, 5);
   EXPECT_NEAR(p0 + p5, 1.0, 1e-9);
   EXPECT_NEAR(q0 + q5, 1.0, 1e-9);
@@ -130,12 +152,17 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   ASSERT_NE(p0, q0);
 
   const auto got = leader_log.calls();
-  ASSERT_EQ(got.size(), 256u);
+  ASSERT_EQ(got.size(), size_t(kLeaderStart) + 256u);
   int seen[2] = {0, 0};
-  for (size_t i = 1; i < got.size(); ++i) {
+  for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i].call_index, i);
-    ASSERT_EQ(got[i].slot, ahead[i]) << i;
-    if (i < 16)
+    if (i < size_t(kLeaderStart)) {
+      ASSERT_EQ(got[i].slot, 0) << i;
+      ASSERT_EQ(got[i].propensity, 1.0) << i;
+      continue;
+    }
+    ASSERT_EQ(got[i].slot, ahead[i - kLeaderStart]) << i;
+    if (i < size_t(kLeaderStart + kLeaderWindow))
       ASSERT_EQ(got[i].propensity, got[i].slot == 0 ? q0 : q5) << i;
     else
       ASSERT_EQ(got[i].propensity, got[i].slot == 0 ? p0 : p5) << i;
@@ -156,10 +183,11 @@ TEST(LeaderLog, StoppingTheLogKeepsWhatWasWritten) {
   hand_in_follower_table(*leader, table.prior());
   for (uint64_t i = 0; i < 40; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
-    leader->observe(kKey, s, latency(i, s));
+    leader->observe(kKey, ran(s), latency(i, ran(s)));
     if (i == 29) leader->stop_decision_log();
   }
   const auto got = leader_log.calls();
   ASSERT_EQ(got.size(), 30u);
-  for (const auto& r : got) EXPECT_EQ(r.propensity, 0.5);  // random over two arms
+  for (const auto& r : got)  // NCCL's calls, then random over two arms
+    EXPECT_EQ(r.propensity, r.call_index < uint64_t(kLeaderStart) ? 1.0 : 0.5) << r.call_index;
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../loopback_port.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/leader_link.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/state_file.hpp"
@@ -110,25 +111,32 @@ TEST(RankAgreement, AContextRestoredForOtherArmsStartsAfreshOnTheArmsEveryRankOf
   hand_in_follower_table(*leader, now_prior);
   CostTable cost = now.cost();
   std::set<int> played;
-  for (uint64_t i = 0; i < 300; ++i) played.insert(leader->decide_at(kKey, kBytes, cost, i, kOwn));
+  for (uint64_t i = 0; i < 300; ++i) {
+    const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (i < uint64_t(kLeaderStart))
+      ASSERT_EQ(s, -1) << i;  // NCCL's, before the policy's start
+    else
+      played.insert(s);
+  }
   EXPECT_EQ(played, (std::set<int>{0, 2}));
   EXPECT_EQ(leader->table_mismatches(), 0u);
 }
 
 TEST(RankAgreement, AFollowerFarBehindStillGetsTheOriginalDecisions) {
   // Nothing is ever trimmed from the memo, so no index goes stale: 300,000 calls later a follower
-  // asking for window 0 reads what the leader played then.
+  // asking for windows 0..31 reads what the leader played then.
   Table table;
   auto leader = both_present("random");
   CostTable cost = table.cost();
   std::vector<int8_t> played(300000);
   played[0] = int8_t(leader->decide_at(kKey, kBytes, cost, 0, kOwn));  // before the follower's table: NCCL's
-  const auto early = windows(*leader, 0, 256, table.prior());          // the context starts at 1
+  const auto early = windows(*leader, 0, 256, table.prior());          // the context starts at kLeaderStart
   for (size_t i = 1; i < played.size(); ++i)
     played[i] = int8_t(leader->decide_at(kKey, kBytes, cost, i, kOwn));
   const auto first = windows(*leader, 0, 256, table.prior());
-  EXPECT_EQ(played[0], -1);
-  EXPECT_GE(played[1], 0);
+  EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
+  for (size_t i = 0; i < size_t(kLeaderStart); ++i) EXPECT_EQ(played[i], -1) << i;
+  EXPECT_GE(played[kLeaderStart], 0);
   for (size_t i = 0; i < first.size(); ++i) {
     ASSERT_EQ(first[i], played[i]) << i;
     ASSERT_EQ(early[i], played[i]) << i;
@@ -145,14 +153,15 @@ TEST(RankAgreement, AFullMemoRetiresTheContextToTheCommittedArmForEveryone) {
   std::vector<int> played;
   for (uint64_t i = 0; i < 1300; ++i) {
     played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
-    leader->observe(kKey, played.back(), played.back() == 0 ? 30.0 : 8.0);  // slot 5 turns out faster
+    const int ran = played.back() >= 0 ? played.back() : 0;  // NCCL's pick: slot 0
+    leader->observe(kKey, ran, ran == 0 ? 30.0 : 8.0);       // slot 5 turns out faster
   }
-  EXPECT_EQ(leader->memo_base(kKey), 0u);
-  EXPECT_EQ(leader->retired_at(kKey), 1000u);
-  // greedy plays slot 0 twice (prior 10 < 20; then means 20 = 20, the lower slot wins the tie),
-  // then slot 5 for good (means 23.3 vs 14, falling towards 8). From call 1000 on every rank plays
-  // the committed arm, the smaller mean: slot 5.
-  for (uint64_t i = 1000; i < 1300; ++i) ASSERT_EQ(played[i], 5) << i;
+  EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
+  EXPECT_EQ(leader->retired_at(kKey), uint64_t(kLeaderStart) + 1000u);
+  // NCCL plays slot 0 on calls 0..15; greedy starts at call 16 with the latencies of calls 0..3
+  // (mean (10 + 4 * 30) / 5 = 26 > 20) and plays slot 5 for good (its mean falling towards 8). From
+  // call 1016 on every rank plays the committed arm, the smaller mean: slot 5.
+  for (uint64_t i = 1016; i < 1300; ++i) ASSERT_EQ(played[i], 5) << i;
   const auto w3 = windows(*leader, 768, 256, table.prior());  // spans the retirement at 1000
   for (uint64_t i = 768; i < 1024; ++i) ASSERT_EQ(w3[i - 768], played[i]) << i;
 }
@@ -165,16 +174,20 @@ TEST(RankAgreement, AnEmptyMemoBudgetRetiresAtOnceAndConsistently) {
   auto leader = both_present("greedy:n0=1", limits);
   hand_in_follower_table(*leader, table.prior());
   CostTable cost = table.cost();
-  EXPECT_EQ(leader->decide_at(kKey, kBytes, cost, 0, kOwn), 0);  // greedy's commitment on the prior: slot 0
-  EXPECT_EQ(leader->retired_at(kKey), 0u);
-  const auto w = window(*leader, 0, table.prior());
-  for (int8_t s : w) EXPECT_EQ(s, 0);
+  for (uint64_t i = 0; i < uint64_t(kLeaderStart); ++i)  // NCCL's: no memo needed
+    EXPECT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), -1) << i;
+  EXPECT_EQ(leader->retired_at(kKey), UINT64_MAX);
+  // Greedy's commitment on the prior: slot 0.
+  EXPECT_EQ(leader->decide_at(kKey, kBytes, cost, kLeaderStart, kOwn), 0);
+  EXPECT_EQ(leader->retired_at(kKey), uint64_t(kLeaderStart));
+  for (int8_t s : window(*leader, 0, table.prior())) EXPECT_EQ(s, -1);
+  for (int8_t s : window(*leader, kLeaderStart, table.prior())) EXPECT_EQ(s, 0);
   EXPECT_EQ(budget.load(), 0);
 }
 
 TEST(RankAgreement, NoPolicyDecisionBeforeEveryRanksTableIsIn) {
   // The leader runs 100 calls ahead of the follower's first request: they are NCCL's choice (the
-  // leader does not wait), and the policy starts right after them.
+  // leader does not wait), and the policy starts right after them, at the next window: call 104.
   Table table;
   auto leader = both_present("random");
   CostTable cost = table.cost();
@@ -184,9 +197,9 @@ TEST(RankAgreement, NoPolicyDecisionBeforeEveryRanksTableIsIn) {
   EXPECT_FALSE(leader->started(kKey));
   const auto w = windows(*leader, 0, 256, table.prior());
   EXPECT_TRUE(leader->started(kKey));
-  EXPECT_EQ(leader->memo_base(kKey), 100u);
-  for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(w[i], -1) << i;
-  for (uint64_t i = 100; i < 256; ++i) {
+  EXPECT_EQ(leader->memo_base(kKey), 104u);
+  for (uint64_t i = 0; i < 104; ++i) ASSERT_EQ(w[i], -1) << i;
+  for (uint64_t i = 104; i < 256; ++i) {
     ASSERT_GE(w[i], 0) << i;
     ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), w[i]) << i;
   }
@@ -205,7 +218,7 @@ TEST(RankAgreement, AnArmMissingFromAFollowersTableIsNeverPlayedEvenByCallsDecid
   follower_prior[5] = -1.0f;  // Ring/Simple is not usable on the follower
   const auto w = windows(*leader, 0, 256, follower_prior);
   EXPECT_EQ(leader->table_mismatches(), 1u);
-  EXPECT_EQ(leader->retired_at(kKey), 100u);  // past everything answered: all of it NCCL's anyway
+  EXPECT_EQ(leader->retired_at(kKey), 104u);  // past everything answered: all of it NCCL's anyway
   for (uint64_t i = 100; i < 300; ++i) played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
   for (uint64_t i = 0; i < 300; ++i) {
     ASSERT_EQ(played[i], -1) << i;  // nothing the follower cannot play (was: the policy's arms)
@@ -232,7 +245,7 @@ TEST(RankAgreement, AnArmMissingFromTheLeadersTableIsNeverPlayedEither) {
 
 TEST(RankAgreement, EveryRankInTheLeadersProcessHandsInItsTableToo) {
   // Two ranks of a 3-rank communicator live in the leader's process: the context waits for the
-  // second one's first call as well.
+  // second one's first call as well (here after the follower's first three windows).
   Table table;
   OnlineLearner leader(1, 3, 1, engine("random"), true);
   const uint64_t second = OnlineLearner::local_member(1);
@@ -241,14 +254,14 @@ TEST(RankAgreement, EveryRankInTheLeadersProcessHandsInItsTableToo) {
   leader.add_member(kFollower);
   CostTable cost = table.cost();
   EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, 0, kOwn), -1);
-  for (int8_t s : window(leader, 0, table.prior())) ASSERT_EQ(s, -1);
+  for (int8_t s : windows(leader, 0, 3 * kLeaderWindow, table.prior())) ASSERT_EQ(s, -1);
   EXPECT_FALSE(leader.started(kKey));
   EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, 0, second), -1);  // answered before its table counted
   EXPECT_TRUE(leader.started(kKey));
-  EXPECT_EQ(leader.memo_base(kKey), uint64_t(kLeaderWindow));  // past the follower's first window
-  const int a = leader.decide_at(kKey, kBytes, cost, kLeaderWindow, kOwn);
+  EXPECT_EQ(leader.memo_base(kKey), uint64_t(3 * kLeaderWindow));  // past the follower's windows
+  const int a = leader.decide_at(kKey, kBytes, cost, 3 * kLeaderWindow, kOwn);
   EXPECT_GE(a, 0);
-  EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, kLeaderWindow, second), a);
+  EXPECT_EQ(leader.decide_at(kKey, kBytes, cost, 3 * kLeaderWindow, second), a);
 }
 
 TEST(RankAgreement, ALaterTableMissingAnArmRetiresFromTheFirstUndecidedCall) {
@@ -540,8 +553,8 @@ TEST(RankAgreement, ABrokenConnectionReconnectsAndKeepsTheLeadersDecisions) {
     ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
     policy += own >= 0;
   }
-  EXPECT_GE(policy, 1990);             // the context started with the follower's first request
-  EXPECT_GE(leader.hellos.load(), 3);  // announced again on each new connection
+  EXPECT_EQ(policy, 2000 - kLeaderStart);  // the context started with the follower's first request
+  EXPECT_GE(leader.hellos.load(), 3);      // announced again on each new connection
   EXPECT_EQ(leader.learner->members(), 2u);
 }
 
@@ -586,7 +599,7 @@ TEST(RankAgreement, AHelloCountedWhoseAckIsLostIsSentAgainNotGivenUp) {
     ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
     policy += own >= 0;
   }
-  EXPECT_GE(policy, 590);
+  EXPECT_EQ(policy, 600 - kLeaderStart);
 }
 
 TEST(RankAgreement, OnlyASignedRefusalLetsAnAnnouncedRankPassThrough) {
@@ -778,7 +791,7 @@ TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
   std::vector<int> played;
   for (uint64_t i = 0; i < 3000; ++i) {
     played.push_back(leader.learner->decide_at(kKey, kBytes, cost, i, kOwn));
-    if (i == 0)  // the follower's first call hands in its table: the context starts at call 1
+    if (i == 0)  // the follower's first call hands in its table: the context starts at kLeaderStart
       ASSERT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr), played[0]);
     const int ran = played.back() >= 0 ? played.back() : 0;
     leader.learner->observe(kKey, ran, ran == 0 ? 10.0 + double(i % 7) : 11.0 + double(i % 5));
@@ -788,5 +801,5 @@ TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
     ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), played[i]) << i;
     policy += played[i] >= 0;
   }
-  EXPECT_GE(policy, 2990);
+  EXPECT_EQ(policy, 3000 - kLeaderStart);
 }

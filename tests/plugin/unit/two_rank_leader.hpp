@@ -40,6 +40,11 @@ struct Table {
   }
 };
 
+// The arm that ran for a decision: NCCL's own pick (Tree/LL, the cheaper in Table) for -1.
+inline int ran(int decided) {
+  return decided >= 0 ? decided : 0;
+}
+
 // The 2-rank communicator's ranks as the leader's learner knows them: its own, and the follower's.
 inline const uint64_t kOwn = OnlineLearner::local_member(0);
 inline const uint64_t kFollower = OnlineLearner::follower_member(1, 0);
