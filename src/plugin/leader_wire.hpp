@@ -25,10 +25,10 @@
 namespace ncclbot::plugin {
 
 // A request asks for one decision window of kLeaderWindow calls (replay/leader_protocol.hpp, the
-// protocol the replay models). Version 4: windows of 8 calls (version 3 had 256); a peer of another
-// version fails the greeting and is never counted.
+// protocol the replay models). Version 5: windows of 4 calls (version 4 had 8, version 3 256); a peer of
+// another version fails the greeting and is never counted.
 inline constexpr uint32_t kWireMagic = 0x4e43424cu;  // "LBCN"
-inline constexpr uint32_t kWireVersion = 4;
+inline constexpr uint32_t kWireVersion = 5;
 inline constexpr size_t kNonceBytes = 24;
 inline constexpr size_t kTagBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 16;

@@ -4,22 +4,22 @@
 //  - one rank, 8 calls in flight: decisions 0..7 see lags 0..7, every later one 8 (median, p90 and
 //    max 8 over 2048 decisions);
 //  - leader mode, ranks in lockstep (replay/leader_protocol.hpp, docs/plugin.md "Decision windows"):
-//    the decisions of window k (calls 8k .. 8k + 7) are made from the leader's latencies of calls
-//    0 .. 8k - 13 and no later one (the cut, leader_feedback_end), whoever asks first: the follower
-//    at its call 8k - 12, or the leader at its call 8k. In lockstep, with each latency reported
+//    the decisions of window k (calls 4k .. 4k + 3) are made from the leader's latencies of calls
+//    0 .. 4k - 9 and no later one (the cut, leader_feedback_end), whoever asks first: the follower
+//    at its call 4k - 8, or the leader at its call 4k. In lockstep, with each latency reported
 //    before the next call, those latencies are all in by then, so call t is decided with lag
-//    t - leader_feedback_end(t) exactly, however the messages interleave: one each of 12..19 in
-//    every window from window 2 on. Windows 0 and 1 are NCCL's (kLeaderStart): both cost tables
-//    are in at call 0 (the leader's first call and the follower's requests for windows 0 and 1,
-//    in either order), so the policy starts at call 16 exactly, and the follower asks up to window
-//    (2047 + 12) / 8 = 257: the policy decides calls 16..2063, 2048 decisions of lags 12..19 (256
-//    of each). Median: lags <= 15 number 1024 = N / 2: 15. p90: lags <= 18 number 1792 < 0.9 N:
-//    19. Max 19.
+//    t - leader_feedback_end(t) exactly, however the messages interleave: one each of 8..11 in
+//    every window from window 3 on. Windows 0..2 are NCCL's (kLeaderStart): both cost tables are
+//    in at call 0 (the leader's first call and the follower's requests for windows 0..2, in either
+//    order), so the policy starts at call 12 exactly, and the follower asks up to window
+//    (2047 + 8) / 4 = 513: the policy decides calls 12..2055, 2044 decisions of lags 8..11 (511 of
+//    each). Median: the 1022nd smallest, lags <= 9 number 1022: 9. p90: the 1840th; lags <= 10
+//    number 1533: 11. Max 11.
 //  - leader mode, 8 calls in flight on the leader's rank (its latency of call u arrives after its
 //    call u + 8): when the follower's request is read at once, the leader holds 8 latencies fewer
-//    than the cut asks for, lags 20..27; read later (the leader's rank goes on, up to its own call
-//    8k, where it decides the window itself), up to all of them, lags 12..19. So the median lies in
-//    15..23, the p90 in 19..27, the max in 19..27.
+//    than the cut asks for, lags 16..19; read later (the leader's rank goes on, up to its own call
+//    4k, where it decides the window itself), up to all of them, lags 8..11. So the median lies in
+//    9..17, the p90 in 11..19, the max in 11..19.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -64,19 +64,19 @@ TEST(FeedbackDelay, MeasuredLagsMatchTheHandDerivationInEachMode) {
   EXPECT_EQ(queued["max"], 8);
 
   const auto& leader = row(j, "leader", 0);
-  EXPECT_EQ(leader["decisions"], 2048);
-  EXPECT_EQ(leader["median"], 15);
-  EXPECT_EQ(leader["p90"], 19);
-  EXPECT_EQ(leader["max"], 19);
+  EXPECT_EQ(leader["decisions"], 2044);
+  EXPECT_EQ(leader["median"], 9);
+  EXPECT_EQ(leader["p90"], 11);
+  EXPECT_EQ(leader["max"], 11);
   EXPECT_EQ(leader["follower_decisions"], 2048);      // one follower
   EXPECT_GE(leader["follower_waits"].get<int>(), 1);  // its first call waits for window 0
   EXPECT_LE(leader["follower_waits"].get<int>(), 2048);
 
   const auto& leader_queued = row(j, "leader", 8);
-  EXPECT_GE(leader_queued["median"].get<int>(), 15);
-  EXPECT_LE(leader_queued["median"].get<int>(), 23);
-  EXPECT_GE(leader_queued["p90"].get<int>(), 19);
-  EXPECT_LE(leader_queued["p90"].get<int>(), 27);
-  EXPECT_GE(leader_queued["max"].get<int>(), 19);
-  EXPECT_LE(leader_queued["max"].get<int>(), 27);
+  EXPECT_GE(leader_queued["median"].get<int>(), 9);
+  EXPECT_LE(leader_queued["median"].get<int>(), 17);
+  EXPECT_GE(leader_queued["p90"].get<int>(), 11);
+  EXPECT_LE(leader_queued["p90"].get<int>(), 19);
+  EXPECT_GE(leader_queued["max"].get<int>(), 11);
+  EXPECT_LE(leader_queued["max"].get<int>(), 19);
 }

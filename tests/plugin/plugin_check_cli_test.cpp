@@ -187,8 +187,8 @@ TEST(PluginCheckCli, SimulatedSweepWhenSynthIsAvailable) {
 
 // Leader mode as a job runs it: the real plugin in 2 or 3 processes on loopback, the communicator's
 // ranks (nodes x GPUs per node) held between them, in lockstep. Every rank's every decision equals
-// the replay of the leader's protocol: NCCL's pick on calls 0..15, the policy from call 16 with its
-// Philox steps counted from there, latencies on the (12, 8) schedule. (The plugin of before the fixed
+// the replay of the leader's protocol: NCCL's pick on calls 0..11, the policy from call 12 with its
+// Philox steps counted from there, latencies on the (8, 4) schedule. (The plugin of before the fixed
 // start, which began the policy at call 1 in 2-rank communicators, fails the pair sweep.)
 namespace {
 
@@ -230,7 +230,7 @@ TEST(PluginCheckCli, LeaderModeInSeveralProcessesMatchesTheAsDeployedReplayOnEve
       EXPECT_EQ(j["rank_disagreements"].get<int>(), 0) << policy;
       EXPECT_TRUE(j["mismatches"].empty()) << policy;
       // Not vacuous: the replay's policy leaves NCCL's pick, so a plugin playing NCCL's own choice
-      // throughout differs, on every rank, after the first 16 calls (which both play).
+      // throughout differs, on every rank, after the first 12 calls (which both play).
       j = check_ranks(c.sweep, c.ranks, policy, "--plugin-env NCCLBOT_POLICY=auto", &rc, &err);
       EXPECT_EQ(rc, 1) << policy << "\n" << err;
       ASSERT_TRUE(j.is_object()) << policy << "\n" << err;

@@ -126,12 +126,12 @@ TEST(DelayedFeedback, AWindowsCallsAreDecidedWithTheLatenciesBeforeItsCut) {
     ASSERT_EQ(received.size(), n);
     for (size_t i = 0; i < n; ++i) EXPECT_EQ(received[i], double(observed[i]));
   }
-  // The plugin's protocol (replay/leader_protocol.hpp) by hand: W = 8, D = 12.
+  // The plugin's protocol (replay/leader_protocol.hpp) by hand: W = 4, D = 8.
   ReplayTask leader;
   leader.window = kLeaderWindow;
   leader.delay = kLeaderPrefetch;
   for (const auto& [t, end] :
-       std::vector<std::pair<int, int>>{{0, 0}, {15, 0}, {16, 4}, {23, 4}, {24, 12}, {100, 84}}) {
+       std::vector<std::pair<int, int>>{{0, 0}, {11, 0}, {12, 4}, {15, 4}, {16, 8}, {102, 92}}) {
     EXPECT_EQ(DelayedReplayCursor::feedback_end(leader, t), end) << t;
     EXPECT_EQ(leader_feedback_end(uint64_t(t)), uint64_t(end)) << t;
   }

@@ -63,13 +63,14 @@ TEST(DeployedCost, ModesAndTheirDelays) {
   EXPECT_THROW(parse_deployment("Leader"), UsageError);
   EXPECT_THROW(parse_deployment(""), UsageError);
   // Local: every call after the previous call's latency. Leader: the protocol of
-  // replay/leader_protocol.hpp, windows of 8 calls asked for 12 calls ahead (docs/plugin.md
-  // "Decision windows"), so a decision lags 12..19 calls behind the latencies.
+  // replay/leader_protocol.hpp, windows of 4 calls asked for 8 calls ahead (docs/plugin.md
+  // "Decision windows"), so a decision lags 8..11 calls behind the latencies.
   EXPECT_EQ(deployed_delay(Deployment::kLocal), 0);
   EXPECT_EQ(deployed_feedback(Deployment::kLocal).window, 1);
-  EXPECT_EQ(deployed_feedback(Deployment::kLeader).delay, 12);
-  EXPECT_EQ(deployed_feedback(Deployment::kLeader).window, 8);
-  EXPECT_EQ(deployed_feedback(Deployment::kLeader).policy_start, 16);  // two windows of NCCL's own
+  EXPECT_EQ(deployed_feedback(Deployment::kLeader).delay, 8);
+  EXPECT_EQ(deployed_feedback(Deployment::kLeader).window, 4);
+  // Three windows of NCCL's own: the follower asks for calls 0..8 at its call 0, windows 0..2.
+  EXPECT_EQ(deployed_feedback(Deployment::kLeader).policy_start, 12);
   EXPECT_EQ(deployed_feedback(Deployment::kLocal).policy_start, 0);
-  EXPECT_EQ(deployed_delay(Deployment::kLeader), 12);
+  EXPECT_EQ(deployed_delay(Deployment::kLeader), 8);
 }

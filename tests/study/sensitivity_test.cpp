@@ -49,7 +49,7 @@ TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
   EXPECT_EQ(noise.path, kVariantsStudy + " with its variant 'noise x2'");
   ASSERT_EQ(noise.sweeps.size(), 1u);
   EXPECT_EQ(noise.sweeps[0].noise_scale, 2.0);
-  EXPECT_EQ(noise.delay, 12);  // the leader protocol's, as every study by default
+  EXPECT_EQ(noise.delay, 0);  // the base scores in the ideal world
   EXPECT_EQ(noise.sweeps[0].seed, base.sweeps[0].seed);
   EXPECT_EQ(noise.curve_horizons, base.curve_horizons);
   EXPECT_EQ(noise.hypotheses.size(), base.hypotheses.size());
@@ -57,7 +57,7 @@ TEST(Sensitivity, VariantStudyTextIsTheBaseWithTheKnobsWrittenIn) {
   EXPECT_EQ(delay.delay, 8);
   EXPECT_EQ(delay.sweeps[0].noise_scale, 1.0);
   EXPECT_EQ(study::variant_knobs(base.variants[0]), json({{"noise_scale", 2.0}}));
-  EXPECT_EQ(study::baseline_knobs(base), json({{"noise_scale", 1.0}, {"delay", 12}}));
+  EXPECT_EQ(study::baseline_knobs(base), json({{"noise_scale", 1.0}, {"delay", 0}}));
 
   // A sweep file is restated relative to the variant's folder and still names the same file.
   const std::string dir = temp_dir();
@@ -118,7 +118,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0]["variant"], "baseline");
   EXPECT_EQ(runs[0]["folder"], ".");
-  EXPECT_EQ(runs[0]["knobs"], json({{"delay", 12}, {"noise_scale", 1.0}}));
+  EXPECT_EQ(runs[0]["knobs"], json({{"delay", 0}, {"noise_scale", 1.0}}));
   EXPECT_EQ(runs[1]["variant"], "noise x2");
   EXPECT_EQ(runs[1]["knobs"], json({{"noise_scale", 2.0}}));
   EXPECT_EQ(runs[2]["variant"], "delay 8");
@@ -158,7 +158,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
       md.find("| run | assumptions | AUTO | greedy | UCB1 | H1 greedy vs AUTO mean | H2 UCB1 vs AUTO mean |"),
       std::string::npos)
       << md;
-  EXPECT_NE(md.find("| baseline | delay = 12, noise_scale = 1.0 | #"), std::string::npos);
+  EXPECT_NE(md.find("| baseline | delay = 0, noise_scale = 1.0 | #"), std::string::npos);
   EXPECT_NE(md.find("| noise x2 (`variants/noise-x2/`) | noise_scale = 2.0 | #"), std::string::npos);
   EXPECT_NE(md.find("| delay 8 (`variants/delay-8/`) | delay = 8 | #"), std::string::npos);
   EXPECT_NE(md.find("- greedy vs AUTO on mean loss: "), std::string::npos);

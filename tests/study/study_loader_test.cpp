@@ -98,10 +98,10 @@ void expect_error(const std::string& from, const std::string& to, long line, con
   }
 }
 
-// The feedback delay of every replay (replay/replay.hpp): the leader protocol's 12 when left out
+// The feedback delay of every replay (replay/replay.hpp): the leader protocol's 8 when left out
 // (scored as deployed by default), at most kMaxReplayDelay.
 TEST(StudyLoader, FeedbackDelay) {
-  EXPECT_EQ(parse_study(kValid, "/x/study.toml").delay, 12);
+  EXPECT_EQ(parse_study(kValid, "/x/study.toml").delay, 8);
   std::string text = kValid;
   text.replace(text.find("horizon = 50"), 12, "horizon = 50\ndelay = 64");
   EXPECT_EQ(parse_study(text, "/x/study.toml").delay, 64);
@@ -113,8 +113,9 @@ TEST(StudyLoader, AsDeployedTakesThePluginsDelayUnlessOneIsGiven) {
   const StudySpec by_default = parse_study(kValid, "/x/study.toml");
   ASSERT_TRUE(by_default.as_deployed.has_value());
   EXPECT_EQ(*by_default.as_deployed, Deployment::kLeader);
-  EXPECT_EQ(by_default.delay, 12);  // leader_protocol.hpp: windows of 8 asked for 12 calls ahead
-  EXPECT_EQ(by_default.window, 8);
+  EXPECT_EQ(by_default.delay, 8);  // leader_protocol.hpp: windows of 4 asked for 8 calls ahead
+  EXPECT_EQ(by_default.window, 4);
+  EXPECT_EQ(by_default.policy_start, 12);
   std::string leader = kValid;
   leader.replace(leader.find("horizon = 50"), 12, "horizon = 50\nas_deployed = \"leader\"");
   const StudySpec l = parse_study(leader, "/x/study.toml");

@@ -12,13 +12,18 @@
 
 namespace ncclbot {
 
-inline constexpr int kLeaderWindow = 8;
-inline constexpr int kLeaderPrefetch = 12;
+inline constexpr int kLeaderWindow = 4;
+inline constexpr int kLeaderPrefetch = 8;
+// Why 4 and 8: with windows of 8 asked for 12 calls ahead (lag 12..19, start 16) warm UCB1 lost
+// 2.1x its undelayed loss at 500 calls per context; with 4 and 8 (lag 8..11, start 12), 1.8x
+// (docs/replay.md "Pending decisions"). A follower has 8 calls to get an answer back.
+//
 // The first calls of every context are NCCL's own choice while the ranks' cost tables gather (the
-// leader starts the policy only once it holds every rank's): the first two windows, asked for at
-// call 0 before any table can have arrived. The policy then decides from call kLeaderStart on, its
-// Philox steps counted from there (the replay's policy_start).
-inline constexpr int kLeaderStart = 2 * kLeaderWindow;
+// leader starts the policy only once it holds every rank's): the windows a follower asks for at its
+// call 0, calls [0, P] rounded up to whole windows, are answered before any table can have reached
+// the leader. The policy then decides from call kLeaderStart on, its Philox steps counted from there
+// (the replay's policy_start).
+inline constexpr int kLeaderStart = (kLeaderPrefetch / kLeaderWindow + 1) * kLeaderWindow;
 
 // The calls whose latencies decide call t: [0, leader_feedback_end(t)).
 constexpr uint64_t leader_feedback_end(uint64_t t) {

@@ -1,6 +1,6 @@
 // The leader's decision windows (docs/plugin.md "Decision windows", replay/leader_protocol.hpp):
-// the decisions of window k (calls [8k, 8k + 8)) are made from the policy state holding the leader's
-// latencies of the calls before 8k - 12 and no later one, whoever asks first; the decisions whose
+// the decisions of window k (calls [4k, 4k + 4)) are made from the policy state holding the leader's
+// latencies of the calls before 4k - 8 and no later one, whoever asks first; the decisions whose
 // latencies have not reached the policy count as pending (PendingPulls). Calls [0, kLeaderStart)
 // are NCCL's own: their latencies reach the policy on the same schedule, and are never pending.
 #include <gtest/gtest.h>
@@ -38,8 +38,8 @@ int play(OnlineLearner& leader, CostTable& cost, uint64_t i) {
 
 // One leader run of `calls` calls, its latency reported right after each call; the follower asks
 // for each window k = 2..240 either as soon as the leader has reported the latencies of the calls
-// before its cut 8k - 12 (at the leader's call 8k - 12, before that call's latency) or only once the
-// leader has also reported those of calls 8k - 12 .. 8k - 5 (at and after the cut), which the
+// before its cut 4k - 8 (at the leader's call 4k - 8, before that call's latency) or only once the
+// leader has also reported those of calls 4k - 8 .. 4k - 1 (at and after the cut), which the
 // protocol must hold back. Returns the leader's own decisions followed by the follower's answers.
 std::vector<int8_t> run(bool late_request, uint64_t calls) {
   Table table;
@@ -58,8 +58,8 @@ std::vector<int8_t> run(bool late_request, uint64_t calls) {
       ask((i + kLeaderPrefetch) / kLeaderWindow);
     played.push_back(int8_t(slot));
     leader->observe(kKey, ran(slot), noisy_latency(i, ran(slot)));
-    // Call 8k - 5: the leader has now reported the latencies of calls 8k - 12 .. 8k - 5 too.
-    if (late_request && (i + 5) % kLeaderWindow == 0) ask((i + 5) / kLeaderWindow);
+    // Call 4k - 1: the leader has now reported the latencies of calls 4k - 8 .. 4k - 1 too.
+    if (late_request && (i + 1) % kLeaderWindow == 0) ask((i + 1) / kLeaderWindow);
   }
   played.insert(played.end(), answered.begin(), answered.end());
   return played;
@@ -82,8 +82,8 @@ TEST(DecisionWindows, TheMemoDoesNotDependOnWhenTheFollowerAsks) {
 TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   // ucb1:c=1,n0=1 seeded from NCCL's table: arm A (Tree/LL, slot 0) 10 us, arm B (Ring/Simple,
   // slot 5) 11 us, one pseudo-observation each (N = 1, total 2), and no latency arrives. NCCL plays
-  // A on calls 0..15, which are never pending (16 pending pulls at A would make B the first pick):
-  // the policy's window 2 starts as from the prior. UCB1 picks
+  // A on calls 0..11, which are never pending (12 pending pulls at A would make B the first pick):
+  // the policy's window 3 starts as from the prior. UCB1 picks
   // the lowest mean - c * min(mean) * sqrt(2 ln(total + P)) / sqrt(N + p), each pending decision a
   // pull at its arm's mean (p_a of them, P in all):
   //   1st, P = 0:        A 10 - 10 * 1.1774        = -1.774,  B 11 - 11.774        = -0.774  -> A
@@ -102,7 +102,7 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   EXPECT_TRUE(leader->started(kKey));
   EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
   for (int8_t s : windows(*leader, 0, kLeaderStart, prior)) EXPECT_EQ(s, -1);
-  // The follower asks for window 2: one state decides 16..23.
+  // The follower asks for window 3: one state decides 12..15.
   const auto w = window(*leader, kLeaderStart, prior);
   EXPECT_EQ(w[0], 0);
   EXPECT_EQ(w[1], 5);
@@ -124,9 +124,9 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   EXPECT_EQ(answered.decide_next(kKey, kBytes, prior.data()), 5);
 
   // Latencies absorbed take their decisions off the pending counts: with the latencies of calls
-  // 0..39 arrived, window 5 (cut: call 28) is decided from the state holding calls 0..27 (NCCL's
-  // 0..15 among them), with the policy's decisions of calls 28..39 and those of the window before
-  // it pending, as a policy driven by hand decides.
+  // 0..39 arrived, window 10 (cut: call 32) is decided from the state holding calls 0..31 (NCCL's
+  // 0..11 among them), with the policy's decisions of calls 32..39 pending, as a policy driven by
+  // hand decides.
   auto measured = [](int slot) { return slot == 0 ? 10.6 : 10.9; };
   std::vector<int> played(kLeaderStart, 0);  // NCCL's pick: A
   played.insert(played.end(), w.begin(), w.end());
@@ -135,7 +135,7 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
     if (i >= kLeaderStart + kLeaderWindow) played.push_back(s);
     leader->observe(kKey, ran(s), measured(ran(s)));
   }
-  const auto w5 = window(*leader, 5 * kLeaderWindow, prior);
+  const auto w10 = window(*leader, 10 * kLeaderWindow, prior);
   const auto eng = engine("ucb1:c=1,n0=1");
   // By hand: `forget` leaves the absorbed calls' decisions pending (a wrong count), to show that
   // the window depends on getting it right.
@@ -147,8 +147,8 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
     eng->reset(state, mask, prior.data());
     PendingPulls pending{};
     for (int i = 0; i < 40; ++i) {
-      if (i < 28) eng->update(state, played[size_t(i)], measured(played[size_t(i)]));
-      if (i >= kLeaderStart && (i >= 28 || forget)) {
+      if (i < 32) eng->update(state, played[size_t(i)], measured(played[size_t(i)]));
+      if (i >= kLeaderStart && (i >= 32 || forget)) {
         ++pending.count[played[size_t(i)]];
         ++pending.total;
       }
@@ -161,26 +161,26 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
     }
     return out;
   };
-  EXPECT_EQ(w5, by_hand(false));
-  EXPECT_NE(w5, by_hand(true));
+  EXPECT_EQ(w10, by_hand(false));
+  EXPECT_NE(w10, by_hand(true));
 }
 
 TEST(DecisionWindows, InLockstepEachDecisionLagsByTheProtocolsCut) {
-  // The follower asks for window k at its call 8k - 12, the leader's latency of every call arrives
+  // The follower asks for window k at its call 4k - 8, the leader's latency of every call arrives
   // before its next call: call t is decided with the latencies of calls before leader_feedback_end(t)
   // exactly, lag t - leader_feedback_end(t). Both tables are in at call 0, so the policy starts at
-  // kLeaderStart (NCCL plays windows 0 and 1) and decides calls 16..2047 and the two windows asked
-  // for past them, 2048..2063: lags 12..19 in each of the 256 windows 2..257. Median: 2048
-  // decisions, 1024th smallest: lags <= 15 number 4 * 256 = 1024: 15. p90: 1844th smallest; <= 18
-  // number 7 * 256 = 1792: 19. Max 19.
+  // kLeaderStart (NCCL plays windows 0..2) and decides calls 12..2047 and the two windows asked for
+  // past them, 2048..2055: lags 8..11 in each of the 511 windows 3..513. Median: 2044 decisions,
+  // 1022nd smallest: lags <= 9 number 2 * 511 = 1022: 9. p90: 1840th smallest; <= 10 number
+  // 3 * 511 = 1533: 11. Max 11.
   Table table;
   CostTable cost = table.cost();
   auto leader = both_present(kUcb);
   hand_in_follower_table(*leader, table.prior());
   for (uint64_t i = 0; i < 2048; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);  // call 0 starts the context
-    // The follower, at the same call: at call 0 it asks for windows 0 and 1, then for window k
-    // at call 8k - 12.
+    // The follower, at the same call: at call 0 it asks for windows 0..2, then for window k at
+    // call 4k - 8.
     if (i == 0) window(*leader, 0, table.prior());
     if ((i + kLeaderPrefetch) % kLeaderWindow == 0 || i == 0)
       window(*leader, (i + kLeaderPrefetch) / kLeaderWindow * kLeaderWindow, table.prior());
@@ -188,11 +188,11 @@ TEST(DecisionWindows, InLockstepEachDecisionLagsByTheProtocolsCut) {
   }
   const FeedbackLagHistogram lag = leader->feedback_lag();
   EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
-  EXPECT_EQ(lag.count(), 2048u);
-  EXPECT_EQ(lag.quantile(0.5), 15u);
-  EXPECT_EQ(lag.quantile(0.9), 19u);
-  EXPECT_EQ(lag.max(), 19u);
-  EXPECT_EQ(leader_feedback_end(2047), 2040u - 12u);
+  EXPECT_EQ(lag.count(), 2044u);
+  EXPECT_EQ(lag.quantile(0.5), 9u);
+  EXPECT_EQ(lag.quantile(0.9), 11u);
+  EXPECT_EQ(lag.max(), 11u);
+  EXPECT_EQ(leader_feedback_end(2047), 2044u - 8u);
 }
 
 TEST(DecisionWindows, ARequestSentTwiceGetsTheSameAnswer) {
@@ -205,7 +205,7 @@ TEST(DecisionWindows, ARequestSentTwiceGetsTheSameAnswer) {
   for (uint64_t i = 100; i < 103; ++i) play(*leader, cost, i);  // more latencies arrive in between
   const auto again = window(*leader, 104, table.prior());
   EXPECT_EQ(first, again);
-  for (uint64_t i = 103; i < 112; ++i) {
+  for (uint64_t i = 103; i < 104 + kLeaderWindow; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
     if (i >= 104) ASSERT_EQ(s, first[i - 104]) << i;
   }
@@ -267,15 +267,15 @@ TEST(DecisionWindows, LatenciesHeldBackAreInTheSavedState) {
   };
   const std::vector<double> want = fields(all), got = fields(saved.entries()[0].policy);
   EXPECT_EQ(got, want);
-  // 2 pseudo-observations + 50 latencies, although the leader, its next undecided call being 50,
-  // still holds back those of calls 36..49 (leader_feedback_end(50) = 36).
+  // 2 pseudo-observations + 50 latencies, although the leader, its next undecided call being 52,
+  // still holds back those of calls 44..49 (leader_feedback_end(52) = 44).
   EXPECT_EQ(got[6], 52.0);  // ArmStats: count[2], sum[2], mean[2], total
 }
 
 TEST(DecisionWindows, AReportThePolicyCannotUseStillCountsAsItsCall) {
   // Arrival j is call j's: a report of call 30 the policy cannot learn from (a zero latency, an
   // arm outside the context's) must still count, or every later decision would see one latency
-  // fewer than the protocol says (lags up to 20 instead of 19, in lockstep).
+  // fewer than the protocol says (lags up to 12 instead of 11, in lockstep).
   for (int bad = 0; bad < 2; ++bad) {
     Table table;
     CostTable cost = table.cost();
@@ -293,7 +293,7 @@ TEST(DecisionWindows, AReportThePolicyCannotUseStillCountsAsItsCall) {
       else
         EXPECT_FALSE(leader->observe(kKey, 2, 12.0));  // Tree/LL128: not in the context's arms
     }
-    EXPECT_EQ(leader->feedback_lag().max(), 19u) << bad;
+    EXPECT_EQ(leader->feedback_lag().max(), 11u) << bad;
     EXPECT_EQ(leader->observations(), 399u) << bad;
   }
 }

@@ -50,7 +50,7 @@ struct Log {
 
 // With no follower ahead, every decision is made on the leader's own call, from the state the
 // protocol gives it (replay/leader_protocol.hpp: the latencies of the calls before
-// leader_feedback_end(t), NCCL's calls 0..15 among them). Thompson sampling counts nothing pending,
+// leader_feedback_end(t), NCCL's calls 0..11 among them). Thompson sampling counts nothing pending,
 // so a policy driven by hand with the same latencies at those same points, its Philox step t -
 // kLeaderStart, decides the same arms with the same probabilities, bit for bit; NCCL's calls are
 // logged with probability 1. The follower's requests for calls already decided change nothing.
@@ -107,8 +107,8 @@ TEST(LeaderLog, WithoutAFollowerAheadItLogsThePolicysDecisionsWithTheProtocolsDe
 }
 
 // The leader plays calls 0..4 (NCCL's) and reports their latencies; then the follower asks for calls
-// 16..271, decided at once, before the leader reaches them: window 2 (calls 16..23, cut
-// leader_feedback_end = 4) from the prior and the latencies of calls 0..3, the later windows (cut 12
+// 12..267, decided at once, before the leader reaches them: window 3 (calls 12..15, cut
+// leader_feedback_end = 4) from the prior and the latencies of calls 0..3, the later windows (cut 8
 // or more) from the state after call 4's latency too (the last one arrived). Their records carry
 // those states' probabilities (an independent PolicyState driven the same way), although the
 // leader's policy has learned more latencies by the time it logs them.

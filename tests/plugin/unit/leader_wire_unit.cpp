@@ -109,8 +109,8 @@ TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
   EXPECT_EQ(calls.last_request.rank, 3u);
   EXPECT_EQ(calls.last_request.ordinal, 1u);
   EXPECT_EQ(calls.last_request.prior[5], 7.5f);
-  // Header 16 + hello 24 + tag 16, then header 16 + decisions head 32 + 8 slots + tag 16.
-  ASSERT_EQ(replies.size(), size_t(56 + 72));
+  // Header 16 + hello 24 + tag 16, then header 16 + decisions head 32 + 4 slots + tag 16.
+  ASSERT_EQ(replies.size(), size_t(56 + 68));
   size_t used = 0;
   WireHello ack;
   WireDecisions d;
@@ -195,13 +195,13 @@ TEST(LeaderWire, FieldsOutOfRangeAreInvalid) {
   r.key = 4 * 65 + 14;  // 4096 bytes are size class 13, not 14
   EXPECT_FALSE(valid_request(r));
   r = a_request();
-  r.count = 256;  // wire version 3's window: not this version's
+  r.count = 8;  // wire version 4's window: not this version's
   EXPECT_FALSE(valid_request(r));
   r = a_request();
-  r.start = 300;  // not a window boundary (of 8 calls)
+  r.start = 302;  // not a window boundary (of 4 calls)
   EXPECT_FALSE(valid_request(r));
   r = a_request();
-  r.start = (uint64_t(1) << 62) + 8;
+  r.start = (uint64_t(1) << 62) + 4;
   EXPECT_FALSE(valid_request(r));
   r = a_request();
   r.nnodes = 5;  // more nodes than ranks
@@ -320,21 +320,21 @@ TEST(LeaderWire, NoFrameIsAcceptedBeforeTheWelcome) {
   EXPECT_FALSE(follower.welcomed());
 }
 
-// Wire version 4 asks for windows of 8 calls; a version-3 peer (windows of 256) must never be
+// Wire version 5 asks for windows of 4 calls; a version-4 peer (windows of 8) must never be
 // counted. Its greeting fails the follower's check before anything is sent, and the greeting of a
-// version-4 leader carries version 4, which a version-3 follower refuses the same way.
+// version-5 leader carries version 5, which a version-4 follower refuses the same way.
 TEST(LeaderWire, APeerOfAnotherWireVersionFailsTheGreeting) {
   const LeaderKey key = key_of("the-same-secret-on-both-ends");
   LeaderSession leader(key, std::vector<uint8_t>(kNonceBytes, 7).data());
   std::vector<uint8_t> g = leader.greeting();
   ASSERT_EQ(g.size(), kGreetingBytes);
-  EXPECT_EQ(g[4] | g[5] << 8 | g[6] << 16 | g[7] << 24, 4);
+  EXPECT_EQ(g[4] | g[5] << 8 | g[6] << 16 | g[7] << 24, 5);
   std::vector<uint8_t> client_nonce(kNonceBytes, 9), out;
-  g[4] = 3;  // the previous version
+  g[4] = 4;  // the previous version
   FollowerSession follower(key);
   EXPECT_FALSE(follower.start(g.data(), g.size(), client_nonce.data(), &out));
   EXPECT_TRUE(out.empty());
-  g[4] = 4;
+  g[4] = 5;
   FollowerSession current(key);
   EXPECT_TRUE(current.start(g.data(), g.size(), client_nonce.data(), &out));
 }

@@ -158,10 +158,10 @@ TEST(RankAgreement, AFullMemoRetiresTheContextToTheCommittedArmForEveryone) {
   }
   EXPECT_EQ(leader->memo_base(kKey), uint64_t(kLeaderStart));
   EXPECT_EQ(leader->retired_at(kKey), uint64_t(kLeaderStart) + 1000u);
-  // NCCL plays slot 0 on calls 0..15; greedy starts at call 16 with the latencies of calls 0..3
+  // NCCL plays slot 0 on calls 0..11; greedy starts at call 12 with the latencies of calls 0..3
   // (mean (10 + 4 * 30) / 5 = 26 > 20) and plays slot 5 for good (its mean falling towards 8). From
-  // call 1016 on every rank plays the committed arm, the smaller mean: slot 5.
-  for (uint64_t i = 1016; i < 1300; ++i) ASSERT_EQ(played[i], 5) << i;
+  // call 1012 on every rank plays the committed arm, the smaller mean: slot 5.
+  for (uint64_t i = 1012; i < 1300; ++i) ASSERT_EQ(played[i], 5) << i;
   const auto w3 = windows(*leader, 768, 256, table.prior());  // spans the retirement at 1000
   for (uint64_t i = 768; i < 1024; ++i) ASSERT_EQ(w3[i - 768], played[i]) << i;
 }
@@ -187,7 +187,8 @@ TEST(RankAgreement, AnEmptyMemoBudgetRetiresAtOnceAndConsistently) {
 
 TEST(RankAgreement, NoPolicyDecisionBeforeEveryRanksTableIsIn) {
   // The leader runs 100 calls ahead of the follower's first request: they are NCCL's choice (the
-  // leader does not wait), and the policy starts right after them, at the next window: call 104.
+  // leader does not wait), and the policy starts right after them, at the next window boundary: call
+  // 100 (a multiple of kLeaderWindow = 4).
   Table table;
   auto leader = both_present("random");
   CostTable cost = table.cost();
@@ -197,9 +198,9 @@ TEST(RankAgreement, NoPolicyDecisionBeforeEveryRanksTableIsIn) {
   EXPECT_FALSE(leader->started(kKey));
   const auto w = windows(*leader, 0, 256, table.prior());
   EXPECT_TRUE(leader->started(kKey));
-  EXPECT_EQ(leader->memo_base(kKey), 104u);
-  for (uint64_t i = 0; i < 104; ++i) ASSERT_EQ(w[i], -1) << i;
-  for (uint64_t i = 104; i < 256; ++i) {
+  EXPECT_EQ(leader->memo_base(kKey), 100u);
+  for (uint64_t i = 0; i < 100; ++i) ASSERT_EQ(w[i], -1) << i;
+  for (uint64_t i = 100; i < 256; ++i) {
     ASSERT_GE(w[i], 0) << i;
     ASSERT_EQ(leader->decide_at(kKey, kBytes, cost, i, kOwn), w[i]) << i;
   }
@@ -218,7 +219,7 @@ TEST(RankAgreement, AnArmMissingFromAFollowersTableIsNeverPlayedEvenByCallsDecid
   follower_prior[5] = -1.0f;  // Ring/Simple is not usable on the follower
   const auto w = windows(*leader, 0, 256, follower_prior);
   EXPECT_EQ(leader->table_mismatches(), 1u);
-  EXPECT_EQ(leader->retired_at(kKey), 104u);  // past everything answered: all of it NCCL's anyway
+  EXPECT_EQ(leader->retired_at(kKey), 100u);  // past everything answered: all of it NCCL's anyway
   for (uint64_t i = 100; i < 300; ++i) played.push_back(leader->decide_at(kKey, kBytes, cost, i, kOwn));
   for (uint64_t i = 0; i < 300; ++i) {
     ASSERT_EQ(played[i], -1) << i;  // nothing the follower cannot play (was: the policy's arms)
@@ -727,7 +728,7 @@ TEST(RankAgreement, TheLeaderKeepsListeningWhenItRunsOutOfDescriptors) {
 }
 
 TEST(RankAgreement, AFollowerAsksForEachWindowOnceAtItsLookahead) {
-  // Window k (calls 8k .. 8k + 7) goes out at the follower's call 8k - 12 (docs/plugin.md "Decision
+  // Window k (calls 4k .. 4k + 3) goes out at the follower's call 4k - 8 (docs/plugin.md "Decision
   // windows"), once: never again while it is awaited or held, never before.
   LiveLeader& leader = lasting<LiveLeader>();
   Table table;
