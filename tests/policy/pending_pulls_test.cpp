@@ -101,6 +101,25 @@ TEST(PendingPulls, ColdUcb1KeepsSpreadingUntilTheFirstLatenciesArrive) {
   EXPECT_EQ(b.blind, (std::vector<int>(5, 0)));
 }
 
+// Cold greedy on slots 0, 2, 5 with nothing observed: each arm with neither a pull nor a pending one
+// first (0, 2, 5); then, none observed, the fewest pulls, lowest slot on ties (0, then 2). Warm, a
+// pending pull at an arm's mean changes nothing: the prior's best every time, as blind.
+TEST(PendingPulls, GreedyCountsPendingPullsOnlyAtItsColdStart) {
+  PolicyConfig cfg;
+  cfg.kind = PolicyKind::kGreedy;
+  cfg.n0 = 0.0;
+  Batch b = decide_batch(cfg, slots({0, 2, 5}), nullptr, 5);
+  EXPECT_EQ(b.aware, (std::vector<int>{0, 2, 5, 0, 2}));
+  EXPECT_EQ(b.blind, (std::vector<int>(5, 0)));
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 12.0f, prior[2] = 10.0f, prior[5] = 11.0f;
+  cfg.n0 = 1.0;
+  b = decide_batch(cfg, slots({0, 2, 5}), prior, 5);
+  EXPECT_EQ(b.aware, (std::vector<int>(5, 2)));
+  EXPECT_EQ(b.blind, (std::vector<int>(5, 2)));
+}
+
 // ETC, m = 2, three arms: the probes already issued count, so a batch issues 0, 1, 2, 0, 1, 2;
 // with every probe issued and none observed it plays the first valid slot until it can commit.
 // Blind, the first probe (slot 0) every time.
@@ -113,7 +132,7 @@ TEST(PendingPulls, ExploreThenCommitIssuesTheNextProbesInOrder) {
   EXPECT_EQ(b.blind, (std::vector<int>(8, 0)));
 }
 
-// Policies without select_pending() (greedy, epsilon-greedy, Thompson sampling, random) decide as
+// Policies without select_pending() (epsilon-greedy, Thompson sampling, random) decide as
 // select() does whatever is pending, with the same probability in the logged form; a pending-aware
 // one logs probability 1. Checked over states reached by real updates.
 TEST(PendingPulls, OthersDecideAsUndelayedAndTheLoggedFormAgrees) {
@@ -127,7 +146,8 @@ TEST(PendingPulls, OthersDecideAsUndelayedAndTheLoggedFormAgrees) {
                            "swucb:n0=2", "ducb:n0=2", "etc"}) {
     const PolicyConfig cfg = parse_policy_spec(spec).config;
     const bool aware = cfg.kind == PolicyKind::kUcb1 || cfg.kind == PolicyKind::kSwUcb ||
-                       cfg.kind == PolicyKind::kDiscountedUcb || cfg.kind == PolicyKind::kEtc;
+                       cfg.kind == PolicyKind::kDiscountedUcb || cfg.kind == PolicyKind::kEtc ||
+                       cfg.kind == PolicyKind::kGreedy;
     AnyPolicy a = make_policy(cfg), b = make_policy(cfg), c = make_policy(cfg);
     policy_reset(a, ctx);
     policy_reset(b, ctx);

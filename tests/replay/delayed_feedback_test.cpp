@@ -51,21 +51,23 @@ double online_loss(const PolicyConfig& cfg, const Sweep& s, int delay, int horiz
 
 }  // namespace
 
-// Cold greedy on arms of 15, 12 and 10 µs (losses 0.5, 0.2, 0), T = 20.
+// Cold greedy on arms of 15, 12 and 10 µs (losses 0.5, 0.2, 0), T = 20. An arm with a pull pending
+// is not untried (greedy.hpp, select_pending); while every unobserved arm has one, the best
+// observed arm, or with none observed the fewest pulls (lowest slot).
 //   D = 0: plays 0, 1, 2, then 2 forever: (0.5 + 0.2) / 20 = 0.035.
-//   D = 2: call 0's latency arrives before call 3, so calls 0-2 all play the first untried arm 0;
-//          arm 1 is then untried for calls 3-5 (call 3's latency arrives before call 6), arm 2 for
-//          calls 6-8, and from call 9 (call 6's latency in) greedy plays arm 2:
-//          (3 * 0.5 + 3 * 0.2) / 20 = 0.105.
+//   D = 2: calls 0-2 probe 0, 1, 2; call 0's latency arrives before call 3, which plays the best
+//          observed arm 0 (1 and 2 pending); call 1's before call 4: arm 1 (12 < 15); call 2's
+//          before call 5: no arm untried, arm 2 from then on: (2 * 0.5 + 2 * 0.2) / 20 = 0.07.
+//   D = 5: calls 0-2 probe 0, 1, 2, calls 3-5 again 0, 1, 2 (none observed: the fewest pulls),
+//          call 6 arm 0 (only 0 observed), call 7 arm 1, then arm 2: (3 * 0.5 + 3 * 0.2) / 20.
 TEST(DelayedFeedback, ColdGreedyOnThreeArmsLosesWhatTheHandTraceSays) {
   PolicyConfig greedy;
   greedy.kind = PolicyKind::kGreedy;
   greedy.n0 = 0.0;
   const Sweep s = three_arms_15_12_10();
   EXPECT_DOUBLE_EQ(online_loss(greedy, s, 0, 20), (0.5 + 0.2) / 20);
-  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 2, 20), (3 * 0.5 + 3 * 0.2) / 20);
-  // D = 5: arm 0 for calls 0-5, arm 1 for 6-11, arm 2 from 12: (6 * 0.5 + 6 * 0.2) / 20.
-  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 5, 20), (6 * 0.5 + 6 * 0.2) / 20);
+  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 2, 20), (2 * 0.5 + 2 * 0.2) / 20);
+  EXPECT_DOUBLE_EQ(online_loss(greedy, s, 5, 20), (3 * 0.5 + 3 * 0.2) / 20);
 }
 
 TEST(DelayedFeedback, CallTsLatencyArrivesJustBeforeCallTPlusDPlusOneAndInOrder) {
