@@ -47,7 +47,7 @@ void check_call_costs(const ReplayJob& job) {
     if (!(c >= 0.0) || !std::isfinite(c)) throw UsageError("replay: a per-call cost must be finite and >= 0");
 }
 
-ReplayResults run_cpu_replay(const ReplayJob& job) {
+void check_replay_job(const ReplayJob& job) {
   if (!job.sweep) throw UsageError("replay: no sweep");
   if (job.configs.empty()) throw UsageError("replay: no policy given");
   if (job.contexts.empty()) throw UsageError("replay: no context selected");
@@ -55,15 +55,34 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
   if (job.policy_start < 0) throw UsageError("replay: the policy start must be >= 0");
   if (!feedback_schedule_fits(job.delay, job.window))
-    throw UsageError("replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
-                     std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
-                     std::to_string(job.window) + ")");
+    throw UsageError(
+        "replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
+        std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
+        std::to_string(job.window) + ")");
   check_call_costs(job);
-  const Sweep& sweep = *job.sweep;
-  const SweepView view = sweep.view();
-  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
   for (int c : job.contexts)
-    if (c < 0 || c >= sweep.num_contexts()) throw UsageError("replay: context index out of range");
+    if (c < 0 || c >= job.sweep->num_contexts()) throw UsageError("replay: context index out of range");
+}
+
+ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uint64_t stream_id) {
+  ReplayTask task;
+  task.sweep = job.sweep->view();
+  task.context = job.contexts[index];
+  task.stream_id = stream_id;
+  task.horizon = job.horizon;
+  task.delay = job.delay;
+  task.window = job.window;
+  task.policy_start = job.policy_start;
+  task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[config];
+  if (config < job.fixed_slots.size() && !job.fixed_slots[config].empty())
+    task.fixed_slot = job.fixed_slots[config][size_t(task.context)];
+  return task;
+}
+
+ReplayResults run_cpu_replay(const ReplayJob& job) {
+  check_replay_job(job);
+  const Sweep& sweep = *job.sweep;
+  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
 
   ReplayResults res;
   res.num_configs = n_cfg;
@@ -90,17 +109,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       const size_t item = first + k;
       const int cfg = int(item / size_t(n_ctx)), i = int(item % size_t(n_ctx));
       const PolicySpec& spec = job.configs[size_t(cfg)];
-      ReplayTask task;
-      task.sweep = view;
-      task.context = job.contexts[size_t(i)];
-      task.stream_id = stream_ids[size_t(i)];
-      task.horizon = job.horizon;
-      task.delay = job.delay;
-      task.window = job.window;
-      task.policy_start = job.policy_start;
-      task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[size_t(cfg)];
-      if (size_t(cfg) < job.fixed_slots.size() && !job.fixed_slots[size_t(cfg)].empty())
-        task.fixed_slot = job.fixed_slots[size_t(cfg)][size_t(task.context)];
+      ReplayTask task = replay_task_of(job, size_t(cfg), size_t(i), stream_ids[size_t(i)]);
       double online_sum = 0.0, final_sum = 0.0;
       std::string* out_rows = job.raw ? &rows[k] : nullptr;
       if (out_rows) out_rows->clear();

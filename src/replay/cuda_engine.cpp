@@ -12,20 +12,8 @@
 namespace ncclbot {
 
 void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
-  if (!job.sweep) throw UsageError("replay: no sweep");
-  if (job.configs.empty()) throw UsageError("replay: no policy given");
-  if (job.contexts.empty()) throw UsageError("replay: no context selected");
-  if (job.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
-  if (job.horizon < 1) throw UsageError("replay: --horizon must be at least 1");
-  if (job.policy_start < 0) throw UsageError("replay: the policy start must be >= 0");
-  if (!feedback_schedule_fits(job.delay, job.window))
-    throw UsageError("replay: --delay must be >= 0 and the decision window >= 1, with window - 1 + delay <= " +
-                     std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
-                     std::to_string(job.window) + ")");
-  check_call_costs(job);
+  check_replay_job(job);
   const Sweep& sweep = *job.sweep;
-  for (int c : job.contexts)
-    if (c < 0 || c >= sweep.num_contexts()) throw UsageError("replay: context index out of range");
   const size_t n_cfg = job.configs.size(), n_sweep = size_t(sweep.num_contexts());
 
   out.stream_ids.clear();

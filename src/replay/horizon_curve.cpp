@@ -26,33 +26,20 @@ struct PrefixLosses {
 }  // namespace
 
 HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& horizons) {
-  if (!job.sweep) throw UsageError("horizon curve: no sweep");
   if (horizons.empty()) throw UsageError("horizon curve: no horizon");
   for (size_t h = 0; h < horizons.size(); ++h)
     if (horizons[h] < 1 || (h > 0 && horizons[h] <= horizons[h - 1]))
       throw UsageError("horizon curve: horizons must be >= 1 and increasing");
-  if (!feedback_schedule_fits(job.delay, job.window))
-    throw UsageError("horizon curve: delay " + std::to_string(job.delay) + " and window " +
-                     std::to_string(job.window) + " do not fit the replay");
-  if (job.seeds < 1) throw UsageError("horizon curve: seeds must be >= 1");
-  const SweepView view = job.sweep->view();
+  ReplayJob longest = job;  // every replay runs to the longest horizon
+  longest.horizon = horizons.back();
+  check_replay_job(longest);
   const size_t n_ctx = job.contexts.size(), n_h = horizons.size();
   HorizonCurve out;
   out.horizons = horizons;
   out.online.assign(job.configs.size(), std::vector<std::vector<double>>(n_h, std::vector<double>(n_ctx)));
   parallel_for(job.configs.size() * n_ctx, job.threads, [&](size_t item) {
     const size_t cfg = item / n_ctx, i = item % n_ctx;
-    ReplayTask task;
-    task.sweep = view;
-    task.context = job.contexts[i];
-    task.stream_id = context_stream_id(job.sweep->context(task.context));
-    task.horizon = horizons.back();
-    task.delay = job.delay;
-    task.window = job.window;
-    task.policy_start = job.policy_start;
-    task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[cfg];
-    if (cfg < job.fixed_slots.size() && !job.fixed_slots[cfg].empty())
-      task.fixed_slot = job.fixed_slots[cfg][size_t(task.context)];
+    ReplayTask task = replay_task_of(longest, cfg, i, context_stream_id(job.sweep->context(job.contexts[i])));
     std::vector<double> online_sum(n_h, 0.0), sums(n_h, 0.0);
     for (int s = 0; s < job.seeds; ++s) {
       task.seed = job.seed_base + uint64_t(s);

@@ -67,4 +67,11 @@ TEST(HorizonCurve, BadHorizonsAreUsageErrors) {
   EXPECT_THROW(replay_horizon_curve(job, {0, 5}), UsageError);
   EXPECT_THROW(replay_horizon_curve(job, {5, 5}), UsageError);
   EXPECT_THROW(replay_horizon_curve(job, {9, 5}), UsageError);
+  // The job is checked as every engine checks it.
+  ReplayJob bad = job;
+  bad.policy_start = -1;
+  EXPECT_THROW(replay_horizon_curve(bad, {5}), UsageError);
+  bad = job;
+  bad.contexts = {s.num_contexts()};
+  EXPECT_THROW(replay_horizon_curve(bad, {5}), UsageError);
 }

@@ -24,8 +24,8 @@ struct ReplayJob {
   int seeds = 1;
   uint64_t seed_base = 0;  // replay seed of seed index s is seed_base + s
   int horizon = 1;
-  int delay = 0;   // feedback delay D (replay/replay.hpp)
-  int window = 1;  // decision window W (replay/replay.hpp): 1 = call t's latency reaches call t+D+1
+  int delay = 0;         // feedback delay D (replay/replay.hpp)
+  int window = 1;        // decision window W (replay/replay.hpp): 1 = call t's latency reaches call t+D+1
   int policy_start = 0;  // calls of NCCL's own pick before the policy decides (replay/replay.hpp)
   // The policies' own per-call costs (replay/replay.hpp): call_cost_us[config] in microseconds,
   // >= 0; empty = none (every config free).
@@ -60,6 +60,17 @@ ReplayResults run_cpu_replay(const ReplayJob& job);
 
 // UsageError unless job.call_cost_us is empty or one finite cost >= 0 per config.
 void check_call_costs(const ReplayJob& job);
+
+// What every engine checks before it replays `job` (a UsageError naming the first problem): a sweep,
+// configs, contexts in range, seeds and horizon >= 1, a feedback schedule the delayed cursor holds,
+// a policy start >= 0 and the per-call costs (check_call_costs).
+void check_replay_job(const ReplayJob& job);
+
+struct ReplayTask;  // replay/replay.hpp
+
+// The replay of config `config` on job.contexts[index] (Philox subsequence `stream_id`), every field
+// from the job but the seed and the engine's aids.
+ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uint64_t stream_id);
 
 // The replay id of a sweep context (replay/stream_id.hpp).
 uint64_t context_stream_id(const Context& c);

@@ -19,8 +19,8 @@ struct HorizonCurve {
 };
 
 // `horizons` strictly increasing, >= 1; the job's own horizon is ignored. Everything else of the
-// job applies (feedback schedule, per-call costs, fixed slots, threads); a UsageError names what is
-// wrong.
+// job applies (feedback schedule, per-call costs, fixed slots, threads) and is checked as every
+// engine checks it (check_replay_job); a UsageError names what is wrong.
 HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& horizons);
 
 }  // namespace ncclbot
