@@ -10,6 +10,8 @@
 //   lag of call t = t - max(0, kW - P): P .. P + W - 1 calls once past the first windows.
 #include <cstdint>
 
+#include "ncclbot/core/hd.hpp"
+
 namespace ncclbot {
 
 inline constexpr int kLeaderWindow = 4;
@@ -25,10 +27,18 @@ inline constexpr int kLeaderPrefetch = 8;
 // (the replay's policy_start).
 inline constexpr int kLeaderStart = (kLeaderPrefetch / kLeaderWindow + 1) * kLeaderWindow;
 
-// The calls whose latencies decide call t: [0, leader_feedback_end(t)).
-constexpr uint64_t leader_feedback_end(uint64_t t) {
-  const uint64_t start = t - t % uint64_t(kLeaderWindow);
-  return start > uint64_t(kLeaderPrefetch) ? start - uint64_t(kLeaderPrefetch) : 0;
+// The calls whose latencies decide call t when windows of `window` calls are decided from the
+// latencies before `delay` calls ahead of each: [0, feedback_end(t, window, delay)) (the replay's
+// schedule, replay/replay.hpp; window 1 is a plain delay, with no division on the replay's step).
+template <typename Int>
+NCCLBOT_HD constexpr Int feedback_end(Int t, Int window, Int delay) {
+  const Int start = window > 1 ? t - t % window : t;
+  return start > delay ? start - delay : 0;
+}
+
+// The leader's: [0, leader_feedback_end(t)).
+NCCLBOT_HD constexpr uint64_t leader_feedback_end(uint64_t t) {
+  return feedback_end<uint64_t>(t, kLeaderWindow, kLeaderPrefetch);
 }
 
 }  // namespace ncclbot

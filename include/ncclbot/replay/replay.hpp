@@ -46,6 +46,7 @@
 #include "ncclbot/core/sweep_view.hpp"
 #include "ncclbot/policy/auto_policy.hpp"
 #include "ncclbot/policy/policy_context.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/loss.hpp"
 
 namespace ncclbot {
@@ -205,8 +206,7 @@ struct ReplayCursorT {
   // Delayed feedback: the latencies of the calls before A(t) (above) reach the policy, oldest first,
   // just before call t selects (or the final commit, t = T).
   NCCLBOT_HD static int feedback_end(const ReplayTask& task, int t) {
-    const int a = (task.window > 1 ? t - t % task.window : t) - task.delay;
-    return a > 0 ? a : 0;
+    return ncclbot::feedback_end<int>(t, task.window, task.delay);
   }
   template <typename Policy>
   NCCLBOT_HD void deliver_late(Policy& policy, const ReplayTask& task, int t) {
