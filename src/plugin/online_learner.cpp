@@ -15,6 +15,8 @@
 namespace ncclbot::plugin {
 namespace {
 
+constexpr PendingPulls kNothingPending{};  // what a decision that counts nothing pending sees
+
 // Decisions per lock hold in decide_range: a few microseconds even for Thompson sampling.
 constexpr int kSlice = 8;
 
@@ -153,34 +155,17 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   // No report for kPendingWithoutFeedback decisions: nothing counts as pending until one comes.
   const bool feedback_flows = c.steps - c.steps_at_feedback < kPendingWithoutFeedback;
   if (!feedback_flows && c.in_flight.total > 0) c.in_flight = PendingPulls{};
-  if (!memoize_) {
-    // Local mode: the decisions made since the last latency came back are pending, as in a replay
-    // with that delay (none when each latency arrives before the next call).
-    const int slot = log_ ? engine_->select_pending_logged(c.policy, c.stream_id, c.steps, c.in_flight,
-                                                           &last_propensity_, contest_out_)
-                          : engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
-    ++c.steps;
-    const int played = (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
-    if (feedback_flows && played >= 0 && c.in_flight.count[played] < UINT16_MAX) {
-      ++c.in_flight.count[played];
-      ++c.in_flight.total;
-    }
-    return played;
-  }
-  if (absorbs_at_once_locked()) {  // a leader with several of the ranks: undelayed
-    const int slot =
-        log_ ? engine_->select_logged(c.policy, c.stream_id, c.steps, &last_propensity_, contest_out_)
-             : engine_->select(c.policy, c.stream_id, c.steps);
-    ++c.steps;
-    return (is_nccl_slot(slot) && c.mask.has(slot)) ? slot : -1;
-  }
-  // Leader mode: the decisions whose latencies are not absorbed yet are pending.
-  const int slot = log_ ? engine_->select_pending_logged(c.policy, c.stream_id, c.steps, c.in_flight,
+  // Pending: in local mode the decisions made since the last latency came back, as in a replay with
+  // that delay; in leader mode the decisions whose latencies are not absorbed yet; none for a leader
+  // with several of the ranks, whose latencies do not say which call they are (undelayed).
+  const bool counted = feedback_flows && !(memoize_ && local_ranks_ > 1);
+  const PendingPulls& pending = counted ? c.in_flight : kNothingPending;
+  const int slot = log_ ? engine_->select_pending_logged(c.policy, c.stream_id, c.steps, pending,
                                                          &last_propensity_, contest_out_)
-                        : engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
+                        : engine_->select_pending(c.policy, c.stream_id, c.steps, pending);
   ++c.steps;
   if (!is_nccl_slot(slot) || !c.mask.has(slot)) return -1;
-  if (feedback_flows && c.in_flight.count[slot] < UINT16_MAX) {
+  if (counted && c.in_flight.count[slot] < UINT16_MAX) {
     ++c.in_flight.count[slot];
     ++c.in_flight.total;
   }
