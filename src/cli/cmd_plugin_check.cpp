@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +47,7 @@
 #include <tuple>
 
 #include "cli/command.hpp"
+#include "cli/random_key.hpp"
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
@@ -331,25 +331,6 @@ int free_loopback_port() {
   if (!ok)
     throw std::runtime_error(std::string("plugin-check: no free port on 127.0.0.1: ") + std::strerror(error));
   return ntohs(a.sin_port);
-}
-
-// A fresh secret for the leader and its followers (NCCLBOT_LEADER_SECRET), one per run.
-std::string random_secret() {
-  unsigned char bytes[32];
-  size_t have = 0;
-  while (have < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + have, sizeof bytes - have, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(std::string("plugin-check: getrandom: ") + std::strerror(errno));
-    have += size_t(n);
-  }
-  static const char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char b : bytes) {
-    hex.push_back(digits[b >> 4]);
-    hex.push_back(digits[b & 15]);
-  }
-  return hex;
 }
 
 // What one context's processes share (one MAP_SHARED mapping), followed by every rank's decisions,
@@ -780,7 +761,7 @@ Action setup(CLI::App& app) {
     if (leader_mode) {
       // The rank processes set the plugin's environment themselves; this process never loads it.
       preflight_plugin(opt->plugin_path);
-      const std::string secret = random_secret();
+      const std::string secret = random_hex_key();  // the leader's and followers', one per run
       for (size_t i = 0; i < contexts.size() && failure.empty(); ++i) {
         const ContextOutcome o = check_context_ranks(sweep, contexts[i], spec, *opt, secret);
         failure = o.failure;

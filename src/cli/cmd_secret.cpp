@@ -4,7 +4,6 @@
 // node of a cluster with a shared home can read. It never overwrites a file: a key in use by a
 // running job must not change under it. Point NCCLBOT_LEADER_SECRET_FILE at the file.
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/random_key.hpp"
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {
@@ -36,24 +36,6 @@ void make_parents(const std::string& path) {
   }
 }
 
-std::string random_hex_key() {
-  unsigned char bytes[32];
-  size_t have = 0;
-  while (have < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + have, sizeof bytes - have, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
-    have += size_t(n);
-  }
-  static const char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char b : bytes) {
-    hex.push_back(digits[b >> 4]);
-    hex.push_back(digits[b & 15]);
-  }
-  return hex + "\n";
-}
-
 int write_key(const std::string& path, bool json) {
   make_parents(path);
   // O_EXCL: never replace an existing file; O_NOFOLLOW: never write through a symlink.
@@ -63,8 +45,8 @@ int write_key(const std::string& path, bool json) {
       throw InputError(path, 0, "already exists; not overwritten (remove it first to make a new key)");
     throw InputError(path, 0, std::string("cannot create: ") + std::strerror(errno));
   }
-  const std::string key = random_hex_key();
-  bool ok = ::fchmod(fd, 0600) == 0;  // whatever the umask
+  const std::string key = random_hex_key() + "\n";  // one line, as the key file is read back
+  bool ok = ::fchmod(fd, 0600) == 0;                // whatever the umask
   size_t done = 0;
   while (ok && done < key.size()) {
     const ssize_t n = ::write(fd, key.data() + done, key.size() - done);
