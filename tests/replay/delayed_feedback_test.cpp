@@ -39,6 +39,26 @@ struct SpyPolicy {
   int commit(StepRandom&) const { return 0; }
 };
 
+// What a SpyPolicy saw in one replay of `task` (seed 5, stream 77), and what the job played.
+struct SpyRun {
+  std::vector<int> arrived_before_select;
+  std::vector<double> received;
+  std::vector<int> picks;
+  std::vector<float> observed;
+};
+
+SpyRun spy_replay(ReplayTask task) {
+  SpyRun r;
+  SpyPolicy spy{{}, &r.arrived_before_select, &r.received};
+  task.seed = 5;
+  task.stream_id = 77;
+  replay_one(spy, task, [&](int, int slot, float x) {
+    r.picks.push_back(slot);
+    r.observed.push_back(x);
+  });
+  return r;
+}
+
 double online_loss(const PolicyConfig& cfg, const Sweep& s, int delay, int horizon) {
   ReplayTask task;
   task.sweep = s.view();
@@ -75,17 +95,11 @@ TEST(DelayedFeedback, CallTsLatencyArrivesJustBeforeCallTPlusDPlusOneAndInOrder)
       {{tiny_context(1, 1024),
         {{0, {15.0f, 16.0f, 17.0f}, {}}, {1, {12.0f, 13.0f, 14.0f}, {}}, {2, {10.0f, 11.0f, 9.0f}, {}}}}});
   for (int delay : {0, 1, 3, 7, 40}) {
-    std::vector<int> arrived;
-    std::vector<double> received;
-    SpyPolicy spy{{}, &arrived, &received};
     ReplayTask task;
     task.sweep = s.view();
     task.horizon = 30;
     task.delay = delay;
-    task.seed = 5;
-    task.stream_id = 77;
-    std::vector<float> observed;
-    replay_one(spy, task, [&](int, int, float x) { observed.push_back(x); });
+    const auto [arrived, received, picks, observed] = spy_replay(task);
     ASSERT_EQ(arrived.size(), 30u);
     for (int t = 0; t < 30; ++t)
       EXPECT_EQ(arrived[size_t(t)], std::max(0, t - delay)) << "D " << delay << " t " << t;
@@ -107,18 +121,12 @@ TEST(DelayedFeedback, AWindowsCallsAreDecidedWithTheLatenciesBeforeItsCut) {
     int window, delay;
   };
   for (const Schedule sc : {Schedule{8, 12}, Schedule{8, 0}, Schedule{4, 3}, Schedule{1, 5}}) {
-    std::vector<int> arrived;
-    std::vector<double> received;
-    SpyPolicy spy{{}, &arrived, &received};
     ReplayTask task;
     task.sweep = s.view();
     task.horizon = 43;
     task.delay = sc.delay;
     task.window = sc.window;
-    task.seed = 5;
-    task.stream_id = 77;
-    std::vector<float> observed;
-    replay_one(spy, task, [&](int, int, float x) { observed.push_back(x); });
+    const auto [arrived, received, picks, observed] = spy_replay(task);
     ASSERT_EQ(arrived.size(), 43u);
     for (int t = 0; t < 43; ++t)
       EXPECT_EQ(arrived[size_t(t)], std::max(0, t / sc.window * sc.window - sc.delay))
@@ -147,29 +155,20 @@ TEST(DelayedFeedback, BeforeThePolicyStartsNcclsPickPlaysAndTheStepsCountFromThe
       tiny_sweep({{tiny_context(1, 1024),
                    {{0, {15.0f, 16.0f}, 14.0f}, {1, {12.0f, 13.0f}, 9.0f}, {2, {10.0f, 11.0f}, 20.0f}}}});
   for (const int start : {1, 5, 16}) {
-    std::vector<int> arrived;
-    std::vector<double> received;
-    SpyPolicy spy{{}, &arrived, &received};
     ReplayTask task;
     task.sweep = s.view();
     task.horizon = 40;
     task.policy_start = start;
-    task.seed = 5;
-    task.stream_id = 77;
-    std::vector<int> picks;
-    replay_one(spy, task, [&](int, int slot, float) { picks.push_back(slot); });
+    const SpyRun run = spy_replay(task);
+    const auto& arrived = run.arrived_before_select;
+    const auto& picks = run.picks;
     ASSERT_EQ(arrived.size(), size_t(40 - start));
     for (int t = 0; t < start; ++t) EXPECT_EQ(picks[size_t(t)], 1) << t;                // prior 9 us: slot 1
     for (size_t k = 0; k < arrived.size(); ++k) EXPECT_EQ(arrived[k], start + int(k));  // D = 0
     // The spy picks from its step's draw: the same picks as a replay without a start, shifted.
-    std::vector<int> arrived0;
-    std::vector<double> received0;
-    SpyPolicy spy0{{}, &arrived0, &received0};
     task.policy_start = 0;
     task.horizon = 40 - start;
-    std::vector<int> picks0;
-    replay_one(spy0, task, [&](int, int slot, float) { picks0.push_back(slot); });
-    EXPECT_EQ(std::vector<int>(picks.begin() + start, picks.end()), picks0) << start;
+    EXPECT_EQ(std::vector<int>(picks.begin() + start, picks.end()), spy_replay(task).picks) << start;
   }
 }
 

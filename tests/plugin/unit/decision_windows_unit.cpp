@@ -140,11 +140,7 @@ TEST(DecisionWindows, PendingDecisionsSpreadAWindowOverTheArms) {
   // By hand: `forget` leaves the absorbed calls' decisions pending (a wrong count), to show that
   // the window depends on getting it right.
   auto by_hand = [&](bool forget) {
-    PolicyState state;
-    ArmMask mask;
-    mask.set(0);
-    mask.set(5);
-    eng->reset(state, mask, prior.data());
+    PolicyState state = hand_driven(*eng, prior);
     PendingPulls pending{};
     for (int i = 0; i < 40; ++i) {
       if (i < 32) eng->update(state, played[size_t(i)], measured(played[size_t(i)]));
@@ -243,12 +239,7 @@ TEST(DecisionWindows, LatenciesHeldBackAreInTheSavedState) {
   auto eng = engine(kUcb);
   auto leader = both_present(kUcb);
   hand_in_follower_table(*leader, table.prior());
-  ArmMask mask;
-  mask.set(0);
-  mask.set(5);
-  const auto prior = table.prior();
-  PolicyState all;
-  eng->reset(all, mask, prior.data());
+  PolicyState all = hand_driven(*eng, table.prior());
   for (uint64_t i = 0; i < 50; ++i) {
     const int s = play(*leader, cost, i);
     eng->update(all, ran(s), noisy_latency(i, ran(s)));

@@ -62,12 +62,7 @@ TEST(LeaderLog, WithoutAFollowerAheadItLogsThePolicysDecisionsWithTheProtocolsDe
   leader->set_decision_log(leader_log.log, kOwn);
   hand_in_follower_table(*leader, table.prior());
   const auto eng = engine(kThompson);
-  PolicyState state;
-  ArmMask mask;
-  mask.set(0);
-  mask.set(5);
-  const std::vector<float> prior = table.prior();
-  eng->reset(state, mask, prior.data());
+  PolicyState state = hand_driven(*eng, table.prior());
   const uint64_t stream = replay_stream_id(key_collective(kKey), 1, 2, kBytes);
   std::vector<int> slots;
   std::vector<double> want;  // the hand-driven policy's probability of each call's arm
@@ -135,12 +130,7 @@ TEST(LeaderLog, AFollowersEarlierDecisionKeepsItsOwnProbability) {
   }
   // The states those decisions saw: the prior and calls 0..3, then call 4's latency too.
   const auto eng = engine(kThompson);
-  PolicyState state;
-  ArmMask mask;
-  mask.set(0);
-  mask.set(5);
-  const std::vector<float> prior = table.prior();
-  eng->reset(state, mask, prior.data());
+  PolicyState state = hand_driven(*eng, table.prior());
   for (uint64_t i = 0; i < 4; ++i) eng->update(state, 0, latency(i, 0));
   const double q0 = policy_propensity(state, 0), q5 = policy_propensity(state, 5);
   eng->update(state, 0, latency(4, 0));

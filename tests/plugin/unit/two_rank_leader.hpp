@@ -40,6 +40,17 @@ struct Table {
   }
 };
 
+// A policy of `eng` on Table's two arms (slots 0 and 5) from `prior`, as the learner seeds the
+// context, for a test that drives the same policy by hand.
+inline PolicyState hand_driven(const PolicyEngine& eng, const std::vector<float>& prior) {
+  PolicyState state;
+  ArmMask mask;
+  mask.set(0);
+  mask.set(5);
+  eng.reset(state, mask, prior.data());
+  return state;
+}
+
 // The arm that ran for a decision: NCCL's own pick (Tree/LL, the cheaper in Table) for -1.
 inline int ran(int decided) {
   return decided >= 0 ? decided : 0;
