@@ -45,8 +45,8 @@ struct TuneRequest {
   int seeds = 1;
   uint64_t seed_base = 0;
   int horizon = 1;
-  int delay = 0;   // feedback delay D (replay/replay.hpp)
-  int window = 1;  // decision window W (replay/replay.hpp)
+  int delay = 0;         // feedback delay D (replay/replay.hpp)
+  int window = 1;        // decision window W (replay/replay.hpp)
   int policy_start = 0;  // calls of NCCL's own pick first (replay/replay.hpp)
   // Every config pays the plugin's measured per-call cost (replay/deployed_cost.hpp).
   bool charge_call_costs = false;
