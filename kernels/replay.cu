@@ -26,6 +26,7 @@
 
 #include "device_memory.hpp"
 #include "ncclbot/replay/device_replay.hpp"
+#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "ncclbot/replay/replay_aggregate.hpp"
 #include "ncclbot/replay/shared_state_layout.hpp"
@@ -46,6 +47,7 @@ struct ReplayKernelArgs {
   double* online;   // [replays], (config, seed, context) row-major
   double* final_loss;
   int* final_slot;
+  uint32_t* first_use;  // [replays][kNumAlgos], or null (no first-use charges)
 };
 
 // Where a thread's state lives (replay/shared_state_layout.hpp, docs/cuda.md): the policy object
@@ -105,6 +107,8 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     a.online[r] = o.online_loss;
     a.final_loss[r] = o.final_loss;
     a.final_slot[r] = o.final_slot;
+    if (a.first_use)
+      for (int k = 0; k < kNumAlgos; ++k) a.first_use[r * kNumAlgos + k] = o.first_use[k];
   }
 }
 
@@ -299,6 +303,10 @@ void check_request(const DeviceReplayRequest& q) {
     throw std::invalid_argument("device_replay: call_cost_us must have one cost per config");
   if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
     throw std::invalid_argument("device_replay: fixed_slots must be [configs][sweep contexts]");
+  if (!q.connected.empty() &&
+      (q.member_begin.size() != q.connected.size() + 1 || q.members.size() != q.contexts.size() ||
+       q.member_begin.back() != int(q.members.size())))
+    throw std::invalid_argument("device_replay: communicators must cover every context once");
   for (int c : q.contexts)
     if (c < 0 || c >= q.sweep.num_contexts)
       throw std::invalid_argument("device_replay: context out of range");
@@ -336,11 +344,18 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   DeviceBuffer<double> call_cost_us(q.call_cost_us.data(), q.call_cost_us.size(), st);
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
-  const int64_t bytes_per_replay = 2 * sizeof(double) + sizeof(int);
+  // First-use charges (replay/first_use.hpp) need every replay's first-use calls.
+  const bool charged = !q.connected.empty();
+  const int64_t bytes_per_replay =
+      2 * sizeof(double) + sizeof(int) + (charged ? kNumAlgos * sizeof(uint32_t) : 0);
   // The per-replay outputs of at most `chunk` configs are on the device at once.
   const int chunk = configs_per_launch(n_cfg, per_config, bytes_per_replay, q.scratch_budget_bytes);
   DeviceBuffer<double> online(size_t(chunk) * per_config, st), final_loss(size_t(chunk) * per_config, st);
   DeviceBuffer<int> final_slot(size_t(chunk) * per_config, st);
+  DeviceBuffer<uint32_t> first_use(charged ? size_t(chunk) * per_config * kNumAlgos : 0, st);
+  DeviceBuffer<int> members(q.members.data(), q.members.size(), st);
+  DeviceBuffer<int> member_begin(q.member_begin.data(), q.member_begin.size(), st);
+  DeviceBuffer<int> connected(q.connected.data(), q.connected.size(), st);
   DeviceBuffer<double> online_mean(size_t(n_cfg) * n_ctx, st), final_mean(size_t(n_cfg) * n_ctx, st);
 
   DeviceReplayResult res;
@@ -367,11 +382,20 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.online = online.get() + out_offset;
     a.final_loss = final_loss.get() + out_offset;
     a.final_slot = final_slot.get() + out_offset;
+    a.first_use = charged ? first_use.get() + out_offset * kNumAlgos : nullptr;
     return a;
   };
   // Configs [first, first + count), whose outcomes start the output buffers: their seed means, and
   // their outcomes copied back when kept; returns once the call's stream is done.
   const auto reduce_and_copy_back = [&](int first, int count) {
+    if (charged) {
+      const int communicators = int(q.connected.size());
+      thrust::for_each_n(exec, thrust::counting_iterator<int64_t>(0),
+                         int64_t(count) * q.seeds * communicators,
+                         ChargeFirstUses{dev_sweep, contexts.get(), stream_ids.get(), members.get(),
+                                         member_begin.get(), connected.get(), first_use.get(), online.get(),
+                                         communicators, q.seeds, n_ctx, q.horizon, q.seed_base});
+    }
     mean_over_seeds(exec, online.get(), count, q.seeds, n_ctx, online_mean.get() + int64_t(first) * n_ctx);
     mean_over_seeds(exec, final_loss.get(), count, q.seeds, n_ctx, final_mean.get() + int64_t(first) * n_ctx);
     const size_t at = size_t(first) * size_t(per_config), replays = size_t(count) * size_t(per_config);

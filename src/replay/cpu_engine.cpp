@@ -7,7 +7,9 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
+#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"
@@ -19,6 +21,10 @@ uint64_t context_stream_id(const Context& c) {
 }
 
 namespace {
+
+// Per-replay outcomes the CPU engine holds at once (about 52 bytes each): configs go in blocks of
+// at most this many replays.
+constexpr size_t kReplaysPerBlock = size_t(1) << 19;
 
 std::vector<double> slice(const std::vector<double>& v, size_t begin, size_t n) {
   return std::vector<double>(v.begin() + long(begin), v.begin() + long(begin + n));
@@ -97,26 +103,32 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   std::vector<uint64_t> stream_ids(static_cast<size_t>(n_ctx));
   for (int i = 0; i < n_ctx; ++i)
     stream_ids[size_t(i)] = context_stream_id(sweep.context(job.contexts[size_t(i)]));
+  // A first-use cost couples the contexts of a communicator (replay/first_use.hpp): their charges
+  // are added once every replay of a (config, seed) is done.
+  const bool coupled = charges_first_use(sweep);
+  const Communicators comms = coupled ? communicators_of(sweep, job.contexts) : Communicators{};
 
-  // Items are (config, context) in row-major order; raw rows are buffered per chunk and written in
-  // item order, so the file is identical for any thread count and memory stays bounded.
-  const size_t n_items = size_t(n_cfg) * n_ctx;
-  const size_t chunk = job.raw ? 1024 : n_items;
-  std::vector<std::string> rows(job.raw ? chunk : 0);
-  for (size_t first = 0; first < n_items; first += chunk) {
-    const size_t count = std::min(chunk, n_items - first);
-    parallel_for(count, job.threads, [&](size_t k) {
-      const size_t item = first + k;
-      const int cfg = int(item / size_t(n_ctx)), i = int(item % size_t(n_ctx));
-      const PolicySpec& spec = job.configs[size_t(cfg)];
-      ReplayTask task = replay_task_of(job, size_t(cfg), size_t(i), stream_ids[size_t(i)]);
-      double online_sum = 0.0, final_sum = 0.0;
-      std::string* out_rows = job.raw ? &rows[k] : nullptr;
-      if (out_rows) out_rows->clear();
+  // Configs go in blocks whose per-replay outcomes ([config][seed][context], the device layout) are
+  // held at once: (config, context) items replay every seed, then the block's charges, then the
+  // seed means in seed order and the raw rows in (config, context, seed) order, so everything is
+  // identical for any thread count and memory stays bounded.
+  const size_t per_config = size_t(n_seed) * size_t(n_ctx);
+  const size_t block = std::max<size_t>(1, kReplaysPerBlock / per_config);
+  std::vector<double> online(std::min(block, size_t(n_cfg)) * per_config);
+  std::vector<double> final_loss(online.size());
+  std::vector<int> final_slot(online.size());
+  std::vector<uint32_t> first_use(coupled ? online.size() * kNumAlgos : 0);
+  std::vector<std::string> rows(job.raw ? std::min(block, size_t(n_cfg)) * size_t(n_ctx) : 0);
+  for (size_t first = 0; first < size_t(n_cfg); first += block) {
+    const size_t count = std::min(block, size_t(n_cfg) - first);
+    parallel_for(count * size_t(n_ctx), job.threads, [&](size_t k) {
+      const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
+      const PolicySpec& spec = job.configs[cfg];
+      ReplayTask task = replay_task_of(job, cfg, i, stream_ids[i]);
       visit_policy(spec.config, [&](auto policy) {
         task.aids = exploration_aids(policy, task);
-        // Seeds in groups of kBatch stepped side by side (replay_batch.hpp); outcomes are then
-        // consumed in seed order, so every sum is the same sequential sum for any grouping.
+        // Seeds in groups of kBatch stepped side by side (replay_batch.hpp), each outcome
+        // bit-identical to its replay_one().
         constexpr int kBatch = 4;
         decltype(policy) group[kBatch];
         ReplayTask tasks[kBatch];
@@ -133,29 +145,59 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
           else
             for (int b = 0; b < in_group; ++b) outcomes[b] = replay_one(group[b], tasks[b]);
           for (int b = 0; b < in_group; ++b) {
-            const int s = s0 + b;
-            const ReplayOutcome& o = outcomes[b];
-            online_sum += o.online_loss;
-            final_sum += o.final_loss;
-            if (job.keep_per_seed) {
-              const size_t at = (size_t(cfg) * n_seed + s) * n_ctx + i;
-              res.online_per_seed[at] = o.online_loss;
-              res.final_per_seed[at] = o.final_loss;
-            }
-            if (out_rows)
-              *out_rows += std::to_string(cfg) + ",\"" + spec.text + "\"," + std::to_string(task.context) +
-                           "," + std::to_string(tasks[b].seed) + "," + format_double(o.online_loss) + "," +
-                           format_double(o.final_loss) + "," + std::to_string(o.final_slot) + "\n";
+            const size_t at = ((cfg - first) * size_t(n_seed) + size_t(s0 + b)) * size_t(n_ctx) + i;
+            online[at] = outcomes[b].online_loss;
+            final_loss[at] = outcomes[b].final_loss;
+            final_slot[at] = outcomes[b].final_slot;
+            if (coupled)
+              std::copy_n(outcomes[b].first_use, kNumAlgos, first_use.begin() + long(at * kNumAlgos));
           }
         }
         return 0;
       });
-      res.online[item] = online_sum / double(n_seed);
-      res.final_loss[item] = final_sum / double(n_seed);
       if (job.progress) job.progress->units_done(1);
     });
+    if (coupled) {
+      const ChargeFirstUses charge{sweep.view(),
+                                   job.contexts.data(),
+                                   stream_ids.data(),
+                                   comms.members.data(),
+                                   comms.begin.data(),
+                                   comms.connected.data(),
+                                   first_use.data(),
+                                   online.data(),
+                                   comms.count(),
+                                   n_seed,
+                                   n_ctx,
+                                   job.horizon,
+                                   job.seed_base};
+      parallel_for(count * size_t(n_seed) * size_t(comms.count()), job.threads,
+                   [&](size_t item) { charge(int64_t(item)); });
+    }
+    parallel_for(count * size_t(n_ctx), job.threads, [&](size_t k) {
+      const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
+      double online_sum = 0.0, final_sum = 0.0;
+      if (job.raw) rows[k].clear();
+      for (int s = 0; s < n_seed; ++s) {
+        const size_t at = ((cfg - first) * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
+        online_sum += online[at];
+        final_sum += final_loss[at];
+        if (job.keep_per_seed) {
+          const size_t kept = (cfg * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
+          res.online_per_seed[kept] = online[at];
+          res.final_per_seed[kept] = final_loss[at];
+        }
+        if (job.raw)
+          rows[k] += std::to_string(cfg) + ",\"" + job.configs[cfg].text + "\"," +
+                     std::to_string(job.contexts[i]) + "," + std::to_string(job.seed_base + uint64_t(s)) +
+                     "," + format_double(online[at]) + "," + format_double(final_loss[at]) + "," +
+                     std::to_string(final_slot[at]) + "\n";
+      }
+      res.online[cfg * size_t(n_ctx) + i] = online_sum / double(n_seed);
+      res.final_loss[cfg * size_t(n_ctx) + i] = final_sum / double(n_seed);
+    });
     if (job.raw)
-      for (size_t k = 0; k < count; ++k) *job.raw << rows[k];
+      for (size_t k = 0; k < count * size_t(n_ctx); ++k) *job.raw << rows[k];
   }
   return res;
 }

@@ -48,6 +48,10 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.window = job.window;
   q.policy_start = job.policy_start;
   q.call_cost_us = job.call_cost_us;
+  out.communicators = charges_first_use(sweep) ? communicators_of(sweep, job.contexts) : Communicators{};
+  q.members = out.communicators.members;
+  q.member_begin = out.communicators.begin;
+  q.connected = out.communicators.connected;
   q.keep_per_replay = job.keep_per_seed || job.raw != nullptr;
   if (job.device_block > 0) q.block = job.device_block;
 }

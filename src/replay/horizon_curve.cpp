@@ -1,9 +1,12 @@
 #include "ncclbot/replay/horizon_curve.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/communicators.hpp"
+#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay.hpp"
 
@@ -33,22 +36,53 @@ HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& 
   ReplayJob longest = job;  // every replay runs to the longest horizon
   longest.horizon = horizons.back();
   check_replay_job(longest);
-  const size_t n_ctx = job.contexts.size(), n_h = horizons.size();
+  const size_t n_ctx = job.contexts.size(), n_h = horizons.size(), n_seed = size_t(job.seeds);
+  const size_t replays = job.configs.size() * n_seed * n_ctx;
+  std::vector<uint64_t> stream_ids(n_ctx);
+  for (size_t i = 0; i < n_ctx; ++i) stream_ids[i] = context_stream_id(job.sweep->context(job.contexts[i]));
+  const bool coupled = charges_first_use(*job.sweep);
+  // online[h][config][seed][i]: each replay's online loss at horizons[h], the engines' layout per
+  // horizon, so the first-use charges at h are the engines' own at that horizon.
+  std::vector<std::vector<double>> online(n_h, std::vector<double>(replays));
+  std::vector<uint32_t> first_use(coupled ? replays * kNumAlgos : 0);
+  parallel_for(job.configs.size() * n_ctx, job.threads, [&](size_t item) {
+    const size_t cfg = item / n_ctx, i = item % n_ctx;
+    ReplayTask task = replay_task_of(longest, cfg, i, stream_ids[i]);
+    std::vector<double> sums(n_h, 0.0);
+    for (size_t s = 0; s < n_seed; ++s) {
+      task.seed = job.seed_base + uint64_t(s);
+      PrefixLosses prefix{&horizons, sums.data()};
+      const ReplayOutcome o = visit_policy(job.configs[cfg].config,
+                                           [&](auto policy) { return replay_one(policy, task, prefix); });
+      const size_t at = (cfg * n_seed + s) * n_ctx + i;
+      for (size_t h = 0; h < n_h; ++h) online[h][at] = sums[h] / double(horizons[h]);
+      if (coupled) std::copy_n(o.first_use, kNumAlgos, first_use.begin() + long(at * kNumAlgos));
+    }
+  });
+  if (coupled) {
+    const Communicators comms = communicators_of(*job.sweep, job.contexts);
+    for (size_t h = 0; h < n_h; ++h) {
+      const ChargeFirstUses charge{job.sweep->view(),  job.contexts.data(),
+                                   stream_ids.data(),  comms.members.data(),
+                                   comms.begin.data(), comms.connected.data(),
+                                   first_use.data(),   online[h].data(),
+                                   comms.count(),      job.seeds,
+                                   int(n_ctx),         horizons[h],
+                                   job.seed_base};
+      parallel_for(job.configs.size() * n_seed * size_t(comms.count()), job.threads,
+                   [&](size_t item) { charge(int64_t(item)); });
+    }
+  }
   HorizonCurve out;
   out.horizons = horizons;
   out.online.assign(job.configs.size(), std::vector<std::vector<double>>(n_h, std::vector<double>(n_ctx)));
-  parallel_for(job.configs.size() * n_ctx, job.threads, [&](size_t item) {
-    const size_t cfg = item / n_ctx, i = item % n_ctx;
-    ReplayTask task = replay_task_of(longest, cfg, i, context_stream_id(job.sweep->context(job.contexts[i])));
-    std::vector<double> online_sum(n_h, 0.0), sums(n_h, 0.0);
-    for (int s = 0; s < job.seeds; ++s) {
-      task.seed = job.seed_base + uint64_t(s);
-      PrefixLosses prefix{&horizons, sums.data()};
-      visit_policy(job.configs[cfg].config, [&](auto policy) { return replay_one(policy, task, prefix); });
-      for (size_t h = 0; h < n_h; ++h) online_sum[h] += sums[h] / double(horizons[h]);
-    }
-    for (size_t h = 0; h < n_h; ++h) out.online[cfg][h][i] = online_sum[h] / double(job.seeds);
-  });
+  for (size_t cfg = 0; cfg < job.configs.size(); ++cfg)
+    for (size_t h = 0; h < n_h; ++h)
+      for (size_t i = 0; i < n_ctx; ++i) {
+        double sum = 0.0;  // seed order, as the engines' mean
+        for (size_t s = 0; s < n_seed; ++s) sum += online[h][(cfg * n_seed + s) * n_ctx + i];
+        out.online[cfg][h][i] = sum / double(n_seed);
+      }
   return out;
 }
 

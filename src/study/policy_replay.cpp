@@ -12,6 +12,7 @@
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/supervised.hpp"
+#include "ncclbot/stats/loss_summary.hpp"
 
 namespace ncclbot::study {
 namespace {

@@ -14,6 +14,7 @@
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "support/every_mechanism.hpp"
@@ -78,20 +79,35 @@ Trace run_fixed(int slot, const Sweep& s, int horizon, uint64_t seed = 3, double
 
 }  // namespace
 
+// The engine's online loss of `cfg` on the sweep's one context (a communicator of one context),
+// seed 3: the replay's own losses plus the first-use charges (replay/first_use.hpp).
+double engine_online(const PolicyConfig& cfg, const Sweep& s, int horizon) {
+  ReplayJob job;
+  job.sweep = &s;
+  job.contexts = {0};
+  job.configs = {PolicySpec{"cold greedy", cfg}};
+  job.seed_base = 3;
+  job.horizon = horizon;
+  return run_cpu_replay(job).online_at(0, 0);
+}
+
 // Cold greedy, T = 20, arm warm-up 50% over 2 plays (x1.5 on the first play, x1.25 on the second),
 // first use of a further algorithm 30 us:
 //   call 0: Tree/LL 15 x 1.5 = 22.5 observed; pays 0.5 + 0.5 * 15/10 = 1.25 (Tree is the first algorithm)
-//   call 1: Ring/LL 12 x 1.5 = 18;  pays 0.2 + 0.5 * 12/10 + 30/10 = 3.8 (Ring's first use)
+//   call 1: Ring/LL 12 x 1.5 = 18;  pays 0.2 + 0.5 * 12/10 = 0.8, and Ring's first use 30/10 = 3
 //   call 2: Ring/Simple 10 x 1.5 = 15; pays 0 + 0.5 = 0.5 (Ring already set up)
 //   call 3: lowest mean is Ring/Simple (15 < 18 < 22.5): 10 x 1.25 = 12.5; pays 0.25
 //   calls 4-19: Ring/Simple at 10, pay 0.
-// Online loss (1.25 + 3.8 + 0.5 + 0.25) / 20 = 0.29.
+// The replay's own online loss (1.25 + 0.8 + 0.5 + 0.25) / 20 = 0.14 and first uses Tree at call 0,
+// Ring at call 1; the communicator (this one context, whose best arm is Ring's: one algorithm
+// connected free) pays Ring's first use: the engine's online loss is 0.14 + 3/20 = 0.29.
 TEST(CallDynamics, ArmWarmupAndFirstUseFollowTheHandTrace) {
   SweepDynamics d;
   d.call.arm_warmup = 0.5f;
   d.call.arm_warmup_calls = 2;
   d.first_use_base_us = 30.0;
-  const Trace tr = run(cold_greedy(), three_arms(d), 20);
+  const Sweep s = three_arms(d);
+  const Trace tr = run(cold_greedy(), s, 20);
   ASSERT_EQ(tr.slots.size(), 20u);
   EXPECT_EQ(tr.slots[0], kTreeLL);
   EXPECT_EQ(tr.slots[1], kRingLL);
@@ -102,9 +118,13 @@ TEST(CallDynamics, ArmWarmupAndFirstUseFollowTheHandTrace) {
   EXPECT_FLOAT_EQ(tr.observed[2], 15.0f);
   EXPECT_FLOAT_EQ(tr.observed[3], 12.5f);
   EXPECT_FLOAT_EQ(tr.observed[4], 10.0f);
-  EXPECT_NEAR(tr.outcome.online_loss, (1.25 + 3.8 + 0.5 + 0.25) / 20, 1e-12);
+  EXPECT_NEAR(tr.outcome.online_loss, (1.25 + 0.8 + 0.5 + 0.25) / 20, 1e-12);
+  EXPECT_EQ(tr.outcome.first_use[kTreeLL / kNumProtos], 0u);
+  EXPECT_EQ(tr.outcome.first_use[kRingLL / kNumProtos], 1u);
+  for (int a = 2; a < kNumAlgos; ++a) EXPECT_EQ(tr.outcome.first_use[a], kNeverUsed) << a;
   EXPECT_EQ(tr.outcome.final_slot, kRingSimple);
   EXPECT_EQ(tr.outcome.final_loss, 0.0);
+  EXPECT_NEAR(engine_online(cold_greedy(), s, 20), (1.25 + 3.8 + 0.5 + 0.25) / 20, 1e-12);
 }
 
 // The first-use cost scales with the job: F = base + per_host * hosts (2 hosts here).
@@ -112,9 +132,10 @@ TEST(CallDynamics, FirstUseCostGrowsWithHosts) {
   SweepDynamics d;
   d.first_use_base_us = 10.0;
   d.first_use_per_host_us = 5.0;  // F = 20 us on 2 hosts
-  const Trace tr = run(cold_greedy(), three_arms(d), 10);
+  const Sweep s = three_arms(d);
+  const Trace tr = run(cold_greedy(), s, 10);
   // Calls 0-2 play Tree/LL, Ring/LL, Ring/Simple at their own latencies; Ring's first use adds 20/10.
-  EXPECT_NEAR(tr.outcome.online_loss, (0.5 + 0.2 + 2.0) / 10, 1e-12);
+  EXPECT_NEAR(engine_online(cold_greedy(), s, 10), (0.5 + 0.2 + 2.0) / 10, 1e-12);
   EXPECT_FLOAT_EQ(tr.observed[1], 12.0f);  // set-up time is paid, not observed (kernel time only)
 }
 
@@ -199,6 +220,9 @@ TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
   }
   EXPECT_GT(n, 30u);  // about 0.02 * 3000 = 60 change points
   EXPECT_GT(best_changes, 2);
+  // What a first use is charged against (replay/first_use.hpp): the best arm's cost at that call.
+  for (int t = 0; t < T; ++t)
+    ASSERT_NEAR(best_cost_at(s.view(), 0, seed, id, uint32_t(t)), best_us[size_t(t)], 1e-9) << t;
   const Trace tr = run_fixed(kRingSimple, s, T, seed);
   double sum = 0.0;
   for (int t = 0; t < T; ++t) {

@@ -3,10 +3,13 @@
 // cost or thread count.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/horizon_curve.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
+#include "support/every_mechanism.hpp"
 #include "support/same_bits.hpp"
 #include "support/tiny_sweep.hpp"
 
@@ -33,10 +36,14 @@ ReplayJob curve_job(const Sweep& s, int delay, int window) {
 
 }  // namespace
 
+// With call dynamics too: the contexts on one node count are a communicator, whose first uses before
+// each horizon are charged as the engine charges them at that horizon (replay/first_use.hpp).
 TEST(HorizonCurve, EveryPointIsTheReplayOfThatHorizon) {
-  const Sweep s = random_tiny_sweep(5, 6, true);
+  Sweep s = random_tiny_sweep(5, 6, true);
   const std::vector<int> horizons = {1, 7, 40, 130};
-  for (const auto& [delay, window] : std::vector<std::pair<int, int>>{{0, 1}, {3, 1}, {12, 8}}) {
+  for (const auto& [delay, window, dynamic] : std::vector<std::tuple<int, int, bool>>{
+           {0, 1, false}, {3, 1, false}, {12, 8, false}, {0, 1, true}, {12, 8, true}}) {
+    s.set_dynamics(dynamic ? every_mechanism() : SweepDynamics{});
     ReplayJob job = curve_job(s, delay, window);
     const HorizonCurve curve = replay_horizon_curve(job, horizons);
     ASSERT_EQ(curve.online.size(), job.configs.size());

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/device_replay.hpp"
 
@@ -19,6 +20,7 @@ struct DeviceReplayInputs {
   std::vector<uint64_t> stream_ids;  // per job context
   std::vector<PolicyConfig> configs;
   std::vector<int> fixed_slots;  // [config][sweep context], -1 = none; empty when no config has any
+  Communicators communicators;   // of the job's contexts, with a first-use cost (replay/first_use.hpp)
   DeviceReplayRequest request;
 
   DeviceReplayInputs() = default;

@@ -30,9 +30,12 @@ struct DeviceReplayRequest {
   int window = 1;                        // decision window W (replay/replay.hpp)
   int policy_start = 0;                  // calls of NCCL's own pick first (replay/replay.hpp)
   std::span<const double> call_cost_us;  // [C] per-call cost of each config (>= 0); empty = none
-  bool keep_per_replay = false;          // copy back every replay's outcome
-  int block = 128;                       // threads per block of the replay kernel
-  int max_grid = 0;  // > 0: at most this many blocks, so each thread strides over many replays
+  // The communicators whose first-use charges the online losses get (replay/first_use.hpp,
+  // Communicators of replay/communicators.hpp); empty = none (a sweep without a first-use cost).
+  std::span<const int> members, member_begin, connected;
+  bool keep_per_replay = false;  // copy back every replay's outcome
+  int block = 128;               // threads per block of the replay kernel
+  int max_grid = 0;              // > 0: at most this many blocks, so each thread strides over many replays
   int64_t scratch_budget_bytes = int64_t(1) << 30;  // per-replay outputs held at once on the device
 };
 

@@ -4,7 +4,9 @@
 // one on the way. A policy never reads its horizon, so the first h calls of that replay are the
 // calls of a replay of horizon h, and each value is bit for bit the online loss such a replay gives
 // (ReplayCursorT reports each call's loss to an observer with loss(); the sum is the cursor's own,
-// in the same order). CPU only; deterministic for any thread count.
+// in the same order), first-use charges included: a communicator's first uses before h are charged
+// at h as the engines charge them (replay/first_use.hpp). CPU only; deterministic for any thread
+// count.
 #include <vector>
 
 #include "ncclbot/replay/cpu_engine.hpp"

@@ -31,8 +31,10 @@
 // Call dynamics (a sweep's warm-up, level shifts and first-use cost, core/call_dynamics.hpp) act on
 // top of the drawn sample: the policy observes the sample times the call's level and warm-up
 // factors; the loss counts what the call costs against the best arm at that call's levels, plus
-// the arm's warm-up and the first use of a further algorithm. The final loss is the committed
-// arm's at the last levels.
+// the arm's warm-up. The final loss is the committed arm's at the last levels. An algorithm's first
+// use is paid once per communicator, not per context: the replay records the call of each
+// algorithm's first use (ReplayOutcome::first_use), and the engines charge the communicator's
+// further algorithms from those of all its contexts (replay/first_use.hpp).
 //
 // A policy's own per-call cost (ReplayTask::call_cost_us: the plugin's getCollInfo time as
 // deployed, docs/replay.md "Scoring as deployed") is paid on every call, relative to the best arm
@@ -74,10 +76,15 @@ struct ReplayTask {
   SelectAids aids;            // engine-side caches the policy may read (CPU engine only), none by default
 };
 
+// What first_use[] holds for an algorithm the replay never played (or for every algorithm of a
+// sweep without call dynamics).
+inline constexpr uint32_t kNeverUsed = 0xffffffffu;
+
 struct ReplayOutcome {
-  double online_loss = 0.0;
+  double online_loss = 0.0;  // without the communicator's first-use charges (replay/first_use.hpp)
   double final_loss = 0.0;
   int final_slot = -1;
+  uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
 };
 
 // Relative losses of every slot of context c (0 for invalid slots, which are never played);
@@ -135,8 +142,8 @@ struct ReplayCursorT {
   const double* means = nullptr;  // the context's measured means
   double level[kNumArms];         // each arm's current level (1 before the first change point)
   double ref_us = 0.0;            // min over arms of mean * level: what the best choice costs now
-  double first_use_us = 0.0;
-  uint32_t next_shift = 0xffffffffu, shifts = 0, algos_used = 0;
+  uint32_t next_shift = 0xffffffffu, shifts = 0;
+  uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
   ArmMask mask{};
   uint16_t plays[kNumArms];
 
@@ -157,6 +164,7 @@ struct ReplayCursorT {
     samples = v.samples;
     times = v.time_us + int64_t(task.context) * kNumArms * v.samples;
     block = Philox4x32{};
+    for (int a = 0; a < kNumAlgos; ++a) first_use[a] = kNeverUsed;
     pending_head = 0;
     pending_count = 0;
     if constexpr (DelayCapacity > 0) {
@@ -176,9 +184,7 @@ struct ReplayCursorT {
       means = v.mean_us + int64_t(task.context) * kNumArms;
       mask = v.mask(task.context);
       ref_us = means[best_slot(v, task.context)];
-      first_use_us = v.first_use(task.context);
       shifts = 0;
-      algos_used = 0;
       next_shift = dyn.shifts() ? shift_gap(dyn, task.seed, task.stream_id, 0) : 0xffffffffu;
       for (int s = 0; s < kNumArms; ++s) {
         level[s] = 1.0;
@@ -232,11 +238,7 @@ struct ReplayCursorT {
         level[slot] * warm_factor(dyn.job_warmup, dyn.job_warmup_calls, uint32_t(t)) * arm_warm;
     call_loss = loss[slot];
     if (arm_warm != 1.0) call_loss += (arm_warm - 1.0) * means[slot] * level[slot] / ref_us;
-    const uint32_t algo_bit = 1u << (slot / kNumProtos);
-    if (!(algos_used & algo_bit)) {
-      if (algos_used != 0) call_loss += first_use_us / ref_us;
-      algos_used |= algo_bit;
-    }
+    if (first_use[slot / kNumProtos] == kNeverUsed) first_use[slot / kNumProtos] = uint32_t(t);
     if (k < 0xffffu) plays[slot] = uint16_t(k + 1);
     return float(double(x) * factor);
   }
@@ -289,6 +291,7 @@ struct ReplayCursorT {
     out.online_loss = task.horizon > 0 ? loss_sum / double(task.horizon) : 0.0;
     out.final_slot = policy.commit(final_rng);
     out.final_loss = out.final_slot >= 0 ? loss[out.final_slot] : 0.0;
+    for (int a = 0; a < kNumAlgos; ++a) out.first_use[a] = first_use[a];
     return out;
   }
 };

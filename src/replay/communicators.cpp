@@ -1,0 +1,42 @@
+#include "ncclbot/replay/communicators.hpp"
+
+#include <bit>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/loss.hpp"
+
+namespace ncclbot {
+
+Communicators communicators_of(const Sweep& sweep, const std::vector<int>& contexts) {
+  using Key = std::tuple<std::string, int, int>;  // fabric, nodes, GPUs per node
+  std::map<Key, int> index;
+  std::vector<std::vector<int>> groups;
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    const Context& c = sweep.context(contexts[i]);
+    const auto [it, fresh] = index.try_emplace(Key{c.fabric, c.nodes, c.gpus_per_node}, int(groups.size()));
+    if (fresh) groups.emplace_back();
+    groups[size_t(it->second)].push_back(int(i));
+  }
+  const SweepView v = sweep.view();
+  Communicators out;
+  out.begin.push_back(0);
+  for (const auto& g : groups) {
+    unsigned algos = 0;  // the distinct algorithms of the members' best arms
+    for (int i : g) {
+      out.members.push_back(i);
+      algos |= 1u << (best_slot(v, contexts[size_t(i)]) / kNumProtos);
+    }
+    out.begin.push_back(int(out.members.size()));
+    out.connected.push_back(std::popcount(algos));
+  }
+  return out;
+}
+
+bool charges_first_use(const Sweep& sweep) {
+  return sweep.view().first_use_us != nullptr;
+}
+
+}  // namespace ncclbot
