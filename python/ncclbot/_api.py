@@ -48,6 +48,7 @@ def replay(
     seed: Optional[int] = None,
     delay: Optional[int] = None,
     window: Optional[int] = None,
+    policy_start: Optional[int] = None,
     as_deployed: Optional[str] = None,
     threads: Optional[int] = None,
     backend: Optional[str] = None,
@@ -62,7 +63,7 @@ def replay(
     import pandas as pd
 
     doc = replay_json(sweep, policies, seeds, horizon, progress, seed=seed, delay=delay, window=window,
-                      as_deployed=as_deployed,
+                      policy_start=policy_start, as_deployed=as_deployed,
                       threads=threads, backend=backend, nodes=nodes, collectives=collectives)
     rows = []
     for config in doc["configs"]:
@@ -115,6 +116,7 @@ def tune(
     seed: Optional[int] = None,
     delay: Optional[int] = None,
     window: Optional[int] = None,
+    policy_start: Optional[int] = None,
     as_deployed: Optional[str] = None,
     threads: Optional[int] = None,
     backend: Optional[str] = None,
@@ -124,7 +126,8 @@ def tune(
     score contexts. Returns the CLI's JSON document."""
     options = dict(tune_nodes=tune_nodes, score_nodes=score_nodes, collectives=collectives,
                    objective=objective, seeds=seeds, seed=seed, horizon=horizon, delay=delay,
-                   window=window, as_deployed=as_deployed, threads=threads, backend=backend)
+                   window=window, policy_start=policy_start, as_deployed=as_deployed, threads=threads,
+                   backend=backend)
     args = ["tune", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
     return run_json(args + option_words(options), progress=progress)
 

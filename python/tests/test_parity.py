@@ -31,6 +31,20 @@ def test_replay_equals_the_cli_json(run_cli, sweep_file):
     assert df.attrs["contexts"] == want["contexts"] and df.attrs["backend"] == "cpu"
 
 
+def test_the_leader_schedule_equals_the_cli(run_cli, sweep_file):
+    # The plugin's leader protocol by hand: windows of 4 decided 8 calls ahead, NCCL's pick first.
+    args = ["--seeds", "2", "--horizon", "90", "--delay", "8", "--window", "4", "--policy-start", "12"]
+    want = run_cli.json("replay", "--sweep", sweep_file, "--policy", "ucb1:c=0.1,n0=4", *args)
+    got = ncclbot.replay_json(sweep_file, "ucb1:c=0.1,n0=4", seeds=2, horizon=90, delay=8, window=4,
+                              policy_start=12)
+    assert got == want and got["policy_start"] == 12 and got["window"] == 4
+    df = ncclbot.replay(sweep_file, "ucb1:c=0.1,n0=4", seeds=2, horizon=90, delay=8, window=4, policy_start=12)
+    assert df["online_mean"][0] == want["configs"][0]["online"]["mean"]
+    got = ncclbot.tune(sweep_file, "ucb1:c=0.05|0.2,n0=4", seeds=2, horizon=80, tune_nodes=[4],
+                       score_nodes=[16], delay=8, window=4, policy_start=12)
+    assert got["policy_start"] == 12
+
+
 def test_the_thread_count_does_not_change_a_replay(sweep_file):
     one = ncclbot.replay_json(sweep_file, POLICIES, seeds=2, horizon=60, threads=1)
     two = ncclbot.replay_json(sweep_file, POLICIES, seeds=2, horizon=60, threads=2)
