@@ -120,6 +120,51 @@ TEST(PendingPulls, GreedyCountsPendingPullsOnlyAtItsColdStart) {
   EXPECT_EQ(b.blind, (std::vector<int>(5, 2)));
 }
 
+// Cold Thompson sampling and cold epsilon-greedy at eps = 0 start as cold greedy does (untried arms
+// first, ArmStats::cold_start_pending): a batch on slots 0, 2, 5 with nothing observed plays 0, 2, 5,
+// then the fewest pulls, 0 and 2; blind, the first untried slot every time.
+TEST(PendingPulls, ColdThompsonAndEpsilonGreedyStartAsGreedyDoes) {
+  PolicyConfig thompson = parse_policy_spec("thompson:n0=0").config;
+  Batch b = decide_batch(thompson, slots({0, 2, 5}), nullptr, 5);
+  EXPECT_EQ(b.aware, (std::vector<int>{0, 2, 5, 0, 2}));
+  EXPECT_EQ(b.blind, (std::vector<int>(5, 0)));
+  PolicyConfig eps = parse_policy_spec("egreedy:eps=0.1,n0=0").config;
+  eps.eps = 0.0;
+  b = decide_batch(eps, slots({0, 2, 5}), nullptr, 5);
+  EXPECT_EQ(b.aware, (std::vector<int>{0, 2, 5, 0, 2}));
+  EXPECT_EQ(b.blind, (std::vector<int>(5, 0)));
+}
+
+// Cold epsilon-greedy, eps = 0.3, slots 0, 2, 5, nothing observed, one pull of slot 0 pending: the
+// greedy branch plays slot 2 (untried, nothing pending), exploring plays each slot with 0.3 / 3.
+// So P(2) = 0.1 + 0.7 = 0.8 and P(0) = P(5) = 0.1: the logged probability says so for each answer,
+// the logged decision is the replay's (select_pending_with), and over 4,000 steps slot 2 comes up
+// 0.8 of the time (binomial sd 0.0063; the bound is 5 sd).
+TEST(PendingPulls, ColdEpsilonGreedyLogsTheProbabilityOfItsPendingAwareAnswer) {
+  PolicyContext ctx;
+  ctx.mask = slots({0, 2, 5});
+  PendingPulls pending{};
+  pending.count[0] = 1;
+  pending.total = 1;
+  const PolicyConfig cfg = parse_policy_spec("egreedy:eps=0.3,n0=0").config;
+  int twos = 0;
+  constexpr int kSteps = 4000;
+  for (int t = 0; t < kSteps; ++t) {
+    AnyPolicy a = make_policy(cfg), b = make_policy(cfg);
+    policy_reset(a, ctx);
+    policy_reset(b, ctx);
+    StepRandom r1(5, 9, uint32_t(t)), r2(5, 9, uint32_t(t));
+    double probability = -1.0;
+    const int logged = policy_select_pending_logged(a, r1, pending, &probability);
+    const int replayed =
+        with_policy(b, [&](auto& p) { return select_pending_with(p, r2, SelectAids{}, pending); });
+    ASSERT_EQ(logged, replayed) << t;
+    EXPECT_DOUBLE_EQ(probability, logged == 2 ? 0.3 / 3 + 0.7 : 0.3 / 3) << t;
+    twos += logged == 2;
+  }
+  EXPECT_NEAR(double(twos) / kSteps, 0.8, 5 * std::sqrt(0.8 * 0.2 / kSteps));
+}
+
 // ETC, m = 2, three arms: the probes already issued count, so a batch issues 0, 1, 2, 0, 1, 2;
 // with every probe issued and none observed it plays the first valid slot until it can commit.
 // Blind, the first probe (slot 0) every time.
@@ -132,9 +177,9 @@ TEST(PendingPulls, ExploreThenCommitIssuesTheNextProbesInOrder) {
   EXPECT_EQ(b.blind, (std::vector<int>(8, 0)));
 }
 
-// Policies without select_pending() (epsilon-greedy, Thompson sampling, random) decide as
-// select() does whatever is pending, with the same probability in the logged form; a pending-aware
-// one logs probability 1. Checked over states reached by real updates.
+// Warm epsilon-greedy and Thompson sampling (every arm has a prior: no cold start) and random decide
+// as select() does whatever is pending, with the same probability in the logged form; a
+// deterministic pending-aware one logs probability 1. Checked over states reached by real updates.
 TEST(PendingPulls, OthersDecideAsUndelayedAndTheLoggedFormAgrees) {
   float prior[kNumArms];
   for (float& p : prior) p = -1.0f;

@@ -4,6 +4,7 @@
 //   N_i = n0 + n_i,  mean_i = (n0 * mu0_i + sum of observations) / N_i.
 // Arms without a prior value (or n0 = 0, the cold start) start at N_i = 0. Observations may be
 // transformed first (Thompson sampling keeps log-latencies); the prior gets the same transform.
+#include <cmath>
 #include <cstdint>
 
 #include "ncclbot/core/hd.hpp"
@@ -141,6 +142,26 @@ struct ArmStats {
     for (int j = 0; j < arms.k; ++j)
       if (count[j] > 0.0 && (best < 0 || mean[j] < mean[best])) best = j;
     return best;
+  }
+
+  // The cold start with decisions pending (policy_context.hpp), for policies that try every arm
+  // first: an arm with a pull pending is no longer untried. The first arm with neither a pull nor one
+  // pending; while every unobserved arm has one pending, the best observed arm, or with none observed
+  // the fewest pulls (lowest slot). So a batch does not probe one arm over and over before its first
+  // latency arrives. Packed index; call it with untried > 0.
+  NCCLBOT_HD int cold_start_pending(const PendingPulls& pending) const {
+    int fewest = 0;
+    double fewest_pulls = HUGE_VAL;
+    for (int j = 0; j < arms.k; ++j) {
+      const double pulls = count[j] + double(pending.count[arms.slot[j]]);
+      if (pulls == 0.0) return j;
+      if (pulls < fewest_pulls) {
+        fewest_pulls = pulls;
+        fewest = j;
+      }
+    }
+    const int best = argmin_mean();
+    return best >= 0 ? best : fewest;
   }
 
   // The slot a policy commits to when it stops learning: the smallest mean among observed arms

@@ -37,8 +37,28 @@ struct EpsGreedyPolicy {
   // choice (exact up to the 2^-32 granularity of the two uniform draws).
   NCCLBOT_HD double propensity(int slot) const {
     if (stats.arms.k == 0) return 0.0;
-    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
-    return stats.arms.slot[j] == slot ? greedy_probability() : explore_rate() / double(stats.arms.k);
+    return stats.arms.slot[greedy_index(nullptr)] == slot ? greedy_probability()
+                                                          : explore_rate() / double(stats.arms.k);
+  }
+  // With decisions pending (policy_context.hpp): the greedy branch takes greedy's cold start
+  // (ArmStats::cold_start_pending: an arm with a pull pending is no longer untried); the exploring
+  // branch is unchanged. The same two words as select().
+  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
+    bool explored = false;
+    return choose(rng, explored, &pending);
+  }
+  // select_pending() and the probability of its answer: min(eps_t, 1) / K for exploring, plus the
+  // rest when it is the greedy branch's arm.
+  NCCLBOT_HD int select_pending_logged(StepRandom& rng, const PendingPulls& pending, double* probability) {
+    bool explored = false;
+    const int slot = choose(rng, explored, &pending);
+    if (slot < 0) {
+      *probability = 0.0;
+      return slot;
+    }
+    const bool greedy_arm = slot == stats.arms.slot[greedy_index(&pending)];
+    *probability = greedy_arm ? greedy_probability() : explore_rate() / double(stats.arms.k);
+    return slot;
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
@@ -54,14 +74,19 @@ struct EpsGreedyPolicy {
     const double e = explore_rate();
     return e / double(stats.arms.k) + (1.0 - e);
   }
-  NCCLBOT_HD int choose(StepRandom& rng, bool& explored) {
+  // The greedy branch's arm (packed index): untried arms first (with `pending`, those without a pull
+  // pending), then the smallest mean.
+  NCCLBOT_HD int greedy_index(const PendingPulls* pending) const {
+    if (stats.untried == 0) return stats.argmin_mean();
+    return pending && pending->total > 0 ? stats.cold_start_pending(*pending) : stats.first_untried();
+  }
+  NCCLBOT_HD int choose(StepRandom& rng, bool& explored, const PendingPulls* pending = nullptr) {
     if (stats.arms.k == 0) return -1;
     const double u = uniform_open01(rng.next_u32());
     const uint32_t w1 = rng.next_u32();
     explored = u < eps_now();
     if (explored) return stats.arms.slot[uniform_below(w1, uint32_t(stats.arms.k))];
-    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
-    return stats.arms.slot[j];
+    return stats.arms.slot[greedy_index(pending)];
   }
 };
 

@@ -3,8 +3,6 @@
 // (n0 pseudo-pulls at the prior's value), it plays the lowest-slot arm with N_i = 0 if any, else
 // argmin_i mean_i (ties: lowest slot). n0 = 0: play each arm once, then exploit. Committed arm:
 // argmin of the means over the arms observed so far.
-#include <cmath>
-
 #include "ncclbot/policy/arm_stats.hpp"
 
 namespace ncclbot {
@@ -24,23 +22,10 @@ struct GreedyPolicy {
     return stats.arms.slot[j];
   }
   // With decisions pending (policy_context.hpp): a pull at an arm's current mean changes no mean, so
-  // only the cold start differs: an arm with a pull pending is no longer untried. While every
-  // unobserved arm has one pending, the best observed arm, or with none observed the fewest pulls
-  // (lowest slot): the batch does not probe one arm over and over before its first latency.
+  // only the cold start differs (ArmStats::cold_start_pending).
   NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
     if (stats.arms.k == 0 || stats.untried == 0) return select(rng);
-    int fewest = 0;
-    double fewest_pulls = HUGE_VAL;
-    for (int j = 0; j < stats.arms.k; ++j) {
-      const double pulls = stats.count[j] + double(pending.count[stats.arms.slot[j]]);
-      if (pulls == 0.0) return stats.arms.slot[j];
-      if (pulls < fewest_pulls) {
-        fewest_pulls = pulls;
-        fewest = j;
-      }
-    }
-    const int best = stats.argmin_mean();
-    return stats.arms.slot[best >= 0 ? best : fewest];
+    return stats.arms.slot[stats.cold_start_pending(pending)];
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }

@@ -222,37 +222,43 @@ NCCLBOT_HD inline double policy_propensity(AnyPolicy& a, int slot) {
 // is exact and free (1: no other arm can win); otherwise, when `deferred` is given, it says NaN and
 // `deferred` holds the contest, for thompson_win_probability() to compute off the hot path (without
 // `deferred`, the integral is computed now).
+template <typename P>
+NCCLBOT_HD int select_logged_of(P& p, StepRandom& rng, double* probability, ThompsonContest* deferred) {
+  if constexpr (requires { p.select_logged(rng, probability, deferred); }) {
+    return p.select_logged(rng, probability, deferred);
+  } else if constexpr (requires { p.select_logged(rng, probability); }) {
+    return p.select_logged(rng, probability);
+  } else {
+    const int slot = p.select(rng);
+    *probability = propensity_of(p, slot);
+    return slot;
+  }
+}
 NCCLBOT_HD inline int policy_select_logged(AnyPolicy& a, StepRandom& rng, double* probability,
                                            ThompsonContest* deferred = nullptr) {
-  return with_policy(a, [&](auto& p) {
-    if constexpr (requires { p.select_logged(rng, probability, deferred); }) {
-      return p.select_logged(rng, probability, deferred);
-    } else if constexpr (requires { p.select_logged(rng, probability); }) {
-      return p.select_logged(rng, probability);
-    } else {
-      const int slot = p.select(rng);
-      *probability = propensity_of(p, slot);
-      return slot;
-    }
-  });
+  return with_policy(a, [&](auto& p) { return select_logged_of(p, rng, probability, deferred); });
 }
 
-// policy_select_logged() with decisions pending: a policy with select_pending() is deterministic
-// (asserted), so its answer has probability 1; the others decide and log as without pending.
+// policy_select_logged() with decisions pending: a randomised pending-aware policy says its own
+// probability (select_pending_logged()); a deterministic one with select_pending() has probability 1
+// (asserted); the others decide and log as without pending.
 NCCLBOT_HD inline int policy_select_pending_logged(AnyPolicy& a, StepRandom& rng, const PendingPulls& pending,
                                                    double* probability, ThompsonContest* deferred = nullptr) {
-  const bool pending_aware = with_policy(a, [&](auto& p) {
-    if constexpr (requires { p.select_pending(rng, pending); }) {
+  if (pending.total == 0) return policy_select_logged(a, rng, probability, deferred);
+  return with_policy(a, [&](auto& p) {
+    if constexpr (requires { p.select_pending_logged(rng, pending, probability, deferred); }) {
+      return p.select_pending_logged(rng, pending, probability, deferred);
+    } else if constexpr (requires { p.select_pending_logged(rng, pending, probability); }) {
+      return p.select_pending_logged(rng, pending, probability);
+    } else if constexpr (requires { p.select_pending(rng, pending); }) {
       static_assert(std::remove_reference_t<decltype(p)>::kDeterministic,
-                    "a pending-aware policy is deterministic: its logged probability is 1");
-      return pending.total > 0;
+                    "a randomised pending-aware policy says its probability (select_pending_logged)");
+      *probability = 1.0;
+      return p.select_pending(rng, pending);
     } else {
-      return false;
+      return select_logged_of(p, rng, probability, deferred);
     }
   });
-  if (!pending_aware) return policy_select_logged(a, rng, probability, deferred);
-  *probability = 1.0;
-  return policy_select_pending(a, rng, pending);
 }
 
 }  // namespace ncclbot

@@ -83,6 +83,21 @@ struct ThompsonPolicy {
 #endif
   }
 
+  // With decisions pending (policy_context.hpp): the cold start tries the arms without a pull pending
+  // first (ArmStats::cold_start_pending), so a batch does not probe one untried arm over and over;
+  // once every arm is observed each decision draws afresh from the posterior, as select() does.
+  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
+    if (stats.arms.k == 0 || stats.untried == 0) return select(rng);
+    return stats.arms.slot[stats.cold_start_pending(pending)];
+  }
+  // select_pending() and its propensity: 1 in the cold start (deterministic), else select_logged()'s.
+  NCCLBOT_HD int select_pending_logged(StepRandom& rng, const PendingPulls& pending, double* probability,
+                                       ThompsonContest* deferred) {
+    if (stats.arms.k == 0 || stats.untried == 0) return select_logged(rng, probability, deferred);
+    *probability = 1.0;
+    return stats.arms.slot[stats.cold_start_pending(pending)];
+  }
+
   // The arms other than `best` (the best-mean arm) that could still win: those whose floor is not
   // above the best arm's highest draw, as a mask of packed arm indices.
   NCCLBOT_HD uint32_t rivals_of(int best) const {
