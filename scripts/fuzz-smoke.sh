@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Fuzz smoke run: builds the libFuzzer targets with clang++ in their own build folder (build-fuzz)
 # and runs each, two at a time: the nccl-tests log and sweep CSV readers for FUZZ_SECONDS (default
-# 20), the tuner plugin's decision table, state file and leader wire protocol for
-# PLUGIN_FUZZ_SECONDS (default 12), the study TOML loader, the `stats` JSON input and the fabric
-# preset reader for FUZZ_INPUT_SECONDS (default 10). Seed corpus: tests/data/nccl-tests,
+# 14), the tuner plugin's decision table, state file and leader wire protocol for
+# PLUGIN_FUZZ_SECONDS (default 8), the study TOML loader, the `stats` JSON input and the fabric
+# preset reader for FUZZ_INPUT_SECONDS (default 6). A smoke run within CI's time; set them higher
+# for a longer search. Seed corpus: tests/data/nccl-tests,
 # tests/fuzz/seeds and the third-party nccl-tests logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (when
 # present; not part of the repository). Exits non-zero on any crash, sanitizer report or unexpected
 # exception; reproducers land in build-fuzz/fuzz-artifacts/.
 # Needs clang++ and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev; scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-20}
-plugin_seconds=${PLUGIN_FUZZ_SECONDS:-12}
+seconds=${FUZZ_SECONDS:-14}
+plugin_seconds=${PLUGIN_FUZZ_SECONDS:-8}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
@@ -41,7 +42,7 @@ run() {
   grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$build/$target.log" | tail -n 2 >&2 || true
 }
 # Two lanes, one fuzzer at a time in each (one core each): the same fuzzing time in half the wall time.
-input_seconds=${FUZZ_INPUT_SECONDS:-10}
+input_seconds=${FUZZ_INPUT_SECONDS:-6}
 (
   run fuzz_nccl_tests_log "$corpus/log" "$seconds" && run fuzz_decision_table "$corpus/table" "$plugin_seconds" &&
     run fuzz_state_file "$corpus/state" "$plugin_seconds" && run fuzz_study_toml "$corpus/study" "$input_seconds"

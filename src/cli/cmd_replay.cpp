@@ -149,7 +149,7 @@ Action setup(CLI::App& app) {
       if (!report.as_deployed.empty()) identity["as_deployed"] = report.as_deployed;
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
       const size_t total = job.configs.size() * job.contexts.size();
-      study::ProgressLine progress("replay shard " + opt->shard, shard_units(total, shard).size());
+      study::ProgressLine progress("replay shard " + opt->shard, job_shard_units(job, shard).size());
       job.progress = &progress;
       const ReplaySlice slice = run_replay_units(job, shard, backend);
       progress.finish();

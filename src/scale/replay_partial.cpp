@@ -68,8 +68,35 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
   if (job.window > 1) id["window"] = job.window;
   if (job.policy_start > 0) id["policy_start"] = job.policy_start;
   if (!job.call_cost_us.empty()) id["call_cost_us"] = job.call_cost_us;
+  // Coupled contexts (a first-use cost) are dealt in communicator blocks: the merge needs the blocks.
+  const std::vector<std::vector<int>> communicators = coupled_communicators(job);
+  if (!communicators.empty()) id["communicators"] = communicators;
   return id;
 }
+
+namespace {
+
+// The units of a partial's shard: in the communicator blocks its identity records (checked to cover
+// each of its contexts once), else one by one.
+ShardUnits partial_units(const nlohmann::json& identity, size_t total, ShardSpec shard,
+                         const std::string& source) {
+  if (!identity.contains("communicators")) return shard_units(total, shard);
+  const auto groups = identity.at("communicators").get<std::vector<std::vector<int>>>();
+  const size_t contexts = identity.at("contexts").size();
+  std::vector<int> seen(contexts, 0);
+  for (const auto& g : groups)
+    for (int i : g) {
+      if (i < 0 || size_t(i) >= contexts || seen[size_t(i)]++)
+        throw InputError(source, 2, "communicators do not cover each context once");
+    }
+  for (int n : seen)
+    if (n != 1) throw InputError(source, 2, "communicators do not cover each context once");
+  if (contexts == 0 || total % contexts != 0)
+    throw InputError(source, 2, "unit total does not match the contexts");
+  return communicator_shard_units(total / contexts, contexts, groups, shard);
+}
+
+}  // namespace
 
 std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shard, size_t total_units,
                                   const ReplaySlice& slice) {
@@ -109,7 +136,7 @@ ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& s
     p.slice.seeds_kept = h.at("payload").value("seeds_kept", 0);
     if (p.shard.count < 1 || p.shard.index < 0 || p.shard.index >= p.shard.count)
       throw InputError(source, 2, "bad shard " + shard_text(p.shard));
-    p.slice.units = shard_units(p.total_units, p.shard);
+    p.slice.units = partial_units(p.identity, p.total_units, p.shard, source);
     if (count != p.slice.units.size())
       throw InputError(source, 2, "unit count does not match shard " + shard_text(p.shard));
     const size_t n = p.slice.units.size(), per_seed = n * size_t(p.slice.seeds_kept);

@@ -28,48 +28,61 @@ ShardSpec parse_shard(const std::string& text, const std::string& option) {
   return s;
 }
 
+ShardUnits communicator_shard_units(size_t configs, size_t contexts,
+                                    const std::vector<std::vector<int>>& communicators, ShardSpec shard) {
+  ShardUnits u = shard_units(configs * contexts, shard);
+  u.listed = true;
+  const size_t n = size_t(shard.count), groups = communicators.size();
+  for (size_t cfg = 0; cfg < configs; ++cfg) {
+    std::vector<size_t> mine;
+    for (size_t g = 0; g < groups; ++g)
+      if ((cfg * groups + g) % n == size_t(shard.index))
+        for (int i : communicators[g]) mine.push_back(cfg * contexts + size_t(i));
+    std::sort(mine.begin(), mine.end());
+    u.units.insert(u.units.end(), mine.begin(), mine.end());
+  }
+  return u;
+}
+
+std::vector<std::vector<int>> coupled_communicators(const ReplayJob& job) {
+  std::vector<std::vector<int>> out;
+  if (!charges_first_use(*job.sweep)) return out;
+  const Communicators c = communicators_of(*job.sweep, job.contexts);
+  for (int g = 0; g < c.count(); ++g)
+    out.emplace_back(c.members.begin() + c.begin[size_t(g)], c.members.begin() + c.begin[size_t(g) + 1]);
+  return out;
+}
+
+ShardUnits job_shard_units(const ReplayJob& job, ShardSpec shard) {
+  const std::vector<std::vector<int>> groups = coupled_communicators(job);
+  if (groups.empty()) return shard_units(job.configs.size() * job.contexts.size(), shard);
+  return communicator_shard_units(job.configs.size(), job.contexts.size(), groups, shard);
+}
+
 ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBackend resolved) {
   if (job.raw) throw UsageError("--raw cannot be combined with --shard or MPI ranks");
   // The engine's checks, made here too: a shard with no units still rejects what the run would.
   check_replay_job(job);
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) throw UsageError("replay: bad shard");
-  const size_t n_ctx = job.contexts.size(), n = size_t(shard.count);
+  const size_t n_ctx = job.contexts.size();
   ReplaySlice out;
-  out.units = shard_units(job.configs.size() * n_ctx, shard);
+  out.units = job_shard_units(job, shard);
   out.online.reserve(out.units.size());
   out.final_loss.reserve(out.units.size());
   out.seeds_kept = job.keep_per_seed ? job.seeds : 0;
-  // With a first-use cost the contexts of a communicator are coupled (replay/first_use.hpp): a part
-  // replays every context of each communicator it touches, and keeps its own units' losses.
-  std::vector<int> communicator_of(n_ctx, -1);
-  Communicators comms;
-  if (charges_first_use(*job.sweep)) {
-    comms = communicators_of(*job.sweep, job.contexts);
-    for (int g = 0; g < comms.count(); ++g)
-      for (int k = comms.begin[size_t(g)]; k < comms.begin[size_t(g) + 1]; ++k)
-        communicator_of[size_t(comms.members[size_t(k)])] = g;
-  }
-  for (size_t cfg = 0; cfg < job.configs.size(); ++cfg) {
-    // This shard's contexts of config cfg: i with (cfg * n_ctx + i) mod N == I, ascending, so
-    // the units come out in unit order.
-    const size_t first = (size_t(shard.index) + n - (cfg * n_ctx) % n) % n;
-    if (first >= n_ctx) continue;
-    std::vector<size_t> own, replayed;  // job-context indices, ascending
-    std::vector<bool> touched(size_t(comms.count()), false);
-    for (size_t i = first; i < n_ctx; i += n) {
-      own.push_back(i);
-      if (communicator_of[i] >= 0) touched[size_t(communicator_of[i])] = true;
-    }
-    for (size_t i = 0; i < n_ctx; ++i)
-      if (communicator_of[i] >= 0 ? bool(touched[size_t(communicator_of[i])])
-                                  : (i >= first && (i - first) % n == 0))
-        replayed.push_back(i);
+  // Units come in unit order, so a config's are consecutive: each config's part runs as one job
+  // over its contexts (whole communicators when they are coupled, replay/first_use.hpp).
+  for (size_t k = 0; k < out.units.size();) {
+    const size_t cfg = out.units.unit(k) / n_ctx;
+    std::vector<size_t> own;  // job-context indices, ascending
+    for (; k < out.units.size() && out.units.unit(k) / n_ctx == cfg; ++k)
+      own.push_back(out.units.unit(k) % n_ctx);
     // Losses of a (config, context) unit depend on nothing else in the job but its communicator
     // (the replay id is a function of the context alone), so a sub-job over whole communicators
     // gives the same bits. Everything but the contexts and the per-config lists is the job's own.
     ReplayJob part = job;
     part.contexts.clear();
-    for (size_t i : replayed) part.contexts.push_back(job.contexts[i]);
+    for (size_t i : own) part.contexts.push_back(job.contexts[i]);
     part.configs = {job.configs[cfg]};
     part.fixed_slots.clear();
     if (cfg < job.fixed_slots.size()) part.fixed_slots = {job.fixed_slots[cfg]};
@@ -77,10 +90,9 @@ ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBacken
     if (!job.call_cost_us.empty()) part.call_cost_us = {job.call_cost_us[cfg]};
     part.raw = nullptr;
     const ReplayResults r = run_replay(part, resolved);
-    // The engine's [config 0][seed][context] -> [unit][seed], own units only.
+    // The engine's [config 0][seed][context] -> [unit][seed].
     const size_t m = part.contexts.size();
-    for (size_t i : own) {
-      const size_t at = size_t(std::lower_bound(replayed.begin(), replayed.end(), i) - replayed.begin());
+    for (size_t at = 0; at < m; ++at) {
       out.online.push_back(r.online[at]);
       out.final_loss.push_back(r.final_loss[at]);
       for (int seed = 0; out.seeds_kept && seed < job.seeds; ++seed) {

@@ -205,7 +205,9 @@ TEST(FirstUse, TheEngineChargesWhatALiteralWalkOfTheCallOrderCharges) {
   }
 }
 
-// A shard replays the whole communicator of each of its units, so any split gives the unsharded bits.
+// Shards are dealt whole communicators, (config, communicator) blocks like cards, so any split gives
+// the unsharded bits and no shard replays a unit of another: every unit in exactly one shard, and
+// each shard's units of a config are whole communicators.
 TEST(FirstUse, ShardsOfACoupledJobGiveTheUnshardedBits) {
   Sweep s = random_tiny_sweep(3, 10, true);
   s.set_dynamics(every_mechanism());
@@ -217,9 +219,23 @@ TEST(FirstUse, ShardsOfACoupledJobGiveTheUnshardedBits) {
   job.horizon = 50;
   job.keep_per_seed = true;
   const ReplayResults whole = run_cpu_replay(job);
-  for (int n = 2; n <= 4; ++n)
+  const std::vector<std::vector<int>> groups = coupled_communicators(job);
+  ASSERT_EQ(groups.size(), 4u);  // random_tiny_sweep: nodes 1 + c % 4
+  for (int n = 2; n <= 4; ++n) {
+    std::vector<int> dealt(job.configs.size() * job.contexts.size(), 0);
     for (int index = 0; index < n; ++index) {
       const ReplaySlice part = run_replay_units(job, ShardSpec{index, n}, ReplayBackend::kCpu);
+      std::set<size_t> mine;
+      for (size_t k = 0; k < part.units.size(); ++k) {
+        ++dealt[part.units.unit(k)];
+        mine.insert(part.units.unit(k));
+      }
+      for (size_t cfg = 0; cfg < job.configs.size(); ++cfg)
+        for (const auto& g : groups) {
+          size_t held = 0;
+          for (int i : g) held += mine.count(cfg * job.contexts.size() + size_t(i));
+          EXPECT_TRUE(held == 0 || held == g.size()) << "shard " << index << "/" << n;
+        }
       for (size_t k = 0; k < part.units.size(); ++k) {
         const size_t unit = part.units.unit(k);
         ASSERT_TRUE(same_bits(part.online[k], whole.online[unit])) << "shard " << index << "/" << n;
@@ -230,4 +246,6 @@ TEST(FirstUse, ShardsOfACoupledJobGiveTheUnshardedBits) {
         }
       }
     }
+    for (int d : dealt) EXPECT_EQ(d, 1) << n << " shards";
+  }
 }

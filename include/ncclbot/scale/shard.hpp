@@ -7,6 +7,9 @@
 // holds units I, I+N, I+2N, ... < U. The shards of any N hold every unit exactly once, and each
 // gets its share of every policy config (configs differ several-fold in cost, so contiguous
 // slices of whole configs would leave some shards idle while others work).
+// A sweep with a first-use cost couples the contexts of a communicator (replay/first_use.hpp): its
+// units are then dealt in blocks, one block per (config, communicator) in row-major order, block
+// I, I+N, ... to shard I, so each shard replays whole communicators and nothing twice.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -26,15 +29,33 @@ ShardSpec parse_shard(const std::string& text, const std::string& option = "--sh
 struct ShardUnits {
   size_t total = 0;  // U, the units of the whole job
   ShardSpec shard;
+  bool listed = false;        // dealt in blocks: the shard's units are `units`
+  std::vector<size_t> units;  // ascending, when listed
   size_t size() const {
+    if (listed) return units.size();
     return total > size_t(shard.index) ? (total - size_t(shard.index) - 1) / size_t(shard.count) + 1 : 0;
   }
-  size_t unit(size_t k) const { return size_t(shard.index) + k * size_t(shard.count); }  // k < size()
+  size_t unit(size_t k) const {  // k < size()
+    return listed ? units[k] : size_t(shard.index) + k * size_t(shard.count);
+  }
 };
 
+// Units dealt one by one.
 inline ShardUnits shard_units(size_t total_units, ShardSpec shard) {
-  return {total_units, shard};
+  return {total_units, shard, false, {}};
 }
+
+// Units of `configs` configs over `contexts` job contexts dealt in (config, communicator) blocks;
+// `communicators` lists each communicator's job-context indices and covers every context once.
+ShardUnits communicator_shard_units(size_t configs, size_t contexts,
+                                    const std::vector<std::vector<int>>& communicators, ShardSpec shard);
+
+// The communicators of a job whose sweep has a first-use cost (their job-context indices, in call
+// order), else none: what block dealing uses, and what a partial's identity records.
+std::vector<std::vector<int>> coupled_communicators(const ReplayJob& job);
+
+// The job's units in `shard`: in blocks for coupled_communicators(), else one by one.
+ShardUnits job_shard_units(const ReplayJob& job, ShardSpec shard);
 
 // Seed-averaged losses of a shard's units, in unit order; with job.keep_per_seed also every
 // seed's losses, [unit][seed].
