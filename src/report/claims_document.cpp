@@ -1,6 +1,9 @@
 #include "report/claims_document.hpp"
 
+#include <cmath>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include "report/number_format.hpp"
 #include "study/study_statistics.hpp"
@@ -34,6 +37,31 @@ bool direction_holds(const std::string& agrees_if, double a, double b) {
   return b <= a;  // b_not_higher
 }
 
+// One side's figure against the paper's: the measured value (a share for a count of contexts above
+// 10%) and whether it lies within the band.
+json figure(const Claim& c, const std::optional<double>& paper, double measured, size_t contexts) {
+  if (!paper) return nullptr;
+  const double value = c.metric == study::Metric::kAbove10pct ? measured / double(contexts) : measured;
+  const bool within = std::fabs(value - *paper) <= c.band * std::fabs(*paper);
+  return {{"paper", *paper}, {"measured", value}, {"within_band", within}};
+}
+
+// The row's verdict fields: whether it agrees, its basis, and the cause for that outcome.
+json row(const Claim& c, const std::string& measured, json values, bool agrees, json figures) {
+  json out = {{"claim", c.claim},
+              {"paper", c.paper},
+              {"measured", measured},
+              {"values", std::move(values)},
+              {"agrees", agrees},
+              {"basis", c.basis == Claim::Basis::kTested ? "tested" : "calibrated"},
+              {"why", agrees ? c.why_agree : c.why_disagree}};
+  if (!figures.empty()) {
+    out["band"] = c.band;
+    out["figures"] = std::move(figures);
+  }
+  return out;
+}
+
 json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResult>& units,
               const study::SignificanceResult& sig, const Claim& c) {
   const std::string metric = study::metric_name(c.metric);
@@ -48,14 +76,19 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
                 {"reject", h.reject},
                 {"mean_diff", h.mean_diff},
                 {"family", h.spec.family}};
+      const std::string lower = h.mean_diff < 0.0 ? c.a : h.mean_diff > 0.0 ? c.b : "neither";
       measured = c.a + " vs " + c.b + " on " + metric + ": mean difference " +
                  metric_diff_text(metric, h.mean_diff) + ", p = " + p_value(h.test.p) +
                  ", Holm p = " + p_value(h.p_holm) + " (" + h.spec.family +
-                 " family): " + (h.reject ? "rejected" : "not rejected");
-      agrees = (c.agrees_if == "reject") == h.reject;
+                 " family): " + (h.reject ? "rejected, " + lower + " lower" : std::string("not rejected"));
+      // A rejection agrees only in the direction the paper states; a "no difference" claim only
+      // when the test does not reject.
+      if (c.agrees_if == "reject")
+        agrees = h.reject && (c.direction == "a_lower" ? h.mean_diff < 0.0 : h.mean_diff > 0.0);
+      else
+        agrees = !h.reject;
     }
-    return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured},
-            {"values", values}, {"agrees", agrees}, {"why", c.why}};
+    return row(c, measured, values, agrees, json::object());
   }
   const int pa = study::policy_index(st, c.a), pb = study::policy_index(st, c.b);
   std::vector<double> pooled_a, pooled_b;
@@ -73,17 +106,15 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
     holds += direction_holds(c.agrees_if, va, vb);
     per_scenario.push_back({{"scenario", name}, {"a", va}, {"b", vb}});
   }
-  if (pooled_a.empty()) {
-    return {{"claim", c.claim},  {"paper", c.paper}, {"measured", "no score context matches the claim"},
-            {"values", nullptr}, {"agrees", false},  {"why", c.why}};
-  }
+  if (pooled_a.empty()) return row(c, "no score context matches the claim", nullptr, false, json::object());
   const double va = study::metric_value(pooled_a, c.metric), vb = study::metric_value(pooled_b, c.metric);
   values = {
       {"metric", metric}, {"a", va}, {"b", vb}, {"contexts", pooled_a.size()}, {"scenarios", scenarios}};
+  bool direction = false;
   if (c.kind == Claim::Kind::kPooled) {
     measured = c.a + " " + metric_text(metric, va) + " -> " + c.b + " " + metric_text(metric, vb) + " (" +
                metric + ", " + std::to_string(pooled_a.size()) + " contexts)";
-    agrees = direction_holds(c.agrees_if, va, vb);
+    direction = direction_holds(c.agrees_if, va, vb);
   } else {
     values["per_scenario"] = per_scenario;
     values["holds_in"] = holds;
@@ -93,10 +124,18 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
     measured = c.b + " " + dir + " than " + c.a + " on " + metric + " in " + std::to_string(holds) + " of " +
                std::to_string(scenarios) + " scenarios (pooled " + metric_text(metric, va) + " vs " +
                metric_text(metric, vb) + ")";
-    agrees = holds == scenarios;
+    direction = holds == scenarios;
   }
-  return {{"claim", c.claim}, {"paper", c.paper}, {"measured", measured},
-          {"values", values}, {"agrees", agrees}, {"why", c.why}};
+  // The paper's figures, where it gives them, must be met within the band too.
+  json figures = json::object();
+  agrees = direction;
+  for (const auto& [side, paper, value] : {std::tuple{"a", c.paper_a, va}, std::tuple{"b", c.paper_b, vb}}) {
+    json f = figure(c, paper, value, pooled_a.size());
+    if (f.is_null()) continue;
+    agrees = agrees && f.at("within_band").get<bool>();
+    figures[side] = std::move(f);
+  }
+  return row(c, measured, values, agrees, figures);
 }
 
 }  // namespace

@@ -4,11 +4,15 @@
 
 #include "report/number_format.hpp"
 #include "report/sensitivity.hpp"
+#include "study/study_spec.hpp"
 
 namespace ncclbot::report {
 namespace {
 
 using nlohmann::json;
+
+// The figure the verdict shows: each policy's mean loss per scenario (scripts/study_figures.py).
+constexpr const char* kKeyFigure = "paired_bars_mean.png";
 
 Block heading(int level, std::string text) {
   Block b;
@@ -74,6 +78,105 @@ std::string context_level_text(const json& h) {
          ")";
 }
 
+std::string deployment_text(const json& st) {
+  return st.contains("as_deployed") && st.at("as_deployed").is_string()
+             ? "as deployed (the plugin's " + st.at("as_deployed").get<std::string>() + " mode)"
+             : std::string("in the ideal world (no plugin cost, no feedback lag)");
+}
+
+// A pooled metric with its interval, a count of contexts above 10% as a share of them.
+std::string share_with_interval(const json& m, double contexts) {
+  return percent(m.at("estimate").get<double>() / contexts) + " [" +
+         percent(m.at("low").get<double>() / contexts) + ", " +
+         percent(m.at("high").get<double>() / contexts) + "]";
+}
+
+// The primary-family test of `policy` against AUTO on the mean, as a table cell.
+std::string against_auto(const json& r, const std::string& policy) {
+  for (const auto& h : r.at("hypotheses")) {
+    if (h.at("family") != "primary" || h.at("metric") != "mean") continue;
+    const bool a_side = h.at("a") == policy && h.at("b") == "AUTO",
+               b_side = h.at("b") == policy && h.at("a") == "AUTO";
+    if (!a_side && !b_side) continue;
+    const std::string holm = "Holm p " + p_value(h.at("p_holm").get<double>());
+    if (!h.at("reject").get<bool>()) return "no difference shown (" + holm + ")";
+    const bool policy_lower = (h.at("mean_diff").get<double>() < 0.0) == a_side;
+    return std::string(policy_lower ? "lower* (" : "higher* (") + holm + ")";
+  }
+  return "-";
+}
+
+// The report's first screen: a verdict of a few computed lines, the key figure and one summary
+// table. Every sentence is built from results.json; none is written in advance.
+std::vector<Block> verdict_section(const json& r, const json& figures) {
+  std::vector<Block> out;
+  const json& st = r.at("study");
+  const json& pooled = r.at("pooled");
+  out.push_back(heading(2, "Verdict"));
+  std::vector<std::string> lines;
+  const double contexts = pooled.empty() ? 0.0 : pooled[0].at("contexts").get<double>();
+  lines.push_back("Online loss after " + st.at("horizon").dump() + " calls per context, scored " +
+                  deployment_text(st) + ", over " + count(contexts) + " score contexts of " +
+                  std::to_string(r.at("scenarios").size()) +
+                  " scenarios (loss = latency of the pick / latency of the best arm - 1).");
+  const json* best = nullptr;
+  const json* nccl = nullptr;
+  for (const auto& p : pooled) {
+    if (!best || p.at("metrics").at("mean").at("estimate").get<double>() <
+                     best->at("metrics").at("mean").at("estimate").get<double>())
+      best = &p;
+    if (p.at("policy") == "AUTO") nccl = &p;
+  }
+  if (best) {
+    std::string line = "Lowest pooled mean loss: " + best->at("policy").get<std::string>() + ", " +
+                       with_interval(best->at("metrics").at("mean"), "loss");
+    if (nccl && nccl != best)
+      line += "; AUTO (NCCL's own choice) " + with_interval(nccl->at("metrics").at("mean"), "loss");
+    lines.push_back(line + ".");
+  }
+  for (const auto& f : r.at("families"))
+    if (f.at("name") == "primary")
+      lines.push_back("Primary family: " + f.at("rejected").dump() + " of " + f.at("size").dump() +
+                      " hypotheses rejected after Holm at alpha = " + count(st.at("alpha").get<double>()) +
+                      " (at most " + f.at("max_rejectable").dump() + " could be, with " +
+                      f.at("scenarios").dump() + " scenarios; table \"Hypotheses\").");
+  if (r.contains("sensitivity")) lines.push_back(sensitivity_summary(r));
+  if (r.contains("against_original")) {
+    int tested = 0, agree = 0;
+    for (const auto& c : r.at("against_original"))
+      if (c.at("basis") == "tested") {
+        ++tested;
+        agree += c.at("agrees").get<bool>();
+      }
+    lines.push_back("Against the original study: " + std::to_string(agree) + " of " + std::to_string(tested) +
+                    " tested claims agree (section \"Against the original study\").");
+  }
+  out.push_back(bullets(lines));
+  for (const auto& f : figures)
+    if (f.at("file") == kKeyFigure) {
+      Block b;
+      b.kind = Block::Kind::kFigure;
+      b.file = "figures/" + f.at("file").get<std::string>();
+      b.text = f.at("caption");
+      out.push_back(b);
+    }
+  Block t;
+  t.kind = Block::Kind::kTable;
+  t.header = {"policy", "mean loss", "p99 loss", "share of contexts above 10%",
+              "mean vs AUTO (primary family)"};
+  for (const auto& p : pooled) {
+    const json& m = p.at("metrics");
+    t.rows.push_back({p.at("policy"), with_interval(m.at("mean"), "loss"), with_interval(m.at("p99"), "loss"),
+                      share_with_interval(m.at("above_10pct"), p.at("contexts").get<double>()),
+                      p.at("policy") == "AUTO" ? "-" : against_auto(r, p.at("policy"))});
+  }
+  out.push_back(t);
+  out.push_back(paragraph("Intervals: " + count(st.at("level").get<double>() * 100) +
+                          "% percentile bootstrap over contexts. * significant after Holm's correction. "
+                          "The sections below have the detail."));
+  return out;
+}
+
 }  // namespace
 
 std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {
@@ -83,12 +186,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   out.push_back(heading(1, "ncclbot study: " + st.at("name").get<std::string>()));
   if (!st.at("description").get<std::string>().empty()) out.push_back(paragraph(st.at("description")));
 
-  out.push_back(heading(2, "What this says"));
-  {
-    auto findings = r.at("findings").get<std::vector<std::string>>();
-    if (r.contains("sensitivity")) findings.push_back(sensitivity_summary(r));
-    out.push_back(bullets(findings));
-  }
+  for (auto& b : verdict_section(r, figures)) out.push_back(std::move(b));
 
   out.push_back(heading(2, "Inputs"));
   out.push_back(bullets({
@@ -229,6 +327,12 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
                         p_value(f.at("smallest_attainable_p").get<double>()), f.at("max_rejectable").dump(),
                         f.at("rejected").dump()});
     out.push_back(t);
+    // What each family's size allows, in the findings' own words (a family that can reject nothing
+    // says so).
+    std::vector<std::string> notes;
+    for (const auto& f : r.at("findings"))
+      if (f.get<std::string>().rfind("Family '", 0) == 0) notes.push_back(f);
+    if (!notes.empty()) out.push_back(bullets(notes));
   }
   {
     Block t;
@@ -255,30 +359,53 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
            metric_diff_text(metric == "above_10pct" ? metric : "loss", h.at("mean_diff").get<double>()),
            h.at("a_better").dump() + " / " + h.at("b_better").dump() + " / " + h.at("ties").dump(),
            p_value(h.at("p").get<double>()), test, p_value(h.at("p_holm").get<double>()),
-           h.at("reject").get<bool>() ? "yes" : "no", context_level_text(h)});
+           h.at("reject").get<bool>() ? "yes" : "not significant", context_level_text(h)});
     }
     out.push_back(t);
   }
 
   if (r.contains("against_original")) {
     const auto& claims = r.at("against_original");
-    int agree = 0;
-    for (const auto& c : claims) agree += c.at("agrees").get<bool>();
+    int tested = 0, agree = 0, calibrated = 0;
+    for (const auto& c : claims) {
+      if (c.at("basis") == "calibrated") {
+        ++calibrated;
+        continue;
+      }
+      ++tested;
+      agree += c.at("agrees").get<bool>();
+    }
     out.push_back(heading(2, "Against the original study"));
     out.push_back(paragraph(
-        "Each published claim beside this study's own number for it, and whether the two agree in the "
-        "direction the claim states: " +
-        std::to_string(agree) + " of " + std::to_string(claims.size()) +
-        " agree. The simulator's mechanisms are calibrated to measurements and were never adjusted to match "
-        "a policy result; where AUTO's side of a claim agrees, it may do so by construction (the hidden "
-        "deviations are calibrated to the error profile the original study measured for AUTO), which the "
-        "last column says."));
+        "Each published claim beside this study's own number. A claim agrees when the direction it states "
+        "holds and, where the original gives a figure, the measured figure lies within the claim's band "
+        "(relative, default ±" +
+        percent(study::kDefaultClaimBand) +
+        "); a claim that a test rejects "
+        "agrees only when this study's test rejects in the same direction, and a claim of no significant "
+        "difference only when it does not reject. Tested claims: " +
+        std::to_string(agree) + " of " + std::to_string(tested) + " agree. " +
+        (calibrated > 0 ? std::to_string(calibrated) + " more restate numbers the simulator was fitted to "
+                                                       "(basis \"calibrated\"): shown, not counted."
+                        : std::string())));
     Block t;
     t.kind = Block::Kind::kTable;
-    t.header = {"claim", "original study", "this study", "agrees", "why"};
-    for (const auto& c : claims)
+    t.header = {"claim", "original study", "this study", "figures (original / here, band)",
+                "basis", "agrees",         "why"};
+    for (const auto& c : claims) {
+      std::string figures;
+      if (c.contains("figures"))
+        for (const auto& [side, f] : c.at("figures").items()) {
+          if (!figures.empty()) figures += "; ";
+          figures += side + ": " + percent(f.at("paper").get<double>()) + " / " +
+                     percent(f.at("measured").get<double>()) +
+                     (f.at("within_band").get<bool>() ? ", within ±" : ", outside ±") +
+                     percent(c.at("band").get<double>());
+        }
       t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"),
+                        figures.empty() ? "none given" : figures, c.at("basis"),
                         c.at("agrees").get<bool>() ? "yes" : "no", c.at("why")});
+    }
     out.push_back(t);
   }
   // The study under its variants, with its figure here rather than among the others.
@@ -318,6 +445,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   if (figures.empty()) out.push_back(paragraph("No figures: " + figures_note));
   for (const auto& f : figures) {
     if (r.contains("sensitivity") && f.at("file") == kSensitivityFigure) continue;
+    if (f.at("file") == kKeyFigure) continue;  // at the top, in the verdict
     Block b;
     b.kind = Block::Kind::kFigure;
     b.file = "figures/" + f.at("file").get<std::string>();

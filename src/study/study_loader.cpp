@@ -366,9 +366,13 @@ std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, c
 }
 
 Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
-  r.only_keys(t, "[[claim]]",
-              {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes",
-               "agrees_if", "why"});
+  r.only_keys(
+      t, "[[claim]]",
+      {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes", "agrees_if",
+       "direction", "basis", "paper_a", "paper_b", "band", "why_agree", "why_disagree", "why"});
+  if (const auto* n = r.find(t, "why"))
+    r.fail(*n,
+           "claim.why is now two keys: why_agree and why_disagree (the report prints the one that happened)");
   Claim c;
   c.line = r.line(t);
   auto text = [&](const char* key) {
@@ -380,7 +384,15 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   };
   c.claim = text("claim");
   c.paper = text("paper");
-  c.why = text("why");
+  c.why_agree = text("why_agree");
+  c.why_disagree = text("why_disagree");
+  const std::string basis = text("basis");
+  if (basis == "tested")
+    c.basis = Claim::Basis::kTested;
+  else if (basis == "calibrated")
+    c.basis = Claim::Basis::kCalibrated;
+  else
+    r.fail(*r.find(t, "basis"), "claim.basis '" + basis + "' must be tested or calibrated");
   c.a = text("a");
   c.b = text("b");
   for (const std::string* name : {&c.a, &c.b}) {
@@ -407,6 +419,30 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
            "claim.agrees_if '" + c.agrees_if + "' does not fit kind " + kind +
                " (pooled, every_scenario: b_lower, b_higher, b_not_higher; hypothesis: "
                "reject, not_reject)");
+  const auto* direction = r.find(t, "direction");
+  if (c.agrees_if == "reject") {
+    if (!direction) r.fail(t, "a claim that the test rejects needs direction = \"a_lower\" or \"b_lower\"");
+    c.direction = r.string(*direction, "claim.direction");
+    if (c.direction != "a_lower" && c.direction != "b_lower")
+      r.fail(*direction, "claim.direction '" + c.direction + "' must be a_lower or b_lower");
+  } else if (direction) {
+    r.fail(*direction, "claim.direction goes with agrees_if = \"reject\" only");
+  }
+  // Figures in the metric's unit: a loss as a fraction, contexts above 10% as a share of the contexts
+  // (the paper's count over its own denominator; a count compares only as a share).
+  const double most = c.metric == Metric::kAbove10pct ? 1.0 : 1.0e6;
+  const std::pair<const char*, std::optional<double>*> figures[] = {{"paper_a", &c.paper_a},
+                                                                    {"paper_b", &c.paper_b}};
+  for (const auto& [key, figure] : figures)
+    if (const auto* n = r.find(t, key)) {
+      if (c.kind == Claim::Kind::kHypothesis)
+        r.fail(*n, std::string("a hypothesis claim has no claim.") + key);
+      *figure = r.real(*n, std::string("claim.") + key, 0.0, most, false);
+    }
+  if (const auto* n = r.find(t, "band")) {
+    if (!c.paper_a && !c.paper_b) r.fail(*n, "claim.band needs a figure to apply to (paper_a or paper_b)");
+    c.band = r.real(*n, "claim.band", 0.0, 100.0, true);
+  }
   if (auto* n = r.find(t, "scenarios")) c.scenarios = scenario_list(r, *n, "claim.scenarios", s);
   if (auto* n = r.find(t, "min_bytes"))
     c.min_bytes = uint64_t(r.integer(*n, "claim.min_bytes", 0, INT64_MAX));

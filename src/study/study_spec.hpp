@@ -80,12 +80,25 @@ struct Hypothesis {
 //   kEveryScenario  metric of a and of b in each matching scenario;
 //   kHypothesis     the study's own test of a vs b on metric (Holm-corrected p, decision).
 // `agrees_if` is the direction the claim states: b_lower, b_higher or b_not_higher (pooled,
-// every scenario), reject or not_reject (hypothesis). `why` is the likely cause of a disagreement
-// (or why an agreement is by construction), shown either way.
+// every scenario), reject or not_reject (hypothesis); a claim that the test rejects also names the
+// side it finds lower (`direction`: a_lower or b_lower), and agrees only when the test rejects
+// that way. Where the paper gives a figure for a side (`paper_a`, `paper_b`, in the metric's unit:
+// fractions for losses), the claim also needs the measured value within `band` of it (relative:
+// |measured - paper| <= band * |paper|; default kDefaultClaimBand). `basis` says whether the claim
+// tests the simulator ("tested") or restates a number it was fitted to ("calibrated": shown, never
+// counted). `why_agree` / `why_disagree` are the likely causes of each outcome; the report prints
+// the one that happened.
+inline constexpr double kDefaultClaimBand = 0.5;
+
 struct Claim {
   enum class Kind { kPooled, kEveryScenario, kHypothesis };
+  enum class Basis { kTested, kCalibrated };
   long line = 0;
-  std::string claim, paper, why, agrees_if;
+  std::string claim, paper, why_agree, why_disagree, agrees_if;
+  std::string direction;  // hypothesis claims that reject: "a_lower" or "b_lower"
+  Basis basis = Basis::kTested;
+  std::optional<double> paper_a, paper_b;  // the paper's figures, where it gives them
+  double band = kDefaultClaimBand;
   Kind kind = Kind::kPooled;
   Metric metric = Metric::kMean;
   std::string a, b;

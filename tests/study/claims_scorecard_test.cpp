@@ -65,9 +65,13 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   const json r = json::parse(read_all(out + "/results.json"));
   const json& c = r["against_original"];
   ASSERT_EQ(c.size(), 4u);
-  for (const auto& x : c)
-    for (const char* key : {"claim", "paper", "measured", "agrees", "why"})
+  for (const auto& x : c) {
+    for (const char* key : {"claim", "paper", "measured", "agrees", "why", "basis"})
       EXPECT_TRUE(x.contains(key)) << key;
+    // The cause printed is the one for the outcome that happened.
+    EXPECT_EQ(x["why"], x["agrees"].get<bool>() ? std::string("agree: test") : x["why"].get<std::string>());
+    if (!x["agrees"].get<bool>()) EXPECT_NE(x["why"], "agree: test");
+  }
 
   // Pooled mean over big/* contexts of at most 64 KiB.
   const auto auto_small = pooled(r, "AUTO", "big/", 65536), ucb_small = pooled(r, "UCB1", "big/", 65536);
@@ -75,13 +79,26 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   EXPECT_EQ(c[0]["values"]["contexts"], auto_small.size());
   EXPECT_NEAR(c[0]["values"]["a"].get<double>(), mean(auto_small), 1e-15);
   EXPECT_NEAR(c[0]["values"]["b"].get<double>(), mean(ucb_small), 1e-15);
+  // Its figure: 0.5 for UCB1 within a band of 1.9, |mean - 0.5| <= 0.95: any mean in [0, 1.45].
+  EXPECT_EQ(c[0]["figures"]["b"]["measured"].get<double>(), mean(ucb_small));
+  EXPECT_TRUE(c[0]["figures"]["b"]["within_band"].get<bool>());
+  EXPECT_EQ(c[0]["band"].get<double>(), 1.9);
   EXPECT_EQ(c[0]["agrees"].get<bool>(), mean(ucb_small) < mean(auto_small));
 
   // Pooled count above 10% over every scenario.
   const auto ucb_all = pooled(r, "UCB1", "", UINT64_MAX), auto_all = pooled(r, "AUTO", "", UINT64_MAX);
   EXPECT_EQ(c[1]["values"]["a"].get<double>(), above(ucb_all));
   EXPECT_EQ(c[1]["values"]["b"].get<double>(), above(auto_all));
-  EXPECT_EQ(c[1]["agrees"].get<bool>(), above(auto_all) > above(ucb_all));
+  // A count compares as a share of the contexts: AUTO's share is far from the figure 0.9 (default
+  // band 0.5: within [0.45, 1.35]), so the row disagrees whatever the direction; it is calibrated,
+  // so the tally leaves it out.
+  const double share = above(auto_all) / double(auto_all.size());
+  ASSERT_LT(share, 0.45);
+  EXPECT_DOUBLE_EQ(c[1]["figures"]["b"]["measured"].get<double>(), share);
+  EXPECT_FALSE(c[1]["figures"]["b"]["within_band"].get<bool>());
+  EXPECT_EQ(c[1]["band"].get<double>(), 0.5);
+  EXPECT_FALSE(c[1]["agrees"].get<bool>());
+  EXPECT_EQ(c[1]["basis"], "calibrated");
 
   // Every scenario: ETC's mean above UCB1's in each of the three.
   int holds = 0;
@@ -109,7 +126,59 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   const std::string md = read_all(out + "/report.md");
   EXPECT_NE(md.find("## Against the original study"), std::string::npos);
   EXPECT_NE(md.find("| UCB1 vs ETC is significant | p < 0.05 | "), std::string::npos);
-  EXPECT_NE(md.find(" of 4 agree"), std::string::npos);
+  int tested_agree = 0;
+  for (int i : {0, 2, 3}) tested_agree += c[i]["agrees"].get<bool>();
+  EXPECT_NE(md.find("Tested claims: " + std::to_string(tested_agree) + " of 3 agree. 1 more restate"),
+            std::string::npos);
+}
+
+// The quick study (nine scenarios, so Holm can reject) with two claims on the same hypotheses: the
+// study finds UCB1 lower than AUTO and ETC higher than AUTO, each rejected. A claim in the test's
+// direction agrees; a deliberately false claim, "ETC beats AUTO", whose test rejects the other way,
+// does not, nor does "AUTO beats UCB1".
+TEST(ClaimsScorecard, AClaimAgreesOnlyWhenTheTestRejectsInItsDirection) {
+  std::string quick = read_all(std::string(NCCLBOT_SOURCE_DIR) + "/experiments/quick.toml");
+  quick = quick.substr(0, quick.find("[[variant]]"));  // the study itself, not its ideal-world rerun
+  quick.insert(quick.find("\n", quick.find("[study]")) + 1, "loss_vs_horizon = [100, 200]\n");
+  const std::string tail =
+      "kind = \"hypothesis\"\nmetric = \"mean\"\nb = \"AUTO\"\nagrees_if = \"reject\"\nbasis = "
+      "\"tested\"\nwhy_agree = \"yes\"\nwhy_disagree = \"no\"\n";
+  quick +=
+      "\n[[claim]]\nclaim = \"UCB1 beats AUTO\"\npaper = \"p < 0.05\"\na = \"UCB1\"\ndirection = "
+      "\"a_lower\"\n" +
+      tail;
+  quick +=
+      "\n[[claim]]\nclaim = \"ETC beats AUTO\"\npaper = \"p < 0.05\"\na = \"ETC\"\ndirection = "
+      "\"a_lower\"\n" +
+      tail;
+  quick +=
+      "\n[[claim]]\nclaim = \"AUTO beats UCB1\"\npaper = \"p < 0.05\"\na = \"UCB1\"\ndirection = "
+      "\"b_lower\"\n" +
+      tail;
+  const std::string dir = temp_dir(), study = dir + "/quick-claims.toml", out = dir + "/quick-claims";
+  write_file(study, quick);
+  const CliResult run = run_cli("run '" + study + "' --out '" + out + "' --no-figures");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json r = json::parse(read_all(out + "/results.json"));
+  const auto hypothesis = [&](const std::string& a) {
+    for (const auto& h : r["hypotheses"])
+      if (h["a"] == a && h["b"] == "AUTO" && h["metric"] == "mean") return h;
+    ADD_FAILURE() << a;
+    return json();
+  };
+  const json ucb = hypothesis("UCB1"), etc = hypothesis("ETC");
+  ASSERT_TRUE(ucb["reject"].get<bool>());
+  ASSERT_LT(ucb["mean_diff"].get<double>(), 0.0);  // UCB1 lower
+  ASSERT_TRUE(etc["reject"].get<bool>());
+  ASSERT_GT(etc["mean_diff"].get<double>(), 0.0);  // AUTO lower
+  const json& c = r["against_original"];
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_TRUE(c[0]["agrees"].get<bool>());
+  EXPECT_EQ(c[0]["why"], "yes");
+  EXPECT_FALSE(c[1]["agrees"].get<bool>());  // rejected, the other way
+  EXPECT_EQ(c[1]["why"], "no");
+  EXPECT_NE(c[1]["measured"].get<std::string>().find("rejected, AUTO lower"), std::string::npos);
+  EXPECT_FALSE(c[2]["agrees"].get<bool>());
 }
 
 TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
@@ -124,13 +193,17 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
       EXPECT_NE(what.find(reason), std::string::npos) << what;
     }
   };
-  const std::string head = "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy = \"z\"\n";
+  const std::string head =
+      "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy_agree = \"z\"\nwhy_disagree = \"w\"\nbasis = "
+      "\"tested\"\n";
   fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"nobody\"\nagrees_if = \"b_lower\"\n",
         "policy 'nobody'");
   fails(head + "kind = \"vibes\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\n", "must be pooled");
   fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"reject\"\n",
         "does not fit kind");
-  fails(head + "kind = \"hypothesis\"\na = \"UCB1\"\nb = \"AUTO\"\nagrees_if = \"reject\"\n",
+  fails(head +
+            "kind = \"hypothesis\"\na = \"UCB1\"\nb = \"AUTO\"\nagrees_if = \"reject\"\ndirection = "
+            "\"a_lower\"\n",
         "over the same scenarios");
   fails(head +
             "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\nscenarios = "
@@ -143,6 +216,22 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
   fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\ncolour = 1\n",
         "colour");
   fails("\n[[claim]]\nclaim = \"x\"\n", "needs paper");
+  const std::string hyp = "kind = \"hypothesis\"\na = \"UCB1\"\nb = \"ETC\"\nscenarios = [\"big/*\"]\n";
+  fails(head + hyp + "agrees_if = \"reject\"\n", "needs direction");
+  fails(head + hyp + "agrees_if = \"reject\"\ndirection = \"up\"\n", "must be a_lower or b_lower");
+  fails(head + hyp + "agrees_if = \"not_reject\"\ndirection = \"a_lower\"\n", "goes with agrees_if");
+  fails(head + hyp + "agrees_if = \"not_reject\"\npaper_a = 0.1\n", "no claim.paper_a");
+  const std::string pooled = "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\n";
+  fails(head + pooled + "band = 0.2\n", "needs a figure");
+  fails(head + pooled + "paper_b = 0.1\nband = 0\n", "claim.band must be in");
+  fails(head + pooled + "paper_b = -1\n", "claim.paper_b must be in");
+  fails(head + "metric = \"above_10pct\"\n" + pooled + "paper_b = 19\n", "claim.paper_b must be in");
+  fails(
+      "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy_agree = \"z\"\nwhy_disagree = \"w\"\nbasis = "
+      "\"hunch\"\n" +
+          pooled,
+      "must be tested or calibrated");
+  fails("\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy = \"z\"\n" + pooled, "why_agree and why_disagree");
   fails("\n[[hypothesis]]\na = \"UCB1\"\nb = \"AUTO\"\nscenarios = [\"nope\"]\n", "matches no [[scenario]]");
 }
 
