@@ -193,7 +193,7 @@ TEST(ObservationModel, ATableWithABadValueIsAnErrorWithItsLine) {
     s.replace(at, from.size(), to);
     return s;
   };
-  for (auto [from, to] : {std::pair<std::string, std::string>{"cv_small = 0.04", "cv_small = -1"},
+  for (auto [from, to] : {std::pair<std::string, std::string>{"cv_small = 0.043", "cv_small = -1"},
                           {"spike_cap = 40.0", "spike_cap = 1.5"},
                           {"job_warmup_calls = 5", "job_warmup_calls = 2.5"},
                           {"shift_rate = 0.0005", "shift_rate = 0.9"},
