@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: set up, build, and run the whole suite (GPU tests skip without a GPU),
 # then the Python package (scripts/python-check.sh: pip install . into a fresh venv, its pytest
-# suite), then every command block of README.md (scripts/readme_check.py), then a short libFuzzer
-# smoke run of every fuzz target (clang build in build-fuzz). Each stage's wall time is printed as
+# suite), then every command block of README.md and docs/usage.md (scripts/readme_check.py), then a
+# short libFuzzer smoke run of every fuzz target (clang build in build-fuzz). Each stage's wall time is printed as
 # it ends, so a slow CI run says where its time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +25,7 @@ if ! grep -qx "readme: 1 passed, 4 failed" <<<"$drifted"; then
   exit 1
 fi
 python3 scripts/readme_check.py
+python3 scripts/readme_check.py --readme docs/usage.md  # the commands' examples, moved out of the README
 stage_done "README check"
 scripts/fuzz-smoke.sh
 stage_done "fuzz smoke"

@@ -153,13 +153,7 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
   }
   out.push_back(bullets(lines));
   for (const auto& f : figures)
-    if (f.at("file") == kKeyFigure) {
-      Block b;
-      b.kind = Block::Kind::kFigure;
-      b.file = "figures/" + f.at("file").get<std::string>();
-      b.text = f.at("caption");
-      out.push_back(b);
-    }
+    if (f.at("file") == kKeyFigure) out.push_back(figure_block(f));
   Block t;
   t.kind = Block::Kind::kTable;
   t.header = {"policy", "mean loss", "p99 loss", "share of contexts above 10%",
@@ -178,6 +172,14 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
 }
 
 }  // namespace
+
+Block figure_block(const json& figure) {
+  Block b;
+  b.kind = Block::Kind::kFigure;
+  b.file = "figures/" + figure.at("file").get<std::string>();
+  b.text = figure.at("caption");
+  return b;
+}
 
 std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {
   std::vector<Block> out;
@@ -446,11 +448,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   for (const auto& f : figures) {
     if (r.contains("sensitivity") && f.at("file") == kSensitivityFigure) continue;
     if (f.at("file") == kKeyFigure) continue;  // at the top, in the verdict
-    Block b;
-    b.kind = Block::Kind::kFigure;
-    b.file = "figures/" + f.at("file").get<std::string>();
-    b.text = f.at("caption");
-    out.push_back(b);
+    out.push_back(figure_block(f));
   }
 
   out.push_back(heading(2, "Recomputing the numbers"));

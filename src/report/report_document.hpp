@@ -18,6 +18,9 @@ struct Block {
   std::string file;                            // figure, relative to the report folder
 };
 
+// The figure block of one entry of figures/index.json ({"file", "caption"}).
+Block figure_block(const nlohmann::json& figure);
+
 // `figures` is figures/index.json as written by the figure script: [{"file", "caption"}, ...]
 // (empty when no figures were drawn; `figures_note` then says why).
 std::vector<Block> build_report(const nlohmann::json& results, const nlohmann::json& figures,

@@ -207,13 +207,7 @@ std::vector<Block> sensitivity_section(const json& results, const json& figure) 
   for (size_t k = 0; k < base_primary.size(); ++k) sentences.items.push_back(hypothesis_sentence(runs, k));
   out.push_back(sentences);
 
-  if (figure.is_object()) {
-    Block f;
-    f.kind = Block::Kind::kFigure;
-    f.file = "figures/" + figure.at("file").get<std::string>();
-    f.text = figure.at("caption");
-    out.push_back(f);
-  }
+  if (figure.is_object()) out.push_back(figure_block(figure));
   return out;
 }
 

@@ -16,9 +16,9 @@ namespace ncclbot {
 
 inline constexpr int kLeaderWindow = 4;
 inline constexpr int kLeaderPrefetch = 8;
-// Why 4 and 8: with windows of 8 asked for 12 calls ahead (lag 12..19, start 16) warm UCB1 lost
-// 2.1x its undelayed loss at 500 calls per context; with 4 and 8 (lag 8..11, start 12), 1.8x
-// (docs/replay.md "Pending decisions"). A follower has 8 calls to get an answer back.
+// Why 4 and 8: smaller windows asked for fewer calls ahead learn sooner but leave a follower less
+// time to get each answer back (8 calls here); docs/plugin.md "Decision windows" has the
+// measurements of both sides.
 //
 // The first calls of every context are NCCL's own choice while the ranks' cost tables gather (the
 // leader starts the policy only once it holds every rank's): the windows a follower asks for at its
