@@ -10,9 +10,8 @@
 //     an arm computed as data makes every step wait for the one before: with selects (the chains
 //     below) UCB1 replayed 8% slower than with the scalar scan, with a compare mask's lowest set
 //     bit 13% slower. The host build does the pass and the scan in pairs of doubles
-//     (core/host_double_pair.hpp): `ncclbot bench --policy ucb1 --arms 12 --threads 1` gave
-//     5.1-5.3e7 steps/s against 4.2-4.3e7 for the scalar scan (binaries alternating, 2 Dec 2026).
-//     nvcc's host compilations keep the scalar scan;
+//     (core/host_double_pair.hpp), about a fifth faster than the scalar scan (docs/performance.md
+//     has the side-by-side measurement). nvcc's host compilations keep the scalar scan;
 //   - the GPU: each of four chains keeps its first arm at its minimum too, and the winners are
 //     merged with selects. No index array (a 168-byte stack frame per thread) and no scan (whose
 //     trip count differs between the lanes of a warp).
