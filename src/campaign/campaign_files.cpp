@@ -74,7 +74,10 @@ std::string run_sh(const Plan& plan) {
 # (default srun / mpirun; extra launcher options may follow the name, e.g. SRUN="srun --mpi=pmix").
 # A complete log is never rerun or overwritten; an incomplete one is moved to logs/attempts/ first.
 set -uo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Locate this folder exactly, or stop: no CDPATH (cd would print its choice into HERE), a checked cd.
+unset CDPATH
+HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)" || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
+[[ -n "$HERE" && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
 )SH";
   os << "LAUNCHER=" << launcher_name(o.launcher) << "\nGPUS_PER_NODE=" << plan.gpus_per_node
      << "\nITERS=" << o.iters << "\nWARMUP=" << o.warmup << "\nSTEP_FACTOR=" << o.step_factor
@@ -194,7 +197,10 @@ if [[ -n "${SLURM_ARRAY_TASK_ID:-}" ]]; then
   # Inside the allocation: sbatch runs a copy of this file from its spool, in --chdir (the campaign).
   exec bash "$PWD/run.sh" --task "$SLURM_ARRAY_TASK_ID"
 fi
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Locate this folder exactly, or stop: no CDPATH (cd would print its choice into HERE), a checked cd.
+unset CDPATH
+HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)" || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
+[[ -n "$HERE" && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
 mkdir -p "$HERE/logs"
 submit() {  # NODES TIME
   local list

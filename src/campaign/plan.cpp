@@ -94,6 +94,12 @@ Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
   std::vector<int> nodes = o.nodes;
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  // Each collective once, in the order given: a repeated one would be planned, priced and run twice
+  // (its runs sharing log files).
+  std::vector<Collective> collectives;
+  for (Collective c : o.collectives)
+    if (std::find(collectives.begin(), collectives.end(), c) == collectives.end()) collectives.push_back(c);
+  plan.options.collectives = collectives;
   std::vector<int> slots = o.arms;
   if (slots.empty())
     for (int s = 0; s < kNumNcclArms; ++s) slots.push_back(s);
@@ -101,7 +107,7 @@ Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
     const model::Topology t = sim::topology_for(f, n, plan.gpus_per_node);  // UsageError on a bad shape
     const int ranks = n * plan.gpus_per_node;
     if (ranks < 2) throw UsageError("--nodes/--gpus-per-node: a run needs at least 2 ranks");
-    for (Collective c : o.collectives) {
+    for (Collective c : collectives) {
       test_binary(c);  // a collective nccl-tests can run
       std::vector<uint64_t> sizes;
       uint64_t first_skipped = 0, last_skipped = 0;

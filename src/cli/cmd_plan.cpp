@@ -233,6 +233,11 @@ Action setup(CLI::App& app) {
     if (opt->fabric.empty()) throw UsageError("--fabric is required");
     if (opt->nodes.empty()) throw UsageError("--nodes is required");
     if (opt->out.empty()) throw UsageError("--out is required");
+    // A folder name the generated scripts cannot hold as one word: a newline or another control
+    // character (the shell's $(...) strips trailing newlines, so the scripts would write elsewhere).
+    for (unsigned char c : opt->out)
+      if (c < 0x20 || c == 0x7f)
+        throw UsageError("--out: a control character in the folder name is not allowed");
     campaign::PlanOptions o;
     o.nodes = parse_node_list(opt->nodes, "--nodes");
     if (opt->gpus_per_node < 0) throw UsageError("--gpus-per-node must be positive");

@@ -21,6 +21,13 @@
 namespace ncclbot::cli {
 namespace secret_command {
 
+// `text` as one single-quoted shell word: every ' becomes '\''.
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string default_key_path() {
   const char* home = std::getenv("HOME");
   if (home == nullptr || *home == '\0') throw UsageError("secret: HOME is not set; give --out PATH");
@@ -61,9 +68,11 @@ int write_key(const std::string& path, bool json) {
     ::unlink(path.c_str());
     throw InputError(path, 0, std::string("cannot write: ") + std::strerror(saved));
   }
-  // The key itself is never printed: only where it is.
+  // The key itself is never printed: only where it is, single-quoted for a shell, so pasting the
+  // line cannot run what a folder name holds ($(...), backticks, spaces).
   (json ? std::cerr : std::cout) << "wrote a new leader key to " << path << "\n"
-                                 << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << path << "\n";
+                                 << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << shell_quoted(path)
+                                 << "\n";
   if (json) std::cout << nlohmann::json{{"key_file", path}, {"mode", "0600"}}.dump(2) << "\n";
   return 0;
 }

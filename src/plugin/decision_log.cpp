@@ -60,8 +60,11 @@ std::shared_ptr<DecisionLog> DecisionLog::open(const DecisionLogSettings& settin
 
 // Opens (or creates, 0600) the file for appending; a new or empty file gets the header first. An
 // existing log of another version is not appended to.
+// Non-blocking, so a FIFO or a device at the path can never stall NCCL's communicator set-up (a FIFO
+// without a reader fails at once); only a regular file is kept, and then blocks as usual.
 bool DecisionLog::open_file(std::string* error) {
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd =
+      ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) {
     *error = "cannot open " + path_ + ": " + std::strerror(errno);
     return false;
@@ -70,6 +73,12 @@ bool DecisionLog::open_file(std::string* error) {
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     *error = path_ + " is not a regular file";
+    return false;
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    ::close(fd);
+    *error = "cannot set up " + path_ + ": " + std::strerror(errno);
     return false;
   }
   file_bytes_ = uint64_t(st.st_size);
@@ -85,7 +94,7 @@ bool DecisionLog::open_file(std::string* error) {
     file_bytes_ = n;
   } else {
     unsigned char head[12] = {};
-    const int rfd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int rfd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     const bool same = rfd >= 0 && ::read(rfd, head, sizeof head) == ssize_t(sizeof head) &&
                       std::memcmp(head, decision_log::kMagic, 8) == 0 &&
                       head[8] == decision_log::kDecisionLogVersion && head[9] == 0 && head[10] == 0 &&

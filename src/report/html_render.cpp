@@ -3,9 +3,11 @@
 #include <md4c-html.h>
 #include <sodium.h>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "ncclbot/io/output_file.hpp"
 #include "report/report_document.hpp"
@@ -43,6 +45,34 @@ constexpr const char* kStyle =
     "code,pre{background:#f5f5f5;font-family:ui-monospace,monospace}pre{padding:0.8em;overflow-x:auto}"
     "figure{margin:1.5em 0}img{max-width:100%}figcaption{font-style:italic;color:#555}";
 
+// Whether a link target may stay live: http, https, or relative (no scheme: a scheme is what comes
+// before the first ':' when no '/', '?' or '#' comes first). Study text (claims, variant names) is
+// the user's, so `javascript:` and every other scheme become dead links.
+bool safe_target(const std::string& href) {
+  const size_t colon = href.find(':');
+  if (colon == std::string::npos || href.find_first_of("/?#") < colon) return true;
+  std::string scheme = href.substr(0, colon);
+  for (char& c : scheme) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return scheme == "http" || scheme == "https";
+}
+
+// md4c's links with any other target keep their text and lose the target (href="#").
+std::string neutralise_links(const std::string& html) {
+  static constexpr std::string_view kOpen = "<a href=\"";
+  std::string out;
+  size_t at = 0;
+  for (size_t found; (found = html.find(kOpen, at)) != std::string::npos;) {
+    const size_t value = found + kOpen.size(), end = html.find('"', value);
+    if (end == std::string::npos) break;
+    out.append(html, at, value - at);
+    const std::string href = html.substr(value, end - value);
+    out += safe_target(href) ? href : "#";
+    at = end;
+  }
+  out.append(html, at, std::string::npos);
+  return out;
+}
+
 }  // namespace
 
 std::string render_html(const std::vector<Block>& blocks, const std::string& report_dir,
@@ -61,8 +91,8 @@ std::string render_html(const std::vector<Block>& blocks, const std::string& rep
   if (md_html(md.data(), MD_SIZE(md.size()), append, &body, MD_FLAG_TABLES | MD_FLAG_NOHTML, 0) != 0)
     throw std::runtime_error("md4c could not render the report's Markdown");
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-         escape_text(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n" + body +
-         "</body>\n</html>\n";
+         escape_text(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n" +
+         neutralise_links(body) + "</body>\n</html>\n";
 }
 
 }  // namespace ncclbot::report

@@ -242,6 +242,33 @@ TEST(CampaignEndToEnd, PlanRefusesSomeoneElsesFolder) {
   EXPECT_FALSE(fs::exists(dir + "/campaign.toml"));
 }
 
+// run.sh writes only into its own folder: run by a relative path with CDPATH pointing at a decoy
+// that holds a folder of the same name, its logs still land in the campaign. And a folder name the
+// scripts could not hold as one word (a trailing newline) is refused by plan, which writes nothing.
+TEST(CampaignEndToEnd, RunShStaysInItsFolder) {
+  const std::string dir = temp_dir(), camp = dir + "/c";
+  fs::create_directories(dir + "/bin");
+  fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/all_reduce_perf");
+  fs::create_directories(dir + "/decoy/c");
+  const CliResult plan = run_cli(
+      "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/Simple "
+      "--min-bytes 1K --max-bytes 4K --iters 2 --out " +
+      q(camp));
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  const Shell run =
+      sh("cd " + q(dir) + " && export CDPATH=" + q(dir + "/decoy") + " && NCCL_TESTS_DIR=" + q(dir + "/bin") +
+         " SRUN=" + q(launcher) + " NCCLBOT_STANDIN_FABRIC=h100-ib-a bash c/run.sh");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_TRUE(fs::exists(camp + "/logs/n2-allreduce-ring-simple.log")) << run.out;
+  EXPECT_TRUE(fs::is_empty(dir + "/decoy/c"));
+  const CliResult bad =
+      run_cli("plan --fabric h100-ib-a --nodes 2 --collectives allreduce --out " + q(dir + "/trail\n"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("control character"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir + "/trail\n"));
+}
+
 TEST(CampaignEndToEnd, MpirunLauncherRunsTheSameWay) {
   const std::string dir = temp_dir(), camp = dir + "/m";
   fs::create_directories(dir + "/bin");

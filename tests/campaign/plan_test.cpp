@@ -60,6 +60,19 @@ TEST(Plan, RunsEveryArmNcclCanRunAndNoOther) {
   for (const auto& r : p.runs) EXPECT_EQ(r.sizes, (std::vector<uint64_t>{1024, 4096, 16384, 65536})) << r.id;
 }
 
+// A collective given twice is planned once: the same 20 runs (each with its own log file) and the
+// same predicted cost as the plain plan, and the plan records each collective once.
+TEST(Plan, ARepeatedCollectiveIsPlannedOnce) {
+  PlanOptions twice = small_plan();
+  twice.collectives = {Collective::kAllReduce, Collective::kAllGather, Collective::kAllReduce,
+                       Collective::kAllReduce};
+  const Plan a = make_plan(sim::load_fabric("h100-ib-a"), small_plan());
+  const Plan b = make_plan(sim::load_fabric("h100-ib-a"), twice);
+  ASSERT_EQ(b.runs.size(), 20u);
+  for (size_t i = 0; i < a.runs.size(); ++i) EXPECT_EQ(b.runs[i].id, a.runs[i].id);
+  EXPECT_EQ(b.options.collectives, small_plan().collectives);
+}
+
 TEST(Plan, SaysWhyEachArmIsLeftOut) {
   const Plan p = make_plan(sim::load_fabric("h100-ib-a"), small_plan());
   // 21 slots x 2 collectives x 2 node counts, minus the 20 runs.

@@ -64,7 +64,12 @@ TEST(FeedbackDelay, MeasuredLagsMatchTheHandDerivationInEachMode) {
   EXPECT_EQ(queued["max"], 8);
 
   const auto& leader = row(j, "leader", 0);
-  EXPECT_EQ(leader["decisions"], 2044);
+  // The policy decides from the first window boundary after the follower's cost table reached the
+  // leader: call 12 when nothing is late (2044 decisions whose latency reached it), a later boundary
+  // on a loaded machine (a few windows of 4 fewer; seen: 2036 with both cores busy elsewhere).
+  EXPECT_LE(leader["decisions"].get<int>(), 2044);
+  EXPECT_GE(leader["decisions"].get<int>(), 2044 - 16 * 4);
+  EXPECT_EQ(leader["decisions"].get<int>() % 4, 0);
   EXPECT_EQ(leader["median"], 9);
   EXPECT_EQ(leader["p90"], 11);
   EXPECT_EQ(leader["max"], 11);

@@ -22,6 +22,8 @@
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
 
+#include <cstdlib>
+
 using namespace ncclbot::test;
 
 namespace {
@@ -274,4 +276,23 @@ TEST(SecretCommand, WritesAnOwnerOnlyKeyAndNeverOverwrites) {
   const std::string default_key = dir + "/.config/ncclbot/leader.key";
   ASSERT_EQ(stat(default_key.c_str(), &st), 0);
   EXPECT_NE(read_all(default_key), text);
+}
+
+// The printed `export` line is one quoted shell word: pasted into a shell, a folder named with
+// $(...) and backticks runs nothing, and the variable holds the path exactly.
+TEST(SecretCommand, ThePrintedExportLineRunsNothing) {
+  const std::string dir = temp_dir(), marker = dir + "/pwned";
+  const std::string key = dir + "/a $(touch " + marker + ") `touch " + marker + "` b/leader.key";
+  const CliResult r = run_cli("secret --out '" + key + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string prefix = "use it with: ";
+  const size_t at = r.out.find(prefix);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at + prefix.size(), r.out.find('\n', at) - at - prefix.size());
+  const std::string script = dir + "/paste.sh", value = dir + "/value.txt";
+  write_file(script, line + "\nprintf %s \"$NCCLBOT_LEADER_SECRET_FILE\" > '" + value + "'\n");
+  ASSERT_EQ(std::system(("bash '" + script + "'").c_str()), 0);
+  struct stat st;
+  EXPECT_NE(stat(marker.c_str(), &st), 0) << "pasting the line ran a command";
+  EXPECT_EQ(read_all(value), key);
 }

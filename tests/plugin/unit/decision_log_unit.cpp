@@ -4,10 +4,14 @@
 // record carries NCCL's pick for its own size. The records are decoded with the format header.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <set>
 #include <string>
 #include <thread>
@@ -196,5 +200,35 @@ TEST(DecisionLog, ABurstIsWrittenOrCountedAsDropped) {
       path, [&](uint32_t kind, const unsigned char*) { calls += kind == decision_log::kKindCall; });
   EXPECT_GT(calls, 0);
   EXPECT_EQ(uint64_t(calls) + log->dropped(), uint64_t(kRecords));
+  std::remove(path.c_str());
+}
+
+// NCCLBOT_LOG naming a FIFO (or any non-regular file) is refused at once, never waited on: the open
+// comes in NCCL's communicator set-up, where a blocking open without a reader would hang the job.
+TEST(DecisionLog, AFifoIsRefusedWithoutWaiting) {
+  const std::string path = "/tmp/ncclbot-decision-log-fifo-" + std::to_string(getpid());
+  std::remove(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::string error;
+  auto opened = std::async(std::launch::async, [&] {
+    return DecisionLog::open({path, uint64_t(1) << 30, "policy=test\n"}, 0, &error) != nullptr;
+  });
+  if (opened.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    // Unblock the writer's open so the test can end, then fail.
+    const int reader = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+    opened.wait();
+    if (reader >= 0) ::close(reader);
+    std::remove(path.c_str());
+    FAIL() << "opening a FIFO as the decision log blocked";
+  }
+  EXPECT_FALSE(opened.get());
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  // With a reader on the FIFO the open succeeds, and the file type check refuses it.
+  const int reader = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  error.clear();
+  EXPECT_EQ(DecisionLog::open({path, uint64_t(1) << 30, "policy=test\n"}, 0, &error), nullptr);
+  EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
+  ::close(reader);
   std::remove(path.c_str());
 }
