@@ -4,6 +4,8 @@
 // the others; replay output does not depend on the thread count.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "support/run_cli.hpp"
@@ -65,6 +67,20 @@ TEST(HiPipeArmCli, StudyExportsAutoAndRefusesAPolicyThatChoseHiPipe) {
       (s["policy"] == "oracle" ? oracle_hipipe : auto_hipipe) += d == "HiPIPE/Simple";
   EXPECT_GT(oracle_hipipe, 0);  // gb200-ib at 4 trays: HiPIPE wins at large sizes (docs/hipipe.md)
   EXPECT_EQ(auto_hipipe, 0);
+
+  // scripts/hipipe_arm_summary.py reads the finished study: the oracle finds HiPIPE wherever it is
+  // best (its final arm is the best arm), AUTO never (NCCL cannot run it).
+  const std::string summary = dir + "/summary.txt";
+  ASSERT_EQ(std::system(("python3 '" + std::string(NCCLBOT_SOURCE_DIR) + "/scripts/hipipe_arm_summary.py' '" +
+                         dir + "' > '" + summary + "' 2>&1")
+                            .c_str()),
+            0)
+      << read_all(summary);
+  const std::string text = read_all(summary);
+  EXPECT_NE(text.find("pooled: "), std::string::npos) << text;
+  EXPECT_NE(text.find("oracle         final arm HiPIPE where best"), std::string::npos) << text;
+  EXPECT_NE(text.find("(100.0%), false picks   0"), std::string::npos) << text;
+  EXPECT_NE(text.find("AUTO           final arm HiPIPE where best   0 (0.0%)"), std::string::npos) << text;
 
   const CliResult a =
       run_cli("export-table --study '" + dir + "' --policy AUTO --out '" + dir + "/auto.csv'");
