@@ -400,6 +400,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
     for (const auto& p : s.policies) known = known || p.name == *name;
     if (!known) r.fail(t, "claim names policy '" + *name + "', which is not a [[policy]] of this study");
   }
+  if (c.a == c.b) r.fail(t, "claim compares policy '" + c.a + "' with itself (a and b must differ)");
   const std::string kind = text("kind");
   if (kind == "pooled")
     c.kind = Claim::Kind::kPooled;

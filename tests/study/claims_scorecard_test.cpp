@@ -216,6 +216,7 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
   fails(head + "kind = \"pooled\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\ncolour = 1\n",
         "colour");
   fails("\n[[claim]]\nclaim = \"x\"\n", "needs paper");
+  fails(head + "kind = \"pooled\"\na = \"UCB1\"\nb = \"UCB1\"\nagrees_if = \"b_lower\"\n", "with itself");
   const std::string hyp = "kind = \"hypothesis\"\na = \"UCB1\"\nb = \"ETC\"\nscenarios = [\"big/*\"]\n";
   fails(head + hyp + "agrees_if = \"reject\"\n", "needs direction");
   fails(head + hyp + "agrees_if = \"reject\"\ndirection = \"up\"\n", "must be a_lower or b_lower");
