@@ -517,6 +517,23 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
                        std::to_string(sw.line) +
                        "), which is read from a file; a study with file-backed sweeps can vary only delay");
   }
+  // Every knob it gives equal to the study's own (in each synthesised sweep; [study]'s delay and
+  // scoring mode) would rerun the baseline under another name.
+  const auto differs_in_a_sweep = [&](auto member, const auto& value) {
+    for (const auto& sw : s.sweeps)
+      if (sw.file.empty() && !(sw.*member == value)) return true;
+    return false;
+  };
+  bool differs = false;
+  if (v.noise_scale) differs = differs || differs_in_a_sweep(&SweepSource::noise_scale, *v.noise_scale);
+  if (v.observation) differs = differs || differs_in_a_sweep(&SweepSource::observation, *v.observation);
+  if (v.drift) differs = differs || differs_in_a_sweep(&SweepSource::drift, *v.drift);
+  if (v.first_use) differs = differs || differs_in_a_sweep(&SweepSource::first_use, *v.first_use);
+  if (v.warmup) differs = differs || differs_in_a_sweep(&SweepSource::warmup, *v.warmup);
+  if (v.as_deployed) differs = differs || scoring_mode(*v.as_deployed) != s.as_deployed;
+  if (v.delay) differs = differs || *v.delay != s.delay;
+  if (!differs)
+    r.fail(t, "variant '" + v.name + "' is the baseline: every setting it gives is the study's own");
   return v;
 }
 

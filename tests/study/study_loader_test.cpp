@@ -228,8 +228,8 @@ TEST(StudyLoader, ParsesVariants) {
   EXPECT_EQ(off.observation, false);
   // Scoring as deployed is a replay knob too, and a sweep file does not stop it.
   const StudySpec d = parse_study(
-      std::string(kValid) + "\n[[variant]]\nname = \"as deployed\"\nas_deployed = \"leader\"\n", "s.toml");
-  EXPECT_EQ(d.variants.at(0).as_deployed, "leader");
+      std::string(kValid) + "\n[[variant]]\nname = \"as deployed\"\nas_deployed = \"local\"\n", "s.toml");
+  EXPECT_EQ(d.variants.at(0).as_deployed, "local");
   EXPECT_FALSE(d.variants.at(0).delay);
   // A study with a sweep file may still vary the feedback delay, which is the replay's.
   EXPECT_EQ(parse_study(std::string(kValid) + "\n[[variant]]\nname = \"d\"\ndelay = 4\n", "s.toml")
@@ -259,6 +259,11 @@ TEST(StudyLoader, VariantErrorsNameLineAndReason) {
   expect_variant_error(kSynthOnly, v + "noise_scale = \"x\"\n", 39, "variant.noise_scale must be a number");
   expect_variant_error(kSynthOnly, v + "noise_scale = -1\n", 39, "variant.noise_scale must be in");
   expect_variant_error(kSynthOnly, v, 37, "variant 'v' changes nothing");
+  // Settings equal to the study's own rerun the baseline: the default noise scale, the default
+  // scoring mode (leader).
+  expect_variant_error(kSynthOnly, v + "noise_scale = 1\n", 37, "variant 'v' is the baseline");
+  expect_variant_error(kSynthOnly, v + "as_deployed = \"leader\"\n", 37, "variant 'v' is the baseline");
+  expect_variant_error(kSynthOnly, v + "drift = true\nwarmup = true\n", 37, "variant 'v' is the baseline");
   expect_variant_error(kSynthOnly, "[[variant]]\ndelay = 2\n", 37, "[[variant]] needs a name");
   expect_variant_error(kSynthOnly, "[[variant]]\nname = 3\ndelay = 2\n", 38, "variant.name must be a string");
   expect_variant_error(kSynthOnly, v + "delay = 2\n[[variant]]\nname = \"v\"\ndelay = 4\n", 40,
