@@ -59,6 +59,14 @@ NCCLBOT_HD inline uint32_t shift_gap(const CallDynamics& d, uint64_t seed, uint6
   return g >= 4.0e9 ? 4000000000u : 1u + uint32_t(g);
 }
 
+// The call of change point n, whose predecessor came at call `at`: `at` plus its gap, 0xffffffff
+// (never) once past the counter's range.
+NCCLBOT_HD inline uint32_t next_change_point(const CallDynamics& d, uint64_t seed, uint64_t id, uint32_t n,
+                                             uint32_t at) {
+  const uint32_t gap = shift_gap(d, seed, id, n);
+  return at > 0xffffffffu - gap ? 0xffffffffu : at + gap;
+}
+
 // The level of arm `slot` after the n-th change point (n >= 1; before the first every level is 1).
 NCCLBOT_HD inline double shifted_level(const CallDynamics& d, uint64_t seed, uint64_t id, uint32_t n,
                                        int slot) {

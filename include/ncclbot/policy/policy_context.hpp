@@ -61,10 +61,10 @@ NCCLBOT_HD int select_with(Policy& policy, StepRandom& rng, const SelectAids& ai
 // in flight, `total` in all. A policy with select_pending() counts each as a pull observed at the
 // arm's current estimate (a "hallucinated" observation, as in batched GP-UCB: Desautels, Krause
 // and Burdick, JMLR 2014), so a batch decided from one state spreads its exploration instead of
-// repeating one arm. Greedy's means do not move with such a pull, so only its cold start counts
-// them (an arm with a pull pending is not untried). The others decide as select() does:
-// epsilon-greedy (its means unchanged; its cold start draws at random only past it) and Thompson
-// sampling (every decision draws its own sample, so a batch already varies).
+// repeating one arm. Greedy's, epsilon-greedy's and Thompson sampling's means do not move with such
+// a pull, so only their cold start counts them (an arm with a pull pending is not untried:
+// ArmStats::cold_start_pending); past it epsilon-greedy explores as before and Thompson sampling
+// draws its own sample for every decision, so a batch already varies.
 struct PendingPulls {
   uint16_t count[kNumArms];
   int total;

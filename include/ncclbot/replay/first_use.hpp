@@ -47,18 +47,10 @@ NCCLBOT_HD inline double best_cost_at(const SweepView& v, int c, uint64_t seed, 
   uint32_t shifts = 0, next = shift_gap(d, seed, stream_id, 0);
   while (next <= t) {
     ++shifts;
-    const uint32_t gap = shift_gap(d, seed, stream_id, shifts);
-    next = next > 0xffffffffu - gap ? 0xffffffffu : next + gap;
+    next = next_change_point(d, seed, stream_id, shifts, next);
   }
   if (shifts == 0) return first;
-  const ArmMask mask = v.mask(c);
-  double ref = 0.0;
-  for (int s = 0; s < kNumArms; ++s) {
-    if (!mask.has(s)) continue;
-    const double cost = means[s] * shifted_level(d, seed, stream_id, shifts, s);
-    if (ref == 0.0 || cost < ref) ref = cost;
-  }
-  return ref;
+  return shifted_best_cost(d, means, v.mask(c), seed, stream_id, shifts, nullptr);
 }
 
 // One algorithm's first use in a communicator: the call t of context `member` (0 .. K-1).

@@ -109,6 +109,22 @@ struct NoStepObserver {
   NCCLBOT_HD void operator()(int /*step*/, int /*slot*/, float /*latency_us*/) const {}
 };
 
+// After the n-th change point (n >= 1): every valid arm's level (written to level[s] when `level` is
+// given) and the cheapest mean x level, what the best choice costs then. One definition for the
+// replay cursor and for the first-use charge (replay/first_use.hpp), so both see the same bits.
+NCCLBOT_HD inline double shifted_best_cost(const CallDynamics& d, const double* means, ArmMask mask,
+                                           uint64_t seed, uint64_t id, uint32_t n, double* level) {
+  double ref = 0.0;
+  for (int s = 0; s < kNumArms; ++s) {
+    if (!mask.has(s)) continue;
+    const double l = shifted_level(d, seed, id, n, s);
+    if (level) level[s] = l;
+    const double cost = means[s] * l;
+    if (ref == 0.0 || cost < ref) ref = cost;
+  }
+  return ref;
+}
+
 // One replay in progress: what step t needs besides the policy (the context's losses, the
 // sample-draw Philox block, the running loss sum). replay_one() drives one of these; the CPU engine
 // drives several side by side (replay_batch.hpp), which changes no bit of any of them.
@@ -196,17 +212,10 @@ struct ReplayCursorT {
   // A change point: every arm gets a new level, and the losses follow the new best.
   NCCLBOT_HD void shift_levels(const ReplayTask& task) {
     ++shifts;
-    ref_us = 0.0;
-    for (int s = 0; s < kNumArms; ++s) {
-      if (!mask.has(s)) continue;
-      level[s] = shifted_level(dyn, task.seed, task.stream_id, shifts, s);
-      const double cost = means[s] * level[s];
-      if (ref_us == 0.0 || cost < ref_us) ref_us = cost;
-    }
+    ref_us = shifted_best_cost(dyn, means, mask, task.seed, task.stream_id, shifts, level);
     for (int s = 0; s < kNumArms; ++s) loss[s] = mask.has(s) ? means[s] * level[s] / ref_us - 1.0 : 0.0;
     cost_loss = task.call_cost_us / ref_us;
-    const uint32_t gap = shift_gap(dyn, task.seed, task.stream_id, shifts);
-    next_shift = next_shift > 0xffffffffu - gap ? 0xffffffffu : next_shift + gap;
+    next_shift = next_change_point(dyn, task.seed, task.stream_id, shifts, next_shift);
   }
 
   // Delayed feedback: the latencies of the calls before A(t) (above) reach the policy, oldest first,
