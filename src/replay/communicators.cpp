@@ -6,7 +6,10 @@
 #include <tuple>
 
 #include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/loss.hpp"
+#include "ncclbot/replay/parallel_for.hpp"
 
 namespace ncclbot {
 
@@ -35,8 +38,28 @@ Communicators communicators_of(const Sweep& sweep, const std::vector<int>& conte
   return out;
 }
 
-bool charges_first_use(const Sweep& sweep) {
-  return sweep.view().first_use_us != nullptr;
+Communicators first_use_communicators(const Sweep& sweep, const std::vector<int>& contexts) {
+  return sweep.view().first_use_us != nullptr ? communicators_of(sweep, contexts) : Communicators{};
+}
+
+void charge_first_uses(const ReplayJob& job, const Communicators& comms,
+                       const std::vector<uint64_t>& stream_ids, const uint32_t* first_use, double* online,
+                       size_t configs, int horizon) {
+  const ChargeFirstUses charge{job.sweep->view(),
+                               job.contexts.data(),
+                               stream_ids.data(),
+                               comms.members.data(),
+                               comms.begin.data(),
+                               comms.connected.data(),
+                               first_use,
+                               online,
+                               comms.count(),
+                               job.seeds,
+                               int(job.contexts.size()),
+                               horizon,
+                               job.seed_base};
+  parallel_for(configs * size_t(job.seeds) * size_t(comms.count()), job.threads,
+               [&](size_t item) { charge(int64_t(item)); });
 }
 
 }  // namespace ncclbot

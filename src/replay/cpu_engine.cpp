@@ -9,7 +9,6 @@
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
-#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"
@@ -18,6 +17,13 @@ namespace ncclbot {
 
 uint64_t context_stream_id(const Context& c) {
   return replay_stream_id(int(c.collective), c.nodes, c.gpus_per_node, c.bytes);
+}
+
+std::vector<uint64_t> job_stream_ids(const ReplayJob& job) {
+  std::vector<uint64_t> ids;
+  ids.reserve(job.contexts.size());
+  for (int c : job.contexts) ids.push_back(context_stream_id(job.sweep->context(c)));
+  return ids;
 }
 
 namespace {
@@ -100,13 +106,11 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
     res.online_per_seed.assign(size_t(n_cfg) * n_seed * n_ctx, 0.0);
     res.final_per_seed.assign(size_t(n_cfg) * n_seed * n_ctx, 0.0);
   }
-  std::vector<uint64_t> stream_ids(static_cast<size_t>(n_ctx));
-  for (int i = 0; i < n_ctx; ++i)
-    stream_ids[size_t(i)] = context_stream_id(sweep.context(job.contexts[size_t(i)]));
+  const std::vector<uint64_t> stream_ids = job_stream_ids(job);
   // A first-use cost couples the contexts of a communicator (replay/first_use.hpp): their charges
   // are added once every replay of a (config, seed) is done.
-  const bool coupled = charges_first_use(sweep);
-  const Communicators comms = coupled ? communicators_of(sweep, job.contexts) : Communicators{};
+  const Communicators comms = first_use_communicators(sweep, job.contexts);
+  const bool coupled = comms.count() > 0;
 
   // Configs go in blocks whose per-replay outcomes ([config][seed][context], the device layout) are
   // held at once: (config, context) items replay every seed, then the block's charges, then the
@@ -157,23 +161,8 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       });
       if (job.progress) job.progress->units_done(1);
     });
-    if (coupled) {
-      const ChargeFirstUses charge{sweep.view(),
-                                   job.contexts.data(),
-                                   stream_ids.data(),
-                                   comms.members.data(),
-                                   comms.begin.data(),
-                                   comms.connected.data(),
-                                   first_use.data(),
-                                   online.data(),
-                                   comms.count(),
-                                   n_seed,
-                                   n_ctx,
-                                   job.horizon,
-                                   job.seed_base};
-      parallel_for(count * size_t(n_seed) * size_t(comms.count()), job.threads,
-                   [&](size_t item) { charge(int64_t(item)); });
-    }
+    if (coupled)
+      charge_first_uses(job, comms, stream_ids, first_use.data(), online.data(), count, job.horizon);
     parallel_for(count * size_t(n_ctx), job.threads, [&](size_t k) {
       const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
       double online_sum = 0.0, final_sum = 0.0;

@@ -16,8 +16,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   const Sweep& sweep = *job.sweep;
   const size_t n_cfg = job.configs.size(), n_sweep = size_t(sweep.num_contexts());
 
-  out.stream_ids.clear();
-  for (int c : job.contexts) out.stream_ids.push_back(context_stream_id(sweep.context(c)));
+  out.stream_ids = job_stream_ids(job);
   out.configs.clear();
   for (const PolicySpec& spec : job.configs) out.configs.push_back(spec.config);
   // Frozen decisions as one [config][sweep context] table; configs without any get -1 (none).
@@ -48,7 +47,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.window = job.window;
   q.policy_start = job.policy_start;
   q.call_cost_us = job.call_cost_us;
-  out.communicators = charges_first_use(sweep) ? communicators_of(sweep, job.contexts) : Communicators{};
+  out.communicators = first_use_communicators(sweep, job.contexts);
   q.members = out.communicators.members;
   q.member_begin = out.communicators.begin;
   q.connected = out.communicators.connected;

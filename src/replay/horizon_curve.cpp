@@ -6,7 +6,6 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/communicators.hpp"
-#include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay.hpp"
 
@@ -38,9 +37,9 @@ HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& 
   check_replay_job(longest);
   const size_t n_ctx = job.contexts.size(), n_h = horizons.size(), n_seed = size_t(job.seeds);
   const size_t replays = job.configs.size() * n_seed * n_ctx;
-  std::vector<uint64_t> stream_ids(n_ctx);
-  for (size_t i = 0; i < n_ctx; ++i) stream_ids[i] = context_stream_id(job.sweep->context(job.contexts[i]));
-  const bool coupled = charges_first_use(*job.sweep);
+  const std::vector<uint64_t> stream_ids = job_stream_ids(job);
+  const Communicators comms = first_use_communicators(*job.sweep, job.contexts);
+  const bool coupled = comms.count() > 0;
   // online[h][config][seed][i]: each replay's online loss at horizons[h], the engines' layout per
   // horizon, so the first-use charges at h are the engines' own at that horizon.
   std::vector<std::vector<double>> online(n_h, std::vector<double>(replays));
@@ -59,20 +58,10 @@ HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& 
       if (coupled) std::copy_n(o.first_use, kNumAlgos, first_use.begin() + long(at * kNumAlgos));
     }
   });
-  if (coupled) {
-    const Communicators comms = communicators_of(*job.sweep, job.contexts);
-    for (size_t h = 0; h < n_h; ++h) {
-      const ChargeFirstUses charge{job.sweep->view(),  job.contexts.data(),
-                                   stream_ids.data(),  comms.members.data(),
-                                   comms.begin.data(), comms.connected.data(),
-                                   first_use.data(),   online[h].data(),
-                                   comms.count(),      job.seeds,
-                                   int(n_ctx),         horizons[h],
-                                   job.seed_base};
-      parallel_for(job.configs.size() * n_seed * size_t(comms.count()), job.threads,
-                   [&](size_t item) { charge(int64_t(item)); });
-    }
-  }
+  if (coupled)  // each horizon's charges on that horizon's losses, as an engine charges a replay of it
+    for (size_t h = 0; h < n_h; ++h)
+      charge_first_uses(job, comms, stream_ids, first_use.data(), online[h].data(), job.configs.size(),
+                        horizons[h]);
   HorizonCurve out;
   out.horizons = horizons;
   out.online.assign(job.configs.size(), std::vector<std::vector<double>>(n_h, std::vector<double>(n_ctx)));

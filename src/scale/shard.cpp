@@ -46,8 +46,7 @@ ShardUnits communicator_shard_units(size_t configs, size_t contexts,
 
 std::vector<std::vector<int>> coupled_communicators(const ReplayJob& job) {
   std::vector<std::vector<int>> out;
-  if (!charges_first_use(*job.sweep)) return out;
-  const Communicators c = communicators_of(*job.sweep, job.contexts);
+  const Communicators c = first_use_communicators(*job.sweep, job.contexts);
   for (int g = 0; g < c.count(); ++g)
     out.emplace_back(c.members.begin() + c.begin[size_t(g)], c.members.begin() + c.begin[size_t(g) + 1]);
   return out;

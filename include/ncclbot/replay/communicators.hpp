@@ -1,6 +1,8 @@
 #pragma once
 // The communicators of a replay job (replay/first_use.hpp): its contexts grouped by (fabric, nodes,
 // GPUs per node), each group in the job's order, with the number of algorithms the oracle connects.
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace ncclbot {
@@ -18,7 +20,18 @@ struct Communicators {
 // The communicators of `contexts` (sweep indices) of `sweep`, in order of first appearance.
 Communicators communicators_of(const Sweep& sweep, const std::vector<int>& contexts);
 
-// Whether a job on `sweep` couples its contexts through first-use charges (a first-use cost).
-bool charges_first_use(const Sweep& sweep);
+// The communicators whose first-use charges couple a job's contexts: communicators_of() when `sweep`
+// has a first-use cost, else none (count() == 0).
+Communicators first_use_communicators(const Sweep& sweep, const std::vector<int>& contexts);
+
+struct ReplayJob;  // replay/cpu_engine.hpp
+
+// Adds the first-use charges (replay/first_use.hpp, ChargeFirstUses) to `configs` configs' online
+// losses on the host, `job.threads` at a time: `online` and `first_use` in the engines' per-replay
+// layout [config][seed][job context] (first_use with kNumAlgos per replay), `stream_ids` per job
+// context, at horizon `horizon`.
+void charge_first_uses(const ReplayJob& job, const Communicators& comms,
+                       const std::vector<uint64_t>& stream_ids, const uint32_t* first_use, double* online,
+                       size_t configs, int horizon);
 
 }  // namespace ncclbot

@@ -75,4 +75,7 @@ ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uin
 // The replay id of a sweep context (replay/stream_id.hpp).
 uint64_t context_stream_id(const Context& c);
 
+// The replay id of each of job.contexts.
+std::vector<uint64_t> job_stream_ids(const ReplayJob& job);
+
 }  // namespace ncclbot
