@@ -78,6 +78,23 @@ std::string context_level_text(const json& h) {
          ")";
 }
 
+// The scorecard's tally: tested claims and how many agree; calibrated rows are shown, not counted.
+struct ClaimTally {
+  int tested = 0, agree = 0, calibrated = 0;
+};
+ClaimTally tally_claims(const json& claims) {
+  ClaimTally n;
+  for (const auto& c : claims) {
+    if (c.at("basis") == "calibrated") {
+      ++n.calibrated;
+      continue;
+    }
+    ++n.tested;
+    n.agree += c.at("agrees").get<bool>();
+  }
+  return n;
+}
+
 std::string deployment_text(const json& st) {
   return st.contains("as_deployed") && st.at("as_deployed").is_string()
              ? "as deployed (the plugin's " + st.at("as_deployed").get<std::string>() + " mode)"
@@ -142,13 +159,9 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
                       f.at("scenarios").dump() + " scenarios; table \"Hypotheses\").");
   if (r.contains("sensitivity")) lines.push_back(sensitivity_summary(r));
   if (r.contains("against_original")) {
-    int tested = 0, agree = 0;
-    for (const auto& c : r.at("against_original"))
-      if (c.at("basis") == "tested") {
-        ++tested;
-        agree += c.at("agrees").get<bool>();
-      }
-    lines.push_back("Against the original study: " + std::to_string(agree) + " of " + std::to_string(tested) +
+    const ClaimTally n = tally_claims(r.at("against_original"));
+    lines.push_back("Against the original study: " + std::to_string(n.agree) + " of " +
+                    std::to_string(n.tested) +
                     " tested claims agree (section \"Against the original study\").");
   }
   out.push_back(bullets(lines));
@@ -368,15 +381,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
 
   if (r.contains("against_original")) {
     const auto& claims = r.at("against_original");
-    int tested = 0, agree = 0, calibrated = 0;
-    for (const auto& c : claims) {
-      if (c.at("basis") == "calibrated") {
-        ++calibrated;
-        continue;
-      }
-      ++tested;
-      agree += c.at("agrees").get<bool>();
-    }
+    const ClaimTally n = tally_claims(claims);
     out.push_back(heading(2, "Against the original study"));
     out.push_back(paragraph(
         "Each published claim beside this study's own number. A claim agrees when the direction it states "
@@ -386,10 +391,11 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
         "); a claim that a test rejects "
         "agrees only when this study's test rejects in the same direction, and a claim of no significant "
         "difference only when it does not reject. Tested claims: " +
-        std::to_string(agree) + " of " + std::to_string(tested) + " agree. " +
-        (calibrated > 0 ? std::to_string(calibrated) + " more restate numbers the simulator was fitted to "
-                                                       "(basis \"calibrated\"): shown, not counted."
-                        : std::string())));
+        std::to_string(n.agree) + " of " + std::to_string(n.tested) + " agree. " +
+        (n.calibrated > 0
+             ? std::to_string(n.calibrated) + " more restate numbers the simulator was fitted to "
+                                              "(basis \"calibrated\"): shown, not counted."
+             : std::string())));
     Block t;
     t.kind = Block::Kind::kTable;
     t.header = {"claim", "original study", "this study", "figures (original / here, band)",
