@@ -62,6 +62,13 @@ std::string campaign_toml(const Plan& plan) {
   return os.str();
 }
 
+// Both scripts first find their own folder exactly, or stop: no CDPATH (cd would print its choice
+// into HERE), a checked cd, and no HERE that is empty or spans lines.
+constexpr const char* kLocateHere = R"SH(unset CDPATH
+HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)" || { echo "${BASH_SOURCE[0]}: cannot locate its folder" >&2; exit 2; }
+[[ -n "$HERE" && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "${BASH_SOURCE[0]}: cannot locate its folder" >&2; exit 2; }
+)SH";
+
 std::string run_sh(const Plan& plan) {
   const PlanOptions& o = plan.options;
   std::ostringstream os;
@@ -74,11 +81,7 @@ std::string run_sh(const Plan& plan) {
 # (default srun / mpirun; extra launcher options may follow the name, e.g. SRUN="srun --mpi=pmix").
 # A complete log is never rerun or overwritten; an incomplete one is moved to logs/attempts/ first.
 set -uo pipefail
-# Locate this folder exactly, or stop: no CDPATH (cd would print its choice into HERE), a checked cd.
-unset CDPATH
-HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)" || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
-[[ -n "$HERE" && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
-)SH";
+)SH" << kLocateHere;
   os << "LAUNCHER=" << launcher_name(o.launcher) << "\nGPUS_PER_NODE=" << plan.gpus_per_node
      << "\nITERS=" << o.iters << "\nWARMUP=" << o.warmup << "\nSTEP_FACTOR=" << o.step_factor
      << "\nMAX_BYTES=" << o.max_bytes << "\n# id nodes program NCCL_ALGO NCCL_PROTO min_bytes\nRUNS=(\n";
@@ -197,11 +200,8 @@ if [[ -n "${SLURM_ARRAY_TASK_ID:-}" ]]; then
   # Inside the allocation: sbatch runs a copy of this file from its spool, in --chdir (the campaign).
   exec bash "$PWD/run.sh" --task "$SLURM_ARRAY_TASK_ID"
 fi
-# Locate this folder exactly, or stop: no CDPATH (cd would print its choice into HERE), a checked cd.
-unset CDPATH
-HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)" || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
-[[ -n "$HERE" && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "run.sh: cannot locate its folder" >&2; exit 2; }
-mkdir -p "$HERE/logs"
+)SH" << kLocateHere
+     << R"SH(mkdir -p "$HERE/logs"
 submit() {  # NODES TIME
   local list
   list="$(bash "$HERE/run.sh" --incomplete "$1" | paste -sd, -)"
