@@ -81,14 +81,18 @@ namespace {
 ShardUnits partial_units(const nlohmann::json& identity, size_t total, ShardSpec shard,
                          const std::string& source) {
   if (!identity.contains("communicators")) return shard_units(total, shard);
-  const auto groups = identity.at("communicators").get<std::vector<std::vector<int>>>();
   const size_t contexts = identity.at("contexts").size();
+  std::vector<std::vector<int>> groups;
   std::vector<int> seen(contexts, 0);
-  for (const auto& g : groups)
-    for (int i : g) {
-      if (i < 0 || size_t(i) >= contexts || seen[size_t(i)]++)
+  for (const auto& g : identity.at("communicators")) {  // checked before any conversion
+    groups.emplace_back();
+    for (const auto& i : g) {
+      if (!i.is_number_integer() || i.get<int64_t>() < 0 || uint64_t(i.get<int64_t>()) >= contexts ||
+          seen[size_t(i.get<int64_t>())]++)
         throw InputError(source, 2, "communicators do not cover each context once");
+      groups.back().push_back(int(i.get<int64_t>()));
     }
+  }
   for (int n : seen)
     if (n != 1) throw InputError(source, 2, "communicators do not cover each context once");
   if (contexts == 0 || total % contexts != 0)

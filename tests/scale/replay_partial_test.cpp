@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/scale/shard.hpp"
 
 using namespace ncclbot;
 
@@ -90,6 +91,31 @@ TEST(ReplayPartial, DamagedFilesAreRejectedByName) {
   // A header claiming 2 units for shard 0/2 of 2 units (it has 1).
   const std::string header_lie = encode_replay_partial(identity(), {0, 2}, 2, slice);
   EXPECT_THROW(decode_replay_partial(header_lie, "lie.part"), InputError);
+}
+
+// A coupled job's partials deal whole communicators (scale/shard.hpp); their identity records them.
+// Every communicator list that does not cover each of the 3 contexts exactly once with integers in
+// range (a repeat, a gap, a negative, a float far out of int's range, not a list) is an input
+// error naming the file; the right one decodes to the blocks' units.
+TEST(ReplayPartial, CommunicatorBlocksAreCheckedBeforeUse) {
+  const std::vector<std::vector<int>> blocks = {{0, 2}, {1}};
+  ReplaySlice slice;
+  slice.units = communicator_shard_units(2, 3, blocks, {0, 2});  // blocks (0, {0,2}) and (1, {0,2})
+  for (size_t j = 0; j < slice.units.size(); ++j) {
+    slice.online.push_back(1.0);
+    slice.final_loss.push_back(2.0);
+  }
+  nlohmann::json id = identity();
+  id["communicators"] = blocks;
+  const ReplayPartial p = decode_replay_partial(encode_replay_partial(id, {0, 2}, 6, slice), "ok.part");
+  EXPECT_EQ(p.slice.units.units, (std::vector<size_t>{0, 2, 3, 5}));
+  for (const nlohmann::json bad :
+       {nlohmann::json{{0, 2}, {2}}, nlohmann::json{{0, 2}}, nlohmann::json{{0, 2}, {-1}},
+        nlohmann::json::parse("[[0, 2], [1e99]]"), nlohmann::json("x")}) {
+    id["communicators"] = bad;
+    EXPECT_THROW(decode_replay_partial(encode_replay_partial(id, {0, 2}, 6, slice), "bad.part"), InputError)
+        << bad.dump();
+  }
 }
 
 TEST(ReplayPartial, MergeInAnyOrderGivesUnitOrder) {
