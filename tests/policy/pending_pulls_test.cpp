@@ -41,6 +41,30 @@ Batch decide_batch(const PolicyConfig& cfg, const ArmMask& mask, const float* pr
   return b;
 }
 
+// decide_batch() from the state after the first decision's latency arrived (no batch before it).
+Batch decide_batch_after_one(const PolicyConfig& cfg, const ArmMask& mask, const float* prior, double latency,
+                             int n) {
+  PolicyContext ctx;
+  ctx.mask = mask;
+  ctx.prior_us = prior;
+  Batch b;
+  AnyPolicy aware = make_policy(cfg);
+  policy_reset(aware, ctx);
+  StepRandom first(7, 3, 0);
+  policy_update(aware, policy_select(aware, first), latency);
+  AnyPolicy blind = aware;
+  PendingPulls pending{};
+  for (int t = 1; t <= n; ++t) {
+    StepRandom rng(7, 3, uint32_t(t)), rng_blind(7, 3, uint32_t(t));
+    const int slot = policy_select_pending(aware, rng, pending);
+    b.aware.push_back(slot);
+    ++pending.count[slot];
+    ++pending.total;
+    b.blind.push_back(policy_select(blind, rng_blind));
+  }
+  return b;
+}
+
 ArmMask slots(std::initializer_list<int> list) {
   ArmMask m;
   for (int s : list) m.set(s);
@@ -118,6 +142,51 @@ TEST(PendingPulls, GreedyCountsPendingPullsOnlyAtItsColdStart) {
   b = decide_batch(cfg, slots({0, 2, 5}), prior, 5);
   EXPECT_EQ(b.aware, (std::vector<int>(5, 2)));
   EXPECT_EQ(b.blind, (std::vector<int>(5, 2)));
+}
+
+// Blind bets (ArmStats::blind_bets): once a latency has arrived, an arm whose estimate is still its
+// prior alone and that has a pull pending is passed over. Warm greedy, n0 = 1, prior A (slot 0)
+// 10 us, B (slot 1) 11, C (slot 2) 12; A is played (smallest prior) and its latency, 30, arrives:
+// mean_A = (10 + 30) / 2 = 20, B and C hold their priors. Then a batch of 4:
+//   1: nothing pending: argmin of (20, 11, 12)             -> B
+//   2: B pending, a blind bet: argmin of (A 20, C 12)      -> C
+//   3: B and C pending, both blind bets: A is left         -> A
+//   4: the same                                            -> A
+// Epsilon-greedy at eps = 0 is its greedy branch. Blind (plain select()), B four times.
+TEST(PendingPulls, WarmGreedyPassesOverAPriorOnlyArmWithAPullPending) {
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 10.0f, prior[1] = 11.0f, prior[2] = 12.0f;
+  PolicyConfig eps = parse_policy_spec("egreedy:eps=0.1,n0=1").config;
+  eps.eps = 0.0;
+  for (const PolicyConfig& cfg : {parse_policy_spec("greedy:n0=1").config, eps}) {
+    const Batch b = decide_batch_after_one(cfg, slots({0, 1, 2}), prior, 30.0, 4);
+    EXPECT_EQ(b.aware, (std::vector<int>{1, 2, 0, 0})) << int(cfg.kind);
+    EXPECT_EQ(b.blind, (std::vector<int>(4, 1))) << int(cfg.kind);
+  }
+}
+
+// The same state in UCB1, c = 1, n0 = 1 (N = (2, 1, 1), t = 4, m* = 11), each decision with the
+// earlier ones pending (N_i + p_i pulls, t + P in the bonus):
+//   1: nothing pending, 11 sqrt(2 ln 4) = 18.3162:
+//      A 20 - 18.3162 / sqrt 2 = 7.048, B 11 - 18.3162 = -7.316, C 12 - 18.3162 = -6.316  -> B
+//   2: B pending, t' 5, 11 sqrt(2 ln 5) = 19.7354; B a blind bet:
+//      A 20 - 19.7354 / sqrt 2 = 6.045, C 12 - 19.7354 = -7.735                           -> C
+//   3: B and C pending, both blind bets; A is left                                          -> A
+//      (counted as pulls at their means they would give B: 11 - 20.8232 / sqrt 2 = -3.724,
+//      against A 20 - 14.7243 = 5.276 and C 12 - 14.7243 = -2.724, with t' 6: 20.8232)
+//   4: the same                                                                             -> A
+// SW-UCB (window 50) and D-UCB hold the same state after one latency, so they decide the same.
+// Blind, B four times.
+TEST(PendingPulls, WarmUcbPassesOverAPriorOnlyArmWithAPullPending) {
+  float prior[kNumArms];
+  for (float& p : prior) p = -1.0f;
+  prior[0] = 10.0f, prior[1] = 11.0f, prior[2] = 12.0f;
+  for (const char* spec : {"ucb1:c=1,n0=1", "swucb:c=1,window=50,n0=1", "ducb:c=1,gamma=0.9,n0=1"}) {
+    const Batch b = decide_batch_after_one(parse_policy_spec(spec).config, slots({0, 1, 2}), prior, 30.0, 4);
+    EXPECT_EQ(b.aware, (std::vector<int>{1, 2, 0, 0})) << spec;
+    EXPECT_EQ(b.blind, (std::vector<int>(4, 1))) << spec;
+  }
 }
 
 // Cold Thompson sampling and cold epsilon-greedy at eps = 0 start as cold greedy does (untried arms

@@ -76,8 +76,10 @@ struct ArmStats {
   double mean[kNumArms];   // sum / count; unused while count == 0
   double total;            // sum of N_i
   int untried;             // arms with N_i == 0
-  int64_t plays;           // real observations so far: 64-bit, as a live policy may outlive 2^31 calls
-                           // (members set by reset(), none initialised)
+  uint32_t prior_only;     // bit j: arm j's estimate is its prior alone, none of its latencies arrived
+  static_assert(kNumArms <= 32, "prior_only holds one bit per arm");
+  int64_t plays;  // real observations so far: 64-bit, as a live policy may outlive 2^31 calls
+                  // (members set by reset(), none initialised)
 
   NCCLBOT_HD static double transform(double x, ObsScale scale) {
     return scale == ObsScale::kLog ? portable_log(x) : x;
@@ -87,11 +89,13 @@ struct ArmStats {
     arms.assign(ctx.mask);
     total = 0.0;
     untried = 0;
+    prior_only = 0;
     plays = 0;
     for (int j = 0; j < arms.k; ++j) {
       const int s = arms.slot[j];
       if (n0 > 0.0 && has_prior_value(ctx, s)) {
         const double mu0 = transform(double(ctx.prior_us[s]), scale);
+        prior_only |= 1u << j;
         count[j] = n0;
         sum[j] = n0 * mu0;
         mean[j] = mu0;
@@ -108,6 +112,7 @@ struct ArmStats {
   // Adds one observation (already transformed) to packed arm j.
   NCCLBOT_HD void add(int j, double y) {
     if (count[j] == 0.0) --untried;
+    prior_only &= ~(1u << j);
     count[j] += 1.0;
     sum[j] += y;
     mean[j] = sum[j] / count[j];
@@ -116,10 +121,15 @@ struct ArmStats {
   }
 
   // The learned fields, for the tuner plugin's state file: f(values, n, lo, hi) for n values that
-  // must lie in [lo, hi]. The packed arm set comes from the mask (reset), `untried` is recounted.
+  // must lie in [lo, hi]. The packed arm set comes from the mask (reset), `untried` is recounted and
+  // `prior_only` keeps the arms whose count is still reset()'s (a latency adds 1 to it).
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
+    double at_reset[kNumArms];
+    for (int j = 0; j < arms.k; ++j) at_reset[j] = count[j];
     f(count, arms.k, 0.0, HUGE_VAL);
+    for (int j = 0; j < arms.k; ++j)
+      if (count[j] != at_reset[j]) prior_only &= ~(1u << j);
     f(sum, arms.k, -HUGE_VAL, HUGE_VAL);
     f(mean, arms.k, -HUGE_VAL, HUGE_VAL);
     f(&total, 1, 0.0, HUGE_VAL);
@@ -162,6 +172,38 @@ struct ArmStats {
     }
     const int best = argmin_mean();
     return best >= 0 ? best : fewest;
+  }
+
+  // Decisions pending once some latency has arrived (plays > 0): the arms whose estimate is still
+  // the prior alone and that already have a pull pending. Undelayed, a policy sees an arm's first
+  // latency before it pulls that arm again; pulling a prior-only arm once more before its first
+  // latency arrives is a blind bet that the prior is right, repeated for a whole feedback delay when
+  // the prior is wrong. Pending-aware policies pass such arms over (confidence_bound.hpp, greedy.hpp);
+  // an arm whose latency arrived is never one, so some arm is always left. Before any latency
+  // arrives nothing is measured, so nothing is passed over. A bit mask of packed indices.
+  NCCLBOT_HD uint32_t blind_bets(const PendingPulls& pending) const {
+    if (plays == 0) return 0;
+    uint32_t bets = 0;
+    for (int j = 0; j < arms.k; ++j)
+      if ((prior_only >> j & 1u) && pending.count[arms.slot[j]] > 0) bets |= 1u << j;
+    return bets;
+  }
+
+  // Packed arm with the smallest mean among observed arms not in `skip` (ties: lowest slot). With
+  // skip = blind_bets(), some arm is left: plays > 0, so some arm's latency arrived.
+  NCCLBOT_HD int argmin_mean_skipping(uint32_t skip) const {
+    int best = -1;
+    for (int j = 0; j < arms.k; ++j)
+      if (count[j] > 0.0 && !(skip >> j & 1u) && (best < 0 || mean[j] < mean[best])) best = j;
+    return best;
+  }
+
+  // Greedy's arm with decisions pending (greedy.hpp, and epsilon-greedy's greedy branch): the cold
+  // start while some arm is untried, else the smallest mean passing over blind bets. Packed index.
+  NCCLBOT_HD int greedy_pending(const PendingPulls& pending) const {
+    if (untried > 0) return cold_start_pending(pending);
+    const uint32_t skip = blind_bets(pending);
+    return skip == 0 ? argmin_mean() : argmin_mean_skipping(skip);
   }
 
   // The slot a policy commits to when it stops learning: the smallest mean among observed arms

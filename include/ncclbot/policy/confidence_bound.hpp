@@ -153,7 +153,9 @@ NCCLBOT_HD inline int confidence_bound_select(const ArmStats& stats, const doubl
 //   - while some arm is unobserved but every such arm has a pull pending, the arm with the fewest
 //     pulls N_i + p_i (lowest slot): an unobserved arm has no estimate to hallucinate at, so the
 //     batch keeps spreading over the arms until their first latencies arrive;
-//   - else the lower-confidence argmin of mean_i - c * m* * sqrt(2 ln(t + P)) / sqrt(N_i + p_i).
+//   - else the lower-confidence argmin of mean_i - c * m* * sqrt(2 ln(t + P)) / sqrt(N_i + p_i),
+//     passing over blind bets (ArmStats::blind_bets: once some latency has arrived, an arm whose
+//     estimate is still its prior alone and that has a pull pending).
 // With nothing pending this is confidence_bound_select() bit for bit (an arm with p_i = 0 reads its
 // stored 1 / sqrt(N_i), the same IEEE value).
 NCCLBOT_HD inline int confidence_bound_select_pending(const ArmStats& stats, const double* inv_sqrt_count,
@@ -179,7 +181,18 @@ NCCLBOT_HD inline int confidence_bound_select_pending(const ArmStats& stats, con
     inv[j] = p == 0 ? inv_sqrt_count[j] : 1.0 / sqrt(stats.count[j] + double(p));
   }
   const double scale = c * min_of(stats.mean, k) * exploration_bonus(stats.total + double(pending.total));
-  return stats.arms.slot[lower_confidence_argmin(stats, inv, scale)];
+  const uint32_t skip = stats.blind_bets(pending);
+  if (skip == 0) return stats.arms.slot[lower_confidence_argmin(stats, inv, scale)];
+  int best = -1;
+  double lowest = HUGE_VAL;
+  for (int j = 0; j < k; ++j) {
+    const double x = stats.mean[j] - scale * inv[j];
+    if (!(skip >> j & 1u) && (best < 0 || x < lowest)) {
+      best = j;
+      lowest = x;
+    }
+  }
+  return stats.arms.slot[best];  // some arm is no blind bet (ArmStats::blind_bets)
 }
 
 }  // namespace ncclbot

@@ -69,6 +69,7 @@ struct DiscountedUcbPolicy {
     }
     stats.total = total;
     stats.untried = untried;
+    stats.prior_only &= ~(1u << played);
     ++stats.plays;
   }
 

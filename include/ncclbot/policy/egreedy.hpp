@@ -40,9 +40,9 @@ struct EpsGreedyPolicy {
     return stats.arms.slot[greedy_index(nullptr)] == slot ? greedy_probability()
                                                           : explore_rate() / double(stats.arms.k);
   }
-  // With decisions pending (policy_context.hpp): the greedy branch takes greedy's cold start
-  // (ArmStats::cold_start_pending: an arm with a pull pending is no longer untried); the exploring
-  // branch is unchanged. The same two words as select().
+  // With decisions pending (policy_context.hpp): the greedy branch takes greedy's pending rule
+  // (ArmStats::greedy_pending: its cold start, and no blind bets); the exploring branch is
+  // unchanged. The same two words as select().
   NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
     bool explored = false;
     return choose(rng, explored, &pending);
@@ -74,11 +74,11 @@ struct EpsGreedyPolicy {
     const double e = explore_rate();
     return e / double(stats.arms.k) + (1.0 - e);
   }
-  // The greedy branch's arm (packed index): untried arms first (with `pending`, those without a pull
-  // pending), then the smallest mean.
+  // The greedy branch's arm (packed index): untried arms first, then the smallest mean; with
+  // decisions pending, greedy's pending rule.
   NCCLBOT_HD int greedy_index(const PendingPulls* pending) const {
-    if (stats.untried == 0) return stats.argmin_mean();
-    return pending && pending->total > 0 ? stats.cold_start_pending(*pending) : stats.first_untried();
+    if (pending && pending->total > 0) return stats.greedy_pending(*pending);
+    return stats.untried == 0 ? stats.argmin_mean() : stats.first_untried();
   }
   NCCLBOT_HD int choose(StepRandom& rng, bool& explored, const PendingPulls* pending = nullptr) {
     if (stats.arms.k == 0) return -1;

@@ -22,10 +22,11 @@ struct GreedyPolicy {
     return stats.arms.slot[j];
   }
   // With decisions pending (policy_context.hpp): a pull at an arm's current mean changes no mean, so
-  // only the cold start differs (ArmStats::cold_start_pending).
-  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
-    if (stats.arms.k == 0 || stats.untried == 0) return select(rng);
-    return stats.arms.slot[stats.cold_start_pending(pending)];
+  // only the cold start (ArmStats::cold_start_pending) and blind bets (ArmStats::blind_bets: a
+  // prior-only arm with a pull pending, once some latency has arrived) differ.
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+    if (stats.arms.k == 0) return -1;
+    return stats.arms.slot[stats.greedy_pending(pending)];
   }
   NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
