@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "ncclbot/policy/policy.hpp"
@@ -19,42 +20,26 @@ struct Batch {
   std::vector<int> aware, blind;
 };
 
-// `n` decisions of `cfg` from the state reset() gives (no latency ever arrives), each counted as
-// pending for the next ones, and the same decisions made blind (plain select()).
-Batch decide_batch(const PolicyConfig& cfg, const ArmMask& mask, const float* prior, int n) {
-  PolicyContext ctx;
-  ctx.mask = mask;
-  ctx.prior_us = prior;
-  Batch b;
-  AnyPolicy aware = make_policy(cfg), blind = make_policy(cfg);
-  policy_reset(aware, ctx);
-  policy_reset(blind, ctx);
-  PendingPulls pending{};
-  for (int t = 0; t < n; ++t) {
-    StepRandom rng(7, 3, uint32_t(t)), rng_blind(7, 3, uint32_t(t));
-    const int slot = policy_select_pending(aware, rng, pending);
-    b.aware.push_back(slot);
-    ++pending.count[slot];
-    ++pending.total;
-    b.blind.push_back(policy_select(blind, rng_blind));
-  }
-  return b;
-}
-
-// decide_batch() from the state after the first decision's latency arrived (no batch before it).
-Batch decide_batch_after_one(const PolicyConfig& cfg, const ArmMask& mask, const float* prior, double latency,
-                             int n) {
+// `n` decisions of `cfg`, each counted as pending for the next ones, and the same decisions made
+// blind (plain select()). They start from the state reset() gives, or, with `first_latency`, from
+// the state after the first decision's latency arrived (no batch before it); no later latency
+// arrives.
+Batch decide_batch(const PolicyConfig& cfg, const ArmMask& mask, const float* prior, int n,
+                   std::optional<double> first_latency = std::nullopt) {
   PolicyContext ctx;
   ctx.mask = mask;
   ctx.prior_us = prior;
   Batch b;
   AnyPolicy aware = make_policy(cfg);
   policy_reset(aware, ctx);
-  StepRandom first(7, 3, 0);
-  policy_update(aware, policy_select(aware, first), latency);
+  const int t0 = first_latency ? 1 : 0;
+  if (first_latency) {
+    StepRandom first(7, 3, 0);
+    policy_update(aware, policy_select(aware, first), *first_latency);
+  }
   AnyPolicy blind = aware;
   PendingPulls pending{};
-  for (int t = 1; t <= n; ++t) {
+  for (int t = t0; t < t0 + n; ++t) {
     StepRandom rng(7, 3, uint32_t(t)), rng_blind(7, 3, uint32_t(t));
     const int slot = policy_select_pending(aware, rng, pending);
     b.aware.push_back(slot);
@@ -160,7 +145,7 @@ TEST(PendingPulls, WarmGreedyPassesOverAPriorOnlyArmWithAPullPending) {
   PolicyConfig eps = parse_policy_spec("egreedy:eps=0.1,n0=1").config;
   eps.eps = 0.0;
   for (const PolicyConfig& cfg : {parse_policy_spec("greedy:n0=1").config, eps}) {
-    const Batch b = decide_batch_after_one(cfg, slots({0, 1, 2}), prior, 30.0, 4);
+    const Batch b = decide_batch(cfg, slots({0, 1, 2}), prior, 4, 30.0);
     EXPECT_EQ(b.aware, (std::vector<int>{1, 2, 0, 0})) << int(cfg.kind);
     EXPECT_EQ(b.blind, (std::vector<int>(4, 1))) << int(cfg.kind);
   }
@@ -183,7 +168,7 @@ TEST(PendingPulls, WarmUcbPassesOverAPriorOnlyArmWithAPullPending) {
   for (float& p : prior) p = -1.0f;
   prior[0] = 10.0f, prior[1] = 11.0f, prior[2] = 12.0f;
   for (const char* spec : {"ucb1:c=1,n0=1", "swucb:c=1,window=50,n0=1", "ducb:c=1,gamma=0.9,n0=1"}) {
-    const Batch b = decide_batch_after_one(parse_policy_spec(spec).config, slots({0, 1, 2}), prior, 30.0, 4);
+    const Batch b = decide_batch(parse_policy_spec(spec).config, slots({0, 1, 2}), prior, 4, 30.0);
     EXPECT_EQ(b.aware, (std::vector<int>{1, 2, 0, 0})) << spec;
     EXPECT_EQ(b.blind, (std::vector<int>(4, 1))) << spec;
   }
