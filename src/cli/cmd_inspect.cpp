@@ -85,7 +85,7 @@ Action setup(CLI::App& app) {
     if (!opt->collectives.empty())
       filter.collectives = parse_collective_list(opt->collectives, "--collectives");
     const Sweep sweep = read_sweep_csv(opt->sweep_path);
-    const auto selected = filter.select(sweep);
+    const auto selected = filter.select_some(sweep, opt->sweep_path);
     const nlohmann::json j = inspect(sweep, selected);
     if (opt->json) {
       std::cout << j.dump(2) << "\n";

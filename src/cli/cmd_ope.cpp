@@ -12,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/json_numbers.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/off_policy.hpp"
@@ -200,6 +201,11 @@ Action setup(CLI::App& app) {
           entry["replay_method_unavailable"] = e.what();
           os << "    replay not available: " << e.what() << "\n";
         }
+        if (rm && !(std::isfinite(rm->value_us) && std::isfinite(rm->lo) && std::isfinite(rm->hi))) {
+          rm.reset();
+          entry["replay_method_unavailable"] = "too few accepted calls for a finite estimate and interval";
+          os << "    replay not available: too few accepted calls for a finite estimate and interval\n";
+        }
         if (rm) {
           nlohmann::json e{{"name", "replay"},         {"value_us", rm->value_us},
                            {"ci", {rm->lo, rm->hi}},   {"n_effective", double(rm->accepted)},
@@ -219,6 +225,8 @@ Action setup(CLI::App& app) {
       }
       doc["policies"].push_back(entry);
     }
+    if (const std::string at = first_non_finite(doc); !at.empty())
+      throw InputError(opt->logs.front(), 0, "ope's " + at + " is not finite; no estimate printed");
     if (opt->json) std::cout << doc.dump(2) << "\n";
     return 0;
   };

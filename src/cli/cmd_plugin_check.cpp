@@ -733,8 +733,7 @@ Action setup(CLI::App& app) {
     if (!sweep.has_prior())
       throw InputError(opt->sweep_path, 0,
                        "needs a prior_us column: it is the cost table NCCL passes the plugin");
-    const std::vector<int> contexts = filter.select(sweep);
-    if (contexts.empty()) throw UsageError("no context of the sweep matches --nodes/--collectives");
+    const std::vector<int> contexts = filter.select_some(sweep, opt->sweep_path);
 
     int checked = 0, skipped = 0, steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
     int rank_disagreements = 0;
@@ -781,9 +780,15 @@ Action setup(CLI::App& app) {
       if (!opt->log_path.empty()) {
         // A log of one run: appending to an older one would mix two policies under one header.
         check_output_not_input(opt->log_path, {opt->sweep_path, opt->plugin_path}, "--log");
-        if (std::filesystem::exists(opt->log_path))
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(opt->log_path, ec)))  // a dangling symlink exists too
           throw UsageError("--log " + opt->log_path +
                            " exists; plugin-check writes a new log (remove it first)");
+        const fs::path folder = fs::path(opt->log_path).parent_path();
+        if (!folder.empty() && !fs::is_directory(folder, ec))
+          throw UsageError("--log " + opt->log_path + ": there is no folder '" + folder.string() +
+                           "' to write it in");
         if (opt->log_path.find('%') != std::string::npos)
           throw UsageError("--log names one file (no %r: plugin-check drives a single rank)");
         setenv("NCCLBOT_LOG", opt->log_path.c_str(), 1);
@@ -792,6 +797,11 @@ Action setup(CLI::App& app) {
       const LoadedPlugin plugin = load_plugin(opt->plugin_path);
       for (size_t i = 0; i < contexts.size(); ++i)
         tally(i, contexts[i], check_context(plugin, sweep, contexts[i], spec, *opt, opt->feed));
+      std::error_code ec;
+      if (!opt->log_path.empty() &&
+          !std::filesystem::is_regular_file(std::filesystem::symlink_status(opt->log_path, ec)))
+        throw UsageError("--log " + opt->log_path +
+                         ": the plugin wrote no decision log (its warning above says why)");
     }
     // One line per context and first difference; with --ranks the ranks that share it (all of them,
     // when they agree with each other as they must) on that line.

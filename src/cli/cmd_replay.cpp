@@ -106,7 +106,7 @@ Action setup(CLI::App& app) {
     const Sweep sweep = read_sweep_csv(opt->sweep_path);
     ReplayJob job;
     job.sweep = &sweep;
-    job.contexts = filter.select(sweep);
+    job.contexts = filter.select_some(sweep, opt->sweep_path);
     job.configs = configs;
     job.seeds = opt->seeds;
     job.seed_base = opt->seed;

@@ -8,6 +8,7 @@
 
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/json_numbers.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/telemetry.hpp"
@@ -44,6 +45,10 @@ Action setup(CLI::App& app) {
     const DecisionLogData log = read_decision_logs(opt->logs);
     const OpeData data = ope_data(log);
     const nlohmann::json t = telemetry(data, TelemetryOptions{opt->resamples, opt->seed, opt->level, 10});
+    if (const std::string at = first_non_finite(t); !at.empty())
+      throw InputError(
+          opt->logs.front(), 0,
+          "telemetry's " + at + " is not finite (too few calls for an interval); nothing written");
     std::error_code ec;
     fs::create_directories(fs::path(opt->out) / "figures", ec);
     if (ec) throw UsageError("--out " + opt->out + ": cannot create the folder: " + ec.message());
@@ -63,9 +68,13 @@ Action setup(CLI::App& app) {
                       report::render_html(blocks, opt->out, "ncclbot telemetry: " + data.behaviour), "--out");
     const auto& total = t["total"];
     std::ostream& os = opt->json ? std::cerr : std::cout;
-    os << "telemetry: " << total["calls"] << " calls, saved against NCCL's choice "
-       << total["saved_us"]["value"] << " us [" << total["saved_us"]["ci"][0] << ", "
-       << total["saved_us"]["ci"][1] << "], " << total["contexts_lost"] << " context(s) lost\n";
+    os << "telemetry: " << total["calls"] << " calls, saved against NCCL's choice ";
+    if (total.contains("saved_us"))
+      os << total["saved_us"]["value"] << " us [" << total["saved_us"]["ci"][0] << ", "
+         << total["saved_us"]["ci"][1] << "]";
+    else
+      os << "unknown (NCCL's pick was played in no context)";
+    os << ", " << total["contexts_lost"] << " context(s) lost\n";
     if (!note.empty() && opt->figures) os << "telemetry: " << note << "\n";
     os << "report: " << opt->out << "/report.html\n";
     if (opt->json)

@@ -1,33 +1,96 @@
 #include "ncclbot/log/decision_log.hpp"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <numeric>
 #include <sstream>
+#include <tuple>
 
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
 
 namespace ncclbot {
 namespace {
 
-constexpr size_t kMaxLogBytes = size_t(64) << 30;
+constexpr uint64_t kMaxLogBytes = uint64_t(64) << 30;
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open the decision log");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size_t(size) > kMaxLogBytes)
-    throw InputError(path, 0, "not a readable decision log of at most 64 GiB");
-  in.seekg(0);
-  std::string bytes(size_t(size), '\0');
-  in.read(bytes.data(), size);
-  if (!in) throw InputError(path, 0, "cannot read the decision log");
-  return bytes;
-}
-
-[[noreturn]] void fail_at(const std::string& path, size_t offset, const std::string& reason) {
+[[noreturn]] void fail_at(const std::string& path, uint64_t offset, const std::string& reason) {
   throw InputError(path, 0, "byte " + std::to_string(offset) + ": " + reason);
 }
+
+// A decision log opened for reading: a regular file only (a FIFO or a device would block or never
+// end; O_NONBLOCK keeps even the open from waiting), read through a 1 MiB buffer, so the reader's
+// memory is bounded whatever the file holds; only the records it keeps grow.
+class LogInput {
+ public:
+  explicit LogInput(const std::string& path) : path_(path), buffer_(size_t(1) << 20) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0)
+      throw InputError(path, 0, std::string("cannot open the decision log: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      const bool folder = S_ISDIR(st.st_mode);
+      ::close(fd_);
+      throw InputError(
+          path, 0,
+          folder ? "is a folder, not a decision log" : "is not a regular file (a decision log is one)");
+    }
+    if (uint64_t(st.st_size) > kMaxLogBytes) {
+      ::close(fd_);
+      throw InputError(path, 0, "larger than the 64 GiB a decision log may be");
+    }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+    device = st.st_dev;
+    inode = st.st_ino;
+  }
+  ~LogInput() { ::close(fd_); }
+  LogInput(const LogInput&) = delete;
+  LogInput& operator=(const LogInput&) = delete;
+
+  // Up to n bytes into `out`; fewer only at the end of the file.
+  size_t read(unsigned char* out, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+      if (head_ == tail_ && !refill()) break;
+      const size_t k = std::min(n - got, tail_ - head_);
+      std::memcpy(out + got, buffer_.data() + head_, k);
+      head_ += k;
+      got += k;
+    }
+    offset_ += got;
+    return got;
+  }
+  uint64_t offset() const { return offset_; }  // bytes handed out so far
+
+  dev_t device = 0;
+  ino_t inode = 0;
+
+ private:
+  bool refill() {
+    while (true) {
+      const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw InputError(path_, 0, std::string("read error: ") + std::strerror(errno));
+      head_ = 0;
+      tail_ = size_t(n);
+      return n > 0;
+    }
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  std::vector<unsigned char> buffer_;
+  size_t head_ = 0, tail_ = 0;
+  uint64_t offset_ = 0;
+};
 
 // What no plugin writes (the checksum holds, so a foreign or crafted file): "" when the fields are
 // in range.
@@ -48,89 +111,191 @@ std::string call_problem(const decision_log::CallRecord& r) {
   return "";
 }
 
-DecisionLogFile read_one(const std::string& path, DecisionLogData& data) {
+// The header's key=value lines; a line that is not one, or a key given twice, is an error.
+std::map<std::string, std::string> parse_header(const std::string& path, const std::string& text) {
+  std::map<std::string, std::string> header;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '\0') continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) fail_at(path, 16, "header line '" + line + "' is not key=value");
+    if (!header.emplace(line.substr(0, eq), line.substr(eq + 1)).second)
+      fail_at(path, 16, "header key '" + line.substr(0, eq) + "' appears twice");
+  }
+  return header;
+}
+
+DecisionLogFile read_one(LogInput& in, const std::string& path, DecisionLogData& data) {
   using namespace decision_log;
-  const std::string bytes = read_bytes(path);
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   DecisionLogFile file;
   file.path = path;
-  if (bytes.size() < 16 || std::memcmp(p, kMagic, 8) != 0)
+  unsigned char head[16];
+  if (in.read(head, 16) < 16 || std::memcmp(head, kMagic, 8) != 0)
     throw InputError(path, 0, "not an ncclbot decision log (no NCBTLOG header; a truncated file?)");
-  const uint32_t version = detail::get<uint32_t>(p, 8);
+  const uint32_t version = decision_log::detail::get<uint32_t>(head, 8);
   if (version != kDecisionLogVersion)
     throw InputError(path, 0,
                      "decision log version " + std::to_string(version) + ", this ncclbot reads version " +
                          std::to_string(kDecisionLogVersion));
-  const uint32_t header_bytes = detail::get<uint32_t>(p, 12);
+  const uint32_t header_bytes = decision_log::detail::get<uint32_t>(head, 12);
+  std::string text(header_bytes >= 16 && header_bytes <= kMaxHeaderBytes ? header_bytes - 16 : 0, '\0');
   if (header_bytes < 16 || header_bytes % 8 != 0 || header_bytes > kMaxHeaderBytes ||
-      header_bytes > bytes.size())
+      in.read(reinterpret_cast<unsigned char*>(text.data()), text.size()) < text.size())
     throw InputError(path, 0,
                      "the header is damaged or truncated (says " + std::to_string(header_bytes) + " bytes)");
-  std::istringstream text(std::string(bytes.data() + 16, header_bytes - 16));
-  for (std::string line; std::getline(text, line);) {
-    if (line.empty() || line[0] == '\0') continue;
-    const size_t eq = line.find('=');
-    if (eq == std::string::npos) fail_at(path, 16, "header line '" + line + "' is not key=value");
-    file.header[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  size_t at = header_bytes;
-  while (at < bytes.size()) {
-    const size_t left = bytes.size() - at;
-    if (left < 8) {
-      file.dropped_tail_bytes = left;
+  file.header = parse_header(path, text);
+  unsigned char record[kContextRecordBytes];
+  static_assert(kContextRecordBytes >= kCallRecordBytes);
+  while (true) {
+    const uint64_t at = in.offset();
+    const size_t got = in.read(record, 8);
+    if (got < 8) {
+      file.dropped_tail_bytes = got;  // nothing left, or a killed job's partial record
       break;
     }
-    const uint32_t kind = detail::get<uint32_t>(p + at, 0);
-    const uint32_t size = detail::get<uint32_t>(p + at, 4);
+    const uint32_t kind = decision_log::detail::get<uint32_t>(record, 0);
+    const uint32_t size = decision_log::detail::get<uint32_t>(record, 4);
     const uint32_t want = kind == kKindCall      ? kCallRecordBytes
                           : kind == kKindContext ? kContextRecordBytes
                                                  : 0;
     if (want == 0 || size != want)
       fail_at(path, at,
               "unknown record (kind " + std::to_string(kind) + ", " + std::to_string(size) + " bytes)");
-    if (size > left) {
-      file.dropped_tail_bytes = left;  // a killed job's last, partial record
+    if (const size_t rest = in.read(record + 8, size - 8); rest < size - 8) {
+      file.dropped_tail_bytes = 8 + rest;  // a killed job's last, partial record
       break;
     }
-    if (!intact(p + at, size)) fail_at(path, at, "record checksum does not match (the file is damaged)");
-    if (kind == kKindCall) {
-      const CallRecord r = decode_call(p + at);
-      if (const std::string bad = call_problem(r); !bad.empty()) fail_at(path, at, bad);
-      data.calls.push_back(r);
-      ++file.calls;
-    } else {
-      const ContextRecord r = decode_context(p + at);
-      if (const std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty())
-        fail_at(path, at, bad);
-      data.contexts.push_back(r);
-      ++file.contexts;
+    if (!intact(record, size)) fail_at(path, at, "record checksum does not match (the file is damaged)");
+    try {
+      if (kind == kKindCall) {
+        const CallRecord r = decode_call(record);
+        if (const std::string bad = call_problem(r); !bad.empty()) fail_at(path, at, bad);
+        data.calls.push_back(r);
+        data.call_offsets.push_back(at);
+        ++file.calls;
+      } else {
+        const ContextRecord r = decode_context(record);
+        if (const std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty())
+          fail_at(path, at, bad);
+        data.contexts.push_back(r);
+        ++file.contexts;
+      }
+    } catch (const std::bad_alloc&) {
+      fail_at(path, at, "more records than this machine's memory holds; read fewer logs at once");
     }
-    at += size;
   }
   return file;
 }
 
+std::string header_value(const DecisionLogFile& file, const char* key) {
+  const auto it = file.header.find(key);
+  return it == file.header.end() ? std::string() : it->second;
+}
+
+[[noreturn]] void fail_at_call(const DecisionLogData& data, size_t i, const std::string& reason) {
+  const auto [path, offset] = decision_log_call_place(data, i);
+  fail_at(path, offset, reason);
+}
+
+// Every call of a context is logged once: the same (communicator, collective, size, call index) twice
+// is a log read twice under another name, or a damaged or crafted one, and would count twice.
+void refuse_duplicate_calls(const DecisionLogData& data) {
+  const auto key = [&](size_t i) {
+    const auto& r = data.calls[i];
+    return std::tuple(r.comm_hash, r.collective, r.bytes, r.nodes, r.ranks, r.call_index);
+  };
+  std::vector<uint32_t> order(data.calls.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return key(a) != key(b) ? key(a) < key(b) : a < b; });
+  for (size_t k = 1; k < order.size(); ++k)
+    if (key(order[k]) == key(order[k - 1])) {
+      const auto [first, offset] = decision_log_call_place(data, order[k - 1]);
+      fail_at_call(data, order[k],
+                   "call " + std::to_string(data.calls[order[k]].call_index) +
+                       " of its context is logged twice (also at byte " + std::to_string(offset) + " of " +
+                       first + ")");
+    }
+}
+
+// The header's policy is a policy spec, and the records' probabilities are ones it can give: 1 for
+// a deterministic policy, 1/K for `random`, eps/K or eps/K + 1 - eps for epsilon-greedy without
+// decay, for a whole number of arms K in 1..21 (the context's arms as the policy saw them, which in
+// leader mode the ranks' tables decide, not the logged one). A header that says otherwise sits over
+// another policy's records.
+void check_policy_agrees(const DecisionLogData& data) {
+  PolicySpec spec;
+  try {
+    spec = parse_policy_spec(data.policy);
+  } catch (const std::exception&) {
+    throw InputError(data.files.front().path, 0,
+                     "the header's policy '" + data.policy + "' is no policy spec");
+  }
+  const bool deterministic =
+      visit_policy(spec.config, [](auto& p) { return std::remove_reference_t<decltype(p)>::kDeterministic; });
+  const PolicyKind kind = spec.config.kind;
+  const bool fixed_eps = kind == PolicyKind::kEpsGreedy && spec.config.decay == 0.0;
+  if (!deterministic && kind != PolicyKind::kRandom && !fixed_eps)
+    return;  // Thompson sampling and decaying epsilon-greedy: any probability in (0, 1]
+  const double e = spec.config.eps;
+  const auto possible = [&](double p) {
+    if (deterministic) return p == 1.0;
+    for (int k = 1; k <= kNumNcclArms; ++k)
+      if (kind == PolicyKind::kRandom ? p == 1.0 / double(k)
+                                      : (p == e / double(k) || p == e / double(k) + (1.0 - e)))
+        return true;
+    return false;
+  };
+  for (size_t i = 0; i < data.calls.size(); ++i)
+    if (!possible(data.calls[i].propensity)) {
+      std::ostringstream v;
+      v.precision(17);
+      v << data.calls[i].propensity;
+      fail_at_call(data, i,
+                   "probability " + v.str() + " is none that the header's policy '" + data.policy +
+                       "' gives (a header over another policy's records?)");
+    }
+}
+
 }  // namespace
+
+std::pair<std::string, uint64_t> decision_log_call_place(const DecisionLogData& data, size_t i) {
+  size_t first = 0;
+  for (const DecisionLogFile& f : data.files) {
+    if (i < first + f.calls) return {f.path, data.call_offsets[i]};
+    first += f.calls;
+  }
+  return {data.files.empty() ? std::string() : data.files.back().path,
+          i < data.call_offsets.size() ? data.call_offsets[i] : 0};
+}
 
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths) {
   DecisionLogData data;
+  std::vector<std::tuple<dev_t, ino_t, std::string>> seen;
   for (const std::string& path : paths) {
-    DecisionLogFile file = read_one(path, data);
-    const auto value = [&](const char* key) {
-      const auto it = file.header.find(key);
-      return it == file.header.end() ? std::string() : it->second;
-    };
-    if (value("policy").empty()) throw InputError(path, 0, "the header names no policy");
+    LogInput in(path);
+    for (const auto& [device, inode, earlier] : seen)
+      if (device == in.device && inode == in.inode)
+        throw InputError(path, 0,
+                         "is the same file as '" + earlier + "' given before: each log is read once");
+    seen.emplace_back(in.device, in.inode, path);
+    DecisionLogFile file = read_one(in, path, data);
+    const std::string policy = header_value(file, "policy"), seed = header_value(file, "seed");
+    if (policy.empty()) throw InputError(path, 0, "the header names no policy");
     if (data.files.empty()) {
-      data.policy = value("policy");
-      data.seed = value("seed");
-    } else if (value("policy") != data.policy || value("seed") != data.seed) {
+      data.policy = policy;
+      data.seed = seed;
+    } else if (policy != data.policy || seed != data.seed) {
       throw InputError(path, 0,
-                       "logged by policy '" + value("policy") + "' seed " + value("seed") + ", but " +
-                           data.files.front().path + " by '" + data.policy + "' seed " + data.seed +
+                       "logged by policy '" + policy + "' seed " + seed + ", but " + data.files.front().path +
+                           " by '" + data.policy + "' seed " + data.seed +
                            ": read logs of one behaviour policy together");
     }
     data.files.push_back(std::move(file));
+  }
+  if (!data.files.empty()) {
+    check_policy_agrees(data);
+    refuse_duplicate_calls(data);
   }
   return data;
 }

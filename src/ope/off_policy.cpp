@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -106,18 +108,26 @@ OpeData ope_data(const DecisionLogData& log) {
   for (size_t i = 0; i < log.calls.size(); ++i) {
     const auto& r = log.calls[i];
     const auto it = index.find(ContextKey{r.collective, r.bytes, r.nodes, r.ranks});
-    const std::string where = "call " + std::to_string(i) + " (" + std::to_string(r.bytes) + " B)";
-    if (it == index.end()) throw InputError(first, 0, where + ": no context record holds its cost table");
-    if (!(r.propensity > 0.0 && r.propensity <= 1.0))
-      throw InputError(
-          first, 0,
-          where + ": propensity " + std::to_string(r.propensity) + " (behaviour policy '" + log.policy +
-              "' " +
-              (std::isnan(r.propensity) ? "cannot state the probability of its choices" : "out of (0, 1]") +
-              "): off-policy estimates need the probability of every logged choice");
-    if (!data.contexts[size_t(it->second)].mask.has(r.slot) || !(r.latency_us > 0.0) ||
-        !std::isfinite(r.latency_us))
-      throw InputError(first, 0, where + ": an arm NCCL could not run, or a latency that is no time");
+    const auto fail = [&](const std::string& why) {
+      const auto [path, offset] = decision_log_call_place(log, i);
+      throw InputError(path, 0,
+                       "byte " + std::to_string(offset) + ": call " + std::to_string(r.call_index) + " (" +
+                           std::to_string(r.bytes) + " B): " + why);
+    };
+    if (it == index.end()) fail("no context record holds its cost table");
+    if (std::isnan(r.propensity))
+      fail("no probability (behaviour policy '" + log.policy +
+           "' cannot state the probability of its choices): off-policy estimates need every one");
+    if (!(r.propensity >= kMinPropensity && r.propensity <= 1.0))
+      fail("probability " + fmt::format("{:.6g}", r.propensity) +
+           (r.propensity > 1.0 || r.propensity <= 0.0
+                ? std::string(" is out of (0, 1]")
+                : " is below the floor of " + fmt::format("{:g}", kMinPropensity) +
+                      ": one call would weigh more than a million"));
+    if (!data.contexts[size_t(it->second)].mask.has(r.slot)) fail("an arm NCCL could not run");
+    if (!(r.latency_us >= kMinLatencyUs && r.latency_us <= kMaxLatencyUs))
+      fail("latency " + fmt::format("{:.6g}", r.latency_us) + " us is no collective's time (outside " +
+           fmt::format("{:g}", kMinLatencyUs) + " to " + fmt::format("{:g}", kMaxLatencyUs) + " us)");
     data.calls.push_back({it->second, r.slot, r.propensity, r.latency_us, r.call_index});
   }
   if (data.calls.empty()) throw InputError(first, 0, "the logs hold no measured call");
@@ -210,7 +220,17 @@ std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const Targ
     return EstimatorResult{name, value, bootstrap_quantile(finite, a), bootstrap_quantile(finite, 1.0 - a),
                            n_effective};
   };
-  return {result("IPS", point.ips, ips), result("SNIPS", point.snips, snips), result("DR", point.dr, dr)};
+  std::vector<EstimatorResult> out = {result("IPS", point.ips, ips), result("SNIPS", point.snips, snips),
+                                      result("DR", point.dr, dr)};
+  // Every weight is at most 10^6 and every latency at most 10^9 us (ope_data), so the sums are
+  // finite; an interval is undefined only when no resample drew a call the target weighs.
+  for (const EstimatorResult& e : out)
+    if (!std::isfinite(e.value_us) || !std::isfinite(e.lo) || !std::isfinite(e.hi))
+      throw InputError(target_name, 0,
+                       e.name +
+                           " has no finite estimate or interval: too few logged calls of the arms it plays "
+                           "(no bootstrap resample drew one)");
+  return out;
 }
 
 }  // namespace ncclbot

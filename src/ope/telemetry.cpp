@@ -10,9 +10,14 @@
 namespace ncclbot {
 namespace {
 
+// The value and the percentile interval of the resamples where it is defined (a resample's share
+// is undefined when its NCCL estimate sums to 0).
 nlohmann::json interval(double value, const std::vector<double>& boot, double level) {
   const double a = (1.0 - level) / 2.0;
-  return {{"value", value}, {"ci", {bootstrap_quantile(boot, a), bootstrap_quantile(boot, 1.0 - a)}}};
+  std::vector<double> finite;
+  for (double v : boot)
+    if (std::isfinite(v)) finite.push_back(v);
+  return {{"value", value}, {"ci", {bootstrap_quantile(finite, a), bootstrap_quantile(finite, 1.0 - a)}}};
 }
 
 // Wilson score interval of k successes in n.
@@ -162,19 +167,22 @@ nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options) {
       "saved = NCCL's choice's estimated latency minus the measured one (doubly robust estimate of NCCL's "
       "pick, reward model: logged means, else NCCL's cost times the log's latency/cost ratio); percentile "
       "bootstrap over calls within each context";
-  doc["total"] = {
-      {"calls", total_calls},
-      {"departures", total_departures},
-      {"departure_share", wilson(total_departures, total_calls, z)},
-      {"contexts_without_estimate", unsupported},
-      {"contexts_lost", lost},
-      {"measured_us", sum_actual},
-      {"measured_us_of_estimated_contexts", sum_actual_supported},
-      {"nccl_estimate_us", interval(sum_actual_supported + sum_saved, total_nccl, options.level)},
-      {"saved_us", interval(sum_saved, total_saved, options.level)},
-      {"saved_share",
-       interval(sum_actual_supported + sum_saved > 0 ? sum_saved / (sum_actual_supported + sum_saved) : NAN,
-                share, options.level)}};
+  doc["total"] = {{"calls", total_calls},
+                  {"departures", total_departures},
+                  {"departure_share", wilson(total_departures, total_calls, z)},
+                  {"contexts_without_estimate", unsupported},
+                  {"contexts_lost", lost},
+                  {"measured_us", sum_actual},
+                  {"measured_us_of_estimated_contexts", sum_actual_supported}};
+  // The estimates exist where some context played NCCL's pick; the share, where NCCL's estimated
+  // time is not 0. Without them the fields are left out, never written as null.
+  if (std::count(supported.begin(), supported.end(), true) > 0) {
+    doc["total"]["nccl_estimate_us"] = interval(sum_actual_supported + sum_saved, total_nccl, options.level);
+    doc["total"]["saved_us"] = interval(sum_saved, total_saved, options.level);
+    if (sum_actual_supported + sum_saved != 0.0)
+      doc["total"]["saved_share"] =
+          interval(sum_saved / (sum_actual_supported + sum_saved), share, options.level);
+  }
   doc["per_context"] = per_context;
   return doc;
 }

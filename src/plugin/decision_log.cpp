@@ -17,6 +17,8 @@ namespace {
 constexpr size_t kBufferCap = size_t(1) << 20;
 // Deferred propensities waiting for the writer thread (each holds a contest of up to 24 arms).
 constexpr size_t kDeferredCap = 4096;
+// How many names a log may take: PATH, then PATH.1 to PATH.9999.
+constexpr int kMaxLogFiles = 10000;
 
 bool write_all(int fd, const unsigned char* p, size_t n) {
   while (n > 0) {
@@ -51,64 +53,52 @@ std::shared_ptr<DecisionLog> DecisionLog::open(const DecisionLogSettings& settin
                                                std::string* error) {
   std::shared_ptr<DecisionLog> log(new DecisionLog());
   log->settings_ = settings;
-  log->path_ = expand(settings.path_pattern, rank);
+  log->base_ = expand(settings.path_pattern, rank);
   log->buffer_.reserve(kBufferCap);
   if (!log->open_file(error)) return nullptr;
   log->writer_ = std::thread([raw = log.get()] { raw->run(); });
   return log;
 }
 
-// Opens (or creates, 0600) the file for appending; a new or empty file gets the header first. An
-// existing log of another version is not appended to.
-// Non-blocking, so a FIFO or a device at the path can never stall NCCL's communicator set-up (a FIFO
-// without a reader fails at once); only a regular file is kept, and then blocks as usual.
+// Creates this run's file (0600) and writes the header first: PATH when nothing is there, else the
+// first free PATH.N (N = 1, 2, ...), and past the size cap the next free name. O_EXCL: the plugin
+// never appends to a log it did not start, whose header (another run's policy, seed or process)
+// would then sit over these records, and never opens an existing file at all, so a FIFO or a device
+// at a later name cannot stall NCCL's communicator set-up. PATH itself must be a regular file or
+// absent: anything else there (a FIFO, a device, a folder, a symlink) is refused, one warning and
+// no log.
 bool DecisionLog::open_file(std::string* error) {
-  const int fd =
-      ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-  if (fd < 0) {
-    *error = "cannot open " + path_ + ": " + std::strerror(errno);
-    return false;
-  }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    *error = path_ + " is not a regular file";
+  if (::lstat(base_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    *error = base_ + " is not a regular file";
     return false;
   }
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    ::close(fd);
-    *error = "cannot set up " + path_ + ": " + std::strerror(errno);
-    return false;
-  }
-  file_bytes_ = uint64_t(st.st_size);
-  if (file_bytes_ == 0) {
+  for (int n = next_name_; n < kMaxLogFiles; ++n) {
+    const std::string name = n == 0 ? base_ : base_ + "." + std::to_string(n);
+    const int fd =
+        ::open(name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) {
+      *error = "cannot create " + name + ": " + std::strerror(errno);
+      return false;
+    }
     std::vector<unsigned char> header(decision_log::kMaxHeaderBytes);
-    const uint32_t n = decision_log::encode_header(settings_.header_text.data(), settings_.header_text.size(),
-                                                   header.data());
-    if (n == 0 || !write_all(fd, header.data(), n)) {
+    const uint32_t bytes = decision_log::encode_header(settings_.header_text.data(),
+                                                       settings_.header_text.size(), header.data());
+    if (bytes == 0 || !write_all(fd, header.data(), bytes)) {
       ::close(fd);
-      *error = "cannot write the header of " + path_;
+      *error = "cannot write the header of " + name;
       return false;
     }
-    file_bytes_ = n;
-  } else {
-    unsigned char head[12] = {};
-    const int rfd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    const bool same = rfd >= 0 && ::read(rfd, head, sizeof head) == ssize_t(sizeof head) &&
-                      std::memcmp(head, decision_log::kMagic, 8) == 0 &&
-                      head[8] == decision_log::kDecisionLogVersion && head[9] == 0 && head[10] == 0 &&
-                      head[11] == 0;
-    if (rfd >= 0) ::close(rfd);
-    if (!same) {
-      ::close(fd);
-      *error = path_ + " exists and is not a decision log of version " +
-               std::to_string(decision_log::kDecisionLogVersion) + " (move it away)";
-      return false;
-    }
+    path_ = name;
+    next_name_ = n + 1;
+    file_bytes_ = bytes;
+    fd_ = fd;
+    return true;
   }
-  fd_ = fd;
-  return true;
+  *error = "no free name: " + base_ + " and " + base_ + ".1 to " + base_ + "." +
+           std::to_string(kMaxLogFiles - 1) + " all exist";
+  return false;
 }
 
 DecisionLog::~DecisionLog() {
@@ -195,9 +185,8 @@ void DecisionLog::drain_locked(std::unique_lock<std::mutex>& lock) {
     if (fd_ >= 0 && file_bytes_ + out.size() > settings_.max_bytes && file_bytes_ > 0) {
       ::close(fd_);
       fd_ = -1;
-      const std::string old = path_ + ".1";
       std::string error;
-      if (std::rename(path_.c_str(), old.c_str()) != 0 || !open_file(&error)) fd_ = -1;
+      open_file(&error);  // the next free name; fd_ stays -1 when there is none (the writes count as failed)
     }
     if (fd_ >= 0 && write_all(fd_, out.data(), out.size())) {
       file_bytes_ += out.size();

@@ -5,8 +5,9 @@
 //     buffer (1 MiB) and returns; a full buffer drops the record and counts it;
 //   - a writer thread drains the buffer every 50 ms with whole-record writes to a file opened
 //     O_APPEND | O_NOFOLLOW, so a killed job loses at most the last 50 ms and a partial record;
-//   - past the size cap (NCCLBOT_LOG_MAX_MB, default 1024) the file is renamed PATH.1 (replacing an
-//     older one) and a new PATH with its own header is started.
+//   - every file is new (O_EXCL): PATH, or the first free PATH.N when PATH exists, so a run never
+//     appends to a log it did not start; past the size cap (NCCLBOT_LOG_MAX_MB, default 1024) the
+//     run goes on in the next free name, with its own header, and nothing is renamed or replaced.
 // One log per process (every communicator of it appends to it); `%r` in the path is the rank.
 #include <atomic>
 #include <chrono>
@@ -46,7 +47,7 @@ class DecisionLog {
   // A measured call that is not logged because its probability was lost (counted with the drops).
   void drop() { ++dropped_; }
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return path_; }                 // the file written now (PATH or PATH.N)
   uint64_t dropped() const { return dropped_.load(); }              // records, buffer full
   uint64_t failed_writes() const { return failed_writes_.load(); }  // batches the file refused
   uint64_t written() const { return written_.load(); }
@@ -61,7 +62,9 @@ class DecisionLog {
   void run();
   bool room_locked(size_t bytes);
 
-  std::string path_;
+  std::string base_;   // PATH: the pattern with the rank filled in
+  std::string path_;   // the file written now
+  int next_name_ = 0;  // the suffix the next file tries first (0: PATH itself)
   DecisionLogSettings settings_;
   int fd_ = -1;
   uint64_t file_bytes_ = 0;

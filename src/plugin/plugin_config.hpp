@@ -17,7 +17,7 @@
 //                     waits for a decision (default 10000)
 //   NCCLBOT_LOG       decision log path (docs/ope.md); %r is replaced by the rank
 //   NCCLBOT_LOG_RANKS the rank that logs (default 0) or `all`
-//   NCCLBOT_LOG_MAX_MB size at which the log is rotated to PATH.1 (default 1024)
+//   NCCLBOT_LOG_MAX_MB size at which the run goes on in the next free PATH.N (default 1024)
 //   NCCLBOT_AGREEMENT leader | local   local = learn from this rank's own latencies only; safe only
 //                     for one-rank communicators or one process driving all decisions (plugin-check)
 #include <cstdint>

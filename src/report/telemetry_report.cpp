@@ -46,11 +46,19 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
                    t["method"].get<std::string>())});
   out.push_back({Block::Kind::kHeading, 2, "Was it worth it?"});
   Block summary{Block::Kind::kBullets};
-  summary.items.push_back("Time saved against NCCL's own choice: " + with_ci(total["saved_us"]) + " (" +
-                          with_ci(total["saved_share"], true) + " of NCCL's estimated time).");
-  summary.items.push_back("Measured time of the estimated contexts: " +
-                          us(total["measured_us_of_estimated_contexts"].get<double>()) +
-                          "; NCCL's choice would have taken " + with_ci(total["nccl_estimate_us"]) + ".");
+  if (total.contains("saved_us")) {
+    summary.items.push_back(
+        "Time saved against NCCL's own choice: " + with_ci(total["saved_us"]) + " (" +
+        (total.contains("saved_share") ? with_ci(total["saved_share"], true) : std::string("no share")) +
+        " of NCCL's estimated time).");
+    summary.items.push_back("Measured time of the estimated contexts: " +
+                            us(total["measured_us_of_estimated_contexts"].get<double>()) +
+                            "; NCCL's choice would have taken " + with_ci(total["nccl_estimate_us"]) + ".");
+  } else {
+    summary.items.push_back(
+        "Time saved against NCCL's own choice: no estimate (NCCL's pick was played in no "
+        "context, so no call shows what it would have taken).");
+  }
   summary.items.push_back(
       "Departures from NCCL's pick: " + std::to_string(total["departures"].get<size_t>()) + " of " +
       std::to_string(total["calls"].get<size_t>()) + " calls (" + with_ci(total["departure_share"], true) +

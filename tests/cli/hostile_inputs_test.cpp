@@ -390,6 +390,20 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
       {"replay", "--sweep", good, "--policy", "greedy", "--seeds", "1", "--horizon", "5", "--backend",
        "gpu2"},
       "");
+  add("inspect --nodes that select nothing", {"inspect", good, "--nodes", "999"}, "--nodes");
+  add("replay --collectives that select nothing",
+      {"replay", "--sweep", good, "--policy", "greedy", "--seeds", "1", "--horizon", "5", "--collectives",
+       "allgather"},
+      "--collectives");
+  // plugin-check --log: a dangling symlink and a missing folder are refused before the plugin runs
+  // (the plugin would warn and write no log, and the check would end 0).
+  const std::string plugin = beside_ncclbot("libnccl-tuner-ncclbot.so");
+  fs::create_symlink(base_ + "/nowhere/target", base_ + "/dangling.log");
+  for (const std::string log : {base_ + "/dangling.log", base_ + "/nofolder/x.log"})
+    add("plugin-check --log " + log,
+        {"plugin-check", "--plugin", plugin, "--sweep", good, "--policy", "greedy", "--horizon", "5", "--log",
+         log},
+        log);
   add("unknown command", {"frobnicate"}, "frobnicate");
   add("unknown option", {"inspect", good, "--colour", "red"}, "--colour");
 

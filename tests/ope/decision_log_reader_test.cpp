@@ -1,14 +1,25 @@
 // Reading decision logs strictly (log/decision_log.hpp): the records the format's encoder writes
 // come back field for field; a killed job's partial last record is dropped and counted; a
-// truncated header, another version, a damaged record and logs of two policies are errors.
+// truncated header, another version, a damaged record and logs of two policies are errors, and so
+// are a FIFO, one file given twice, a call logged twice and a header whose policy is no spec or
+// disagrees with the records; a huge damaged file is refused at its first record, in bounded memory.
 #include "ncclbot/log/decision_log.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <future>
 
 #include "ncclbot/core/error.hpp"
+#include "support/decision_log_bytes.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot;
@@ -16,37 +27,18 @@ using namespace ncclbot::test;
 
 namespace {
 
+// A log of `policy` with `calls` calls of the one context (support/decision_log_bytes.hpp), each
+// with a probability the policy can give: 1 when deterministic, 1/6 for random (six usable arms),
+// 0.3/6 or 0.3/6 + 0.7 for egreedy:eps=0.3; Thompson sampling's are 0.25, and NaN on call 1 (a
+// policy that cannot say: the reader keeps it, `ope` refuses it).
 std::string log_bytes(const std::string& policy, int calls) {
-  unsigned char header[decision_log::kMaxHeaderBytes];
-  const std::string text = "policy=" + policy + "\nseed=7\n";
-  const uint32_t n = decision_log::encode_header(text.data(), text.size(), header);
-  std::string out(reinterpret_cast<char*>(header), n);
-  decision_log::ContextRecord c;
-  c.comm_hash = 0xabc;
-  c.bytes = 4096;
-  c.nodes = 2;
-  c.ranks = 16;
-  c.collective = 4;
-  c.nccl_slot = 4;
-  for (int s = 0; s < kNumNcclArms; ++s) c.cost_us[s] = s < 6 ? 10.0f + float(s) : -1.0f;
-  unsigned char cr[decision_log::kContextRecordBytes];
-  decision_log::encode(c, cr);
-  out.append(reinterpret_cast<char*>(cr), sizeof cr);
+  std::string out = decision_log_header("policy=" + policy + "\nseed=7\n") + decision_log_context();
   for (int i = 0; i < calls; ++i) {
-    decision_log::CallRecord r;
-    r.comm_hash = 0xabc;
-    r.call_index = uint64_t(i);
-    r.bytes = 4096;
-    r.latency_us = 12.5 + i;
-    r.propensity = i == 1 ? NAN : 0.25;
-    r.nodes = 2;
-    r.ranks = 16;
-    r.collective = 4;
-    r.slot = i % 6;
-    r.nccl_slot = 4;
-    unsigned char rec[decision_log::kCallRecordBytes];
-    decision_log::encode(r, rec);
-    out.append(reinterpret_cast<char*>(rec), sizeof rec);
+    const double p = policy == "random"                 ? 1.0 / 6.0
+                     : policy.rfind("egreedy", 0) == 0  ? (i % 2 ? 0.3 / 6.0 : 0.3 / 6.0 + (1.0 - 0.3))
+                     : policy.rfind("thompson", 0) == 0 ? (i == 1 ? NAN : 0.25)
+                                                        : 1.0;
+    out += decision_log_call(uint64_t(i), i % 6, p, 12.5 + i);
   }
   return out;
 }
@@ -70,10 +62,10 @@ std::string error_of(const std::vector<std::string>& paths) {
 }  // namespace
 
 TEST(DecisionLogReader, RecordsComeBackFieldForField) {
-  const DecisionLogData d = read_decision_logs({write_log(log_bytes("egreedy:eps=0.3", 3))});
+  const DecisionLogData d = read_decision_logs({write_log(log_bytes("thompson:n0=1", 3))});
   ASSERT_EQ(d.calls.size(), 3u);
   ASSERT_EQ(d.contexts.size(), 1u);
-  EXPECT_EQ(d.policy, "egreedy:eps=0.3");
+  EXPECT_EQ(d.policy, "thompson:n0=1");
   EXPECT_EQ(d.seed, "7");
   EXPECT_EQ(d.contexts[0].nccl_slot, 4);
   EXPECT_EQ(d.contexts[0].cost_us[5], 15.0f);
@@ -112,20 +104,9 @@ TEST(DecisionLogReader, DamageIsAnErrorNamingTheFile) {
 // fields are errors with the byte offset, never an index out of bounds later.
 TEST(DecisionLogReader, FieldsOutOfRangeAreErrors) {
   const auto with_call = [](auto edit) {
-    std::string bytes = log_bytes("random", 0);
-    decision_log::CallRecord r;
-    r.bytes = 4096;
-    r.latency_us = 10;
-    r.propensity = 0.5;
-    r.nodes = 2;
-    r.ranks = 16;
-    r.collective = 4;
-    r.slot = 3;
-    r.nccl_slot = 4;
+    decision_log::CallRecord r = decision_log_call_record(0, 3, 0.5, 10.0);
     edit(r);
-    unsigned char rec[decision_log::kCallRecordBytes];
-    decision_log::encode(r, rec);
-    return bytes + std::string(reinterpret_cast<char*>(rec), sizeof rec);
+    return log_bytes("random", 0) + encoded(r);
   };
   EXPECT_EQ(read_decision_logs({write_log(with_call([](auto&) {}))}).calls.size(), 1u);
   EXPECT_NE(error_of({write_log(with_call([](auto& r) { r.slot = 100; }))}).find("is no arm"),
@@ -140,4 +121,93 @@ TEST(DecisionLogReader, FieldsOutOfRangeAreErrors) {
             std::string::npos);
   const std::string e = error_of({write_log(with_call([](auto& r) { r.ranks = 1; }))});
   EXPECT_NE(e.find("byte "), std::string::npos) << e;
+}
+
+// A FIFO (or any file that is not a regular one) is refused at once: neither the open nor a read
+// waits for a writer that may never come.
+TEST(DecisionLogReader, AFifoIsRefusedWithoutWaiting) {
+  const std::string fifo = temp_dir() + "/log.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto error = std::async(std::launch::async, [&] { return error_of({fifo}); });
+  if (error.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // let the reader end, then fail
+    error.wait();
+    if (writer >= 0) ::close(writer);
+    FAIL() << "reading a FIFO as a decision log blocked";
+  }
+  EXPECT_NE(error.get().find(fifo + ": is not a regular file"), std::string::npos);
+  EXPECT_NE(error_of({temp_dir()}).find("is a folder"), std::string::npos);
+}
+
+// The reader streams: a valid header followed by 1 GiB of zeros (a sparse file, so the test writes
+// nothing) ends at the first record, at the byte after the header, and the process's peak memory
+// grows by far less than the file (each test runs in a process of its own).
+TEST(DecisionLogReader, AHugeDamagedFileIsRefusedAtItsFirstRecordInBoundedMemory) {
+  const std::string header = decision_log_header("policy=random\nseed=7\n");
+  const std::string path = write_log(header);
+  ASSERT_EQ(::truncate(path.c_str(), off_t(1) << 30), 0);
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const std::string e = error_of({path});
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+  EXPECT_NE(e.find("byte " + std::to_string(header.size()) + ": unknown record (kind 0, 0 bytes)"),
+            std::string::npos)
+      << e;
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64L << 10) << "KiB of peak memory more";  // 64 MiB
+  std::remove(path.c_str());
+}
+
+// One file given twice, under its own name or another (a hard link), would count every call twice.
+TEST(DecisionLogReader, AFileGivenTwiceIsRefused) {
+  const std::string a = write_log(log_bytes("random", 3));
+  const std::string b = a + ".link";
+  ASSERT_EQ(::link(a.c_str(), b.c_str()), 0);
+  EXPECT_NE(error_of({a, a}).find(a + ": is the same file as '" + a + "' given before"), std::string::npos);
+  EXPECT_NE(error_of({a, b}).find(b + ": is the same file as '" + a + "'"), std::string::npos);
+}
+
+// A call of a context logged twice (here every record says call 0) is refused, naming the second
+// record's byte: the header (21 bytes of text: 40), the context record (136), then 72 per call.
+TEST(DecisionLogReader, ACallLoggedTwiceIsRefused) {
+  std::string bytes = decision_log_header("policy=random\nseed=7\n") + decision_log_context();
+  for (int i = 0; i < 3; ++i) bytes += decision_log_call(0, i, 1.0 / 6.0, 12.0);
+  const std::string e = error_of({write_log(bytes)});
+  EXPECT_NE(e.find("byte " + std::to_string(40 + 136 + 72) +
+                   ": call 0 of its context is logged twice (also at byte " + std::to_string(40 + 136)),
+            std::string::npos)
+      << e;
+  // The same call index on two contexts (another size) is two calls.
+  const std::string other = decision_log_header("policy=greedy:n0=1\nseed=7\n") + decision_log_context() +
+                            decision_log_call(0, 1, 1.0, 12.0) + decision_log_call(0, 1, 1.0, 12.0, 32);
+  EXPECT_EQ(error_of({write_log(other)}), "");
+}
+
+// The header's policy is a spec, given once, and the records' probabilities are ones it can give.
+TEST(DecisionLogReader, TheHeadersPolicyMustBeASpecThatAgreesWithTheRecords) {
+  const auto log_with = [](const std::string& header, double p) {
+    return write_log(decision_log_header(header) + decision_log_context() + decision_log_call(0, 1, p, 12.0));
+  };
+  EXPECT_NE(error_of({log_with("policy=random\npolicy=auto\nseed=7\n", 1.0)})
+                .find("header key 'policy' appears twice"),
+            std::string::npos);
+  EXPECT_NE(error_of({log_with("policy=frobnicate\nseed=7\n", 1.0)})
+                .find("the header's policy 'frobnicate' is no policy spec"),
+            std::string::npos);
+  // random over an epsilon-greedy record (0.3/6 + 0.7 = 0.75): no 1/K is 0.75.
+  EXPECT_NE(error_of({log_with("policy=random\nseed=7\n", 0.3 / 6.0 + 0.7)})
+                .find("probability 0.75 is none that the header's policy 'random' gives"),
+            std::string::npos);
+  EXPECT_NE(error_of({log_with("policy=greedy:n0=4\nseed=7\n", 0.5)}).find("'greedy:n0=4' gives"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of({log_with("policy=egreedy:eps=0.3\nseed=7\n", 1.0 / 6.0)}).find("'egreedy:eps=0.3' gives"),
+      std::string::npos);
+  // What each can give passes: 1/K for any K in 1..21, eps/K and eps/K + 1 - eps.
+  EXPECT_EQ(error_of({log_with("policy=random\nseed=7\n", 1.0 / 21.0)}), "");
+  EXPECT_EQ(error_of({log_with("policy=egreedy:eps=0.3\nseed=7\n", 0.3 / 4.0)}), "");
+  EXPECT_EQ(error_of({log_with("policy=egreedy:eps=0.3\nseed=7\n", 0.3 / 4.0 + (1.0 - 0.3))}), "");
+  EXPECT_EQ(error_of({log_with("policy=ucb1:c=0.1,n0=4\nseed=7\n", 1.0)}), "");
+  EXPECT_EQ(error_of({log_with("policy=thompson:n0=1\nseed=7\n", 0.123)}), "");
+  EXPECT_EQ(error_of({log_with("policy=egreedy:eps=0.3,decay=1\nseed=7\n", 0.0123)}), "");
 }

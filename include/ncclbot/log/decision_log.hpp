@@ -1,10 +1,15 @@
 #pragma once
 // Reading the plugin's decision logs (format: log/decision_log_format.hpp, docs/ope.md) strictly:
 // a damaged header, an unknown version, a record whose checksum fails, logs of different versions
-// or policies read together are InputErrors naming the file and byte offset. A partial last record
-// (a killed job) is dropped and counted, never an error.
+// or policies read together, one file given twice, a call logged twice, a header key given twice, a
+// header policy that is no spec or whose probabilities the records do not have are InputErrors
+// naming the file and byte offset. A partial last record (a killed job) is dropped and counted,
+// never an error. Only regular files are read (a FIFO is refused at once), through a fixed buffer:
+// memory grows with the records kept, never with the file's size alone.
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ncclbot/log/decision_log_format.hpp"
@@ -21,6 +26,7 @@ struct DecisionLogFile {
 struct DecisionLogData {
   std::vector<DecisionLogFile> files;
   std::vector<decision_log::CallRecord> calls;        // in file order, then record order
+  std::vector<uint64_t> call_offsets;                 // each call's byte offset in its file
   std::vector<decision_log::ContextRecord> contexts;  // every context record of every file
   std::string policy;                                 // the behaviour policy (every file's header)
   std::string seed;
@@ -28,5 +34,8 @@ struct DecisionLogData {
 
 // Reads every file; they must all be version-1 logs of the same policy and seed.
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths);
+
+// The file and byte offset of call i of `data` (for messages).
+std::pair<std::string, uint64_t> decision_log_call_place(const DecisionLogData& data, size_t i);
 
 }  // namespace ncclbot

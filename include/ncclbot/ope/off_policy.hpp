@@ -45,8 +45,18 @@ struct OpeData {
   std::string behaviour;
 };
 
-// Joins each call to its context's cost table. InputError when a call has no context record, no
-// propensity (a policy that cannot state one, such as Thompson sampling) or one outside (0, 1].
+// The smallest logged probability the estimators take. Below it one call's importance weight 1/p
+// passes 10^6: a single call would outweigh a million others, and with a latency of 1e308 or a
+// denormal propensity the sums overflow. A stated floor, not a measurement.
+inline constexpr double kMinPropensity = 1e-6;
+// The latencies a collective can have (us): above 1 ns, below 1000 s. Outside, a record is no
+// measurement (1e-300 everywhere would estimate 0.000, 1e308 overflow the sums).
+inline constexpr double kMinLatencyUs = 1e-3, kMaxLatencyUs = 1e9;
+
+// Joins each call to its context's cost table. InputError naming the file and byte of the call
+// when it has no context record, no propensity (a policy that cannot state one), one outside
+// [kMinPropensity, 1], an arm NCCL could not run, or a latency outside [kMinLatencyUs,
+// kMaxLatencyUs]. So every weight is at most 10^6 and every sum finite.
 OpeData ope_data(const DecisionLogData& log);
 
 // "allreduce 1048576 B on 4 nodes x 32 ranks", for messages.

@@ -7,7 +7,8 @@
 // Intervals: percentile bootstrap over calls, resampled within each context (resample b from
 // (seed, b) only), for every per-context and total number; learning curves give Wilson intervals
 // for departure shares and normal intervals for mean latencies. A context whose log never shows
-// NCCL's pick played has no estimate (no call can see that arm) and is left out of the totals.
+// NCCL's pick played has no estimate (no call can see that arm) and is left out of the totals; when
+// no context has one, the totals' estimates are left out too.
 #include <nlohmann/json.hpp>
 
 #include "ncclbot/ope/off_policy.hpp"

@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <set>
 #include <string>
 #include <thread>
@@ -230,5 +232,100 @@ TEST(DecisionLog, AFifoIsRefusedWithoutWaiting) {
   EXPECT_EQ(DecisionLog::open({path, uint64_t(1) << 30, "policy=test\n"}, 0, &error), nullptr);
   EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
   ::close(reader);
+  std::remove(path.c_str());
+}
+
+namespace {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The "key=value" text of a log's header (NUL padding cut).
+std::string header_text(const std::string& path) {
+  const std::string bytes = file_bytes(path);
+  if (bytes.size() < 16) return "";
+  const uint32_t size =
+      decision_log::detail::get<uint32_t>(reinterpret_cast<const unsigned char*>(bytes.data()), 12);
+  const std::string text = bytes.substr(16, size - 16);
+  return text.substr(0, text.find('\0'));
+}
+
+}  // namespace
+
+// A second run with the same NCCLBOT_LOG never appends under the first run's header: it creates
+// PATH.1 with its own, and PATH keeps its bytes. A third run takes PATH.2.
+TEST(DecisionLog, EveryRunWritesANewFileAndLeavesAnOlderLogAlone) {
+  const std::string path = "/tmp/ncclbot-decision-log-runs-" + std::to_string(getpid());
+  for (const char* suffix : {"", ".1", ".2"}) std::remove((path + suffix).c_str());
+  unsigned char out[decision_log::kCallRecordBytes];
+  std::string error;
+  {
+    auto first = DecisionLog::open({path, uint64_t(1) << 30, "policy=auto\n"}, 0, &error);
+    ASSERT_TRUE(first) << error;
+    EXPECT_EQ(first->path(), path);
+    decision_log::encode(some_call(1), out);
+    first->append(out, sizeof out);
+  }
+  const std::string before = file_bytes(path);
+  for (const char* policy : {"policy=ucb1:c=0.1,n0=1\n", "policy=egreedy:eps=0.1\n"}) {
+    auto next = DecisionLog::open({path, uint64_t(1) << 30, policy}, 0, &error);
+    ASSERT_TRUE(next) << error;
+    decision_log::encode(some_call(2), out);
+    next->append(out, sizeof out);
+  }
+  EXPECT_EQ(file_bytes(path), before);
+  EXPECT_EQ(header_text(path), "policy=auto\n");
+  EXPECT_EQ(header_text(path + ".1"), "policy=ucb1:c=0.1,n0=1\n");
+  EXPECT_EQ(header_text(path + ".2"), "policy=egreedy:eps=0.1\n");
+  for (const char* suffix : {"", ".1", ".2"}) {
+    EXPECT_EQ(test::call_records(path + suffix).size(), 1u) << suffix;
+    std::remove((path + suffix).c_str());
+  }
+}
+
+// Past the size cap the run goes on in the next free name with a header of its own; nothing is
+// renamed or replaced (PATH.1 here belongs to someone else and keeps its bytes), and every record
+// is in exactly one file. The header is 16 bytes plus 17 of text, padded to 40, a record 72: with a
+// cap of 200 bytes a file takes two records (40 + 144 = 184; a third would make 256), flushed one
+// by one.
+TEST(DecisionLog, PastTheSizeCapTheRunGoesOnInTheNextFreeName) {
+  const std::string path = "/tmp/ncclbot-decision-log-cap-" + std::to_string(getpid());
+  for (const char* suffix : {"", ".1", ".2", ".3"}) std::remove((path + suffix).c_str());
+  { std::ofstream(path + ".1") << "someone else's file"; }
+  std::string error;
+  auto log = DecisionLog::open({path, 200, "policy=test_pad_\n"}, 0, &error);
+  ASSERT_TRUE(log) << error;
+  unsigned char out[decision_log::kCallRecordBytes];
+  for (int i = 0; i < 5; ++i) {
+    decision_log::encode(some_call(i), out);
+    log->append(out, sizeof out);
+    log->flush();
+  }
+  EXPECT_EQ(log->failed_writes(), 0u);
+  EXPECT_EQ(log->path(), path + ".3");
+  EXPECT_EQ(file_bytes(path + ".1"), "someone else's file");
+  std::vector<uint64_t> indices;
+  for (const char* suffix : {"", ".2", ".3"}) {
+    EXPECT_EQ(header_text(path + suffix), "policy=test_pad_\n") << suffix;
+    for (const auto& r : test::call_records(path + suffix)) indices.push_back(r.call_index);
+  }
+  EXPECT_EQ(test::call_records(path).size(), 2u);
+  EXPECT_EQ(test::call_records(path + ".2").size(), 2u);
+  EXPECT_EQ(indices, (std::vector<uint64_t>{0, 1, 2, 3, 4}));
+  for (const char* suffix : {"", ".1", ".2", ".3"}) std::remove((path + suffix).c_str());
+}
+
+// A symlink at PATH, dangling or not, is refused like any other non-regular file: the plugin
+// writes no log rather than follow it or pick another name beside it.
+TEST(DecisionLog, ASymlinkAtThePathIsRefused) {
+  const std::string path = "/tmp/ncclbot-decision-log-link-" + std::to_string(getpid());
+  std::remove(path.c_str());
+  ASSERT_EQ(::symlink("/nonexistent/ncclbot-target", path.c_str()), 0);
+  std::string error;
+  EXPECT_EQ(DecisionLog::open({path, uint64_t(1) << 30, "policy=test\n"}, 0, &error), nullptr);
+  EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
+  EXPECT_FALSE(std::ifstream(path + ".1").good());
   std::remove(path.c_str());
 }
