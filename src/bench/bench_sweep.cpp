@@ -8,8 +8,9 @@
 namespace ncclbot {
 
 Sweep make_bench_sweep(int arms, int contexts, int samples, uint64_t seed) {
-  if (arms < 1 || arms > kNumNcclArms || contexts < 1 || samples < 1)
-    throw UsageError("bench sweep: arms must be in 1..21, contexts and samples positive");
+  if (arms < 1 || arms > kNumNcclArms || contexts < 1 || contexts > kMaxBenchContexts || samples < 1)
+    throw UsageError("bench sweep: arms must be in 1..21, contexts in 1.." +
+                     std::to_string(kMaxBenchContexts) + ", samples positive");
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> base(1.0, 4.0);  // log10 of the arm's mean in µs
   std::normal_distribution<double> noise(0.0, 0.05), model_error(0.0, 0.3);
@@ -19,8 +20,10 @@ Sweep make_bench_sweep(int arms, int contexts, int samples, uint64_t seed) {
     Context ctx;
     ctx.fabric = "bench";
     ctx.collective = Collective::kAllReduce;
+    // 32 node counts x 30 sizes repeat after 480 contexts; each further 480 take 8 GPUs per node
+    // more, so every context is a distinct (nodes, GPUs per node, bytes) however many are asked for.
     ctx.nodes = 1 + c % 32;
-    ctx.gpus_per_node = 8;
+    ctx.gpus_per_node = 8 * (1 + c / 480);
     ctx.bytes = uint64_t(1) << (3 + c % 30);
     for (int a = 0; a < arms; ++a) {
       const int slot = a * kNumNcclArms / arms;  // spread the arms over NCCL's 21 slots

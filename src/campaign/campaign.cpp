@@ -1,5 +1,7 @@
 #include "ncclbot/campaign/campaign.hpp"
 
+#include <fmt/format.h>
+
 #include <toml++/toml.h>
 
 #include <filesystem>
@@ -215,6 +217,10 @@ RunStatus run_status(const Campaign& campaign, const CampaignRun& run) {
       if (m->wrong && *m->wrong > 0)
         return failed("wrong results (#wrong " + std::to_string(int64_t(*m->wrong)) + ") at " +
                       std::to_string(row.bytes) + " B");
+      for (const double t : m->iterations->times_us)
+        if (!sweep_can_hold_time(t))
+          return failed("a time of " + fmt::format("{:g}", t) + " us at " + std::to_string(row.bytes) +
+                        " B is outside what a sweep can hold (ingest would refuse it)");
     }
   }
   if (sizes != run.sizes)

@@ -94,6 +94,13 @@ TEST(RunStatus, EachWayARunFailsIsNamed) {
   std::string wrong = json;
   wrong.replace(wrong.find("\"nwrong\":0.000000"), 17, "\"nwrong\":3.000000");
   EXPECT_EQ(reason(status_of({}, &kTextLog, &wrong)), "wrong results (#wrong 3) at 1024 B");
+  // A time a sweep cannot hold (a broken timer): ingest would refuse the run, so it is not done.
+  std::string huge = json;
+  for (size_t at = huge.find("[10.500000,9.750000"); at != std::string::npos;
+       at = huge.find("[10.500000,9.750000"))
+    huge.replace(at, 10, "[1e300");
+  EXPECT_EQ(reason(status_of({}, &kTextLog, &huge)),
+            "a time of 1e+300 us at 1024 B is outside what a sweep can hold (ingest would refuse it)");
   Planned more_iters;
   more_iters.iters = 5;
   EXPECT_EQ(reason(status_of(more_iters, &kTextLog, &json)), "4 timed iterations at 1024 B, planned 5");

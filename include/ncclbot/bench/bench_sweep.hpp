@@ -7,6 +7,9 @@
 
 namespace ncclbot {
 
+// The most contexts a bench sweep holds (GPUs per node then stay at most 8 x 209 = 1672).
+inline constexpr int kMaxBenchContexts = 100000;
+
 Sweep make_bench_sweep(int arms, int contexts, int samples, uint64_t seed = 2026);
 
 }  // namespace ncclbot

@@ -13,6 +13,14 @@
 
 namespace ncclbot {
 
+// Whether a measured time (us) fits a sweep, which holds float us: finite and above 0 once rounded
+// to float (1e300 overflows, 1e-50 rounds to 0). What ingest takes, and what `plan --status` checks
+// before it calls a run done.
+inline bool sweep_can_hold_time(double us) {
+  const float f = float(us);
+  return f > 0.0f && f <= 3.4028234663852886e38f;
+}
+
 // The call dynamics a sweep carries (core/call_dynamics.hpp) and its first-use cost, which grows
 // with the job: F = first_use_base_us + first_use_per_host_us * hosts (Context::nodes).
 struct SweepDynamics {

@@ -266,9 +266,9 @@ class Ingest {
 
   int add(const Context& ctx, int slot, double time, const std::string& file, long line) {
     // Sweeps hold float µs: a time beyond float's range (or rounding to 0) cannot be stored.
-    const float time_us = float(time);
-    if (!std::isfinite(time_us) || time_us <= 0.0f)
+    if (!sweep_can_hold_time(time))
       throw InputError(file, line, "time " + std::to_string(time) + " us is outside what a sweep can hold");
+    const float time_us = float(time);
     auto& list = contributions_[{ctx, slot}];
     const int sample = int(list.size());
     builder_.add(ctx, slot, sample, time_us, std::nullopt, line);
