@@ -91,13 +91,18 @@ set -uo pipefail
        << "\"\n";
   os << R"SH()
 
-# Complete: nccl-tests printed its closing line and no failure, and closed its JSON document.
+# Complete: nccl-tests printed its closing line and no failure, and wrote a whole JSON document
+# (one that parses, where python3 is there to say so; without it, one that ends in '}', and
+# `ncclbot plan --status` then names a document that does not parse).
 log_complete() {
   local log="$1" json="$2"
   [[ -s "$log" && -s "$json" ]] || return 1
   grep -q '^# Collective test concluded:' "$log" || return 1
   if grep -q 'Test NCCL failure\|Test CUDA failure\|Test failure' "$log"; then return 1; fi
-  [[ "$(tr -d ' \t\r\n' < "$json" | tail -c 1)" == "}" ]]
+  [[ "$(tr -d ' \t\r\n' < "$json" | tail -c 1)" == "}" ]] || return 1
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$json" >/dev/null 2>&1 || return 1
+  fi
 }
 
 program() {

@@ -228,6 +228,17 @@ TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
   EXPECT_EQ(std::distance(fs::directory_iterator(camp + "/logs/attempts"), fs::directory_iterator()), 2);
   const CliResult done = run_cli("plan --status " + q(camp) + " --json");
   EXPECT_EQ(nlohmann::json::parse(done.out)["done"], 20);
+
+  // 8. A JSON document that still ends in '}' but does not parse is not complete: run.sh lists it
+  //    again (python3 is there to say so), and plan --status says why.
+  const std::string json1 = camp + "/logs/n2-allreduce-tree-ll.json";
+  std::string text = read_all(json1);
+  text.replace(text.find(':'), 1, "::");
+  write_file(json1, text);
+  const Shell incomplete = sh("bash " + q(camp + "/run.sh") + " --incomplete");
+  EXPECT_EQ(incomplete.out, "0\n") << incomplete.out;
+  const CliResult broken = run_cli("plan --status " + q(camp) + " --json");
+  EXPECT_EQ(nlohmann::json::parse(broken.out)["done"], 19) << broken.out;
 }
 
 TEST(CampaignEndToEnd, PlanRefusesSomeoneElsesFolder) {
