@@ -3,7 +3,8 @@
 # and runs each, two at a time: the nccl-tests log and sweep CSV readers for FUZZ_SECONDS (default
 # 14), the tuner plugin's decision table, state file and leader wire protocol for
 # PLUGIN_FUZZ_SECONDS (default 8), the study TOML loader, the `stats` JSON input, the fabric
-# preset reader and the decision-log reader (checksums resealed) for FUZZ_INPUT_SECONDS (default 6). A smoke run within CI's time; set them higher
+# preset reader, the decision-log reader (checksums resealed) and study text on its way into
+# report.html for FUZZ_INPUT_SECONDS (default 6). A smoke run within CI's time; set them higher
 # for a longer search. Seed corpus: tests/data/nccl-tests,
 # tests/fuzz/seeds and the third-party nccl-tests logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (when
 # present; not part of the repository). Exits non-zero on any crash, sanitizer report or unexpected
@@ -18,7 +19,7 @@ build=${FUZZ_BUILD_DIR:-build-fuzz}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DNCCLBOT_FUZZ=ON -DNCCLBOT_BUILD_TESTS=OFF -DNCCLBOT_ENABLE_CUDA=OFF >/dev/null
 cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file \
-  fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset fuzz_decision_log
+  fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset fuzz_decision_log fuzz_report_text
 
 corpus="$build/fuzz-corpus"
 artifacts="$build/fuzz-artifacts"
@@ -31,7 +32,7 @@ mkdir -p "$corpus/table" "$corpus/state" "$corpus/wire"
 cp tests/fuzz/seeds/plugin/table.csv tests/fuzz/seeds/plugin/nccl_example.conf "$corpus/table/"
 cp tests/fuzz/seeds/plugin/*.state "$corpus/state/"
 cp tests/fuzz/seeds/plugin/wire-*.bin "$corpus/wire/"
-for kind in study stats fabric decision_log; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
+for kind in study stats fabric decision_log report_text; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
 
 run() {
   local target=$1 dir=$2 secs=$3
@@ -45,7 +46,8 @@ run() {
 input_seconds=${FUZZ_INPUT_SECONDS:-6}
 (
   run fuzz_nccl_tests_log "$corpus/log" "$seconds" && run fuzz_decision_table "$corpus/table" "$plugin_seconds" &&
-    run fuzz_state_file "$corpus/state" "$plugin_seconds" && run fuzz_study_toml "$corpus/study" "$input_seconds"
+    run fuzz_state_file "$corpus/state" "$plugin_seconds" && run fuzz_study_toml "$corpus/study" "$input_seconds" &&
+    run fuzz_report_text "$corpus/report_text" "$input_seconds"
 ) &
 lane1=$!
 (
@@ -61,4 +63,4 @@ if ((failed)); then
   echo "fuzz-smoke: a fuzzer found a crash, a sanitizer report or an unexpected exception" >&2
   exit 1
 fi
-echo "fuzz-smoke: no crashes in the log, CSV, plugin, input and decision-log readers" >&2
+echo "fuzz-smoke: no crashes in the log, CSV, plugin, input and decision-log readers, no live markup in reports" >&2

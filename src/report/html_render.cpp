@@ -56,17 +56,38 @@ bool safe_target(const std::string& href) {
   return scheme == "http" || scheme == "https";
 }
 
-// md4c's links with any other target keep their text and lose the target (href="#").
+// Whether an image source may stay: only the figures render_html() embeds (PNG data URIs). An image
+// in study text would load a remote file, or carry a `javascript:` source, when the report opens.
+bool safe_image(const std::string& src) {
+  return src.rfind("data:image/png;base64,", 0) == 0;
+}
+
+// md4c's links with any other target keep their text and lose the target (href="#"); images with
+// any other source lose it (src="", their alt text stays).
 std::string neutralise_links(const std::string& html) {
-  static constexpr std::string_view kOpen = "<a href=\"";
+  struct Attribute {
+    std::string_view open;
+    bool (*safe)(const std::string&);
+    const char* dead;
+  };
+  static constexpr Attribute kAttributes[] = {{"<a href=\"", safe_target, "#"},
+                                              {"<img src=\"", safe_image, ""}};
   std::string out;
   size_t at = 0;
-  for (size_t found; (found = html.find(kOpen, at)) != std::string::npos;) {
-    const size_t value = found + kOpen.size(), end = html.find('"', value);
+  while (true) {
+    size_t found = std::string::npos;
+    const Attribute* which = nullptr;
+    for (const Attribute& a : kAttributes)
+      if (const size_t f = html.find(a.open, at); f < found) {
+        found = f;
+        which = &a;
+      }
+    if (which == nullptr) break;
+    const size_t value = found + which->open.size(), end = html.find('"', value);
     if (end == std::string::npos) break;
     out.append(html, at, value - at);
-    const std::string href = html.substr(value, end - value);
-    out += safe_target(href) ? href : "#";
+    const std::string target = html.substr(value, end - value);
+    out += which->safe(target) ? target : which->dead;
     at = end;
   }
   out.append(html, at, std::string::npos);

@@ -36,3 +36,17 @@ TEST(ReportLinks, OnlyHttpHttpsAndRelativeTargetsStayLive) {
   EXPECT_NE(html.find(">a</a>"), std::string::npos) << html;
   EXPECT_NE(html.find(">d</a>"), std::string::npos) << html;
 }
+
+// An image in study text loses its source: a `javascript:` one, and a remote one the report would
+// load when it opens. The figures the report embeds (PNG data URIs) keep theirs; the alt text stays.
+TEST(ReportLinks, OnlyTheEmbeddedFiguresKeepAnImageSource) {
+  Block p;
+  p.text =
+      "![a](javascript:alert(1)) ![b](http://example.org/track.png) ![c](data:text/html,hi) "
+      "![d](data:image/png;base64,iVBORw0KGgo=)";
+  const std::string html = lower(render_html({p}, "/nonexistent", "t"));
+  for (const char* bad : {"src=\"javascript", "src=\"http", "src=\"data:text"})
+    EXPECT_EQ(html.find(bad), std::string::npos) << bad << " in " << html;
+  EXPECT_NE(html.find("src=\"data:image/png;base64,ivborw0kggo=\""), std::string::npos) << html;
+  EXPECT_NE(html.find("alt=\"a\""), std::string::npos) << html;
+}
