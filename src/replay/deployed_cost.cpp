@@ -10,8 +10,8 @@ namespace {
 // Median thread-CPU nanoseconds per getCollInfo, with a latency reported after every call so the
 // policy's state keeps changing (the live cost), from
 //   build/src/plugin/plugin_overhead_bench build/libnccl-tuner-ncclbot.so 1000000 9
-// on the 2-core Intel Xeon VM, idle (load 0.1), 2 Dec 2026 (docs/plugin.md "Overhead" has the whole
-// table).
+// (the machine, the date and the whole table: docs/performance.md, plugin `getCollInfo` row, and
+// docs/plugin.md "Overhead").
 // `table` is table mode on a 24-row decision table (what supervised selectors deploy as).
 struct MeasuredCost {
   std::string_view policy;  // a registry name, or "table"
