@@ -243,6 +243,21 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
                         s.at("samples").dump(), s.at("sha256")});
     out.push_back(t);
   }
+  for (const auto& p : r.value("presets", json::array())) {
+    const std::string name = p.at("name").get<std::string>();
+    out.push_back(paragraph("Simulator inputs of preset `" + name + "` (data/fabrics/" + name +
+                            ".toml): every value, and where it comes from. Basis: *measured*, read off a "
+                            "named measurement; *derived*, computed from named measurements or constants "
+                            "(NCCL's source, a vendor's specification); *assumed*, a modelling choice that "
+                            "no named measurement gives."));
+    Block t;
+    t.kind = Block::Kind::kTable;
+    t.header = {"value", "is", "basis", "source"};
+    for (const auto& v : p.at("values"))
+      t.rows.push_back({"`" + v.at("key").get<std::string>() + "`", v.at("value").get<std::string>(),
+                        v.at("basis").get<std::string>(), v.at("source").get<std::string>()});
+    out.push_back(t);
+  }
   {
     Block t;
     t.kind = Block::Kind::kTable;

@@ -1,5 +1,9 @@
 #include "report/results_document.hpp"
 
+#include <set>
+
+#include "ncclbot/sim/fabric.hpp"
+
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/version.hpp"
@@ -118,6 +122,20 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                       {"samples", ps.sweep->samples()}});
   }
   out["sweeps"] = sweeps;
+
+  // Where each number of the synthesised sweeps' presets comes from (data/fabrics/NAME.toml's
+  // [provenance]), once per preset.
+  json presets = json::array();
+  std::set<std::string> named;
+  for (const auto& ps : study.sweeps) {
+    if (ps.source->preset.empty() || !named.insert(ps.source->preset).second) continue;
+    const sim::FabricPreset f = sim::load_fabric(ps.source->preset);
+    json values = json::array();
+    for (const auto& v : f.provenance)
+      values.push_back({{"key", v.key}, {"value", v.value}, {"basis", v.basis}, {"source", v.source}});
+    presets.push_back({{"name", f.name}, {"values", values}});
+  }
+  out["presets"] = presets;
 
   json policies = json::array();
   for (const auto& pp : study.policies) {

@@ -1,5 +1,6 @@
 // Loading fabric presets from data/fabrics/*.toml. Strict: a missing or unknown key, a wrong type or
 // an out-of-range value is an InputError naming the file, the line and the reason.
+#include <fmt/format.h>
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cstdlib>
@@ -123,12 +124,77 @@ class PresetReader {
     }
   }
   void mark_top(const std::string& key) { seen_[""].insert(key); }
+  void mark(const std::string& section, const std::string& key) { seen_[section].insert(key); }
+  bool was_read(const std::string& section, const std::string& key) const {
+    const auto it = seen_.find(section);
+    return it != seen_.end() && it->second.count(key) > 0;
+  }
 
  private:
   std::string file_;
   const toml::table& root_;
   std::map<std::string, std::set<std::string>> seen_{{"", {}}};
 };
+
+// A value as a reader writes it: shortest round-trip numbers ("370.8", not toml++'s 17 digits),
+// quoted strings, lists in brackets.
+std::string value_text(const toml::node& n) {
+  if (const auto* d = n.as_floating_point()) return fmt::format("{}", d->get());
+  if (const auto* i = n.as_integer()) return std::to_string(i->get());
+  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
+  if (const auto* a = n.as_array()) {
+    std::string out = "[";
+    for (size_t k = 0; k < a->size(); ++k) out += (k ? ", " : "") + value_text(*a->get(k));
+    return out + "]";
+  }
+  return "?";
+}
+
+// The sections whose every value needs a provenance entry, in the order the report prints them.
+constexpr const char* kSourcedSections[] = {"hardware", "sweep",       "truth", "deviations",
+                                            "noise",    "observation", "hipipe"};
+
+// [provenance]: "SECTION.KEY" = { basis = "measured" | "derived" | "assumed", source = "..." } for
+// every value the loader read from the sourced sections, and nothing else.
+std::vector<FabricPreset::ValueSource> read_provenance(PresetReader& r, const toml::table& root) {
+  const toml::table& pv = r.table("provenance");
+  std::vector<FabricPreset::ValueSource> out;
+  for (const char* section : kSourcedSections) {
+    const toml::table* t = root[section].as_table();
+    if (!t) continue;
+    for (auto&& [k, v] : *t) {
+      if (!r.was_read(section, std::string(k.str())))
+        continue;  // an unknown key: reject_unknown_keys() names it
+      const std::string key = std::string(section) + "." + std::string(k.str());
+      const toml::node* entry = pv.get(key);
+      if (!entry)
+        r.fail(line_of(v), "no [provenance] entry \"" + key + "\": say where this value comes from");
+      r.mark("provenance", key);
+      const toml::table* e = entry->as_table();
+      const auto text = [&](const char* field) {
+        const toml::node* n = e ? e->get(field) : nullptr;
+        if (!n || !n->is_string() || n->as_string()->get().empty())
+          r.fail(line_of(*entry), "[provenance] \"" + key + "\" needs a non-empty string '" + field + "'");
+        const std::string& s = n->as_string()->get();
+        if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+          r.fail(line_of(*n), "[provenance] \"" + key + "\": '" + field + "' holds a control character");
+        return s;
+      };
+      if (!e) r.fail(line_of(*entry), "[provenance] \"" + key + "\" must be { basis = ..., source = ... }");
+      for (auto&& [f, fv] : *e)
+        if (f.str() != "basis" && f.str() != "source")
+          r.fail(line_of(fv), "[provenance] \"" + key + "\": unknown field '" + std::string(f.str()) + "'");
+      FabricPreset::ValueSource vs{key, "", text("basis"), text("source")};
+      if (vs.basis != "measured" && vs.basis != "derived" && vs.basis != "assumed")
+        r.fail(line_of(*e->get("basis")), "[provenance] \"" + key + "\": basis '" + vs.basis +
+                                              "' is none of measured, derived, assumed");
+      vs.value = value_text(v);
+      out.push_back(std::move(vs));
+    }
+  }
+  return out;
+}
 
 model::GpuArch parse_arch(PresetReader& r, const toml::table& t) {
   const std::string s = r.string(t, "hardware", "arch");
@@ -293,7 +359,8 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
     f.hipipe_nic_bw_scale = r.number(hp, "hipipe", "nic_bw_scale", 0.1, 10.0);
   }
 
-  r.reject_unknown_keys();
+  f.provenance = read_provenance(r, root);
+  r.reject_unknown_keys();  // a [provenance] entry for no value is an unknown key there
   return f;
 }
 

@@ -3,12 +3,16 @@
 #include "ncclbot/sim/fabric.hpp"
 
 #include <gtest/gtest.h>
+#include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/sim/simulator.hpp"
 #include "support/run_cli.hpp"
 
 namespace ncclbot::sim {
@@ -107,6 +111,72 @@ TEST_F(BadPreset, SyntaxErrorNamesTheLine) {
 TEST_F(BadPreset, NameMustMatchTheFile) {
   const std::string t = good_with("name = \"h100-ib-a\"", "name = \"other\"");
   expect_error(t, line_of(t, "name = "), "does not match");
+}
+
+// [provenance]: every value says where it comes from, with a basis of measured, derived or assumed.
+TEST_F(BadPreset, EveryValueNeedsItsProvenance) {
+  const auto without_line = [&](const std::string& prefix) {
+    std::string s = good_with("", "");
+    const auto at = s.find("\n" + prefix);
+    EXPECT_NE(at, std::string::npos) << prefix;
+    s.erase(at + 1, s.find('\n', at + 1) - at);
+    return s;
+  };
+  const std::string missing = without_line("\"hardware.nvlink_bw\"");
+  expect_error(missing, line_of(missing, "nvlink_bw ="), "no [provenance] entry \"hardware.nvlink_bw\"");
+  std::string calibrated = good_with("", "");
+  const std::string head = "\"truth.nvls_bw_scale\" = { basis = \"";
+  const auto entry = calibrated.find(head);
+  ASSERT_NE(entry, std::string::npos);
+  const auto basis = entry + head.size();  // the basis value
+  calibrated.replace(basis, calibrated.find('"', basis) - basis, "calibrated");
+  expect_error(calibrated, line_of(calibrated, "\"truth.nvls_bw_scale\""),
+               "basis 'calibrated' is none of measured, derived, assumed");
+  const std::string extra = good_with(
+      "[provenance]\n", "[provenance]\n\"hardware.flux\" = { basis = \"assumed\", source = \"x\" }\n");
+  expect_error(extra, line_of(extra, "\"hardware.flux\""), "unknown key 'hardware.flux' in [provenance]");
+}
+
+// Each shipped preset: one entry per value of its sourced sections, counted here from the file
+// itself, and a source for each.
+TEST(FabricPreset, EveryShippedValueHasASourceAndABasis) {
+  for (const char* name : {"h100-ib-a", "h100-ib-b", "h100-roce", "gb200-mnnvl", "gb200-ib"}) {
+    const FabricPreset f = load_fabric(name);
+    const toml::table root = toml::parse_file(f.file);
+    size_t values = 0;
+    for (const char* section : {"hardware", "sweep", "truth", "deviations", "noise", "observation", "hipipe"})
+      if (const toml::table* t = root[section].as_table()) values += t->size();
+    EXPECT_EQ(f.provenance.size(), values) << name;
+    std::map<std::string, int> bases;
+    for (const auto& v : f.provenance) {
+      ++bases[v.basis];
+      EXPECT_FALSE(v.source.empty()) << name << " " << v.key;
+      EXPECT_FALSE(v.value.empty()) << name << " " << v.key;
+    }
+    EXPECT_GT(bases["measured"], 0) << name;
+    EXPECT_GT(bases["assumed"], 0) << name;
+  }
+  const FabricPreset a = load_fabric("h100-ib-a");
+  const auto nvlink = std::find_if(a.provenance.begin(), a.provenance.end(),
+                                   [](const auto& v) { return v.key == "hardware.nvlink_bw"; });
+  ASSERT_NE(nvlink, a.provenance.end());
+  EXPECT_EQ(nvlink->value, "370.8");
+}
+
+// docs/simulator.md prints the default preset's table as the reports do: one row per value.
+TEST(FabricPreset, TheDocsTableIsTheDefaultPresetsProvenance) {
+  const std::string docs = test::read_all(std::string(NCCLBOT_SOURCE_DIR) + "/docs/simulator.md");
+  const auto cell = [](std::string s) {
+    for (size_t at = s.find('|'); at != std::string::npos; at = s.find('|', at + 2)) s.insert(at, "\\");
+    return s;
+  };
+  const FabricPreset f = load_fabric(kDefaultFabric);
+  ASSERT_FALSE(f.provenance.empty());
+  for (const auto& v : f.provenance) {
+    const std::string row =
+        "| `" + v.key + "` | " + cell(v.value) + " | " + v.basis + " | " + cell(v.source) + " |";
+    EXPECT_NE(docs.find(row), std::string::npos) << row;
+  }
 }
 
 TEST(FabricPreset, DataDirOverride) {

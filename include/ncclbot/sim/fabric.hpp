@@ -89,6 +89,17 @@ struct FabricPreset {
   // this fabric), and the measured per-NIC plateau relative to nic_bw for its scale-out dimensions.
   std::string hipipe_preset;
   double hipipe_nic_bw_scale = 1.0;
+
+  // Where every value above comes from ([provenance]: "SECTION.KEY" = { basis, source }, one entry
+  // per value of [hardware], [sweep], [truth], [deviations], [noise], [observation] and [hipipe];
+  // docs/simulator.md "Where each number comes from"), in that section order, keys sorted.
+  struct ValueSource {
+    std::string key;    // "hardware.nvlink_bw"
+    std::string value;  // as the file writes it: "370.8", "[0.0, 0.04]", "true", "\"LL128\""
+    std::string basis;  // "measured", "derived" or "assumed"
+    std::string source;
+  };
+  std::vector<ValueSource> provenance;
 };
 
 // The folder holding fabrics/*.toml: $NCCLBOT_DATA_DIR if set, else <source>/data.
