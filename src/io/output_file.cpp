@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ext/stdio_filebuf.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -43,12 +45,12 @@ std::string read_fd_capped(int fd, const std::string& source, uint64_t max_bytes
   return out;
 }
 
-}  // namespace
-
-std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes) {
+// Opens `path` for reading without waiting and checks it before any read (InputFile's rules); -1
+// when it does not exist.
+int open_input_fd(const std::string& path, uint64_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
+    if (errno == ENOENT) return -1;
     throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   }
   struct stat st {};
@@ -62,6 +64,33 @@ std::optional<std::string> read_input_file_if_exists(const std::string& path, ui
   }
   // O_NONBLOCK only kept open() from waiting on a FIFO without a writer; reads block as usual.
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+struct InputFile::Impl {
+  int fd;
+  __gnu_cxx::stdio_filebuf<char> buffer;
+  std::istream in;
+  explicit Impl(int f) : fd(f), buffer(f, std::ios::in), in(&buffer) {}
+};
+
+InputFile::InputFile(const std::string& path, uint64_t max_bytes) {
+  const int fd = open_input_fd(path, max_bytes);
+  if (fd < 0) throw InputError(path, 0, "cannot open: no such file");
+  impl_ = std::make_unique<Impl>(fd);  // the buffer owns the descriptor and closes it
+}
+
+InputFile::~InputFile() = default;
+
+std::istream& InputFile::stream() {
+  return impl_->in;
+}
+
+std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes) {
+  const int fd = open_input_fd(path, max_bytes);
+  if (fd < 0) return std::nullopt;
   try {
     std::string text = read_fd_capped(fd, path, max_bytes);
     ::close(fd);

@@ -12,8 +12,8 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
-#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot {
 namespace {
@@ -280,9 +280,8 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
 Sweep read_sweep_csv(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "is a folder, not a sweep CSV");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
-  return parse_sweep_csv(in, path);
+  InputFile in(path, kMaxSweepBytes);
+  return parse_sweep_csv(in.stream(), path);
 }
 
 void write_sweep_csv(const Sweep& sweep, std::ostream& out) {

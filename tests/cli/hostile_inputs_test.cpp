@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -390,6 +391,11 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
       {"replay", "--sweep", good, "--policy", "greedy", "--seeds", "1", "--horizon", "5", "--backend",
        "gpu2"},
       "");
+  // A FIFO nobody writes to: opened without waiting, read to its end at once, refused.
+  const std::string fifo = base_ + "/fifo";
+  ::mkfifo(fifo.c_str(), 0600);
+  add("inspect a FIFO", {"inspect", fifo}, fifo);
+  add("ingest a FIFO", {"ingest", fifo, "--out", out + "-fifo.csv"}, fifo);
   add("inspect --nodes that select nothing", {"inspect", good, "--nodes", "999"}, "--nodes");
   add("replay --collectives that select nothing",
       {"replay", "--sweep", good, "--policy", "greedy", "--seeds", "1", "--horizon", "5", "--collectives",

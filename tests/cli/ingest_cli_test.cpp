@@ -234,7 +234,7 @@ TEST(IngestCli, BadLogsExitTwoWithFileLineAndReason) {
   EXPECT_EQ(run_cli("ingest --out " + q(dir + "/s.csv")).exit_code, 2);
   const auto missing = run_cli("ingest " + q(dir + "/nope.txt") + " --out " + q(dir + "/s.csv"));
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("nope.txt: cannot open file"), std::string::npos);
+  EXPECT_NE(missing.err.find("nope.txt: cannot open: no such file"), std::string::npos);
   const auto folder = run_cli("ingest " + q(dir) + " --out " + q(dir + "/s.csv"));
   EXPECT_EQ(folder.exit_code, 2);
   EXPECT_NE(folder.err.find("is a folder, not a file"), std::string::npos) << folder.err;

@@ -56,7 +56,7 @@ TEST(InspectCli, BadInputExitsTwoWithFileAndLine) {
 
   const auto missing = run_cli("inspect '" + dir + "/none.csv'");
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("cannot open file"), std::string::npos);
+  EXPECT_NE(missing.err.find("none.csv: cannot open: no such file"), std::string::npos);
 
   const auto usage = run_cli("inspect '" + dir + "/bad.csv' --nodes x");
   EXPECT_EQ(usage.exit_code, 2);

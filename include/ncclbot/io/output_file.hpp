@@ -8,6 +8,7 @@
 //  - an unwritable output or an unreadable input is a UsageError/InputError naming the path (exit 2);
 //  - every input is read with a size cap, so /dev/zero or a huge file is refused, not swallowed.
 #include <cstdint>
+#include <istream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -29,6 +30,24 @@ inline constexpr uint64_t kMaxPartialBytes = uint64_t(2) << 30;      // merge pa
 std::string read_input_file(const std::string& path, uint64_t max_bytes);
 // As read_input_file, but nullopt when the file does not exist; every other failure still throws.
 std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes);
+// An input read as a stream (a sweep CSV, an nccl-tests log): opened without waiting (O_NONBLOCK,
+// so a FIFO without a writer cannot stall the open; its first read then ends at once), checked to
+// be a regular file or a pipe before anything is read, then read as usual. InputError naming the
+// path when it cannot be opened, is a folder or a device, or (a regular file) holds more than
+// `max_bytes`.
+class InputFile {
+ public:
+  InputFile(const std::string& path, uint64_t max_bytes);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  std::istream& stream();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Reads all of a stream (stdin) with the same cap; `source` names it in the error.
 std::string read_input_stream(std::istream& in, const std::string& source, uint64_t max_bytes);
 

@@ -1,5 +1,7 @@
 #include "ncclbot/io/nccl_tests/log.hpp"
 
+#include "ncclbot/io/output_file.hpp"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,8 +34,8 @@ ParsedLog read_log(const std::string& path) {
 
 std::string read_log_bytes(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw InputError(path, 0, "is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
+  InputFile file(path, kMaxLogBytes);
+  std::istream& in = file.stream();
   // Read in chunks with a cap, so a device (/dev/zero), a pipe or a runaway file fails with a
   // clear line instead of growing without bound; binary data is refused at its first chunk.
   std::string text;
