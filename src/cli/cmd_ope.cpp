@@ -3,7 +3,6 @@
 // intervals and the effective sample size; with --sweep, the truth from the full forced-arm sweep
 // beside them.
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -200,11 +199,6 @@ Action setup(CLI::App& app) {
         } catch (const InputError& e) {
           entry["replay_method_unavailable"] = e.what();
           os << "    replay not available: " << e.what() << "\n";
-        }
-        if (rm && !(std::isfinite(rm->value_us) && std::isfinite(rm->lo) && std::isfinite(rm->hi))) {
-          rm.reset();
-          entry["replay_method_unavailable"] = "too few accepted calls for a finite estimate and interval";
-          os << "    replay not available: too few accepted calls for a finite estimate and interval\n";
         }
         if (rm) {
           nlohmann::json e{{"name", "replay"},         {"value_us", rm->value_us},

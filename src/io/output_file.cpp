@@ -45,16 +45,15 @@ std::string read_fd_capped(int fd, const std::string& source, uint64_t max_bytes
   return out;
 }
 
-// Opens `path` for reading without waiting and checks it before any read (InputFile's rules); -1
-// when it does not exist.
-int open_input_fd(const std::string& path, uint64_t max_bytes) {
+// Opens `path` for reading without waiting and checks it before any read (InputFile's rules; a pipe
+// only with `pipes`); -1 when it does not exist. `st` gets the file's status.
+int open_input_fd(const std::string& path, uint64_t max_bytes, bool pipes, struct stat& st) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return -1;
     throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || (pipes && S_ISFIFO(st.st_mode)))) {
     ::close(fd);
     throw InputError(path, 0, S_ISDIR(st.st_mode) ? "is a folder, not a file" : "is not a regular file");
   }
@@ -70,16 +69,20 @@ int open_input_fd(const std::string& path, uint64_t max_bytes) {
 }  // namespace
 
 struct InputFile::Impl {
-  int fd;
-  __gnu_cxx::stdio_filebuf<char> buffer;
+  __gnu_cxx::stdio_filebuf<char> buffer;  // owns the descriptor and closes it
   std::istream in;
-  explicit Impl(int f) : fd(f), buffer(f, std::ios::in), in(&buffer) {}
+  std::pair<uint64_t, uint64_t> identity;
+  Impl(int fd, const struct stat& st)
+      : buffer(fd, std::ios::in, size_t(1) << 16),
+        in(&buffer),
+        identity{uint64_t(st.st_dev), uint64_t(st.st_ino)} {}
 };
 
-InputFile::InputFile(const std::string& path, uint64_t max_bytes) {
-  const int fd = open_input_fd(path, max_bytes);
+InputFile::InputFile(const std::string& path, uint64_t max_bytes, bool pipes) {
+  struct stat st {};
+  const int fd = open_input_fd(path, max_bytes, pipes, st);
   if (fd < 0) throw InputError(path, 0, "cannot open: no such file");
-  impl_ = std::make_unique<Impl>(fd);  // the buffer owns the descriptor and closes it
+  impl_ = std::make_unique<Impl>(fd, st);
 }
 
 InputFile::~InputFile() = default;
@@ -88,8 +91,13 @@ std::istream& InputFile::stream() {
   return impl_->in;
 }
 
+std::pair<uint64_t, uint64_t> InputFile::identity() const {
+  return impl_->identity;
+}
+
 std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes) {
-  const int fd = open_input_fd(path, max_bytes);
+  struct stat st {};
+  const int fd = open_input_fd(path, max_bytes, true, st);
   if (fd < 0) return std::nullopt;
   try {
     std::string text = read_fd_capped(fd, path, max_bytes);

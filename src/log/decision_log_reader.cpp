@@ -1,20 +1,17 @@
 #include "ncclbot/log/decision_log.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <new>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 
 namespace ncclbot {
@@ -26,69 +23,25 @@ constexpr uint64_t kMaxLogBytes = uint64_t(64) << 30;
   throw InputError(path, 0, "byte " + std::to_string(offset) + ": " + reason);
 }
 
-// A decision log opened for reading: a regular file only (a FIFO or a device would block or never
-// end; O_NONBLOCK keeps even the open from waiting), read through a 1 MiB buffer, so the reader's
-// memory is bounded whatever the file holds; only the records it keeps grow.
+// A decision log opened for reading (InputFile): a regular file only, since a FIFO or a device
+// would block or never end, read through a fixed buffer, so the reader's memory is bounded whatever
+// the file holds; only the records it keeps grow. Counts the bytes handed out.
 class LogInput {
  public:
-  explicit LogInput(const std::string& path) : path_(path), buffer_(size_t(1) << 20) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd_ < 0)
-      throw InputError(path, 0, std::string("cannot open the decision log: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      const bool folder = S_ISDIR(st.st_mode);
-      ::close(fd_);
-      throw InputError(
-          path, 0,
-          folder ? "is a folder, not a decision log" : "is not a regular file (a decision log is one)");
-    }
-    if (uint64_t(st.st_size) > kMaxLogBytes) {
-      ::close(fd_);
-      throw InputError(path, 0, "larger than the 64 GiB a decision log may be");
-    }
-    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
-    device = st.st_dev;
-    inode = st.st_ino;
-  }
-  ~LogInput() { ::close(fd_); }
-  LogInput(const LogInput&) = delete;
-  LogInput& operator=(const LogInput&) = delete;
+  explicit LogInput(const std::string& path) : file_(path, kMaxLogBytes, false) {}
 
   // Up to n bytes into `out`; fewer only at the end of the file.
   size_t read(unsigned char* out, size_t n) {
-    size_t got = 0;
-    while (got < n) {
-      if (head_ == tail_ && !refill()) break;
-      const size_t k = std::min(n - got, tail_ - head_);
-      std::memcpy(out + got, buffer_.data() + head_, k);
-      head_ += k;
-      got += k;
-    }
+    file_.stream().read(reinterpret_cast<char*>(out), std::streamsize(n));
+    const size_t got = size_t(file_.stream().gcount());
     offset_ += got;
     return got;
   }
   uint64_t offset() const { return offset_; }  // bytes handed out so far
-
-  dev_t device = 0;
-  ino_t inode = 0;
+  std::pair<uint64_t, uint64_t> identity() const { return file_.identity(); }
 
  private:
-  bool refill() {
-    while (true) {
-      const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw InputError(path_, 0, std::string("read error: ") + std::strerror(errno));
-      head_ = 0;
-      tail_ = size_t(n);
-      return n > 0;
-    }
-  }
-
-  std::string path_;
-  int fd_ = -1;
-  std::vector<unsigned char> buffer_;
-  size_t head_ = 0, tail_ = 0;
+  InputFile file_;
   uint64_t offset_ = 0;
 };
 
@@ -265,20 +218,19 @@ std::pair<std::string, uint64_t> decision_log_call_place(const DecisionLogData& 
     if (i < first + f.calls) return {f.path, data.call_offsets[i]};
     first += f.calls;
   }
-  return {data.files.empty() ? std::string() : data.files.back().path,
-          i < data.call_offsets.size() ? data.call_offsets[i] : 0};
+  throw std::out_of_range("decision_log_call_place: no call " + std::to_string(i));
 }
 
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths) {
   DecisionLogData data;
-  std::vector<std::tuple<dev_t, ino_t, std::string>> seen;
+  std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> seen;  // identity, path
   for (const std::string& path : paths) {
     LogInput in(path);
-    for (const auto& [device, inode, earlier] : seen)
-      if (device == in.device && inode == in.inode)
+    for (const auto& [identity, earlier] : seen)
+      if (identity == in.identity())
         throw InputError(path, 0,
                          "is the same file as '" + earlier + "' given before: each log is read once");
-    seen.emplace_back(in.device, in.inode, path);
+    seen.emplace_back(in.identity(), path);
     DecisionLogFile file = read_one(in, path, data);
     const std::string policy = header_value(file, "policy"), seed = header_value(file, "seed");
     if (policy.empty()) throw InputError(path, 0, "the header names no policy");

@@ -79,6 +79,9 @@ std::string ope_context_text(const OpeContext& c) {
 }
 
 double bootstrap_quantile(std::vector<double> replicates, double p) {
+  replicates.erase(
+      std::remove_if(replicates.begin(), replicates.end(), [](double v) { return !std::isfinite(v); }),
+      replicates.end());
   if (replicates.empty()) return NAN;
   std::sort(replicates.begin(), replicates.end());
   return quantile_linear_sorted(replicates, p);
@@ -214,10 +217,7 @@ std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const Targ
   }
   const double a = (1.0 - options.level) / 2.0;
   const auto result = [&](const char* name, double value, const std::vector<double>& boot) {
-    std::vector<double> finite;
-    for (double v : boot)
-      if (std::isfinite(v)) finite.push_back(v);
-    return EstimatorResult{name, value, bootstrap_quantile(finite, a), bootstrap_quantile(finite, 1.0 - a),
+    return EstimatorResult{name, value, bootstrap_quantile(boot, a), bootstrap_quantile(boot, 1.0 - a),
                            n_effective};
   };
   std::vector<EstimatorResult> out = {result("IPS", point.ips, ips), result("SNIPS", point.snips, snips),

@@ -10,14 +10,11 @@
 namespace ncclbot {
 namespace {
 
-// The value and the percentile interval of the resamples where it is defined (a resample's share
-// is undefined when its NCCL estimate sums to 0).
+// The value and the percentile interval of the resamples where it is defined (bootstrap_quantile
+// leaves out a resample whose share is undefined, its NCCL estimate summing to 0).
 nlohmann::json interval(double value, const std::vector<double>& boot, double level) {
   const double a = (1.0 - level) / 2.0;
-  std::vector<double> finite;
-  for (double v : boot)
-    if (std::isfinite(v)) finite.push_back(v);
-  return {{"value", value}, {"ci", {bootstrap_quantile(finite, a), bootstrap_quantile(finite, 1.0 - a)}}};
+  return {{"value", value}, {"ci", {bootstrap_quantile(boot, a), bootstrap_quantile(boot, 1.0 - a)}}};
 }
 
 // Wilson score interval of k successes in n.

@@ -47,7 +47,12 @@ class DecisionLog {
   // A measured call that is not logged because its probability was lost (counted with the drops).
   void drop() { ++dropped_; }
 
-  const std::string& path() const { return path_; }                 // the file written now (PATH or PATH.N)
+  // The file written now (PATH or PATH.N): a copy, since the writer thread moves on to a new name
+  // past the size cap.
+  std::string path() const {
+    std::lock_guard<std::mutex> io(io_mu_);
+    return path_;
+  }
   uint64_t dropped() const { return dropped_.load(); }              // records, buffer full
   uint64_t failed_writes() const { return failed_writes_.load(); }  // batches the file refused
   uint64_t written() const { return written_.load(); }
@@ -77,7 +82,7 @@ class DecisionLog {
   };
   std::vector<Deferred> deferred_;  // bounded by kDeferredCap
   bool stop_ = false;
-  std::mutex io_mu_;  // one writer at a time (the thread, flush(), the destructor)
+  mutable std::mutex io_mu_;  // one writer at a time (the thread, flush(), the destructor); guards path_
   std::atomic<uint64_t> dropped_{0}, failed_writes_{0}, written_{0};
   std::thread writer_;
 };

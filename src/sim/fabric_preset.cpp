@@ -172,8 +172,9 @@ std::vector<FabricPreset::ValueSource> read_provenance(PresetReader& r, const to
         r.fail(line_of(v), "no [provenance] entry \"" + key + "\": say where this value comes from");
       r.mark("provenance", key);
       const toml::table* e = entry->as_table();
+      if (!e) r.fail(line_of(*entry), "[provenance] \"" + key + "\" must be { basis = ..., source = ... }");
       const auto text = [&](const char* field) {
-        const toml::node* n = e ? e->get(field) : nullptr;
+        const toml::node* n = e->get(field);
         if (!n || !n->is_string() || n->as_string()->get().empty())
           r.fail(line_of(*entry), "[provenance] \"" + key + "\" needs a non-empty string '" + field + "'");
         const std::string& s = n->as_string()->get();
@@ -181,15 +182,13 @@ std::vector<FabricPreset::ValueSource> read_provenance(PresetReader& r, const to
           r.fail(line_of(*n), "[provenance] \"" + key + "\": '" + field + "' holds a control character");
         return s;
       };
-      if (!e) r.fail(line_of(*entry), "[provenance] \"" + key + "\" must be { basis = ..., source = ... }");
       for (auto&& [f, fv] : *e)
         if (f.str() != "basis" && f.str() != "source")
           r.fail(line_of(fv), "[provenance] \"" + key + "\": unknown field '" + std::string(f.str()) + "'");
-      FabricPreset::ValueSource vs{key, "", text("basis"), text("source")};
+      FabricPreset::ValueSource vs{key, value_text(v), text("basis"), text("source")};
       if (vs.basis != "measured" && vs.basis != "derived" && vs.basis != "assumed")
         r.fail(line_of(*e->get("basis")), "[provenance] \"" + key + "\": basis '" + vs.basis +
                                               "' is none of measured, derived, assumed");
-      vs.value = value_text(v);
       out.push_back(std::move(vs));
     }
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The owning forced-arm sweep. Contexts are kept in canonical (sorted) order so the tensor does not
 // depend on the order rows arrived in; `view()` hands out the trivially copyable SweepView.
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -18,7 +19,7 @@ namespace ncclbot {
 // before it calls a run done.
 inline bool sweep_can_hold_time(double us) {
   const float f = float(us);
-  return f > 0.0f && f <= 3.4028234663852886e38f;
+  return std::isfinite(f) && f > 0.0f;
 }
 
 // The call dynamics a sweep carries (core/call_dynamics.hpp) and its first-use cost, which grows

@@ -14,6 +14,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ncclbot {
@@ -30,18 +31,20 @@ inline constexpr uint64_t kMaxPartialBytes = uint64_t(2) << 30;      // merge pa
 std::string read_input_file(const std::string& path, uint64_t max_bytes);
 // As read_input_file, but nullopt when the file does not exist; every other failure still throws.
 std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes);
-// An input read as a stream (a sweep CSV, an nccl-tests log): opened without waiting (O_NONBLOCK,
-// so a FIFO without a writer cannot stall the open; its first read then ends at once), checked to
-// be a regular file or a pipe before anything is read, then read as usual. InputError naming the
-// path when it cannot be opened, is a folder or a device, or (a regular file) holds more than
-// `max_bytes`.
+// An input read as a stream (a sweep CSV, an nccl-tests log, a decision log): opened without
+// waiting (O_NONBLOCK, so a FIFO without a writer cannot stall the open; its first read then ends
+// at once), checked to be a regular file, or with `pipes` a pipe, before anything is read, then
+// read as usual through a 64 KiB buffer. InputError naming the path when it cannot be opened, is a
+// folder, a device or a refused pipe, or (a regular file) holds more than `max_bytes`.
 class InputFile {
  public:
-  InputFile(const std::string& path, uint64_t max_bytes);
+  InputFile(const std::string& path, uint64_t max_bytes, bool pipes = true);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
   std::istream& stream();
+  // The file's device and inode: one file under two names has one identity.
+  std::pair<uint64_t, uint64_t> identity() const;
 
  private:
   struct Impl;

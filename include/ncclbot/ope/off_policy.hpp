@@ -82,7 +82,9 @@ struct OpeOptions {
 std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const TargetProbabilities& target,
                                                  const std::string& target_name, const OpeOptions& options);
 
-// The linear-interpolation quantile p of bootstrap replicates (NumPy's default), NaN when none.
+// The linear-interpolation quantile p of the finite bootstrap replicates (NumPy's default; a
+// resample whose estimate is undefined, such as SNIPS without a weighted call, is left out), NaN
+// when none is finite.
 double bootstrap_quantile(std::vector<double> replicates, double p);
 
 // The reward model of DR, by context and slot (NaN where the arm is not usable).
