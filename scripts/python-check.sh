@@ -14,7 +14,7 @@ cached() { sed -n "s/^$1:[A-Z]*=//p" build/CMakeCache.txt 2>/dev/null; }
 venv=build-python/venv
 rm -rf "$venv"
 "$PYTHON" -m venv "$venv"
-"$venv/bin/python" -m pip install -q --upgrade pip
+# The venv's own pip (23.x from ensurepip) takes --config-settings; upgrading it cost a download.
 "$venv/bin/python" -m pip install -q ".[test]" --config-settings=cmake.define.NCCLBOT_PREBUILT="$PWD/build"
 cd build-python  # not the source tree, so `import ncclbot` is the installed package
 NCCLBOT_CLI="$PWD/../build/ncclbot" "venv/bin/python" -m pytest -q -p no:cacheprovider ../python/tests

@@ -157,6 +157,7 @@ def synth(
     warmup: Optional[str] = None,
     shift_rate: Optional[float] = None,
     shift_size: Optional[float] = None,
+    shift_arm_size: Optional[float] = None,
     out: "Optional[os.PathLike[str] | str]" = None,
 ) -> Sweep:
     """A simulated forced-arm sweep from a fabric preset, as `ncclbot synth` writes it (to `out`
@@ -171,7 +172,7 @@ def synth(
         fabric=fabric, seed=seed, out=target, nodes=nodes, collectives=collectives, samples=samples,
         min_bytes=min_bytes, max_bytes=max_bytes, gpus_per_node=gpus_per_node, hipipe=hipipe,
         observation=observation, noise_scale=noise_scale, drift=drift, first_use=first_use,
-        warmup=warmup, shift_rate=shift_rate, shift_size=shift_size,
+        warmup=warmup, shift_rate=shift_rate, shift_size=shift_size, shift_arm_size=shift_arm_size,
     )
     try:
         run(["synth"] + option_words(options) + ["--json"])

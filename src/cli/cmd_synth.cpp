@@ -24,7 +24,7 @@ struct SynthCliOptions {
   bool hipipe = false;
   std::string observation = "on", drift = "on", first_use = "on", warmup = "on";
   double noise_scale = 1.0;
-  double shift_rate = -1.0, shift_size = -1.0;
+  double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;
 };
 
 bool on_off(const std::string& value, const char* option) {
@@ -62,7 +62,12 @@ Action setup(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--warmup", opt->warmup, "job and arm warm-up on or off")->capture_default_str();
   app.add_option("--shift-rate", opt->shift_rate, "level shifts per call (default: the preset's)");
-  app.add_option("--shift-size", opt->shift_size, "half-width of a level, e.g. 0.2 (default: the preset's)");
+  app.add_option("--shift-size", opt->shift_size,
+                 "half-width of the level all arms share, e.g. 0.2 (default: the preset's)");
+  app.add_option(
+      "--shift-arm-size", opt->shift_arm_size,
+      "half-width of each arm's own part of its level, which can change the best arm (default: the "
+      "preset's)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt, gpus] {
     // 0 means "the preset's" only when the option is left out; given, it must be a real count.
@@ -88,8 +93,11 @@ Action setup(CLI::App& app) {
       throw UsageError("--shift-rate must be in [0, 0.5)");
     if (opt->shift_size != -1.0 && !(opt->shift_size >= 0.0))
       throw UsageError("--shift-size must be in [0, 0.9)");
+    if (opt->shift_arm_size != -1.0 && !(opt->shift_arm_size >= 0.0))
+      throw UsageError("--shift-arm-size must be in [0, 0.9)");
     o.shift_rate = opt->shift_rate;
     o.shift_size = opt->shift_size;
+    o.shift_arm_size = opt->shift_arm_size;
     const Sweep sweep = sim::synthesize(f, o);
     write_sweep_csv(sweep, opt->out);
     std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "

@@ -68,7 +68,8 @@ void Sweep::set_dynamics(const SweepDynamics& d) {
   if (!in(c.job_warmup, 0.0, 100.0) || !in(c.arm_warmup, 0.0, 100.0) || c.job_warmup_calls < 0 ||
       c.arm_warmup_calls < 0 || c.job_warmup_calls > 100000000 || c.arm_warmup_calls > 100000000 ||
       !(c.shift_rate >= 0.0f && c.shift_rate < 1.0f) || !(c.shift_size >= 0.0f && c.shift_size < 1.0f) ||
-      !in(d.first_use_base_us, 0.0, 1e9) || !in(d.first_use_per_host_us, 0.0, 1e9))
+      !(c.shift_arm_size >= 0.0f && c.shift_arm_size < 1.0f) || !in(d.first_use_base_us, 0.0, 1e9) ||
+      !in(d.first_use_per_host_us, 0.0, 1e9))
     throw std::invalid_argument("Sweep: call dynamics out of range");
   dynamics_ = d;
   first_use_us_.clear();

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ncclbot/core/error.hpp"
@@ -121,7 +122,9 @@ class LineReader {
 constexpr std::string_view kDynamicsPrefix = "# dynamics:";
 
 // "# dynamics: key=value ..." (write_dynamics_line's keys, each once, any order): the call dynamics
-// the sweep carries (core/call_dynamics.hpp). Unknown keys, repeats and bad numbers are errors.
+// the sweep carries (core/call_dynamics.hpp). Unknown keys, repeats and bad numbers are errors. A
+// line without shift_arm_size comes from before levels had a shared part: its shift_size was each
+// arm's own, and is read as that.
 SweepDynamics parse_dynamics_line(std::string_view text, const std::string& source, long lineno) {
   SweepDynamics d;
   std::set<std::string> seen;
@@ -166,16 +169,20 @@ SweepDynamics parse_dynamics_line(std::string_view text, const std::string& sour
       d.call.shift_rate = float(number(0.0, 0.999));
     else if (key == "shift_size")
       d.call.shift_size = float(number(0.0, 0.999));
+    else if (key == "shift_arm_size")
+      d.call.shift_arm_size = float(number(0.0, 0.999));
     else if (key == "first_use_base_us")
       d.first_use_base_us = number(0.0, 1e9);
     else if (key == "first_use_per_host_us")
       d.first_use_per_host_us = number(0.0, 1e9);
     else
-      throw InputError(source, lineno,
-                       "unknown dynamics key '" + key +
-                           "' (valid: job_warmup, job_warmup_calls, arm_warmup, arm_warmup_calls, "
-                           "shift_rate, shift_size, first_use_base_us, first_use_per_host_us)");
+      throw InputError(
+          source, lineno,
+          "unknown dynamics key '" + key +
+              "' (valid: job_warmup, job_warmup_calls, arm_warmup, arm_warmup_calls, "
+              "shift_rate, shift_size, shift_arm_size, first_use_base_us, first_use_per_host_us)");
   }
+  if (!seen.count("shift_arm_size")) std::swap(d.call.shift_size, d.call.shift_arm_size);
   return d;
 }
 
@@ -184,7 +191,7 @@ void write_dynamics_line(const SweepDynamics& d, std::ostream& out) {
   out << kDynamicsPrefix << " job_warmup=" << format_float(c.job_warmup)
       << " job_warmup_calls=" << c.job_warmup_calls << " arm_warmup=" << format_float(c.arm_warmup)
       << " arm_warmup_calls=" << c.arm_warmup_calls << " shift_rate=" << format_float(c.shift_rate)
-      << " shift_size=" << format_float(c.shift_size)
+      << " shift_size=" << format_float(c.shift_size) << " shift_arm_size=" << format_float(c.shift_arm_size)
       << " first_use_base_us=" << format_double(d.first_use_base_us)
       << " first_use_per_host_us=" << format_double(d.first_use_per_host_us) << '\n';
 }

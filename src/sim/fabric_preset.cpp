@@ -346,6 +346,7 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
     c.arm_warmup_calls = r.integer(ob, "observation", "arm_warmup_calls", 0, 100000000);
     c.shift_rate = float(r.number(ob, "observation", "shift_rate", 0.0, 0.5));
     c.shift_size = float(r.number(ob, "observation", "shift_size", 0.0, 0.9));
+    c.shift_arm_size = float(r.number(ob, "observation", "shift_arm_size", 0.0, 0.9));
     o.dynamics.first_use_base_us = r.number(ob, "observation", "first_use_base_us", 0.0, 1e9);
     o.dynamics.first_use_per_host_us = r.number(ob, "observation", "first_use_per_host_us", 0.0, 1e9);
   }

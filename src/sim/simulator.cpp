@@ -165,7 +165,12 @@ FabricPreset with_observation_options(const FabricPreset& preset, const SynthOpt
     if (o.shift_size >= 0.9) throw UsageError("shift size must be in [0, 0.9)");
     ob.dynamics.call.shift_size = float(o.shift_size);
   }
-  if (!o.drift) ob.dynamics.call.shift_rate = ob.dynamics.call.shift_size = 0.0f;
+  if (o.shift_arm_size >= 0.0) {
+    if (o.shift_arm_size >= 0.9) throw UsageError("shift arm size must be in [0, 0.9)");
+    ob.dynamics.call.shift_arm_size = float(o.shift_arm_size);
+  }
+  if (!o.drift)
+    ob.dynamics.call.shift_rate = ob.dynamics.call.shift_size = ob.dynamics.call.shift_arm_size = 0.0f;
   if (!o.first_use) ob.dynamics.first_use_base_us = ob.dynamics.first_use_per_host_us = 0.0;
   if (!o.warmup) {
     ob.dynamics.call.job_warmup = ob.dynamics.call.arm_warmup = 0.0f;

@@ -219,9 +219,10 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 }
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
-  r.only_keys(t, "[[sweep]]",
-              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation",
-               "noise_scale", "drift", "first_use", "warmup", "shift_rate", "shift_size", "file"});
+  r.only_keys(
+      t, "[[sweep]]",
+      {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
+       "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "file"});
   SweepSource s;
   s.line = r.line(t);
   const auto* name = r.find(t, "name");
@@ -255,9 +256,11 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
       s.noise_scale = r.real(*n, "sweep.noise_scale", 0.0, 100.0, false);
     if (auto* n = r.find(t, "shift_rate")) s.shift_rate = r.real(*n, "sweep.shift_rate", 0.0, 0.499, false);
     if (auto* n = r.find(t, "shift_size")) s.shift_size = r.real(*n, "sweep.shift_size", 0.0, 0.899, false);
+    if (auto* n = r.find(t, "shift_arm_size"))
+      s.shift_arm_size = r.real(*n, "sweep.shift_arm_size", 0.0, 0.899, false);
   } else {
     for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
-                          "drift", "first_use", "warmup", "shift_rate", "shift_size"})
+                          "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");
@@ -468,7 +471,8 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
 // vary only part of the study.
 Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[variant]]",
-              {"name", "noise_scale", "observation", "drift", "first_use", "warmup", "delay", "as_deployed"});
+              {"name", "noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup",
+               "delay", "as_deployed"});
   Variant v;
   v.line = r.line(t);
   const auto* name = r.find(t, "name");
@@ -501,14 +505,16 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   flag("warmup", v.warmup);
   if (auto* n = r.find(t, "noise_scale"))
     v.noise_scale = r.real(*n, "variant.noise_scale", 0.0, 100.0, false);
+  if (auto* n = r.find(t, "shift_arm_size"))
+    v.shift_arm_size = r.real(*n, "variant.shift_arm_size", 0.0, 0.899, false);
   if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment_text(r, *n, "variant.as_deployed");
-  if (!v.noise_scale && !v.observation && !v.drift && !v.first_use && !v.warmup && !v.delay && !v.as_deployed)
-    r.fail(t,
-           "variant '" + v.name +
-               "' changes nothing: give at least one of noise_scale, observation, drift, first_use, warmup, "
-               "delay, as_deployed");
-  for (const char* key : {"noise_scale", "observation", "drift", "first_use", "warmup"}) {
+  if (!v.noise_scale && !v.observation && !v.drift && !v.shift_arm_size && !v.first_use && !v.warmup &&
+      !v.delay && !v.as_deployed)
+    r.fail(t, "variant '" + v.name +
+                  "' changes nothing: give at least one of noise_scale, observation, drift, shift_arm_size, "
+                  "first_use, warmup, delay, as_deployed");
+  for (const char* key : {"noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup"}) {
     const auto* n = r.find(t, key);
     if (!n) continue;
     for (const auto& sw : s.sweeps)
@@ -528,6 +534,8 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (v.noise_scale) differs = differs || differs_in_a_sweep(&SweepSource::noise_scale, *v.noise_scale);
   if (v.observation) differs = differs || differs_in_a_sweep(&SweepSource::observation, *v.observation);
   if (v.drift) differs = differs || differs_in_a_sweep(&SweepSource::drift, *v.drift);
+  if (v.shift_arm_size)
+    differs = differs || differs_in_a_sweep(&SweepSource::shift_arm_size, *v.shift_arm_size);
   if (v.first_use) differs = differs || differs_in_a_sweep(&SweepSource::first_use, *v.first_use);
   if (v.warmup) differs = differs || differs_in_a_sweep(&SweepSource::warmup, *v.warmup);
   if (v.as_deployed) differs = differs || scoring_mode(*v.as_deployed) != s.as_deployed;

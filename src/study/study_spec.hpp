@@ -36,8 +36,8 @@ struct SweepSource {
   bool observation = true;
   double noise_scale = 1.0;
   bool drift = true, first_use = true, warmup = true;
-  double shift_rate = -1.0, shift_size = -1.0;  // negative: the preset's level shifts
-  std::string file;                             // a sweep CSV (path as resolved against the study file)
+  double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;  // negative: the preset's
+  std::string file;  // a sweep CSV (path as resolved against the study file)
 };
 
 // Contexts of one sweep selected by node counts and collectives (empty list = all).
@@ -138,6 +138,7 @@ struct Variant {
   long line = 0;
   std::optional<double> noise_scale;
   std::optional<bool> observation, drift, first_use, warmup;
+  std::optional<double> shift_arm_size;  // each arm's own part of its level shifts
   std::optional<int> delay;
   // How the variant scores (StudySpec::as_deployed): "ideal", "local" or "leader" in [study], and
   // that mode's delay unless the variant gives `delay` too.

@@ -14,12 +14,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // The sweep knobs in the order the study file documents them.
-constexpr const char* kSweepKnobs[] = {"noise_scale", "observation", "drift", "first_use", "warmup"};
+constexpr const char* kSweepKnobs[] = {"noise_scale",    "observation", "drift",
+                                       "shift_arm_size", "first_use",   "warmup"};
 
 std::optional<nlohmann::json> sweep_knob(const Variant& v, std::string_view key) {
   if (key == "noise_scale" && v.noise_scale) return *v.noise_scale;
   if (key == "observation" && v.observation) return *v.observation;
   if (key == "drift" && v.drift) return *v.drift;
+  if (key == "shift_arm_size" && v.shift_arm_size) return *v.shift_arm_size;
   if (key == "first_use" && v.first_use) return *v.first_use;
   if (key == "warmup" && v.warmup) return *v.warmup;
   return std::nullopt;
@@ -29,6 +31,8 @@ nlohmann::json sweep_value(const SweepSource& s, std::string_view key) {
   if (key == "noise_scale") return s.noise_scale;
   if (key == "observation") return s.observation;
   if (key == "drift") return s.drift;
+  if (key == "shift_arm_size")
+    return s.shift_arm_size < 0.0 ? nlohmann::json("the preset's") : nlohmann::json(s.shift_arm_size);
   if (key == "first_use") return s.first_use;
   return s.warmup;
 }

@@ -29,6 +29,7 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   o.warmup = source.warmup;
   o.shift_rate = source.shift_rate;
   o.shift_size = source.shift_size;
+  o.shift_arm_size = source.shift_arm_size;
   try {
     return sim::synthesize(preset, o);
   } catch (const UsageError& e) {

@@ -176,14 +176,19 @@ TEST(CallDynamics, DelayedReportsCarryTheObservedValue) {
   EXPECT_NEAR(tr.outcome.online_loss, (1.25 + 0.8 + 0.5 + 0.875 + 0.5 + 0.25) / 12, 1e-12);
 }
 
+namespace {
+
 // Level shifts, re-derived from the documented draws with independent code: change point n + 1
 // comes 1 + floor(log(u) / log(1 - rate)) calls after change point n (u from word 0 of block
-// (n, 0x5D000000) of the replay's stream), and after change point n arm s has level
-// 1 + size * (2 v - 1), v from word s % 4 of block (n, 0x5D000001 + s / 4).
-TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
+// (n, 0x5D000000) of the replay's stream); after change point n arm s has level shared * own, the
+// shared level 1 + size * (2 v - 1) with v from word 0 of block (n, 0x5D000080), and its own part
+// 1 + arm_size * (2 w - 1) with w from word s % 4 of block (n, 0x5D000001 + s / 4) (each factor 1
+// when its size is 0). Replays arm `fixed` and returns how often the best arm changed.
+int check_level_shifts(float size, float arm_size, int fixed) {
   SweepDynamics d;
   d.call.shift_rate = 0.02f;
-  d.call.shift_size = 0.4f;  // wide enough for the best arm to change
+  d.call.shift_size = size;
+  d.call.shift_arm_size = arm_size;
   const Sweep s = three_arms(d);
   const uint64_t seed = 5, id = 9;
   auto word = [&](uint32_t n, uint32_t lane, int w) {
@@ -194,19 +199,26 @@ TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
   };
   auto u01 = [](uint32_t w) { return (double(w) + 0.5) / 4294967296.0; };
   const int T = 3000;
-  std::vector<double> level_rs(T), expected_loss(T), best_us(T);
+  std::vector<double> level_fixed(T), expected_loss(T), best_us(T);
   double lv[3] = {1, 1, 1};
   const double mean[3] = {15, 12, 10};
   const int slot_of[3] = {kTreeLL, kRingLL, kRingSimple};
+  int f = -1;
+  for (int a = 0; a < 3; ++a)
+    if (slot_of[a] == fixed) f = a;
+  EXPECT_GE(f, 0);
   uint32_t n = 0;
   uint64_t next = 1 + uint64_t(std::floor(std::log(u01(word(0, 0x5D000000u, 0))) / std::log(1.0 - 0.02f)));
   int best_changes = 0, prev_best = 2;
   for (int t = 0; t < T; ++t) {
     if (uint64_t(t) == next) {
       ++n;
-      for (int a = 0; a < 3; ++a)
-        lv[a] = 1.0 + double(0.4f) *
-                          (2.0 * u01(word(n, 0x5D000001u + uint32_t(slot_of[a]) / 4, slot_of[a] % 4)) - 1.0);
+      const double shared =
+          size > 0.0f ? 1.0 + double(size) * (2.0 * u01(word(n, 0x5D000080u, 0)) - 1.0) : 1.0;
+      for (int a = 0; a < 3; ++a) {
+        const uint32_t w = word(n, 0x5D000001u + uint32_t(slot_of[a]) / 4, slot_of[a] % 4);
+        lv[a] = shared * (arm_size > 0.0f ? 1.0 + double(arm_size) * (2.0 * u01(w) - 1.0) : 1.0);
+      }
       next += 1 + uint64_t(std::floor(std::log(u01(word(n, 0x5D000000u, 0))) / std::log(1.0 - 0.02f)));
     }
     double best = 1e300;
@@ -214,29 +226,53 @@ TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
     for (int a = 0; a < 3; ++a)
       if (mean[a] * lv[a] < best) best = mean[a] * lv[a], b = a;
     if (b != prev_best) ++best_changes, prev_best = b;
-    level_rs[size_t(t)] = lv[2];
+    level_fixed[size_t(t)] = lv[f];
     best_us[size_t(t)] = best;
-    expected_loss[size_t(t)] = mean[2] * lv[2] / best - 1.0;
+    expected_loss[size_t(t)] = mean[f] * lv[f] / best - 1.0;
   }
   EXPECT_GT(n, 30u);  // about 0.02 * 3000 = 60 change points
-  EXPECT_GT(best_changes, 2);
   // What a first use is charged against (replay/first_use.hpp): the best arm's cost at that call.
   for (int t = 0; t < T; ++t)
-    ASSERT_NEAR(best_cost_at(s.view(), 0, seed, id, uint32_t(t)), best_us[size_t(t)], 1e-9) << t;
-  const Trace tr = run_fixed(kRingSimple, s, T, seed);
+    EXPECT_NEAR(best_cost_at(s.view(), 0, seed, id, uint32_t(t)), best_us[size_t(t)], 1e-9) << t;
+  const Trace tr = run_fixed(fixed, s, T, seed);
   double sum = 0.0;
   for (int t = 0; t < T; ++t) {
-    EXPECT_NEAR(tr.observed[size_t(t)], 10.0 * level_rs[size_t(t)], 1e-5) << t;
+    EXPECT_NEAR(tr.observed[size_t(t)], mean[f] * level_fixed[size_t(t)], 1e-5) << t;
     sum += expected_loss[size_t(t)];
   }
   EXPECT_NEAR(tr.outcome.online_loss, sum / T, 1e-12);
   EXPECT_NEAR(tr.outcome.final_loss, expected_loss[T - 1], 1e-12);
   // A per-call cost of 0.7 us is paid on every call relative to the best arm at that call's levels.
-  const Trace costly = run_fixed(kRingSimple, s, T, seed, 0.7);
+  const Trace costly = run_fixed(fixed, s, T, seed, 0.7);
   double cost_sum = 0.0;
   for (int t = 0; t < T; ++t) cost_sum += expected_loss[size_t(t)] + 0.7 / best_us[size_t(t)];
   EXPECT_NEAR(costly.outcome.online_loss, cost_sum / T, 1e-12);
   EXPECT_EQ(costly.outcome.final_loss, tr.outcome.final_loss);
+  return best_changes;
+}
+
+}  // namespace
+
+// Each arm's own part, wide enough for the best arm to change, on top of a shared part.
+TEST(CallDynamics, LevelShiftsFollowTheDocumentedDrawsAndMoveTheBestArm) {
+  EXPECT_GT(check_level_shifts(0.1f, 0.4f, kRingSimple), 2);
+  EXPECT_GT(check_level_shifts(0.0f, 0.4f, kRingLL), 2);
+}
+
+// The shared part alone moves what every arm shows, and with it the cost of a call, but never which
+// arm is best nor any loss: Ring/LL loses 12 / 10 - 1 = 0.2 on every call, whatever the level.
+TEST(CallDynamics, ASharedLevelShiftMovesWhatIsObservedButNeverTheBestArmNorALoss) {
+  EXPECT_EQ(check_level_shifts(0.3f, 0.0f, kRingLL), 0);
+  SweepDynamics d;
+  d.call.shift_rate = 0.02f;
+  d.call.shift_size = 0.3f;
+  const Trace tr = run_fixed(kRingLL, three_arms(d), 3000, 5);
+  EXPECT_NEAR(tr.outcome.online_loss, 0.2, 1e-12);
+  EXPECT_NEAR(tr.outcome.final_loss, 0.2, 1e-12);
+  float lo = 1e30f, hi = 0.0f;
+  for (float x : tr.observed) lo = std::min(lo, x), hi = std::max(hi, x);
+  EXPECT_LT(lo, 12.0f * 0.85f);  // the levels spread over most of [0.7, 1.3]
+  EXPECT_GT(hi, 12.0f * 1.15f);
 }
 
 // A rate of shifts too small to fire within the horizon leaves the replay exactly the static one.
@@ -303,6 +339,22 @@ TEST(CallDynamics, SurviveTheSweepCsvBitForBit) {
   EXPECT_FALSE(back.identical_to(three_arms(SweepDynamics{})));
 }
 
+// A dynamics line written before levels had a shared part has no shift_arm_size: its shift_size was
+// each arm's own, and reads as that, so an older sweep replays as it did.
+TEST(CallDynamics, AnOlderDynamicsLineKeepsItsPerArmShifts) {
+  const std::string rows =
+      "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n"
+      "test,allreduce,1,8,1024,Ring,LL,0,10\n";
+  std::stringstream older("# dynamics: shift_rate=0.01 shift_size=0.25\n" + rows);
+  const CallDynamics a = parse_sweep_csv(older, "older.csv").dynamics().call;
+  EXPECT_EQ(a.shift_size, 0.0f);
+  EXPECT_EQ(a.shift_arm_size, 0.25f);
+  std::stringstream newer("# dynamics: shift_rate=0.01 shift_size=0.25 shift_arm_size=0\n" + rows);
+  const CallDynamics b = parse_sweep_csv(newer, "newer.csv").dynamics().call;
+  EXPECT_EQ(b.shift_size, 0.25f);
+  EXPECT_EQ(b.shift_arm_size, 0.0f);
+}
+
 TEST(CallDynamics, ABadDynamicsLineIsAnErrorWithItsLine) {
   const std::string rows =
       "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n"
@@ -314,7 +366,8 @@ TEST(CallDynamics, ABadDynamicsLineIsAnErrorWithItsLine) {
   for (const char* line :
        {"# dynamics: job_warmup=-1\n", "# dynamics: shift_rate=1.5\n", "# dynamics: nonsense=1\n",
         "# dynamics: job_warmup\n", "# dynamics: job_warmup=0.1 job_warmup=0.2\n",
-        "# dynamics: arm_warmup_calls=2.5\n", "# dynamics: shift_size=x\n"}) {
+        "# dynamics: arm_warmup_calls=2.5\n", "# dynamics: shift_size=x\n",
+        "# dynamics: shift_arm_size=1\n"}) {
     try {
       parse(line);
       ADD_FAILURE() << line;

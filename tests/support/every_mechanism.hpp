@@ -13,6 +13,7 @@ inline SweepDynamics every_mechanism() {
   d.call.arm_warmup_calls = 4;
   d.call.shift_rate = 0.01f;
   d.call.shift_size = 0.2f;
+  d.call.shift_arm_size = 0.15f;
   d.first_use_base_us = 500.0;
   d.first_use_per_host_us = 12.5;
   return d;

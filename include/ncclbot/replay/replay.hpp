@@ -115,9 +115,10 @@ struct NoStepObserver {
 NCCLBOT_HD inline double shifted_best_cost(const CallDynamics& d, const double* means, ArmMask mask,
                                            uint64_t seed, uint64_t id, uint32_t n, double* level) {
   double ref = 0.0;
+  const double shared = shared_level(d, seed, id, n);
   for (int s = 0; s < kNumArms; ++s) {
     if (!mask.has(s)) continue;
-    const double l = shifted_level(d, seed, id, n, s);
+    const double l = shifted_level(d, seed, id, n, s, shared);
     if (level) level[s] = l;
     const double cost = means[s] * l;
     if (ref == 0.0 || cost < ref) ref = cost;

@@ -56,9 +56,9 @@ struct SynthOptions {
   bool drift = true;         // level shifts
   bool first_use = true;     // the one-time cost of an algorithm's first use
   bool warmup = true;        // job and arm warm-up
-  // Level shifts other than the preset's (a changing fabric to test change-aware policies on);
-  // negative: the preset's. Ignored with drift off.
-  double shift_rate = -1.0, shift_size = -1.0;
+  // Level shifts other than the preset's (a changing fabric to test change-aware policies on): the
+  // rate, the shared size and each arm's own size; negative: the preset's. Ignored with drift off.
+  double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;
 };
 
 // The preset as a sweep with these options sees it: its observation model switched off, scaled or
