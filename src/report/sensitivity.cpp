@@ -216,8 +216,10 @@ std::string sensitivity_summary(const json& results) {
   const size_t m = runs.empty() ? 0 : runs[0].at("primary").size();
   std::string names;
   for (size_t i = 1; i < runs.size(); ++i) names += (i == 1 ? "" : ", ") + run_name(runs[i]);
-  std::string s = "Under " + std::to_string(runs.size() - 1) + " variants of the simulator's assumptions (" +
-                  names + "), " + std::to_string(decisions_that_hold(runs)) + " of " + std::to_string(m) +
+  const size_t variants = runs.empty() ? 0 : runs.size() - 1;
+  std::string s = "Under " + std::to_string(variants) + (variants == 1 ? " variant" : " variants") +
+                  " of the study's assumptions (" + names + "), " +
+                  std::to_string(decisions_that_hold(runs)) + " of " + std::to_string(m) +
                   " primary-family decisions hold in every run";
   const std::string best = runs[0].at("ranking").empty() ? "" : runs[0].at("ranking")[0].get<std::string>();
   bool same_best = true;

@@ -164,6 +164,7 @@ TEST(Sensitivity, RunsEveryVariantAndSaysWhichConclusionsHold) {
   EXPECT_NE(md.find("- greedy vs AUTO on mean loss: "), std::string::npos);
   EXPECT_NE(md.find("- UCB1 vs AUTO on mean loss: "), std::string::npos);
   EXPECT_NE(md.find("under every variant"), std::string::npos);
+  EXPECT_NE(md.find("Under 2 variants of the study's assumptions (noise x2, delay 8), "), std::string::npos);
   EXPECT_NE(md.find("primary-family decisions hold in every run"), std::string::npos);  // What this says
   EXPECT_NE(md.find("](figures/sensitivity.png)"), std::string::npos);
   EXPECT_EQ(count_of(md, "figures/sensitivity.png"), 1u);  // in the section, not again under Figures
