@@ -91,8 +91,8 @@ bool parse_collective_field(std::string_view s, DecisionRow* row, const LineErro
 }
 
 bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row, const LineError& fail) {
-  if (f.size() != 8 && f.size() != 9)
-    return fail("expected 8 or 9 fields, found " + std::to_string(f.size()));
+  if (f.size() < 8 || f.size() > 10)
+    return fail("expected 8 to 10 fields, found " + std::to_string(f.size()));
   row->fabric = std::string(f[0]);
   if (!parse_collective_field(f[1], row, fail)) return false;
   if (!parse_int(f[2], &row->nodes)) return fail("bad nodes '" + std::string(f[2]) + "'");
@@ -100,8 +100,15 @@ bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row,
   if (!parse_u64(f[4], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[4]) + "'");
   if (!parse_u64(f[5], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[5]) + "'");
   if (!parse_arm(f[6], f[7], row, fail)) return false;
-  if (f.size() == 9 && !parse_int(f[8], &row->channels))
+  if (f.size() > 8 && !parse_int(f[8], &row->channels))
     return fail("bad channels '" + std::string(f[8]) + "'");
+  if (f.size() > 9) {
+    if (!parse_u64(f[9], 0, &row->chunk_bytes) || row->chunk_bytes > kMaxChunkBytes)
+      return fail("bad chunk_bytes '" + std::string(f[9]) + "' (an integer up to " +
+                  std::to_string(kMaxChunkBytes) + ", or * for NCCL's)");
+    if (row->chunk_bytes > 0 && row->algo == kAny)
+      return fail("a chunk size needs an algorithm and a protocol (it is asked for the arm NCCL runs)");
+  }
   return true;
 }
 
@@ -146,10 +153,10 @@ bool DecisionTable::parse(std::string_view text, const std::string& source, cons
       format_known = true;
       if (fields[0] == "fabric") {
         format_ = Format::kNcclbot;
-        static const char* const kHeader[] = {"fabric",        "collective", "nodes",
-                                              "gpus_per_node", "min_bytes",  "max_bytes",
-                                              "algo",          "proto",      "channels"};
-        if (fields.size() != 8 && fields.size() != 9) return fail("header must have 8 or 9 columns");
+        static const char* const kHeader[] = {"fabric",    "collective", "nodes", "gpus_per_node",
+                                              "min_bytes", "max_bytes",  "algo",  "proto",
+                                              "channels",  "chunk_bytes"};
+        if (fields.size() < 8 || fields.size() > 10) return fail("header must have 8 to 10 columns");
         for (size_t i = 0; i < fields.size(); ++i)
           if (fields[i] != kHeader[i])
             return fail("header column " + std::to_string(i + 1) + " must be " + kHeader[i]);

@@ -2,7 +2,7 @@
 // Table mode: fixed decisions keyed only by what every rank shares (collective, size, nodes, ranks),
 // so all ranks agree by construction. Two file formats (docs/plugin.md "Table format"):
 //  - ncclbot's, written by `ncclbot export-table`, recognised by its header line
-//      fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto[,channels]
+//      fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto[,channels[,chunk_bytes]]
 //  - NCCL's example tuner CSV (no header), so existing configurations migrate unchanged:
 //      collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]]
 // The first matching row whose arm is usable in the call's cost table wins.
@@ -16,6 +16,7 @@ namespace ncclbot::plugin {
 
 inline constexpr int kAny = -1;
 inline constexpr size_t kMaxTableFileBytes = size_t(16) << 20;  // far above any real table
+inline constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 30;   // a table's chunk_bytes; NCCL clamps lower
 
 struct DecisionRow {
   int collective = kAny;                           // ncclFunc_t
@@ -26,6 +27,7 @@ struct DecisionRow {
   int num_pipe_ops = kAny, reg_buff = kAny;
   int algo = kAny, proto = kAny;  // both kAny: an explicit "keep NCCL's choice" row
   int channels = kAny;            // > 0: also set nChannels
+  uint64_t chunk_bytes = 0;       // > 0: the chunk size getChunkSize asks for (tuner v6); ncclbot format
   std::string fabric;             // empty or "*" = any
   long line = 0;
 };

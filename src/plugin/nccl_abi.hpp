@@ -1,7 +1,8 @@
 #pragma once
 // ncclbot's own declarations of the parts of NCCL's plugin ABI it implements or drives: the tuner
-// (v2..v5, NCCL 2.21-2.28) and the profiler (v4 for 2.27, v5 for 2.28). Written from the facts
-// (field order, signatures, enum values) listed with their NCCL files at tag v2.28.9-1 in
+// (v2..v6, NCCL 2.21-2.30) and the profiler (v4 for 2.27, v5 for 2.28). Written from the facts
+// (field order, signatures, enum values) listed with their NCCL files at tag v2.28.9-1 (tuner v6:
+// v2.30.3-1) in
 // docs/plugin.md "NCCL's ABI, as ncclbot declares it", not copied from NCCL's headers;
 // tests/plugin/abi_layout_test.cpp pins every size and offset that NCCL reads.
 #include <cstddef>
@@ -47,6 +48,18 @@ struct NcclTunerV5 {
                         NcclNvlDomainInfoV5* nvlDomainInfo, NcclTunerConstantsV5* constants);
   nccl_tuner_get_coll_info_v4_fn getCollInfo;
   nccl_result_t (*finalize)(void* ctx);
+};
+
+// v6 (NCCL 2.30): v5 plus an optional getChunkSize, which may replace the chunk size NCCL computed
+// for the algorithm and protocol chosen (NCCL clamps the result to its buffers).
+struct NcclTunerV6 {
+  const char* name;
+  nccl_result_t (*init)(void** ctx, uint64_t commId, size_t nRanks, size_t nNodes, nccl_logger_t logFunction,
+                        NcclNvlDomainInfoV5* nvlDomainInfo, NcclTunerConstantsV5* constants);
+  nccl_tuner_get_coll_info_v4_fn getCollInfo;
+  nccl_result_t (*finalize)(void* ctx);
+  nccl_result_t (*getChunkSize)(void* ctx, int collType, size_t nBytes, int algo, int proto, int nChannels,
+                                size_t* chunkSize);
 };
 
 struct NcclTunerV4 {

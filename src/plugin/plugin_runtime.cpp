@@ -430,6 +430,17 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
   delete comm;
 }
 
+void PluginRuntime::get_chunk_size(TunerComm* comm, int coll, size_t bytes, int algo, int proto,
+                                   size_t* chunk_size) const {
+  if (comm->role != Role::kTable || chunk_size == nullptr) return;
+  const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, kAny, kAny};
+  for (const DecisionRow* row : comm->rows) {
+    if (!DecisionTable::matches(*row, key) || row->algo != algo || row->proto != proto) continue;
+    if (row->chunk_bytes > 0) *chunk_size = size_t(row->chunk_bytes);
+    return;
+  }
+}
+
 void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops,
                                   float** cost_table, int num_algo, int num_proto, int reg_buff,
                                   int* nchannels) {

@@ -1,4 +1,4 @@
-// The tuner symbols NCCL looks up (v5 first, then v4, v3, v2) and the report function. Every entry
+// The tuner symbols NCCL looks up (v6 first, then v5, v4, v3, v2) and the report function. Every entry
 // point returns success whatever happens: in NCCL 2.28 an error from getCollInfo fails the user's
 // collective instead of falling back (NCCL src/enqueue.cc wraps the call in NCCLCHECK; docs/plugin.md
 // "NCCL's ABI, as ncclbot declares it"), so failures degrade to pass-through inside the plugin and
@@ -61,6 +61,17 @@ nccl_result_t get_coll_info_v2(void* ctx, int coll, size_t bytes, int coll_net, 
   return kNcclSuccess;
 }
 
+nccl_result_t get_chunk_size_v6(void* ctx, int coll, size_t bytes, int algo, int proto, int /*nchannels*/,
+                                size_t* chunk_size) {
+  if (ctx == nullptr) return kNcclSuccess;
+  try {
+    PluginRuntime::instance().get_chunk_size(static_cast<TunerComm*>(ctx), coll, bytes, algo, proto,
+                                             chunk_size);
+  } catch (...) {
+  }
+  return kNcclSuccess;
+}
+
 nccl_result_t finalize_any(void* ctx) {
   if (ctx == nullptr) return kNcclSuccess;
   try {
@@ -75,11 +86,14 @@ nccl_result_t finalize_any(void* ctx) {
 extern "C" {
 
 // `extern` gives the const objects external linkage; NCCL only reads them.
+NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV6 ncclTunerPlugin_v6;
 NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV5 ncclTunerPlugin_v5;
 NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV4 ncclTunerPlugin_v4;
 NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV3 ncclTunerPlugin_v3;
 NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV2 ncclTunerPlugin_v2;
 
+const NcclTunerV6 ncclTunerPlugin_v6 = {"ncclbot", init_v5, get_coll_info_v4, finalize_any,
+                                        get_chunk_size_v6};
 const NcclTunerV5 ncclTunerPlugin_v5 = {"ncclbot", init_v5, get_coll_info_v4, finalize_any};
 const NcclTunerV4 ncclTunerPlugin_v4 = {"ncclbot", init_v4, get_coll_info_v4, finalize_any};
 const NcclTunerV3 ncclTunerPlugin_v3 = {"ncclbot", init_v4, get_coll_info_v3, finalize_any};

@@ -1,7 +1,7 @@
 // The plugin's own ABI declarations against the layout NCCL 2.27/2.28 reads. Expected sizes and
 // offsets are computed by hand from the field lists in docs/plugin.md "NCCL's ABI, as ncclbot
-// declares it", i.e. the field order of NCCL's profiler_v4.h / profiler_v5.h / tuner_v5.h (x86-64
-// LP64: pointers and size_t 8 bytes, int 4, natural alignment), not printed by the code under test.
+// declares it", i.e. the field order of NCCL's profiler_v4.h / profiler_v5.h / tuner_v5.h / tuner_v6.h
+// (x86-64 LP64: pointers and size_t 8 bytes, int 4, natural alignment), not printed by the code under test.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -15,6 +15,15 @@ TEST(AbiLayout, TunerStructsAreFourPointers) {
   EXPECT_EQ(sizeof(NcclTunerV4), 32u);
   EXPECT_EQ(sizeof(NcclTunerV3), 32u);
   EXPECT_EQ(sizeof(NcclTunerV2), 32u);
+}
+
+// NCCL 2.30's tuner_v6.h: v5's four members, then getChunkSize.
+TEST(AbiLayout, TunerV6AppendsGetChunkSize) {
+  EXPECT_EQ(sizeof(NcclTunerV6), 40u);
+  EXPECT_EQ(offsetof(NcclTunerV6, init), 8u);
+  EXPECT_EQ(offsetof(NcclTunerV6, getCollInfo), 16u);
+  EXPECT_EQ(offsetof(NcclTunerV6, finalize), 24u);
+  EXPECT_EQ(offsetof(NcclTunerV6, getChunkSize), 32u);
 }
 
 TEST(AbiLayout, TunerConstantsV5) {

@@ -18,6 +18,7 @@ namespace ncclbot::test {
 
 struct Plugin {
   void* handle = nullptr;
+  const NcclTunerV6* v6 = nullptr;
   const NcclTunerV5* v5 = nullptr;
   const NcclTunerV4* v4 = nullptr;
   const NcclTunerV3* v3 = nullptr;
@@ -29,6 +30,7 @@ struct Plugin {
   Plugin() {
     handle = dlopen(plugin_path().c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) return;
+    v6 = static_cast<const NcclTunerV6*>(dlsym(handle, "ncclTunerPlugin_v6"));
     v5 = static_cast<const NcclTunerV5*>(dlsym(handle, "ncclTunerPlugin_v5"));
     v4 = static_cast<const NcclTunerV4*>(dlsym(handle, "ncclTunerPlugin_v4"));
     v3 = static_cast<const NcclTunerV3*>(dlsym(handle, "ncclTunerPlugin_v3"));
@@ -37,7 +39,7 @@ struct Plugin {
     prof4 = static_cast<const NcclProfilerV4*>(dlsym(handle, "ncclProfiler_v4"));
     report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(handle, "ncclbotReportLatency"));
   }
-  bool ok() const { return v5 && v4 && v3 && v2 && prof5 && prof4 && report; }
+  bool ok() const { return v6 && v5 && v4 && v3 && v2 && prof5 && prof4 && report; }
 };
 
 // One process-wide copy (the library is -z nodelete anyway).

@@ -51,6 +51,7 @@ struct Comm {
 
 TEST(TunerModes, LoadsWithAllVersionedSymbols) {
   ASSERT_TRUE(plugin().ok()) << dlerror();
+  EXPECT_STREQ(plugin().v6->name, "ncclbot");
   EXPECT_STREQ(plugin().v5->name, "ncclbot");
 }
 
@@ -125,6 +126,66 @@ TEST(TunerModes, NcclExampleCsvFormatWithChannels) {
   EXPECT_EQ(nch, 0);  // channels -1: left alone (NCCL's example would force 1)
   CostTable7x3 other = allreduce_table();
   EXPECT_EQ(comm.call(other, 4, 1 << 20, &nch), 4 * 3 + 2);  // numPipeOps 1: the NVLS row
+}
+
+// Tuner v6's getChunkSize: a row's chunk_bytes for the arm NCCL runs, NCCL's value everywhere else
+// (another arm, no chunk column, '*', off mode, a NULL context).
+TEST(TunerModes, GetChunkSizeFollowsTheTablesChunkColumn) {
+  ASSERT_NE(plugin().v6, nullptr);
+  ASSERT_NE(plugin().v6->getChunkSize, nullptr);
+  const std::string path =
+      write_temp("chunks.csv",
+                 "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto,channels,chunk_bytes\n"
+                 "*,allreduce,*,*,0,65536,Tree,Simple,*,131072\n"
+                 "*,allreduce,*,*,65537,*,Ring,LL128,4,*\n"
+                 "*,allreduce,*,*,65537,*,Ring,Simple\n"
+                 "*,allgather,*,*,0,*,Ring,Simple,*,524288\n");
+  EnvVar mode("NCCLBOT_MODE", "table"), table("NCCLBOT_TABLE", path);
+  void* ctx = nullptr;
+  ASSERT_EQ(plugin().v6->init(&ctx, 91, 8, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
+  ASSERT_NE(ctx, nullptr);
+  CostTable7x3 t = allreduce_table();
+  int nch = 0;
+  EXPECT_EQ(plugin().v6->getCollInfo(ctx, 4, 4096, 1, t.ptr(), 7, 3, 0, &nch), kNcclSuccess);
+  EXPECT_EQ(t.pick(), 0 * 3 + 2);  // Tree/Simple, as in v5
+  auto chunk = [&](int coll, size_t bytes, int algo, int proto) {
+    size_t c = 12345;  // NCCL's own value
+    EXPECT_EQ(plugin().v6->getChunkSize(ctx, coll, bytes, algo, proto, 8, &c), kNcclSuccess);
+    return c;
+  };
+  EXPECT_EQ(chunk(4, 4096, 0, 2), 131072u);     // the row that chose Tree/Simple
+  EXPECT_EQ(chunk(4, 4096, 1, 2), 12345u);      // an arm no row names for this size
+  EXPECT_EQ(chunk(4, 1 << 20, 1, 1), 12345u);   // chunk_bytes '*'
+  EXPECT_EQ(chunk(4, 1 << 20, 1, 2), 12345u);   // no chunk column
+  EXPECT_EQ(chunk(2, 1 << 20, 1, 2), 524288u);  // allgather (ncclFunc_t 2), Ring/Simple
+  EXPECT_EQ(plugin().v6->getChunkSize(ctx, 4, 4096, 0, 2, 8, nullptr), kNcclSuccess);
+  size_t untouched = 7;
+  EXPECT_EQ(plugin().v6->getChunkSize(nullptr, 4, 4096, 0, 2, 8, &untouched), kNcclSuccess);
+  EXPECT_EQ(untouched, 7u);
+  EXPECT_EQ(plugin().v6->finalize(ctx), kNcclSuccess);
+  {
+    EnvVar off("NCCLBOT_MODE", "off");
+    void* octx = nullptr;
+    ASSERT_EQ(plugin().v6->init(&octx, 92, 8, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
+    size_t c = 12345;
+    EXPECT_EQ(plugin().v6->getChunkSize(octx, 4, 4096, 0, 2, 8, &c), kNcclSuccess);
+    EXPECT_EQ(c, 12345u);
+    plugin().v6->finalize(octx);
+  }
+}
+
+TEST(TunerModes, AChunkSizeNeedsAnArmAndAnInteger) {
+  for (const char* row :
+       {"*,allreduce,*,*,0,*,auto,auto,*,65536\n", "*,allreduce,*,*,0,*,Ring,LL,*,big\n",
+        "*,allreduce,*,*,0,*,Ring,LL,*,2147483648\n", "*,allreduce,*,*,0,*,Ring,LL,*,1,2\n"}) {
+    const std::string path = write_temp(
+        "badchunk.csv",
+        std::string("fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n") + row);
+    EnvVar mode("NCCLBOT_MODE", "table"), table("NCCLBOT_TABLE", path);
+    clear_log();
+    Comm comm(8, 1);
+    EXPECT_TRUE(logged(kNcclLogWarn, path + ":2: ")) << row;
+  }
 }
 
 TEST(TunerModes, BadTableWarnsWithFileAndLineAndPassesThrough) {
