@@ -1,8 +1,8 @@
 #pragma once
 // ncclbot's own declarations of the parts of NCCL's plugin ABI it implements or drives: the tuner
-// (v2..v6, NCCL 2.21-2.30) and the profiler (v4 for 2.27, v5 for 2.28). Written from the facts
-// (field order, signatures, enum values) listed with their NCCL files at tag v2.28.9-1 (tuner v6:
-// v2.30.3-1) in
+// (v2..v6, NCCL 2.21-2.30) and the profiler (v4 for 2.27, v5 for 2.28, v6 for 2.29 and later). Written from
+// the facts (field order, signatures, enum values) listed with their NCCL files at tag v2.28.9-1 (tuner v6:
+// v2.30.3-1; profiler v6: v2.29.2-1) in
 // docs/plugin.md "NCCL's ABI, as ncclbot declares it", not copied from NCCL's headers;
 // tests/plugin/abi_layout_test.cpp pins every size and offset that NCCL reads.
 #include <cstddef>
@@ -90,6 +90,7 @@ struct NcclTunerV2 {
 // Event types (bit masks) and the one state ncclbot listens to.
 inline constexpr uint64_t kNcclProfileColl = 1u << 1;
 inline constexpr uint64_t kNcclProfileKernelCh = 1u << 6;
+inline constexpr uint64_t kNcclProfileCeColl = 1u << 12;  // v6: a collective run on the copy engines
 inline constexpr int kNcclProfilerKernelChStop = 22;
 
 // The collective descriptor; v5 appends parentGroup, which ncclbot does not read.
@@ -139,6 +140,35 @@ struct NcclProfilerEventDescrV5 {
   };
 };
 
+// v6 (NCCL 2.29): v5's members unchanged, plus the copy-engine events; the ceColl member is as
+// large as the collective one, so the descriptor keeps v5's size.
+struct NcclProfileCeCollV6 {
+  uint64_t seqNumber;
+  const char* func;
+  const void* sendBuff;
+  void* recvBuff;
+  size_t count;
+  int root;
+  const char* datatype;
+  const char* syncStrategy;
+  bool intraBatchSync;
+  uint32_t batchSize;
+  uint32_t numBatches;
+  uint32_t ceSeqNum;
+  void* stream;
+};
+
+struct NcclProfilerEventDescrV6 {
+  uint64_t type;
+  void* parentObj;
+  int rank;
+  union {
+    NcclProfileCollV5 coll;
+    NcclProfileKernelCh kernelCh;
+    NcclProfileCeCollV6 ceColl;
+  };
+};
+
 struct NcclProfilerEventDescrV4 {
   uint8_t type;
   void* parentObj;
@@ -164,6 +194,16 @@ struct NcclProfilerV5 {
   nccl_result_t (*init)(void** ctx, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
                         int nranks, int rank, nccl_logger_t logfn);
   nccl_result_t (*startEvent)(void* ctx, void** eHandle, NcclProfilerEventDescrV5* eDescr);
+  nccl_result_t (*stopEvent)(void* eHandle);
+  nccl_result_t (*recordEventState)(void* eHandle, int eState, NcclProfilerEventStateArgs* eStateArgs);
+  nccl_result_t (*finalize)(void* ctx);
+};
+
+struct NcclProfilerV6 {
+  const char* name;
+  nccl_result_t (*init)(void** ctx, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
+                        int nranks, int rank, nccl_logger_t logfn);
+  nccl_result_t (*startEvent)(void* ctx, void** eHandle, NcclProfilerEventDescrV6* eDescr);
   nccl_result_t (*stopEvent)(void* eHandle);
   nccl_result_t (*recordEventState)(void* eHandle, int eState, NcclProfilerEventStateArgs* eStateArgs);
   nccl_result_t (*finalize)(void* ctx);

@@ -1,4 +1,5 @@
-// The profiler half of the plugin (v5 for NCCL 2.28, v4 for 2.27): turns kernel-channel events into
+// The profiler half of the plugin (v6 for NCCL 2.29 and later, v5 for 2.28, v4 for 2.27): turns
+// kernel-channel events into
 // one measured latency per collective, latency = max over channels of (stop - start) of the GPU
 // globaltimer (the same rule as NCCL's Inspector), and joins it to the online context that chose
 // the arm: communicator hash, collective, bytes (x nRanks for AllGather / ReduceScatter, as the
@@ -8,6 +9,11 @@
 // and passes the Coll handle as parentObj of each KernelCh event. So a Coll record lives until it
 // is stopped and as many channel events as its descriptor announced (nChannels) have stopped; the
 // profiler context frees any leftovers at finalize.
+//
+// Copy-engine collectives (v6): NCCL runs them on the copy engines when the communicator's CTA
+// policy asks for no CTAs, and decides so before it asks the tuner (NCCL src/enqueue.cc), so no
+// decision waits for them; they have no kernel channels, and timing them would take CUDA events on
+// the user's stream. So they are counted, never learned from, and the count is in the finalize line.
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -55,6 +61,7 @@ struct ProfilerContext {
   std::set<CollRecord*> live;
   std::shared_ptr<OnlineLearner> learner;  // resolved lazily: the tuner's init runs after ours
   uint64_t delivered = 0;
+  uint64_t copy_engine = 0;  // copy-engine collectives seen (v6): not learned
 };
 
 // Called with ctx->mu held when a record can be retired.
@@ -117,6 +124,10 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
       start_coll(ctx, handle, d->coll);
     else if (uint64_t(d->type) == kNcclProfileKernelCh)
       start_channel(ctx, handle, d->parentObj, d->kernelCh.pTimer);
+    else if (uint64_t(d->type) == kNcclProfileCeColl) {
+      std::lock_guard<std::mutex> lock(ctx->mu);
+      ++ctx->copy_engine;
+    }
   } catch (...) {
     *handle = nullptr;
   }
@@ -173,8 +184,8 @@ nccl_result_t record_state(void* handle, int state, NcclProfilerEventStateArgs* 
   return kNcclSuccess;
 }
 
-nccl_result_t init_any(void** context, int* mask, uint64_t comm_id, int nnodes, int nranks, int rank,
-                       nccl_logger_t logger) {
+nccl_result_t init_any(void** context, int* mask, uint64_t events, uint64_t comm_id, int nnodes, int nranks,
+                       int rank, nccl_logger_t logger) {
   if (context == nullptr) return kNcclSuccess;
   *context = nullptr;
   try {
@@ -184,10 +195,11 @@ nccl_result_t init_any(void** context, int* mask, uint64_t comm_id, int nnodes, 
     ctx->nnodes = nnodes > 0 ? nnodes : 1;
     ctx->rank = rank;
     ctx->log = PluginLog(logger);
-    if (mask != nullptr) *mask = int(kNcclProfileColl | kNcclProfileKernelCh);
+    if (mask != nullptr) *mask = int(events);
     ctx->log.init_info(
-        "profiler initialised: commId 0x%llx, rank %d of %d; listening to Coll and KernelCh events",
-        (unsigned long long)comm_id, rank, nranks);
+        "profiler initialised: commId 0x%llx, rank %d of %d; listening to Coll and KernelCh%s events",
+        (unsigned long long)comm_id, rank, nranks,
+        (events & kNcclProfileCeColl) ? " (and CeColl, to count)" : "");
     *context = ctx;
   } catch (...) {
     *context = nullptr;
@@ -195,14 +207,21 @@ nccl_result_t init_any(void** context, int* mask, uint64_t comm_id, int nnodes, 
   return kNcclSuccess;
 }
 
+constexpr uint64_t kKernelEvents = kNcclProfileColl | kNcclProfileKernelCh;
+
+nccl_result_t init_v6(void** context, uint64_t comm_id, int* mask, const char*, int nnodes, int nranks,
+                      int rank, nccl_logger_t logger) {
+  return init_any(context, mask, kKernelEvents | kNcclProfileCeColl, comm_id, nnodes, nranks, rank, logger);
+}
+
 nccl_result_t init_v5(void** context, uint64_t comm_id, int* mask, const char*, int nnodes, int nranks,
                       int rank, nccl_logger_t logger) {
-  return init_any(context, mask, comm_id, nnodes, nranks, rank, logger);
+  return init_any(context, mask, kKernelEvents, comm_id, nnodes, nranks, rank, logger);
 }
 
 nccl_result_t init_v4(void** context, int* mask, const char*, uint64_t comm_hash, int nnodes, int nranks,
                       int rank, nccl_logger_t logger) {
-  return init_any(context, mask, comm_hash, nnodes, nranks, rank, logger);
+  return init_any(context, mask, kKernelEvents, comm_hash, nnodes, nranks, rank, logger);
 }
 
 nccl_result_t finalize(void* context) {
@@ -211,8 +230,11 @@ nccl_result_t finalize(void* context) {
     auto* ctx = static_cast<ProfilerContext*>(context);
     {
       std::lock_guard<std::mutex> lock(ctx->mu);
-      ctx->log.info("profiler finalised: commId 0x%llx, %llu latencies delivered, %zu collectives unfinished",
-                    (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered, ctx->live.size());
+      ctx->log.info(
+          "profiler finalised: commId 0x%llx, %llu latencies delivered, %zu collectives unfinished, %llu "
+          "copy-engine collectives not learned (no tuner decision, no kernel channels to time)",
+          (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered, ctx->live.size(),
+          (unsigned long long)ctx->copy_engine);
       for (CollRecord* c : ctx->live) delete c;
       ctx->live.clear();
     }
@@ -226,9 +248,12 @@ nccl_result_t finalize(void* context) {
 
 extern "C" {
 
+NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV6 ncclProfiler_v6;
 NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV5 ncclProfiler_v5;
 NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV4 ncclProfiler_v4;
 
+const NcclProfilerV6 ncclProfiler_v6 = {"ncclbot",  init_v6,      start_event<NcclProfilerEventDescrV6>,
+                                        stop_event, record_state, finalize};
 const NcclProfilerV5 ncclProfiler_v5 = {"ncclbot",  init_v5,      start_event<NcclProfilerEventDescrV5>,
                                         stop_event, record_state, finalize};
 const NcclProfilerV4 ncclProfiler_v4 = {"ncclbot",  init_v4,      start_event<NcclProfilerEventDescrV4>,

@@ -1,7 +1,8 @@
-// The plugin's own ABI declarations against the layout NCCL 2.27/2.28 reads. Expected sizes and
+// The plugin's own ABI declarations against the layout NCCL 2.27-2.30 reads. Expected sizes and
 // offsets are computed by hand from the field lists in docs/plugin.md "NCCL's ABI, as ncclbot
-// declares it", i.e. the field order of NCCL's profiler_v4.h / profiler_v5.h / tuner_v5.h / tuner_v6.h
-// (x86-64 LP64: pointers and size_t 8 bytes, int 4, natural alignment), not printed by the code under test.
+// declares it", i.e. the field order of NCCL's profiler_v4.h to profiler_v6.h and tuner_v5.h /
+// tuner_v6.h (x86-64 LP64: pointers and size_t 8 bytes, int 4, natural alignment), not printed by
+// the code under test.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -63,6 +64,27 @@ TEST(AbiLayout, ProfilerDescriptorV5) {
   EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, kernelCh) + offsetof(NcclProfileKernelCh, pTimer), 32u);
 }
 
+TEST(AbiLayout, ProfilerDescriptorV6) {
+  // NCCL 2.29's profiler_v6.h: v5's members at v5's offsets, plus ceColl: seqNumber 0, func 8,
+  // sendBuff 16, recvBuff 24, count 32, root 40, datatype 48, syncStrategy 56, intraBatchSync 64,
+  // batchSize 68, numBatches 72, ceSeqNum 76, stream 80 -> 88 bytes, as large as coll: still 112.
+  EXPECT_EQ(sizeof(NcclProfileCeCollV6), 88u);
+  EXPECT_EQ(offsetof(NcclProfileCeCollV6, count), 32u);
+  EXPECT_EQ(offsetof(NcclProfileCeCollV6, datatype), 48u);
+  EXPECT_EQ(offsetof(NcclProfileCeCollV6, intraBatchSync), 64u);
+  EXPECT_EQ(offsetof(NcclProfileCeCollV6, batchSize), 68u);
+  EXPECT_EQ(offsetof(NcclProfileCeCollV6, ceSeqNum), 76u);
+  EXPECT_EQ(offsetof(NcclProfileCeCollV6, stream), 80u);
+  EXPECT_EQ(sizeof(NcclProfilerEventDescrV6), 112u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV6, coll), 24u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV6, ceColl), 24u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV6, coll) + offsetof(NcclProfileCollV5, proto), 96u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV6, kernelCh) + offsetof(NcclProfileKernelCh, pTimer), 32u);
+  EXPECT_EQ(sizeof(NcclProfilerV6), 48u);
+  EXPECT_EQ(offsetof(NcclProfilerV6, startEvent), 16u);
+  EXPECT_EQ(offsetof(NcclProfilerV6, recordEventState), 32u);
+}
+
 TEST(AbiLayout, ProfilerDescriptorV4) {
   // type is a u8 in v4 but parentObj stays 8-aligned @8; the collective member lacks parentGroup
   // (80 bytes), so the descriptor is 24 + 80 = 104 bytes.
@@ -81,6 +103,7 @@ TEST(AbiLayout, StateArgsCarryTheStopTimerFirst) {
 TEST(AbiLayout, EnumValues) {
   EXPECT_EQ(kNcclProfileColl, 2u);
   EXPECT_EQ(kNcclProfileKernelCh, 64u);
+  EXPECT_EQ(kNcclProfileCeColl, 4096u);  // 1 << 12
   EXPECT_EQ(kNcclProfilerKernelChStop, 22);
   EXPECT_EQ(kNcclLogTuning, 0x40ul);
   EXPECT_EQ(kNcclLogWarn, 2);

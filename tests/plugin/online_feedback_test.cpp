@@ -101,6 +101,66 @@ TEST(OnlineFeedback, AllGatherBytesAreScaledByRanksToJoinTheTunerContext) {
   EXPECT_EQ(comm.decide(1 << 20, 2), 0);
 }
 
+// Profiler v6 (NCCL 2.29): the kernel-channel path as in v5, and copy-engine collectives, which NCCL
+// runs without asking the tuner, counted in the finalize line and never learned from.
+TEST(OnlineFeedback, ProfilerV6LearnsFromKernelsAndCountsCopyEngineCollectives) {
+  ASSERT_NE(plugin().prof6, nullptr);
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0");
+  clear_log();
+  void* prof = nullptr;
+  void* tuner = nullptr;
+  int mask = 0;
+  ASSERT_EQ(plugin().prof6->init(&prof, 106, &mask, "v6", 1, 1, 0, recording_logger), kNcclSuccess);
+  EXPECT_EQ(uint64_t(mask), kNcclProfileColl | kNcclProfileKernelCh | kNcclProfileCeColl);
+  ASSERT_EQ(plugin().v6->init(&tuner, 106, 1, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
+  CostTable7x3 t = two_arms();
+  plugin().v6->getCollInfo(tuner, 4, 1 << 20, 1, t.ptr(), 7, 3, 0, nullptr);
+  EXPECT_EQ(t.pick(), 0);           // untried arms in slot order
+  for (int ce = 0; ce < 3; ++ce) {  // a copy-engine AllGather: no handle, nothing learned
+    NcclProfilerEventDescrV6 d;
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileCeColl;
+    d.ceColl.func = "AllGather";
+    d.ceColl.count = 1024;
+    d.ceColl.datatype = "ncclFloat32";
+    void* h = reinterpret_cast<void*>(1);
+    EXPECT_EQ(plugin().prof6->startEvent(prof, &h, &d), kNcclSuccess);
+    EXPECT_EQ(h, nullptr);
+    EXPECT_EQ(plugin().prof6->stopEvent(h), kNcclSuccess);
+  }
+  // The Tree/LL AllReduce the tuner decided, through the v6 descriptor: 3 us on its one channel.
+  NcclProfilerEventDescrV6 d;
+  std::memset(&d, 0, sizeof d);
+  d.type = kNcclProfileColl;
+  d.coll.func = "AllReduce";
+  d.coll.count = (1 << 20) / 4;
+  d.coll.datatype = "ncclFloat32";
+  d.coll.nChannels = 1;
+  d.coll.algo = "Tree";
+  d.coll.proto = "LL";
+  void* coll = nullptr;
+  plugin().prof6->startEvent(prof, &coll, &d);
+  ASSERT_NE(coll, nullptr);
+  plugin().prof6->stopEvent(coll);
+  NcclProfilerEventDescrV6 k;
+  std::memset(&k, 0, sizeof k);
+  k.type = kNcclProfileKernelCh;
+  k.parentObj = coll;
+  k.kernelCh.pTimer = 1000;
+  void* ch = nullptr;
+  plugin().prof6->startEvent(prof, &ch, &k);
+  ASSERT_NE(ch, nullptr);
+  NcclProfilerEventStateArgs args;
+  args.kernelCh.pTimer = 4000;
+  plugin().prof6->recordEventState(ch, kNcclProfilerKernelChStop, &args);
+  plugin().prof6->stopEvent(ch);
+  plugin().v6->finalize(tuner);
+  plugin().prof6->finalize(prof);
+  EXPECT_TRUE(
+      logged(kNcclLogInfo,
+             "1 latencies delivered, 0 collectives unfinished, 3 copy-engine collectives not learned"));
+}
+
 TEST(OnlineFeedback, ReportFunctionFeedsTheSameContext) {
   EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0");
   OnlineComm comm(103);
