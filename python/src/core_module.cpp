@@ -16,11 +16,11 @@
 #include <tuple>
 #include <vector>
 
+#include "base/progress_line.hpp"
 #include "cli/dispatch.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/version.hpp"
-#include "study/progress_line.hpp"
 
 namespace nb = nanobind;
 
@@ -91,10 +91,10 @@ void set_progress(nb::object callable) {
   progress_callable = next;
   Py_XDECREF(previous);
   if (next == nullptr) {
-    ncclbot::study::set_progress_observer({});
+    ncclbot::set_progress_observer({});
     return;
   }
-  ncclbot::study::set_progress_observer([](const std::string& label, size_t done, size_t total, bool last) {
+  ncclbot::set_progress_observer([](const std::string& label, size_t done, size_t total, bool last) {
     nb::gil_scoped_acquire held;
     if (progress_callable == nullptr) return;
     const nb::handle callable(progress_callable);

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "io/toml_line.hpp"
 #include "ncclbot/campaign/plan.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
@@ -22,20 +23,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-long line_of(const toml::node& n) {
-  return static_cast<long>(n.source().begin.line);
-}
-
 class TomlReader {
  public:
   explicit TomlReader(std::string path) : path_(std::move(path)) {}
 
   [[noreturn]] void fail(const toml::node& at, const std::string& why) const {
-    throw InputError(path_, line_of(at), why);
+    throw InputError(path_, toml_line(at), why);
   }
   const toml::node& need(const toml::table& t, const char* key) const {
     const toml::node* n = t.get(key);
-    if (!n) throw InputError(path_, line_of(t), std::string("missing key '") + key + "'");
+    if (!n) throw InputError(path_, toml_line(t), std::string("missing key '") + key + "'");
     return *n;
   }
   std::string string(const toml::table& t, const char* key) const {
@@ -128,7 +125,7 @@ Campaign read_campaign(const std::string& dir) {
   for (const toml::node& node : *runs) {
     const toml::table& t = *node.as_table();  // parse_manifest checked every run is a table
     CampaignRun run;
-    run.line = line_of(t);
+    run.line = toml_line(t);
     run.id = r.string(t, "id");
     if (run.id.empty() ||
         run.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-._") != std::string::npos)

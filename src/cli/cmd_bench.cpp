@@ -11,9 +11,9 @@
 #include "ncclbot/bench/harness.hpp"
 #include "ncclbot/core/cuda_probe.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::cli {

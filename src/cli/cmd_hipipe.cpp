@@ -6,6 +6,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/child_process.hpp"
+#include "base/progress_line.hpp"
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
@@ -14,8 +16,6 @@
 #include "ncclbot/hipipe/study.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
-#include "study/child_process.hpp"
-#include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
 namespace hipipe_command {
@@ -60,13 +60,13 @@ int run_study(const HipipeOptions& opt) {
     check_output_not_input(opt.out + "/" + name, {opt.study}, "--out");
   const hipipe::Study study = hipipe::read_study(opt.study);
   std::cerr << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
-  study::ProgressLine progress("hipipe study", study.cases.size());
+  ProgressLine progress("hipipe study", study.cases.size());
   const hipipe::StudyResult result = hipipe::run_study(study, [&] { progress.units_done(1); });
   progress.finish();
   const nlohmann::json summary = hipipe::write_study_outputs(result, opt.out);
   const std::string script = resource_paths().scripts + "/hipipe_figure.py";
   if (!opt.no_figure && std::filesystem::exists(script)) {
-    if (!ncclbot::study::run_child({"python3", script, opt.out}, ncclbot::study::ChildOutput::kToStderr).ok())
+    if (!ncclbot::run_child({"python3", script, opt.out}, ncclbot::ChildOutput::kToStderr).ok())
       std::cerr << "hipipe: the figure was not drawn (python3 with matplotlib needed); tables are written\n";
   }
   if (opt.json) std::cout << summary.dump(2) << "\n";

@@ -9,9 +9,9 @@
 #include "cli/replay_report.hpp"
 #include "cli/tune_shards.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
-#include "study/atomic_file.hpp"
 
 namespace ncclbot::cli {
 namespace merge_command {
@@ -33,7 +33,7 @@ Action setup(CLI::App& app) {
     if (!opt->out_path.empty()) check_output_not_input(opt->out_path, opt->partials, "--out");
     std::vector<ReplayPartial> parts;
     for (const std::string& path : opt->partials) {
-      const auto bytes = study::read_file_if_exists(path);
+      const auto bytes = read_file_if_exists(path);
       if (!bytes) throw InputError(path, 0, "cannot read the partial result");
       parts.push_back(decode_replay_partial(*bytes, path));
     }

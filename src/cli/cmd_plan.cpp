@@ -17,7 +17,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
-#include "study/atomic_file.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 
 namespace ncclbot::cli {
 namespace plan_command {
@@ -156,7 +156,7 @@ void write_campaign(const std::string& dir, const campaign::Plan& plan) {
   std::error_code ec;
   const fs::path manifest = fs::path(dir) / campaign::kManifestName;
   if (fs::exists(manifest, ec)) {
-    const auto old = study::read_file_if_exists(manifest.string());
+    const auto old = read_file_if_exists(manifest.string());
     if (!old || *old != toml)
       throw UsageError("--out " + dir + " holds a different campaign (" + manifest.string() +
                        "): choose another folder, or remove it to start over");
@@ -166,11 +166,11 @@ void write_campaign(const std::string& dir, const campaign::Plan& plan) {
   fs::create_directories(fs::path(dir) / "logs", ec);
   if (ec) throw UsageError("--out: cannot create " + dir + "/logs: " + ec.message());
   try {
-    study::write_file_atomic(manifest.string(), toml);
+    write_file_atomic(manifest.string(), toml);
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"run.sh", campaign::run_sh(plan)},
                                      {"run.sbatch", campaign::run_sbatch(plan)}}) {
       const std::string path = (fs::path(dir) / name).string();
-      study::write_file_atomic(path, text);
+      write_file_atomic(path, text);
       ::chmod(path.c_str(), 0755);
     }
   } catch (const std::runtime_error& e) {

@@ -58,6 +58,7 @@
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay.hpp"
+#include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
 
@@ -316,23 +317,6 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
 
 inline constexpr int kMaxCheckRanks = 64;
 
-// A TCP port on 127.0.0.1 that was free a moment ago, for the leader to listen on.
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error(std::string("plugin-check: socket: ") + std::strerror(errno));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  const int error = errno;
-  ::close(fd);
-  if (!ok)
-    throw std::runtime_error(std::string("plugin-check: no free port on 127.0.0.1: ") + std::strerror(error));
-  return ntohs(a.sin_port);
-}
-
 // What one context's processes share (one MAP_SHARED mapping), followed by every rank's decisions,
 // rank-major: decisions[rank * T + t], the arm the rank's call t ran (NCCL's rule on the table the
 // plugin returned).
@@ -511,7 +495,7 @@ ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& 
   job.comm_ranks = comm_ranks;
   job.comm_id = 0x6e63636c62000000ull + uint64_t(c);
   job.policy = spec.text;
-  job.address = "127.0.0.1:" + std::to_string(free_loopback_port());
+  job.address = "127.0.0.1:" + std::to_string(ncclbot::plugin::free_loopback_port());
   job.secret = secret;
   // Process 0, the leader, holds rank 0 alone (a leader process holding two ranks of a communicator
   // cannot tell their latencies apart, docs/plugin.md "Decision windows"); the others share the rest.

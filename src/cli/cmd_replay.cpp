@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/progress_line.hpp"
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
@@ -16,14 +17,13 @@
 #include "cli/scale_cli.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
-#include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
 namespace replay_command {
@@ -149,7 +149,7 @@ Action setup(CLI::App& app) {
       if (!report.as_deployed.empty()) identity["as_deployed"] = report.as_deployed;
       if (group) return replay_on_ranks(*group, job, backend, identity, report, opt->json);
       const size_t total = job.configs.size() * job.contexts.size();
-      study::ProgressLine progress("replay shard " + opt->shard, job_shard_units(job, shard).size());
+      ProgressLine progress("replay shard " + opt->shard, job_shard_units(job, shard).size());
       job.progress = &progress;
       const ReplaySlice slice = run_replay_units(job, shard, backend);
       progress.finish();
@@ -165,7 +165,7 @@ Action setup(CLI::App& app) {
       raw->stream() << "config,policy,context,seed,online_loss,final_loss,final_slot\n";
       job.raw = &raw->stream();
     }
-    study::ProgressLine progress("replay", job.configs.size() * job.contexts.size());
+    ProgressLine progress("replay", job.configs.size() * job.contexts.size());
     job.progress = &progress;
     const ReplayResults results = run_replay(job, backend);
     progress.finish();

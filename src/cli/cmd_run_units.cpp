@@ -23,12 +23,12 @@
 #include "cli/command.hpp"
 #include "cli/scale_cli.hpp"
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
+#include "ncclbot/core/parallel_for.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/scale/bootstrap_on_ranks.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/shard.hpp"
 #include "run/run_study.hpp"
-#include "study/atomic_file.hpp"
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
 #include "study/run_folder.hpp"
@@ -72,7 +72,7 @@ std::string checkpoint_bytes(const study::UnitResult& u) {
 }
 
 bool already_done(const fs::path& file, const study::WorkUnit& unit) {
-  const auto text = study::read_file_if_exists(file.string());
+  const auto text = read_file_if_exists(file.string());
   if (!text) return false;
   try {
     return study::unit_from_json(nlohmann::json::parse(*text)).inputs_sha256 == unit.inputs_sha256;
@@ -92,8 +92,8 @@ nlohmann::json write_gathered_units(const std::vector<std::string>& gathered, co
     const nlohmann::json from = nlohmann::json::parse(rank_bytes);
     total_computed += from.at("computed").get<int>();
     for (const auto& item : from.at("units"))
-      study::write_file_atomic((units_dir / item.at("file").get<std::string>()).string(),
-                               item.at("bytes").get<std::string>());
+      write_file_atomic((units_dir / item.at("file").get<std::string>()).string(),
+                        item.at("bytes").get<std::string>());
   }
   return {{"ranks", group.size()}, {"units", units}, {"computed", total_computed}};
 }
@@ -176,7 +176,7 @@ Action setup(CLI::App& app) {
         if (!self_write)
           outbox.push_back({{"file", u.file_name}, {"bytes", bytes}});
         else
-          study::write_file_atomic((units_dir / u.file_name).string(), bytes);
+          write_file_atomic((units_dir / u.file_name).string(), bytes);
       };
       study::compute_units(prepared, todo, engine, keep);
       if (group)

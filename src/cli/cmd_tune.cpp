@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/progress_line.hpp"
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
@@ -15,15 +16,14 @@
 #include "cli/tune_shards.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/tune.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_on_ranks.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
-#include "study/progress_line.hpp"
 
 namespace ncclbot::cli {
 namespace tune_command {
@@ -166,7 +166,7 @@ Action setup(CLI::App& app) {
     }
     size_t units = req.score_contexts.size() * opt->policies.size();
     for (const auto& g : opt->policies) units += parse_policy_grid(g).size() * req.tune_contexts.size();
-    study::ProgressLine progress("tune", units, !group || group->rank() == 0);
+    ProgressLine progress("tune", units, !group || group->rank() == 0);
     req.progress = &progress;
     const auto tuned = tune_and_score(req);
     progress.finish();

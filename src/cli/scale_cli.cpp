@@ -4,21 +4,21 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/sha256.hpp"
 #include "ncclbot/core/error.hpp"
-#include "study/atomic_file.hpp"
-#include "study/sha256.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 
 namespace ncclbot::cli {
 
 std::string sweep_digest(const std::string& path) {
-  const auto bytes = study::read_file_if_exists(path);
+  const auto bytes = read_file_if_exists(path);
   if (!bytes) throw InputError(path, 0, "cannot read the sweep");
-  return study::sha256_hex(*bytes);
+  return sha256_hex(*bytes);
 }
 
 void write_shard_partial(const std::string& path, const std::string& bytes, ShardSpec shard,
                          size_t total_units, size_t units, bool json) {
-  study::write_file_atomic(path, bytes);
+  write_file_atomic(path, bytes);
   std::cerr << "shard " << shard.index << "/" << shard.count << ": " << units << " of " << total_units
             << " units -> " << path << "\n";
   if (json)

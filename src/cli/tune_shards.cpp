@@ -5,7 +5,7 @@
 
 #include "cli/replay_common.hpp"
 #include "ncclbot/core/error.hpp"
-#include "study/atomic_file.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 
 namespace ncclbot::cli {
 namespace {
@@ -50,7 +50,7 @@ nlohmann::json tune_choice_document(const nlohmann::json& tune_identity,
 }
 
 nlohmann::json read_tune_choice(const std::string& path, const nlohmann::json& tune_identity) {
-  const auto bytes = study::read_file_if_exists(path);
+  const auto bytes = read_file_if_exists(path);
   if (!bytes) throw InputError(path, 0, "cannot read the tune choice");
   nlohmann::json doc = nlohmann::json::parse(*bytes, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != kChoiceFormat)
@@ -109,7 +109,7 @@ int merge_tune_partials(const std::vector<ReplayPartial>& parts, const std::stri
       if (points != size_t(merged.num_configs))
         throw InputError(parts.front().source, 0, "its grids do not expand to its policies");
       choose_tuned_points(merged, parse_tune_objective(setup.at("objective").get<std::string>()), policies);
-      study::write_file_atomic(out_path, tune_choice_document(id, policies).dump(1) + "\n");
+      write_file_atomic(out_path, tune_choice_document(id, policies).dump(1) + "\n");
       nlohmann::json summary = {{"phase", "tune"}, {"out", out_path}, {"policies", nlohmann::json::array()}};
       std::ostream& human = json ? std::cerr : std::cout;
       human << "tune phase of " << parts.size() << " partial(s) -> " << out_path << "\n";

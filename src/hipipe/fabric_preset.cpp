@@ -6,16 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "io/toml_line.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 
 namespace ncclbot::hipipe {
 
 namespace {
-
-long line_of(const toml::node& node) {
-  return static_cast<long>(node.source().begin.line);
-}
 
 template <typename T>
 T required(const toml::table& table, std::string_view key, const std::string& file, long line,
@@ -25,13 +22,13 @@ T required(const toml::table& table, std::string_view key, const std::string& fi
     throw InputError(file, line, "missing key '" + std::string(key) + "' (" + std::string(what) + ")");
   if constexpr (std::is_same_v<T, std::string>) {
     if (auto v = node->value<std::string>()) return *v;
-    throw InputError(file, line_of(*node), "'" + std::string(key) + "' must be a string");
+    throw InputError(file, toml_line(*node), "'" + std::string(key) + "' must be a string");
   } else if constexpr (std::is_same_v<T, double>) {
     if (auto v = node->value<double>()) return *v;  // toml++ also converts integers
-    throw InputError(file, line_of(*node), "'" + std::string(key) + "' must be a number");
+    throw InputError(file, toml_line(*node), "'" + std::string(key) + "' must be a number");
   } else {
     if (auto v = node->value<int64_t>()) return static_cast<T>(*v);
-    throw InputError(file, line_of(*node), "'" + std::string(key) + "' must be an integer");
+    throw InputError(file, toml_line(*node), "'" + std::string(key) + "' must be an integer");
   }
 }
 
@@ -63,7 +60,7 @@ FabricPreset read_fabric_preset(const std::string& path) {
   if (!dims || dims->empty()) throw InputError(path, 0, "no [[dimension]] tables");
   bool rest_taken = false;
   for (const toml::node& node : *dims) {
-    const long line = line_of(node);
+    const long line = toml_line(node);
     const toml::table* t = node.as_table();
     if (!t) throw InputError(path, line, "[[dimension]] must be a table");
     PresetDimension d;

@@ -7,10 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/toml_line.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 #include "ncclbot/hipipe/fabric_preset.hpp"
-#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::hipipe {
 
@@ -21,20 +22,16 @@ constexpr double kPaperMeanReduction = 0.2885;
 constexpr double kPaperBestUtilisation = 0.9811;
 const std::vector<std::string> kBaselines = {"hierarchical", "equal-chunk", "themis", "equal-chunk-best"};
 
-long line_of(const toml::node& n) {
-  return static_cast<long>(n.source().begin.line);
-}
-
 int read_int(const toml::node& n, const std::string& file, const std::string& what) {
   if (auto v = n.value<int64_t>(); v && *v >= 1 && *v <= 1 << 20) return static_cast<int>(*v);
-  throw InputError(file, line_of(n), what + " must be an integer from 1 to 1048576");
+  throw InputError(file, toml_line(n), what + " must be an integer from 1 to 1048576");
 }
 
 std::vector<int> read_int_list(const toml::node& n, const std::string& file, const std::string& what) {
   std::vector<int> out;
   if (const toml::array* a = n.as_array()) {
     for (const toml::node& x : *a) out.push_back(read_int(x, file, what));
-    if (out.empty()) throw InputError(file, line_of(n), what + " is an empty list");
+    if (out.empty()) throw InputError(file, toml_line(n), what + " is an empty list");
   } else {
     out.push_back(read_int(n, file, what));
   }
@@ -46,7 +43,7 @@ double read_size(const toml::node& n, const std::string& file) {
   if (auto i = n.value<int64_t>(); i && *i > 0) v = static_cast<std::uint64_t>(*i);
   if (auto s = n.value<std::string>()) v = parse_byte_size(*s);
   if (!v || *v == 0)
-    throw InputError(file, line_of(n), "a size must be a positive byte count (e.g. 1048576 or \"1M\")");
+    throw InputError(file, toml_line(n), "a size must be a positive byte count (e.g. 1048576 or \"1M\")");
   return static_cast<double>(*v);
 }
 
@@ -79,7 +76,7 @@ Study read_study(const std::string& path) {
       else if (k == "lp_refinements")
         study.options.lp_refinements = read_int(node, path, k);
       else
-        throw InputError(path, line_of(node), "unknown option '" + k + "'");
+        throw InputError(path, toml_line(node), "unknown option '" + k + "'");
     }
   }
   try {
@@ -95,14 +92,14 @@ Study read_study(const std::string& path) {
   if (!topologies || topologies->empty()) throw InputError(path, 0, "no [[topology]] tables");
   for (const toml::node& node : *topologies) {
     const toml::table* t = node.as_table();
-    if (!t) throw InputError(path, line_of(node), "[[topology]] must be a table");
+    if (!t) throw InputError(path, toml_line(node), "[[topology]] must be a table");
     const auto fabric_name = (*t)["fabric"].value<std::string>();
-    if (!fabric_name) throw InputError(path, line_of(node), "[[topology]] needs fabric = \"NAME\"");
+    if (!fabric_name) throw InputError(path, toml_line(node), "[[topology]] needs fabric = \"NAME\"");
     FabricPreset preset;
     try {
       preset = load_fabric_preset(*fabric_name);
     } catch (const UsageError& e) {
-      throw InputError(path, line_of(node), e.what());
+      throw InputError(path, toml_line(node), e.what());
     }
     const std::vector<int> nodes = t->contains("nodes") ? read_int_list(*t->get("nodes"), path, "nodes")
                                                         : std::vector<int>{preset.nodes};
@@ -114,7 +111,7 @@ Study read_study(const std::string& path) {
         try {
           build_network(preset, n, g);
         } catch (const UsageError& e) {
-          throw InputError(path, line_of(node), e.what());
+          throw InputError(path, toml_line(node), e.what());
         }
         for (double b : bytes) study.cases.push_back({*fabric_name, n, g, b});
       }

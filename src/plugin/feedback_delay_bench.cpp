@@ -122,7 +122,7 @@ std::string run_case(const char* so, const Case& c, uint64_t calls) {
   pthread_barrier_init(barrier, &attr, unsigned(c.ranks));
   int fds[2];
   if (pipe(fds) != 0) return "";
-  const int port = ncclbot::test::free_loopback_port();
+  const int port = ncclbot::plugin::free_loopback_port();
   std::vector<pid_t> pids;
   for (int r = 0; r < c.ranks; ++r) {
     const pid_t pid = fork();

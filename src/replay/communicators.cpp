@@ -5,11 +5,11 @@
 #include <string>
 #include <tuple>
 
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/first_use.hpp"
 #include "ncclbot/replay/loss.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
 
 namespace ncclbot {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/communicators.hpp"
-#include "ncclbot/replay/parallel_for.hpp"
 #include "ncclbot/replay/replay.hpp"
 
 namespace ncclbot {

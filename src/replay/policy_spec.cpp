@@ -62,7 +62,7 @@ const std::vector<PolicyInfo>& policy_table() {
   return table;
 }
 
-std::string trim(std::string_view s) {
+std::string trim_blanks(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
   while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
@@ -74,7 +74,7 @@ std::vector<std::string> split(std::string_view s, char sep) {
   size_t start = 0;
   for (size_t i = 0; i <= s.size(); ++i)
     if (i == s.size() || s[i] == sep) {
-      out.push_back(trim(s.substr(start, i - start)));
+      out.push_back(trim_blanks(s.substr(start, i - start)));
       start = i + 1;
     }
   return out;
@@ -116,9 +116,9 @@ PolicyConfig default_policy_config(PolicyKind kind) {
 }
 
 std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
-  const std::string spec = trim(spec_text);
+  const std::string spec = trim_blanks(spec_text);
   const size_t colon = spec.find(':');
-  const std::string name = trim(std::string_view(spec).substr(0, colon));
+  const std::string name = trim_blanks(std::string_view(spec).substr(0, colon));
   const PolicyInfo* info = nullptr;
   for (const auto& p : policy_table())
     if (name == p.name) info = &p;
@@ -130,13 +130,13 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
   std::vector<std::vector<std::pair<double, std::string>>> values(info->keys.size());
   if (colon != std::string::npos) {
     const std::string body = spec.substr(colon + 1);
-    if (trim(body).empty()) throw UsageError("policy spec '" + spec + "': nothing after ':'");
+    if (trim_blanks(body).empty()) throw UsageError("policy spec '" + spec + "': nothing after ':'");
     for (const std::string& item : split(body, ',')) {
       const size_t eq = item.find('=');
       if (eq == std::string::npos)
         throw UsageError("policy spec '" + spec + "': '" + item + "' is not key=value (keys of " + name +
                          ": " + keys_list(*info) + ")");
-      const std::string key = trim(std::string_view(item).substr(0, eq));
+      const std::string key = trim_blanks(std::string_view(item).substr(0, eq));
       size_t ki = info->keys.size();
       for (size_t i = 0; i < info->keys.size(); ++i)
         if (key == info->keys[i]->key) ki = i;

@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/child_process.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
-#include "study/child_process.hpp"
 
 namespace ncclbot::report {
 
@@ -21,8 +21,7 @@ FigureOutcome draw(const std::string& script, const std::string& results_json,
     out.note = "the figure script " + script + " is missing";
     return out;
   }
-  const study::ChildResult r =
-      study::run_child({python, script, results_json, figures_dir}, study::ChildOutput::kCapture);
+  const ChildResult r = run_child({python, script, results_json, figures_dir}, ChildOutput::kCapture);
   if (!r.ok()) {
     std::string msg = r.output;
     if (msg.size() > 400) msg = "..." + msg.substr(msg.size() - 400);

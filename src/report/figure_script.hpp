@@ -10,7 +10,7 @@ struct FigureOutcome {
   std::string note;                                // why no figures were drawn (empty on success)
 };
 
-// Runs the script without a shell (study/child_process.hpp); removing the figures of an earlier
+// Runs the script without a shell (base/child_process.hpp); removing the figures of an earlier
 // run is the caller's business, as only it knows which files it wrote. The script is $NCCLBOT_FIGURE_SCRIPT
 // if set, else scripts/study_figures.py of the source tree; the interpreter is $NCCLBOT_PYTHON or python3.
 FigureOutcome draw_figures(const std::string& results_json, const std::string& figures_dir);

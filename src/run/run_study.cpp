@@ -10,17 +10,17 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/progress_bar.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/scale/bootstrap_on_device.hpp"
 #include "report/figure_script.hpp"
 #include "report/report_document.hpp"
 #include "report/results_document.hpp"
 #include "report/sensitivity.hpp"
-#include "study/atomic_file.hpp"
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
-#include "study/progress_bar.hpp"
 #include "study/run_folder.hpp"
 #include "study/significance.hpp"
 #include "study/study_statistics.hpp"

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "io/toml_line.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
@@ -17,10 +18,6 @@ namespace ncclbot::sim {
 namespace {
 
 namespace fs = std::filesystem;
-
-long line_of(const toml::node& n) {
-  return long(n.source().begin.line);
-}
 
 class PresetReader {
  public:
@@ -33,14 +30,14 @@ class PresetReader {
   const toml::table& table(const std::string& key) {
     const toml::node* n = root_.get(key);
     if (!n) fail(0, "missing table [" + key + "]");
-    if (!n->is_table()) fail(line_of(*n), "'" + key + "' must be a table");
+    if (!n->is_table()) fail(toml_line(*n), "'" + key + "' must be a table");
     seen_[""].insert(key);
     return *n->as_table();
   }
 
   const toml::node& node(const toml::table& t, const std::string& section, const std::string& key) {
     const toml::node* n = t.get(key);
-    if (!n) fail(line_of(t), "[" + section + "] is missing '" + key + "'");
+    if (!n) fail(toml_line(t), "[" + section + "] is missing '" + key + "'");
     seen_[section].insert(key);
     return *n;
   }
@@ -53,29 +50,29 @@ class PresetReader {
     if (auto d = n.value<double>())
       v = *d;
     else
-      fail(line_of(n), "'" + key + "' must be a number");
+      fail(toml_line(n), "'" + key + "' must be a number");
     if (!(v >= lo && v <= hi))
-      fail(line_of(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + "]");
+      fail(toml_line(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
+                             ", " + std::to_string(hi) + "]");
     return v;
   }
   int integer(const toml::table& t, const std::string& section, const std::string& key, int lo, int hi) {
     const toml::node& n = node(t, section, key);
-    if (!n.is_integer()) fail(line_of(n), "'" + key + "' must be an integer");
+    if (!n.is_integer()) fail(toml_line(n), "'" + key + "' must be an integer");
     const int64_t v = n.as_integer()->get();
     if (v < lo || v > hi)
-      fail(line_of(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + "]");
+      fail(toml_line(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
+                             ", " + std::to_string(hi) + "]");
     return int(v);
   }
   bool boolean(const toml::table& t, const std::string& section, const std::string& key) {
     const toml::node& n = node(t, section, key);
-    if (!n.is_boolean()) fail(line_of(n), "'" + key + "' must be true or false");
+    if (!n.is_boolean()) fail(toml_line(n), "'" + key + "' must be true or false");
     return n.as_boolean()->get();
   }
   std::string string(const toml::table& t, const std::string& section, const std::string& key) {
     const toml::node& n = node(t, section, key);
-    if (!n.is_string()) fail(line_of(n), "'" + key + "' must be a string");
+    if (!n.is_string()) fail(toml_line(n), "'" + key + "' must be a string");
     return n.as_string()->get();
   }
   // A [lo, hi] pair or a single number (lo == hi).
@@ -90,21 +87,21 @@ class PresetReader {
       r.lo = *(*a)[0].value<double>();
       r.hi = *(*a)[1].value<double>();
     } else {
-      fail(line_of(n), "'" + key + "' must be a number or a [lo, hi] pair");
+      fail(toml_line(n), "'" + key + "' must be a number or a [lo, hi] pair");
     }
-    if (!(r.lo <= r.hi)) fail(line_of(n), "'" + key + "': lo must not exceed hi");
+    if (!(r.lo <= r.hi)) fail(toml_line(n), "'" + key + "': lo must not exceed hi");
     if (!(r.lo >= lo && r.hi <= hi))
-      fail(line_of(n), "'" + key + "' is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      fail(toml_line(n), "'" + key + "' is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return r;
   }
   std::vector<int> int_list(const toml::table& t, const std::string& section, const std::string& key) {
     const toml::node& n = node(t, section, key);
     const toml::array* a = n.as_array();
-    if (!a || a->empty()) fail(line_of(n), "'" + key + "' must be a non-empty list of integers");
+    if (!a || a->empty()) fail(toml_line(n), "'" + key + "' must be a non-empty list of integers");
     std::vector<int> out;
     for (const toml::node& e : *a) {
       if (!e.is_integer() || e.as_integer()->get() < 1 || e.as_integer()->get() > 4096)
-        fail(line_of(e), "'" + key + "' entries must be integers in [1, 4096]");
+        fail(toml_line(e), "'" + key + "' entries must be integers in [1, 4096]");
       out.push_back(int(e.as_integer()->get()));
     }
     return out;
@@ -114,12 +111,12 @@ class PresetReader {
   void reject_unknown_keys() const {
     for (auto&& [k, v] : root_) {
       const std::string key(k.str());
-      if (!seen_.at("").count(key)) fail(line_of(v), "unknown key '" + key + "'");
+      if (!seen_.at("").count(key)) fail(toml_line(v), "unknown key '" + key + "'");
       if (const toml::table* t = v.as_table()) {
         const auto it = seen_.find(key);
         for (auto&& [k2, v2] : *t)
           if (it == seen_.end() || !it->second.count(std::string(k2.str())))
-            fail(line_of(v2), "unknown key '" + std::string(k2.str()) + "' in [" + key + "]");
+            fail(toml_line(v2), "unknown key '" + std::string(k2.str()) + "' in [" + key + "]");
       }
     }
   }
@@ -169,26 +166,26 @@ std::vector<FabricPreset::ValueSource> read_provenance(PresetReader& r, const to
       const std::string key = std::string(section) + "." + std::string(k.str());
       const toml::node* entry = pv.get(key);
       if (!entry)
-        r.fail(line_of(v), "no [provenance] entry \"" + key + "\": say where this value comes from");
+        r.fail(toml_line(v), "no [provenance] entry \"" + key + "\": say where this value comes from");
       r.mark("provenance", key);
       const toml::table* e = entry->as_table();
-      if (!e) r.fail(line_of(*entry), "[provenance] \"" + key + "\" must be { basis = ..., source = ... }");
+      if (!e) r.fail(toml_line(*entry), "[provenance] \"" + key + "\" must be { basis = ..., source = ... }");
       const auto text = [&](const char* field) {
         const toml::node* n = e->get(field);
         if (!n || !n->is_string() || n->as_string()->get().empty())
-          r.fail(line_of(*entry), "[provenance] \"" + key + "\" needs a non-empty string '" + field + "'");
+          r.fail(toml_line(*entry), "[provenance] \"" + key + "\" needs a non-empty string '" + field + "'");
         const std::string& s = n->as_string()->get();
         if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
-          r.fail(line_of(*n), "[provenance] \"" + key + "\": '" + field + "' holds a control character");
+          r.fail(toml_line(*n), "[provenance] \"" + key + "\": '" + field + "' holds a control character");
         return s;
       };
       for (auto&& [f, fv] : *e)
         if (f.str() != "basis" && f.str() != "source")
-          r.fail(line_of(fv), "[provenance] \"" + key + "\": unknown field '" + std::string(f.str()) + "'");
+          r.fail(toml_line(fv), "[provenance] \"" + key + "\": unknown field '" + std::string(f.str()) + "'");
       FabricPreset::ValueSource vs{key, value_text(v), text("basis"), text("source")};
       if (vs.basis != "measured" && vs.basis != "derived" && vs.basis != "assumed")
-        r.fail(line_of(*e->get("basis")), "[provenance] \"" + key + "\": basis '" + vs.basis +
-                                              "' is none of measured, derived, assumed");
+        r.fail(toml_line(*e->get("basis")), "[provenance] \"" + key + "\": basis '" + vs.basis +
+                                                "' is none of measured, derived, assumed");
       out.push_back(std::move(vs));
     }
   }
@@ -199,7 +196,7 @@ model::GpuArch parse_arch(PresetReader& r, const toml::table& t) {
   const std::string s = r.string(t, "hardware", "arch");
   if (s == "hopper") return model::GpuArch::kHopper;
   if (s == "blackwell") return model::GpuArch::kBlackwell;
-  r.fail(line_of(*t.get("arch")), "arch '" + s + "' is not one of: hopper, blackwell");
+  r.fail(toml_line(*t.get("arch")), "arch '" + s + "' is not one of: hopper, blackwell");
 }
 
 }  // namespace
@@ -255,25 +252,26 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
   f.file = path;
   {
     const toml::node* n = root.get("name");
-    if (!n || !n->is_string()) r.fail(n ? line_of(*n) : 0, "'name' must be a string");
+    if (!n || !n->is_string()) r.fail(n ? toml_line(*n) : 0, "'name' must be a string");
     f.name = n->as_string()->get();
     r.mark_top("name");
     if (const toml::node* d = root.get("description")) {
-      if (!d->is_string()) r.fail(line_of(*d), "'description' must be a string");
+      if (!d->is_string()) r.fail(toml_line(*d), "'description' must be a string");
       f.description = d->as_string()->get();
       r.mark_top("description");
     }
   }
   const std::string stem = std::filesystem::path(path).stem().string();
   if (f.name != stem)
-    r.fail(line_of(*root.get("name")), "name '" + f.name + "' does not match the file name");
+    r.fail(toml_line(*root.get("name")), "name '" + f.name + "' does not match the file name");
 
   const toml::table& hw = r.table("hardware");
   f.arch = parse_arch(r, hw);
   f.gpus_per_host = r.integer(hw, "hardware", "gpus_per_host", 1, 64);
   f.nvlink_domain_gpus = r.integer(hw, "hardware", "nvlink_domain_gpus", 1, 576);
   if (f.nvlink_domain_gpus % f.gpus_per_host != 0 && f.nvlink_domain_gpus > f.gpus_per_host)
-    r.fail(line_of(*hw.get("nvlink_domain_gpus")), "nvlink_domain_gpus must be a multiple of gpus_per_host");
+    r.fail(toml_line(*hw.get("nvlink_domain_gpus")),
+           "nvlink_domain_gpus must be a multiple of gpus_per_host");
   f.nvlink_bw = float(r.number(hw, "hardware", "nvlink_bw", 1.0, 1e5));
   f.nic_bw = float(r.number(hw, "hardware", "nic_bw", 0.1, 1e4));
   f.nics_per_host = r.integer(hw, "hardware", "nics_per_host", 1, 64);
@@ -312,7 +310,7 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
   f.nvls_tree_bw_loss = r.range(dv, "deviations", "nvls_tree_bw_loss", 0.0, 0.5);
   f.slow_path_proto = r.string(dv, "deviations", "slow_path_proto");
   if (f.slow_path_proto != "LL" && f.slow_path_proto != "LL128" && f.slow_path_proto != "Simple")
-    r.fail(line_of(*dv.get("slow_path_proto")), "slow_path_proto must be LL, LL128 or Simple");
+    r.fail(toml_line(*dv.get("slow_path_proto")), "slow_path_proto must be LL, LL128 or Simple");
   f.slow_path_slice_log2 = r.range(dv, "deviations", "slow_path_slice_log2", 0.0, 40.0);
   f.slow_path_width_log2 = r.number(dv, "deviations", "slow_path_width_log2", 0.0, 40.0);
   f.slow_path_bw_factor = r.range(dv, "deviations", "slow_path_bw_factor", 0.01, 1.0);
@@ -338,7 +336,7 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
     o.spike_alpha = r.number(ob, "observation", "spike_alpha", 0.5, 10.0);
     o.spike_cap = r.number(ob, "observation", "spike_cap", 1.0, 10000.0);
     if (o.spike_cap < o.spike_min)
-      r.fail(line_of(*ob.get("spike_cap")), "'spike_cap' must be >= 'spike_min'");
+      r.fail(toml_line(*ob.get("spike_cap")), "'spike_cap' must be >= 'spike_min'");
     CallDynamics& c = o.dynamics.call;
     c.job_warmup = float(r.number(ob, "observation", "job_warmup", 0.0, 100.0));
     c.job_warmup_calls = r.integer(ob, "observation", "job_warmup_calls", 0, 100000000);
@@ -355,7 +353,7 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
     const toml::table& hp = r.table("hipipe");
     f.hipipe_preset = r.string(hp, "hipipe", "preset");
     if (f.hipipe_preset.empty() || f.hipipe_preset.find('/') != std::string::npos)
-      r.fail(line_of(*hp.get("preset")), "'preset' must name a preset of data/hipipe");
+      r.fail(toml_line(*hp.get("preset")), "'preset' must name a preset of data/hipipe");
     f.hipipe_nic_bw_scale = r.number(hp, "hipipe", "nic_bw_scale", 0.1, 10.0);
   }
 

@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/stats/bca.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
-#include "ncclbot/stats/parallel_for.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 #include "resample_means_x4.hpp"
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ncclbot/stats/parallel_for.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 
 // Why compare flipped sums instead of recomputing T*: flipping the set F of units gives

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <sstream>
 
+#include "base/sha256.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/version.hpp"
 #include "study/policy_replay.hpp"
-#include "study/sha256.hpp"
 #include "study/sweep_source.hpp"
 #include "study/unit_result.hpp"
 

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/sha256.hpp"
 #include "ncclbot/core/error.hpp"
-#include "study/sha256.hpp"
 
 namespace ncclbot::study {
 namespace {

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "study/sha256.hpp"
+#include "base/sha256.hpp"
 
 namespace ncclbot::study {
 namespace {

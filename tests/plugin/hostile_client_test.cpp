@@ -25,6 +25,7 @@
 #include <cstdlib>
 
 using namespace ncclbot::test;
+using ncclbot::plugin::free_loopback_port;
 
 namespace {
 

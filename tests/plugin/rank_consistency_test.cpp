@@ -24,6 +24,7 @@
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
+using ncclbot::plugin::free_loopback_port;
 
 namespace {
 

@@ -1,6 +1,6 @@
-// The progress line of replay, tune and hipipe --study (study/progress_line.hpp): its text, silence
+// The progress line of replay, tune and hipipe --study (base/progress_line.hpp): its text, silence
 // when stderr is not a terminal, and a line redrawn in place when it is (a pseudo-terminal).
-#include "study/progress_line.hpp"
+#include "base/progress_line.hpp"
 
 #include <gtest/gtest.h>
 #include <pty.h>
@@ -19,13 +19,11 @@ using namespace ncclbot;
 using namespace ncclbot::test;
 
 TEST(ProgressLine, TextByHand) {
-  EXPECT_EQ(study::ProgressLine::format("replay", 0, 40, 0.0), "replay:   0% 0/40 units, elapsed 0s, ETA ?");
+  EXPECT_EQ(ProgressLine::format("replay", 0, 40, 0.0), "replay:   0% 0/40 units, elapsed 0s, ETA ?");
   // 10 of 40 in 3 s: 30 left at 0.3 s each = 9 s.
-  EXPECT_EQ(study::ProgressLine::format("replay", 10, 40, 3.0),
-            "replay:  25% 10/40 units, elapsed 3s, ETA 9s");
-  EXPECT_EQ(study::ProgressLine::format("tune", 40, 40, 75.0),
-            "tune: 100% 40/40 units, elapsed 1m15s, ETA 0s");
-  EXPECT_EQ(study::ProgressLine::format("x", 5, 0, 1.0), "x: 100% 5/0 units, elapsed 1s, ETA 0s");
+  EXPECT_EQ(ProgressLine::format("replay", 10, 40, 3.0), "replay:  25% 10/40 units, elapsed 3s, ETA 9s");
+  EXPECT_EQ(ProgressLine::format("tune", 40, 40, 75.0), "tune: 100% 40/40 units, elapsed 1m15s, ETA 0s");
+  EXPECT_EQ(ProgressLine::format("x", 5, 0, 1.0), "x: 100% 5/0 units, elapsed 1s, ETA 0s");
 }
 
 // Not a terminal (a pipe, as in every other CLI test): nothing is printed, whatever the work.
@@ -85,26 +83,26 @@ TEST(ProgressLine, AnObserverReceivesTheReportsInsteadOfTheTerminal) {
     bool last;
   };
   std::vector<Report> seen;
-  study::set_progress_observer([&](const std::string& label, size_t done, size_t total, bool last) {
+  set_progress_observer([&](const std::string& label, size_t done, size_t total, bool last) {
     seen.push_back({label, done, total, last});
   });
   {
-    study::ProgressLine quick("quick", 10);
+    ProgressLine quick("quick", 10);
     quick.units_done(10);
   }
   EXPECT_TRUE(seen.empty());
   {
-    study::ProgressLine slow("slow", 4);
+    ProgressLine slow("slow", 4);
     slow.units_done(1);
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     slow.units_done(1);  // drawn: 250 ms since the start
     slow.units_done(1);  // not drawn: within 200 ms of the last
-    study::ProgressLine off("off", 4, false);
+    ProgressLine off("off", 4, false);
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     off.units_done(4);
     slow.units_done(1);
   }
-  study::set_progress_observer({});
+  set_progress_observer({});
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[0].label, "slow");
   EXPECT_EQ(seen[0].done, 2u);

@@ -1,7 +1,7 @@
 // SHA-256 against the FIPS 180-4 / NIST example vectors (independent reference values).
 #include <gtest/gtest.h>
 
-#include "study/sha256.hpp"
+#include "base/sha256.hpp"
 
 namespace ncclbot::study {
 namespace {

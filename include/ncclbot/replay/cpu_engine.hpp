@@ -8,9 +8,9 @@
 #include <iosfwd>
 #include <vector>
 
+#include "ncclbot/core/replay_progress.hpp"
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
-#include "ncclbot/replay/replay_progress.hpp"
 
 namespace ncclbot {
 

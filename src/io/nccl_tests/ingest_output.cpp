@@ -7,8 +7,8 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
-#include "study/atomic_file.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {
@@ -26,7 +26,7 @@ bool same_path(const std::string& a, const std::string& b) {
 
 void write(const std::string& path, const std::string& text) {
   try {
-    study::write_file_atomic(path, text);
+    write_file_atomic(path, text);
   } catch (const std::runtime_error& e) {
     throw UsageError(std::string("--out: ") + e.what());
   }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/toml_line.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
@@ -16,45 +17,41 @@ namespace {
 
 namespace fs = std::filesystem;
 
-long line_of(const toml::node& n) {
-  return static_cast<long>(n.source().begin.line);
-}
-
 std::string read_string(const toml::node& n, const std::string& path, const std::string& key) {
   if (auto v = n.value<std::string>()) return *v;
-  throw InputError(path, line_of(n), key + " must be a string");
+  throw InputError(path, toml_line(n), key + " must be a string");
 }
 
 int read_count(const toml::node& n, const std::string& path, const std::string& key) {
   if (auto v = n.value<int64_t>(); v && *v >= 1 && *v <= 1'000'000) return int(*v);
-  throw InputError(path, line_of(n), key + " must be an integer from 1 to 1000000");
+  throw InputError(path, toml_line(n), key + " must be an integer from 1 to 1000000");
 }
 
 ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs::path& dir) {
   ManifestEntry e;
-  e.line = line_of(t);
+  e.line = toml_line(t);
   for (auto&& [key, node] : t) {
     const std::string k(key.str());
     if (k == "file") {
       e.file = read_string(node, path, k);
-      if (e.file.empty()) throw InputError(path, line_of(node), "file must not be empty");
+      if (e.file.empty()) throw InputError(path, toml_line(node), "file must not be empty");
     } else if (k == "algo") {
       const std::string s = read_string(node, path, k);
       e.algo = parse_nccl_algo(s);  // an nccl-tests run forces one of NCCL's algorithms, never HiPIPE
       if (!e.algo)
-        throw InputError(path, line_of(node),
+        throw InputError(path, toml_line(node),
                          "algo '" + s + "' is not one of " + std::string(nccl_algo_names_list()));
     } else if (k == "proto") {
       const std::string s = read_string(node, path, k);
       e.proto = parse_proto(s);
       if (!e.proto)
-        throw InputError(path, line_of(node),
+        throw InputError(path, toml_line(node),
                          "proto '" + s + "' is not one of " + std::string(proto_names_list()));
     } else if (k == "collective") {
       const std::string s = read_string(node, path, k);
       e.collective = parse_collective(s);
       if (!e.collective)
-        throw InputError(path, line_of(node),
+        throw InputError(path, toml_line(node),
                          "collective '" + s + "' is not one of " + std::string(collective_names_list()));
     } else if (k == "nodes") {
       e.nodes = read_count(node, path, k);
@@ -64,13 +61,13 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
       e.fabric = read_string(node, path, k);
       if (!valid_fabric_name(*e.fabric))
         throw InputError(
-            path, line_of(node),
+            path, toml_line(node),
             "fabric '" + *e.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
     } else if (k == "id" || k == "log" || k == "min_bytes") {
       // campaign.toml's own keys (read by campaign/campaign.hpp); nothing ingest needs.
     } else {
       throw InputError(
-          path, line_of(node),
+          path, toml_line(node),
           "unknown key '" + k +
               "' (known: file, algo, proto, collective, nodes, gpus_per_node, fabric; a campaign "
               "also id, log, min_bytes)");
@@ -109,13 +106,13 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
   for (auto&& [key, node] : root) {
     if (key.str() == "campaign" && node.is_table()) continue;  // a campaign's settings (campaign.toml)
     if (key.str() != "run")
-      throw InputError(path, line_of(node),
+      throw InputError(path, toml_line(node),
                        "unknown top-level key '" + std::string(key.str()) + "' (expected [[run]] tables)");
     const toml::array* runs = node.as_array();
-    if (!runs) throw InputError(path, line_of(node), "'run' must be a list of tables: write [[run]]");
+    if (!runs) throw InputError(path, toml_line(node), "'run' must be a list of tables: write [[run]]");
     for (const toml::node& r : *runs) {
       const toml::table* t = r.as_table();
-      if (!t) throw InputError(path, line_of(r), "each run must be a table");
+      if (!t) throw InputError(path, toml_line(r), "each run must be a table");
       m.entries.push_back(read_entry(*t, path, dir));
     }
   }

@@ -16,12 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include "../loopback_port.hpp"
 #include "plugin/leader_link.hpp"
+#include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
 
-using ncclbot::test::free_loopback_port;
+using ncclbot::plugin::free_loopback_port;
 
 extern "C" {
 extern const NcclTunerV5 ncclTunerPlugin_v5;

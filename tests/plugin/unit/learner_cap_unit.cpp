@@ -6,14 +6,14 @@
 
 #include <cstdlib>
 
-#include "../loopback_port.hpp"
 #include "plugin/leader_link.hpp"
+#include "plugin/loopback_port.hpp"
 #include "plugin/plugin_runtime.hpp"
 
 using namespace ncclbot::plugin;
 
 TEST(LeaderCaps, LearnersForCommunicatorsTheLeaderHasNotJoinedAreCapped) {
-  const std::string address = "127.0.0.1:" + std::to_string(ncclbot::test::free_loopback_port());
+  const std::string address = "127.0.0.1:" + std::to_string(ncclbot::plugin::free_loopback_port());
   const char* secret = "learner-cap-test-secret";
   setenv("NCCLBOT_MODE", "online", 1);
   setenv("NCCLBOT_POLICY", "random", 1);

@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "../loopback_port.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/leader_link.hpp"
+#include "plugin/loopback_port.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/state_file.hpp"
 #include "two_rank_leader.hpp"
@@ -416,7 +416,7 @@ struct HandServedLeader {
     int one = 1;
     ::setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     for (int tries = 0; tries < 20; ++tries) {
-      const int port = ncclbot::test::free_loopback_port();
+      const int port = ncclbot::plugin::free_loopback_port();
       a.sin_port = htons(uint16_t(port));
       if (::bind(listen_fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
         address = "127.0.0.1:" + std::to_string(port);

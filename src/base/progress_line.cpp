@@ -1,4 +1,4 @@
-#include "study/progress_line.hpp"
+#include "base/progress_line.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "study/progress_bar.hpp"
+#include "base/progress_bar.hpp"
 
-namespace ncclbot::study {
+namespace ncclbot {
 namespace {
 
 std::mutex observer_mu;
@@ -80,4 +80,4 @@ void ProgressLine::draw_locked(bool last) {
   std::fflush(stderr);
 }
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

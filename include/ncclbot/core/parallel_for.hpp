@@ -1,11 +1,13 @@
 #pragma once
-// A minimal thread pool for independent work items: `threads` workers take item indices from a
-// shared counter. Each item writes only its own output slot, so results never depend on which
-// thread ran what. The first exception thrown by an item is rethrown on the caller's thread.
+// The one thread pool: `threads` workers take item indices from a shared counter. Each item writes
+// only its own output slot (or adds up integer counts), so results never depend on which thread ran
+// what. The first exception thrown by an item is rethrown on the caller's thread.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -40,5 +42,10 @@ void parallel_for(size_t n, int threads, F&& item) {
   }
   if (failure) std::rethrow_exception(failure);
 }
+
+// [0, count) split into contiguous chunks, one per worker: body(begin, end) handles one chunk.
+// threads == 0 means std::thread::hardware_concurrency().
+void parallel_for_chunks(uint64_t count, unsigned threads,
+                         const std::function<void(uint64_t, uint64_t)>& body);
 
 }  // namespace ncclbot

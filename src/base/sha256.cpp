@@ -1,10 +1,10 @@
 // SHA-256 from libsodium (crypto_hash_sha256, FIPS 180-4); tests check it against the standard's
 // test vectors.
-#include "study/sha256.hpp"
+#include "base/sha256.hpp"
 
 #include <sodium.h>
 
-namespace ncclbot::study {
+namespace ncclbot {
 
 std::string sha256_hex(std::string_view bytes) {
   unsigned char digest[crypto_hash_sha256_BYTES];
@@ -14,4 +14,4 @@ std::string sha256_hex(std::string_view bytes) {
   return std::string(hex, 2 * crypto_hash_sha256_BYTES);
 }
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-namespace ncclbot::study {
+namespace ncclbot {
 
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

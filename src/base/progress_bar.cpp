@@ -1,11 +1,11 @@
-#include "study/progress_bar.hpp"
+#include "base/progress_bar.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 #include <cmath>
 #include <cstdio>
 
-namespace ncclbot::study {
+namespace ncclbot {
 
 std::string format_duration(double s) {
   if (!std::isfinite(s) || s < 0) return "?";
@@ -56,4 +56,4 @@ void ProgressBar::finish() {
   std::fflush(stderr);
 }
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

@@ -1,12 +1,10 @@
-#include "ncclbot/stats/parallel_for.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 
 #include <algorithm>
 
-#include "ncclbot/replay/parallel_for.hpp"
-
 namespace ncclbot {
 
-// The one thread pool (replay/parallel_for.hpp) with one item per worker, each a contiguous chunk.
+// The thread pool with one item per worker, each a contiguous chunk.
 void parallel_for_chunks(uint64_t count, unsigned threads,
                          const std::function<void(uint64_t, uint64_t)>& body) {
   const uint64_t wanted = threads == 0 ? uint64_t(default_thread_count()) : uint64_t(threads);

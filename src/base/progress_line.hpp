@@ -11,9 +11,9 @@
 #include <mutex>
 #include <string>
 
-#include "ncclbot/replay/replay_progress.hpp"
+#include "ncclbot/core/replay_progress.hpp"
 
-namespace ncclbot::study {
+namespace ncclbot {
 
 // Receives what the terminal line would show: at most every 200 ms and once at the end (`last`),
 // never from two threads at once. While one is installed every enabled ProgressLine reports to it
@@ -43,4 +43,4 @@ class ProgressLine : public ReplayProgress {
   std::atomic<int64_t> last_draw_ns_{-1};  // since start_; -1 = never drawn
 };
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

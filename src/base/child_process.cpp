@@ -1,4 +1,4 @@
-#include "study/child_process.hpp"
+#include "base/child_process.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -10,7 +10,7 @@
 
 extern char** environ;
 
-namespace ncclbot::study {
+namespace ncclbot {
 namespace {
 
 constexpr size_t kKeptOutput = 4096;
@@ -70,4 +70,4 @@ ChildResult run_child(const std::vector<std::string>& argv, ChildOutput output) 
   return result;
 }
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ncclbot::study {
+namespace ncclbot {
 
 enum class ChildOutput {
   kCapture,   // the child's stdout and stderr are collected into ChildResult::output (last 4 KiB)
@@ -21,4 +21,4 @@ struct ChildResult {
 // argv[0] is looked up in PATH as execvp does. Waits for the child.
 ChildResult run_child(const std::vector<std::string>& argv, ChildOutput output);
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-namespace ncclbot::study {
+namespace ncclbot {
 
 class ProgressBar {
  public:
@@ -28,4 +28,4 @@ class ProgressBar {
 // "1h02m", "3m05s", "12s".
 std::string format_duration(double seconds);
 
-}  // namespace ncclbot::study
+}  // namespace ncclbot
