@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "plugin/plugin_names.hpp"
+
 namespace ncclbot::plugin {
 namespace {
 
@@ -39,6 +41,15 @@ const char* mode_name(Mode m) {
   }
 }
 
+int PluginConfig::single_arm_left() const {
+  auto one_name = [](const std::string& v) {
+    return !v.empty() && v.find_first_of(",;:^ \t") == std::string::npos;
+  };
+  if (!one_name(nccl_algo) || !one_name(nccl_proto)) return -1;
+  const int algo = parse_algo_name(nccl_algo), proto = parse_proto_name(nccl_proto);
+  return algo < 0 || proto < 0 ? -1 : algo * 3 + proto;
+}
+
 PluginConfig PluginConfig::from_environment() {
   PluginConfig c;
   c.table_path = env("NCCLBOT_TABLE");
@@ -48,6 +59,8 @@ PluginConfig PluginConfig::from_environment() {
   c.leader_address = env("NCCLBOT_LEADER");
   c.leader_secret = env("NCCLBOT_LEADER_SECRET");
   c.leader_secret_file = env("NCCLBOT_LEADER_SECRET_FILE");
+  c.nccl_algo = env("NCCL_ALGO");
+  c.nccl_proto = env("NCCL_PROTO");
   const std::string mode = env("NCCLBOT_MODE");
   if (mode == "table")
     c.mode = Mode::kTable;

@@ -40,6 +40,13 @@ struct PluginConfig {
   int log_rank = 0;  // -1: every rank
   uint64_t log_max_bytes = uint64_t(1024) << 20;
   std::string problems;  // settings that were ignored, for one WARN line
+  // The user's restrictions of NCCL itself (NCCL_ALGO, NCCL_PROTO), as set; NCCL removes the arms
+  // they exclude from every cost table.
+  std::string nccl_algo, nccl_proto;
+
+  // The one arm (algorithm * 3 + protocol) NCCL_ALGO and NCCL_PROTO leave when each names exactly
+  // one (no list, no '^' exclusion, no per-collective form), else -1.
+  int single_arm_left() const;
 
   static PluginConfig from_environment();
   // Whether this process's rank writes a decision log (NCCLBOT_LOG, NCCLBOT_LOG_RANKS; an unknown

@@ -86,7 +86,23 @@ TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t n
       }
     }
   } else if (cfg.mode == Mode::kOnline) {
-    setup_online(*comm, cfg);
+    const int only = cfg.single_arm_left();
+    if (only >= 0) {
+      // NCCL has one arm left for every call: nothing to learn, so NCCL's own choices throughout.
+      comm->log.init_info(
+          "NCCL_ALGO=%s NCCL_PROTO=%s leave NCCL one arm (%s/%s): nothing to learn, ncclbot steps aside",
+          cfg.nccl_algo.c_str(), cfg.nccl_proto.c_str(), algo_label(only / kNumProtos),
+          proto_label(only % kNumProtos));
+    } else {
+      setup_online(*comm, cfg);
+      comm->restricted = !cfg.nccl_algo.empty() || !cfg.nccl_proto.empty();
+      if (comm->restricted && comm->role != Role::kPassThrough)
+        comm->log.init_info(
+            "NCCL_ALGO=%s NCCL_PROTO=%s restrict NCCL's cost tables: ncclbot learns over the arms each table "
+            "leaves, named at each context's first call",
+            cfg.nccl_algo.empty() ? "(unset)" : cfg.nccl_algo.c_str(),
+            cfg.nccl_proto.empty() ? "(unset)" : cfg.nccl_proto.c_str());
+    }
   }
   if (comm->learner) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -508,12 +524,20 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
   const uint64_t bit = uint64_t(1) << (key % 64);
   if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
     const int nccl_slot = table.nccl_pick_slot();
-    comm->log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s/%s",
+    std::string left;  // with NCCL_ALGO / NCCL_PROTO set: the arms this table leaves
+    if (comm->restricted) {
+      for (int s = 0; s < kNumArms; ++s)
+        if (table.usable_slot(s))
+          left += std::string(left.empty() ? "" : " ") + algo_label(s / kNumProtos) + "/" +
+                  proto_label(s % kNumProtos);
+      left = "; arms left: " + (left.empty() ? std::string("none") : left);
+    }
+    comm->log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s/%s%s",
                    collective_label(coll), bytes, (unsigned long long)comm->comm_id,
                    nccl_slot < 0 ? "none" : algo_label(nccl_slot / kNumProtos),
                    nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos),
                    slot < 0 ? "NCCL's" : algo_label(slot / kNumProtos),
-                   slot < 0 ? "own" : proto_label(slot % kNumProtos));
+                   slot < 0 ? "own" : proto_label(slot % kNumProtos), left.c_str());
   }
   if (slot >= 0 && !table.choose(slot) && !comm->warned_unusable.exchange(true))
     comm->log.warn("decided arm %s/%s is not usable for %s %zu bytes on this rank; kept NCCL's choice",

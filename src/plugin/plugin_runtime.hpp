@@ -50,6 +50,7 @@ struct TunerComm {
   std::mutex mu;                    // follower call counters
   std::vector<uint64_t> next_call;  // leader / follower: this rank's call index per context key
   std::atomic<bool> warned_unusable{false};
+  bool restricted = false;  // NCCL_ALGO or NCCL_PROTO set (online roles): name the arms left
   // Contexts whose first decision was logged (one INFO line each, so NCCL's log shows the plugin
   // being consulted without a line per call).
   std::atomic<uint64_t> logged_keys[(kNumContextKeys + 63) / 64] = {};

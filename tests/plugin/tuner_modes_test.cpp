@@ -7,6 +7,9 @@
 
 #include <cstring>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "plugin/plugin_loader.hpp"
 #include "support/run_cli.hpp"
@@ -185,6 +188,48 @@ TEST(TunerModes, AChunkSizeNeedsAnArmAndAnInteger) {
     clear_log();
     Comm comm(8, 1);
     EXPECT_TRUE(logged(kNcclLogWarn, path + ":2: ")) << row;
+  }
+}
+
+// NCCL_ALGO and NCCL_PROTO naming one algorithm and one protocol leave NCCL one arm: online mode
+// steps aside (NCCL's choice on every call, said once at init).
+TEST(TunerModes, OnlineStepsAsideWhenTheUserLeavesNcclOneArm) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0"),
+      agree("NCCLBOT_AGREEMENT", "local"), algo("NCCL_ALGO", "ring"), proto("NCCL_PROTO", "Simple");
+  clear_log();
+  Comm comm(8, 1, 301);
+  EXPECT_TRUE(logged(kNcclLogInfo,
+                     "NCCL_ALGO=ring NCCL_PROTO=Simple leave NCCL one arm (Ring/Simple): nothing "
+                     "to learn, ncclbot steps aside"));
+  EXPECT_TRUE(logged(kNcclLogInfo, "mode off"));
+  CostTable7x3 t;  // what NCCL passes: Ring/Simple alone
+  t.t[1][2] = 30.0f;
+  EXPECT_EQ(comm.call(t, 4, 4096, nullptr), 1 * 3 + 2);
+}
+
+// Any other restriction: the plugin learns over the arms each table leaves and names them at a
+// context's first call; lists, exclusions and per-collective forms never count as one arm.
+TEST(TunerModes, OnlineNamesTheArmsARestrictedTableLeaves) {
+  for (const auto& [a, p] : std::vector<std::pair<std::string, std::string>>{{"Tree,Ring", ""},
+                                                                             {"^NVLS", "Simple"},
+                                                                             {"allreduce:ring", "simple"},
+                                                                             {"ring", ""},
+                                                                             {"Ring", "^LL"}}) {
+    EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0"),
+        agree("NCCLBOT_AGREEMENT", "local"), algo("NCCL_ALGO", a), proto("NCCL_PROTO", p);
+    if (p.empty()) unsetenv("NCCL_PROTO");
+    clear_log();
+    Comm comm(8, 1, 302);
+    EXPECT_FALSE(logged(kNcclLogInfo, "steps aside")) << a << " " << p;
+    EXPECT_TRUE(
+        logged(kNcclLogInfo, "restrict NCCL's cost tables: ncclbot learns over the arms each table leaves"))
+        << a << " " << p;
+    CostTable7x3 t = allreduce_table();
+    for (int proto_index = 0; proto_index < 3; ++proto_index) t.t[4][proto_index] = -1.0f;  // no NVLS
+    t.t[0][1] = -1.0f;                                                                      // no Tree/LL128
+    comm.call(t, 4, 4096, nullptr);
+    EXPECT_TRUE(logged(kNcclLogInfo, "; arms left: Tree/LL Tree/Simple Ring/LL Ring/LL128 Ring/Simple"))
+        << a << " " << p;
   }
 }
 
