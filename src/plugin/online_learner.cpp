@@ -9,7 +9,7 @@
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "plugin/cost_table.hpp"
-#include "plugin/decision_log.hpp"
+#include "plugin/decision_log_writer.hpp"
 #include "plugin/state_file.hpp"
 
 namespace ncclbot::plugin {

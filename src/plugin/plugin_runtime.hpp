@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "plugin/context_key.hpp"
-#include "plugin/decision_log.hpp"
+#include "plugin/decision_log_writer.hpp"
 #include "plugin/decision_table.hpp"
 #include "plugin/leader_link.hpp"
 #include "plugin/online_learner.hpp"

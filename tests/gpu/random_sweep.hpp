@@ -67,7 +67,7 @@ inline std::vector<PolicySpec> every_policy() {
 }
 
 // A job over every context; supervised configs get random frozen decisions (any slot, valid or
-// not, or -1 = none: FixedPolicy falls back to AUTO on the last two).
+// not, or -1 = none: FrozenArmPolicy falls back to AUTO on the last two).
 inline ReplayJob random_job(const Sweep& sweep, const std::vector<PolicySpec>& configs, uint64_t seed,
                             int seeds, int horizon) {
   std::mt19937_64 gen(seed ^ 0x5eedu);

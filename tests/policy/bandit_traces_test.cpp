@@ -78,7 +78,7 @@ TEST(Greedy, WarmStartTrustsTheModelAndCanBeStuck) {
 
 // ETC with m = 2 on 3 arms: round-robin 0,1,2,0,1,2 (m K = 6 probes), then the best for good.
 TEST(Etc, ProbesEveryArmMTimesThenCommits) {
-  PolicyConfig cfg = config_of(PolicyKind::kEtc);
+  PolicyConfig cfg = config_of(PolicyKind::kExploreThenCommit);
   cfg.m = 2;
   const Trace tr = trace_policy(cfg, three_arms(), 0, 12);
   EXPECT_EQ(tr.picks, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 0, 0, 0, 0, 0}));
@@ -97,7 +97,7 @@ TEST(Etc, ProbesEveryArmMTimesThenCommits) {
 // made on the probes and never revisited, whatever arm 0 shows later.
 TEST(Etc, NeverRevisitsItsCommitment) {
   const Sweep s = tiny_sweep({{tiny_context(1, 1024), {{0, {10.0f, 30.0f}}, {1, {15.0f, 15.0f}}}}});
-  PolicyConfig cfg = config_of(PolicyKind::kEtc);
+  PolicyConfig cfg = config_of(PolicyKind::kExploreThenCommit);
   cfg.m = 1;
   const Trace tr = trace_policy(cfg, s, 0, 50);
   for (int t = 3; t < 50; ++t) EXPECT_EQ(tr.picks[size_t(t)], tr.picks[2]);

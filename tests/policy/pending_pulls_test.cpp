@@ -224,7 +224,7 @@ TEST(PendingPulls, ColdEpsilonGreedyLogsTheProbabilityOfItsPendingAwareAnswer) {
 // Blind, the first probe (slot 0) every time.
 TEST(PendingPulls, ExploreThenCommitIssuesTheNextProbesInOrder) {
   PolicyConfig cfg;
-  cfg.kind = PolicyKind::kEtc;
+  cfg.kind = PolicyKind::kExploreThenCommit;
   cfg.m = 2;
   const Batch b = decide_batch(cfg, slots({0, 1, 2}), nullptr, 8);
   EXPECT_EQ(b.aware, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 0}));
@@ -245,7 +245,7 @@ TEST(PendingPulls, OthersDecideAsUndelayedAndTheLoggedFormAgrees) {
                            "swucb:n0=2", "ducb:n0=2", "etc"}) {
     const PolicyConfig cfg = parse_policy_spec(spec).config;
     const bool aware = cfg.kind == PolicyKind::kUcb1 || cfg.kind == PolicyKind::kSwUcb ||
-                       cfg.kind == PolicyKind::kDiscountedUcb || cfg.kind == PolicyKind::kEtc ||
+                       cfg.kind == PolicyKind::kDiscountedUcb || cfg.kind == PolicyKind::kExploreThenCommit ||
                        cfg.kind == PolicyKind::kGreedy;
     AnyPolicy a = make_policy(cfg), b = make_policy(cfg), c = make_policy(cfg);
     policy_reset(a, ctx);

@@ -16,8 +16,8 @@
 #include "ncclbot/policy/auto_policy.hpp"
 #include "ncclbot/policy/ducb.hpp"
 #include "ncclbot/policy/egreedy.hpp"
-#include "ncclbot/policy/etc.hpp"
-#include "ncclbot/policy/fixed_policy.hpp"
+#include "ncclbot/policy/explore_then_commit.hpp"
+#include "ncclbot/policy/frozen_arm_policy.hpp"
 #include "ncclbot/policy/greedy.hpp"
 #include "ncclbot/policy/oracle.hpp"
 #include "ncclbot/policy/random_policy.hpp"
@@ -48,18 +48,18 @@ enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
 // Policies: X(Kind, number, Type, member, "name", use, keys...). The number is stable (it appears
 // in exported tables and plugin state): append only. `keys` are the spec's keys in contract order
 // and, for a policy with parameters, the fields of Type::Params in declaration order.
-#define NCCLBOT_POLICIES(X)                                                    \
-  X(kAuto, 0, AutoPolicy, auto_, "auto", kLive)                                \
-  X(kOracle, 1, OraclePolicy, oracle, "oracle", kGroundTruth)                  \
-  X(kRandom, 2, RandomPolicy, random, "random", kLive)                         \
-  X(kGreedy, 3, GreedyPolicy, greedy, "greedy", kLive, n0)                     \
-  X(kEpsGreedy, 4, EpsGreedyPolicy, egreedy, "egreedy", kLive, eps, decay, n0) \
-  X(kUcb1, 5, Ucb1Policy, ucb1, "ucb1", kLive, c, n0)                          \
-  X(kThompson, 6, ThompsonPolicy, thompson, "thompson", kLive, n0, sigma)      \
-  X(kEtc, 7, EtcPolicy, etc, "etc", kLive, m)                                  \
-  X(kSwUcb, 8, SwUcbPolicy, swucb, "swucb", kLive, c, window, n0)              \
-  X(kKnn, 9, FixedPolicy, knn, "knn", kSupervised, k)                          \
-  X(kTree, 10, FixedPolicy, tree, "tree", kSupervised, depth)                  \
+#define NCCLBOT_POLICIES(X)                                                               \
+  X(kAuto, 0, AutoPolicy, auto_, "auto", kLive)                                           \
+  X(kOracle, 1, OraclePolicy, oracle, "oracle", kGroundTruth)                             \
+  X(kRandom, 2, RandomPolicy, random, "random", kLive)                                    \
+  X(kGreedy, 3, GreedyPolicy, greedy, "greedy", kLive, n0)                                \
+  X(kEpsGreedy, 4, EpsGreedyPolicy, egreedy, "egreedy", kLive, eps, decay, n0)            \
+  X(kUcb1, 5, Ucb1Policy, ucb1, "ucb1", kLive, c, n0)                                     \
+  X(kThompson, 6, ThompsonPolicy, thompson, "thompson", kLive, n0, sigma)                 \
+  X(kExploreThenCommit, 7, ExploreThenCommitPolicy, explore_then_commit, "etc", kLive, m) \
+  X(kSwUcb, 8, SwUcbPolicy, swucb, "swucb", kLive, c, window, n0)                         \
+  X(kKnn, 9, FrozenArmPolicy, knn, "knn", kSupervised, k)                                 \
+  X(kTree, 10, FrozenArmPolicy, tree, "tree", kSupervised, depth)                         \
   X(kDiscountedUcb, 11, DiscountedUcbPolicy, ducb, "ducb", kLive, c, gamma, n0)
 
 #define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,

@@ -1,7 +1,7 @@
 #pragma once
 // Supervised selectors (`knn:k`, `tree:depth`): fit once on training contexts, then frozen. A
 // training example is a context's features and its best measured arm (best_slot); a prediction
-// is one arm per context, replayed as a FixedPolicy (it never learns online). Features, all in
+// is one arm per context, replayed as a FrozenArmPolicy (it never learns online). Features, all in
 // log2 units so no scaling is needed: collective (categorical), log2 bytes, log2 nodes, log2 GPUs
 // per node. A prediction that is not a valid arm of the query context falls back to AUTO.
 #include <vector>

@@ -13,7 +13,7 @@
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/context_key.hpp"
-#include "plugin/decision_log.hpp"
+#include "plugin/decision_log_writer.hpp"
 #include "two_rank_leader.hpp"
 
 using namespace ncclbot;

@@ -7,7 +7,7 @@
 
 namespace ncclbot {
 
-struct FixedPolicy {
+struct FrozenArmPolicy {
   struct Params {};
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1

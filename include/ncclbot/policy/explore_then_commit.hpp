@@ -8,7 +8,7 @@
 
 namespace ncclbot {
 
-struct EtcPolicy {
+struct ExploreThenCommitPolicy {
   struct Params {
     int m;
   };

@@ -1,4 +1,4 @@
-#include "plugin/decision_log.hpp"
+#include "plugin/decision_log_writer.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
