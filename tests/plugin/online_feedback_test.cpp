@@ -161,6 +161,27 @@ TEST(OnlineFeedback, ProfilerV6LearnsFromKernelsAndCountsCopyEngineCollectives) 
              "1 latencies delivered, 0 collectives unfinished, 3 copy-engine collectives not learned"));
 }
 
+// A process holds several communicators (tensor, data and pipeline groups): each learns on its own.
+// Latencies reported for one never move another's decisions, even with the same shape and context.
+TEST(OnlineFeedback, SeveralCommunicatorsOfOneProcessLearnSeparately) {
+  EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0"),
+      agree("NCCLBOT_AGREEMENT", "local");
+  OnlineComm a(111, 4), b(112, 4), c(113, 4);
+  EXPECT_EQ(a.decide(4096), 0);
+  EXPECT_EQ(b.decide(4096), 0);
+  EXPECT_EQ(c.decide(4096), 0);
+  // Only a hears that Tree/LL (slot 0) is slow and Ring/Simple fast; b that Tree/LL is fast.
+  EXPECT_EQ(plugin().report(111, 4, 1, 4, 4096, 0, 0, 90.0), 0);
+  EXPECT_EQ(plugin().report(112, 4, 1, 4, 4096, 0, 0, 5.0), 0);
+  EXPECT_EQ(a.decide(4096), 5);  // a tries its untried arm
+  EXPECT_EQ(plugin().report(111, 4, 1, 4, 4096, 1, 2, 20.0), 0);
+  EXPECT_EQ(b.decide(4096), 5);  // b too has an untried arm
+  EXPECT_EQ(plugin().report(112, 4, 1, 4, 4096, 1, 2, 50.0), 0);
+  EXPECT_EQ(a.decide(4096), 5);  // a: 20 < 90
+  EXPECT_EQ(b.decide(4096), 0);  // b: 5 < 50
+  EXPECT_EQ(c.decide(4096), 5);  // c heard nothing: its own untried arm, as at the start
+}
+
 TEST(OnlineFeedback, ReportFunctionFeedsTheSameContext) {
   EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0");
   OnlineComm comm(103);
