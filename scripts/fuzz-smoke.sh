@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fuzz smoke run: builds the libFuzzer targets with clang++ in their own build folder (build-fuzz)
 # and runs each, two at a time: the nccl-tests log and sweep CSV readers for FUZZ_SECONDS (default
-# 6), the tuner plugin's decision table, state file and leader wire protocol for
-# PLUGIN_FUZZ_SECONDS (default 5), the study TOML loader, the `stats` JSON input, the fabric
+# 5), the tuner plugin's decision table, state file and leader wire protocol for
+# PLUGIN_FUZZ_SECONDS (default 4), the study TOML loader, the `stats` JSON input, the fabric
 # preset reader, the decision-log reader (checksums resealed) and study text on its way into
-# report.html for FUZZ_INPUT_SECONDS (default 4). A smoke run within CI's time; set them higher
+# report.html for FUZZ_INPUT_SECONDS (default 3). A smoke run within CI's time; set them higher
 # for a longer search. Seed corpus: tests/data/nccl-tests,
 # tests/fuzz/seeds and the third-party nccl-tests logs in $NCCLBOT_SHARED_DIR/data/nccl-tests (when
 # present; not part of the repository). Exits non-zero on any crash, sanitizer report or unexpected
@@ -12,8 +12,8 @@
 # Needs clang++ and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev; scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-6}
-plugin_seconds=${PLUGIN_FUZZ_SECONDS:-5}
+seconds=${FUZZ_SECONDS:-5}
+plugin_seconds=${PLUGIN_FUZZ_SECONDS:-4}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
@@ -43,7 +43,7 @@ run() {
   grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$build/$target.log" | tail -n 2 >&2 || true
 }
 # Two lanes, one fuzzer at a time in each (one core each): the same fuzzing time in half the wall time.
-input_seconds=${FUZZ_INPUT_SECONDS:-4}
+input_seconds=${FUZZ_INPUT_SECONDS:-3}
 (
   run fuzz_nccl_tests_log "$corpus/log" "$seconds" && run fuzz_decision_table "$corpus/table" "$plugin_seconds" &&
     run fuzz_state_file "$corpus/state" "$plugin_seconds" && run fuzz_study_toml "$corpus/study" "$input_seconds" &&

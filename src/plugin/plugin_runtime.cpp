@@ -362,7 +362,13 @@ void PluginRuntime::load_state(TunerComm& comm) {
     return;
   }
   const int restored = comm.learner->import_contexts(file);
-  if (restored > 0) comm.log.info("restored %d contexts from %s", restored, comm.state_path.c_str());
+  // Whether this communicator continues or starts clean (a split or shrunk one is a new shape).
+  if (restored > 0)
+    comm.log.info("commId 0x%llx: restored %d contexts from %s", (unsigned long long)comm.comm_id, restored,
+                  comm.state_path.c_str());
+  else
+    comm.log.info("commId 0x%llx: %s holds no context of %d ranks on %d nodes: starts clean",
+                  (unsigned long long)comm.comm_id, comm.state_path.c_str(), comm.nranks, comm.nnodes);
 }
 
 void PluginRuntime::save_state(TunerComm& comm) {

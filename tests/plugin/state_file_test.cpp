@@ -65,7 +65,20 @@ TEST(StateFile, SecondJobContinuesFromTheFirst) {
   // Restored: both arms tried, slot 5 has the smaller mean. A fresh start would play slot 0.
   clear_log();
   EXPECT_EQ(first_decision_of_second_job(state), 5);
-  EXPECT_TRUE(logged(kNcclLogInfo, "restored 1 contexts"));
+  EXPECT_TRUE(logged(kNcclLogInfo, "restored 1 contexts from " + state));
+  // A communicator of another shape (a split of the job's, 2 ranks) finds nothing of its own: it
+  // says so and starts from NCCL's prior (greedy n0 = 0: the first untried arm, slot 0).
+  clear_log();
+  {
+    EnvVar mode("NCCLBOT_MODE", "online"), policy("NCCLBOT_POLICY", "greedy:n0=0"),
+        st("NCCLBOT_STATE", state), agree("NCCLBOT_AGREEMENT", "local");
+    void* split = nullptr;
+    plugin().v5->init(&split, 9, 2, 1, recording_logger, nullptr, nullptr);
+    EXPECT_EQ(decide(split), 0);
+    plugin().v5->finalize(split);
+  }
+  EXPECT_TRUE(logged(kNcclLogInfo, state + " holds no context of 2 ranks on 1 nodes: starts clean"));
+  EXPECT_FALSE(logged(kNcclLogInfo, "restored"));
 }
 
 TEST(StateFile, CorruptTruncatedAndForeignFilesAreIgnoredWithAWarning) {
