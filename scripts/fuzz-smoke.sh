@@ -15,11 +15,21 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-5}
 plugin_seconds=${PLUGIN_FUZZ_SECONDS:-4}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
+# --build-only builds the targets and stops (scripts/test.sh runs it in the background while the
+# Python and README checks wait on the network and the studies); --run-only runs what is built.
+phase=${1:-all}
+case "$phase" in
+  all | --build-only | --run-only) ;;
+  *) echo "usage: scripts/fuzz-smoke.sh [--build-only | --run-only]" >&2; exit 2 ;;
+esac
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DNCCLBOT_FUZZ=ON -DNCCLBOT_BUILD_TESTS=OFF -DNCCLBOT_ENABLE_CUDA=OFF >/dev/null
-cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file \
-  fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset fuzz_decision_log fuzz_report_text
+if [ "$phase" != --run-only ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DNCCLBOT_FUZZ=ON -DNCCLBOT_BUILD_TESTS=OFF -DNCCLBOT_ENABLE_CUDA=OFF >/dev/null
+  cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file \
+    fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset fuzz_decision_log fuzz_report_text
+fi
+[ "$phase" != --build-only ] || exit 0
 
 corpus="$build/fuzz-corpus"
 artifacts="$build/fuzz-artifacts"

@@ -2,8 +2,9 @@
 # The README's test command: set up, build, and run the whole suite (GPU tests skip without a GPU),
 # then the Python package (scripts/python-check.sh: pip install . into a fresh venv, its pytest
 # suite), then every command block of README.md and docs/usage.md (scripts/readme_check.py), then a
-# short libFuzzer smoke run of every fuzz target (clang build in build-fuzz). Each stage's wall time is printed as
-# it ends, so a slow CI run says where its time went.
+# short libFuzzer smoke run of every fuzz target (clang build in build-fuzz, begun in the background
+# once ctest is done). Each stage's wall time is printed as it ends, so a slow CI run says where its
+# time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage_start=$SECONDS
@@ -15,6 +16,11 @@ scripts/build.sh default
 stage_done "set-up and build"
 ctest --preset default
 stage_done "ctest"
+# The fuzz targets build (clang, ASan) in the background, at low priority, while the Python check
+# waits on pip's downloads and the README check on its studies; their run comes last.
+mkdir -p build-fuzz
+nice -n 10 scripts/fuzz-smoke.sh --build-only >build-fuzz/build.log 2>&1 &
+fuzz_build=$!
 scripts/python-check.sh
 stage_done "Python package"
 # The README check must catch a drifted file before its word on README.md counts.
@@ -27,5 +33,11 @@ fi
 python3 scripts/readme_check.py
 python3 scripts/readme_check.py --readme docs/usage.md  # the commands' examples, moved out of the README
 stage_done "README check"
-scripts/fuzz-smoke.sh
+if ! wait "$fuzz_build"; then
+  tail -n 40 build-fuzz/build.log >&2
+  echo "test.sh: the fuzz targets did not build (build-fuzz/build.log)" >&2
+  exit 1
+fi
+stage_done "fuzz build (the rest of it, begun after ctest)"
+scripts/fuzz-smoke.sh --run-only
 stage_done "fuzz smoke"
