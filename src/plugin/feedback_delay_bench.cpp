@@ -14,7 +14,6 @@
 //                 "follower_decisions", "follower_waits", "longest_wait_ms"}, ...]}
 // (the follower counts summed over the followers, the longest wait the longest of any; 0 in local mode).
 // Usage: plugin_feedback_delay PLUGIN.so [calls] [ranks]
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -28,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/loaded_tuner.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
@@ -79,11 +79,10 @@ double latency_of(int slot, uint64_t call) {
   } else {
     setenv("NCCLBOT_AGREEMENT", "local", 1);
   }
-  void* h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-  if (!h) _exit(3);
-  const auto* tuner = static_cast<const NcclTunerV5*>(dlsym(h, "ncclTunerPlugin_v5"));
-  const auto report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(h, "ncclbotReportLatency"));
-  if (!tuner || !report) _exit(3);
+  const ncclbot::plugin::LoadedTuner loaded = ncclbot::plugin::load_tuner(so);
+  if (!loaded.ok()) _exit(3);
+  const NcclTunerV5* tuner = loaded.tuner;
+  const ncclbotReportLatency_t report = loaded.report;
   g_log_fd = log_fd;
   void* ctx = nullptr;
   if (tuner->init(&ctx, kCommId, size_t(c.ranks), 1, logger, nullptr, nullptr) != 0) _exit(4);

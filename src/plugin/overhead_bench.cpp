@@ -6,7 +6,6 @@
 //   {"results": [{"mode", "policy", "ns_per_call_median", "ns_per_call_min", "wall_ns_per_call_median",
 //                 "baseline_ns", ...}]}
 // Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions]
-#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,8 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/nccl_abi.hpp"
-#include "plugin/ncclbot_tuner.h"
+#include "plugin/loaded_tuner.hpp"
 
 namespace {
 
@@ -61,14 +59,13 @@ int main(int argc, char** argv) {
   }
   const long calls = argc > 2 ? std::atol(argv[2]) : 1000000;
   const int reps = argc > 3 ? std::atoi(argv[3]) : 7;
-  void* h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    std::fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
+  const ncclbot::plugin::LoadedTuner loaded = ncclbot::plugin::load_tuner(argv[1]);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "%s\n", loaded.error.c_str());
     return 2;
   }
-  const auto* tuner = static_cast<const NcclTunerV5*>(dlsym(h, "ncclTunerPlugin_v5"));
-  const auto report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(h, "ncclbotReportLatency"));
-  if (!tuner || !report) return 2;
+  const NcclTunerV5* tuner = loaded.tuner;
+  const ncclbotReportLatency_t report = loaded.report;
   const Table base = nccl_like_table();
 
   // The copy alone: what NCCL pays anyway to fill its table.
