@@ -18,11 +18,9 @@
 // Exit 0 only when every decision is equal; 1 when any differs (each printed with context and step,
 // and rank with --ranks) or a rank's process fails or hangs (named in the error).
 #include <dlfcn.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -456,11 +456,11 @@ void PluginRuntime::get_chunk_size(TunerComm* comm, int coll, size_t bytes, int 
                                    size_t* chunk_size) const {
   if (comm->role != Role::kTable || chunk_size == nullptr) return;
   const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, kAny, kAny};
-  for (const DecisionRow* row : comm->rows) {
-    if (!DecisionTable::matches(*row, key) || row->algo != algo || row->proto != proto) continue;
-    if (row->chunk_bytes > 0) *chunk_size = size_t(row->chunk_bytes);
-    return;
-  }
+  const int ran = algo * kNumProtos + proto;
+  // As getCollInfo searches, with only the arm NCCL runs usable: an explicit "keep NCCL's choice"
+  // row before it ends the search there.
+  const DecisionRow* row = deciding_row(comm->rows, key, [&](int slot) { return slot == ran; });
+  if (row != nullptr && row->algo != kAny && row->chunk_bytes > 0) *chunk_size = size_t(row->chunk_bytes);
 }
 
 void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops,

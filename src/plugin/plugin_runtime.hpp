@@ -70,11 +70,11 @@ class PluginRuntime {
   void finalize_comm(TunerComm* comm);
   void get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops, float** table, int num_algo,
                      int num_proto, int reg_buff, int* nchannels);
-  // Tuner v2: no cost table; only table mode can answer (algorithm and protocol directly).
-  // Tuner v6: the chunk size for the arm NCCL runs. Table mode only: the first row matching the
-  // call (its numPipeOps and regBuff unknown here, so any) that names this arm, when it gives
-  // chunk_bytes; otherwise NCCL's value stays.
+  // Tuner v6: the chunk size for the arm NCCL runs. Table mode only: the row getCollInfo's search
+  // stops at for that arm (deciding_row; the call's numPipeOps and regBuff unknown here, so any),
+  // when it names the arm and gives chunk_bytes; otherwise NCCL's value stays.
   void get_chunk_size(TunerComm* comm, int coll, size_t bytes, int algo, int proto, size_t* chunk_size) const;
+  // Tuner v2: no cost table; only table mode can answer (algorithm and protocol directly).
   void get_coll_info_v2(TunerComm* comm, int coll, size_t bytes, int coll_net, int nvls, int num_pipe_ops,
                         int* algorithm, int* protocol, int* nchannels);
 

@@ -142,7 +142,9 @@ TEST(TunerModes, GetChunkSizeFollowsTheTablesChunkColumn) {
                  "*,allreduce,*,*,0,65536,Tree,Simple,*,131072\n"
                  "*,allreduce,*,*,65537,*,Ring,LL128,4,*\n"
                  "*,allreduce,*,*,65537,*,Ring,Simple\n"
-                 "*,allgather,*,*,0,*,Ring,Simple,*,524288\n");
+                 "*,allgather,*,*,0,*,Ring,Simple,*,524288\n"
+                 "*,broadcast,*,*,0,*,auto,auto\n"
+                 "*,broadcast,*,*,0,*,Ring,Simple,*,262144\n");
   EnvVar mode("NCCLBOT_MODE", "table"), table("NCCLBOT_TABLE", path);
   void* ctx = nullptr;
   ASSERT_EQ(plugin().v6->init(&ctx, 91, 8, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
@@ -161,6 +163,7 @@ TEST(TunerModes, GetChunkSizeFollowsTheTablesChunkColumn) {
   EXPECT_EQ(chunk(4, 1 << 20, 1, 1), 12345u);   // chunk_bytes '*'
   EXPECT_EQ(chunk(4, 1 << 20, 1, 2), 12345u);   // no chunk column
   EXPECT_EQ(chunk(2, 1 << 20, 1, 2), 524288u);  // allgather (ncclFunc_t 2), Ring/Simple
+  EXPECT_EQ(chunk(0, 4096, 1, 2), 12345u);      // broadcast: the "keep NCCL's choice" row decided
   EXPECT_EQ(plugin().v6->getChunkSize(ctx, 4, 4096, 0, 2, 8, nullptr), kNcclSuccess);
   size_t untouched = 7;
   EXPECT_EQ(plugin().v6->getChunkSize(nullptr, 4, 4096, 0, 2, 8, &untouched), kNcclSuccess);
