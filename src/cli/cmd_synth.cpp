@@ -61,15 +61,28 @@ Action setup(CLI::App& app) {
   app.add_option("--first-use", opt->first_use, "an algorithm's one-time first-use cost on or off")
       ->capture_default_str();
   app.add_option("--warmup", opt->warmup, "job and arm warm-up on or off")->capture_default_str();
-  app.add_option("--shift-rate", opt->shift_rate, "level shifts per call (default: the preset's)");
-  app.add_option("--shift-size", opt->shift_size,
-                 "half-width of the level all arms share, e.g. 0.2 (default: the preset's)");
-  app.add_option(
-      "--shift-arm-size", opt->shift_arm_size,
-      "half-width of each arm's own part of its level, which can change the best arm (default: the "
-      "preset's)");
+  // Each left out keeps the preset's (the value stays -1); given, it must be a real size or rate.
+  const struct {
+    CLI::Option* option;
+    const double* value;
+    const char* range;
+  } shifts[] = {
+      {app.add_option("--shift-rate", opt->shift_rate, "level shifts per call (default: the preset's)"),
+       &opt->shift_rate, "[0, 0.5)"},
+      {app.add_option("--shift-size", opt->shift_size,
+                      "half-width of the level all arms share, e.g. 0.2 (default: the preset's)"),
+       &opt->shift_size, "[0, 0.9)"},
+      {app.add_option(
+           "--shift-arm-size", opt->shift_arm_size,
+           "half-width of each arm's own part of its level, which can change the best arm (default: "
+           "the preset's)"),
+       &opt->shift_arm_size, "[0, 0.9)"},
+  };
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt, gpus] {
+  return [opt, gpus, shifts] {
+    for (const auto& shift : shifts)
+      if (shift.option->count() > 0 && !(*shift.value >= 0.0))
+        throw UsageError(shift.option->get_name() + " must be in " + shift.range);
     // 0 means "the preset's" only when the option is left out; given, it must be a real count.
     if (gpus->count() > 0 && opt->gpus_per_node < 1)
       throw UsageError("--gpus-per-node " + std::to_string(opt->gpus_per_node) +
@@ -89,12 +102,6 @@ Action setup(CLI::App& app) {
     o.first_use = on_off(opt->first_use, "--first-use");
     o.warmup = on_off(opt->warmup, "--warmup");
     o.noise_scale = opt->noise_scale;
-    if (opt->shift_rate != -1.0 && !(opt->shift_rate >= 0.0))
-      throw UsageError("--shift-rate must be in [0, 0.5)");
-    if (opt->shift_size != -1.0 && !(opt->shift_size >= 0.0))
-      throw UsageError("--shift-size must be in [0, 0.9)");
-    if (opt->shift_arm_size != -1.0 && !(opt->shift_arm_size >= 0.0))
-      throw UsageError("--shift-arm-size must be in [0, 0.9)");
     o.shift_rate = opt->shift_rate;
     o.shift_size = opt->shift_size;
     o.shift_arm_size = opt->shift_arm_size;

@@ -165,6 +165,9 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
       {"synth", "--fabric", "h100-ib-a", "--out", out + ".csv", "--gpus-per-node", "0"}, "--gpus-per-node");
   add("model --gpus-per-node 0", {"model", "--fabric", "h100-ib-a", "--bytes", "64", "--gpus-per-node", "0"},
       "--gpus-per-node");
+  // -1 is what "left out" is stored as; given, it is a bad rate or size, not the preset's.
+  for (const std::string opt : {"--shift-rate", "--shift-size", "--shift-arm-size"})
+    add("synth " + opt + " -1", {"synth", "--fabric", "h100-ib-a", "--out", out + ".csv", opt, "-1"}, opt);
   for (const std::string opt : {"--collectives", "--nodes", "--backend"})
     add("replay " + opt + " ''",
         {"replay", "--sweep", good, "--policy", "greedy", "--seeds", "1", "--horizon", "5", opt, ""}, opt);
