@@ -14,9 +14,12 @@
 #include "ncclbot/io/json_numbers.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/log/decision_log.hpp"
+#include "ncclbot/ope/log_blocks.hpp"
 #include "ncclbot/ope/off_policy.hpp"
 #include "ncclbot/ope/replay_method.hpp"
 #include "ncclbot/ope/target_policy.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/replay.hpp"
 #include "plugin/decision_table.hpp"
 
 namespace ncclbot::cli {
@@ -28,11 +31,13 @@ struct OpeCliOptions {
   int resamples = 999;
   uint64_t seed = 0;
   double level = 0.95;
+  std::string block_length = "auto";
+  unsigned threads = 0;
   bool json = false;
 };
 
 // The sweep context of each logged context (collective, bytes, nodes, GPUs per node).
-std::vector<int> sweep_contexts(const OpeData& data, const Sweep& sweep, const std::string& path) {
+std::vector<int> sweep_contexts(const LogBlocks& data, const Sweep& sweep, const std::string& path) {
   std::map<std::tuple<int, uint64_t, int, int>, int> index;
   for (int c = 0; c < sweep.num_contexts(); ++c) {
     const Context& ctx = sweep.context(c);
@@ -52,11 +57,70 @@ std::vector<int> sweep_contexts(const OpeData& data, const Sweep& sweep, const s
   return out;
 }
 
-// The truth: sum over logged calls of pi(a | x) times the sweep's mean of (x, a), over n; `where`
-// is sweep_contexts().
-double truth_us(const OpeData& data, const TargetProbabilities& pi, const SweepView& v,
-                const std::vector<int>& where, const std::string& path) {
-  std::vector<double> per_context(data.contexts.size(), 0.0);
+// Per logged context and arm, the sum over its logged calls t of what the sweep's call dynamics
+// multiply the arm's mean by at call t: level_t[a] x job_warm(t) (core/call_dynamics.hpp), with the
+// change points of the replay stream plugin-check drove the plugin with (the log's seed, the sweep
+// context's stream id; call t of a context is logged as its call index t). The calls' count where
+// the sweep has no dynamics. Arm warm-up depends on the target's own plays, so under it there is no
+// truth to give; a first-use cost is charged to a choice's loss, never to a measured latency.
+std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& data, const Sweep& sweep,
+                                                            const std::vector<int>& where,
+                                                            const std::string& path) {
+  const SweepView v = sweep.view();
+  std::vector<std::array<double, kNumArms>> out(data.contexts.size());
+  for (size_t x = 0; x < data.contexts.size(); ++x) out[x].fill(double(data.blocks[x].calls));
+  if (!v.dynamic()) return out;
+  const CallDynamics& d = v.dynamics;
+  if (d.arm_warmup > 0.0f && d.arm_warmup_calls > 0)
+    throw InputError(path, 0,
+                     "has arm warm-up, which depends on the target's own plays: no truth for a target");
+  const auto it = data.files.empty() ? decltype(data.files.front().header.end()){}
+                                     : data.files.front().header.find("seed");
+  uint64_t seed = 0;
+  try {
+    if (data.files.empty() || it == data.files.front().header.end()) throw std::invalid_argument("none");
+    seed = std::stoull(it->second);
+  } catch (const std::exception&) {
+    throw InputError(path, 0, "has call dynamics, and the log's header gives no seed to replay them with");
+  }
+  for (size_t x = 0; x < data.contexts.size(); ++x) {
+    const ContextBlocks& b = data.blocks[x];
+    const uint64_t id = context_stream_id(sweep.context(where[x]));
+    uint64_t covered = 0;
+    for (size_t j = 0; j < b.blocks(); ++j) covered += b.last_index[j] - b.first_index[j] + 1;
+    if (covered != b.calls)
+      throw InputError(path, 0,
+                       "has call dynamics, and the log misses calls of " +
+                           ope_context_text(data.contexts[x]) + " (" + std::to_string(b.calls) +
+                           " logged between its first and last of " + std::to_string(covered) +
+                           "): the truth needs each logged call's level");
+    out[x].fill(0.0);
+    uint32_t shifts = 0, next = d.shifts() ? shift_gap(d, seed, id, 0) : 0xffffffffu;
+    double level[kNumArms];
+    std::fill(std::begin(level), std::end(level), 1.0);
+    for (size_t j = 0; j < b.blocks(); ++j)
+      for (uint64_t t = b.first_index[j]; t <= b.last_index[j]; ++t) {
+        while (uint64_t(next) <= t) {
+          ++shifts;
+          shifted_best_cost(d, v.mean_us + int64_t(where[x]) * kNumArms, v.mask(where[x]), seed, id, shifts,
+                            level);
+          next = next_change_point(d, seed, id, shifts, next);
+        }
+        const double warm =
+            warm_factor(d.job_warmup, d.job_warmup_calls, uint32_t(std::min<uint64_t>(t, 0xffffffffu)));
+        for (int s = 0; s < kNumArms; ++s)
+          if (v.mask(where[x]).has(s)) out[x][size_t(s)] += level[s] * warm;
+      }
+  }
+  return out;
+}
+
+// The truth: the sum over logged calls of pi(a | x) times the sweep's mean of (x, a) times the
+// call's level (logged_level_sums), over n; `where` is sweep_contexts().
+double truth_us(const LogBlocks& data, const TargetProbabilities& pi, const SweepView& v,
+                const std::vector<int>& where, const std::vector<std::array<double, kNumArms>>& levels,
+                const std::string& path) {
+  double sum = 0;
   for (size_t x = 0; x < data.contexts.size(); ++x)
     for (int s = 0; s < kNumArms; ++s) {
       if (pi[x][size_t(s)] <= 0.0) continue;
@@ -64,15 +128,13 @@ double truth_us(const OpeData& data, const TargetProbabilities& pi, const SweepV
         throw InputError(
             path, 0,
             "has no measurement of an arm the target plays (context " + std::to_string(where[x]) + ")");
-      per_context[x] += pi[x][size_t(s)] * v.mean(where[x], s);
+      sum += pi[x][size_t(s)] * v.mean(where[x], s) * levels[x][size_t(s)];
     }
-  double sum = 0;
-  for (const OpeCall& call : data.calls) sum += per_context[size_t(call.context)];
-  return sum / double(data.calls.size());
+  return sum / double(data.calls);
 }
 
 // The sweep's means and samples of the logged contexts, for the replay method's truth.
-ReplayTruthInputs replay_truth_inputs(const OpeData& data, const SweepView& v,
+ReplayTruthInputs replay_truth_inputs(const LogBlocks& data, const SweepView& v,
                                       const std::vector<int>& where) {
   ReplayTruthInputs in;
   in.arm_mean.resize(data.contexts.size());
@@ -92,7 +154,7 @@ ReplayTruthInputs replay_truth_inputs(const OpeData& data, const SweepView& v,
 // `table:FILE`: what the plugin in table mode would play in each logged context, decided by the
 // plugin's own table code (plugin/decision_table.hpp): the first matching row whose arm NCCL
 // offered, else NCCL's pick.
-TargetProbabilities table_target(const std::string& path, const OpeData& data) {
+TargetProbabilities table_target(const std::string& path, const LogBlocks& data) {
   plugin::DecisionTable table;
   std::string error;
   if (!table.load_file(path, "", &error)) throw UsageError("--policy table:" + path + ": " + error);
@@ -123,6 +185,10 @@ Action setup(CLI::App& app) {
   app.add_option("--resamples", opt->resamples, "bootstrap resamples (default 999)");
   app.add_option("--seed", opt->seed, "bootstrap seed (default 0)");
   app.add_option("--level", opt->level, "interval level (default 0.95)");
+  app.add_option("--block-length", opt->block_length,
+                 "calls per bootstrap block: auto (about the cube root of a context's calls) or a number; 1 "
+                 "resamples calls one by one (default auto)");
+  app.add_option("--threads", opt->threads, "resampling threads (default 0: all cores; same numbers)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     if (opt->resamples < 1 || opt->resamples > 1000000)
@@ -136,48 +202,68 @@ Action setup(CLI::App& app) {
       else
         targets.emplace_back("", parse_policy_spec(p));
     }
-    const DecisionLogData log = read_decision_logs(opt->logs);
-    const OpeData data = ope_data(log);
+    const BlockRule rule = parse_block_rule(opt->block_length, "--block-length");
+    const LogBlocks data = read_log_blocks(opt->logs, rule);
     // With --sweep: where each logged context is in it, and (made once, on the first learning
     // target) what the replay method's truth draws from.
     std::optional<Sweep> sweep;
     std::vector<int> where;
+    std::vector<std::array<double, kNumArms>> levels;
     std::optional<ReplayTruthInputs> replay_truth;
     if (!opt->sweep_path.empty()) {
       sweep = read_sweep_csv(opt->sweep_path);
       where = sweep_contexts(data, *sweep, opt->sweep_path);
+      levels = logged_level_sums(data, *sweep, where, opt->sweep_path);
     }
-    const OpeOptions options{opt->resamples, opt->seed, opt->level};
+    const OpeOptions options{opt->resamples, opt->seed, opt->level, opt->threads};
+    // The replay method for every live target at once: one more pass over the logs.
+    std::vector<PolicySpec> live;
+    for (const auto& [table, spec] : targets)
+      if (spec) live.push_back(*spec);
+    const std::vector<ReplayMethodOutcome> replays =
+        replay_methods(opt->logs, data, live, opt->seed, opt->level);
+    size_t next_replay = 0;
 
     nlohmann::json doc;
-    doc["calls"] = data.calls.size();
+    doc["calls"] = data.calls;
     doc["contexts"] = data.contexts.size();
     doc["behaviour"] = data.behaviour;
     size_t dropped = 0;
     nlohmann::json files = nlohmann::json::array();
-    for (const DecisionLogFile& f : log.files) {
+    for (const DecisionLogFile& f : data.files) {
       files.push_back({{"path", f.path}, {"calls", f.calls}, {"dropped_tail_bytes", f.dropped_tail_bytes}});
       dropped += f.dropped_tail_bytes;
     }
     doc["files"] = files;
     doc["level"] = opt->level;
     doc["resamples"] = opt->resamples;
+    doc["block_rule"] = data.rule.describe();
+    uint64_t shortest = UINT64_MAX, longest = 0;
+    for (const ContextBlocks& b : data.blocks)
+      if (b.calls > 0) {
+        shortest = std::min(shortest, b.length);
+        longest = std::max(longest, b.length);
+      }
+    doc["block_length"] = {shortest, longest};
     doc["policies"] = nlohmann::json::array();
     std::ostream& os = opt->json ? std::cerr : std::cout;
-    os << "ope: " << data.calls.size() << " logged calls of '" << data.behaviour << "' over "
-       << data.contexts.size() << " contexts"
+    os << "ope: " << data.calls << " logged calls of '" << data.behaviour << "' over " << data.contexts.size()
+       << " contexts"
        << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
-       << "; mean latency per call (us), " << opt->level * 100 << "% bootstrap intervals\n";
+       << "; mean latency per call (us), " << opt->level * 100 << "% block bootstrap intervals, blocks of "
+       << (shortest == longest ? std::to_string(shortest)
+                               : std::to_string(shortest) + "-" + std::to_string(longest))
+       << " calls (--block-length " << rule.text() << ")\n";
     for (const auto& [table, spec] : targets) {
       const std::string name = spec ? spec->text : table;
       const TargetProbabilities pi =
-          spec ? stationary_target(*spec, data) : table_target(table.substr(6), data);
+          spec ? stationary_target(*spec, data.contexts) : table_target(table.substr(6), data);
       const auto estimates = estimate_off_policy(data, pi, "--policy " + name, options);
       nlohmann::json entry;
       entry["policy"] = name;
       os << "  " << name;
       if (sweep) {
-        const double t = truth_us(data, pi, sweep->view(), where, opt->sweep_path);
+        const double t = truth_us(data, pi, sweep->view(), where, levels, opt->sweep_path);
         entry["truth_us"] = t;
         os << "  truth " << std::fixed << std::setprecision(3) << t;
       }
@@ -193,12 +279,11 @@ Action setup(CLI::App& app) {
            << std::setprecision(1) << e.n_effective << "\n";
       }
       if (spec) {  // learning over the whole log: the replay method, where the log allows it
-        std::optional<ReplayMethodResult> rm;
-        try {
-          rm = replay_method(data, *spec, opt->seed, opt->level);
-        } catch (const InputError& e) {
-          entry["replay_method_unavailable"] = e.what();
-          os << "    replay not available: " << e.what() << "\n";
+        const ReplayMethodOutcome& outcome = replays[next_replay++];
+        const std::optional<ReplayMethodResult>& rm = outcome.result;
+        if (!rm) {
+          entry["replay_method_unavailable"] = outcome.unavailable;
+          os << "    replay not available: " << outcome.unavailable << "\n";
         }
         if (rm) {
           nlohmann::json e{{"name", "replay"},         {"value_us", rm->value_us},
@@ -207,7 +292,11 @@ Action setup(CLI::App& app) {
           os << "    replay " << std::fixed << std::setprecision(3) << rm->value_us << "  [" << rm->lo << ", "
              << rm->hi << "]  accepted " << rm->accepted << " of " << rm->calls << " ("
              << std::setprecision(1) << 100.0 * rm->acceptance_rate << "%)";
-          if (sweep) {
+          if (sweep && sweep->view().dynamic()) {
+            // The truth draws the target's latencies from the samples, without the levels.
+            e["truth_note"] = "not computed: the sweep has call dynamics";
+            os << "  truth not computed (call dynamics)";
+          } else if (sweep) {
             if (!replay_truth) replay_truth = replay_truth_inputs(data, sweep->view(), where);
             const double t = replay_method_truth(data, *spec, *rm, *replay_truth, 200, opt->seed);
             e["truth_us"] = t;

@@ -1,10 +1,13 @@
 #include "ncclbot/ope/replay_method.hpp"
 
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <optional>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/philox.hpp"
+#include "ncclbot/log/decision_log_stream.hpp"
 #include "ncclbot/ope/target_policy.hpp"
 
 namespace ncclbot {
@@ -21,60 +24,65 @@ double lane0_uniform(uint64_t seed, uint64_t id, uint64_t step) {
 
 }  // namespace
 
-ReplayMethodResult replay_method(const OpeData& data, const PolicySpec& spec, uint64_t seed, double level) {
+ReplayMethodRun::ReplayMethodRun(const LogBlocks& data, const PolicySpec& spec, uint64_t seed)
+    : data_(data), spec_(spec), seed_(seed) {
   if (policy_use(spec.config.kind) != PolicyUse::kLive)
     throw UsageError("--policy " + spec.text + ": only policies that can run inside NCCL are targets");
   const size_t nc = data.contexts.size();
-  std::vector<std::vector<size_t>> calls(nc);
-  std::vector<double> p_min(nc, 1.0);
-  std::vector<ArmMask> played(nc);
-  for (size_t i = 0; i < data.calls.size(); ++i) {
-    const OpeCall& c = data.calls[i];
-    calls[size_t(c.context)].push_back(i);
-    p_min[size_t(c.context)] = std::min(p_min[size_t(c.context)], c.propensity);
-    played[size_t(c.context)].set(c.slot);
-  }
-  ReplayMethodResult out;
-  out.accepted_by_context.assign(nc, 0);
-  double weighted = 0.0, variance = 0.0, weight = 0.0;
-  std::vector<double> kept;
   for (size_t x = 0; x < nc; ++x) {
     const OpeContext& ctx = data.contexts[x];
-    if (calls[x].empty()) continue;
-    if (played[x].bits != ctx.mask.bits || p_min[x] >= 1.0)
+    const ContextBlocks& b = data.blocks[x];
+    if (b.calls == 0) continue;
+    if (b.played.bits != ctx.mask.bits || b.p_min >= 1.0)
       throw InputError("--policy " + spec.text, 0,
                        "the replay method needs a randomised behaviour that played every usable arm of "
                        "each context; " +
-                           ope_context_text(ctx) + " shows " + std::to_string(played[x].count()) + " of " +
+                           ope_context_text(ctx) + " shows " + std::to_string(b.played.count()) + " of " +
                            std::to_string(ctx.mask.count()) + " arms played" +
-                           (p_min[x] >= 1.0 ? ", every call with probability 1" : ""));
-    AnyPolicy target = policy_for_context(spec.config, ctx);
-    kept.clear();
-    for (size_t k = 0; k < calls[x].size(); ++k) {
-      const OpeCall& call = data.calls[calls[x][k]];
-      StepRandom rng(seed, uint64_t(x), uint32_t(k));
-      if (policy_select(target, rng) != call.slot) continue;
-      if (!(lane0_uniform(seed, kRejectionStream | x, k) < p_min[x] / call.propensity)) continue;
-      policy_update(target, call.slot, call.latency_us);
-      kept.push_back(call.latency_us);
-    }
-    out.accepted_by_context[x] = kept.size();
-    if (kept.empty()) continue;
-    double mean = 0.0;
-    for (double r : kept) mean += r;
-    mean /= double(kept.size());
-    double ss = 0.0;
-    for (double r : kept) ss += (r - mean) * (r - mean);
-    const double n_x = double(calls[x].size());
-    const double var_of_mean = kept.size() > 1 ? ss / double(kept.size() - 1) / double(kept.size()) : 0.0;
-    weighted += n_x * mean;
+                           (b.p_min >= 1.0 ? ", every call with probability 1" : ""));
+  }
+  contexts_.resize(nc);
+}
+
+void ReplayMethodRun::call(int context, int slot, double propensity, double latency_us) {
+  const size_t x = size_t(context);
+  Context& c = contexts_[x];
+  const ContextBlocks& b = data_.blocks[x];
+  if (c.seen >= b.calls) return;  // a call the blocks do not hold (a log still being written)
+  const uint64_t k = c.seen++;
+  if (!c.target) c.target = policy_for_context(spec_.config, data_.contexts[x]);
+  StepRandom rng(seed_, uint64_t(x), uint32_t(k));
+  if (policy_select(*c.target, rng) != slot) return;
+  if (!(lane0_uniform(seed_, kRejectionStream | x, k) < b.p_min / propensity)) return;
+  policy_update(*c.target, slot, latency_us);
+  // The accepted latencies' sum, and their deviations' sum and sum of squares from the first one
+  // (the shifted-data variance: no cancellation between two large sums).
+  if (c.accepted++ == 0) c.shift = latency_us;
+  c.sum += latency_us;
+  c.dev += latency_us - c.shift;
+  c.dev2 += (latency_us - c.shift) * (latency_us - c.shift);
+}
+
+ReplayMethodResult ReplayMethodRun::finish(double level) const {
+  const size_t nc = contexts_.size();
+  ReplayMethodResult out;
+  out.accepted_by_context.assign(nc, 0);
+  double weighted = 0.0, variance = 0.0, weight = 0.0;
+  for (size_t x = 0; x < nc; ++x) {
+    const Context& c = contexts_[x];
+    out.accepted_by_context[x] = c.accepted;
+    if (c.accepted == 0) continue;
+    const double n_x = double(data_.blocks[x].calls), a = double(c.accepted);
+    const double ss = std::max(0.0, c.dev2 - c.dev * c.dev / a);
+    const double var_of_mean = c.accepted > 1 ? ss / (a - 1.0) / a : 0.0;
+    weighted += n_x * (c.sum / a);
     variance += n_x * n_x * var_of_mean;
     weight += n_x;
-    out.accepted += kept.size();
-    out.calls += calls[x].size();
+    out.accepted += c.accepted;
+    out.calls += data_.blocks[x].calls;
   }
   if (out.accepted == 0)
-    throw InputError("--policy " + spec.text, 0, "the replay method accepted no logged call");
+    throw InputError("--policy " + spec_.text, 0, "the replay method accepted no logged call");
   out.value_us = weighted / weight;
   const double se = std::sqrt(variance) / weight;
   const double z = boost::math::quantile(boost::math::normal(), 0.5 + level / 2.0);
@@ -84,11 +92,66 @@ ReplayMethodResult replay_method(const OpeData& data, const PolicySpec& spec, ui
   return out;
 }
 
-double replay_method_truth(const OpeData& data, const PolicySpec& spec, const ReplayMethodResult& estimate,
+ReplayMethodResult replay_method(const OpeData& data, const PolicySpec& spec, uint64_t seed, double level) {
+  const LogBlocks blocks = log_blocks(data, BlockRule{});
+  ReplayMethodRun run(blocks, spec, seed);
+  for (const OpeCall& c : data.calls) run.call(c.context, c.slot, c.propensity, c.latency_us);
+  return run.finish(level);
+}
+
+namespace {
+
+// Feeds a second pass over the logs to every run.
+class ReplaySink final : public DecisionLogSink {
+ public:
+  ReplaySink(const LogBlocks& data, std::vector<ReplayMethodRun*> runs)
+      : index_(data.contexts), runs_(runs) {}
+  void context(const decision_log::ContextRecord&, const std::string&, uint64_t) override {}
+  void call(const decision_log::CallRecord& r, const std::string&, uint64_t) override {
+    const int x = index_.find(r.collective, r.bytes, r.nodes, r.ranks);
+    if (x < 0) return;  // a context the blocks do not hold (a log still being written)
+    for (ReplayMethodRun* run : runs_) run->call(x, r.slot, r.propensity, r.latency_us);
+  }
+
+ private:
+  ContextIndex index_;
+  std::vector<ReplayMethodRun*> runs_;
+};
+
+}  // namespace
+
+std::vector<ReplayMethodOutcome> replay_methods(const std::vector<std::string>& paths, const LogBlocks& data,
+                                                const std::vector<PolicySpec>& specs, uint64_t seed,
+                                                double level) {
+  std::vector<ReplayMethodOutcome> out(specs.size());
+  std::vector<std::optional<ReplayMethodRun>> runs(specs.size());
+  std::vector<ReplayMethodRun*> live;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    try {
+      live.push_back(&runs[i].emplace(data, specs[i], seed));
+    } catch (const InputError& e) {
+      out[i].unavailable = e.what();
+    }
+  }
+  if (live.empty()) return out;
+  ReplaySink sink(data, live);
+  stream_decision_logs(paths, sink);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!runs[i]) continue;
+    try {
+      out[i].result = runs[i]->finish(level);
+    } catch (const InputError& e) {
+      out[i].unavailable = e.what();
+    }
+  }
+  return out;
+}
+
+double replay_method_truth(const LogBlocks& data, const PolicySpec& spec, const ReplayMethodResult& estimate,
                            const ReplayTruthInputs& sweep, int repeats, uint64_t seed) {
   const size_t nc = data.contexts.size();
   std::vector<double> n_x(nc, 0.0);
-  for (const OpeCall& c : data.calls) n_x[size_t(c.context)] += 1.0;
+  for (size_t x = 0; x < nc; ++x) n_x[x] = double(data.blocks[x].calls);
   double weighted = 0.0, weight = 0.0;
   for (size_t x = 0; x < nc; ++x) {
     const uint64_t horizon = estimate.accepted_by_context[x];

@@ -17,12 +17,12 @@ AnyPolicy policy_for_context(const PolicyConfig& config, const OpeContext& c) {
   return state;
 }
 
-TargetProbabilities stationary_target(const PolicySpec& spec, const OpeData& data) {
+TargetProbabilities stationary_target(const PolicySpec& spec, const std::vector<OpeContext>& contexts) {
   if (policy_use(spec.config.kind) != PolicyUse::kLive)
     throw UsageError("--policy " + spec.text + ": only policies that can run inside NCCL are targets");
-  TargetProbabilities pi(data.contexts.size());
-  for (size_t x = 0; x < data.contexts.size(); ++x) {
-    const OpeContext& c = data.contexts[x];
+  TargetProbabilities pi(contexts.size());
+  for (size_t x = 0; x < contexts.size(); ++x) {
+    const OpeContext& c = contexts[x];
     AnyPolicy state = policy_for_context(spec.config, c);
     pi[x].fill(0.0);
     StepRandom rng(0, uint64_t(x), 0);

@@ -4,8 +4,9 @@
 #include <cmath>
 
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/ope/block_bootstrap.hpp"
+#include "ncclbot/ope/log_blocks.hpp"
 #include "ncclbot/stats/normal_distribution.hpp"
-#include "ncclbot/stats/resample_stream.hpp"
 
 namespace ncclbot {
 namespace {
@@ -32,71 +33,65 @@ std::string arm_name(int s) {
 
 }  // namespace
 
-nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options) {
+nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options) {
   const size_t nc = data.contexts.size();
   const auto q = reward_model(data);
   const double z = normal_quantile_ieee(0.5 + options.level / 2.0);
-  // Per context, its calls in index order.
-  std::vector<std::vector<size_t>> calls(nc);
-  for (size_t i = 0; i < data.calls.size(); ++i) calls[size_t(data.calls[i].context)].push_back(i);
-  for (auto& v : calls)
-    std::stable_sort(v.begin(), v.end(),
-                     [&](size_t a, size_t b) { return data.calls[a].index < data.calls[b].index; });
-
-  std::vector<double> d(data.calls.size(), 0.0);
-  std::vector<bool> supported(nc, false);
-  for (size_t x = 0; x < nc; ++x) {
-    const int nccl = data.contexts[x].nccl_slot;
-    for (size_t i : calls[x]) supported[x] = supported[x] || data.calls[i].slot == nccl;
-    if (!supported[x]) continue;
-    const double qn = q[x][size_t(nccl)];
-    for (size_t i : calls[x]) {
-      const OpeCall& c = data.calls[i];
-      d[i] = qn + (c.slot == nccl ? (c.latency_us - qn) / c.propensity : 0.0) - c.latency_us;
-    }
-  }
-
   const int B = options.resamples;
   const size_t nboot = size_t(B);
-  // boot_saved[x][b]: context x's mean saving in resample b; totals add them up weighted by calls.
-  std::vector<double> total_saved(size_t(B), 0.0), total_nccl(size_t(B), 0.0);
+  // Per block: the latencies' sum, the calls, the saving's sum d (below) and the departures.
+  constexpr size_t kR = 0, kCalls = 1, kD = 2, kDepartures = 3, kColumns = 4;
+  std::vector<double> total_saved(nboot, 0.0), total_nccl(nboot, 0.0);
   nlohmann::json per_context = nlohmann::json::array();
   double sum_saved = 0, sum_actual = 0, sum_actual_supported = 0;
-  size_t total_departures = 0, total_calls = 0, unsupported = 0, lost = 0;
+  size_t total_departures = 0, total_calls = 0, unsupported = 0, lost = 0, estimated = 0;
+  std::vector<double> columns;
   for (size_t x = 0; x < nc; ++x) {
     const OpeContext& c = data.contexts[x];
-    const std::vector<size_t>& idx = calls[x];
-    const size_t n = idx.size();
+    const ContextBlocks& b = data.blocks[x];
+    const size_t n = size_t(b.calls), m = b.blocks();
+    const int nccl = c.nccl_slot;
+    const bool supported = nccl >= 0 && b.played.has(nccl);
+    // Per call d_i = q(x, nccl) + [a_i = nccl] (r_i - q(x, nccl)) / p_i - r_i; summed over a block,
+    // calls q + (sum r/p - q sum 1/p over NCCL's arm) - sum r.
+    const double qn = supported ? q[x][size_t(nccl)] : 0.0;
+    columns.assign(kColumns * m, 0.0);
+    for (int s = 0; s < kNumArms; ++s) {
+      const std::vector<ArmSums>& arm = b.arms[size_t(s)];
+      if (arm.empty()) continue;
+      for (size_t j = 0; j < m; ++j) {
+        columns[kR * m + j] += arm[j].r;
+        columns[kCalls * m + j] += arm[j].calls;
+        if (s != nccl) columns[kDepartures * m + j] += arm[j].calls;
+        if (supported) {
+          columns[kD * m + j] += arm[j].calls * qn - arm[j].r;
+          if (s == nccl) columns[kD * m + j] += arm[j].r_over_p - qn * arm[j].inv_p;
+        }
+      }
+    }
     size_t departures = 0;
-    double mean_r = 0, mean_d = 0;
-    for (size_t i : idx) {
-      departures += data.calls[i].slot != c.nccl_slot;
-      mean_r += data.calls[i].latency_us;
-      mean_d += d[i];
+    double sum_r = 0, sum_d = 0;
+    for (size_t j = 0; j < m; ++j) {
+      departures += size_t(columns[kDepartures * m + j]);
+      sum_r += columns[kR * m + j];
+      sum_d += columns[kD * m + j];
     }
     total_departures += departures;
     total_calls += n;
     if (n == 0) continue;
-    mean_r /= double(n);
-    mean_d /= double(n);
-    sum_actual += mean_r * double(n);
+    const double mean_r = sum_r / double(n), mean_d = sum_d / double(n);
+    sum_actual += sum_r;
+    const std::vector<double> sums =
+        block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x), B, options.threads);
     std::vector<double> br(nboot), bd(nboot), bdep(nboot);
-    for (int b = 0; b < B; ++b) {
-      ResampleStream rs(options.seed ^ (uint64_t(x) * 0x9e3779b97f4a7c15ull), uint64_t(b),
-                        ResamplePurpose::bootstrap_indices);
-      double sr = 0, sd = 0, sdep = 0;
-      for (size_t k = 0; k < n; ++k) {
-        const size_t i = idx[rs.next_below(uint32_t(n))];
-        sr += data.calls[i].latency_us;
-        sd += d[i];
-        sdep += data.calls[i].slot != c.nccl_slot;
-      }
-      br[size_t(b)] = sr / double(n);
-      bd[size_t(b)] = sd / double(n);
-      bdep[size_t(b)] = sdep / double(n);
-      if (supported[x]) {
-        total_saved[size_t(b)] += sd;
-        total_nccl[size_t(b)] += sr + sd;
+    for (size_t r = 0; r < nboot; ++r) {
+      const double* t = &sums[r * kColumns];
+      br[r] = t[kR] / t[kCalls];
+      bd[r] = t[kD] / t[kCalls];
+      bdep[r] = t[kDepartures] / t[kCalls];
+      if (supported) {
+        total_saved[r] += bd[r] * double(n);
+        total_nccl[r] += (br[r] + bd[r]) * double(n);
       }
     }
     nlohmann::json e = {{"collective", std::string(collective_name(Collective(c.collective)))},
@@ -105,10 +100,12 @@ nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options) {
                         {"ranks", c.ranks},
                         {"nccl_arm", arm_name(c.nccl_slot)},
                         {"calls", n},
+                        {"blocks", m},
+                        {"block_length", b.length},
                         {"departures", departures},
                         {"departure_share", interval(double(departures) / double(n), bdep, options.level)},
                         {"mean_latency_us", interval(mean_r, br, options.level)}};
-    if (supported[x]) {
+    if (supported) {
       std::vector<double> bn(nboot), bt(nboot);
       for (int b = 0; b < B; ++b) {
         bn[size_t(b)] = br[size_t(b)] + bd[size_t(b)];
@@ -120,33 +117,33 @@ nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options) {
       const double hi = e["saved_per_call_us"]["ci"][1];
       e["lost"] = hi < 0.0;  // the whole interval says slower than NCCL's choice
       lost += e["lost"].get<bool>();
-      sum_saved += mean_d * double(n);
-      sum_actual_supported += mean_r * double(n);
+      sum_saved += sum_d;
+      ++estimated;
+      sum_actual_supported += sum_r;
     } else {
       e["unsupported"] = "NCCL's pick " + arm_name(c.nccl_slot) + " was never played here: no estimate";
       ++unsupported;
     }
-    // Learning curve: the context's calls in index order, in equal buckets.
+    // Learning curve: the context's blocks in log order, in equal buckets of whole blocks.
     nlohmann::json curve = nlohmann::json::array();
-    const size_t nb = std::min<size_t>(size_t(std::max(1, options.curve_buckets)), n);
+    const size_t nb = std::min<size_t>(size_t(std::max(1, options.curve_buckets)), m);
     for (size_t k = 0; k < nb; ++k) {
-      const size_t from = k * n / nb, to = (k + 1) * n / nb;
-      size_t dep = 0;
-      double s = 0, s2 = 0;
+      const size_t from = k * m / nb, to = (k + 1) * m / nb;
+      ArmSums sums_of_bucket;
+      double dep = 0;
       for (size_t j = from; j < to; ++j) {
-        const OpeCall& call = data.calls[idx[j]];
-        dep += call.slot != c.nccl_slot;
-        s += call.latency_us;
-        s2 += call.latency_us * call.latency_us;
+        sums_of_bucket.merge(b.block(j));
+        dep += columns[kDepartures * m + j];
       }
-      const double m = to > from ? s / double(to - from) : NAN;
-      const double var = to - from > 1 ? std::max(0.0, (s2 - s * m) / double(to - from - 1)) : 0.0;
-      const double half = z * std::sqrt(var / double(std::max<size_t>(1, to - from)));
-      curve.push_back({{"first_call", data.calls[idx[from]].index},
-                       {"last_call", data.calls[idx[to - 1]].index},
-                       {"calls", to - from},
-                       {"departure_share", wilson(dep, to - from, z)},
-                       {"mean_latency_us", {{"value", m}, {"ci", {m - half, m + half}}}}});
+      const double calls = sums_of_bucket.calls, s = sums_of_bucket.r, s2 = sums_of_bucket.r2;
+      const double mm = calls > 0 ? s / calls : NAN;
+      const double var = calls > 1 ? std::max(0.0, (s2 - s * mm) / (calls - 1)) : 0.0;
+      const double half = z * std::sqrt(var / std::max(1.0, calls));
+      curve.push_back({{"first_call", b.first_index[from]},
+                       {"last_call", b.last_index[to - 1]},
+                       {"calls", size_t(calls)},
+                       {"departure_share", wilson(size_t(dep), size_t(calls), z)},
+                       {"mean_latency_us", {{"value", mm}, {"ci", {mm - half, mm + half}}}}});
     }
     e["learning_curve"] = curve;
     per_context.push_back(e);
@@ -160,10 +157,12 @@ nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options) {
   doc["contexts"] = nc;
   doc["level"] = options.level;
   doc["resamples"] = B;
+  doc["block_rule"] = data.rule.describe();
   doc["method"] =
       "saved = NCCL's choice's estimated latency minus the measured one (doubly robust estimate of NCCL's "
       "pick, reward model: logged means, else NCCL's cost times the log's latency/cost ratio); percentile "
-      "bootstrap over calls within each context";
+      "block bootstrap within each context (blocks of consecutive calls, " +
+      data.rule.describe() + ")";
   doc["total"] = {{"calls", total_calls},
                   {"departures", total_departures},
                   {"departure_share", wilson(total_departures, total_calls, z)},
@@ -173,7 +172,7 @@ nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options) {
                   {"measured_us_of_estimated_contexts", sum_actual_supported}};
   // The estimates exist where some context played NCCL's pick; the share, where NCCL's estimated
   // time is not 0. Without them the fields are left out, never written as null.
-  if (std::count(supported.begin(), supported.end(), true) > 0) {
+  if (estimated > 0) {
     doc["total"]["nccl_estimate_us"] = interval(sum_actual_supported + sum_saved, total_nccl, options.level);
     doc["total"]["saved_us"] = interval(sum_saved, total_saved, options.level);
     if (sum_actual_supported + sum_saved != 0.0)

@@ -127,11 +127,18 @@ void resample_means(std::span<const double> x, std::span<const double> y, uint64
   }
 }
 
-// Resamples [begin, end) of the mean into theta[b - first]: four at a time in SIMD lanes where the
-// CPU has them (a group with a possibly rejected draw is redone in scalar code), then two at a
-// time, then one.
-void resample_mean_range(std::span<const double> x, std::span<const double> y, bool paired, uint64_t seed,
-                         uint64_t first, uint64_t begin, uint64_t end, double* theta) {
+// Resamples [begin, end) of the means of x and, when paired, of y at the same draws into
+// tx[b - first] and ty[b - first]: four at a time in SIMD lanes where the CPU has them (a group
+// with a possibly rejected draw is redone in scalar code), then two at a time, then one.
+void resample_mean_pair_range(std::span<const double> x, std::span<const double> y, bool paired,
+                              uint64_t seed, uint64_t first, uint64_t begin, uint64_t end, double* tx_out,
+                              double* ty_out) {
+  const auto put = [&](uint64_t b, int count, const double* tx, const double* ty) {
+    for (int r = 0; r < count; ++r) {
+      tx_out[b - first + uint64_t(r)] = tx[r];
+      if (paired) ty_out[b - first + uint64_t(r)] = ty[r];
+    }
+  };
   const auto scalar = [&](uint64_t b, int count) {
     double tx[2], ty[2];
     if (count == 2)
@@ -140,7 +147,7 @@ void resample_mean_range(std::span<const double> x, std::span<const double> y, b
     else
       paired ? resample_means<1, true>(x, y, seed, b, tx, ty)
              : resample_means<1, false>(x, y, seed, b, tx, ty);
-    for (int r = 0; r < count; ++r) theta[b - first + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
+    put(b, count, tx, ty);
   };
   const SimdLevel simd = simd_level();
   uint64_t b = begin;
@@ -148,7 +155,7 @@ void resample_mean_range(std::span<const double> x, std::span<const double> y, b
     for (; b + 4 <= end; b += 4) {
       double tx[4], ty[4];
       if (resample_means_x4(simd, x, paired ? y : std::span<const double>(), seed, b, tx, ty)) {
-        for (int r = 0; r < 4; ++r) theta[b - first + uint64_t(r)] = paired ? tx[r] - ty[r] : tx[r];
+        put(b, 4, tx, ty);
       } else {
         scalar(b, 2);
         scalar(b + 2, 2);
@@ -156,6 +163,18 @@ void resample_mean_range(std::span<const double> x, std::span<const double> y, b
     }
   for (; b + 2 <= end; b += 2) scalar(b, 2);
   if (b < end) scalar(b, 1);
+}
+
+// Resamples [begin, end) of the mean (paired: the difference of the means) into theta[b - first].
+void resample_mean_range(std::span<const double> x, std::span<const double> y, bool paired, uint64_t seed,
+                         uint64_t first, uint64_t begin, uint64_t end, double* theta) {
+  if (!paired) {
+    resample_mean_pair_range(x, y, false, seed, first, begin, end, theta, nullptr);
+    return;
+  }
+  std::vector<double> ty(end - begin);
+  resample_mean_pair_range(x, y, true, seed, begin, begin, end, theta + (begin - first), ty.data());
+  for (uint64_t b = begin; b < end; ++b) theta[b - first] -= ty[b - begin];
 }
 
 // Statistic of the data with unit i left out, for every i (closed forms; see the header).
@@ -362,6 +381,31 @@ std::vector<double> bootstrap_distribution(std::span<const double> x, const Boot
                                            uint64_t first, uint64_t count) {
   check_inputs(x, {}, false, options);
   return distribution(x, {}, false, options, UnitViews(x, {}, false, options, false), first, count);
+}
+
+std::vector<double> bootstrap_column_means(std::span<const double> columns, size_t k, uint64_t seed,
+                                           uint64_t first, uint64_t count, unsigned threads) {
+  if (k == 0 || columns.empty() || columns.size() % k != 0)
+    throw std::invalid_argument("bootstrap_column_means: no columns, or columns of unequal length");
+  const size_t n = columns.size() / k;
+  check_values(columns, "columns");
+  if (n >= (size_t(1) << 32)) throw std::invalid_argument("columns have too many values");
+  std::vector<double> out(count * k);
+  parallel_for_chunks(count, threads, [&](uint64_t begin, uint64_t end) {
+    std::vector<double> tx(end - begin), ty(end - begin);
+    for (size_t c = 0; c < k; c += 2) {
+      const bool paired = c + 1 < k;
+      const std::span<const double> x = columns.subspan(c * n, n);
+      const std::span<const double> y = paired ? columns.subspan((c + 1) * n, n) : std::span<const double>();
+      resample_mean_pair_range(x, y, paired, seed, first + begin, first + begin, first + end, tx.data(),
+                               ty.data());
+      for (uint64_t b = begin; b < end; ++b) {
+        out[b * k + c] = tx[b - begin];
+        if (paired) out[b * k + c + 1] = ty[b - begin];
+      }
+    }
+  });
+  return out;
 }
 
 }  // namespace ncclbot

@@ -12,6 +12,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/log/decision_log.hpp"
+#include "ncclbot/ope/log_blocks.hpp"
 #include "ncclbot/ope/off_policy.hpp"
 
 using namespace ncclbot;
@@ -49,6 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0)
     std::abort();
+  size_t whole = 0, streamed = 0;
   try {
     const DecisionLogData log = read_decision_logs({path});
     if (log.calls.size() != log.call_offsets.size()) std::abort();
@@ -58,7 +60,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           !(c.latency_us >= kMinLatencyUs && c.latency_us <= kMaxLatencyUs) || c.context < 0 ||
           size_t(c.context) >= d.contexts.size())
         std::abort();
+    whole = d.calls.size();
   } catch (const InputError&) {
   }
+  // The blocks read as a stream take exactly the logs the whole reader and ope_data take.
+  try {
+    const LogBlocks b = read_log_blocks({path}, BlockRule{});
+    streamed = size_t(b.calls);
+    for (const ContextBlocks& c : b.blocks)
+      if (c.blocks() > 2048 || !(c.p_min >= kMinPropensity)) std::abort();
+  } catch (const InputError&) {
+  }
+  if (whole != streamed) std::abort();
   return 0;
 }

@@ -7,12 +7,15 @@
 //   n_effective = 3.25^2 / (4 + 1.5625) = 1.8988764...
 #include "ncclbot/ope/off_policy.hpp"
 
+#include "ncclbot/ope/log_blocks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/ope/block_bootstrap.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 
 using namespace ncclbot;
@@ -39,6 +42,14 @@ OpeData hand_data() {
   return d;
 }
 
+// Blocks of one call each (the call-level bootstrap), and of the automatic rule.
+LogBlocks calls_of(const OpeData& d) {
+  return log_blocks(d, BlockRule{1});
+}
+LogBlocks blocks_of(const OpeData& d) {
+  return log_blocks(d, BlockRule{});
+}
+
 TargetProbabilities play(int slot) {
   TargetProbabilities pi(1);
   pi[0].fill(0.0);
@@ -49,7 +60,7 @@ TargetProbabilities play(int slot) {
 }  // namespace
 
 TEST(OffPolicy, EstimatesByHand) {
-  const auto r = estimate_off_policy(hand_data(), play(0), "arm 0", OpeOptions{199, 1, 0.9});
+  const auto r = estimate_off_policy(blocks_of(hand_data()), play(0), "arm 0", OpeOptions{199, 1, 0.9});
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].name, "IPS");
   EXPECT_NEAR(r[0].value_us, 35.0 / 3.0, 1e-12);
@@ -65,7 +76,7 @@ TEST(OffPolicy, EstimatesByHand) {
 
 TEST(OffPolicy, RewardModelIsLoggedMeansElseCostsTimesTheLogsRatio) {
   // ratio = (10 + 20 + 12) / (9 + 18 + 9) = 42 / 36; arm 2 never logged: 40 * 42 / 36.
-  const auto q = reward_model(hand_data());
+  const auto q = reward_model(blocks_of(hand_data()));
   EXPECT_DOUBLE_EQ(q[0][0], 11.0);
   EXPECT_DOUBLE_EQ(q[0][1], 20.0);
   EXPECT_NEAR(q[0][2], 40.0 * 42.0 / 36.0, 1e-12);
@@ -74,7 +85,7 @@ TEST(OffPolicy, RewardModelIsLoggedMeansElseCostsTimesTheLogsRatio) {
 
 TEST(OffPolicy, ATargetArmTheLogNeverPlayedIsRefused) {
   try {
-    estimate_off_policy(hand_data(), play(2), "--policy arm2", OpeOptions{});
+    estimate_off_policy(blocks_of(hand_data()), play(2), "--policy arm2", OpeOptions{});
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("Tree/Simple"), std::string::npos) << e.what();
@@ -83,13 +94,13 @@ TEST(OffPolicy, ATargetArmTheLogNeverPlayedIsRefused) {
 }
 
 // The intervals come from resamples drawn from (seed, b) only: the same seed gives the same
-// numbers, another seed other ones, and the interval holds the point estimate here.
+// numbers on one thread or two, another seed other ones, and the interval holds the point here.
 TEST(OffPolicy, IntervalsAreSeededAndHoldThePoint) {
   OpeData d = hand_data();
   for (int i = 0; i < 40; ++i) d.calls.push_back({0, i % 2, 0.5, 10.0 + double(i % 7)});
-  const auto a = estimate_off_policy(d, play(0), "t", OpeOptions{499, 3, 0.95});
-  const auto b = estimate_off_policy(d, play(0), "t", OpeOptions{499, 3, 0.95});
-  const auto c = estimate_off_policy(d, play(0), "t", OpeOptions{499, 4, 0.95});
+  const auto a = estimate_off_policy(calls_of(d), play(0), "t", OpeOptions{499, 3, 0.95, 1});
+  const auto b = estimate_off_policy(calls_of(d), play(0), "t", OpeOptions{499, 3, 0.95, 2});
+  const auto c = estimate_off_policy(calls_of(d), play(0), "t", OpeOptions{499, 4, 0.95});
   for (size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(a[k].lo, b[k].lo);
     EXPECT_EQ(a[k].hi, b[k].hi);
@@ -99,17 +110,17 @@ TEST(OffPolicy, IntervalsAreSeededAndHoldThePoint) {
   EXPECT_NE(a[0].lo, c[0].lo);
 }
 
-// The bootstrap resamples calls with replacement: resample b draws n call indices from the stream
-// (seed, b). The estimator sums each resample by how often each call was drawn; this reference
-// gathers the drawn calls one by one, in draw order, from the hand formulas above, and its
-// percentile intervals must agree (the sums differ only in rounding order).
+// With blocks of one call the bootstrap resamples a context's calls with replacement: resample b
+// of the one context draws n call indices from the stream (seed, b) (context 0's seed is the
+// seed). This reference gathers the drawn calls one by one, in draw order, from the hand formulas
+// above, and its percentile intervals must agree (the sums differ only in rounding order).
 TEST(OffPolicy, IntervalsAreThoseOfResamplingTheCallsOneByOne) {
   OpeData d = hand_data();
   for (int i = 0; i < 300; ++i)
     d.calls.push_back({0, i % 3 == 0 ? 1 : 0, i % 2 ? 0.5 : 0.8, 8.0 + double(i % 11)});
   const OpeOptions options{399, 7, 0.9};
-  const auto got = estimate_off_policy(d, play(0), "t", options);
-  const auto q = reward_model(d);
+  const auto got = estimate_off_policy(calls_of(d), play(0), "t", options);
+  const auto q = reward_model(calls_of(d));
   const size_t n = d.calls.size();
   std::vector<double> ips, snips, dr;
   for (int b = 0; b < options.resamples; ++b) {

@@ -188,3 +188,43 @@ TEST(OpeCli, ATableTargetIsWhatTheTableModePluginWouldPlay) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("none.csv"), std::string::npos) << bad.err;
 }
+
+// Under level shifts the truth is the target's mean latency at the levels of the logged calls. With
+// one sample per arm every measured latency is the arm's mean times the call's level exactly, so
+// AUTO's truth from a random log equals the mean latency AUTO itself measured on the same calls
+// (plugin-check driving AUTO with the same seed, hence the same change points) — and differs from
+// the sweep's means without the levels.
+TEST(OpeCli, UnderLevelShiftsTheTruthIsTheTargetsLatencyAtTheLoggedLevels) {
+  const std::string dir = temp_dir(), sweep = dir + "/drift.csv";
+  ASSERT_EQ(run_cli("synth --fabric h100-ib-a --seed 3 --nodes 4 --collectives allreduce --samples 1 "
+                    "--observation on --warmup off --drift on --shift-rate 0.02 --shift-size 0.3 "
+                    "--shift-arm-size 0 --out '" +
+                    sweep + "'")
+                .exit_code,
+            0);
+  const auto drive = [&](const std::string& policy, const std::string& log) {
+    const CliResult p = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + sweep +
+                                "' --policy '" + policy + "' --seed 5 --horizon 200 --log '" + log + "'");
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+  };
+  drive("random", dir + "/random.log");
+  drive("auto", dir + "/auto.log");
+  const CliResult r =
+      run_cli("ope --log '" + dir + "/random.log' --policy auto --sweep '" + sweep + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double truth = nlohmann::json::parse(r.out)["policies"][0]["truth_us"];
+  const ncclbot::DecisionLogData own = ncclbot::read_decision_logs({dir + "/auto.log"});
+  ASSERT_EQ(own.calls.size(), 31u * 200u);
+  double measured = 0;
+  for (const auto& c : own.calls) measured += c.latency_us;
+  measured /= double(own.calls.size());
+  EXPECT_NEAR(truth, measured, 1e-6 * measured);
+  // Without the levels: the sweep's means of AUTO's picks.
+  const ncclbot::Sweep s = ncclbot::read_sweep_csv(sweep);
+  double flat = 0;
+  for (const auto& c : own.calls)
+    for (int x = 0; x < s.num_contexts(); ++x)
+      if (s.context(x).bytes == c.bytes) flat += s.view().mean(x, c.slot);
+  flat /= double(own.calls.size());
+  EXPECT_GT(std::abs(flat - measured), 0.01 * measured);
+}

@@ -97,7 +97,7 @@ TEST(ReplayMethod, ADeterministicLearnerOnConstantLatenciesReplaysItsOwnRun) {
     sweep.samples[0][size_t(s)] = {float(10 * (s + 1)), float(10 * (s + 1))};
   }
   // The accepted calls are UCB1's own first A decisions with their (constant) latencies.
-  EXPECT_DOUBLE_EQ(r.value_us, replay_method_truth(data, ucb, r, sweep, 3, 9));
+  EXPECT_DOUBLE_EQ(r.value_us, replay_method_truth(log_blocks(data, BlockRule{}), ucb, r, sweep, 3, 9));
   EXPECT_LT(r.value_us, 20.0);  // it learns: mostly the 10 us arm
 }
 

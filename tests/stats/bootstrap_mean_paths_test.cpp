@@ -5,6 +5,7 @@
 // every resample, on any thread count.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -80,6 +81,32 @@ TEST(BootstrapMeanPaths, EveryResampleEqualsThePlainDefinition) {
   // The n = 10^4 and 10^4 + 1 cases above do reach the redo path (about 2.3 % of resamples each).
   EXPECT_GT(possibly_rejected(10000, seed, 401), 0);
   EXPECT_GT(possibly_rejected(10001, seed, 401), 0);
+}
+
+// Several columns resampled with the same draws (the block bootstrap of ope/ sums blocks' statistics
+// this way): each column's mean in resample b is the plain definition's, an odd column count
+// leaves the last one alone, and a slice [first, first + count) is that slice of the whole.
+TEST(BootstrapMeanPaths, ColumnMeansAreEachColumnsPlainMeansAtTheSameDraws) {
+  const uint64_t seed = 7;
+  for (size_t n : {size_t(1), size_t(5), size_t(10001)})
+    for (size_t k : {size_t(1), size_t(3), size_t(4)})
+      for (unsigned threads : {1u, 2u}) {
+        std::vector<std::vector<double>> column(k);
+        std::vector<double> all;
+        for (size_t c = 0; c < k; ++c) {
+          column[c] = values(n, unsigned(10 + c));
+          all.insert(all.end(), column[c].begin(), column[c].end());
+        }
+        const uint64_t first = 3, count = 203;
+        const std::vector<double> got = bootstrap_column_means(all, k, seed, first, count, threads);
+        ASSERT_EQ(got.size(), count * k);
+        for (uint64_t b = 0; b < count; ++b)
+          for (size_t c = 0; c < k; ++c)
+            ASSERT_TRUE(same_bits(got[b * k + c], plain_mean(column[c], seed, first + b, nullptr)))
+                << "n " << n << " k " << k << " threads " << threads << " resample " << first + b;
+      }
+  EXPECT_THROW(bootstrap_column_means(std::vector<double>{1, 2, 3}, 2, 0, 0, 1, 1), std::invalid_argument);
+  EXPECT_THROW(bootstrap_column_means(std::vector<double>{1, NAN}, 1, 0, 0, 1, 1), std::invalid_argument);
 }
 
 TEST(ResampleStream, NextFourEqualsFourSingleDraws) {

@@ -1,11 +1,8 @@
 #pragma once
-// Reading the plugin's decision logs (format: log/decision_log_format.hpp, docs/ope.md) strictly:
-// a damaged header, an unknown version, a record whose checksum fails, logs of different versions
-// or policies read together, one file given twice, a call logged twice, a header key given twice, a
-// header policy that is no spec or whose probabilities the records do not have are InputErrors
-// naming the file and byte offset. A partial last record (a killed job) is dropped and counted,
-// never an error. Only regular files are read (a FIFO is refused at once), through a fixed buffer:
-// memory grows with the records kept, never with the file's size alone.
+// Reading the plugin's decision logs (format: log/decision_log_format.hpp, docs/ope.md) whole, for
+// logs that fit in memory: every record kept, checked as stream_decision_logs()
+// (log/decision_log_stream.hpp) checks it, which also says what is refused. The estimators read
+// logs of any size through that stream instead (ope/log_blocks.hpp).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -32,7 +29,7 @@ struct DecisionLogData {
   std::string seed;
 };
 
-// Reads every file; they must all be version-1 logs of the same policy and seed.
+// Reads every file in order; they must all be version-1 logs of the same policy and seed.
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths);
 
 // The file and byte offset of call i of `data` (for messages).

@@ -9,9 +9,10 @@
 //   DR    = 1/n sum [ sum_a pi(a | x_i) q(x_i, a) + w_i (r_i - q(x_i, a_i)) ]
 // with r_i the measured latency (us) and q the reward model: the logged mean of (x, a) where the
 // log holds calls of it, else NCCL's cost for (x, a) times the log's overall ratio of measured
-// latency to NCCL's cost. n_effective = (sum w)^2 / sum w^2. Intervals: percentile bootstrap over
-// calls (resample b drawn from (seed, b) only, so any thread count gives the same numbers); the
-// reward model is fit once on all calls.
+// latency to NCCL's cost. n_effective = (sum w)^2 / sum w^2. They read the log as blocks of
+// sufficient statistics (ope/log_blocks.hpp), in memory that grows with contexts x blocks, not
+// with calls. Intervals: percentile block bootstrap within each context (ope/block_bootstrap.hpp;
+// any thread count gives the same numbers); the reward model is fit once on all calls.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -53,11 +54,26 @@ inline constexpr double kMinPropensity = 1e-6;
 // measurement (1e-300 everywhere would estimate 0.000, 1e308 overflow the sums).
 inline constexpr double kMinLatencyUs = 1e-3, kMaxLatencyUs = 1e9;
 
+// The context of a context record: its cost table and the arms it makes usable.
+OpeContext ope_context(const decision_log::ContextRecord& r);
+
 // Joins each call to its context's cost table. InputError naming the file and byte of the call
 // when it has no context record, no propensity (a policy that cannot state one), one outside
 // [kMinPropensity, 1], an arm NCCL could not run, or a latency outside [kMinLatencyUs,
 // kMaxLatencyUs]. So every weight is at most 10^6 and every sum finite.
 OpeData ope_data(const DecisionLogData& log);
+
+// Why call `r` cannot enter an estimate ("" when it can), but for its arm's being usable, which
+// its context's cost table says: no probability, one outside [kMinPropensity, 1], a latency outside
+// [kMinLatencyUs, kMaxLatencyUs]. `behaviour` is the header's policy.
+std::string ope_call_problem(const decision_log::CallRecord& r, const std::string& behaviour);
+// Whether ope_call_problem() is "" (without building the message).
+inline bool ope_call_usable(const decision_log::CallRecord& r) {
+  return r.propensity >= kMinPropensity && r.propensity <= 1.0 && r.latency_us >= kMinLatencyUs &&
+         r.latency_us <= kMaxLatencyUs;
+}
+// The message of an InputError for call `r` at `offset`: "byte N: call K (B B): why".
+std::string ope_call_message(const decision_log::CallRecord& r, uint64_t offset, const std::string& why);
 
 // "allreduce 1048576 B on 4 nodes x 32 ranks", for messages.
 std::string ope_context_text(const OpeContext& c);
@@ -74,12 +90,15 @@ struct OpeOptions {
   int resamples = 999;
   uint64_t seed = 0;
   double level = 0.95;
+  unsigned threads = 0;  // 0 = all cores; the numbers do not depend on it
 };
+
+struct LogBlocks;
 
 // The three estimates of `target`'s mean latency per logged call. InputError (naming the context
 // and the arm) when the target plays an arm, in some context, that the log never shows played
 // there: no estimate can see it (a zero propensity).
-std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const TargetProbabilities& target,
+std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const TargetProbabilities& target,
                                                  const std::string& target_name, const OpeOptions& options);
 
 // The linear-interpolation quantile p of the finite bootstrap replicates (NumPy's default; a
@@ -88,6 +107,6 @@ std::vector<EstimatorResult> estimate_off_policy(const OpeData& data, const Targ
 double bootstrap_quantile(std::vector<double> replicates, double p);
 
 // The reward model of DR, by context and slot (NaN where the arm is not usable).
-std::vector<std::array<double, kNumArms>> reward_model(const OpeData& data);
+std::vector<std::array<double, kNumArms>> reward_model(const LogBlocks& data);
 
 }  // namespace ncclbot

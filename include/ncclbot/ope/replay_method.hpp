@@ -18,12 +18,17 @@
 // where none was accepted has no value. The overall value weights contexts by their logged calls.
 // Interval: normal, from each context's sample variance of accepted latencies over A_x (treating
 // them as independent; when the target changes arms their spread also holds the arms' differences,
-// so the interval errs wide).
+// so the interval errs wide). A log is read twice: once into blocks (ope/log_blocks.hpp, which give
+// each context's calls, smallest propensity and arms played), then once more, for every target at
+// once, feeding the calls in log order; memory grows with contexts x targets, not with calls.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ncclbot/ope/log_blocks.hpp"
 #include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 
 namespace ncclbot {
@@ -35,10 +40,40 @@ struct ReplayMethodResult {
   std::vector<uint64_t> accepted_by_context;  // A_x (0 where the context has no value)
 };
 
-// The replay-method estimate of `spec` (a live policy). InputError naming the context when the log
-// does not allow the method (an arm never played there, a deterministic behaviour) or when no call
-// at all is accepted.
+// One target's run over the calls of `data`, fed in log order. The constructor throws InputError
+// naming the context when the log does not allow the method (an arm never played there, a
+// deterministic behaviour), finish() when no call at all was accepted. Calls past a context's
+// count in `data` are left out (a log still being written when it is read again).
+class ReplayMethodRun {
+ public:
+  ReplayMethodRun(const LogBlocks& data, const PolicySpec& spec, uint64_t seed);
+  void call(int context, int slot, double propensity, double latency_us);
+  ReplayMethodResult finish(double level) const;
+
+ private:
+  struct Context {
+    std::optional<AnyPolicy> target;  // made on the context's first call
+    uint64_t seen = 0, accepted = 0;
+    double shift = 0.0, sum = 0.0, dev = 0.0, dev2 = 0.0;
+  };
+  const LogBlocks& data_;
+  PolicySpec spec_;
+  uint64_t seed_;
+  std::vector<Context> contexts_;
+};
+
+// The replay-method estimate of `spec` (a live policy) on calls in memory.
 ReplayMethodResult replay_method(const OpeData& data, const PolicySpec& spec, uint64_t seed, double level);
+
+// The estimates of every target in `specs` from one more pass over the logs `data` was read from;
+// a target the log does not allow gets the reason instead.
+struct ReplayMethodOutcome {
+  std::optional<ReplayMethodResult> result;
+  std::string unavailable;
+};
+std::vector<ReplayMethodOutcome> replay_methods(const std::vector<std::string>& paths, const LogBlocks& data,
+                                                const std::vector<PolicySpec>& specs, uint64_t seed,
+                                                double level);
 
 // The truth of that estimate from a forced-arm sweep: per context, the target's mean latency over
 // its first A_x calls, each call's latency drawn from the sweep's samples of the arm it plays,
@@ -48,7 +83,7 @@ struct ReplayTruthInputs {
   std::vector<std::array<double, kNumArms>> arm_mean;
   std::vector<std::vector<std::vector<float>>> samples;  // [context][slot][r]
 };
-double replay_method_truth(const OpeData& data, const PolicySpec& spec, const ReplayMethodResult& estimate,
+double replay_method_truth(const LogBlocks& data, const PolicySpec& spec, const ReplayMethodResult& estimate,
                            const ReplayTruthInputs& sweep, int repeats, uint64_t seed);
 
 }  // namespace ncclbot

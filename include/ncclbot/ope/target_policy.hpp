@@ -13,7 +13,7 @@
 
 namespace ncclbot {
 
-TargetProbabilities stationary_target(const PolicySpec& spec, const OpeData& data);
+TargetProbabilities stationary_target(const PolicySpec& spec, const std::vector<OpeContext>& contexts);
 
 // A live policy of `config` reset for logged context `c` as the plugin would: the context's usable
 // arms, NCCL's logged costs as the prior.

@@ -4,14 +4,15 @@
 // against NCCL's own choice, estimated with the doubly robust estimator of off_policy.hpp for the
 // target "NCCL's pick" (per call d_i = q(x, nccl) + [a_i = nccl] / p_i (r_i - q(x, nccl)) - r_i, so
 // the saving of a context is the mean of d over its calls and the job's the sum over all calls).
-// Intervals: percentile bootstrap over calls, resampled within each context (resample b from
-// (seed, b) only), for every per-context and total number; learning curves give Wilson intervals
-// for departure shares and normal intervals for mean latencies. A context whose log never shows
+// It reads the log as blocks (ope/log_blocks.hpp). Intervals: percentile block bootstrap within
+// each context (ope/block_bootstrap.hpp), for every per-context and total number; learning curves,
+// in buckets of whole blocks, give Wilson intervals for departure shares and normal intervals for
+// mean latencies (calls in a bucket taken as independent). A context whose log never shows
 // NCCL's pick played has no estimate (no call can see that arm) and is left out of the totals; when
 // no context has one, the totals' estimates are left out too.
 #include <nlohmann/json.hpp>
 
-#include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/ope/log_blocks.hpp"
 
 namespace ncclbot {
 
@@ -20,8 +21,9 @@ struct TelemetryOptions {
   uint64_t seed = 0;
   double level = 0.95;
   int curve_buckets = 10;
+  unsigned threads = 0;  // 0 = all cores; the numbers do not depend on it
 };
 
-nlohmann::json telemetry(const OpeData& data, const TelemetryOptions& options);
+nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options);
 
 }  // namespace ncclbot

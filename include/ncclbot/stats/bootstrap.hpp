@@ -64,4 +64,13 @@ double bootstrap_standard_error(std::span<const double> theta);
 std::vector<double> bootstrap_distribution(std::span<const double> x, const BootstrapOptions& options,
                                            uint64_t first, uint64_t count);
 
+// The means of k columns over resamples [first, first + count), every column drawn with the same
+// indices: resample b draws n units from the stream (seed, b) as bootstrap_interval() does, so
+// out[(b - first) * k + c] is bit for bit the b-th value of column c's bootstrap_distribution() for
+// the mean (the block bootstrap of ope/ sums blocks' statistics this way). `columns` holds the k
+// columns of n values one after another. Any thread count gives the same numbers. Throws
+// std::invalid_argument for no columns, columns of unequal length or a non-finite value.
+std::vector<double> bootstrap_column_means(std::span<const double> columns, size_t k, uint64_t seed,
+                                           uint64_t first, uint64_t count, unsigned threads);
+
 }  // namespace ncclbot

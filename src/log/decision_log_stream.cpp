@@ -1,0 +1,384 @@
+#include "ncclbot/log/decision_log_stream.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "ncclbot/core/collective.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+
+namespace ncclbot {
+namespace {
+
+constexpr uint64_t kMaxLogBytes = uint64_t(64) << 30;
+constexpr size_t kBufferBytes = size_t(1) << 20;
+
+[[noreturn]] void fail_at(const std::string& path, uint64_t offset, const std::string& reason) {
+  throw InputError(path, 0, "byte " + std::to_string(offset) + ": " + reason);
+}
+
+// A decision log opened for reading (InputFile): a regular file only, since a FIFO or a device
+// would block or never end, read through a fixed buffer, so memory stays bounded whatever the file
+// holds. Hands out whole records in place.
+class LogInput {
+ public:
+  explicit LogInput(const std::string& path) : file_(path, kMaxLogBytes, false), buffer_(kBufferBytes) {}
+
+  // The next n bytes (n <= kBufferBytes), valid until the next call; fewer (got < n) only at the
+  // end of the file, where they are what is left.
+  const unsigned char* take(size_t n, size_t* got) {
+    const unsigned char* p = window(n, got);
+    *got = std::min(n, *got);
+    advance(*got);
+    return p;
+  }
+  // At least n bytes from the current one (n <= kBufferBytes), fewer only at the end of the file;
+  // *got says how many. Valid until the next call of window() or take().
+  const unsigned char* window(size_t n, size_t* got) {
+    if (end_ - at_ < n) refill();
+    *got = end_ - at_;
+    return buffer_.data() + at_;
+  }
+  void advance(size_t n) {
+    at_ += n;
+    offset_ += n;
+  }
+  uint64_t offset() const { return offset_; }  // bytes handed out so far
+  std::pair<uint64_t, uint64_t> identity() const { return file_.identity(); }
+
+ private:
+  void refill() {
+    std::memmove(buffer_.data(), buffer_.data() + at_, end_ - at_);
+    end_ -= at_;
+    at_ = 0;
+    while (end_ < buffer_.size()) {
+      file_.stream().read(reinterpret_cast<char*>(buffer_.data() + end_),
+                          std::streamsize(buffer_.size() - end_));
+      const size_t got = size_t(file_.stream().gcount());
+      if (got == 0) break;
+      end_ += got;
+    }
+  }
+
+  InputFile file_;
+  std::vector<unsigned char> buffer_;
+  size_t at_ = 0, end_ = 0;
+  uint64_t offset_ = 0;
+};
+
+// What no plugin writes (the checksum holds, so a foreign or crafted file): "" when the fields are
+// in range.
+std::string shape_problem(int collective, int nccl_slot, uint32_t nodes, uint32_t ranks) {
+  if (collective < 0 || collective >= kNumCollectives)
+    return "collective " + std::to_string(collective) + " is no ncclFunc_t";
+  if (nccl_slot < -1 || nccl_slot >= kNumNcclArms)
+    return "NCCL's pick " + std::to_string(nccl_slot) + " is no arm";
+  if (nodes < 1 || ranks < nodes || ranks > (1u << 24))
+    return std::to_string(nodes) + " nodes and " + std::to_string(ranks) + " ranks is no communicator";
+  return "";
+}
+
+// Whether call_problem(r) is "", without building it.
+bool call_fits(const decision_log::CallRecord& r) {
+  return r.collective >= 0 && r.collective < kNumCollectives && r.nccl_slot >= -1 &&
+         r.nccl_slot < kNumNcclArms && r.nodes >= 1 && r.ranks >= r.nodes && r.ranks <= (1u << 24) &&
+         r.slot >= 0 && r.slot < kNumNcclArms;
+}
+
+std::string call_problem(const decision_log::CallRecord& r) {
+  if (std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty()) return bad;
+  if (r.slot < 0 || r.slot >= kNumNcclArms)
+    return "the arm that ran, " + std::to_string(r.slot) + ", is no arm";
+  return "";
+}
+
+// The header's key=value lines; a line that is not one, or a key given twice, is an error.
+std::map<std::string, std::string> parse_header(const std::string& path, const std::string& text) {
+  std::map<std::string, std::string> header;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '\0') continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) fail_at(path, 16, "header line '" + line + "' is not key=value");
+    if (!header.emplace(line.substr(0, eq), line.substr(eq + 1)).second)
+      fail_at(path, 16, "header key '" + line.substr(0, eq) + "' appears twice");
+  }
+  return header;
+}
+
+std::string header_value(const DecisionLogFile& file, const char* key) {
+  const auto it = file.header.find(key);
+  return it == file.header.end() ? std::string() : it->second;
+}
+
+// The probabilities the header's policy can give: 1 for a deterministic policy, 1/K for `random`,
+// eps/K or eps/K + 1 - eps for epsilon-greedy without decay, for a whole number of arms K in 1..21
+// (the context's arms as the policy saw them, which in leader mode the ranks' tables decide, not
+// the logged one); any for Thompson sampling and decaying epsilon-greedy. A record with another sits
+// under a header of another policy.
+class PolicyProbabilities {
+ public:
+  PolicyProbabilities(const std::string& policy, const std::string& path) {
+    PolicySpec spec;
+    try {
+      spec = parse_policy_spec(policy);
+    } catch (const std::exception&) {
+      throw InputError(path, 0, "the header's policy '" + policy + "' is no policy spec");
+    }
+    const bool deterministic = visit_policy(
+        spec.config, [](auto& p) { return std::remove_reference_t<decltype(p)>::kDeterministic; });
+    const PolicyKind kind = spec.config.kind;
+    const bool fixed_eps = kind == PolicyKind::kEpsGreedy && spec.config.decay == 0.0;
+    any_ = !deterministic && kind != PolicyKind::kRandom && !fixed_eps;
+    const double e = spec.config.eps;
+    if (deterministic) allowed_.push_back(1.0);
+    for (int k = 1; k <= kNumNcclArms && !deterministic && !any_; ++k) {
+      if (kind == PolicyKind::kRandom) {
+        allowed_.push_back(1.0 / double(k));
+      } else {
+        allowed_.push_back(e / double(k));
+        allowed_.push_back(e / double(k) + (1.0 - e));
+      }
+    }
+  }
+
+  bool possible(double p) {
+    if (any_ || p == last_) return true;  // NaN never equals: a NaN is checked, and refused, each time
+    for (double a : allowed_)
+      if (p == a) {
+        last_ = p;
+        return true;
+      }
+    return false;
+  }
+
+ private:
+  bool any_ = false;
+  std::vector<double> allowed_;
+  double last_ = NAN;
+};
+
+// Every call of a context is logged once. Within a file a communicator's calls of a context come in
+// call order, so their indices must rise; across files, the ranges they span must not overlap. One
+// range per (communicator, context) and file: memory grows with those, not with the calls.
+class CallsOnce {
+ public:
+  struct Range {
+    uint64_t first = 0, last = 0, last_offset = 0;
+  };
+
+  void call(const decision_log::CallRecord& r, const std::string& path, uint64_t offset) {
+    const Key key{r.comm_hash, r.bytes, r.collective, r.nodes, r.ranks};
+    const auto [it, fresh] = file_.try_emplace(key, Range{r.call_index, r.call_index, offset});
+    if (fresh) return;
+    Range& range = it->second;
+    if (r.call_index == range.last)
+      fail_at(path, offset,
+              "call " + std::to_string(r.call_index) + " of its context is logged twice (also at byte " +
+                  std::to_string(range.last_offset) + " of " + path + ")");
+    if (r.call_index < range.last)
+      fail_at(path, offset,
+              "call " + std::to_string(r.call_index) + " of its context comes after call " +
+                  std::to_string(range.last) + " (byte " + std::to_string(range.last_offset) +
+                  "): the plugin logs each context's calls in order, so this one is logged twice or the "
+                  "file is spliced");
+    range.last = r.call_index;
+    range.last_offset = offset;
+  }
+
+  // At the end of file `path`: its ranges against those of the files before it.
+  void end_file(const std::string& path) {
+    for (const auto& [key, range] : file_) {
+      auto& before = files_[key];
+      for (const auto& [other, seen] : before)
+        if (range.first <= seen.last && seen.first <= range.last)
+          throw InputError(path, 0,
+                           "calls " + std::to_string(std::max(range.first, seen.first)) + " to " +
+                               std::to_string(std::min(range.last, seen.last)) +
+                               " of a context are logged twice (also in " + other + ")");
+      before.emplace_back(path, range);
+    }
+    file_.clear();
+  }
+
+ private:
+  struct Key {
+    uint64_t comm, bytes;
+    int collective;
+    uint32_t nodes, ranks;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = k.comm * 0x9e3779b97f4a7c15ull ^ k.bytes;
+      h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull ^ (uint64_t(k.collective) << 40 | k.nodes) ^
+          (uint64_t(k.ranks) << 20);
+      return size_t(h ^ (h >> 32));
+    }
+  };
+  std::unordered_map<Key, Range, KeyHash> file_;
+  std::unordered_map<Key, std::vector<std::pair<std::string, Range>>, KeyHash> files_;
+};
+
+DecisionLogFile read_header(LogInput& in, const std::string& path) {
+  using namespace decision_log;
+  DecisionLogFile file;
+  file.path = path;
+  size_t got = 0;
+  const unsigned char* head = in.take(16, &got);
+  if (got < 16 || std::memcmp(head, kMagic, 8) != 0)
+    throw InputError(path, 0, "not an ncclbot decision log (no NCBTLOG header; a truncated file?)");
+  const uint32_t version = decision_log::detail::get<uint32_t>(head, 8);
+  if (version != kDecisionLogVersion)
+    throw InputError(path, 0,
+                     "decision log version " + std::to_string(version) + ", this ncclbot reads version " +
+                         std::to_string(kDecisionLogVersion));
+  const uint32_t header_bytes = decision_log::detail::get<uint32_t>(head, 12);
+  if (header_bytes < 16 || header_bytes % 8 != 0 || header_bytes > kMaxHeaderBytes)
+    throw InputError(path, 0,
+                     "the header is damaged or truncated (says " + std::to_string(header_bytes) + " bytes)");
+  const unsigned char* text = in.take(header_bytes - 16, &got);
+  if (got < header_bytes - 16)
+    throw InputError(path, 0,
+                     "the header is damaged or truncated (says " + std::to_string(header_bytes) + " bytes)");
+  file.header = parse_header(path, std::string(reinterpret_cast<const char*>(text), got));
+  return file;
+}
+
+// Whether each of `count` records at `at[i]` (of the sizes their headers say, each a format's
+// record size) carries its own checksum. FNV-1a is one long chain of dependent multiplications per
+// record, so four records of one size are hashed side by side, their chains interleaved.
+void check_sums(const unsigned char* const* at, const uint32_t* size, size_t count, bool* ok) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    const uint32_t n = size[i];
+    if (size[i + 1] != n || size[i + 2] != n || size[i + 3] != n) {
+      for (size_t k = i; k < i + 4; ++k) ok[k] = decision_log::intact(at[k], size[k]);
+      continue;
+    }
+    uint64_t h[4] = {0xcbf29ce484222325ull, 0xcbf29ce484222325ull, 0xcbf29ce484222325ull,
+                     0xcbf29ce484222325ull};
+    for (uint32_t b = 0; b < n - 8; ++b)
+      for (size_t k = 0; k < 4; ++k) h[k] = (h[k] ^ at[i + k][b]) * 0x100000001b3ull;
+    for (size_t k = 0; k < 4; ++k) ok[i + k] = decision_log::detail::get<uint64_t>(at[i + k], n - 8) == h[k];
+  }
+  for (; i < count; ++i) ok[i] = decision_log::intact(at[i], size[i]);
+}
+
+void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& probabilities,
+                  const std::string& policy, CallsOnce& once, DecisionLogSink& sink) {
+  using namespace decision_log;
+  const std::string& path = file.path;
+  constexpr size_t kBatch = 64;
+  const unsigned char* at[kBatch];
+  uint32_t size[kBatch];
+  bool ok[kBatch];
+  while (true) {
+    size_t got = 0;
+    const unsigned char* p = in.window(kBatch * kContextRecordBytes, &got);
+    // The whole records of the window, up to one whose header is bad or that the window cuts.
+    size_t count = 0, used = 0;
+    bool stop = false;
+    while (count < kBatch && !stop) {
+      if (got - used < 8) break;
+      const uint32_t kind = decision_log::detail::get<uint32_t>(p + used, 0);
+      const uint32_t bytes = decision_log::detail::get<uint32_t>(p + used, 4);
+      const uint32_t want = kind == kKindCall      ? kCallRecordBytes
+                            : kind == kKindContext ? kContextRecordBytes
+                                                   : 0;
+      if (want == 0 || bytes != want) {
+        stop = true;  // an error, raised below in file order
+        break;
+      }
+      if (got - used < bytes) break;
+      at[count] = p + used;
+      size[count++] = bytes;
+      used += bytes;
+    }
+    check_sums(at, size, count, ok);
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t offset = in.offset() + uint64_t(at[i] - p);
+      if (!ok[i]) fail_at(path, offset, "record checksum does not match (the file is damaged)");
+      if (size[i] == kCallRecordBytes) {
+        const CallRecord r = decode_call(at[i]);
+        if (!call_fits(r)) fail_at(path, offset, call_problem(r));
+        if (!probabilities.possible(r.propensity)) {
+          std::ostringstream v;
+          v.precision(17);
+          v << r.propensity;
+          fail_at(path, offset,
+                  "probability " + v.str() + " is none that the header's policy '" + policy +
+                      "' gives (a header over another policy's records?)");
+        }
+        once.call(r, path, offset);
+        sink.call(r, path, offset);
+        ++file.calls;
+      } else {
+        const ContextRecord r = decode_context(at[i]);
+        if (const std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty())
+          fail_at(path, offset, bad);
+        sink.context(r, path, offset);
+        ++file.contexts;
+      }
+    }
+    in.advance(used);
+    if (count > 0) continue;
+    // No whole record at the front: the end of the file, a killed job's partial last record, or a
+    // record whose header no plugin writes.
+    if (got < 8) {
+      file.dropped_tail_bytes = got;
+      break;
+    }
+    const uint32_t kind = decision_log::detail::get<uint32_t>(p, 0);
+    const uint32_t bytes = decision_log::detail::get<uint32_t>(p, 4);
+    if (!stop) {
+      file.dropped_tail_bytes = got;  // a whole header, the rest cut off
+      break;
+    }
+    fail_at(path, in.offset(),
+            "unknown record (kind " + std::to_string(kind) + ", " + std::to_string(bytes) + " bytes)");
+  }
+}
+
+}  // namespace
+
+DecisionLogSummary stream_decision_logs(const std::vector<std::string>& paths, DecisionLogSink& sink) {
+  DecisionLogSummary out;
+  std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> seen;  // identity, path
+  std::optional<PolicyProbabilities> probabilities;
+  CallsOnce once;
+  for (const std::string& path : paths) {
+    LogInput in(path);
+    for (const auto& [identity, earlier] : seen)
+      if (identity == in.identity())
+        throw InputError(path, 0,
+                         "is the same file as '" + earlier + "' given before: each log is read once");
+    seen.emplace_back(in.identity(), path);
+    DecisionLogFile file = read_header(in, path);
+    const std::string policy = header_value(file, "policy"), seed = header_value(file, "seed");
+    if (policy.empty()) throw InputError(path, 0, "the header names no policy");
+    if (out.files.empty()) {
+      out.policy = policy;
+      out.seed = seed;
+      probabilities.emplace(policy, path);
+    } else if (policy != out.policy || seed != out.seed) {
+      throw InputError(path, 0,
+                       "logged by policy '" + policy + "' seed " + seed + ", but " + out.files.front().path +
+                           " by '" + out.policy + "' seed " + out.seed +
+                           ": read logs of one behaviour policy together");
+    }
+    sink.file(file, out.policy);
+    read_records(in, file, *probabilities, out.policy, once, sink);
+    once.end_file(path);
+    out.files.push_back(std::move(file));
+  }
+  return out;
+}
+
+}  // namespace ncclbot
