@@ -12,7 +12,8 @@ calls' levels). Behaviours: uniform random, and learning ones that adapt to what
 behaviour, target and estimator: the mean bias relative to the truth, the RMSE, and the share of
 logs whose interval holds the truth, call-level and block side by side.
 
-Usage: python3 scripts/ope_coverage.py [--build build] [--seeds 40] [--horizon 300] [--out FILE.json]
+Usage: python3 scripts/ope_coverage.py [--build build] [--seeds 40] [--horizon 300] [--samples 8]
+       [--fabrics stationary,drifting] [--behaviours 'SPEC;...'] [--targets 'SPEC;...'] [--out FILE.json]
 """
 import argparse
 import json
@@ -47,24 +48,30 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--seeds", type=int, default=40)
     ap.add_argument("--horizon", type=int, default=300)
+    ap.add_argument("--samples", type=int, default=8, help="samples per arm of the simulated sweeps")
+    ap.add_argument("--fabrics", default=",".join(FABRICS), help="comma-separated, of: " + ", ".join(FABRICS))
+    ap.add_argument("--behaviours", default=";".join(BEHAVIOURS), help="policy specs separated by ';'")
+    ap.add_argument("--targets", default=";".join(TARGETS), help="target specs separated by ';'")
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     ncclbot = os.path.join(args.build, "ncclbot")
     plugin = os.path.join(args.build, "libnccl-tuner-ncclbot.so")
     work = tempfile.mkdtemp(prefix="ncclbot-ope-coverage-")
     rows, unsupported = {}, {}
-    for fabric, fabric_args in FABRICS.items():
+    behaviours, targets = args.behaviours.split(";"), args.targets.split(";")
+    for fabric in args.fabrics.split(","):
+        fabric_args = FABRICS[fabric]
         sweep = os.path.join(work, f"sweep-{fabric}.csv")
         run([ncclbot, "synth", "--fabric", "h100-ib-a", "--seed", "3", "--nodes", "4", "--collectives",
-             "allreduce,allgather", "--samples", "8", *fabric_args, "--out", sweep])
-        for behaviour in BEHAVIOURS:
+             "allreduce,allgather", "--samples", str(args.samples), *fabric_args, "--out", sweep])
+        for behaviour in behaviours:
             for seed in range(args.seeds):
                 log = os.path.join(work, f"log-{seed}.bin")
                 if os.path.exists(log):
                     os.remove(log)
                 run([ncclbot, "plugin-check", "--plugin", plugin, "--sweep", sweep, "--policy", behaviour,
                      "--seed", str(seed), "--horizon", str(args.horizon), "--log", log])
-                for t in TARGETS:
+                for t in targets:
                     for block in BLOCKS:
                         text = run([ncclbot, "ope", "--log", log, "--sweep", sweep, "--seed", str(seed), "--json",
                                     "--block-length", block, "--policy", t], unsupported_ok=True)
@@ -111,7 +118,7 @@ def main():
               "(an arm never played)")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"seeds": args.seeds, "horizon": args.horizon, "rows": out,
+            json.dump({"seeds": args.seeds, "horizon": args.horizon, "samples": args.samples, "rows": out,
                        "unsupported": [{"fabric": fb, "behaviour": b, "target": t, "logs": n}
                                        for (fb, b, t), n in unsupported.items()]},
                       f, indent=1)

@@ -6,7 +6,8 @@ stationary h100-ib-a all-reduce sweep of 31 contexts, 72 bytes a record); then, 
 peak resident memory of its process: reading the file to /dev/null (the floor: `cat`, after which
 the file is in the page cache for the others), `ope` with two targets (auto and UCB1, so both the
 block estimators and the replay method's second pass run) and `telemetry --no-figures`. Medians of
---reps runs. The logs are deleted after their size is measured.
+--reps runs. A log past NCCLBOT_LOG_MAX_MB (1 GiB) goes on in PATH.1, PATH.2, ...: all are read together. The
+logs are deleted after their size is measured.
 
 Usage: python3 scripts/ope_scaling.py [--build build] [--sizes 1e5,1e6,1e7] [--reps 3] [--work DIR]
        [--out FILE.json]
@@ -36,6 +37,16 @@ def timed(cmd):
     return wall, usage.ru_maxrss / 1024.0
 
 
+def siblings(log):
+    """The log and its rotated siblings PATH.1, PATH.2, ..., in the order written."""
+    out = [log] if os.path.exists(log) else []
+    n = 1
+    while os.path.exists(f"{log}.{n}"):
+        out.append(f"{log}.{n}")
+        n += 1
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
@@ -53,32 +64,34 @@ def main():
                     "allreduce", "--samples", "8", "--observation", "off", "--out", sweep],
                    check=True, capture_output=True)
     rows = []
-    print(f"{'calls':>12s} {'file MB':>8s} {'cat s':>7s} {'ope s':>7s} {'ope MiB':>8s} {'telem s':>8s} "
+    print(f"{'calls':>12s} {'files':>5s} {'MB':>8s} {'cat s':>7s} {'ope s':>7s} {'ope MiB':>8s} {'telem s':>8s} "
           f"{'telem MiB':>9s}")
     for size in [int(float(s)) for s in args.sizes.split(",")]:
         log = os.path.join(work, f"log-{size}.bin")
-        if os.path.exists(log):
-            os.remove(log)
+        for old in siblings(log):
+            os.remove(old)
         horizon = max(1, size // CONTEXTS)
         subprocess.run([ncclbot, "plugin-check", "--plugin", plugin, "--sweep", sweep, "--policy",
                         "egreedy:eps=0.3,decay=0,n0=4", "--seed", "4", "--horizon", str(horizon), "--log", log],
                        check=True, capture_output=True)
-        logged = (os.path.getsize(log) - 4096) // 72  # about: the header and context records aside
+        files = siblings(log)  # past NCCLBOT_LOG_MAX_MB (1 GiB) the log goes on in PATH.1, PATH.2, ...
+        size_bytes = sum(os.path.getsize(f) for f in files)
+        logs = [a for f in files for a in ("--log", f)]
         runs = {"cat": [], "ope": [], "telemetry": []}
         for _ in range(args.reps):
-            runs["cat"].append(timed(["cat", log]))
-            runs["ope"].append(timed([ncclbot, "ope", "--log", log, "--policy", "auto", "--policy",
-                                      "ucb1:c=0.1,n0=1"]))
-            runs["telemetry"].append(timed([ncclbot, "telemetry", log, "--out", os.path.join(work, "t"),
+            runs["cat"].append(timed(["cat", *files]))
+            runs["ope"].append(timed([ncclbot, "ope", *logs, "--policy", "auto", "--policy", "ucb1:c=0.1,n0=1"]))
+            runs["telemetry"].append(timed([ncclbot, "telemetry", *files, "--out", os.path.join(work, "t"),
                                             "--no-figures"]))
         med = {k: (sorted(w for w, _ in v)[len(v) // 2], max(m for _, m in v)) for k, v in runs.items()}
-        row = {"calls_driven": horizon * CONTEXTS, "records_about": logged, "file_bytes": os.path.getsize(log),
+        row = {"calls_driven": horizon * CONTEXTS, "files": len(files), "file_bytes": size_bytes,
                "cat_s": med["cat"][0], "ope_s": med["ope"][0], "ope_peak_mib": med["ope"][1],
                "telemetry_s": med["telemetry"][0], "telemetry_peak_mib": med["telemetry"][1], "reps": args.reps}
         rows.append(row)
-        print(f"{horizon * CONTEXTS:12d} {row['file_bytes'] / 1e6:8.0f} {row['cat_s']:7.2f} {row['ope_s']:7.2f} "
+        print(f"{horizon * CONTEXTS:12d} {len(files):5d} {row['file_bytes'] / 1e6:8.0f} {row['cat_s']:7.2f} {row['ope_s']:7.2f} "
               f"{row['ope_peak_mib']:8.0f} {row['telemetry_s']:8.2f} {row['telemetry_peak_mib']:9.0f}", flush=True)
-        os.remove(log)
+        for f in files:
+            os.remove(f)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"rows": rows}, f, indent=1)

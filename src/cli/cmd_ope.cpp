@@ -33,6 +33,7 @@ struct OpeCliOptions {
   double level = 0.95;
   std::string block_length = "auto";
   unsigned threads = 0;
+  std::string backend = "cpu";
   bool json = false;
 };
 
@@ -189,6 +190,8 @@ Action setup(CLI::App& app) {
                  "calls per bootstrap block: auto (about the cube root of a context's calls) or a number; 1 "
                  "resamples calls one by one (default auto)");
   app.add_option("--threads", opt->threads, "resampling threads (default 0: all cores; same numbers)");
+  app.add_option("--backend", opt->backend,
+                 "where the bootstrap resamples: cpu or cuda (same numbers; default cpu)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     if (opt->resamples < 1 || opt->resamples > 1000000)
@@ -203,6 +206,7 @@ Action setup(CLI::App& app) {
         targets.emplace_back("", parse_policy_spec(p));
     }
     const BlockRule rule = parse_block_rule(opt->block_length, "--block-length");
+    const ResampleBackend backend = parse_resample_backend(opt->backend, "--backend");
     const LogBlocks data = read_log_blocks(opt->logs, rule);
     // With --sweep: where each logged context is in it, and (made once, on the first learning
     // target) what the replay method's truth draws from.
@@ -215,7 +219,7 @@ Action setup(CLI::App& app) {
       where = sweep_contexts(data, *sweep, opt->sweep_path);
       levels = logged_level_sums(data, *sweep, where, opt->sweep_path);
     }
-    const OpeOptions options{opt->resamples, opt->seed, opt->level, opt->threads};
+    const OpeOptions options{opt->resamples, opt->seed, opt->level, opt->threads, backend};
     // The replay method for every live target at once: one more pass over the logs.
     std::vector<PolicySpec> live;
     for (const auto& [table, spec] : targets)

@@ -26,6 +26,7 @@ struct TelemetryCliOptions {
   double level = 0.95;
   std::string block_length = "auto";
   unsigned threads = 0;
+  std::string backend = "cpu";
   bool figures = true;
   bool json = false;
 };
@@ -41,6 +42,8 @@ Action setup(CLI::App& app) {
                  "calls per bootstrap block: auto (about the cube root of a context's calls) or a number; 1 "
                  "resamples calls one by one (default auto)");
   app.add_option("--threads", opt->threads, "resampling threads (default 0: all cores; same numbers)");
+  app.add_option("--backend", opt->backend,
+                 "where the bootstrap resamples: cpu or cuda (same numbers; default cpu)");
   app.add_flag("!--no-figures", opt->figures, "skip the learning-curve figure (no Python needed)");
   app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
   return [opt] {
@@ -48,9 +51,11 @@ Action setup(CLI::App& app) {
     if (opt->resamples < 1 || opt->resamples > 100000) throw UsageError("--resamples must be in [1, 100000]");
     if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
     for (const std::string& l : opt->logs) check_output_not_input(opt->out + "/telemetry.json", {l}, "--out");
-    const LogBlocks data = read_log_blocks(opt->logs, parse_block_rule(opt->block_length, "--block-length"));
+    const BlockRule rule = parse_block_rule(opt->block_length, "--block-length");
+    const ResampleBackend backend = parse_resample_backend(opt->backend, "--backend");
+    const LogBlocks data = read_log_blocks(opt->logs, rule);
     const nlohmann::json t =
-        telemetry(data, TelemetryOptions{opt->resamples, opt->seed, opt->level, 10, opt->threads});
+        telemetry(data, TelemetryOptions{opt->resamples, opt->seed, opt->level, 10, opt->threads, backend});
     if (const std::string at = first_non_finite(t); !at.empty())
       throw InputError(
           opt->logs.front(), 0,

@@ -174,9 +174,18 @@ std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const Ta
     }
     for (size_t c = 0; c < kColumns; ++c)
       for (size_t j = 0; j < m; ++j) total[c] += columns[c * m + j];
-    const std::vector<double> sums = block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x),
-                                                          options.resamples, options.threads);
-    for (size_t i = 0; i < boot.size(); ++i) boot[i] += sums[i];
+    const std::vector<double> sums =
+        block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x), options.resamples,
+                             options.threads, options.backend);
+    // Each context counts with its logged calls in every resample: its resampled sums are scaled
+    // to them, so a resample that draws a short last block more often does not shift the weights of
+    // contexts whose latencies differ by orders of magnitude.
+    const double n_x = double(b.calls);
+    for (size_t r = 0; r < size_t(options.resamples); ++r) {
+      const double* t = &sums[r * kColumns];
+      const double scale = n_x / t[kCalls];
+      for (size_t c = 0; c < kColumns; ++c) boot[r * kColumns + c] += c == kCalls ? n_x : t[c] * scale;
+    }
   }
   const auto ips = [&](const double* t) { return t[kWr] / t[kCalls]; };
   const auto snips = [&](const double* t) { return t[kW] > 0 ? t[kWr] / t[kW] : NAN; };

@@ -81,8 +81,8 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
     if (n == 0) continue;
     const double mean_r = sum_r / double(n), mean_d = sum_d / double(n);
     sum_actual += sum_r;
-    const std::vector<double> sums =
-        block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x), B, options.threads);
+    const std::vector<double> sums = block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x), B,
+                                                          options.threads, options.backend);
     std::vector<double> br(nboot), bd(nboot), bdep(nboot);
     for (size_t r = 0; r < nboot; ++r) {
       const double* t = &sums[r * kColumns];

@@ -40,7 +40,7 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
   out.push_back(
       {Block::Kind::kParagraph, 2,
        fmt::format("{} measured calls of policy `{}` over {} contexts, from {} log file(s). Intervals are {} "
-                   "percentile bootstrap intervals over calls ({} resamples); {}.",
+                   "percentile block bootstrap intervals ({} resamples); {}.",
                    total["calls"].get<size_t>(), t["behaviour"].get<std::string>(),
                    t["contexts"].get<size_t>(), logs.size(), level, t["resamples"].get<int>(),
                    t["method"].get<std::string>())});

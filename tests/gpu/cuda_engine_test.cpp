@@ -12,11 +12,13 @@
 #include "gpu/skip_without_gpu.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/ope/block_bootstrap.hpp"
 #include "ncclbot/replay/cuda_engine.hpp"
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 #include "ncclbot/scale/bootstrap_on_device.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
+#include "support/decision_log_bytes.hpp"
 #include "support/every_mechanism.hpp"
 #include "support/run_cli.hpp"
 
@@ -309,4 +311,30 @@ TEST(CudaEngine, BenchReportsStepsPerSecond) {
     EXPECT_EQ(j["results"][i]["block_requested"], i == 0 ? 32 : 128);
     EXPECT_GT(j["results"][i]["steps_per_s"].get<double>(), 0.0);
   }
+}
+
+// The block bootstrap of `ope` and `telemetry` (ope/block_bootstrap.hpp) on the device: every
+// column's resampled sums bit for bit the CPU's, odd column counts and a short last resample group
+// included; and `ope --backend cuda` prints what `--backend cpu` prints.
+TEST(CudaEngine, BlockBootstrapOnTheDeviceIsTheCpus) {
+  NCCLBOT_SKIP_WITHOUT_GPU();
+  for (size_t k : {size_t(1), size_t(4), size_t(5)}) {
+    std::vector<double> columns(k * 777);
+    for (size_t i = 0; i < columns.size(); ++i) columns[i] = double((i * 2654435761u) % 1000) / 7.0;
+    const auto cpu = block_bootstrap_sums(columns, k, 42, 301, 2, ResampleBackend::cpu);
+    const auto gpu = block_bootstrap_sums(columns, k, 42, 301, 2, ResampleBackend::cuda);
+    EXPECT_SAME_BITS(gpu, cpu);
+  }
+  // A log written with the format's own encoder: one context, six arms played uniformly.
+  const std::string log = test::temp_dir() + "/d.log";
+  {
+    std::ofstream out(log, std::ios::binary);
+    out << test::decision_log_header("policy=random\nseed=7\n") << test::decision_log_context();
+    for (int i = 0; i < 5000; ++i)
+      out << test::decision_log_call(uint64_t(i), i % 6, 1.0 / 6.0, 10.0 + (i * 7919) % 23 + i % 6);
+  }
+  const std::string args = "ope --log '" + log + "' --policy auto --policy random --json --backend ";
+  const test::CliResult on_cpu = test::run_cli(args + "cpu"), on_gpu = test::run_cli(args + "cuda");
+  ASSERT_EQ(on_gpu.exit_code, 0) << on_gpu.err;
+  EXPECT_EQ(on_gpu.out, on_cpu.out);
 }

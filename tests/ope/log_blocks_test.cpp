@@ -237,8 +237,10 @@ TEST(LogBlocks, AStreamsMemoryDoesNotGrowWithTheCalls) {
 }
 
 // The intervals of the estimators: per context, resample b draws as many blocks as the context has
-// from the stream (seed ^ x * 0x9e3779b97f4a7c15, b), every call of a drawn block counts; the
-// estimates of a resample are sums over its drawn calls. Written out here from the calls.
+// from the stream (seed ^ x * 0x9e3779b97f4a7c15, b), every call of a drawn block counts, and the
+// context's sums are scaled to its logged calls (its sums over its drawn calls, times n_x over the
+// calls drawn); the estimates of a resample are those sums over contexts. Written out here from the
+// calls.
 TEST(LogBlocks, IntervalsAreThoseOfDrawingWholeBlocksPerContext) {
   OpeData d;
   d.contexts = {six_arm_context(4096), six_arm_context(8192)};
@@ -267,16 +269,21 @@ TEST(LogBlocks, IntervalsAreThoseOfDrawingWholeBlocksPerContext) {
       const uint32_t m = uint32_t((calls[x].size() + L - 1) / L);
       ResampleStream rs(options.seed ^ (uint64_t(x) * 0x9e3779b97f4a7c15ull), uint64_t(b),
                         ResamplePurpose::bootstrap_indices);
+      double cwr = 0, cw = 0, drawn = 0;
       for (uint32_t k = 0; k < m; ++k) {
         const size_t j = rs.next_below(m);
         for (size_t i = j * L; i < std::min(calls[x].size(), size_t((j + 1) * L)); ++i) {
           const OpeCall& c = calls[x][i];
           const double w = pi[x][size_t(c.slot)] / c.propensity;
-          sw += w;
-          swr += w * c.latency_us;
-          n += 1;
+          cw += w;
+          cwr += w * c.latency_us;
+          drawn += 1;
         }
       }
+      const double scale = double(calls[x].size()) / drawn;
+      sw += cw * scale;
+      swr += cwr * scale;
+      n += double(calls[x].size());
     }
     ips.push_back(swr / n);
     snips.push_back(swr / sw);

@@ -1,10 +1,9 @@
 // The decision-log loop end to end: the real plugin, driven by plugin-check over a simulated sweep
 // with an epsilon-greedy behaviour policy (eps = 0.3), writes its decision log; `ncclbot ope`
 // reads it and estimates AUTO's mean latency per logged call; the truth (the sweep's arm means
-// under AUTO's choices, over the same calls) lies inside the SNIPS and DR intervals and IPS is
-// within 10% of it. The sweep is stationary (--observation off): the estimators estimate the world
-// the log was drawn from, and the sweep's means are that world only without warm-up, first-use
-// costs and level shifts (docs/ope.md).
+// under AUTO's choices, over the same calls) lies inside the SNIPS and DR intervals, IPS is within
+// 10% of it and DR within 0.5%. The sweep is stationary (--observation off); the last test checks
+// the truth under level shifts (docs/ope.md).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,10 +56,14 @@ TEST(OpeCli, AutosTruthLiesInsideTheIntervalsOfAnEpsilonGreedyLog) {
     for (const auto& e : target["estimators"]) {
       const std::string name = e["name"];
       const double lo = e["ci"][0], hi = e["ci"][1], v = e["value_us"];
-      if (name == "SNIPS" || name == "DR") {
+      // DR's interval holds the truth for AUTO in 39-40 of 40 such logs but for a randomised target
+      // in only about 31 of 40 (docs/ope.md, the coverage study), so for `random` its precision is
+      // checked instead: within 0.5% (its RMSE there is 0.15%).
+      if (name == "SNIPS" || (name == "DR" && target["policy"] == "auto")) {
         EXPECT_LE(lo, truth) << target["policy"] << " " << name;
         EXPECT_GE(hi, truth) << target["policy"] << " " << name;
       }
+      if (name == "DR") EXPECT_LT(std::abs(v - truth) / truth, 0.005) << target["policy"] << " DR " << v;
       if (name == "IPS") {
         EXPECT_LT(std::abs(v - truth) / truth, 0.10)
             << target["policy"] << " IPS " << v << " truth " << truth;
@@ -227,4 +230,27 @@ TEST(OpeCli, UnderLevelShiftsTheTruthIsTheTargetsLatencyAtTheLoggedLevels) {
       if (s.context(x).bytes == c.bytes) flat += s.view().mean(x, c.slot);
   flat /= double(own.calls.size());
   EXPECT_GT(std::abs(flat - measured), 0.01 * measured);
+}
+
+// The resampling options: a block length that is no whole number of calls, a backend that is
+// neither cpu nor cuda, and cuda where no device is usable are exit 2 naming the option; on one
+// thread or two the numbers are the same.
+TEST(OpeCli, ResamplingOptionsAreCheckedAndThreadsChangeNoNumber) {
+  const Logged l = logged_run("random", 60);
+  const std::string base = "ope --log '" + l.log + "' --policy auto --json";
+  for (const std::string& bad : {"--block-length 0", "--block-length x", "--backend gpu"}) {
+    const CliResult r = run_cli(base + " " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find(bad.substr(0, bad.find(' '))), std::string::npos) << r.err;
+  }
+  const CliResult cuda = run_cli(base + " --backend cuda");
+  if (cuda.exit_code != 0) {
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_NE(cuda.err.find("--backend cuda: "), std::string::npos) << cuda.err;
+  }
+  const CliResult one = run_cli(base + " --threads 1"), two = run_cli(base + " --threads 2");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, two.out);
+  const auto j = nlohmann::json::parse(one.out);
+  EXPECT_EQ(j["block_length"][0], 4);  // 60 calls a context: 4^3 >= 60 > 2^3
 }

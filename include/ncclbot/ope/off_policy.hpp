@@ -20,6 +20,7 @@
 
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/log/decision_log.hpp"
+#include "ncclbot/ope/block_bootstrap.hpp"
 
 namespace ncclbot {
 
@@ -90,7 +91,8 @@ struct OpeOptions {
   int resamples = 999;
   uint64_t seed = 0;
   double level = 0.95;
-  unsigned threads = 0;  // 0 = all cores; the numbers do not depend on it
+  unsigned threads = 0;                            // 0 = all cores; the numbers do not depend on it
+  ResampleBackend backend = ResampleBackend::cpu;  // nor on this
 };
 
 struct LogBlocks;

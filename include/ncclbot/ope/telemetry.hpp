@@ -21,7 +21,8 @@ struct TelemetryOptions {
   uint64_t seed = 0;
   double level = 0.95;
   int curve_buckets = 10;
-  unsigned threads = 0;  // 0 = all cores; the numbers do not depend on it
+  unsigned threads = 0;                            // 0 = all cores; the numbers do not depend on it
+  ResampleBackend backend = ResampleBackend::cpu;  // nor on this
 };
 
 nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options);
