@@ -232,6 +232,7 @@ Action setup(CLI::App& app) {
     doc["calls"] = data.calls;
     doc["contexts"] = data.contexts.size();
     doc["behaviour"] = data.behaviour;
+    doc["graph_replays"] = data.graph_replays;
     size_t dropped = 0;
     nlohmann::json files = nlohmann::json::array();
     for (const DecisionLogFile& f : data.files) {
@@ -254,6 +255,8 @@ Action setup(CLI::App& app) {
     os << "ope: " << data.calls << " logged calls of '" << data.behaviour << "' over " << data.contexts.size()
        << " contexts"
        << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
+       << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out"
+                              : "")
        << "; mean latency per call (us), " << opt->level * 100 << "% block bootstrap intervals, blocks of "
        << (shortest == longest ? std::to_string(shortest)
                                : std::to_string(shortest) + "-" + std::to_string(longest))

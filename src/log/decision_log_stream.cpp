@@ -235,9 +235,10 @@ DecisionLogFile read_header(LogInput& in, const std::string& path) {
   if (got < 16 || std::memcmp(head, kMagic, 8) != 0)
     throw InputError(path, 0, "not an ncclbot decision log (no NCBTLOG header; a truncated file?)");
   const uint32_t version = decision_log::detail::get<uint32_t>(head, 8);
-  if (version != kDecisionLogVersion)
+  if (version < kOldestDecisionLogVersion || version > kDecisionLogVersion)
     throw InputError(path, 0,
-                     "decision log version " + std::to_string(version) + ", this ncclbot reads version " +
+                     "decision log version " + std::to_string(version) + ", this ncclbot reads versions " +
+                         std::to_string(kOldestDecisionLogVersion) + " to " +
                          std::to_string(kDecisionLogVersion));
   const uint32_t header_bytes = decision_log::detail::get<uint32_t>(head, 12);
   if (header_bytes < 16 || header_bytes % 8 != 0 || header_bytes > kMaxHeaderBytes)
@@ -248,6 +249,7 @@ DecisionLogFile read_header(LogInput& in, const std::string& path) {
     throw InputError(path, 0,
                      "the header is damaged or truncated (says " + std::to_string(header_bytes) + " bytes)");
   file.header = parse_header(path, std::string(reinterpret_cast<const char*>(text), got));
+  file.version = version;
   return file;
 }
 
@@ -308,6 +310,13 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
       if (size[i] == kCallRecordBytes) {
         const CallRecord r = decode_call(at[i]);
         if (!call_fits(r)) fail_at(path, offset, call_problem(r));
+        if (r.graph_replay) {  // no decision: no probability, no call index of its own
+          if (file.version < 2) fail_at(path, offset, "a flags byte in a version-1 log (damaged?)");
+          sink.call(r, path, offset);
+          ++file.calls;
+          ++file.graph_replays;
+          continue;
+        }
         if (!probabilities.possible(r.propensity)) {
           std::ostringstream v;
           v.precision(17);

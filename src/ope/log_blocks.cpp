@@ -70,6 +70,10 @@ int ContextIndex::add(int collective, uint64_t bytes, uint32_t nodes, uint32_t r
   return index_.emplace(Key{bytes, collective, nodes, ranks}, int(index_.size())).first->second;
 }
 
+void BlockBuilder::count_graph_replay() {
+  ++out_.graph_replays;
+}
+
 void BlockBuilder::set_context(int context, const OpeContext& c) {
   out_.contexts[size_t(context)] = c;
 }
@@ -140,6 +144,7 @@ LogBlocks log_blocks(const OpeData& data, BlockRule rule) {
   for (const OpeContext& c : data.contexts) builder.add_context(c);
   for (const OpeCall& c : data.calls)
     builder.add_call(c.context, c.slot, c.propensity, c.latency_us, c.index);
+  for (uint64_t k = 0; k < data.graph_replays; ++k) builder.count_graph_replay();
   return builder.finish(data.behaviour);
 }
 
@@ -167,7 +172,7 @@ class BlockSink final : public DecisionLogSink {
     if (x < 0) {
       index_.add(r.collective, r.bytes, r.nodes, r.ranks);
       builder_.add_context(ope_context(r));
-      checks_.push_back({true, {}, {}});
+      checks_.emplace_back().has_record = true;
     } else if (!checks_[size_t(x)].has_record) {
       builder_.set_context(x, ope_context(r));
       checks_[size_t(x)].has_record = true;
@@ -175,6 +180,10 @@ class BlockSink final : public DecisionLogSink {
   }
 
   void call(const decision_log::CallRecord& r, const std::string& path, uint64_t offset) override {
+    if (r.graph_replay) {  // no decision of the behaviour's: no estimator takes it
+      builder_.count_graph_replay();
+      return;
+    }
     if (!ope_call_usable(r))
       throw InputError(path, 0, ope_call_message(r, offset, ope_call_problem(r, policy_)));
     int x = index_.find(r.collective, r.bytes, r.nodes, r.ranks);
@@ -187,7 +196,7 @@ class BlockSink final : public DecisionLogSink {
       c.ranks = r.ranks;
       for (float& v : c.cost_us) v = -1.0f;
       builder_.add_context(c);
-      checks_.push_back({false, CallPlace{path, offset, r}, {}});
+      checks_.emplace_back().first_call = CallPlace{path, offset, r};
     }
     Checks& check = checks_[size_t(x)];
     if (!check.slots_seen.has(r.slot)) {

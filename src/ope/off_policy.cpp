@@ -69,6 +69,10 @@ OpeData ope_data(const DecisionLogData& log) {
   const std::string& first = log.files.empty() ? std::string() : log.files.front().path;
   for (size_t i = 0; i < log.calls.size(); ++i) {
     const auto& r = log.calls[i];
+    if (r.graph_replay) {  // no decision of the behaviour's: no estimator takes it
+      ++data.graph_replays;
+      continue;
+    }
     const auto it = index.find(ContextKey{r.collective, r.bytes, r.nodes, r.ranks});
     const auto fail = [&](const std::string& why) {
       const auto [path, offset] = decision_log_call_place(log, i);

@@ -154,6 +154,7 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   nlohmann::json doc;
   doc["behaviour"] = data.behaviour;
   doc["calls"] = total_calls;
+  doc["graph_replays"] = data.graph_replays;  // logged, left out: no decision of the plugin's
   doc["contexts"] = nc;
   doc["level"] = options.level;
   doc["resamples"] = B;

@@ -90,6 +90,7 @@ struct NcclTunerV2 {
 // Event types (bit masks) and the one state ncclbot listens to.
 inline constexpr uint64_t kNcclProfileColl = 1u << 1;
 inline constexpr uint64_t kNcclProfileKernelCh = 1u << 6;
+inline constexpr uint64_t kNcclProfileCollApi = 1u << 9;  // v5: the API call, with graphCaptured
 inline constexpr uint64_t kNcclProfileCeColl = 1u << 12;  // v6: a collective run on the copy engines
 inline constexpr int kNcclProfilerKernelChStop = 22;
 
@@ -123,6 +124,17 @@ struct NcclProfileCollV5 {
   void* parentGroup;
 };
 
+// The collective API call (v5, v6): whether it was made while a CUDA graph was being captured. NCCL
+// passes this event's handle as the parentObj of the collective's Coll event.
+struct NcclProfileCollApiV5 {
+  const char* func;
+  size_t count;
+  const char* datatype;
+  int root;
+  void* stream;
+  bool graphCaptured;
+};
+
 struct NcclProfileKernelCh {
   uint8_t channelId;
   uint64_t pTimer;  // GPU globaltimer at the channel's start, ns
@@ -135,6 +147,7 @@ struct NcclProfilerEventDescrV5 {
   void* parentObj;  // for a KernelCh event: the handle ncclbot returned for its Coll event
   int rank;
   union {
+    NcclProfileCollApiV5 collApi;
     NcclProfileCollV5 coll;
     NcclProfileKernelCh kernelCh;
   };
@@ -163,6 +176,7 @@ struct NcclProfilerEventDescrV6 {
   void* parentObj;
   int rank;
   union {
+    NcclProfileCollApiV5 collApi;
     NcclProfileCollV5 coll;
     NcclProfileKernelCh kernelCh;
     NcclProfileCeCollV6 ceColl;

@@ -465,7 +465,9 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     // Leader mode: still the report of the leader's next call in this context, which the policy
     // cannot learn from; a placeholder keeps the arrivals numbered by call.
     if (!absorbs_at_once_locked()) {
+      hold_captured_locked(*c);
       c->held.push_back({0.0, -1});
+      hold_captured_locked(*c);
       release_held_locked(key, *c);
     } else if (!memoize_) {
       settle_local_pending(*c, slot);  // local mode: still the answer to this rank's oldest call
@@ -475,7 +477,9 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   if (absorbs_at_once_locked() && c->held.empty()) {
     absorb_locked(*c, slot, latency_us);
   } else {
+    hold_captured_locked(*c);
     c->held.push_back({latency_us, slot});
+    hold_captured_locked(*c);
     release_held_locked(key, *c);
   }
   ++observations_;
@@ -532,6 +536,74 @@ void OnlineLearner::set_active(bool active) {
 bool OnlineLearner::active() const {
   std::lock_guard<std::mutex> lock(mu_);
   return active_;
+}
+
+void OnlineLearner::captured(int key, int slot) {
+  if (key < 0 || key >= kNumContextKeys) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  if (c == nullptr || c->next_call + own_calls_[key] == 0) return;
+  ++captured_;
+  // The captured call: this rank's latest of the context.
+  const uint64_t index = memoize_ ? own_calls_[key] - 1 : c->next_call - 1;
+  if (!absorbs_at_once_locked()) {
+    // Its place among the arrivals: now, when every earlier call's latency is in, else when they are.
+    if (index <= c->absorbed + c->held.size()) {
+      if (index == c->absorbed + c->held.size()) c->held.push_back({0.0, -1});
+      release_held_locked(key, *c);
+    } else {
+      c->captured_ahead.insert(std::upper_bound(c->captured_ahead.begin(), c->captured_ahead.end(), index),
+                               index);
+    }
+  } else if (!memoize_) {
+    settle_local_pending(*c, slot);  // its decision no longer waits for a latency
+  }
+  // With a log: its decision leaves the pending ring (the newest entries; a group may have decided
+  // more calls of the context after it), so later latencies meet their own calls' decisions.
+  for (size_t k = c->pending_count; k-- > 0;) {
+    const size_t at = (c->pending_head + k) % Context::kPendingCap;
+    if (c->pending[at].index != index) continue;
+    for (size_t j = k; j + 1 < c->pending_count; ++j) {
+      const size_t to = (c->pending_head + j) % Context::kPendingCap, from = (to + 1) % Context::kPendingCap;
+      c->pending[to] = c->pending[from];
+      if (!c->contests.empty()) c->contests[to] = c->contests[from];
+    }
+    --c->pending_count;
+    break;
+  }
+}
+
+void OnlineLearner::observe_replay(int key, int slot, uint64_t bytes, double latency_us) {
+  if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (contexts_[key] == nullptr) return;
+  ++replays_;
+  if (!log_ || !(latency_us > 0.0 && std::isfinite(latency_us))) return;
+  decision_log::CallRecord r;
+  r.comm_hash = comm_id_;
+  r.call_index = UINT64_MAX;  // no call of the rank's: the replay of one captured earlier
+  r.bytes = bytes;
+  r.latency_us = latency_us;
+  r.propensity = __builtin_nan("");
+  r.nodes = uint32_t(nnodes_);
+  r.ranks = uint32_t(nranks_);
+  r.collective = key_collective(key);
+  r.slot = slot;
+  r.nccl_slot = -1;
+  r.graph_replay = true;
+  unsigned char out[decision_log::kCallRecordBytes];
+  decision_log::encode(r, out);
+  log_->append(out, sizeof out);
+}
+
+uint64_t OnlineLearner::captured_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return captured_;
+}
+
+uint64_t OnlineLearner::graph_replays() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return replays_;
 }
 
 uint64_t OnlineLearner::decisions() const {

@@ -108,6 +108,18 @@ class OnlineLearner {
   // Leader mode: held back until the protocol lets the policy see it (header comment); a report
   // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
   bool observe(int key, int slot, double latency_us);
+  // CUDA graphs (docs/plugin.md "CUDA graphs"). The call this rank just decided in context `key`
+  // was captured into a graph: its latency will never come as that call's (each replay runs the
+  // captured arm without asking), so it is settled now as a report the policy cannot use: it stops
+  // counting as pending, arrivals stay numbered by call (leader mode), and with a log its decision
+  // leaves the pending ring unlogged.
+  void captured(int key, int slot);
+  // One replay of a captured collective of `slot` in `key` (`bytes` as the tuner saw them): logged
+  // as a graph replay with no decision and no probability, never fed to the policy, never taken for
+  // a call's latency.
+  void observe_replay(int key, int slot, uint64_t bytes, double latency_us);
+  uint64_t captured_calls() const;
+  uint64_t graph_replays() const;
 
   // Records each measured call of this rank's own decisions in `log`: the arm that ran, NCCL's
   // pick, the policy's probability of that arm, the latency; and each context's cost table on its
@@ -177,6 +189,9 @@ class OnlineLearner {
       int slot;
     };
     std::deque<Arrival> held;
+    // Leader mode: the indices of captured calls whose place among the arrivals is still ahead
+    // (ascending): when arrivals reach one, a placeholder takes it.
+    std::deque<uint64_t> captured_ahead;
     PendingPulls in_flight{};
     uint64_t steps_at_feedback = 0;  // `steps` when the last report of this context came in
     // With a decision log: the decided calls not yet measured, oldest first, and each size of the
@@ -257,6 +272,13 @@ class OnlineLearner {
   }
   // Absorbs the held latencies no decision still to be made may go without (header comment).
   void release_held_locked(int key, Context& c);
+  // Leader mode: a placeholder for each captured call the arrivals have reached.
+  static void hold_captured_locked(Context& c) {
+    while (!c.captured_ahead.empty() && c.captured_ahead.front() <= c.absorbed + c.held.size()) {
+      if (c.captured_ahead.front() == c.absorbed + c.held.size()) c.held.push_back({0.0, -1});
+      c.captured_ahead.pop_front();
+    }
+  }
   // Leader mode with a log: the memo's next decision, made for call `index`, with its probability
   // kept for the logging rank (in its pending ring when that is its current call, else ahead).
   int logged_memo_decision_locked(Context& c, uint64_t index);
@@ -299,7 +321,7 @@ class OnlineLearner {
   const MemoLimits limits_;
   mutable std::mutex mu_;
   bool active_ = true;
-  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0;
+  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
   double last_propensity_ = 1.0;            // of the last fresh decision (with a log)

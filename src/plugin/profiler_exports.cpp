@@ -10,6 +10,14 @@
 // is stopped and as many channel events as its descriptor announced (nChannels) have stopped; the
 // profiler context frees any leftovers at finalize.
 //
+// CUDA graphs (v5, v6): the CollApi event of each collective says whether it was called while a
+// graph was being captured, and NCCL passes its handle as the Coll event's parentObj. A captured
+// collective is decided once, at capture (the learner settles that call then: its latency will
+// never come as the call's); each replay of the graph runs its kernel channels again under the same
+// Coll handle, so a captured Coll record stays until finalize and every round of its channels is one
+// replay, logged as such and never fed to the policy (docs/plugin.md "CUDA graphs"). NCCL 2.27's v4
+// has no such flag: there replays are not told apart.
+//
 // Copy-engine collectives (v6): NCCL runs them on the copy engines when the communicator's CTA
 // policy asks for no CTAs, and decides so before it asks the tuner (NCCL src/enqueue.cc), so no
 // decision waits for them; they have no kernel channels, and timing them would take CUDA events on
@@ -31,7 +39,9 @@ namespace {
 
 constexpr uint32_t kCollMagic = 0x434f4c4cu;     // "COLL"
 constexpr uint32_t kChannelMagic = 0x4b434821u;  // "KCH!"
+constexpr uint32_t kApiMagic = 0x43415049u;      // "CAPI"
 constexpr size_t kMaxLiveCollectives = 1 << 16;
+constexpr size_t kMaxPendingApiCalls = 1 << 12;  // CollApi events whose Coll has not started yet
 
 struct ProfilerContext;
 
@@ -39,10 +49,18 @@ struct CollRecord {
   uint32_t magic = kCollMagic;
   ProfilerContext* owner = nullptr;
   int key = -1, slot = -1;
+  uint64_t bytes = 0;  // as the tuner saw them
   int expected_channels = 0, started_channels = 0, stopped_channels = 0;
   bool coll_stopped = false;
+  bool captured = false;  // into a CUDA graph: each round of its channels is a replay
   uint64_t max_ns = 0;
   bool measured = false;
+};
+
+// A collective's API call (CollApi event), kept until its Coll event takes the graph flag.
+struct ApiRecord {
+  uint32_t magic = kApiMagic;
+  bool graph_captured = false;
 };
 
 struct ChannelRecord {
@@ -61,7 +79,9 @@ struct ProfilerContext {
   std::set<CollRecord*> live;
   std::shared_ptr<OnlineLearner> learner;  // resolved lazily: the tuner's init runs after ours
   uint64_t delivered = 0;
-  uint64_t copy_engine = 0;  // copy-engine collectives seen (v6): not learned
+  uint64_t copy_engine = 0;   // copy-engine collectives seen (v6): not learned
+  std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
+  uint64_t captured = 0, replays = 0;
 };
 
 // Called with ctx->mu held when a record can be retired.
@@ -69,6 +89,17 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
       coll->stopped_channels < coll->started_channels)
     return;
+  if (coll->captured) {  // a replay's round of channels: the record stays for the next replay
+    if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
+      ctx->learner->observe_replay(coll->key, coll->slot, coll->bytes,
+                                   double(float(double(coll->max_ns) / 1000.0)));
+      ++ctx->replays;
+    }
+    coll->started_channels = coll->stopped_channels = 0;
+    coll->max_ns = 0;
+    coll->measured = false;
+    return;
+  }
   if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
     // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
     // latency the replay engine sees as x arrives here as exactly x.
@@ -80,7 +111,7 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
 }
 
 template <typename Coll>
-void start_coll(ProfilerContext* ctx, void** handle, const Coll& d) {
+void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent) {
   auto rec = std::make_unique<CollRecord>();
   rec->owner = ctx;
   rec->expected_channels = d.nChannels;
@@ -93,10 +124,19 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d) {
     if (coll == 2 || coll == 3) bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
     rec->key = context_key(coll, bytes);
     rec->slot = algo * 3 + proto;
+    rec->bytes = bytes;
   }
   std::lock_guard<std::mutex> lock(ctx->mu);
   if (!ctx->learner)
     ctx->learner = PluginRuntime::instance().learner_for(ctx->comm_id, ctx->nranks, ctx->nnodes);
+  if (auto* api = static_cast<ApiRecord*>(parent); api != nullptr && ctx->apis.erase(api)) {
+    rec->captured = api->graph_captured;
+    delete api;
+  }
+  if (rec->captured) {
+    ++ctx->captured;
+    if (ctx->learner && rec->key >= 0) ctx->learner->captured(rec->key, rec->slot);
+  }
   if (ctx->live.size() >= kMaxLiveCollectives) return;  // channel events are not arriving: stop tracking
   ctx->live.insert(rec.get());
   *handle = rec.release();
@@ -114,19 +154,36 @@ void start_channel(ProfilerContext* ctx, void** handle, void* parent, uint64_t s
   *handle = ch;
 }
 
+// A CollApi event (v5, v6): kept until its Coll event takes the graph flag (bounded: past
+// kMaxPendingApiCalls unclaimed ones, no handle, and those collectives are taken as not captured).
+void start_api(ProfilerContext* ctx, void** handle, bool graph_captured) {
+  std::lock_guard<std::mutex> lock(ctx->mu);
+  if (ctx->apis.size() >= kMaxPendingApiCalls) return;
+  auto* api = new ApiRecord();
+  api->graph_captured = graph_captured;
+  ctx->apis.insert(api);
+  *handle = api;
+}
+
 template <typename Descr>
 nccl_result_t start_event(void* context, void** handle, Descr* d) {
   if (handle != nullptr) *handle = nullptr;
   if (context == nullptr || handle == nullptr || d == nullptr) return kNcclSuccess;
   try {
     auto* ctx = static_cast<ProfilerContext*>(context);
-    if (uint64_t(d->type) == kNcclProfileColl)
-      start_coll(ctx, handle, d->coll);
-    else if (uint64_t(d->type) == kNcclProfileKernelCh)
+    const uint64_t type = uint64_t(d->type);
+    if (type == kNcclProfileColl) {
+      start_coll(ctx, handle, d->coll, d->parentObj);
+    } else if (type == kNcclProfileKernelCh) {
       start_channel(ctx, handle, d->parentObj, d->kernelCh.pTimer);
-    else if (uint64_t(d->type) == kNcclProfileCeColl) {
+    } else if (type == kNcclProfileCeColl) {
       std::lock_guard<std::mutex> lock(ctx->mu);
       ++ctx->copy_engine;
+      // Its API call's record, if any, has no Coll event to wait for.
+      if (auto* api = static_cast<ApiRecord*>(d->parentObj); api != nullptr && ctx->apis.erase(api))
+        delete api;
+    } else if constexpr (requires { d->collApi.graphCaptured; }) {
+      if (type == kNcclProfileCollApi) start_api(ctx, handle, d->collApi.graphCaptured);
     }
   } catch (...) {
     *handle = nullptr;
@@ -139,6 +196,7 @@ nccl_result_t stop_event(void* handle) {
   try {
     uint32_t magic;
     std::memcpy(&magic, handle, sizeof magic);
+    if (magic == kApiMagic) return kNcclSuccess;  // kept until its Coll event takes it
     if (magic == kCollMagic) {
       auto* coll = static_cast<CollRecord*>(handle);
       ProfilerContext* ctx = coll->owner;
@@ -197,8 +255,9 @@ nccl_result_t init_any(void** context, int* mask, uint64_t events, uint64_t comm
     ctx->log = PluginLog(logger);
     if (mask != nullptr) *mask = int(events);
     ctx->log.init_info(
-        "profiler initialised: commId 0x%llx, rank %d of %d; listening to Coll and KernelCh%s events",
+        "profiler initialised: commId 0x%llx, rank %d of %d; listening to Coll and KernelCh%s%s events",
         (unsigned long long)comm_id, rank, nranks,
+        (events & kNcclProfileCollApi) ? " (and CollApi, for CUDA graphs)" : "",
         (events & kNcclProfileCeColl) ? " (and CeColl, to count)" : "");
     *context = ctx;
   } catch (...) {
@@ -211,12 +270,13 @@ constexpr uint64_t kKernelEvents = kNcclProfileColl | kNcclProfileKernelCh;
 
 nccl_result_t init_v6(void** context, uint64_t comm_id, int* mask, const char*, int nnodes, int nranks,
                       int rank, nccl_logger_t logger) {
-  return init_any(context, mask, kKernelEvents | kNcclProfileCeColl, comm_id, nnodes, nranks, rank, logger);
+  return init_any(context, mask, kKernelEvents | kNcclProfileCollApi | kNcclProfileCeColl, comm_id, nnodes,
+                  nranks, rank, logger);
 }
 
 nccl_result_t init_v5(void** context, uint64_t comm_id, int* mask, const char*, int nnodes, int nranks,
                       int rank, nccl_logger_t logger) {
-  return init_any(context, mask, kKernelEvents, comm_id, nnodes, nranks, rank, logger);
+  return init_any(context, mask, kKernelEvents | kNcclProfileCollApi, comm_id, nnodes, nranks, rank, logger);
 }
 
 nccl_result_t init_v4(void** context, int* mask, const char*, uint64_t comm_hash, int nnodes, int nranks,
@@ -230,13 +290,19 @@ nccl_result_t finalize(void* context) {
     auto* ctx = static_cast<ProfilerContext*>(context);
     {
       std::lock_guard<std::mutex> lock(ctx->mu);
+      size_t captured_live = 0;
+      for (const CollRecord* c : ctx->live) captured_live += c->captured;
       ctx->log.info(
           "profiler finalised: commId 0x%llx, %llu latencies delivered, %zu collectives unfinished, %llu "
-          "copy-engine collectives not learned (no tuner decision, no kernel channels to time)",
-          (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered, ctx->live.size(),
-          (unsigned long long)ctx->copy_engine);
+          "copy-engine collectives not learned (no tuner decision, no kernel channels to time), %llu "
+          "CUDA-graph replays of %llu captured collectives logged and not learned (no decision of their own)",
+          (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered,
+          ctx->live.size() - captured_live, (unsigned long long)ctx->copy_engine,
+          (unsigned long long)ctx->replays, (unsigned long long)ctx->captured);
       for (CollRecord* c : ctx->live) delete c;
       ctx->live.clear();
+      for (ApiRecord* a : ctx->apis) delete a;
+      ctx->apis.clear();
     }
     delete ctx;
   } catch (...) {

@@ -89,9 +89,10 @@ TEST(DecisionLogReader, DamageIsAnErrorNamingTheFile) {
   const std::string whole = log_bytes("random", 4);
   const std::string truncated = write_log(whole.substr(0, 12));
   EXPECT_NE(error_of({truncated}).find(truncated + ": not an ncclbot decision log"), std::string::npos);
-  std::string v2 = whole;
-  v2[8] = 2;
-  EXPECT_NE(error_of({write_log(v2)}).find("decision log version 2"), std::string::npos);
+  std::string v3 = whole;
+  v3[8] = 3;
+  EXPECT_NE(error_of({write_log(v3)}).find("decision log version 3, this ncclbot reads versions 1 to 2"),
+            std::string::npos);
   std::string flipped = whole;
   flipped[flipped.size() - 100] ^= 0x10;
   EXPECT_NE(error_of({write_log(flipped)}).find("checksum does not match"), std::string::npos);

@@ -61,6 +61,11 @@ TEST(AbiLayout, ProfilerDescriptorV5) {
   EXPECT_EQ(sizeof(NcclProfilerEventDescrV5), 112u);
   // KernelCh: channelId u8 @24, pTimer u64 @32.
   EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, kernelCh) + offsetof(NcclProfileKernelCh, channelId), 24u);
+  // CollApi (profiler_v5.h): func 0, count 8, datatype 16, root 24, stream 32, graphCaptured 40
+  // -> 48 bytes; graphCaptured at 24 + 40 = 64 in the descriptor, in v5 and v6 alike.
+  EXPECT_EQ(sizeof(NcclProfileCollApiV5), 48u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, collApi) + offsetof(NcclProfileCollApiV5, graphCaptured), 64u);
+  EXPECT_EQ(offsetof(NcclProfilerEventDescrV6, collApi) + offsetof(NcclProfileCollApiV5, graphCaptured), 64u);
   EXPECT_EQ(offsetof(NcclProfilerEventDescrV5, kernelCh) + offsetof(NcclProfileKernelCh, pTimer), 32u);
 }
 

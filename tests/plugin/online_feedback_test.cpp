@@ -111,7 +111,7 @@ TEST(OnlineFeedback, ProfilerV6LearnsFromKernelsAndCountsCopyEngineCollectives) 
   void* tuner = nullptr;
   int mask = 0;
   ASSERT_EQ(plugin().prof6->init(&prof, 106, &mask, "v6", 1, 1, 0, recording_logger), kNcclSuccess);
-  EXPECT_EQ(uint64_t(mask), kNcclProfileColl | kNcclProfileKernelCh | kNcclProfileCeColl);
+  EXPECT_EQ(uint64_t(mask), kNcclProfileColl | kNcclProfileKernelCh | kNcclProfileCollApi | kNcclProfileCeColl);
   ASSERT_EQ(plugin().v6->init(&tuner, 106, 1, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
   CostTable7x3 t = two_arms();
   plugin().v6->getCollInfo(tuner, 4, 1 << 20, 1, t.ptr(), 7, 3, 0, nullptr);

@@ -361,7 +361,7 @@ TEST(TunerModes, InitAndFinalizeRepeatedAndInterleaved) {
     if (round % 2) plugin().prof5->init(&prof, uint64_t(round), &mask, "c", 1, 1, 0, nullptr);
     plugin().v5->init(&tuner, uint64_t(round), 1, 1, nullptr, nullptr, nullptr);
     if (!(round % 2)) plugin().prof5->init(&prof, uint64_t(round), &mask, "c", 1, 1, 0, nullptr);
-    EXPECT_EQ(mask, int(kNcclProfileColl | kNcclProfileKernelCh));
+    EXPECT_EQ(mask, int(kNcclProfileColl | kNcclProfileKernelCh | kNcclProfileCollApi));
     CostTable7x3 t = allreduce_table();
     plugin().v5->getCollInfo(tuner, 4, 4096, 1, t.ptr(), 7, 3, 0, nullptr);
     if (round % 3 == 0) {

@@ -16,7 +16,9 @@ namespace ncclbot {
 struct DecisionLogFile {
   std::string path;
   std::map<std::string, std::string> header;  // key=value lines
+  uint32_t version = 0;
   size_t calls = 0, contexts = 0;
+  size_t graph_replays = 0;       // of the calls: CUDA-graph replays (version 2), no decisions
   size_t dropped_tail_bytes = 0;  // a partial last record
 };
 

@@ -13,7 +13,9 @@
 //                 communicator), u64 bytes, f64 latency_us (measured), f64 propensity (of the
 //                 arm played; NaN = the policy cannot say), u32 nodes, u32 ranks, u8 collective
 //                 (ncclFunc_t), i8 slot played (algo*3+proto; -1 = NCCL's own choice kept),
-//                 i8 nccl_slot (NCCL's pick from its cost table), 5 bytes 0
+//                 i8 nccl_slot (NCCL's pick from its cost table), u8 flags (version 2; bit 0:
+//                 a CUDA-graph replay of a collective captured earlier, no decision of its own:
+//                 call_index UINT64_MAX, propensity NaN, nccl_slot -1), 4 bytes 0
 //     kind 2, context (136 bytes): the cost table NCCL passed on a context's first call:
 //                 u64 comm_hash, u64 bytes, u32 nodes, u32 ranks, u8 collective, i8 nccl_slot,
 //                 6 bytes 0, f32 cost_us[21] (slot order; < 0 = not usable), 4 bytes 0
@@ -28,7 +30,9 @@
 namespace ncclbot::decision_log {
 
 inline constexpr char kMagic[8] = {'N', 'C', 'B', 'T', 'L', 'O', 'G', '\n'};
-inline constexpr uint32_t kDecisionLogVersion = 1;
+inline constexpr uint32_t kDecisionLogVersion = 2;  // 1: no flags byte (read as no flags)
+inline constexpr uint32_t kOldestDecisionLogVersion = 1;
+inline constexpr uint8_t kCallFlagGraphReplay = 1;
 inline constexpr uint32_t kKindCall = 1;
 inline constexpr uint32_t kKindContext = 2;
 inline constexpr uint32_t kCallRecordBytes = 72;
@@ -46,6 +50,7 @@ struct CallRecord {
   int collective = -1;
   int slot = -1;
   int nccl_slot = -1;
+  bool graph_replay = false;
 };
 
 struct ContextRecord {
@@ -94,6 +99,7 @@ inline void encode(const CallRecord& r, unsigned char (&out)[kCallRecordBytes]) 
   out[56] = uint8_t(r.collective);
   out[57] = uint8_t(int8_t(r.slot));
   out[58] = uint8_t(int8_t(r.nccl_slot));
+  out[59] = r.graph_replay ? kCallFlagGraphReplay : 0;
   detail::seal(out, kKindCall, kCallRecordBytes);
 }
 
@@ -126,6 +132,7 @@ inline CallRecord decode_call(const unsigned char* in) {
   r.collective = in[56];
   r.slot = int8_t(in[57]);
   r.nccl_slot = int8_t(in[58]);
+  r.graph_replay = (in[59] & kCallFlagGraphReplay) != 0;
   return r;
 }
 

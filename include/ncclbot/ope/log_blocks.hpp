@@ -74,6 +74,7 @@ struct LogBlocks {
   std::vector<ContextBlocks> blocks;  // per context
   std::string behaviour;
   uint64_t calls = 0;
+  uint64_t graph_replays = 0;  // logged CUDA-graph replays, left out: no decision of the behaviour's
   BlockRule rule;
   // Where the log came from, for messages and output.
   std::vector<DecisionLogFile> files;
@@ -88,6 +89,7 @@ class BlockBuilder {
   // Context `context`'s cost table, when it comes after its first calls (a later file's record).
   void set_context(int context, const OpeContext& c);
   const OpeContext& context(int context) const { return out_.contexts[size_t(context)]; }
+  void count_graph_replay();
   void add_call(int context, int slot, double propensity, double latency_us, uint64_t index);
   LogBlocks finish(std::string behaviour);
 

@@ -45,6 +45,7 @@ struct OpeData {
   std::vector<OpeContext> contexts;  // distinct (collective, bytes, nodes, ranks), first seen first
   std::vector<OpeCall> calls;
   std::string behaviour;
+  uint64_t graph_replays = 0;  // logged CUDA-graph replays, left out: no decision of the behaviour's
 };
 
 // The smallest logged probability the estimators take. Below it one call's importance weight 1/p

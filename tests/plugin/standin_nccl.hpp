@@ -1,0 +1,277 @@
+#pragma once
+// A stand-in for NCCL: drives the built plugin through its tuner and profiler in the order NCCL
+// 2.27-2.30 makes the calls (NCCL src/enqueue.cc, NCCL src/plugin/profiler.cc and NCCL
+// src/plugin/tuner.cc; the ABI as plugin/nccl_abi.hpp declares it), without a GPU:
+//   communicator init   profiler init, then tuner init; finalize: tuner, then profiler;
+//   a collective        CollApi start (graphCaptured) and stop when it is called (v5, v6); at group
+//                       end, for each collective of the group: getCollInfo (numPipeOps = the
+//                       group's size), getChunkSize (v6 tuner), NCCL's pick = the cheapest entry the
+//                       tuner left; then the Coll event (parentObj: its CollApi handle) started and
+//                       stopped, then per kernel channel: KernelCh start (parentObj: the Coll
+//                       handle), recordEventState(KernelChStop) with the stop timer, stop;
+//   graph capture       the same with graphCaptured set and no kernel channels; each replay of the
+//                       graph runs the channels again under the captured Coll handles, with no
+//                       tuner call;
+//   copy-engine (v6)    CollApi start and stop, CeColl start (parentObj: its CollApi handle) and
+//                       stop; no tuner call, no kernel channels.
+// Every plugin call's result is counted; a failure is any result other than success.
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "plugin/plugin_loader.hpp"
+
+namespace ncclbot::test {
+
+struct NcclRelease {
+  const char* name;
+  int tuner, profiler;  // the ABI versions that release binds (docs/plugin.md "Which NCCL binds what")
+};
+inline constexpr NcclRelease kNccl227{"2.27", 4, 4}, kNccl228{"2.28", 5, 5}, kNccl229{"2.29", 5, 6},
+    kNccl230{"2.30", 6, 6};
+
+struct StandInOp {
+  int coll = 4;         // ncclFunc_t: 4 = AllReduce
+  size_t bytes = 4096;  // as the tuner sees them (int8 elements, so count = bytes per rank)
+};
+
+class StandInNccl {
+ public:
+  StandInNccl(NcclRelease release, uint64_t comm_id, int nranks, int nnodes)
+      : release_(release), nranks_(nranks), nnodes_(nnodes) {
+    const Plugin& p = plugin();
+    int mask = 0;
+    if (release.profiler == 4)
+      count(p.prof4->init(&prof_, &mask, "stand-in", comm_id, nnodes, nranks, 0, recording_logger));
+    else if (release.profiler == 5)
+      count(p.prof5->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
+    else
+      count(p.prof6->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
+    mask_ = uint64_t(mask);
+    if (release.tuner == 4)
+      count(p.v4->init(size_t(nranks), size_t(nnodes), recording_logger, &tuner_));
+    else if (release.tuner == 5)
+      count(p.v5->init(&tuner_, comm_id, size_t(nranks), size_t(nnodes), recording_logger, nullptr, nullptr));
+    else
+      count(p.v6->init(&tuner_, comm_id, size_t(nranks), size_t(nnodes), recording_logger, nullptr, nullptr));
+  }
+  ~StandInNccl() {
+    const Plugin& p = plugin();
+    if (release_.tuner == 4)
+      count(p.v4->destroy(tuner_));
+    else if (release_.tuner == 5)
+      count(p.v5->finalize(tuner_));
+    else
+      count(p.v6->finalize(tuner_));
+    finalize_profiler();
+  }
+  StandInNccl(const StandInNccl&) = delete;
+  StandInNccl& operator=(const StandInNccl&) = delete;
+
+  // One group of collectives, all with cost table `table`; `latency_us(i, arm)` is what collective
+  // i's slowest channel takes. Returns the arms NCCL ran. Captured: no channels now (see replay()).
+  template <typename Latency>
+  std::vector<int> group(const std::vector<StandInOp>& ops, const CostTable7x3& table, bool captured,
+                         Latency latency_us) {
+    std::vector<void*> apis(ops.size(), nullptr);
+    for (size_t i = 0; i < ops.size(); ++i) apis[i] = start_api(ops[i], captured);
+    std::vector<int> arms;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      CostTable7x3 t = table;
+      int channels = 0;
+      count(get_coll_info(ops[i], int(ops.size()), t, &channels));
+      ++tuner_calls_;
+      for (int s = 0; s < 21; ++s)  // an entry NCCL removed stays removed
+        if (table.t[s / 3][s % 3] < 0.0f && t.t[s / 3][s % 3] >= 0.0f) ++revived_;
+      const int arm = t.pick();
+      arms.push_back(arm);
+      if (release_.tuner == 6) {
+        size_t chunk = 131072;
+        count(plugin().v6->getChunkSize(tuner_, ops[i].coll, ops[i].bytes, arm / 3, arm % 3, 2, &chunk));
+        if (chunk != 131072) ++chunks_changed_;
+      }
+      void* coll = start_coll(ops[i], arm, apis[i]);
+      count(stop(coll));
+      if (captured)
+        captured_.push_back({coll, arm, ops[i]});
+      else
+        run_channels(coll, latency_us(i, arm));
+    }
+    return arms;
+  }
+
+  // One replay of the captured graph: every captured collective's channels, latency_us(i, arm).
+  template <typename Latency>
+  void replay(Latency latency_us) {
+    for (size_t i = 0; i < captured_.size(); ++i)
+      run_channels(captured_[i].coll, latency_us(i, captured_[i].arm));
+  }
+
+  // A collective NCCL runs on the copy engines (NCCL 2.29 and later): no tuner call.
+  void copy_engine(const StandInOp& op) {
+    void* api = start_api(op, false);
+    if (release_.profiler < 6) return;
+    NcclProfilerEventDescrV6 d;
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileCeColl;
+    d.parentObj = api;
+    d.ceColl.func = "AllGather";
+    d.ceColl.count = op.bytes;
+    d.ceColl.datatype = "ncclInt8";
+    void* h = nullptr;
+    count(plugin().prof6->startEvent(prof_, &h, &d));
+    count(stop(h));
+  }
+
+  // Profiler finalize now (the destructor's, once), so its line can be read before the tuner's.
+  void finalize_profiler() {
+    if (prof_ == nullptr) return;
+    const Plugin& p = plugin();
+    count(release_.profiler == 4   ? p.prof4->finalize(prof_)
+          : release_.profiler == 5 ? p.prof5->finalize(prof_)
+                                   : p.prof6->finalize(prof_));
+    prof_ = nullptr;
+  }
+
+  int failures() const { return failures_; }
+  int revived() const { return revived_; }
+  int chunks_changed() const { return chunks_changed_; }
+  long tuner_calls() const { return tuner_calls_; }
+  uint64_t mask() const { return mask_; }
+
+ private:
+  struct Captured {
+    void* coll;
+    int arm;
+    StandInOp op;
+  };
+
+  void count(nccl_result_t r) { failures_ += r != kNcclSuccess; }
+
+  nccl_result_t get_coll_info(const StandInOp& op, int pipe_ops, CostTable7x3& t, int* channels) {
+    const Plugin& p = plugin();
+    if (release_.tuner == 4)
+      return p.v4->getCollInfo(tuner_, op.coll, op.bytes, pipe_ops, t.ptr(), 7, 3, 0, channels);
+    if (release_.tuner == 5)
+      return p.v5->getCollInfo(tuner_, op.coll, op.bytes, pipe_ops, t.ptr(), 7, 3, 0, channels);
+    return p.v6->getCollInfo(tuner_, op.coll, op.bytes, pipe_ops, t.ptr(), 7, 3, 0, channels);
+  }
+
+  static const char* func_name(int coll) {
+    static const char* const names[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+    return coll >= 0 && coll < 5 ? names[coll] : "AllReduce";
+  }
+
+  template <typename Descr>
+  nccl_result_t start(void** handle, Descr* d) {
+    const Plugin& p = plugin();
+    if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV4>)
+      return p.prof4->startEvent(prof_, handle, d);
+    else if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV5>)
+      return p.prof5->startEvent(prof_, handle, d);
+    else
+      return p.prof6->startEvent(prof_, handle, d);
+  }
+  nccl_result_t stop(void* handle) {
+    const Plugin& p = plugin();
+    return release_.profiler == 4   ? p.prof4->stopEvent(handle)
+           : release_.profiler == 5 ? p.prof5->stopEvent(handle)
+                                    : p.prof6->stopEvent(handle);
+  }
+  nccl_result_t record_stop(void* handle, uint64_t ns) {
+    NcclProfilerEventStateArgs args;
+    std::memset(&args, 0, sizeof args);
+    args.kernelCh.pTimer = ns;
+    const Plugin& p = plugin();
+    return release_.profiler == 4   ? p.prof4->recordEventState(handle, kNcclProfilerKernelChStop, &args)
+           : release_.profiler == 5 ? p.prof5->recordEventState(handle, kNcclProfilerKernelChStop, &args)
+                                    : p.prof6->recordEventState(handle, kNcclProfilerKernelChStop, &args);
+  }
+
+  template <typename Descr>
+  void* api_event(const StandInOp& op, bool captured) {
+    Descr d;
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileCollApi;
+    d.collApi.func = func_name(op.coll);
+    d.collApi.count = op.bytes;
+    d.collApi.datatype = "ncclInt8";
+    d.collApi.graphCaptured = captured;
+    void* h = nullptr;
+    count(start(&h, &d));
+    if (h != nullptr) count(stop(h));  // NCCL stops it when the call returns, before group end
+    return h;
+  }
+  void* start_api(const StandInOp& op, bool captured) {
+    if (!(mask_ & kNcclProfileCollApi)) return nullptr;
+    if (release_.profiler == 5) return api_event<NcclProfilerEventDescrV5>(op, captured);
+    if (release_.profiler == 6) return api_event<NcclProfilerEventDescrV6>(op, captured);
+    return nullptr;
+  }
+
+  template <typename Descr>
+  void* coll_event(const StandInOp& op, int arm, void* api) {
+    static const char* const algos[] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                        "NVLSTree", "PAT"};
+    static const char* const protos[] = {"LL", "LL128", "Simple"};
+    Descr d;
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileColl;
+    d.parentObj = api;
+    d.coll.seqNumber = seq_++;
+    d.coll.func = func_name(op.coll);
+    d.coll.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
+    d.coll.datatype = "ncclInt8";
+    d.coll.nChannels = 2;
+    d.coll.algo = arm >= 0 ? algos[arm / 3] : "Ring";
+    d.coll.proto = arm >= 0 ? protos[arm % 3] : "Simple";
+    void* h = nullptr;
+    count(start(&h, &d));
+    return h;
+  }
+  void* start_coll(const StandInOp& op, int arm, void* api) {
+    if (release_.profiler == 4) return coll_event<NcclProfilerEventDescrV4>(op, arm, api);
+    if (release_.profiler == 5) return coll_event<NcclProfilerEventDescrV5>(op, arm, api);
+    return coll_event<NcclProfilerEventDescrV6>(op, arm, api);
+  }
+
+  template <typename Descr>
+  void channel(void* coll, int ch, uint64_t span_ns) {
+    Descr k;
+    std::memset(&k, 0, sizeof k);
+    k.type = kNcclProfileKernelCh;
+    k.parentObj = coll;
+    k.kernelCh.channelId = uint8_t(ch);
+    k.kernelCh.pTimer = clock_ns_;
+    void* h = nullptr;
+    count(start(&h, &k));
+    count(record_stop(h, clock_ns_ + span_ns));
+    count(stop(h));
+  }
+  // Two channels; the slower spans the latency (whole microseconds, exact in float).
+  void run_channels(void* coll, double latency_us) {
+    const uint64_t ns = uint64_t(latency_us * 1000.0);
+    for (int ch = 0; ch < 2; ++ch) {
+      const uint64_t span = ch == 0 ? ns / 2 : ns;
+      if (release_.profiler == 4)
+        channel<NcclProfilerEventDescrV4>(coll, ch, span);
+      else if (release_.profiler == 5)
+        channel<NcclProfilerEventDescrV5>(coll, ch, span);
+      else
+        channel<NcclProfilerEventDescrV6>(coll, ch, span);
+    }
+    clock_ns_ += ns + 1000;
+  }
+
+  const NcclRelease release_;
+  const int nranks_, nnodes_;
+  void* tuner_ = nullptr;
+  void* prof_ = nullptr;
+  uint64_t mask_ = 0, seq_ = 0, clock_ns_ = 1000000;
+  int failures_ = 0, revived_ = 0, chunks_changed_ = 0;
+  long tuner_calls_ = 0;
+  std::vector<Captured> captured_;
+};
+
+}  // namespace ncclbot::test
