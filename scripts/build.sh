@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 preset=${1:-default}
 shift || true
 scripts/setup.sh
-cmake --preset "$preset" >/dev/null
+# NCCLBOT_GPU_TEST_PROGRAMS=ON|OFF (scripts/test.sh sets it): whether the GPU-only test programs build.
+cmake --preset "$preset" ${NCCLBOT_GPU_TEST_PROGRAMS:+-DNCCLBOT_GPU_TEST_PROGRAMS=$NCCLBOT_GPU_TEST_PROGRAMS} >/dev/null
 if (($#)); then
   cmake --build --preset "$preset" --target "$@"
 else

@@ -12,6 +12,14 @@ stage_done() {
   echo "test.sh: $1 in $((SECONDS - stage_start)) s (total $SECONDS s)" >&2
   stage_start=$SECONDS
 }
+# The test programs of label `gpu` only skip without a usable GPU: built only where one may run them
+# (scripts/gpu-bundle.sh builds them for a GPU machine).
+if nvidia-smi -L >/dev/null 2>&1; then
+  export NCCLBOT_GPU_TEST_PROGRAMS=ON
+else
+  export NCCLBOT_GPU_TEST_PROGRAMS=OFF
+  echo "test.sh: no GPU here: the GPU-only test programs (ctest label gpu) are not built" >&2
+fi
 scripts/build.sh default
 stage_done "set-up and build"
 ctest --preset default

@@ -308,3 +308,45 @@ TEST(DecisionWindows, WithoutAnyFeedbackPendingDecisionsStopCounting) {
   for (int i = 0; i < 200; ++i) b += local.decide_next(kKey, kBytes, prior.data()) == 5;
   EXPECT_GT(b, 0);
 }
+
+// CUDA graphs (docs/plugin.md "CUDA graphs"): a call captured into a graph never reports a latency
+// of its own, and the leader settles it as a report the policy cannot use, in its place among the
+// arrivals. A leader told of the capture decides exactly as one that got an unusable report (NaN) for
+// that call in that place, whether the capture comes after every earlier latency or while the
+// latencies of up to 7 calls before it are still in flight; with no report at all in its place, every
+// later arrival would be taken for the call before its own, and decisions change.
+TEST(DecisionWindows, ACapturedCallTakesItsPlaceAmongTheArrivals) {
+  Table table;
+  int untold_differs = 0;
+  for (uint64_t in_flight = 0; in_flight < 8; ++in_flight)
+    for (uint64_t captured = 40; captured < 48; ++captured) {
+      CostTable cost = table.cost();
+      auto told = both_present(kUcb), reference = both_present(kUcb), untold = both_present(kUcb);
+      OnlineLearner* all[] = {told.get(), reference.get(), untold.get()};
+      for (auto* l : all) hand_in_follower_table(*l, table.prior());
+      std::vector<int8_t> played[3];
+      std::vector<std::pair<uint64_t, int>> pending[3];  // (call, arm) whose latency is still to come
+      for (uint64_t i = 0; i < 300; ++i)
+        for (int k = 0; k < 3; ++k) {
+          OnlineLearner& l = *all[k];
+          const int s = l.decide_at(kKey, kBytes, cost, i, kOwn);
+          played[k].push_back(int8_t(s));
+          if (i == captured) {
+            if (k == 0) l.captured(kKey, ran(s));
+            if (k == 1) pending[k].push_back({i, -1});  // a NaN report in call order
+          } else {
+            pending[k].push_back({i, ran(s)});
+          }
+          // Latencies come back `in_flight` calls late, in call order.
+          while (!pending[k].empty() && pending[k].front().first + in_flight <= i) {
+            const auto [call, arm] = pending[k].front();
+            pending[k].erase(pending[k].begin());
+            l.observe(kKey, arm < 0 ? 0 : arm, arm < 0 ? NAN : noisy_latency(call, arm));
+          }
+        }
+      EXPECT_EQ(played[0], played[1]) << "in flight " << in_flight << ", captured " << captured;
+      untold_differs += played[0] != played[2];
+      EXPECT_EQ(told->captured_calls(), 1u);
+    }
+  EXPECT_GT(untold_differs, 0);
+}
