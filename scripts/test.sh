@@ -3,7 +3,7 @@
 # then the Python package (scripts/python-check.sh: pip install . into a fresh venv, its pytest
 # suite), then every command block of README.md and docs/usage.md (scripts/readme_check.py), then a
 # short libFuzzer smoke run of every fuzz target (clang build in build-fuzz, begun in the background
-# once ctest is done). Each stage's wall time is printed as it ends, so a slow CI run says where its
+# with ctest). Each stage's wall time is printed as it ends, so a slow CI run says where its
 # time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,13 +22,14 @@ else
 fi
 scripts/build.sh default
 stage_done "set-up and build"
-ctest --preset default
-stage_done "ctest"
-# The fuzz targets build (clang, ASan) in the background, at low priority, while the Python check
-# waits on pip's downloads and the README check on its studies; their run comes last.
+# The fuzz targets build (clang, ASan) in the background, at low priority, from the start of ctest:
+# in the gaps its tests leave (processes waiting on each other, timeouts), while the Python check
+# waits on pip's downloads and while the README check runs its studies; their run comes last.
 mkdir -p build-fuzz
 nice -n 10 scripts/fuzz-smoke.sh --build-only >build-fuzz/build.log 2>&1 &
 fuzz_build=$!
+ctest --preset default
+stage_done "ctest"
 scripts/python-check.sh
 stage_done "Python package"
 # The README check must catch a drifted file before its word on README.md counts.
@@ -46,6 +47,6 @@ if ! wait "$fuzz_build"; then
   echo "test.sh: the fuzz targets did not build (build-fuzz/build.log)" >&2
   exit 1
 fi
-stage_done "fuzz build (the rest of it, begun after ctest)"
+stage_done "fuzz build (the rest of it, begun with ctest)"
 scripts/fuzz-smoke.sh --run-only
 stage_done "fuzz smoke"
