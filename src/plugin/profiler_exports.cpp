@@ -37,11 +37,12 @@ using namespace ncclbot::plugin;
 
 namespace {
 
-constexpr uint32_t kCollMagic = 0x434f4c4cu;     // "COLL"
-constexpr uint32_t kChannelMagic = 0x4b434821u;  // "KCH!"
-constexpr uint32_t kApiMagic = 0x43415049u;      // "CAPI"
-constexpr size_t kMaxLiveCollectives = 1 << 16;
-constexpr size_t kMaxPendingApiCalls = 1 << 12;  // CollApi events whose Coll has not started yet
+constexpr uint32_t kCollMagic = 0x434f4c4cu;         // "COLL"
+constexpr uint32_t kChannelMagic = 0x4b434821u;      // "KCH!"
+constexpr uint32_t kApiMagic = 0x43415049u;          // "CAPI"
+constexpr size_t kMaxLiveCollectives = 1 << 16;      // collectives waiting for their channels
+constexpr size_t kMaxCapturedCollectives = 1 << 14;  // captured ones, kept for their replays
+constexpr size_t kMaxPendingApiCalls = 1 << 12;      // CollApi events whose Coll has not started yet
 
 struct ProfilerContext;
 
@@ -82,6 +83,7 @@ struct ProfilerContext {
   uint64_t copy_engine = 0;   // copy-engine collectives seen (v6): not learned
   std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
   uint64_t captured = 0, replays = 0;
+  size_t captured_live = 0;  // captured records in `live`
 };
 
 // Called with ctx->mu held when a record can be retired.
@@ -136,8 +138,14 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
   if (rec->captured) {
     ++ctx->captured;
     if (ctx->learner && rec->key >= 0) ctx->learner->captured(rec->key, rec->slot);
+    // A captured record stays until finalize (NCCL says nothing when a graph is destroyed), so the
+    // captured ones have a budget of their own: past it a capture is still settled, and its replays
+    // go unlogged, never taken for another collective's.
+    if (ctx->captured_live >= kMaxCapturedCollectives) return;
+    ++ctx->captured_live;
+  } else if (ctx->live.size() - ctx->captured_live >= kMaxLiveCollectives) {
+    return;  // channel events are not arriving: stop tracking
   }
-  if (ctx->live.size() >= kMaxLiveCollectives) return;  // channel events are not arriving: stop tracking
   ctx->live.insert(rec.get());
   *handle = rec.release();
 }
@@ -290,8 +298,7 @@ nccl_result_t finalize(void* context) {
     auto* ctx = static_cast<ProfilerContext*>(context);
     {
       std::lock_guard<std::mutex> lock(ctx->mu);
-      size_t captured_live = 0;
-      for (const CollRecord* c : ctx->live) captured_live += c->captured;
+      const size_t captured_live = ctx->captured_live;
       ctx->log.info(
           "profiler finalised: commId 0x%llx, %llu latencies delivered, %zu collectives unfinished, %llu "
           "copy-engine collectives not learned (no tuner decision, no kernel channels to time), %llu "

@@ -162,3 +162,21 @@ TEST(StandInNccl, GraphReplaysAreLoggedAsReplaysAndNeverTakenForADecisionsLatenc
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("30 CUDA-graph replays left out"), std::string::npos) << r.err;
 }
+
+// Captured records stay until finalize, 16,384 per communicator at most: a job that captures more
+// has the rest settled and their replays unlogged, and eager collectives still report.
+TEST(StandInNccl, CapturedCollectivesHaveABudgetOfTheirOwn) {
+  Online online;
+  clear_log();
+  {
+    StandInNccl comm(kNccl229, 0xcab, 8, 1);
+    const CostTable7x3 t = full_table(4096);
+    for (int k = 0; k < 16400; ++k) comm.group({{4, 4096}}, t, true, [](size_t, int) { return 0.0; });
+    comm.replay([](size_t, int) { return 50.0; });
+    for (int k = 0; k < 10; ++k) comm.group({{4, 4096}}, t, false, [](size_t, int) { return 20.0; });
+    comm.finalize_profiler();
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_TRUE(logged(kNcclLogInfo, "10 latencies delivered, 0 collectives unfinished"));
+  EXPECT_TRUE(logged(kNcclLogInfo, "16384 CUDA-graph replays of 16400 captured collectives"));
+}
