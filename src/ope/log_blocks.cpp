@@ -13,12 +13,13 @@ std::string BlockRule::text() const {
 }
 
 std::string BlockRule::describe() const {
-  const std::string cap = "at most " + std::to_string(max_blocks) + " blocks";
+  const std::string cap = "at most " + std::to_string(max_blocks) + " blocks per context";
   return base_length == 0
-             ? "blocks of the smallest power of two of calls at least the cube root of the "
-               "context's calls, and " +
-                   cap + " per context"
-             : "blocks of " + std::to_string(base_length) + " calls, doubled until a context has " + cap;
+             ? "consecutive calls in blocks of the smallest power of two at least the cube root of "
+               "the context's calls, " +
+                   cap
+             : "consecutive calls in blocks of " + std::to_string(base_length) + " calls, doubled until " +
+                   cap;
 }
 
 BlockRule parse_block_rule(const std::string& text, const std::string& option) {

@@ -162,7 +162,7 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   doc["method"] =
       "saved = NCCL's choice's estimated latency minus the measured one (doubly robust estimate of NCCL's "
       "pick, reward model: logged means, else NCCL's cost times the log's latency/cost ratio); percentile "
-      "block bootstrap within each context (blocks of consecutive calls, " +
+      "block bootstrap within each context (" +
       data.rule.describe() + ")";
   doc["total"] = {{"calls", total_calls},
                   {"departures", total_departures},
