@@ -108,6 +108,7 @@ class ReplaySink final : public DecisionLogSink {
       : index_(data.contexts), runs_(runs) {}
   void context(const decision_log::ContextRecord&, const std::string&, uint64_t) override {}
   void call(const decision_log::CallRecord& r, const std::string&, uint64_t) override {
+    if (r.graph_replay) return;  // no decision of the behaviour's, as in the blocks
     const int x = index_.find(r.collective, r.bytes, r.nodes, r.ranks);
     if (x < 0) return;  // a context the blocks do not hold (a log still being written)
     for (ReplayMethodRun* run : runs_) run->call(x, r.slot, r.propensity, r.latency_us);

@@ -19,6 +19,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/ope/replay_method.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 #include "support/decision_log_bytes.hpp"
 #include "support/run_cli.hpp"
@@ -301,4 +302,34 @@ TEST(LogBlocks, IntervalsAreThoseOfDrawingWholeBlocksPerContext) {
     EXPECT_EQ(one[k].lo, got[k].lo);
     EXPECT_EQ(one[k].hi, got[k].hi);
   }
+}
+
+// CUDA-graph replays in a log (format version 2's flag) are no decisions of the behaviour's: the
+// blocks, the estimators and the replay method's second pass all leave them out and count them, so a
+// log with replays among its calls gives the numbers of the same log without them.
+TEST(LogBlocks, GraphReplaysAreLeftOutEverywhere) {
+  const std::string header = decision_log_header("policy=random\nseed=7\n");
+  std::string plain = header + decision_log_context(), with = plain;
+  for (int i = 0; i < 600; ++i) {
+    const std::string call = decision_log_call(uint64_t(i), i % 6, 1.0 / 6.0, 10.0 + (i * 7919) % 13);
+    plain += call;
+    with += call;
+    if (i % 5 == 0) {
+      decision_log::CallRecord r = decision_log_call_record(UINT64_MAX, 2, NAN, 99.0);
+      r.graph_replay = true;
+      r.nccl_slot = -1;
+      with += encoded(r);
+    }
+  }
+  const std::string a = write_log_bytes(plain), b = write_log_bytes(with);
+  const LogBlocks pa = read_log_blocks({a}, BlockRule{}), pb = read_log_blocks({b}, BlockRule{});
+  expect_same_blocks(pa, pb);
+  EXPECT_EQ(pa.graph_replays, 0u);
+  EXPECT_EQ(pb.graph_replays, 120u);
+  EXPECT_EQ(ope_data(read_decision_logs({b})).graph_replays, 120u);
+  const PolicySpec spec = parse_policy_spec("ucb1:c=0.1,n0=1");
+  const auto ra = replay_methods({a}, pa, {spec}, 3, 0.95), rb = replay_methods({b}, pb, {spec}, 3, 0.95);
+  ASSERT_TRUE(ra[0].result && rb[0].result) << ra[0].unavailable << rb[0].unavailable;
+  EXPECT_EQ(ra[0].result->value_us, rb[0].result->value_us);
+  EXPECT_EQ(ra[0].result->accepted, rb[0].result->accepted);
 }
