@@ -31,6 +31,59 @@ std::string arm_name(int s) {
   return s < 0 ? "none" : std::string(algo_name(slot_algo(s))) + "/" + std::string(proto_name(slot_proto(s)));
 }
 
+// Per block of a context: the latencies' sum, the calls, the saving's sum d and the departures from
+// NCCL's pick, one column after another. Per call d_i = q(x, nccl) + [a_i = nccl] (r_i - q(x, nccl)) /
+// p_i - r_i; summed over a block, calls q + (sum r/p - q sum 1/p over NCCL's arm) - sum r. `qn` is
+// q(x, nccl); without NCCL's arm played (`supported` false) d is 0.
+constexpr size_t kR = 0, kCalls = 1, kD = 2, kDepartures = 3, kColumns = 4;
+
+std::vector<double> saving_columns(const ContextBlocks& b, int nccl, bool supported, double qn) {
+  const size_t m = b.blocks();
+  std::vector<double> columns(kColumns * m, 0.0);
+  for (int s = 0; s < kNumArms; ++s) {
+    const std::vector<ArmSums>& arm = b.arms[size_t(s)];
+    if (arm.empty()) continue;
+    for (size_t j = 0; j < m; ++j) {
+      columns[kR * m + j] += arm[j].r;
+      columns[kCalls * m + j] += arm[j].calls;
+      if (s != nccl) columns[kDepartures * m + j] += arm[j].calls;
+      if (supported) {
+        columns[kD * m + j] += arm[j].calls * qn - arm[j].r;
+        if (s == nccl) columns[kD * m + j] += arm[j].r_over_p - qn * arm[j].inv_p;
+      }
+    }
+  }
+  return columns;
+}
+
+// The context's blocks in log order, in `buckets` equal buckets of whole blocks: each bucket's
+// departure share (Wilson) and mean latency (normal interval, its calls taken as independent).
+nlohmann::json learning_curve(const ContextBlocks& b, const std::vector<double>& columns, int buckets,
+                              double z) {
+  const size_t m = b.blocks();
+  nlohmann::json curve = nlohmann::json::array();
+  const size_t nb = std::min<size_t>(size_t(std::max(1, buckets)), m);
+  for (size_t k = 0; k < nb; ++k) {
+    const size_t from = k * m / nb, to = (k + 1) * m / nb;
+    ArmSums sums_of_bucket;
+    double dep = 0;
+    for (size_t j = from; j < to; ++j) {
+      sums_of_bucket.merge(b.block(j));
+      dep += columns[kDepartures * m + j];
+    }
+    const double calls = sums_of_bucket.calls, s = sums_of_bucket.r, s2 = sums_of_bucket.r2;
+    const double mm = calls > 0 ? s / calls : NAN;
+    const double var = calls > 1 ? std::max(0.0, (s2 - s * mm) / (calls - 1)) : 0.0;
+    const double half = z * std::sqrt(var / std::max(1.0, calls));
+    curve.push_back({{"first_call", b.first_index[from]},
+                     {"last_call", b.last_index[to - 1]},
+                     {"calls", size_t(calls)},
+                     {"departure_share", wilson(size_t(dep), size_t(calls), z)},
+                     {"mean_latency_us", {{"value", mm}, {"ci", {mm - half, mm + half}}}}});
+  }
+  return curve;
+}
+
 }  // namespace
 
 nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options) {
@@ -39,36 +92,18 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   const double z = normal_quantile_ieee(0.5 + options.level / 2.0);
   const int B = options.resamples;
   const size_t nboot = size_t(B);
-  // Per block: the latencies' sum, the calls, the saving's sum d (below) and the departures.
-  constexpr size_t kR = 0, kCalls = 1, kD = 2, kDepartures = 3, kColumns = 4;
   std::vector<double> total_saved(nboot, 0.0), total_nccl(nboot, 0.0);
   nlohmann::json per_context = nlohmann::json::array();
   double sum_saved = 0, sum_actual = 0, sum_actual_supported = 0;
   size_t total_departures = 0, total_calls = 0, unsupported = 0, lost = 0, estimated = 0;
-  std::vector<double> columns;
   for (size_t x = 0; x < nc; ++x) {
     const OpeContext& c = data.contexts[x];
     const ContextBlocks& b = data.blocks[x];
     const size_t n = size_t(b.calls), m = b.blocks();
     const int nccl = c.nccl_slot;
     const bool supported = nccl >= 0 && b.played.has(nccl);
-    // Per call d_i = q(x, nccl) + [a_i = nccl] (r_i - q(x, nccl)) / p_i - r_i; summed over a block,
-    // calls q + (sum r/p - q sum 1/p over NCCL's arm) - sum r.
-    const double qn = supported ? q[x][size_t(nccl)] : 0.0;
-    columns.assign(kColumns * m, 0.0);
-    for (int s = 0; s < kNumArms; ++s) {
-      const std::vector<ArmSums>& arm = b.arms[size_t(s)];
-      if (arm.empty()) continue;
-      for (size_t j = 0; j < m; ++j) {
-        columns[kR * m + j] += arm[j].r;
-        columns[kCalls * m + j] += arm[j].calls;
-        if (s != nccl) columns[kDepartures * m + j] += arm[j].calls;
-        if (supported) {
-          columns[kD * m + j] += arm[j].calls * qn - arm[j].r;
-          if (s == nccl) columns[kD * m + j] += arm[j].r_over_p - qn * arm[j].inv_p;
-        }
-      }
-    }
+    const std::vector<double> columns =
+        saving_columns(b, nccl, supported, supported ? q[x][size_t(nccl)] : 0.0);
     size_t departures = 0;
     double sum_r = 0, sum_d = 0;
     for (size_t j = 0; j < m; ++j) {
@@ -124,28 +159,7 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
       e["unsupported"] = "NCCL's pick " + arm_name(c.nccl_slot) + " was never played here: no estimate";
       ++unsupported;
     }
-    // Learning curve: the context's blocks in log order, in equal buckets of whole blocks.
-    nlohmann::json curve = nlohmann::json::array();
-    const size_t nb = std::min<size_t>(size_t(std::max(1, options.curve_buckets)), m);
-    for (size_t k = 0; k < nb; ++k) {
-      const size_t from = k * m / nb, to = (k + 1) * m / nb;
-      ArmSums sums_of_bucket;
-      double dep = 0;
-      for (size_t j = from; j < to; ++j) {
-        sums_of_bucket.merge(b.block(j));
-        dep += columns[kDepartures * m + j];
-      }
-      const double calls = sums_of_bucket.calls, s = sums_of_bucket.r, s2 = sums_of_bucket.r2;
-      const double mm = calls > 0 ? s / calls : NAN;
-      const double var = calls > 1 ? std::max(0.0, (s2 - s * mm) / (calls - 1)) : 0.0;
-      const double half = z * std::sqrt(var / std::max(1.0, calls));
-      curve.push_back({{"first_call", b.first_index[from]},
-                       {"last_call", b.last_index[to - 1]},
-                       {"calls", size_t(calls)},
-                       {"departure_share", wilson(size_t(dep), size_t(calls), z)},
-                       {"mean_latency_us", {{"value", mm}, {"ci", {mm - half, mm + half}}}}});
-    }
-    e["learning_curve"] = curve;
+    e["learning_curve"] = learning_curve(b, columns, options.curve_buckets, z);
     per_context.push_back(e);
   }
   std::vector<double> share(nboot);
