@@ -3,12 +3,14 @@
 // intervals and the effective sample size; with --sweep, the truth from the full forced-arm sweep
 // beside them.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/block_bootstrap_options.hpp"
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/json_numbers.hpp"
@@ -31,9 +33,7 @@ struct OpeCliOptions {
   int resamples = 999;
   uint64_t seed = 0;
   double level = 0.95;
-  std::string block_length = "auto";
-  unsigned threads = 0;
-  std::string backend = "cpu";
+  BlockBootstrapOptions blocks;
   bool json = false;
 };
 
@@ -75,15 +75,15 @@ std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& dat
   if (d.arm_warmup > 0.0f && d.arm_warmup_calls > 0)
     throw InputError(path, 0,
                      "has arm warm-up, which depends on the target's own plays: no truth for a target");
-  const auto it = data.files.empty() ? decltype(data.files.front().header.end()){}
-                                     : data.files.front().header.find("seed");
+  // The plugin writes the seed as a decimal number; anything else is no seed to replay with.
+  std::string seed_text;
+  if (!data.files.empty())
+    if (const auto it = data.files.front().header.find("seed"); it != data.files.front().header.end())
+      seed_text = it->second;
   uint64_t seed = 0;
-  try {
-    if (data.files.empty() || it == data.files.front().header.end()) throw std::invalid_argument("none");
-    seed = std::stoull(it->second);
-  } catch (const std::exception&) {
+  const auto [end, error] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+  if (seed_text.empty() || error != std::errc() || end != seed_text.data() + seed_text.size())
     throw InputError(path, 0, "has call dynamics, and the log's header gives no seed to replay them with");
-  }
   for (size_t x = 0; x < data.contexts.size(); ++x) {
     const ContextBlocks& b = data.blocks[x];
     const uint64_t id = context_stream_id(sweep.context(where[x]));
@@ -186,12 +186,7 @@ Action setup(CLI::App& app) {
   app.add_option("--resamples", opt->resamples, "bootstrap resamples (default 999)");
   app.add_option("--seed", opt->seed, "bootstrap seed (default 0)");
   app.add_option("--level", opt->level, "interval level (default 0.95)");
-  app.add_option("--block-length", opt->block_length,
-                 "calls per bootstrap block: auto (about the cube root of a context's calls) or a number; 1 "
-                 "resamples calls one by one (default auto)");
-  app.add_option("--threads", opt->threads, "resampling threads (default 0: all cores; same numbers)");
-  app.add_option("--backend", opt->backend,
-                 "where the bootstrap resamples: cpu or cuda (same numbers; default cpu)");
+  opt->blocks.add_to(app);
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     if (opt->resamples < 1 || opt->resamples > 1000000)
@@ -205,8 +200,8 @@ Action setup(CLI::App& app) {
       else
         targets.emplace_back("", parse_policy_spec(p));
     }
-    const BlockRule rule = parse_block_rule(opt->block_length, "--block-length");
-    const ResampleBackend backend = parse_resample_backend(opt->backend, "--backend");
+    const BlockRule rule = opt->blocks.rule();
+    const ResampleBackend backend = opt->blocks.resample_backend();
     const LogBlocks data = read_log_blocks(opt->logs, rule);
     // With --sweep: where each logged context is in it, and (made once, on the first learning
     // target) what the replay method's truth draws from.
@@ -219,7 +214,7 @@ Action setup(CLI::App& app) {
       where = sweep_contexts(data, *sweep, opt->sweep_path);
       levels = logged_level_sums(data, *sweep, where, opt->sweep_path);
     }
-    const OpeOptions options{opt->resamples, opt->seed, opt->level, opt->threads, backend};
+    const OpeOptions options{opt->resamples, opt->seed, opt->level, opt->blocks.threads, backend};
     // The replay method for every live target at once: one more pass over the logs.
     std::vector<PolicySpec> live;
     for (const auto& [table, spec] : targets)

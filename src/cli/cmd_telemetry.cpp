@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/block_bootstrap_options.hpp"
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/json_numbers.hpp"
@@ -24,9 +25,7 @@ struct TelemetryCliOptions {
   int resamples = 999;
   uint64_t seed = 0;
   double level = 0.95;
-  std::string block_length = "auto";
-  unsigned threads = 0;
-  std::string backend = "cpu";
+  BlockBootstrapOptions blocks;
   bool figures = true;
   bool json = false;
 };
@@ -38,12 +37,7 @@ Action setup(CLI::App& app) {
   app.add_option("--resamples", opt->resamples, "bootstrap resamples (default 999)");
   app.add_option("--seed", opt->seed, "bootstrap seed (default 0)");
   app.add_option("--level", opt->level, "interval level (default 0.95)");
-  app.add_option("--block-length", opt->block_length,
-                 "calls per bootstrap block: auto (about the cube root of a context's calls) or a number; 1 "
-                 "resamples calls one by one (default auto)");
-  app.add_option("--threads", opt->threads, "resampling threads (default 0: all cores; same numbers)");
-  app.add_option("--backend", opt->backend,
-                 "where the bootstrap resamples: cpu or cuda (same numbers; default cpu)");
+  opt->blocks.add_to(app);
   app.add_flag("!--no-figures", opt->figures, "skip the learning-curve figure (no Python needed)");
   app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
   return [opt] {
@@ -51,11 +45,11 @@ Action setup(CLI::App& app) {
     if (opt->resamples < 1 || opt->resamples > 100000) throw UsageError("--resamples must be in [1, 100000]");
     if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
     for (const std::string& l : opt->logs) check_output_not_input(opt->out + "/telemetry.json", {l}, "--out");
-    const BlockRule rule = parse_block_rule(opt->block_length, "--block-length");
-    const ResampleBackend backend = parse_resample_backend(opt->backend, "--backend");
+    const BlockRule rule = opt->blocks.rule();
+    const ResampleBackend backend = opt->blocks.resample_backend();
     const LogBlocks data = read_log_blocks(opt->logs, rule);
-    const nlohmann::json t =
-        telemetry(data, TelemetryOptions{opt->resamples, opt->seed, opt->level, 10, opt->threads, backend});
+    const nlohmann::json t = telemetry(
+        data, TelemetryOptions{opt->resamples, opt->seed, opt->level, 10, opt->blocks.threads, backend});
     if (const std::string at = first_non_finite(t); !at.empty())
       throw InputError(
           opt->logs.front(), 0,

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -16,8 +14,6 @@
 
 namespace ncclbot {
 namespace {
-
-using ContextKey = std::tuple<int, uint64_t, uint32_t, uint32_t>;
 
 std::string slot_text(int s) {
   return std::string(algo_name(slot_algo(s))) + "/" + std::string(proto_name(slot_proto(s)));
@@ -59,11 +55,10 @@ OpeContext ope_context(const decision_log::ContextRecord& r) {
 OpeData ope_data(const DecisionLogData& log) {
   OpeData data;
   data.behaviour = log.policy;
-  std::map<ContextKey, int> index;
+  ContextIndex index;
   for (const auto& r : log.contexts) {
-    const ContextKey key{r.collective, r.bytes, r.nodes, r.ranks};
-    if (index.count(key)) continue;
-    index[key] = int(data.contexts.size());
+    if (index.find(r.collective, r.bytes, r.nodes, r.ranks) >= 0) continue;
+    index.add(r.collective, r.bytes, r.nodes, r.ranks);
     data.contexts.push_back(ope_context(r));
   }
   const std::string& first = log.files.empty() ? std::string() : log.files.front().path;
@@ -73,15 +68,15 @@ OpeData ope_data(const DecisionLogData& log) {
       ++data.graph_replays;
       continue;
     }
-    const auto it = index.find(ContextKey{r.collective, r.bytes, r.nodes, r.ranks});
+    const int x = index.find(r.collective, r.bytes, r.nodes, r.ranks);
     const auto fail = [&](const std::string& why) {
       const auto [path, offset] = decision_log_call_place(log, i);
       throw InputError(path, 0, ope_call_message(r, offset, why));
     };
-    if (it == index.end()) fail("no context record holds its cost table");
+    if (x < 0) fail("no context record holds its cost table");
     if (const std::string why = ope_call_problem(r, log.policy); !why.empty()) fail(why);
-    if (!data.contexts[size_t(it->second)].mask.has(r.slot)) fail("an arm NCCL could not run");
-    data.calls.push_back({it->second, r.slot, r.propensity, r.latency_us, r.call_index});
+    if (!data.contexts[size_t(x)].mask.has(r.slot)) fail("an arm NCCL could not run");
+    data.calls.push_back({x, r.slot, r.propensity, r.latency_us, r.call_index});
   }
   if (data.calls.empty()) throw InputError(first, 0, "the logs hold no measured call");
   return data;
