@@ -91,22 +91,22 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
       coll->stopped_channels < coll->started_channels)
     return;
-  if (coll->captured) {  // a replay's round of channels: the record stays for the next replay
-    if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
-      ctx->learner->observe_replay(coll->key, coll->slot, coll->bytes,
-                                   double(float(double(coll->max_ns) / 1000.0)));
+  if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
+    // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
+    // latency the replay engine sees as x arrives here as exactly x.
+    const double us = double(float(double(coll->max_ns) / 1000.0));
+    if (coll->captured) {
+      ctx->learner->observe_replay(coll->key, coll->slot, coll->bytes, us);
       ++ctx->replays;
+    } else if (ctx->learner->observe(coll->key, coll->slot, us)) {
+      ++ctx->delivered;
     }
+  }
+  if (coll->captured) {  // a replay's round of channels: the record stays for the next replay
     coll->started_channels = coll->stopped_channels = 0;
     coll->max_ns = 0;
     coll->measured = false;
     return;
-  }
-  if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
-    // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
-    // latency the replay engine sees as x arrives here as exactly x.
-    const float us = float(double(coll->max_ns) / 1000.0);
-    if (ctx->learner->observe(coll->key, coll->slot, double(us))) ++ctx->delivered;
   }
   ctx->live.erase(coll);
   delete coll;
