@@ -173,148 +173,195 @@ TargetProbabilities table_target(const std::string& path, const LogBlocks& data)
   return pi;
 }
 
-Action setup(CLI::App& app) {
-  auto opt = std::make_shared<OpeCliOptions>();
-  app.add_option("--log", opt->logs,
-                 "decision log(s) written by the plugin (NCCLBOT_LOG, plugin-check --log)")
+// Declares ope's options on `app`, in --help order, bound to `opt`.
+void add_ope_options(CLI::App& app, OpeCliOptions& opt) {
+  app.add_option("--log", opt.logs, "decision log(s) written by the plugin (NCCLBOT_LOG, plugin-check --log)")
       ->required();
-  app.add_option("--policy", opt->policies,
+  app.add_option("--policy", opt.policies,
                  "target: auto, a policy spec evaluated stationary, or table:FILE (repeatable)")
       ->required();
-  app.add_option("--sweep", opt->sweep_path,
+  app.add_option("--sweep", opt.sweep_path,
                  "forced-arm sweep of the logged contexts: print the truth beside");
-  app.add_option("--resamples", opt->resamples, "bootstrap resamples (default 999)");
-  app.add_option("--seed", opt->seed, "bootstrap seed (default 0)");
-  app.add_option("--level", opt->level, "interval level (default 0.95)");
-  opt->blocks.add_to(app);
-  app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
-    if (opt->resamples < 1 || opt->resamples > 1000000)
-      throw UsageError("--resamples must be in [1, 1000000]");
-    if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
-    // A target is a policy spec or table:FILE (an exported decision table).
-    std::vector<std::pair<std::string, std::optional<PolicySpec>>> targets;
-    for (const std::string& p : opt->policies) {
-      if (p.rfind("table:", 0) == 0)
-        targets.emplace_back(p, std::nullopt);
-      else
-        targets.emplace_back("", parse_policy_spec(p));
-    }
-    const BlockRule rule = opt->blocks.rule();
-    const ResampleBackend backend = opt->blocks.resample_backend();
-    const LogBlocks data = read_log_blocks(opt->logs, rule);
-    // With --sweep: where each logged context is in it, and (made once, on the first learning
-    // target) what the replay method's truth draws from.
-    std::optional<Sweep> sweep;
-    std::vector<int> where;
-    std::vector<std::array<double, kNumArms>> levels;
-    std::optional<ReplayTruthInputs> replay_truth;
-    if (!opt->sweep_path.empty()) {
-      sweep = read_sweep_csv(opt->sweep_path);
-      where = sweep_contexts(data, *sweep, opt->sweep_path);
-      levels = logged_level_sums(data, *sweep, where, opt->sweep_path);
-    }
-    const OpeOptions options{opt->resamples, opt->seed, opt->level, opt->blocks.threads, backend};
-    // The replay method for every live target at once: one more pass over the logs.
-    std::vector<PolicySpec> live;
-    for (const auto& [table, spec] : targets)
-      if (spec) live.push_back(*spec);
-    const std::vector<ReplayMethodOutcome> replays =
-        replay_methods(opt->logs, data, live, opt->seed, opt->level);
-    size_t next_replay = 0;
+  app.add_option("--resamples", opt.resamples, "bootstrap resamples (default 999)");
+  app.add_option("--seed", opt.seed, "bootstrap seed (default 0)");
+  app.add_option("--level", opt.level, "interval level (default 0.95)");
+  opt.blocks.add_to(app);
+  app.add_flag("--json", opt.json, "print one JSON document on stdout");
+}
 
-    nlohmann::json doc;
-    doc["calls"] = data.calls;
-    doc["contexts"] = data.contexts.size();
-    doc["behaviour"] = data.behaviour;
-    doc["graph_replays"] = data.graph_replays;
-    size_t dropped = 0;
-    nlohmann::json files = nlohmann::json::array();
-    for (const DecisionLogFile& f : data.files) {
-      files.push_back({{"path", f.path}, {"calls", f.calls}, {"dropped_tail_bytes", f.dropped_tail_bytes}});
-      dropped += f.dropped_tail_bytes;
+// A target: (table:FILE, no spec) for an exported decision table, else ("", the policy spec).
+using OpeTarget = std::pair<std::string, std::optional<PolicySpec>>;
+
+// Checks the bootstrap settings and parses the targets, before any log is read.
+std::vector<OpeTarget> parse_ope_targets(const OpeCliOptions& opt) {
+  if (opt.resamples < 1 || opt.resamples > 1000000) throw UsageError("--resamples must be in [1, 1000000]");
+  if (!(opt.level > 0.0 && opt.level < 1.0)) throw UsageError("--level must be in (0, 1)");
+  // A target is a policy spec or table:FILE (an exported decision table).
+  std::vector<OpeTarget> targets;
+  for (const std::string& p : opt.policies) {
+    if (p.rfind("table:", 0) == 0)
+      targets.emplace_back(p, std::nullopt);
+    else
+      targets.emplace_back("", parse_policy_spec(p));
+  }
+  return targets;
+}
+
+// With --sweep: where each logged context is in it, and (made once, on the first learning
+// target) what the replay method's truth draws from.
+struct SweepTruth {
+  std::optional<Sweep> sweep;
+  std::vector<int> where;
+  std::vector<std::array<double, kNumArms>> levels;
+  std::optional<ReplayTruthInputs> replay_truth;
+};
+
+// Reads --sweep, if given, and finds the logged contexts and their calls' levels in it.
+SweepTruth read_sweep_truth(const OpeCliOptions& opt, const LogBlocks& data) {
+  SweepTruth truth;
+  if (!opt.sweep_path.empty()) {
+    truth.sweep = read_sweep_csv(opt.sweep_path);
+    truth.where = sweep_contexts(data, *truth.sweep, opt.sweep_path);
+    truth.levels = logged_level_sums(data, *truth.sweep, truth.where, opt.sweep_path);
+  }
+  return truth;
+}
+
+// The document's description of the logs, with its "policies" still empty; the same said in one
+// line on `os`.
+nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data, const BlockRule& rule,
+                                 std::ostream& os) {
+  nlohmann::json doc;
+  doc["calls"] = data.calls;
+  doc["contexts"] = data.contexts.size();
+  doc["behaviour"] = data.behaviour;
+  doc["graph_replays"] = data.graph_replays;
+  size_t dropped = 0;
+  nlohmann::json files = nlohmann::json::array();
+  for (const DecisionLogFile& f : data.files) {
+    files.push_back({{"path", f.path}, {"calls", f.calls}, {"dropped_tail_bytes", f.dropped_tail_bytes}});
+    dropped += f.dropped_tail_bytes;
+  }
+  doc["files"] = files;
+  doc["level"] = opt.level;
+  doc["resamples"] = opt.resamples;
+  doc["block_rule"] = data.rule.describe();
+  uint64_t shortest = UINT64_MAX, longest = 0;
+  for (const ContextBlocks& b : data.blocks)
+    if (b.calls > 0) {
+      shortest = std::min(shortest, b.length);
+      longest = std::max(longest, b.length);
     }
-    doc["files"] = files;
-    doc["level"] = opt->level;
-    doc["resamples"] = opt->resamples;
-    doc["block_rule"] = data.rule.describe();
-    uint64_t shortest = UINT64_MAX, longest = 0;
-    for (const ContextBlocks& b : data.blocks)
-      if (b.calls > 0) {
-        shortest = std::min(shortest, b.length);
-        longest = std::max(longest, b.length);
-      }
-    doc["block_length"] = {shortest, longest};
-    doc["policies"] = nlohmann::json::array();
-    std::ostream& os = opt->json ? std::cerr : std::cout;
-    os << "ope: " << data.calls << " logged calls of '" << data.behaviour << "' over " << data.contexts.size()
-       << " contexts"
-       << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
-       << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out"
-                              : "")
-       << "; mean latency per call (us), " << opt->level * 100 << "% block bootstrap intervals, blocks of "
-       << (shortest == longest ? std::to_string(shortest)
-                               : std::to_string(shortest) + "-" + std::to_string(longest))
-       << " calls (--block-length " << rule.text() << ")\n";
-    for (const auto& [table, spec] : targets) {
-      const std::string name = spec ? spec->text : table;
-      const TargetProbabilities pi =
-          spec ? stationary_target(*spec, data.contexts) : table_target(table.substr(6), data);
-      const auto estimates = estimate_off_policy(data, pi, "--policy " + name, options);
-      nlohmann::json entry;
-      entry["policy"] = name;
-      os << "  " << name;
-      if (sweep) {
-        const double t = truth_us(data, pi, sweep->view(), where, levels, opt->sweep_path);
-        entry["truth_us"] = t;
-        os << "  truth " << std::fixed << std::setprecision(3) << t;
-      }
-      os << "\n";
-      entry["estimators"] = nlohmann::json::array();
-      for (const EstimatorResult& e : estimates) {
-        entry["estimators"].push_back({{"name", e.name},
-                                       {"value_us", e.value_us},
-                                       {"ci", {e.lo, e.hi}},
-                                       {"n_effective", e.n_effective}});
-        os << "    " << std::left << std::setw(6) << e.name << std::right << std::fixed
-           << std::setprecision(3) << e.value_us << "  [" << e.lo << ", " << e.hi << "]  n_effective "
-           << std::setprecision(1) << e.n_effective << "\n";
-      }
-      if (spec) {  // learning over the whole log: the replay method, where the log allows it
-        const ReplayMethodOutcome& outcome = replays[next_replay++];
-        const std::optional<ReplayMethodResult>& rm = outcome.result;
-        if (!rm) {
-          entry["replay_method_unavailable"] = outcome.unavailable;
-          os << "    replay not available: " << outcome.unavailable << "\n";
-        }
-        if (rm) {
-          nlohmann::json e{{"name", "replay"},         {"value_us", rm->value_us},
-                           {"ci", {rm->lo, rm->hi}},   {"n_effective", double(rm->accepted)},
-                           {"accepted", rm->accepted}, {"acceptance_rate", rm->acceptance_rate}};
-          os << "    replay " << std::fixed << std::setprecision(3) << rm->value_us << "  [" << rm->lo << ", "
-             << rm->hi << "]  accepted " << rm->accepted << " of " << rm->calls << " ("
-             << std::setprecision(1) << 100.0 * rm->acceptance_rate << "%)";
-          if (sweep && sweep->view().dynamic()) {
-            // The truth draws the target's latencies from the samples, without the levels.
-            e["truth_note"] = "not computed: the sweep has call dynamics";
-            os << "  truth not computed (call dynamics)";
-          } else if (sweep) {
-            if (!replay_truth) replay_truth = replay_truth_inputs(data, sweep->view(), where);
-            const double t = replay_method_truth(data, *spec, *rm, *replay_truth, 200, opt->seed);
-            e["truth_us"] = t;
-            os << "  truth " << std::setprecision(3) << t;
-          }
-          os << "\n";
-          entry["estimators"].push_back(e);
-        }
-      }
-      doc["policies"].push_back(entry);
+  doc["block_length"] = {shortest, longest};
+  doc["policies"] = nlohmann::json::array();
+  os << "ope: " << data.calls << " logged calls of '" << data.behaviour << "' over " << data.contexts.size()
+     << " contexts"
+     << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
+     << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out" : "")
+     << "; mean latency per call (us), " << opt.level * 100 << "% block bootstrap intervals, blocks of "
+     << (shortest == longest ? std::to_string(shortest)
+                             : std::to_string(shortest) + "-" + std::to_string(longest))
+     << " calls (--block-length " << rule.text() << ")\n";
+  return doc;
+}
+
+// A learning target's replay-method estimate, where the log allows one, with its truth where the
+// sweep gives one: printed on `os` and added to the target's `entry`.
+void add_replay_method_estimate(nlohmann::json& entry, const ReplayMethodOutcome& outcome,
+                                const PolicySpec& spec, const OpeCliOptions& opt, const LogBlocks& data,
+                                SweepTruth& truth, std::ostream& os) {
+  const std::optional<ReplayMethodResult>& rm = outcome.result;
+  if (!rm) {
+    entry["replay_method_unavailable"] = outcome.unavailable;
+    os << "    replay not available: " << outcome.unavailable << "\n";
+  }
+  if (rm) {
+    nlohmann::json e{{"name", "replay"},         {"value_us", rm->value_us},
+                     {"ci", {rm->lo, rm->hi}},   {"n_effective", double(rm->accepted)},
+                     {"accepted", rm->accepted}, {"acceptance_rate", rm->acceptance_rate}};
+    os << "    replay " << std::fixed << std::setprecision(3) << rm->value_us << "  [" << rm->lo << ", "
+       << rm->hi << "]  accepted " << rm->accepted << " of " << rm->calls << " (" << std::setprecision(1)
+       << 100.0 * rm->acceptance_rate << "%)";
+    if (truth.sweep && truth.sweep->view().dynamic()) {
+      // The truth draws the target's latencies from the samples, without the levels.
+      e["truth_note"] = "not computed: the sweep has call dynamics";
+      os << "  truth not computed (call dynamics)";
+    } else if (truth.sweep) {
+      if (!truth.replay_truth)
+        truth.replay_truth = replay_truth_inputs(data, truth.sweep->view(), truth.where);
+      const double t = replay_method_truth(data, spec, *rm, *truth.replay_truth, 200, opt.seed);
+      e["truth_us"] = t;
+      os << "  truth " << std::setprecision(3) << t;
     }
-    if (const std::string at = first_non_finite(doc); !at.empty())
-      throw InputError(opt->logs.front(), 0, "ope's " + at + " is not finite; no estimate printed");
-    if (opt->json) std::cout << doc.dump(2) << "\n";
-    return 0;
-  };
+    os << "\n";
+    entry["estimators"].push_back(e);
+  }
+}
+
+// One target's estimates (IPS, SNIPS, DR and, for a learning target, the replay method's from
+// `replay`), printed on `os` and returned as its entry of the document.
+nlohmann::json evaluate_ope_target(const OpeTarget& target, const ReplayMethodOutcome* replay,
+                                   const OpeCliOptions& opt, const LogBlocks& data, const OpeOptions& options,
+                                   SweepTruth& truth, std::ostream& os) {
+  const auto& [table, spec] = target;
+  const std::string name = spec ? spec->text : table;
+  const TargetProbabilities pi =
+      spec ? stationary_target(*spec, data.contexts) : table_target(table.substr(6), data);
+  const auto estimates = estimate_off_policy(data, pi, "--policy " + name, options);
+  nlohmann::json entry;
+  entry["policy"] = name;
+  os << "  " << name;
+  if (truth.sweep) {
+    const double t = truth_us(data, pi, truth.sweep->view(), truth.where, truth.levels, opt.sweep_path);
+    entry["truth_us"] = t;
+    os << "  truth " << std::fixed << std::setprecision(3) << t;
+  }
+  os << "\n";
+  entry["estimators"] = nlohmann::json::array();
+  for (const EstimatorResult& e : estimates) {
+    entry["estimators"].push_back(
+        {{"name", e.name}, {"value_us", e.value_us}, {"ci", {e.lo, e.hi}}, {"n_effective", e.n_effective}});
+    os << "    " << std::left << std::setw(6) << e.name << std::right << std::fixed << std::setprecision(3)
+       << e.value_us << "  [" << e.lo << ", " << e.hi << "]  n_effective " << std::setprecision(1)
+       << e.n_effective << "\n";
+  }
+  // learning over the whole log: the replay method, where the log allows it
+  if (spec) add_replay_method_estimate(entry, *replay, *spec, opt, data, truth, os);
+  return entry;
+}
+
+// The command's work once the options are parsed: every target's estimates, as text or JSON.
+int run_ope(const OpeCliOptions& opt) {
+  const std::vector<OpeTarget> targets = parse_ope_targets(opt);
+  const BlockRule rule = opt.blocks.rule();
+  const ResampleBackend backend = opt.blocks.resample_backend();
+  const LogBlocks data = read_log_blocks(opt.logs, rule);
+  SweepTruth truth = read_sweep_truth(opt, data);
+  const OpeOptions options{opt.resamples, opt.seed, opt.level, opt.blocks.threads, backend};
+  // The replay method for every live target at once: one more pass over the logs.
+  std::vector<PolicySpec> live;
+  for (const auto& [table, spec] : targets)
+    if (spec) live.push_back(*spec);
+  const std::vector<ReplayMethodOutcome> replays = replay_methods(opt.logs, data, live, opt.seed, opt.level);
+  size_t next_replay = 0;
+
+  std::ostream& os = opt.json ? std::cerr : std::cout;
+  nlohmann::json doc = describe_ope_logs(opt, data, rule, os);
+  for (const OpeTarget& target : targets) {
+    const ReplayMethodOutcome* replay = target.second ? &replays[next_replay++] : nullptr;
+    nlohmann::json entry = evaluate_ope_target(target, replay, opt, data, options, truth, os);
+    doc["policies"].push_back(std::move(entry));
+  }
+  if (const std::string at = first_non_finite(doc); !at.empty())
+    throw InputError(opt.logs.front(), 0, "ope's " + at + " is not finite; no estimate printed");
+  if (opt.json) std::cout << doc.dump(2) << "\n";
+  return 0;
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<OpeCliOptions>();
+  add_ope_options(app, *opt);
+  return [opt] { return run_ope(*opt); };
 }
 
 const bool registered = register_command(

@@ -200,6 +200,60 @@ ReplayReference replay_reference(const SweepView& v, const Context& ctx, int c, 
   return ref;
 }
 
+// Call t's latency of `ns` nanoseconds, fed back through NCCL's profiler events as NCCL emits
+// them: a Coll event (`count` per rank, int8 so count = bytes), stopped when "enqueued", then two
+// kernel channels whose slower one spans the latency, with GPU timestamps from `clock_ns`, which
+// moves past them.
+void feed_profiler_events(const NcclProfilerV5& profiler, void* prof, Collective collective, size_t count,
+                          int t, int pick, long long ns, uint64_t& clock_ns) {
+  NcclProfilerEventDescrV5 d;
+  std::memset(&d, 0, sizeof d);
+  d.type = kNcclProfileColl;
+  d.rank = 0;
+  d.coll.seqNumber = uint64_t(t);
+  d.coll.func = profiler_func_name(collective);
+  d.coll.count = count;
+  d.coll.datatype = "ncclInt8";
+  d.coll.nChannels = 2;
+  d.coll.nWarps = 16;
+  const std::string algo(algo_name(slot_algo(pick))), proto(proto_name(slot_proto(pick)));
+  d.coll.algo = algo.c_str();
+  d.coll.proto = proto.c_str();
+  void* coll = nullptr;
+  profiler.startEvent(prof, &coll, &d);
+  profiler.stopEvent(coll);
+  const uint64_t span[2] = {uint64_t(ns) / 2, uint64_t(ns)};
+  for (int ch = 0; ch < 2; ++ch) {
+    NcclProfilerEventDescrV5 k;
+    std::memset(&k, 0, sizeof k);
+    k.type = kNcclProfileKernelCh;
+    k.parentObj = coll;
+    k.kernelCh.channelId = uint8_t(ch);
+    k.kernelCh.pTimer = clock_ns + uint64_t(ch) * 7;
+    void* h = nullptr;
+    profiler.startEvent(prof, &h, &k);
+    NcclProfilerEventStateArgs args;
+    args.kernelCh.pTimer = k.kernelCh.pTimer + span[ch];
+    profiler.recordEventState(h, kNcclProfilerKernelChStop, &args);
+    profiler.stopEvent(h);
+  }
+  clock_ns += uint64_t(ns) + 1000;
+}
+
+// The arm NCCL runs for one call: the tuner edits a copy of the cost table, then NCCL's rule picks.
+int tuner_pick(const NcclTunerV5& plugin_tuner, void* comm, const Context& ctx,
+               const float (&table)[kNumNcclAlgos][kNumProtos]) {
+  float call_table[kNumNcclAlgos][kNumProtos];
+  std::memcpy(call_table, table, sizeof table);
+  int channels = 0;
+  plugin_tuner.getCollInfo(comm, int(ctx.collective), size_t(ctx.bytes), 1,
+                           reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
+  return nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
+                     [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
+}
+
+// Local mode: context c's communicator driven in this process, every decision compared with the
+// replay's.
 ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int c, const PolicySpec& spec,
                              const PluginCheckOptions& opt, const std::string& feed) {
   ContextOutcome out;
@@ -234,40 +288,9 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
     const bool exact_in_ns = ns > 0 && float(double(ns) / 1000.0) == x;
     const bool use_profiler = feed == "profiler" || (feed == "auto" && exact_in_ns && bytes_fit_descriptor);
     if (use_profiler) {
-      // Coll event (count per rank, int8 so count = bytes), stopped when "enqueued", then two
-      // kernel channels; the slower one spans the drawn latency.
-      NcclProfilerEventDescrV5 d;
-      std::memset(&d, 0, sizeof d);
-      d.type = kNcclProfileColl;
-      d.rank = 0;
-      d.coll.seqNumber = uint64_t(t);
-      d.coll.func = profiler_func_name(ctx.collective);
-      d.coll.count = size_t(per_rank_count ? ctx.bytes / uint64_t(ranks) : ctx.bytes);
-      d.coll.datatype = "ncclInt8";
-      d.coll.nChannels = 2;
-      d.coll.nWarps = 16;
-      const std::string algo(algo_name(slot_algo(pick))), proto(proto_name(slot_proto(pick)));
-      d.coll.algo = algo.c_str();
-      d.coll.proto = proto.c_str();
-      void* coll = nullptr;
-      plugin.profiler->startEvent(prof, &coll, &d);
-      plugin.profiler->stopEvent(coll);
-      const uint64_t span[2] = {uint64_t(ns) / 2, uint64_t(ns)};
-      for (int ch = 0; ch < 2; ++ch) {
-        NcclProfilerEventDescrV5 k;
-        std::memset(&k, 0, sizeof k);
-        k.type = kNcclProfileKernelCh;
-        k.parentObj = coll;
-        k.kernelCh.channelId = uint8_t(ch);
-        k.kernelCh.pTimer = clock_ns + uint64_t(ch) * 7;
-        void* h = nullptr;
-        plugin.profiler->startEvent(prof, &h, &k);
-        NcclProfilerEventStateArgs args;
-        args.kernelCh.pTimer = k.kernelCh.pTimer + span[ch];
-        plugin.profiler->recordEventState(h, kNcclProfilerKernelChStop, &args);
-        plugin.profiler->stopEvent(h);
-      }
-      clock_ns += uint64_t(ns) + 1000;
+      feed_profiler_events(*plugin.profiler, prof, ctx.collective,
+                           size_t(per_rank_count ? ctx.bytes / uint64_t(ranks) : ctx.bytes), t, pick, ns,
+                           clock_ns);
       ++out.via_profiler;
     } else {
       if (!plugin.report)
@@ -280,13 +303,7 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   };
   std::deque<std::tuple<int, int, float>> in_flight;
   for (int t = 0; t < opt.horizon; ++t) {
-    float call_table[kNumNcclAlgos][kNumProtos];
-    std::memcpy(call_table, table, sizeof table);
-    int channels = 0;
-    plugin.tuner->getCollInfo(tuner, int(ctx.collective), size_t(ctx.bytes), 1,
-                              reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
-    const int pick = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
-                                 [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
+    const int pick = tuner_pick(*plugin.tuner, tuner, ctx, table);
     ++out.steps;
     if (pick != replay_slots[size_t(t)]) {
       out.mismatches.push_back({c, t, pick, replay_slots[size_t(t)]});
@@ -468,6 +485,153 @@ std::string process_failure(const RanksJob& job, int p, int status) {
   return s + " " + where;
 }
 
+// Which communicator ranks each of `processes` processes holds (process p: [first[p], first[p + 1])).
+// Process 0, the leader, holds rank 0 alone (a leader process holding two ranks of a communicator
+// cannot tell their latencies apart, docs/plugin.md "Decision windows"); the others share the rest.
+std::vector<int> first_ranks_of_processes(int comm_ranks, int processes) {
+  std::vector<int> first_rank = {0, 1};
+  for (int p = 1; p < processes; ++p)
+    first_rank.push_back(1 + int(int64_t(comm_ranks - 1) * p / (processes - 1)));
+  return first_rank;
+}
+
+// The memory one context's processes share, unmapped when this goes.
+class RanksMapping {
+ public:
+  RanksMapping(void* mem, size_t bytes) : mem_(mem), bytes_(bytes) {}
+  RanksMapping(const RanksMapping&) = delete;
+  RanksMapping& operator=(const RanksMapping&) = delete;
+  ~RanksMapping() { munmap(mem_, bytes_); }
+
+ private:
+  void* mem_;
+  size_t bytes_;
+};
+
+// Maps what job's processes share (RanksShared, then every decision, -2: never decided), with a
+// barrier for `processes` of them, and points job.shared and job.decisions into it.
+RanksMapping map_ranks_shared(RanksJob& job, int processes) {
+  const size_t horizon = size_t(job.opt->horizon);
+  const size_t bytes = sizeof(RanksShared) + size_t(job.comm_ranks) * horizon;
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) throw std::runtime_error(std::string("plugin-check: mmap: ") + std::strerror(errno));
+  job.shared = new (mem) RanksShared{};
+  job.decisions = static_cast<int8_t*>(mem) + sizeof(RanksShared);
+  std::memset(job.decisions, -2, size_t(job.comm_ranks) * horizon);  // -2: never decided
+  pthread_barrierattr_t attr;
+  pthread_barrierattr_init(&attr);
+  pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  pthread_barrier_init(&job.shared->barrier, &attr, unsigned(processes));
+  pthread_barrierattr_destroy(&attr);
+  return RanksMapping(mem, bytes);
+}
+
+// A context's rank processes, in order, and which of them have ended (been reaped).
+struct RankProcesses {
+  std::vector<pid_t> pids;
+  std::vector<bool> done;
+};
+
+// Forks job's `processes` rank processes into `procs`; the error when one cannot be started.
+std::string start_rank_processes(const RanksJob& job, int processes, RankProcesses& procs) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = fork();
+    if (pid == 0) rank_process(job, p);
+    if (pid < 0)
+      return std::string("cannot start ") + process_label(job, p) + ": fork: " + std::strerror(errno);
+    procs.pids.push_back(pid);
+    procs.done.push_back(false);
+  }
+  return std::string();
+}
+
+// The error when the processes still running were not done within --rank-timeout: the call each
+// was at, the furthest behind marked.
+std::string rank_timeout_failure(const RanksJob& job, const RankProcesses& procs, double rank_timeout) {
+  std::string failure = "did not finish within --rank-timeout " + std::to_string(int(rank_timeout)) + " s:";
+  int64_t behind = INT64_MAX, ahead = -1;
+  for (size_t p = 0; p < procs.pids.size(); ++p)
+    if (!procs.done[p]) {
+      behind = std::min(behind, job.shared->procs[p].call.load());
+      ahead = std::max(ahead, job.shared->procs[p].call.load());
+    }
+  for (size_t p = 0; p < procs.pids.size(); ++p)
+    if (!procs.done[p]) {
+      const int64_t call = job.shared->procs[p].call.load();
+      failure += " " + process_label(job, int(p)) +
+                 (call < 0 ? " was still initialising" : " was at call " + std::to_string(call)) +
+                 (call == behind && behind < ahead ? " (furthest behind);" : ";");
+    }
+  failure.pop_back();
+  return failure;
+}
+
+// Every process must end on its own, with status 0, within --rank-timeout: the error naming the
+// first that crashed or gave up, or those still running at the deadline; empty when all did.
+std::string wait_rank_processes(const RanksJob& job, RankProcesses& procs, double rank_timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(rank_timeout);
+  std::string failure;
+  size_t left = procs.pids.size();
+  while (failure.empty() && left > 0) {
+    bool reaped = false;
+    for (size_t p = 0; p < procs.pids.size() && failure.empty(); ++p) {
+      if (procs.done[p]) continue;
+      int status = 0;
+      if (waitpid(procs.pids[p], &status, WNOHANG) != procs.pids[p]) continue;
+      procs.done[p] = true;
+      --left;
+      reaped = true;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failure = process_failure(job, int(p), status);
+    }
+    if (!failure.empty() || left == 0) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      failure = rank_timeout_failure(job, procs, rank_timeout);
+      break;
+    }
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return failure;
+}
+
+// Ends the processes still running (the others wait at the barrier for one that failed) and
+// reaps them.
+void kill_rank_processes(const RankProcesses& procs) {
+  for (size_t p = 0; p < procs.pids.size(); ++p)
+    if (!procs.done[p]) kill(procs.pids[p], SIGKILL);
+  for (size_t p = 0; p < procs.pids.size(); ++p)
+    if (!procs.done[p]) waitpid(procs.pids[p], nullptr, 0);
+}
+
+// Every rank's every decision against the replay's; the first difference of each rank is
+// reported (later calls follow from other observations).
+void compare_rank_decisions(const RanksJob& job, const ReplayReference& ref, ContextOutcome& out) {
+  const PluginCheckOptions& opt = *job.opt;
+  const int comm_ranks = job.comm_ranks;
+  const size_t horizon = size_t(opt.horizon);
+  out.checked = true;
+  out.steps = comm_ranks * opt.horizon;
+  out.via_report = opt.horizon;  // the leader's rank: the latencies the plugin learns from
+  out.not_joined = job.shared->procs[0].not_joined.load();
+  for (int r = 0; r < comm_ranks; ++r) {
+    const int8_t* d = job.decisions + size_t(r) * horizon;
+    for (int t = 0; t < opt.horizon; ++t)
+      if (d[t] != ref.slots[size_t(t)]) {
+        out.mismatches.push_back({job.c, t, d[t], ref.slots[size_t(t)], r});
+        break;
+      }
+  }
+  for (int t = 0; t < opt.horizon; ++t)
+    for (int r = 1; r < comm_ranks; ++r)
+      if (job.decisions[size_t(r) * horizon + size_t(t)] != job.decisions[size_t(t)]) {
+        ++out.rank_disagreements;
+        break;
+      }
+}
+
+// Leader mode: context c checked in its own rank processes (the file comment).
 ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& spec,
                                    const PluginCheckOptions& opt, const std::string& secret) {
   ContextOutcome out;
@@ -495,115 +659,22 @@ ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& 
   job.policy = spec.text;
   job.address = "127.0.0.1:" + std::to_string(ncclbot::plugin::free_loopback_port());
   job.secret = secret;
-  // Process 0, the leader, holds rank 0 alone (a leader process holding two ranks of a communicator
-  // cannot tell their latencies apart, docs/plugin.md "Decision windows"); the others share the rest.
   const int processes = std::min(opt.ranks, comm_ranks);
-  job.first_rank = {0, 1};
-  for (int p = 1; p < processes; ++p)
-    job.first_rank.push_back(1 + int(int64_t(comm_ranks - 1) * p / (processes - 1)));
+  job.first_rank = first_ranks_of_processes(comm_ranks, processes);
+  const RanksMapping mapping = map_ranks_shared(job, processes);
 
-  const size_t horizon = size_t(opt.horizon);
-  const size_t bytes = sizeof(RanksShared) + size_t(comm_ranks) * horizon;
-  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) throw std::runtime_error(std::string("plugin-check: mmap: ") + std::strerror(errno));
-  job.shared = new (mem) RanksShared{};
-  job.decisions = static_cast<int8_t*>(mem) + sizeof(RanksShared);
-  std::memset(job.decisions, -2, size_t(comm_ranks) * horizon);  // -2: never decided
-  pthread_barrierattr_t attr;
-  pthread_barrierattr_init(&attr);
-  pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-  pthread_barrier_init(&job.shared->barrier, &attr, unsigned(processes));
-  pthread_barrierattr_destroy(&attr);
-  struct Unmap {
-    void* mem;
-    size_t bytes;
-    ~Unmap() { munmap(mem, bytes); }
-  } unmap{mem, bytes};
-
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  std::vector<pid_t> pids;
-  std::vector<bool> done;
-  std::string failure;
-  for (int p = 0; p < processes; ++p) {
-    const pid_t pid = fork();
-    if (pid == 0) rank_process(job, p);
-    if (pid < 0) {
-      failure = std::string("cannot start ") + process_label(job, p) + ": fork: " + std::strerror(errno);
-      break;
-    }
-    pids.push_back(pid);
-    done.push_back(false);
-  }
-  // Every process must end on its own, with status 0, within --rank-timeout: a crash or a hang of
-  // one is an error naming it, and the others (waiting for it at the barrier) are ended too.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.rank_timeout);
-  size_t left = pids.size();
-  while (failure.empty() && left > 0) {
-    bool reaped = false;
-    for (size_t p = 0; p < pids.size() && failure.empty(); ++p) {
-      if (done[p]) continue;
-      int status = 0;
-      if (waitpid(pids[p], &status, WNOHANG) != pids[p]) continue;
-      done[p] = true;
-      --left;
-      reaped = true;
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failure = process_failure(job, int(p), status);
-    }
-    if (!failure.empty() || left == 0) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      failure = "did not finish within --rank-timeout " + std::to_string(int(opt.rank_timeout)) + " s:";
-      int64_t behind = INT64_MAX, ahead = -1;
-      for (size_t p = 0; p < pids.size(); ++p)
-        if (!done[p]) {
-          behind = std::min(behind, job.shared->procs[p].call.load());
-          ahead = std::max(ahead, job.shared->procs[p].call.load());
-        }
-      for (size_t p = 0; p < pids.size(); ++p)
-        if (!done[p]) {
-          const int64_t call = job.shared->procs[p].call.load();
-          failure += " " + process_label(job, int(p)) +
-                     (call < 0 ? " was still initialising" : " was at call " + std::to_string(call)) +
-                     (call == behind && behind < ahead ? " (furthest behind);" : ";");
-        }
-      failure.pop_back();
-      break;
-    }
-    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  RankProcesses procs;
+  std::string failure = start_rank_processes(job, processes, procs);
+  if (failure.empty()) failure = wait_rank_processes(job, procs, opt.rank_timeout);
   if (!failure.empty()) {
-    for (size_t p = 0; p < pids.size(); ++p)
-      if (!done[p]) kill(pids[p], SIGKILL);
-    for (size_t p = 0; p < pids.size(); ++p)
-      if (!done[p]) waitpid(pids[p], nullptr, 0);
+    kill_rank_processes(procs);
     out.failure = "context " + std::to_string(c) + " (" + std::string(collective_name(ctx.collective)) + " " +
                   std::to_string(ctx.nodes) + "x" + std::to_string(ctx.gpus_per_node) + " " +
                   std::to_string(ctx.bytes) + " B): " + failure;
     return out;
   }
   pthread_barrier_destroy(&job.shared->barrier);
-
-  // Every rank's every decision against the replay's; the first difference of each rank is
-  // reported (later calls follow from other observations).
-  out.checked = true;
-  out.steps = comm_ranks * opt.horizon;
-  out.via_report = opt.horizon;  // the leader's rank: the latencies the plugin learns from
-  out.not_joined = job.shared->procs[0].not_joined.load();
-  for (int r = 0; r < comm_ranks; ++r) {
-    const int8_t* d = job.decisions + size_t(r) * horizon;
-    for (int t = 0; t < opt.horizon; ++t)
-      if (d[t] != ref.slots[size_t(t)]) {
-        out.mismatches.push_back({c, t, d[t], ref.slots[size_t(t)], r});
-        break;
-      }
-  }
-  for (int t = 0; t < opt.horizon; ++t)
-    for (int r = 1; r < comm_ranks; ++r)
-      if (job.decisions[size_t(r) * horizon + size_t(t)] != job.decisions[size_t(t)]) {
-        ++out.rank_disagreements;
-        break;
-      }
+  compare_rank_decisions(job, ref, out);
   return out;
 }
 
@@ -652,218 +723,278 @@ void preflight_plugin(const std::string& path) {
     throw UsageError("--plugin: loading '" + path + "' failed (status " + std::to_string(status) + ")");
 }
 
-Action setup(CLI::App& app) {
-  auto opt = std::make_shared<PluginCheckOptions>();
-  app.add_option("--plugin", opt->plugin_path, "path of libnccl-tuner-ncclbot.so")->required();
-  app.add_option("--sweep", opt->sweep_path, "sweep CSV with prior_us (the cost table NCCL would pass)")
+// Declares plugin-check's options on `app`, in --help order, bound to `opt`.
+void add_plugin_check_options(CLI::App& app, PluginCheckOptions& opt) {
+  app.add_option("--plugin", opt.plugin_path, "path of libnccl-tuner-ncclbot.so")->required();
+  app.add_option("--sweep", opt.sweep_path, "sweep CSV with prior_us (the cost table NCCL would pass)")
       ->required();
-  app.add_option("--policy", opt->policy, "one policy spec, e.g. ucb1:c=0.5,n0=8")->required();
-  app.add_option("--seed", opt->seed, "replay seed = NCCLBOT_SEED (default 0)");
-  app.add_option("--horizon", opt->horizon, "calls per context (default 200)");
-  app.add_option("--delay", opt->delay,
+  app.add_option("--policy", opt.policy, "one policy spec, e.g. ucb1:c=0.5,n0=8")->required();
+  app.add_option("--seed", opt.seed, "replay seed = NCCLBOT_SEED (default 0)");
+  app.add_option("--horizon", opt.horizon, "calls per context (default 200)");
+  app.add_option("--delay", opt.delay,
                  "feedback delay D: each call's latency is reported after the next D calls were decided "
                  "(default 0)");
-  app.add_option("--nodes", opt->nodes, "only these node counts");
-  app.add_option("--collectives", opt->collectives, "only these collectives");
-  app.add_option("--feed", opt->feed,
+  app.add_option("--nodes", opt.nodes, "only these node counts");
+  app.add_option("--collectives", opt.collectives, "only these collectives");
+  app.add_option("--feed", opt.feed,
                  "how latencies go back: profiler, report, or auto (profiler when ns timestamps carry the "
                  "value exactly, else report; default)")
       ->check(CLI::IsMember({"auto", "profiler", "report"}));
-  app.add_option("--log", opt->log_path,
+  app.add_option("--log", opt.log_path,
                  "have the plugin write its decision log here (NCCLBOT_LOG; a new file, docs/ope.md)");
   app.add_option(
-      "--ranks", opt->ranks,
+      "--ranks", opt.ranks,
       "check leader mode in this many processes (2..64) on loopback, every rank's decisions against "
       "the replay of the leader's protocol (--as-deployed leader); default 1: local mode in this "
       "process");
-  app.add_option("--rank-timeout", opt->rank_timeout,
+  app.add_option("--rank-timeout", opt.rank_timeout,
                  "with --ranks: seconds one context's processes may take before the check fails, naming them "
                  "(default 300)");
-  app.add_option("--plugin-env", opt->plugin_env,
+  app.add_option("--plugin-env", opt.plugin_env,
                  "NAME=VALUE set for the plugin after plugin-check's own settings (repeatable; e.g. to see "
                  "that a plugin set up otherwise is caught)");
-  app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
-    if (opt->horizon < 1) throw UsageError("--horizon must be at least 1");
-    if (opt->delay < 0 || opt->delay > kMaxReplayDelay)
-      throw UsageError("--delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
-    if (opt->ranks < 1 || opt->ranks > kMaxCheckRanks)
-      throw UsageError("--ranks must be in [1, " + std::to_string(kMaxCheckRanks) + "]");
-    const bool leader_mode = opt->ranks > 1;
-    if (leader_mode && opt->delay != 0)
-      throw UsageError(
-          "--delay applies to local mode; with --ranks the delay is the leader protocol's (the replay's "
-          "--as-deployed leader)");
-    if (leader_mode && opt->feed == "profiler")
-      throw UsageError("--ranks reports latencies through ncclbotReportLatency (--feed report or auto)");
-    if (leader_mode && !opt->log_path.empty())
-      throw UsageError("--log applies to local mode (with --ranks every context is a job of its own)");
-    if (!(opt->rank_timeout > 0.0)) throw UsageError("--rank-timeout must be positive");
-    for (const std::string& a : opt->plugin_env)
-      if (a.find('=') == std::string::npos || a.find('=') == 0)
-        throw UsageError("--plugin-env " + a + ": expected NAME=VALUE");
-    const PolicySpec spec = parse_policy_spec(opt->policy);
-    if (policy_use(spec.config.kind) != PolicyUse::kLive)
-      throw UsageError("--policy " + opt->policy + ": " + std::string(policy_name(spec.config.kind)) +
-                       " cannot run inside NCCL (it needs the sweep's ground truth or a fitted model); its "
-                       "decisions ship as a table (NCCLBOT_MODE=table)");
-    ContextFilter filter;
-    if (!opt->nodes.empty()) filter.nodes = parse_node_list(opt->nodes, "--nodes");
-    if (!opt->collectives.empty())
-      filter.collectives = parse_collective_list(opt->collectives, "--collectives");
-    const Sweep sweep = read_sweep_csv(opt->sweep_path);
-    if (!sweep.has_prior())
-      throw InputError(opt->sweep_path, 0,
-                       "needs a prior_us column: it is the cost table NCCL passes the plugin");
-    const std::vector<int> contexts = filter.select_some(sweep, opt->sweep_path);
+  app.add_flag("--json", opt.json, "print one JSON document on stdout");
+}
 
-    int checked = 0, skipped = 0, steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
-    int rank_disagreements = 0;
-    std::string failure;  // a rank process that crashed, gave up or hung: the check stops there
-    std::vector<Mismatch> mismatches;
-    std::set<int> differing;  // contexts with a mismatch
-    auto tally = [&](size_t i, int c, const ContextOutcome& o) {
-      if (!o.checked) {
-        ++skipped;
-        std::cerr << "plugin-check: context " << c << " skipped: " << o.skipped << "\n";
-        return;
-      }
-      ++checked;
-      steps += o.steps;
-      via_profiler += o.via_profiler;
-      via_report += o.via_report;
-      not_joined += o.not_joined;
-      rank_disagreements += o.rank_disagreements;
-      if (!o.mismatches.empty()) differing.insert(c);
-      mismatches.insert(mismatches.end(), o.mismatches.begin(), o.mismatches.end());
-      if (!opt->json && contexts.size() >= 20 && (i + 1) % 20 == 0)
-        std::cerr << "plugin-check: " << (i + 1) << "/" << contexts.size() << " contexts\n";
-    };
-    if (leader_mode) {
-      // The rank processes set the plugin's environment themselves; this process never loads it.
-      preflight_plugin(opt->plugin_path);
-      const std::string secret = random_hex_key();  // the leader's and followers', one per run
-      for (size_t i = 0; i < contexts.size() && failure.empty(); ++i) {
-        const ContextOutcome o = check_context_ranks(sweep, contexts[i], spec, *opt, secret);
-        failure = o.failure;
-        if (failure.empty()) tally(i, contexts[i], o);
-      }
-      if (!failure.empty()) std::cerr << "plugin-check: ERROR " << failure << "\n";
-    } else {
-      // The plugin reads its settings at each communicator's init. One process drives every rank's
-      // decisions here, so the rank-local learner is the one to compare (docs/plugin.md).
-      setenv("NCCLBOT_MODE", "online", 1);
-      setenv("NCCLBOT_POLICY", spec.text.c_str(), 1);
-      setenv("NCCLBOT_SEED", std::to_string(opt->seed).c_str(), 1);
-      setenv("NCCLBOT_AGREEMENT", "local", 1);
-      for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER", "NCCLBOT_LOG",
-                               "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK"})
-        unsetenv(name);
-      if (!opt->log_path.empty()) {
-        // A log of one run: appending to an older one would mix two policies under one header.
-        check_output_not_input(opt->log_path, {opt->sweep_path, opt->plugin_path}, "--log");
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        if (fs::exists(fs::symlink_status(opt->log_path, ec)))  // a dangling symlink exists too
-          throw UsageError("--log " + opt->log_path +
-                           " exists; plugin-check writes a new log (remove it first)");
-        const fs::path folder = fs::path(opt->log_path).parent_path();
-        if (!folder.empty() && !fs::is_directory(folder, ec))
-          throw UsageError("--log " + opt->log_path + ": there is no folder '" + folder.string() +
-                           "' to write it in");
-        if (opt->log_path.find('%') != std::string::npos)
-          throw UsageError("--log names one file (no %r: plugin-check drives a single rank)");
-        setenv("NCCLBOT_LOG", opt->log_path.c_str(), 1);
-      }
-      apply_plugin_env(opt->plugin_env);
-      const LoadedPlugin plugin = load_plugin(opt->plugin_path);
-      for (size_t i = 0; i < contexts.size(); ++i)
-        tally(i, contexts[i], check_context(plugin, sweep, contexts[i], spec, *opt, opt->feed));
-      std::error_code ec;
-      if (!opt->log_path.empty() &&
-          !std::filesystem::is_regular_file(std::filesystem::symlink_status(opt->log_path, ec)))
-        throw UsageError("--log " + opt->log_path +
-                         ": the plugin wrote no decision log (its warning above says why)");
+// Checks the options against each other and parses the policy, which must be one that runs
+// inside NCCL.
+PolicySpec check_plugin_check_options(const PluginCheckOptions& opt) {
+  if (opt.horizon < 1) throw UsageError("--horizon must be at least 1");
+  if (opt.delay < 0 || opt.delay > kMaxReplayDelay)
+    throw UsageError("--delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
+  if (opt.ranks < 1 || opt.ranks > kMaxCheckRanks)
+    throw UsageError("--ranks must be in [1, " + std::to_string(kMaxCheckRanks) + "]");
+  const bool leader_mode = opt.ranks > 1;
+  if (leader_mode && opt.delay != 0)
+    throw UsageError(
+        "--delay applies to local mode; with --ranks the delay is the leader protocol's (the replay's "
+        "--as-deployed leader)");
+  if (leader_mode && opt.feed == "profiler")
+    throw UsageError("--ranks reports latencies through ncclbotReportLatency (--feed report or auto)");
+  if (leader_mode && !opt.log_path.empty())
+    throw UsageError("--log applies to local mode (with --ranks every context is a job of its own)");
+  if (!(opt.rank_timeout > 0.0)) throw UsageError("--rank-timeout must be positive");
+  for (const std::string& a : opt.plugin_env)
+    if (a.find('=') == std::string::npos || a.find('=') == 0)
+      throw UsageError("--plugin-env " + a + ": expected NAME=VALUE");
+  const PolicySpec spec = parse_policy_spec(opt.policy);
+  if (policy_use(spec.config.kind) != PolicyUse::kLive)
+    throw UsageError("--policy " + opt.policy + ": " + std::string(policy_name(spec.config.kind)) +
+                     " cannot run inside NCCL (it needs the sweep's ground truth or a fitted model); its "
+                     "decisions ship as a table (NCCLBOT_MODE=table)");
+  return spec;
+}
+
+// The sums over the contexts checked, and every first difference.
+struct CheckTotals {
+  int checked = 0, skipped = 0, steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
+  int rank_disagreements = 0;
+  std::string failure;  // a rank process that crashed, gave up or hung: the check stops there
+  std::vector<Mismatch> mismatches;
+  std::set<int> differing;  // contexts with a mismatch
+};
+
+// Adds the outcome of context c, the i-th of `contexts`, to the totals; says on stderr why it was
+// skipped, and (without --json) every 20 contexts how far the check is.
+void tally_context(CheckTotals& totals, size_t i, int c, const ContextOutcome& o,
+                   const PluginCheckOptions& opt, size_t contexts) {
+  if (!o.checked) {
+    ++totals.skipped;
+    std::cerr << "plugin-check: context " << c << " skipped: " << o.skipped << "\n";
+    return;
+  }
+  ++totals.checked;
+  totals.steps += o.steps;
+  totals.via_profiler += o.via_profiler;
+  totals.via_report += o.via_report;
+  totals.not_joined += o.not_joined;
+  totals.rank_disagreements += o.rank_disagreements;
+  if (!o.mismatches.empty()) totals.differing.insert(c);
+  totals.mismatches.insert(totals.mismatches.end(), o.mismatches.begin(), o.mismatches.end());
+  if (!opt.json && contexts >= 20 && (i + 1) % 20 == 0)
+    std::cerr << "plugin-check: " << (i + 1) << "/" << contexts << " contexts\n";
+}
+
+// --ranks: every context in rank processes of its own, until one of them fails.
+void check_contexts_leader_mode(CheckTotals& totals, const Sweep& sweep, const std::vector<int>& contexts,
+                                const PolicySpec& spec, const PluginCheckOptions& opt) {
+  // The rank processes set the plugin's environment themselves; this process never loads it.
+  preflight_plugin(opt.plugin_path);
+  const std::string secret = random_hex_key();  // the leader's and followers', one per run
+  for (size_t i = 0; i < contexts.size() && totals.failure.empty(); ++i) {
+    const ContextOutcome o = check_context_ranks(sweep, contexts[i], spec, opt, secret);
+    totals.failure = o.failure;
+    if (totals.failure.empty()) tally_context(totals, i, contexts[i], o, opt, contexts.size());
+  }
+  if (!totals.failure.empty()) std::cerr << "plugin-check: ERROR " << totals.failure << "\n";
+}
+
+// --log: a new file in an existing folder, named without %r; the plugin is told to write it.
+void use_decision_log(const PluginCheckOptions& opt) {
+  // A log of one run: appending to an older one would mix two policies under one header.
+  check_output_not_input(opt.log_path, {opt.sweep_path, opt.plugin_path}, "--log");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(opt.log_path, ec)))  // a dangling symlink exists too
+    throw UsageError("--log " + opt.log_path + " exists; plugin-check writes a new log (remove it first)");
+  const fs::path folder = fs::path(opt.log_path).parent_path();
+  if (!folder.empty() && !fs::is_directory(folder, ec))
+    throw UsageError("--log " + opt.log_path + ": there is no folder '" + folder.string() +
+                     "' to write it in");
+  if (opt.log_path.find('%') != std::string::npos)
+    throw UsageError("--log names one file (no %r: plugin-check drives a single rank)");
+  setenv("NCCLBOT_LOG", opt.log_path.c_str(), 1);
+}
+
+// Local mode: the plugin loaded in this process, every context's communicator driven here.
+void check_contexts_local_mode(CheckTotals& totals, const Sweep& sweep, const std::vector<int>& contexts,
+                               const PolicySpec& spec, const PluginCheckOptions& opt) {
+  // The plugin reads its settings at each communicator's init. One process drives every rank's
+  // decisions here, so the rank-local learner is the one to compare (docs/plugin.md).
+  setenv("NCCLBOT_MODE", "online", 1);
+  setenv("NCCLBOT_POLICY", spec.text.c_str(), 1);
+  setenv("NCCLBOT_SEED", std::to_string(opt.seed).c_str(), 1);
+  setenv("NCCLBOT_AGREEMENT", "local", 1);
+  for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER", "NCCLBOT_LOG",
+                           "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK"})
+    unsetenv(name);
+  if (!opt.log_path.empty()) use_decision_log(opt);
+  apply_plugin_env(opt.plugin_env);
+  const LoadedPlugin plugin = load_plugin(opt.plugin_path);
+  for (size_t i = 0; i < contexts.size(); ++i)
+    tally_context(totals, i, contexts[i], check_context(plugin, sweep, contexts[i], spec, opt, opt.feed), opt,
+                  contexts.size());
+  std::error_code ec;
+  if (!opt.log_path.empty() &&
+      !std::filesystem::is_regular_file(std::filesystem::symlink_status(opt.log_path, ec)))
+    throw UsageError("--log " + opt.log_path +
+                     ": the plugin wrote no decision log (its warning above says why)");
+}
+
+// "3,5..7": the ranks of mismatches [k, end), runs of consecutive ranks joined.
+std::string mismatch_ranks(const std::vector<Mismatch>& mismatches, size_t k, size_t end) {
+  std::string ranks;
+  for (size_t r = k; r < end; ++r) {
+    size_t run = r;
+    while (run + 1 < end && mismatches[run + 1].rank == mismatches[run].rank + 1) ++run;
+    ranks += (ranks.empty() ? "" : ",") + std::to_string(mismatches[r].rank) +
+             (run > r ? ".." + std::to_string(mismatches[run].rank) : std::string());
+    r = run;
+  }
+  return ranks;
+}
+
+// One line per context and first difference, at most `max_reports`; with --ranks the ranks that
+// share it (all of them, when they agree with each other as they must) on that line.
+void print_mismatches(const std::vector<Mismatch>& mismatches, const Sweep& sweep, int max_reports) {
+  size_t printed = 0, groups = 0;
+  for (size_t k = 0; k < mismatches.size();) {
+    const Mismatch& m = mismatches[k];
+    size_t end = k + 1;
+    while (end < mismatches.size() && mismatches[end].context == m.context &&
+           mismatches[end].step == m.step && mismatches[end].plugin_slot == m.plugin_slot &&
+           mismatches[end].replay_slot == m.replay_slot)
+      ++end;
+    ++groups;
+    if (int(printed) < max_reports) {
+      const std::string ranks = mismatch_ranks(mismatches, k, end);
+      const Context& ctx = sweep.context(m.context);
+      std::cerr << "MISMATCH context " << m.context << " (" << ctx.fabric << " "
+                << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
+                << ctx.bytes << " B) "
+                << (m.rank >= 0 ? (end - k > 1 ? "ranks " : "rank ") + ranks + " " : std::string()) << "step "
+                << m.step << ": plugin " << slot_label(m.plugin_slot) << ", replay "
+                << slot_label(m.replay_slot) << "\n";
+      ++printed;
     }
-    // One line per context and first difference; with --ranks the ranks that share it (all of them,
-    // when they agree with each other as they must) on that line.
-    size_t printed = 0, groups = 0;
-    for (size_t k = 0; k < mismatches.size();) {
-      const Mismatch& m = mismatches[k];
-      size_t end = k + 1;
-      while (end < mismatches.size() && mismatches[end].context == m.context &&
-             mismatches[end].step == m.step && mismatches[end].plugin_slot == m.plugin_slot &&
-             mismatches[end].replay_slot == m.replay_slot)
-        ++end;
-      ++groups;
-      if (int(printed) < opt->max_reports) {
-        std::string ranks;
-        for (size_t r = k; r < end; ++r) {
-          size_t run = r;
-          while (run + 1 < end && mismatches[run + 1].rank == mismatches[run].rank + 1) ++run;
-          ranks += (ranks.empty() ? "" : ",") + std::to_string(mismatches[r].rank) +
-                   (run > r ? ".." + std::to_string(mismatches[run].rank) : std::string());
-          r = run;
-        }
-        const Context& ctx = sweep.context(m.context);
-        std::cerr << "MISMATCH context " << m.context << " (" << ctx.fabric << " "
-                  << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
-                  << ctx.bytes << " B) "
-                  << (m.rank >= 0 ? (end - k > 1 ? "ranks " : "rank ") + ranks + " " : std::string())
-                  << "step " << m.step << ": plugin " << slot_label(m.plugin_slot) << ", replay "
-                  << slot_label(m.replay_slot) << "\n";
-        ++printed;
-      }
-      k = end;
-    }
-    if (groups > printed)
-      std::cerr << "plugin-check: " << (groups - printed) << " more mismatches not printed\n";
-    const bool equal = mismatches.empty() && checked > 0 && not_joined == 0 && failure.empty();
-    std::cerr << "plugin-check " << spec.text << " seed " << opt->seed
-              << (opt->delay ? " delay " + std::to_string(opt->delay) : std::string())
-              << (leader_mode ? " leader mode, " + std::to_string(opt->ranks) + " processes" : std::string())
-              << ": " << checked << " contexts x " << opt->horizon << " calls, " << steps
-              << " decisions compared" << (leader_mode ? " (every rank's)" : "") << ", " << differing.size()
-              << " contexts differ";
-    if (leader_mode) std::cerr << ", ranks disagree on " << rank_disagreements << " calls";
-    std::cerr << "; latencies fed via profiler " << via_profiler << ", via report " << via_report
-              << (not_joined ? ", NOT JOINED " + std::to_string(not_joined) : std::string()) << "; "
-              << (equal             ? "EQUAL"
-                  : failure.empty() ? "DIFFERENT"
-                                    : "FAILED (a rank process, above)")
-              << "\n";
-    if (!opt->log_path.empty()) std::cerr << "plugin-check: decision log " << opt->log_path << "\n";
-    if (opt->json) {
-      nlohmann::json j;
-      j["policy"] = spec.text;
-      j["seed"] = opt->seed;
-      j["horizon"] = opt->horizon;
-      j["delay"] = opt->delay;
-      j["ranks"] = opt->ranks;
-      j["contexts"] = checked;
-      j["skipped"] = skipped;
-      j["decisions"] = steps;
-      j["via_profiler"] = via_profiler;
-      j["via_report"] = via_report;
-      j["not_joined"] = not_joined;
-      if (leader_mode) j["rank_disagreements"] = rank_disagreements;
-      j["equal"] = equal;
-      if (!failure.empty()) j["error"] = failure;
-      if (!opt->log_path.empty()) j["log"] = opt->log_path;
-      nlohmann::json list = nlohmann::json::array();
-      for (const Mismatch& m : mismatches) {
-        nlohmann::json e = {{"context", m.context},
-                            {"step", m.step},
-                            {"plugin", slot_label(m.plugin_slot)},
-                            {"replay", slot_label(m.replay_slot)}};
-        if (m.rank >= 0) e["rank"] = m.rank;
-        list.push_back(e);
-      }
-      j["mismatches"] = list;
-      std::cout << j.dump() << "\n";
-    }
-    return equal ? 0 : 1;
-  };
+    k = end;
+  }
+  if (groups > printed)
+    std::cerr << "plugin-check: " << (groups - printed) << " more mismatches not printed\n";
+}
+
+// The verdict line on stderr, and the decision log's name.
+void print_check_summary(const CheckTotals& totals, const PolicySpec& spec, const PluginCheckOptions& opt,
+                         bool equal) {
+  const bool leader_mode = opt.ranks > 1;
+  std::cerr << "plugin-check " << spec.text << " seed " << opt.seed
+            << (opt.delay ? " delay " + std::to_string(opt.delay) : std::string())
+            << (leader_mode ? " leader mode, " + std::to_string(opt.ranks) + " processes" : std::string())
+            << ": " << totals.checked << " contexts x " << opt.horizon << " calls, " << totals.steps
+            << " decisions compared" << (leader_mode ? " (every rank's)" : "") << ", "
+            << totals.differing.size() << " contexts differ";
+  if (leader_mode) std::cerr << ", ranks disagree on " << totals.rank_disagreements << " calls";
+  std::cerr << "; latencies fed via profiler " << totals.via_profiler << ", via report " << totals.via_report
+            << (totals.not_joined ? ", NOT JOINED " + std::to_string(totals.not_joined) : std::string())
+            << "; "
+            << (equal                    ? "EQUAL"
+                : totals.failure.empty() ? "DIFFERENT"
+                                         : "FAILED (a rank process, above)")
+            << "\n";
+  if (!opt.log_path.empty()) std::cerr << "plugin-check: decision log " << opt.log_path << "\n";
+}
+
+// --json: the verdict and every first difference as one JSON document on stdout.
+void print_check_json(const CheckTotals& totals, const PolicySpec& spec, const PluginCheckOptions& opt,
+                      bool equal) {
+  nlohmann::json j;
+  j["policy"] = spec.text;
+  j["seed"] = opt.seed;
+  j["horizon"] = opt.horizon;
+  j["delay"] = opt.delay;
+  j["ranks"] = opt.ranks;
+  j["contexts"] = totals.checked;
+  j["skipped"] = totals.skipped;
+  j["decisions"] = totals.steps;
+  j["via_profiler"] = totals.via_profiler;
+  j["via_report"] = totals.via_report;
+  j["not_joined"] = totals.not_joined;
+  if (opt.ranks > 1) j["rank_disagreements"] = totals.rank_disagreements;
+  j["equal"] = equal;
+  if (!totals.failure.empty()) j["error"] = totals.failure;
+  if (!opt.log_path.empty()) j["log"] = opt.log_path;
+  nlohmann::json list = nlohmann::json::array();
+  for (const Mismatch& m : totals.mismatches) {
+    nlohmann::json e = {{"context", m.context},
+                        {"step", m.step},
+                        {"plugin", slot_label(m.plugin_slot)},
+                        {"replay", slot_label(m.replay_slot)}};
+    if (m.rank >= 0) e["rank"] = m.rank;
+    list.push_back(e);
+  }
+  j["mismatches"] = list;
+  std::cout << j.dump() << "\n";
+}
+
+// The command's work once the options are parsed: 0 when every decision is equal, else 1.
+int run_plugin_check(const PluginCheckOptions& opt) {
+  const PolicySpec spec = check_plugin_check_options(opt);
+  ContextFilter filter;
+  if (!opt.nodes.empty()) filter.nodes = parse_node_list(opt.nodes, "--nodes");
+  if (!opt.collectives.empty()) filter.collectives = parse_collective_list(opt.collectives, "--collectives");
+  const Sweep sweep = read_sweep_csv(opt.sweep_path);
+  if (!sweep.has_prior())
+    throw InputError(opt.sweep_path, 0,
+                     "needs a prior_us column: it is the cost table NCCL passes the plugin");
+  const std::vector<int> contexts = filter.select_some(sweep, opt.sweep_path);
+
+  CheckTotals totals;
+  if (opt.ranks > 1)
+    check_contexts_leader_mode(totals, sweep, contexts, spec, opt);
+  else
+    check_contexts_local_mode(totals, sweep, contexts, spec, opt);
+  print_mismatches(totals.mismatches, sweep, opt.max_reports);
+  const bool equal =
+      totals.mismatches.empty() && totals.checked > 0 && totals.not_joined == 0 && totals.failure.empty();
+  print_check_summary(totals, spec, opt, equal);
+  if (opt.json) print_check_json(totals, spec, opt, equal);
+  return equal ? 0 : 1;
+}
+
+Action setup(CLI::App& app) {
+  auto opt = std::make_shared<PluginCheckOptions>();
+  add_plugin_check_options(app, *opt);
+  return [opt] { return run_plugin_check(*opt); };
 }
 
 const bool registered = register_command(

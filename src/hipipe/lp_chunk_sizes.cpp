@@ -30,6 +30,39 @@ struct Triplets {
   }
 };
 
+// Loads the constraints into `lp` and runs GLPK's simplex on it; throws unless it finds the optimum.
+// Called with solve_chunk_sizes_lp's glpk_mutex held.
+void run_chunk_lp_simplex(glp_prob* lp, const Triplets& m) {
+  glp_load_matrix(lp, static_cast<int>(m.rows.size()) - 1, m.rows.data(), m.cols.data(), m.values.data());
+  glp_scale_prob(lp, GLP_SF_AUTO);
+  glp_smcp params;
+  glp_init_smcp(&params);
+  params.msg_lev = GLP_MSG_OFF;
+  params.presolve = GLP_ON;
+  const int rc = glp_simplex(lp, &params);
+  if (rc != 0 || glp_get_status(lp) != GLP_OPT)
+    throw std::runtime_error("GLPK did not solve the chunk-size LP (glp_simplex returned " +
+                             std::to_string(rc) + ", status " + std::to_string(glp_get_status(lp)) + ")");
+}
+
+// The optimal chunk sizes of a solved `lp` for a message of `bytes` over K chunks (x_k is column
+// 1 + k). Called with solve_chunk_sizes_lp's glpk_mutex held.
+LpChunkSolution read_chunk_lp_solution(glp_prob* lp, int K, double bytes) {
+  LpChunkSolution out;
+  out.makespan_us = glp_get_obj_val(lp);
+  out.simplex_iterations = glp_get_it_cnt(lp);
+  out.chunk_bytes.resize(K);
+  double sum = 0;
+  for (int k = 0; k < K; ++k) {
+    // The simplex may return -1e-17 for a basic variable at its bound: clamp, then renormalise so
+    // the sizes sum to the message exactly.
+    out.chunk_bytes[k] = std::max(0.0, glp_get_col_prim(lp, 1 + k));
+    sum += out.chunk_bytes[k];
+  }
+  for (double& s : out.chunk_bytes) s = s / sum * bytes;
+  return out;
+}
+
 }  // namespace
 
 LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
@@ -86,32 +119,8 @@ LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
   glp_set_row_bnds(lp.get(), row, GLP_FX, 1.0, 1.0);
   for (int k = 0; k < K; ++k) m.add(row, x_col(k), 1.0);
 
-  glp_load_matrix(lp.get(), static_cast<int>(m.rows.size()) - 1, m.rows.data(), m.cols.data(),
-                  m.values.data());
-  glp_scale_prob(lp.get(), GLP_SF_AUTO);
-  glp_smcp params;
-  glp_init_smcp(&params);
-  params.msg_lev = GLP_MSG_OFF;
-  params.presolve = GLP_ON;
-  const int rc = glp_simplex(lp.get(), &params);
-  if (rc != 0 || glp_get_status(lp.get()) != GLP_OPT)
-    throw std::runtime_error("GLPK did not solve the chunk-size LP (glp_simplex returned " +
-                             std::to_string(rc) + ", status " + std::to_string(glp_get_status(lp.get())) +
-                             ")");
-
-  LpChunkSolution out;
-  out.makespan_us = glp_get_obj_val(lp.get());
-  out.simplex_iterations = glp_get_it_cnt(lp.get());
-  out.chunk_bytes.resize(K);
-  double sum = 0;
-  for (int k = 0; k < K; ++k) {
-    // The simplex may return -1e-17 for a basic variable at its bound: clamp, then renormalise so
-    // the sizes sum to the message exactly.
-    out.chunk_bytes[k] = std::max(0.0, glp_get_col_prim(lp.get(), x_col(k)));
-    sum += out.chunk_bytes[k];
-  }
-  for (double& s : out.chunk_bytes) s = s / sum * bytes;
-  return out;
+  run_chunk_lp_simplex(lp.get(), m);
+  return read_chunk_lp_solution(lp.get(), K, bytes);
 }
 
 }  // namespace ncclbot::hipipe

@@ -53,6 +53,118 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : s / v.size();
 }
 
+// hipipe_cases.csv: the header, then one row per case and scheduler.
+void write_hipipe_cases_csv(std::ostream& csv, const std::vector<StudyCase>& cases,
+                            const std::vector<Comparison>& comps) {
+  csv << "fabric,nodes,gpus_per_node,ranks,dimensions,bytes,scheduler,makespan_us,chunks,"
+         "max_utilisation,max_bandwidth_utilisation,hipipe_reduction\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Comparison& c = comps[i];
+    for (const auto& r : c.results) {
+      const Schedule& s = r.schedule;
+      const double red = s.scheduler == "hipipe" ? 0.0 : c.hipipe_reduction_vs(s.scheduler);
+      csv << cases[i].fabric << ',' << cases[i].nodes << ',' << cases[i].gpus_per_node << ','
+          << c.network.num_ranks() << ',' << c.network.num_dimensions() << ',' << format_double(c.bytes)
+          << ',' << s.scheduler << ',' << format_double(s.makespan_us) << ',' << s.num_chunks() << ','
+          << format_double(*std::max_element(r.utilisation.begin(), r.utilisation.end())) << ','
+          << format_double(*std::max_element(r.bandwidth_utilisation.begin(), r.bandwidth_utilisation.end()))
+          << ',' << format_double(red) << '\n';
+    }
+  }
+}
+
+// The summary's "reduction_vs": reductions over all cases, and over the cases with more than one
+// dimension (where pipelining across dimensions exists at all).
+void add_hipipe_reductions(nlohmann::json& summary, const std::vector<Comparison>& comps) {
+  for (const std::string& b : kBaselines) {
+    std::vector<double> all, multi;
+    for (const Comparison& c : comps) {
+      all.push_back(c.hipipe_reduction_vs(b));
+      if (c.network.num_dimensions() > 1) multi.push_back(c.hipipe_reduction_vs(b));
+    }
+    summary["reduction_vs"][b] = {{"mean", mean(all)},
+                                  {"min", *std::min_element(all.begin(), all.end())},
+                                  {"max", *std::max_element(all.begin(), all.end())},
+                                  {"mean_multi_dimension", mean(multi)}};
+  }
+}
+
+// HiPIPE's best bottleneck bandwidth utilisation over the cases (and its case), and its best busy
+// utilisation.
+struct HipipeBestUtilisation {
+  double bandwidth = 0, busy = 0;
+  std::size_t case_index = 0;
+};
+HipipeBestUtilisation hipipe_best_utilisation(const std::vector<Comparison>& comps) {
+  HipipeBestUtilisation best;
+  for (std::size_t i = 0; i < comps.size(); ++i) {
+    const SchedulerResult& h = comps[i].result("hipipe");
+    const double bw = *std::max_element(h.bandwidth_utilisation.begin(), h.bandwidth_utilisation.end());
+    best.busy = std::max(best.busy, *std::max_element(h.utilisation.begin(), h.utilisation.end()));
+    if (bw > best.bandwidth) best.bandwidth = bw, best.case_index = i;
+  }
+  return best;
+}
+
+// The cases' fabrics, each once, in the order they first appear.
+std::vector<std::string> hipipe_case_fabrics(const std::vector<StudyCase>& cases) {
+  std::vector<std::string> fabrics;
+  for (const auto& c : cases)
+    if (std::find(fabrics.begin(), fabrics.end(), c.fabric) == fabrics.end()) fabrics.push_back(c.fabric);
+  return fabrics;
+}
+
+// The summary's "per_fabric": per fabric, the mean reduction against each baseline.
+void add_hipipe_per_fabric(nlohmann::json& summary, const std::vector<StudyCase>& cases,
+                           const std::vector<Comparison>& comps, const std::vector<std::string>& fabrics) {
+  for (const std::string& f : fabrics) {
+    nlohmann::json row;
+    for (const std::string& b : kBaselines) {
+      std::vector<double> v;
+      for (std::size_t i = 0; i < cases.size(); ++i)
+        if (cases[i].fabric == f) v.push_back(comps[i].hipipe_reduction_vs(b));
+      row[b] = mean(v);
+    }
+    summary["per_fabric"][f] = row;
+  }
+}
+
+// hipipe_summary.md: the reductions and utilisation beside the paper's, then the per-fabric table.
+void write_hipipe_summary_markdown(std::ostream& md, const StudyResult& result, const nlohmann::json& summary,
+                                   const HipipeBestUtilisation& best,
+                                   const std::vector<std::string>& fabrics) {
+  const auto& cases = result.study.cases;
+  md << "# HiPIPE reconstruction: study summary\n\n";
+  md << fmt::format("{} cases from `{}`.\n\n", cases.size(), result.study.file);
+  md << "| HiPIPE vs | mean reduction | min | max | mean (D > 1 only) | paper |\n|---|---|---|---|---|---|\n";
+  for (const std::string& b : kBaselines) {
+    const auto& r = summary["reduction_vs"][b];
+    md << fmt::format("| {} | {:.2f}% | {:.2f}% | {:.2f}% | {:.2f}% | {} |\n", b,
+                      100 * r["mean"].get<double>(), 100 * r["min"].get<double>(),
+                      100 * r["max"].get<double>(), 100 * r["mean_multi_dimension"].get<double>(),
+                      b == "hierarchical" ? "28.85% (vs prior hierarchical schemes)" : "-");
+  }
+  md << fmt::format(
+      "\nBest bandwidth utilisation reached by HiPIPE (bottleneck dimension, time moving bytes / makespan): "
+      "**{:.2f}%** ({} at {} nodes, {:.0f} B); paper: 98.11%. Best busy utilisation (latency included): "
+      "{:.2f}%.\n\n",
+      100 * best.bandwidth, cases[best.case_index].fabric, cases[best.case_index].nodes,
+      cases[best.case_index].bytes, 100 * best.busy);
+  md << "| fabric |";
+  for (const std::string& b : kBaselines) md << " vs " << b << " |";
+  md << "\n|---|";
+  for (std::size_t i = 0; i < kBaselines.size(); ++i) md << "---|";
+  md << "\n";
+  for (const std::string& f : fabrics) {
+    md << "| " << f << " |";
+    for (const std::string& b : kBaselines)
+      md << fmt::format(" {:.2f}% |", 100 * summary["per_fabric"][f][b].get<double>());
+    md << "\n";
+  }
+  md << "\nThe numbers come from a reconstruction (docs/hipipe.md): the paper's own LP, baselines and "
+        "testbed are unknown, so they are set beside the paper's, not compared as a replication.\n";
+}
+
 }  // namespace
 
 Study read_study(const std::string& path) {
@@ -136,21 +248,7 @@ nlohmann::json write_study_outputs(const StudyResult& result, const std::string&
   const auto& comps = result.comparisons;
 
   std::ofstream csv(out_dir + "/hipipe_cases.csv");
-  csv << "fabric,nodes,gpus_per_node,ranks,dimensions,bytes,scheduler,makespan_us,chunks,"
-         "max_utilisation,max_bandwidth_utilisation,hipipe_reduction\n";
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Comparison& c = comps[i];
-    for (const auto& r : c.results) {
-      const Schedule& s = r.schedule;
-      const double red = s.scheduler == "hipipe" ? 0.0 : c.hipipe_reduction_vs(s.scheduler);
-      csv << cases[i].fabric << ',' << cases[i].nodes << ',' << cases[i].gpus_per_node << ','
-          << c.network.num_ranks() << ',' << c.network.num_dimensions() << ',' << format_double(c.bytes)
-          << ',' << s.scheduler << ',' << format_double(s.makespan_us) << ',' << s.num_chunks() << ','
-          << format_double(*std::max_element(r.utilisation.begin(), r.utilisation.end())) << ','
-          << format_double(*std::max_element(r.bandwidth_utilisation.begin(), r.bandwidth_utilisation.end()))
-          << ',' << format_double(red) << '\n';
-    }
-  }
+  write_hipipe_cases_csv(csv, cases, comps);
   if (!csv) throw InputError(out_dir + "/hipipe_cases.csv", 0, "cannot write");
 
   nlohmann::json summary;
@@ -158,78 +256,19 @@ nlohmann::json write_study_outputs(const StudyResult& result, const std::string&
   summary["cases"] = cases.size();
   summary["paper"] = {{"mean_reduction", kPaperMeanReduction},
                       {"best_bandwidth_utilisation", kPaperBestUtilisation}};
-  // Reductions over all cases, and over the cases with more than one dimension (where pipelining
-  // across dimensions exists at all).
-  for (const std::string& b : kBaselines) {
-    std::vector<double> all, multi;
-    for (const Comparison& c : comps) {
-      all.push_back(c.hipipe_reduction_vs(b));
-      if (c.network.num_dimensions() > 1) multi.push_back(c.hipipe_reduction_vs(b));
-    }
-    summary["reduction_vs"][b] = {{"mean", mean(all)},
-                                  {"min", *std::min_element(all.begin(), all.end())},
-                                  {"max", *std::max_element(all.begin(), all.end())},
-                                  {"mean_multi_dimension", mean(multi)}};
-  }
-  double best_bw = 0, best_busy = 0;
-  std::size_t best_case = 0;
-  for (std::size_t i = 0; i < comps.size(); ++i) {
-    const SchedulerResult& h = comps[i].result("hipipe");
-    const double bw = *std::max_element(h.bandwidth_utilisation.begin(), h.bandwidth_utilisation.end());
-    best_busy = std::max(best_busy, *std::max_element(h.utilisation.begin(), h.utilisation.end()));
-    if (bw > best_bw) best_bw = bw, best_case = i;
-  }
-  summary["hipipe_best_bandwidth_utilisation"] = {{"value", best_bw},
-                                                  {"fabric", cases[best_case].fabric},
-                                                  {"nodes", cases[best_case].nodes},
-                                                  {"bytes", cases[best_case].bytes}};
-  summary["hipipe_best_busy_utilisation"] = best_busy;
-  // Per fabric: mean reduction vs the unpipelined hierarchical schedule and vs equal chunks.
-  std::vector<std::string> fabrics;
-  for (const auto& c : cases)
-    if (std::find(fabrics.begin(), fabrics.end(), c.fabric) == fabrics.end()) fabrics.push_back(c.fabric);
-  for (const std::string& f : fabrics) {
-    nlohmann::json row;
-    for (const std::string& b : kBaselines) {
-      std::vector<double> v;
-      for (std::size_t i = 0; i < cases.size(); ++i)
-        if (cases[i].fabric == f) v.push_back(comps[i].hipipe_reduction_vs(b));
-      row[b] = mean(v);
-    }
-    summary["per_fabric"][f] = row;
-  }
+  add_hipipe_reductions(summary, comps);
+  const HipipeBestUtilisation best = hipipe_best_utilisation(comps);
+  summary["hipipe_best_bandwidth_utilisation"] = {{"value", best.bandwidth},
+                                                  {"fabric", cases[best.case_index].fabric},
+                                                  {"nodes", cases[best.case_index].nodes},
+                                                  {"bytes", cases[best.case_index].bytes}};
+  summary["hipipe_best_busy_utilisation"] = best.busy;
+  const std::vector<std::string> fabrics = hipipe_case_fabrics(cases);
+  add_hipipe_per_fabric(summary, cases, comps, fabrics);
   std::ofstream(out_dir + "/hipipe_summary.json") << summary.dump(2) << "\n";
 
   std::ofstream md(out_dir + "/hipipe_summary.md");
-  md << "# HiPIPE reconstruction: study summary\n\n";
-  md << fmt::format("{} cases from `{}`.\n\n", cases.size(), result.study.file);
-  md << "| HiPIPE vs | mean reduction | min | max | mean (D > 1 only) | paper |\n|---|---|---|---|---|---|\n";
-  for (const std::string& b : kBaselines) {
-    const auto& r = summary["reduction_vs"][b];
-    md << fmt::format("| {} | {:.2f}% | {:.2f}% | {:.2f}% | {:.2f}% | {} |\n", b,
-                      100 * r["mean"].get<double>(), 100 * r["min"].get<double>(),
-                      100 * r["max"].get<double>(), 100 * r["mean_multi_dimension"].get<double>(),
-                      b == "hierarchical" ? "28.85% (vs prior hierarchical schemes)" : "-");
-  }
-  md << fmt::format(
-      "\nBest bandwidth utilisation reached by HiPIPE (bottleneck dimension, time moving bytes / makespan): "
-      "**{:.2f}%** ({} at {} nodes, {:.0f} B); paper: 98.11%. Best busy utilisation (latency included): "
-      "{:.2f}%.\n\n",
-      100 * best_bw, cases[best_case].fabric, cases[best_case].nodes, cases[best_case].bytes,
-      100 * best_busy);
-  md << "| fabric |";
-  for (const std::string& b : kBaselines) md << " vs " << b << " |";
-  md << "\n|---|";
-  for (std::size_t i = 0; i < kBaselines.size(); ++i) md << "---|";
-  md << "\n";
-  for (const std::string& f : fabrics) {
-    md << "| " << f << " |";
-    for (const std::string& b : kBaselines)
-      md << fmt::format(" {:.2f}% |", 100 * summary["per_fabric"][f][b].get<double>());
-    md << "\n";
-  }
-  md << "\nThe numbers come from a reconstruction (docs/hipipe.md): the paper's own LP, baselines and "
-        "testbed are unknown, so they are set beside the paper's, not compared as a replication.\n";
+  write_hipipe_summary_markdown(md, result, summary, best, fabrics);
   return summary;
 }
 

@@ -196,6 +196,65 @@ void write_dynamics_line(const SweepDynamics& d, std::ostream& out) {
       << " first_use_per_host_us=" << format_double(d.first_use_per_host_us) << '\n';
 }
 
+// Maps each header field to its column in `index`; unknown, repeated or missing columns are errors.
+void read_sweep_header(const std::vector<std::string_view>& fields, const std::string& source, long lineno,
+                       std::array<int, kNumColumns>& index) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const auto name = trim(fields[i]);
+    int col = -1;
+    for (int k = 0; k < kNumColumns; ++k)
+      if (kColumnNames[k] == name) col = k;
+    if (col < 0) throw InputError(source, lineno, "unknown column '" + std::string(name) + "' in header");
+    if (index[col] >= 0) throw InputError(source, lineno, "column '" + std::string(name) + "' appears twice");
+    index[col] = int(i);
+  }
+  for (int k = 0; k < kPrior; ++k)
+    if (index[k] < 0)
+      throw InputError(source, lineno, "header is missing column '" + std::string(kColumnNames[k]) + "'");
+}
+
+// Parses one data row (its fields found by `index`) and adds it to the builder.
+void add_sweep_row(const std::vector<std::string_view>& fields, const std::array<int, kNumColumns>& index,
+                   size_t num_fields, const std::string& source, long lineno, SweepBuilder& builder) {
+  RowParser row(source, lineno);
+  if (fields.size() != num_fields)
+    row.fail("expected " + std::to_string(num_fields) + " fields, found " + std::to_string(fields.size()));
+  auto field = [&](Column c) { return trim(fields[size_t(index[c])]); };
+
+  Context ctx;
+  ctx.fabric = std::string(field(kFabric));
+  if (!valid_fabric_name(ctx.fabric))
+    row.fail("fabric name '" + ctx.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+  const auto coll = parse_collective(field(kCollective));
+  if (!coll)
+    row.fail("unknown collective '" + std::string(field(kCollective)) +
+             "' (valid: " + std::string(collective_names_list()) + ")");
+  ctx.collective = *coll;
+  ctx.nodes = row.positive_int(field(kNodes), "nodes");
+  ctx.gpus_per_node = row.positive_int(field(kGpusPerNode), "gpus_per_node");
+  const auto bytes = parse_uint(field(kBytes));
+  if (!bytes) row.fail("bytes must be a non-negative integer, got '" + std::string(field(kBytes)) + "'");
+  ctx.bytes = *bytes;
+  const auto algo = parse_algo(field(kAlgo));
+  if (!algo)
+    row.fail("unknown algo '" + std::string(field(kAlgo)) + "' (valid: " + std::string(algo_names_list()) +
+             ")");
+  const auto proto = parse_proto(field(kProto));
+  if (!proto)
+    row.fail("unknown proto '" + std::string(field(kProto)) + "' (valid: " + std::string(proto_names_list()) +
+             ")");
+  if (*algo == Algo::kHiPipe && *proto != Proto::kSimple)
+    row.fail("algo HiPIPE (the simulated arm) runs with proto Simple only, not " +
+             std::string(proto_name(*proto)));
+  const auto sample = parse_int(field(kSample));
+  if (!sample || *sample < 0 || *sample > (1 << 24))
+    row.fail("sample must be an integer index >= 0, got '" + std::string(field(kSample)) + "'");
+  const float time = row.time(field(kTime), "time_us");
+  std::optional<float> prior;
+  if (index[kPrior] >= 0) prior = row.time(field(kPrior), "prior_us");
+  builder.add(ctx, arm_slot(*algo, *proto), int(*sample), time, prior, lineno);
+}
+
 }  // namespace
 
 Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
@@ -221,61 +280,12 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
     if (text.find('\0') != std::string_view::npos) throw InputError(source, lineno, "binary data (NUL byte)");
     const auto fields = split_commas(text);
     if (!have_header) {
-      for (size_t i = 0; i < fields.size(); ++i) {
-        const auto name = trim(fields[i]);
-        int col = -1;
-        for (int k = 0; k < kNumColumns; ++k)
-          if (kColumnNames[k] == name) col = k;
-        if (col < 0) throw InputError(source, lineno, "unknown column '" + std::string(name) + "' in header");
-        if (index[col] >= 0)
-          throw InputError(source, lineno, "column '" + std::string(name) + "' appears twice");
-        index[col] = int(i);
-      }
-      for (int k = 0; k < kPrior; ++k)
-        if (index[k] < 0)
-          throw InputError(source, lineno, "header is missing column '" + std::string(kColumnNames[k]) + "'");
+      read_sweep_header(fields, source, lineno, index);
       num_fields = fields.size();
       have_header = true;
       continue;
     }
-    RowParser row(source, lineno);
-    if (fields.size() != num_fields)
-      row.fail("expected " + std::to_string(num_fields) + " fields, found " + std::to_string(fields.size()));
-    auto field = [&](Column c) { return trim(fields[size_t(index[c])]); };
-
-    Context ctx;
-    ctx.fabric = std::string(field(kFabric));
-    if (!valid_fabric_name(ctx.fabric))
-      row.fail("fabric name '" + ctx.fabric +
-               "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
-    const auto coll = parse_collective(field(kCollective));
-    if (!coll)
-      row.fail("unknown collective '" + std::string(field(kCollective)) +
-               "' (valid: " + std::string(collective_names_list()) + ")");
-    ctx.collective = *coll;
-    ctx.nodes = row.positive_int(field(kNodes), "nodes");
-    ctx.gpus_per_node = row.positive_int(field(kGpusPerNode), "gpus_per_node");
-    const auto bytes = parse_uint(field(kBytes));
-    if (!bytes) row.fail("bytes must be a non-negative integer, got '" + std::string(field(kBytes)) + "'");
-    ctx.bytes = *bytes;
-    const auto algo = parse_algo(field(kAlgo));
-    if (!algo)
-      row.fail("unknown algo '" + std::string(field(kAlgo)) + "' (valid: " + std::string(algo_names_list()) +
-               ")");
-    const auto proto = parse_proto(field(kProto));
-    if (!proto)
-      row.fail("unknown proto '" + std::string(field(kProto)) +
-               "' (valid: " + std::string(proto_names_list()) + ")");
-    if (*algo == Algo::kHiPipe && *proto != Proto::kSimple)
-      row.fail("algo HiPIPE (the simulated arm) runs with proto Simple only, not " +
-               std::string(proto_name(*proto)));
-    const auto sample = parse_int(field(kSample));
-    if (!sample || *sample < 0 || *sample > (1 << 24))
-      row.fail("sample must be an integer index >= 0, got '" + std::string(field(kSample)) + "'");
-    const float time = row.time(field(kTime), "time_us");
-    std::optional<float> prior;
-    if (index[kPrior] >= 0) prior = row.time(field(kPrior), "prior_us");
-    builder.add(ctx, arm_slot(*algo, *proto), int(*sample), time, prior, lineno);
+    add_sweep_row(fields, index, num_fields, source, lineno, builder);
   }
   if (in.bad()) throw InputError(source, lineno, "read error");
   if (!have_header) throw InputError(source, 0, "empty file (no header line)");

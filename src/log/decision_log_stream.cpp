@@ -273,6 +273,34 @@ void check_sums(const unsigned char* const* at, const uint32_t* size, size_t cou
   for (; i < count; ++i) ok[i] = decision_log::intact(at[i], size[i]);
 }
 
+// Checks and passes on one call record (its checksum already verified) at byte `offset` of the file.
+void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogFile& file,
+                      PolicyProbabilities& probabilities, const std::string& policy, CallsOnce& once,
+                      DecisionLogSink& sink) {
+  using namespace decision_log;
+  const std::string& path = file.path;
+  const CallRecord r = decode_call(record);
+  if (!call_fits(r)) fail_at(path, offset, call_problem(r));
+  if (r.graph_replay) {  // no decision: no probability, no call index of its own
+    if (file.version < 2) fail_at(path, offset, "a flags byte in a version-1 log (damaged?)");
+    sink.call(r, path, offset);
+    ++file.calls;
+    ++file.graph_replays;
+    return;
+  }
+  if (!probabilities.possible(r.propensity)) {
+    std::ostringstream v;
+    v.precision(17);
+    v << r.propensity;
+    fail_at(path, offset,
+            "probability " + v.str() + " is none that the header's policy '" + policy +
+                "' gives (a header over another policy's records?)");
+  }
+  once.call(r, path, offset);
+  sink.call(r, path, offset);
+  ++file.calls;
+}
+
 void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& probabilities,
                   const std::string& policy, CallsOnce& once, DecisionLogSink& sink) {
   using namespace decision_log;
@@ -308,26 +336,7 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
       const uint64_t offset = in.offset() + uint64_t(at[i] - p);
       if (!ok[i]) fail_at(path, offset, "record checksum does not match (the file is damaged)");
       if (size[i] == kCallRecordBytes) {
-        const CallRecord r = decode_call(at[i]);
-        if (!call_fits(r)) fail_at(path, offset, call_problem(r));
-        if (r.graph_replay) {  // no decision: no probability, no call index of its own
-          if (file.version < 2) fail_at(path, offset, "a flags byte in a version-1 log (damaged?)");
-          sink.call(r, path, offset);
-          ++file.calls;
-          ++file.graph_replays;
-          continue;
-        }
-        if (!probabilities.possible(r.propensity)) {
-          std::ostringstream v;
-          v.precision(17);
-          v << r.propensity;
-          fail_at(path, offset,
-                  "probability " + v.str() + " is none that the header's policy '" + policy +
-                      "' gives (a header over another policy's records?)");
-        }
-        once.call(r, path, offset);
-        sink.call(r, path, offset);
-        ++file.calls;
+        read_call_record(at[i], offset, file, probabilities, policy, once, sink);
       } else {
         const ContextRecord r = decode_context(at[i]);
         if (const std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty())

@@ -1,7 +1,11 @@
 #include "ncclbot/ope/telemetry.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/ope/block_bootstrap.hpp"
@@ -84,6 +88,86 @@ nlohmann::json learning_curve(const ContextBlocks& b, const std::vector<double>&
   return curve;
 }
 
+// Running totals over the contexts: point sums, counts and, per bootstrap resample, the time saved
+// and NCCL's estimated time (over the contexts that played NCCL's pick).
+struct TelemetryTotals {
+  std::vector<double> total_saved, total_nccl;
+  double sum_saved = 0, sum_actual = 0, sum_actual_supported = 0;
+  size_t total_departures = 0, total_calls = 0, unsupported = 0, lost = 0, estimated = 0;
+};
+
+// Context x's entry of "per_context" (none when it has no calls), adding its sums to `t`.
+std::optional<nlohmann::json> context_telemetry(const LogBlocks& data, size_t x,
+                                                const std::vector<std::array<double, kNumArms>>& q, double z,
+                                                const TelemetryOptions& options, TelemetryTotals& t) {
+  const int B = options.resamples;
+  const size_t nboot = size_t(B);
+  const OpeContext& c = data.contexts[x];
+  const ContextBlocks& b = data.blocks[x];
+  const size_t n = size_t(b.calls), m = b.blocks();
+  const int nccl = c.nccl_slot;
+  const bool supported = nccl >= 0 && b.played.has(nccl);
+  const std::vector<double> columns =
+      saving_columns(b, nccl, supported, supported ? q[x][size_t(nccl)] : 0.0);
+  size_t departures = 0;
+  double sum_r = 0, sum_d = 0;
+  for (size_t j = 0; j < m; ++j) {
+    departures += size_t(columns[kDepartures * m + j]);
+    sum_r += columns[kR * m + j];
+    sum_d += columns[kD * m + j];
+  }
+  t.total_departures += departures;
+  t.total_calls += n;
+  if (n == 0) return std::nullopt;
+  const double mean_r = sum_r / double(n), mean_d = sum_d / double(n);
+  t.sum_actual += sum_r;
+  const std::vector<double> sums = block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x), B,
+                                                        options.threads, options.backend);
+  std::vector<double> br(nboot), bd(nboot), bdep(nboot);
+  for (size_t r = 0; r < nboot; ++r) {
+    const double* s = &sums[r * kColumns];
+    br[r] = s[kR] / s[kCalls];
+    bd[r] = s[kD] / s[kCalls];
+    bdep[r] = s[kDepartures] / s[kCalls];
+    if (supported) {
+      t.total_saved[r] += bd[r] * double(n);
+      t.total_nccl[r] += (br[r] + bd[r]) * double(n);
+    }
+  }
+  nlohmann::json e = {{"collective", std::string(collective_name(Collective(c.collective)))},
+                      {"bytes", c.bytes},
+                      {"nodes", c.nodes},
+                      {"ranks", c.ranks},
+                      {"nccl_arm", arm_name(c.nccl_slot)},
+                      {"calls", n},
+                      {"blocks", m},
+                      {"block_length", b.length},
+                      {"departures", departures},
+                      {"departure_share", interval(double(departures) / double(n), bdep, options.level)},
+                      {"mean_latency_us", interval(mean_r, br, options.level)}};
+  if (supported) {
+    std::vector<double> bn(nboot), bt(nboot);
+    for (int b = 0; b < B; ++b) {
+      bn[size_t(b)] = br[size_t(b)] + bd[size_t(b)];
+      bt[size_t(b)] = bd[size_t(b)] * double(n);
+    }
+    e["nccl_estimate_us"] = interval(mean_r + mean_d, bn, options.level);
+    e["saved_per_call_us"] = interval(mean_d, bd, options.level);
+    e["saved_total_us"] = interval(mean_d * double(n), bt, options.level);
+    const double hi = e["saved_per_call_us"]["ci"][1];
+    e["lost"] = hi < 0.0;  // the whole interval says slower than NCCL's choice
+    t.lost += e["lost"].get<bool>();
+    t.sum_saved += sum_d;
+    ++t.estimated;
+    t.sum_actual_supported += sum_r;
+  } else {
+    e["unsupported"] = "NCCL's pick " + arm_name(c.nccl_slot) + " was never played here: no estimate";
+    ++t.unsupported;
+  }
+  e["learning_curve"] = learning_curve(b, columns, options.curve_buckets, z);
+  return e;
+}
+
 }  // namespace
 
 nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options) {
@@ -92,82 +176,19 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   const double z = normal_quantile_ieee(0.5 + options.level / 2.0);
   const int B = options.resamples;
   const size_t nboot = size_t(B);
-  std::vector<double> total_saved(nboot, 0.0), total_nccl(nboot, 0.0);
+  TelemetryTotals t;
+  t.total_saved.assign(nboot, 0.0);
+  t.total_nccl.assign(nboot, 0.0);
   nlohmann::json per_context = nlohmann::json::array();
-  double sum_saved = 0, sum_actual = 0, sum_actual_supported = 0;
-  size_t total_departures = 0, total_calls = 0, unsupported = 0, lost = 0, estimated = 0;
-  for (size_t x = 0; x < nc; ++x) {
-    const OpeContext& c = data.contexts[x];
-    const ContextBlocks& b = data.blocks[x];
-    const size_t n = size_t(b.calls), m = b.blocks();
-    const int nccl = c.nccl_slot;
-    const bool supported = nccl >= 0 && b.played.has(nccl);
-    const std::vector<double> columns =
-        saving_columns(b, nccl, supported, supported ? q[x][size_t(nccl)] : 0.0);
-    size_t departures = 0;
-    double sum_r = 0, sum_d = 0;
-    for (size_t j = 0; j < m; ++j) {
-      departures += size_t(columns[kDepartures * m + j]);
-      sum_r += columns[kR * m + j];
-      sum_d += columns[kD * m + j];
-    }
-    total_departures += departures;
-    total_calls += n;
-    if (n == 0) continue;
-    const double mean_r = sum_r / double(n), mean_d = sum_d / double(n);
-    sum_actual += sum_r;
-    const std::vector<double> sums = block_bootstrap_sums(columns, kColumns, context_seed(options.seed, x), B,
-                                                          options.threads, options.backend);
-    std::vector<double> br(nboot), bd(nboot), bdep(nboot);
-    for (size_t r = 0; r < nboot; ++r) {
-      const double* t = &sums[r * kColumns];
-      br[r] = t[kR] / t[kCalls];
-      bd[r] = t[kD] / t[kCalls];
-      bdep[r] = t[kDepartures] / t[kCalls];
-      if (supported) {
-        total_saved[r] += bd[r] * double(n);
-        total_nccl[r] += (br[r] + bd[r]) * double(n);
-      }
-    }
-    nlohmann::json e = {{"collective", std::string(collective_name(Collective(c.collective)))},
-                        {"bytes", c.bytes},
-                        {"nodes", c.nodes},
-                        {"ranks", c.ranks},
-                        {"nccl_arm", arm_name(c.nccl_slot)},
-                        {"calls", n},
-                        {"blocks", m},
-                        {"block_length", b.length},
-                        {"departures", departures},
-                        {"departure_share", interval(double(departures) / double(n), bdep, options.level)},
-                        {"mean_latency_us", interval(mean_r, br, options.level)}};
-    if (supported) {
-      std::vector<double> bn(nboot), bt(nboot);
-      for (int b = 0; b < B; ++b) {
-        bn[size_t(b)] = br[size_t(b)] + bd[size_t(b)];
-        bt[size_t(b)] = bd[size_t(b)] * double(n);
-      }
-      e["nccl_estimate_us"] = interval(mean_r + mean_d, bn, options.level);
-      e["saved_per_call_us"] = interval(mean_d, bd, options.level);
-      e["saved_total_us"] = interval(mean_d * double(n), bt, options.level);
-      const double hi = e["saved_per_call_us"]["ci"][1];
-      e["lost"] = hi < 0.0;  // the whole interval says slower than NCCL's choice
-      lost += e["lost"].get<bool>();
-      sum_saved += sum_d;
-      ++estimated;
-      sum_actual_supported += sum_r;
-    } else {
-      e["unsupported"] = "NCCL's pick " + arm_name(c.nccl_slot) + " was never played here: no estimate";
-      ++unsupported;
-    }
-    e["learning_curve"] = learning_curve(b, columns, options.curve_buckets, z);
-    per_context.push_back(e);
-  }
+  for (size_t x = 0; x < nc; ++x)
+    if (std::optional<nlohmann::json> e = context_telemetry(data, x, q, z, options, t))
+      per_context.push_back(std::move(*e));
   std::vector<double> share(nboot);
   for (int b = 0; b < B; ++b)
-    share[size_t(b)] = total_nccl[size_t(b)] > 0 ? total_saved[size_t(b)] / total_nccl[size_t(b)] : NAN;
+    share[size_t(b)] = t.total_nccl[size_t(b)] > 0 ? t.total_saved[size_t(b)] / t.total_nccl[size_t(b)] : NAN;
   nlohmann::json doc;
   doc["behaviour"] = data.behaviour;
-  doc["calls"] = total_calls;
+  doc["calls"] = t.total_calls;
   doc["graph_replays"] = data.graph_replays;  // logged, left out: no decision of the plugin's
   doc["contexts"] = nc;
   doc["level"] = options.level;
@@ -178,21 +199,22 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
       "pick, reward model: logged means, else NCCL's cost times the log's latency/cost ratio); percentile "
       "block bootstrap within each context (" +
       data.rule.describe() + ")";
-  doc["total"] = {{"calls", total_calls},
-                  {"departures", total_departures},
-                  {"departure_share", wilson(total_departures, total_calls, z)},
-                  {"contexts_without_estimate", unsupported},
-                  {"contexts_lost", lost},
-                  {"measured_us", sum_actual},
-                  {"measured_us_of_estimated_contexts", sum_actual_supported}};
+  doc["total"] = {{"calls", t.total_calls},
+                  {"departures", t.total_departures},
+                  {"departure_share", wilson(t.total_departures, t.total_calls, z)},
+                  {"contexts_without_estimate", t.unsupported},
+                  {"contexts_lost", t.lost},
+                  {"measured_us", t.sum_actual},
+                  {"measured_us_of_estimated_contexts", t.sum_actual_supported}};
   // The estimates exist where some context played NCCL's pick; the share, where NCCL's estimated
   // time is not 0. Without them the fields are left out, never written as null.
-  if (estimated > 0) {
-    doc["total"]["nccl_estimate_us"] = interval(sum_actual_supported + sum_saved, total_nccl, options.level);
-    doc["total"]["saved_us"] = interval(sum_saved, total_saved, options.level);
-    if (sum_actual_supported + sum_saved != 0.0)
+  if (t.estimated > 0) {
+    doc["total"]["nccl_estimate_us"] =
+        interval(t.sum_actual_supported + t.sum_saved, t.total_nccl, options.level);
+    doc["total"]["saved_us"] = interval(t.sum_saved, t.total_saved, options.level);
+    if (t.sum_actual_supported + t.sum_saved != 0.0)
       doc["total"]["saved_share"] =
-          interval(sum_saved / (sum_actual_supported + sum_saved), share, options.level);
+          interval(t.sum_saved / (t.sum_actual_supported + t.sum_saved), share, options.level);
   }
   doc["per_context"] = per_context;
   return doc;

@@ -63,6 +63,49 @@ addrinfo* resolve(const std::string& host, int port, bool passive, std::string* 
   return res;
 }
 
+// Bounds the socket's receives, sends and connect() by the time left until `deadline`, at least
+// 50 ms.
+void set_deadline_timeouts(int s, Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  const long ms = left < 50 ? 50 : left;
+  timeval tv{ms / 1000, (ms % 1000) * 1000};
+  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+// On the connected socket s: reads the leader's greeting, answers with a fresh nonce (the bytes go
+// through `first_bytes`) and verifies the leader's WELCOME, then lifts the socket's timeouts. true +
+// `session` when it authenticates; false + `why` otherwise, with `bad_secret` set when the WELCOME
+// fails authentication. The caller closes s on failure. Runs without the link's lock.
+bool leader_handshake(int s, const LeaderKey& key, std::vector<uint8_t>& first_bytes,
+                      std::unique_ptr<FollowerSession>* session, std::string* why, bool* bad_secret) {
+  uint8_t greeting[kGreetingBytes], nonce[kNonceBytes];
+  uint8_t welcome[kFrameHeaderBytes + kWelcomePayload + kTagBytes];
+  randombytes_buf(nonce, sizeof nonce);
+  auto candidate = std::make_unique<FollowerSession>(key);
+  first_bytes.clear();
+  errno = 0;
+  if (!read_full(s, greeting, sizeof greeting) ||
+      !candidate->start(greeting, sizeof greeting, nonce, &first_bytes) ||
+      !write_full(s, first_bytes.data(), first_bytes.size()) || !read_full(s, welcome, sizeof welcome)) {
+    *why = errno != 0 ? std::strerror(errno) : "not an ncclbot leader of this version";
+    return false;
+  }
+  size_t used = 0;
+  WireHello unused;
+  WireDecisions none;
+  if (candidate->feed(welcome, sizeof welcome, &used, &unused, &none) != FollowerSession::Event::kWelcome) {
+    *why = "its WELCOME fails authentication: this rank holds another secret than the leader";
+    *bad_secret = true;
+    return false;
+  }
+  timeval none_tv{0, 0};
+  ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none_tv, sizeof none_tv);
+  ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &none_tv, sizeof none_tv);
+  *session = std::move(candidate);
+  return true;
+}
+
 // The server: one epoll thread, every connection a LeaderSession.
 class Server {
  public:
@@ -352,12 +395,7 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
       }
       // The greeting and the WELCOME must come in time; SO_SNDTIMEO also bounds connect(), which
       // a host that vanished would otherwise leave waiting for minutes.
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      const long ms = left < 50 ? 50 : left;
-      timeval tv{ms / 1000, (ms % 1000) * 1000};
-      ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-      ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+      set_deadline_timeouts(s, deadline);
       if (::connect(s, ai->ai_addr, ai->ai_addrlen) != 0) {
         if (errno != ECONNREFUSED) all_refused = false;
         why = std::strerror(errno);
@@ -365,34 +403,11 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
         continue;
       }
       all_refused = false;
-      uint8_t greeting[kGreetingBytes], nonce[kNonceBytes];
-      uint8_t welcome[kFrameHeaderBytes + kWelcomePayload + kTagBytes];
-      randombytes_buf(nonce, sizeof nonce);
-      auto candidate = std::make_unique<FollowerSession>(key_);
-      first_bytes.clear();
-      errno = 0;
-      if (!read_full(s, greeting, sizeof greeting) ||
-          !candidate->start(greeting, sizeof greeting, nonce, &first_bytes) ||
-          !write_full(s, first_bytes.data(), first_bytes.size()) || !read_full(s, welcome, sizeof welcome)) {
-        why = errno != 0 ? std::strerror(errno) : "not an ncclbot leader of this version";
+      if (!leader_handshake(s, key_, first_bytes, &session, &why, &bad_secret)) {
         ::close(s);
         continue;
       }
-      size_t used = 0;
-      WireHello unused;
-      WireDecisions none;
-      if (candidate->feed(welcome, sizeof welcome, &used, &unused, &none) !=
-          FollowerSession::Event::kWelcome) {
-        why = "its WELCOME fails authentication: this rank holds another secret than the leader";
-        bad_secret = true;
-        ::close(s);
-        continue;
-      }
-      timeval none_tv{0, 0};
-      ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none_tv, sizeof none_tv);
-      ::setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &none_tv, sizeof none_tv);
       fd = s;
-      session = std::move(candidate);
     }
     ::freeaddrinfo(res);
     const auto now = Clock::now();
@@ -422,6 +437,13 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
       *error = "cannot reach the leader at " + address_ + ": " + why;
     return false;
   }
+  adopt_connection_locked(fd, std::move(session));
+  return true;
+}
+
+// Makes the verified connection `fd` (with its session) the link's own, shutting the old one down,
+// and starts its receiver. Called with mu_ held (from open_locked).
+void FollowerLink::adopt_connection_locked(int fd, std::unique_ptr<FollowerSession> session) {
   set_nodelay(fd);
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);  // its receiver closes it
   fd_ = fd;
@@ -443,7 +465,6 @@ bool FollowerLink::open_locked(std::unique_lock<std::mutex>& lock, int timeout_m
       ::close(fd);
     }
   }).detach();
-  return true;
 }
 
 // Reopens a broken connection and sends again every HELLO that may have been counted (the leader

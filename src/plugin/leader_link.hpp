@@ -118,6 +118,8 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   // `first`: the link's first connection, where a WELCOME failing authentication ends the attempts
   // at once (nothing was sent, so passing through is safe); on reconnects it is one more failure.
   bool open_locked(std::unique_lock<std::mutex>& lock, int timeout_ms, bool first, std::string* error);
+  // Makes a verified connection the link's own and starts its receiver; with mu_ held.
+  void adopt_connection_locked(int fd, std::unique_ptr<FollowerSession> session);
   void reconnect_locked(std::unique_lock<std::mutex>& lock, int timeout_ms);
   void receive_loop(int fd, uint64_t generation);
   bool send_locked(const std::vector<uint8_t>& bytes);

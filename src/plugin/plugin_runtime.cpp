@@ -51,6 +51,47 @@ bool warn_once(const std::string& problem) {
   return seen->insert(problem).second;
 }
 
+// Table mode's getCollInfo: the first row that matches the call and whose arm this call's cost table
+// offers sets the arm (and the channel count when it gives one); a row that keeps NCCL's choice, or
+// none, leaves the table alone. Each context's first decided call is logged once. NCCL's hot path.
+inline void apply_table_row(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops, CostTable& table,
+                            int reg_buff, int* nchannels) {
+  const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, reg_buff};
+  // A row whose arm this call's table lacks is passed over; an explicit "keep NCCL's choice" row
+  // (algo kAny) ends the search.
+  const DecisionRow* row = deciding_row(comm->rows, key, [&](int slot) { return table.usable_slot(slot); });
+  if (row == nullptr || row->algo == kAny || !table.choose(row->algo * kNumProtos + row->proto)) return;
+  if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
+  const int key_t = context_key(coll, bytes);
+  if (key_t >= 0) {
+    std::atomic<uint64_t>& w = comm->logged_keys[key_t / 64];
+    const uint64_t b = uint64_t(1) << (key_t % 64);
+    if (!(w.load(std::memory_order_relaxed) & b) && !(w.fetch_or(b) & b))
+      comm->log.info("first call of %s %zu bytes: table row %ld chose %s/%s", collective_label(coll), bytes,
+                     row->line, algo_label(row->algo), proto_label(row->proto));
+  }
+}
+
+// The INFO line of an online context's first call: NCCL's pick, ncclbot's (`slot`, -1 for NCCL's
+// own) and, with NCCL_ALGO / NCCL_PROTO set, the arms this table leaves. Once per context.
+void log_first_online_call(const TunerComm* comm, const CostTable& table, int coll, size_t bytes, int slot) {
+  const int nccl_slot = table.nccl_pick_slot();
+  std::string left;  // with NCCL_ALGO / NCCL_PROTO set: the arms this table leaves
+  if (comm->restricted) {
+    for (int s = 0; s < kNumArms; ++s)
+      if (table.usable_slot(s))
+        left += std::string(left.empty() ? "" : " ") + algo_label(s / kNumProtos) + "/" +
+                proto_label(s % kNumProtos);
+    left = "; arms left: " + (left.empty() ? std::string("none") : left);
+  }
+  comm->log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s/%s%s",
+                 collective_label(coll), bytes, (unsigned long long)comm->comm_id,
+                 nccl_slot < 0 ? "none" : algo_label(nccl_slot / kNumProtos),
+                 nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos),
+                 slot < 0 ? "NCCL's" : algo_label(slot / kNumProtos),
+                 slot < 0 ? "own" : proto_label(slot % kNumProtos), left.c_str());
+}
+
 }  // namespace
 
 PluginRuntime& PluginRuntime::instance() {
@@ -166,95 +207,109 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     return;
   }
   if (cfg.rank == 0) {
-    if (!start_leader(cfg, key, engine, comm.log)) return;
-    // The leader logs the decisions of its own rank. The log is opened before the runtime's lock is
-    // taken (decision_log() takes it itself).
-    std::shared_ptr<DecisionLog> log;
-    if (cfg.logs_this_rank()) log = decision_log(cfg, comm.log);
-    std::lock_guard<std::mutex> lock(mu_);
-    comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes, true);
-    if (!comm.learner) {
-      comm.log.warn(
-          "the leader already knows communicator 0x%llx with another shape; using NCCL's own choices",
-          (unsigned long long)comm.comm_id);
-      return;
-    }
-    const int local_ranks = ++local_members_[comm.comm_id];
-    comm.member = OnlineLearner::local_member(uint32_t(local_ranks - 1));
-    comm.learner->add_member(comm.member);
-    // The latencies the leader's profiler reports do not say which rank of this process measured
-    // them, so a second rank of the communicator here ends the log.
-    if (log) {
-      if (local_ranks == 1) {
-        comm.decision_log = log;
-        comm.learner->set_decision_log(comm.decision_log, comm.member);
-      } else {
-        comm.learner->stop_decision_log();
-        comm.log.warn(
-            "NCCLBOT_LOG: this process holds %d ranks of commId 0x%llx, whose latencies the log cannot "
-            "tell apart; its decisions are not logged from here on",
-            local_ranks, (unsigned long long)comm.comm_id);
-      }
-    }
-    update_activation_locked(comm.comm_id);
-    comm.next_call.assign(kNumContextKeys, 0);
-    comm.role = Role::kLeader;
+    if (!setup_leader_role(comm, cfg, key, engine)) return;
   } else {
-    auto link = follower_link(cfg, key, &error);
-    if (!link) {
-      comm.log.warn("%s; using NCCL's own choices (the leader does too until every rank has joined)",
-                    error.c_str());
-      return;
-    }
-    WireHello h;
-    h.comm_id = comm.comm_id;
-    h.nranks = uint32_t(comm.nranks);
-    h.nnodes = uint32_t(comm.nnodes);
-    h.rank = uint32_t(cfg.rank);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      h.ordinal = follower_ordinals_[comm.comm_id]++;
-    }
-    // Passing through is safe only where the leader cannot have counted this rank, or is gone.
-    switch (link->hello(h, cfg.leader_timeout_ms)) {
-      case FollowerLink::Joined::kAcked:
-        break;
-      case FollowerLink::Joined::kPending:
-        comm.log.warn(
-            "the leader at %s has not answered this rank's HELLO for commId 0x%llx within %d ms; it may have "
-            "counted it, so this rank follows the leader and waits for its decisions",
-            cfg.leader_address.c_str(), (unsigned long long)comm.comm_id, cfg.leader_timeout_ms);
-        break;
-      case FollowerLink::Joined::kRefused:
-        comm.log.warn(
-            "the leader at %s refused this rank of commId 0x%llx (another shape, or its cap on "
-            "communicators); using NCCL's own choices, as the leader does for this communicator",
-            cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
-        return;
-      case FollowerLink::Joined::kUnreached:
-        comm.log.warn(
-            "could not announce this rank of commId 0x%llx to the leader at %s within %d ms; "
-            "using NCCL's own choices (the leader does too until every rank has joined)",
-            (unsigned long long)comm.comm_id, cfg.leader_address.c_str(), cfg.leader_timeout_ms);
-        return;
-      case FollowerLink::Joined::kLeaderGone:
-        comm.log.warn(
-            "the leader at %s refuses connections (its process is gone); "
-            "commId 0x%llx uses NCCL's own choices",
-            cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
-        return;
-    }
-    comm.link = link;
-    comm.self = h;
-    comm.next_call.assign(kNumContextKeys, 0);
-    comm.role = Role::kFollower;
-    if (cfg.logs_this_rank() && warn_once("NCCLBOT_LOG follower"))
-      comm.log.warn(
-          "NCCLBOT_LOG: a follower plays the leader's decisions and does not log them; the leader (rank 0) "
-          "logs the job's decisions");
+    setup_follower_role(comm, cfg, key);
     return;
   }
   load_state(comm);
+}
+
+// setup_online for rank 0 of several: starts (or joins) the leader server and counts this rank in its
+// communicator's learner. false when the communicator passes through. Takes mu_ itself.
+bool PluginRuntime::setup_leader_role(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& key,
+                                      const std::shared_ptr<const PolicyEngine>& engine) {
+  if (!start_leader(cfg, key, engine, comm.log)) return false;
+  // The leader logs the decisions of its own rank. The log is opened before the runtime's lock is
+  // taken (decision_log() takes it itself).
+  std::shared_ptr<DecisionLog> log;
+  if (cfg.logs_this_rank()) log = decision_log(cfg, comm.log);
+  std::lock_guard<std::mutex> lock(mu_);
+  comm.learner = leader_learner_locked(comm.comm_id, comm.nranks, comm.nnodes, true);
+  if (!comm.learner) {
+    comm.log.warn("the leader already knows communicator 0x%llx with another shape; using NCCL's own choices",
+                  (unsigned long long)comm.comm_id);
+    return false;
+  }
+  const int local_ranks = ++local_members_[comm.comm_id];
+  comm.member = OnlineLearner::local_member(uint32_t(local_ranks - 1));
+  comm.learner->add_member(comm.member);
+  // The latencies the leader's profiler reports do not say which rank of this process measured
+  // them, so a second rank of the communicator here ends the log.
+  if (log) {
+    if (local_ranks == 1) {
+      comm.decision_log = log;
+      comm.learner->set_decision_log(comm.decision_log, comm.member);
+    } else {
+      comm.learner->stop_decision_log();
+      comm.log.warn(
+          "NCCLBOT_LOG: this process holds %d ranks of commId 0x%llx, whose latencies the log cannot "
+          "tell apart; its decisions are not logged from here on",
+          local_ranks, (unsigned long long)comm.comm_id);
+    }
+  }
+  update_activation_locked(comm.comm_id);
+  comm.next_call.assign(kNumContextKeys, 0);
+  comm.role = Role::kLeader;
+  return true;
+}
+
+// setup_online for the other ranks: announces this rank to the leader and, unless the leader cannot
+// have counted it, follows the leader's decisions. Takes mu_ itself.
+void PluginRuntime::setup_follower_role(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& key) {
+  std::string error;
+  auto link = follower_link(cfg, key, &error);
+  if (!link) {
+    comm.log.warn("%s; using NCCL's own choices (the leader does too until every rank has joined)",
+                  error.c_str());
+    return;
+  }
+  WireHello h;
+  h.comm_id = comm.comm_id;
+  h.nranks = uint32_t(comm.nranks);
+  h.nnodes = uint32_t(comm.nnodes);
+  h.rank = uint32_t(cfg.rank);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    h.ordinal = follower_ordinals_[comm.comm_id]++;
+  }
+  // Passing through is safe only where the leader cannot have counted this rank, or is gone.
+  switch (link->hello(h, cfg.leader_timeout_ms)) {
+    case FollowerLink::Joined::kAcked:
+      break;
+    case FollowerLink::Joined::kPending:
+      comm.log.warn(
+          "the leader at %s has not answered this rank's HELLO for commId 0x%llx within %d ms; it may have "
+          "counted it, so this rank follows the leader and waits for its decisions",
+          cfg.leader_address.c_str(), (unsigned long long)comm.comm_id, cfg.leader_timeout_ms);
+      break;
+    case FollowerLink::Joined::kRefused:
+      comm.log.warn(
+          "the leader at %s refused this rank of commId 0x%llx (another shape, or its cap on "
+          "communicators); using NCCL's own choices, as the leader does for this communicator",
+          cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
+      return;
+    case FollowerLink::Joined::kUnreached:
+      comm.log.warn(
+          "could not announce this rank of commId 0x%llx to the leader at %s within %d ms; "
+          "using NCCL's own choices (the leader does too until every rank has joined)",
+          (unsigned long long)comm.comm_id, cfg.leader_address.c_str(), cfg.leader_timeout_ms);
+      return;
+    case FollowerLink::Joined::kLeaderGone:
+      comm.log.warn(
+          "the leader at %s refuses connections (its process is gone); "
+          "commId 0x%llx uses NCCL's own choices",
+          cfg.leader_address.c_str(), (unsigned long long)comm.comm_id);
+      return;
+  }
+  comm.link = link;
+  comm.self = h;
+  comm.next_call.assign(kNumContextKeys, 0);
+  comm.role = Role::kFollower;
+  if (cfg.logs_this_rank() && warn_once("NCCLBOT_LOG follower"))
+    comm.log.warn(
+        "NCCLBOT_LOG: a follower plays the leader's decisions and does not log them; the leader (rank 0) "
+        "logs the job's decisions");
 }
 
 bool PluginRuntime::on_hello(void* self, const WireHello& h) {
@@ -471,20 +526,7 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
   if (!table.present()) return;
 
   if (comm->role == Role::kTable) {
-    const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, reg_buff};
-    // A row whose arm this call's table lacks is passed over; an explicit "keep NCCL's choice" row
-    // (algo kAny) ends the search.
-    const DecisionRow* row = deciding_row(comm->rows, key, [&](int slot) { return table.usable_slot(slot); });
-    if (row == nullptr || row->algo == kAny || !table.choose(row->algo * kNumProtos + row->proto)) return;
-    if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
-    const int key_t = context_key(coll, bytes);
-    if (key_t >= 0) {
-      std::atomic<uint64_t>& w = comm->logged_keys[key_t / 64];
-      const uint64_t b = uint64_t(1) << (key_t % 64);
-      if (!(w.load(std::memory_order_relaxed) & b) && !(w.fetch_or(b) & b))
-        comm->log.info("first call of %s %zu bytes: table row %ld chose %s/%s", collective_label(coll), bytes,
-                       row->line, algo_label(row->algo), proto_label(row->proto));
-    }
+    apply_table_row(comm, coll, bytes, num_pipe_ops, table, reg_buff, nchannels);
     return;
   }
 
@@ -529,21 +571,7 @@ void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int n
   std::atomic<uint64_t>& word = comm->logged_keys[key / 64];
   const uint64_t bit = uint64_t(1) << (key % 64);
   if (!(word.load(std::memory_order_relaxed) & bit) && !(word.fetch_or(bit) & bit)) {
-    const int nccl_slot = table.nccl_pick_slot();
-    std::string left;  // with NCCL_ALGO / NCCL_PROTO set: the arms this table leaves
-    if (comm->restricted) {
-      for (int s = 0; s < kNumArms; ++s)
-        if (table.usable_slot(s))
-          left += std::string(left.empty() ? "" : " ") + algo_label(s / kNumProtos) + "/" +
-                  proto_label(s % kNumProtos);
-      left = "; arms left: " + (left.empty() ? std::string("none") : left);
-    }
-    comm->log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s/%s%s",
-                   collective_label(coll), bytes, (unsigned long long)comm->comm_id,
-                   nccl_slot < 0 ? "none" : algo_label(nccl_slot / kNumProtos),
-                   nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos),
-                   slot < 0 ? "NCCL's" : algo_label(slot / kNumProtos),
-                   slot < 0 ? "own" : proto_label(slot % kNumProtos), left.c_str());
+    log_first_online_call(comm, table, coll, bytes, slot);
   }
   if (slot >= 0 && !table.choose(slot) && !comm->warned_unusable.exchange(true))
     comm->log.warn("decided arm %s/%s is not usable for %s %zu bytes on this rank; kept NCCL's choice",

@@ -88,6 +88,11 @@ class PluginRuntime {
  private:
   PluginRuntime() = default;
   void setup_online(TunerComm& comm, const PluginConfig& cfg);
+  // setup_online with several ranks: rank 0 leads (false when the communicator passes through), the
+  // others follow. Each takes mu_ itself.
+  bool setup_leader_role(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& key,
+                         const std::shared_ptr<const PolicyEngine>& engine);
+  void setup_follower_role(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& key);
   bool start_leader(const PluginConfig& cfg, const LeaderKey& key, std::shared_ptr<const PolicyEngine> engine,
                     const PluginLog& log);
   // nullptr when the communicator is new and the cap on learners for communicators this process

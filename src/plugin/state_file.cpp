@@ -141,6 +141,53 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
+// Reads up to `size` bytes from `fd` (fewer if the file shrank) and closes it.
+std::string read_and_close(int fd, size_t size) {
+  std::string bytes(size, '\0');
+  size_t have = 0;
+  while (have < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + have, bytes.size() - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    have += size_t(n);
+  }
+  ::close(fd);
+  bytes.resize(have);
+  return bytes;
+}
+
+// Writes `out` to a new temporary file beside `base` in the directory `dfd`, fsyncs it and renames
+// it over `base`. false + `why` when a step fails (the temporary file, if made, is removed). Called
+// by StateFile::save with the directory's flock held.
+bool replace_file_atomically(int dfd, const std::string& base, const std::string& out, std::string* why) {
+  uint64_t salt = 0;
+  if (::getrandom(&salt, sizeof salt, 0) != ssize_t(sizeof salt))
+    salt = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^ uint64_t(::getpid());
+  char suffix[40];
+  std::snprintf(suffix, sizeof suffix, ".tmp.%016llx", (unsigned long long)salt);
+  const std::string tmp = base + suffix;
+  const int fd = ::openat(dfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    *why = "cannot create a temporary file beside it (" + errno_text() + ")";
+    return false;
+  }
+  size_t done = 0;
+  bool ok = true;
+  while (ok && done < out.size()) {
+    const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += size_t(n);
+  }
+  if (!ok) *why = "write failed (" + errno_text() + ")";
+  if (ok && ::fsync(fd) != 0) ok = false, *why = "fsync failed (" + errno_text() + ")";
+  if (::close(fd) != 0 && ok) ok = false, *why = "close failed (" + errno_text() + ")";
+  if (ok && ::renameat(dfd, tmp.c_str(), dfd, base.c_str()) != 0)
+    ok = false, *why = "rename failed (" + errno_text() + ")";
+  if (!ok) ::unlinkat(dfd, tmp.c_str(), 0);
+  return ok;
+}
+
 }  // namespace
 
 uint64_t fnv1a64(const void* data, size_t n, uint64_t h) {
@@ -315,16 +362,7 @@ bool StateFile::save(const std::string& path, std::string* warning) const {
       return give_up("larger than an ncclbot state file; left alone");
     const int fd = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return give_up("cannot read (" + errno_text() + "); not saved");
-    std::string bytes(size_t(st.st_size), '\0');
-    size_t have = 0;
-    while (have < bytes.size()) {
-      const ssize_t n = ::read(fd, bytes.data() + have, bytes.size() - have);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      have += size_t(n);
-    }
-    ::close(fd);
-    bytes.resize(have);
+    std::string bytes = read_and_close(fd, size_t(st.st_size));
     if (!has_state_magic(bytes)) return give_up("not written by ncclbot; left alone, not saved");
     std::string why;
     if (!merged.decode(bytes, &why)) merged.entries_.clear();  // ncclbot's but unusable: replaced
@@ -334,32 +372,8 @@ bool StateFile::save(const std::string& path, std::string* warning) const {
   for (const StateEntry& e : entries_) merged.put(e);
   const std::string out = merged.encode();
 
-  uint64_t salt = 0;
-  if (::getrandom(&salt, sizeof salt, 0) != ssize_t(sizeof salt))
-    salt = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^ uint64_t(::getpid());
-  char suffix[40];
-  std::snprintf(suffix, sizeof suffix, ".tmp.%016llx", (unsigned long long)salt);
-  const std::string tmp = base + suffix;
-  const int fd = ::openat(dfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return give_up("cannot create a temporary file beside it (" + errno_text() + ")");
-  size_t done = 0;
-  bool ok = true;
-  while (ok && done < out.size()) {
-    const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += size_t(n);
-  }
   std::string why;
-  if (!ok) why = "write failed (" + errno_text() + ")";
-  if (ok && ::fsync(fd) != 0) ok = false, why = "fsync failed (" + errno_text() + ")";
-  if (::close(fd) != 0 && ok) ok = false, why = "close failed (" + errno_text() + ")";
-  if (ok && ::renameat(dfd, tmp.c_str(), dfd, base.c_str()) != 0)
-    ok = false, why = "rename failed (" + errno_text() + ")";
-  if (!ok) {
-    ::unlinkat(dfd, tmp.c_str(), 0);
-    return give_up(why);
-  }
+  if (!replace_file_atomically(dfd, base, out, &why)) return give_up(why);
   ::fsync(dfd);  // the rename itself survives a crash
   ::close(dfd);
   return true;

@@ -91,11 +91,10 @@ ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uin
   return task;
 }
 
-ReplayResults run_cpu_replay(const ReplayJob& job) {
-  check_replay_job(job);
-  const Sweep& sweep = *job.sweep;
-  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
+namespace {
 
+// The results of `job`, sized and zeroed (the per-seed rows only when the job keeps them).
+ReplayResults empty_replay_results(const ReplayJob& job, int n_cfg, int n_ctx, int n_seed) {
   ReplayResults res;
   res.num_configs = n_cfg;
   res.num_contexts = n_ctx;
@@ -106,6 +105,50 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
     res.online_per_seed.assign(size_t(n_cfg) * n_seed * n_ctx, 0.0);
     res.final_per_seed.assign(size_t(n_cfg) * n_seed * n_ctx, 0.0);
   }
+  return res;
+}
+
+// For the `count` configs from `first` of one block, whose per-replay outcomes are in online /
+// final_loss / final_slot ([config][seed][context]): the seed means into res, the per-seed rows
+// when kept, and the raw rows in (config, context, seed) order.
+void gather_block_seed_means(const ReplayJob& job, size_t first, size_t count, int n_ctx, int n_seed,
+                             const std::vector<double>& online, const std::vector<double>& final_loss,
+                             const std::vector<int>& final_slot, std::vector<std::string>& rows,
+                             ReplayResults& res) {
+  parallel_for(count * size_t(n_ctx), job.threads, [&](size_t k) {
+    const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
+    double online_sum = 0.0, final_sum = 0.0;
+    if (job.raw) rows[k].clear();
+    for (int s = 0; s < n_seed; ++s) {
+      const size_t at = ((cfg - first) * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
+      online_sum += online[at];
+      final_sum += final_loss[at];
+      if (job.keep_per_seed) {
+        const size_t kept = (cfg * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
+        res.online_per_seed[kept] = online[at];
+        res.final_per_seed[kept] = final_loss[at];
+      }
+      if (job.raw)
+        rows[k] += std::to_string(cfg) + ",\"" + job.configs[cfg].text + "\"," +
+                   std::to_string(job.contexts[i]) + "," + std::to_string(job.seed_base + uint64_t(s)) + "," +
+                   format_double(online[at]) + "," + format_double(final_loss[at]) + "," +
+                   std::to_string(final_slot[at]) + "\n";
+    }
+    res.online[cfg * size_t(n_ctx) + i] = online_sum / double(n_seed);
+    res.final_loss[cfg * size_t(n_ctx) + i] = final_sum / double(n_seed);
+  });
+  if (job.raw)
+    for (size_t k = 0; k < count * size_t(n_ctx); ++k) *job.raw << rows[k];
+}
+
+}  // namespace
+
+ReplayResults run_cpu_replay(const ReplayJob& job) {
+  check_replay_job(job);
+  const Sweep& sweep = *job.sweep;
+  const int n_cfg = int(job.configs.size()), n_ctx = int(job.contexts.size()), n_seed = job.seeds;
+
+  ReplayResults res = empty_replay_results(job, n_cfg, n_ctx, n_seed);
   const std::vector<uint64_t> stream_ids = job_stream_ids(job);
   // A first-use cost couples the contexts of a communicator (replay/first_use.hpp): their charges
   // are added once every replay of a (config, seed) is done.
@@ -163,30 +206,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
     });
     if (coupled)
       charge_first_uses(job, comms, stream_ids, first_use.data(), online.data(), count, job.horizon);
-    parallel_for(count * size_t(n_ctx), job.threads, [&](size_t k) {
-      const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
-      double online_sum = 0.0, final_sum = 0.0;
-      if (job.raw) rows[k].clear();
-      for (int s = 0; s < n_seed; ++s) {
-        const size_t at = ((cfg - first) * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
-        online_sum += online[at];
-        final_sum += final_loss[at];
-        if (job.keep_per_seed) {
-          const size_t kept = (cfg * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
-          res.online_per_seed[kept] = online[at];
-          res.final_per_seed[kept] = final_loss[at];
-        }
-        if (job.raw)
-          rows[k] += std::to_string(cfg) + ",\"" + job.configs[cfg].text + "\"," +
-                     std::to_string(job.contexts[i]) + "," + std::to_string(job.seed_base + uint64_t(s)) +
-                     "," + format_double(online[at]) + "," + format_double(final_loss[at]) + "," +
-                     std::to_string(final_slot[at]) + "\n";
-      }
-      res.online[cfg * size_t(n_ctx) + i] = online_sum / double(n_seed);
-      res.final_loss[cfg * size_t(n_ctx) + i] = final_sum / double(n_seed);
-    });
-    if (job.raw)
-      for (size_t k = 0; k < count * size_t(n_ctx); ++k) *job.raw << rows[k];
+    gather_block_seed_means(job, first, count, n_ctx, n_seed, online, final_loss, final_slot, rows, res);
   }
   return res;
 }

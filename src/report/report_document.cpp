@@ -184,25 +184,8 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
   return out;
 }
 
-}  // namespace
-
-Block figure_block(const json& figure) {
-  Block b;
-  b.kind = Block::Kind::kFigure;
-  b.file = "figures/" + figure.at("file").get<std::string>();
-  b.text = figure.at("caption");
-  return b;
-}
-
-std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {
-  std::vector<Block> out;
-  const json& st = r.at("study");
-  const std::string level = count(st.at("level").get<double>() * 100) + "%";
-  out.push_back(heading(1, "ncclbot study: " + st.at("name").get<std::string>()));
-  if (!st.at("description").get<std::string>().empty()) out.push_back(paragraph(st.at("description")));
-
-  for (auto& b : verdict_section(r, figures)) out.push_back(std::move(b));
-
+// The "Inputs" section's bullets: the study file, program, seeds, scoring and statistics.
+void report_inputs_bullets(std::vector<Block>& out, const json& r, const json& st, const std::string& level) {
   out.push_back(heading(2, "Inputs"));
   out.push_back(bullets({
       "study file: `study.toml` (copy of " + st.at("source").get<std::string>() + "), sha256 " +
@@ -234,6 +217,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
           " resamples; permutation: all 2^n sign vectors when n <= 30 scenarios (or 2^n <= " +
           st.at("permutation_resamples").dump() + "), else that many Monte Carlo draws",
   }));
+}
+
+// The "Inputs" section's tables: the sweeps, each preset's simulator inputs, and the scenarios.
+void report_inputs_tables(std::vector<Block>& out, const json& r) {
   {
     Block t;
     t.kind = Block::Kind::kTable;
@@ -266,7 +253,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
       t.rows.push_back({s.at("name"), context_set_text(s.at("tune")), context_set_text(s.at("score"))});
     out.push_back(t);
   }
+}
 
+// The "All scenarios pooled" section: each policy's metrics over every score context.
+void report_pooled_section(std::vector<Block>& out, const json& r, const json& st, const std::string& level) {
   out.push_back(heading(2, "All scenarios pooled"));
   out.push_back(
       paragraph("Per policy, the " + st.at("loss").get<std::string>() + " loss after " +
@@ -277,19 +267,20 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
                 ", over every score context of every scenario, with " + level +
                 " percentile bootstrap intervals over contexts. Loss = latency of the pick / latency of "
                 "the best arm - 1."));
-  {
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"policy", "contexts", "mean", "p99", "above 10%", "max"};
-    for (const auto& p : r.at("pooled")) {
-      std::vector<std::string> row = {p.at("policy"), p.at("contexts").dump()};
-      for (auto& c : metric_cells(p.at("metrics"))) row.push_back(c);
-      t.rows.push_back(row);
-    }
-    out.push_back(t);
+  Block t;
+  t.kind = Block::Kind::kTable;
+  t.header = {"policy", "contexts", "mean", "p99", "above 10%", "max"};
+  for (const auto& p : r.at("pooled")) {
+    std::vector<std::string> row = {p.at("policy"), p.at("contexts").dump()};
+    for (auto& c : metric_cells(p.at("metrics"))) row.push_back(c);
+    t.rows.push_back(row);
   }
+  out.push_back(t);
+}
 
-  // Loss vs horizon: each policy's mean over the scenarios of its mean online loss at each horizon.
+// The "Loss vs horizon" section: each policy's mean over the scenarios of its mean online loss at
+// each horizon; absent when the study asked for no horizons.
+void report_loss_vs_horizon_section(std::vector<Block>& out, const json& r, const json& st) {
   if (const json& lvh = st.value("loss_vs_horizon", json::object());
       lvh.is_object() && !lvh.value("horizons", json::array()).empty()) {
     const std::vector<int> horizons = lvh.at("horizons").get<std::vector<int>>();
@@ -325,7 +316,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
     }
     out.push_back(t);
   }
+}
 
+// The "Per scenario" section: one table of tuned configurations and metrics per scenario.
+void report_per_scenario_section(std::vector<Block>& out, const json& r) {
   out.push_back(heading(2, "Per scenario"));
   for (const auto& sc : r.at("scenarios")) {
     out.push_back(heading(3, sc.at("name")));
@@ -340,7 +334,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
     }
     out.push_back(t);
   }
+}
 
+// The "Hypotheses" section's opening: the method, and the table of families with their notes.
+void report_hypothesis_families(std::vector<Block>& out, const json& r) {
   out.push_back(heading(2, "Hypotheses"));
   out.push_back(
       paragraph("Each test pairs the scenarios: the difference metric(a) - metric(b) per scenario, a "
@@ -348,52 +345,56 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
                 "permutation test of its mean, then Holm's step-down correction within each family. Negative "
                 "differences "
                 "favour a."));
-  {
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"family", "size m", "scenarios n", "smallest attainable p", "max rejectable", "rejected"};
-    for (const auto& f : r.at("families"))
-      t.rows.push_back({f.at("name"), f.at("size").dump(), f.at("scenarios").dump(),
-                        p_value(f.at("smallest_attainable_p").get<double>()), f.at("max_rejectable").dump(),
-                        f.at("rejected").dump()});
-    out.push_back(t);
-    // What each family's size allows, in the findings' own words (a family that can reject nothing
-    // says so).
-    std::vector<std::string> notes;
-    for (const auto& f : r.at("findings"))
-      if (f.get<std::string>().rfind("Family '", 0) == 0) notes.push_back(f);
-    if (!notes.empty()) out.push_back(bullets(notes));
-  }
-  {
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"#",
-                "family",
-                "a vs b",
-                "metric",
-                "mean diff",
-                "a lower / higher / equal",
-                "p",
-                "test",
-                "Holm p",
-                "significant",
-                "contexts > 10%: a only / b only (McNemar p)"};
-    for (const auto& h : r.at("hypotheses")) {
-      const std::string metric = h.at("metric");
-      const std::string test = h.at("exact").get<bool>()
-                                   ? "exact, " + h.at("sign_vectors").dump() + " sign vectors"
-                                   : "Monte Carlo, " + h.at("sign_vectors").dump() + " draws";
-      t.rows.push_back(
-          {h.at("id").dump(), h.at("family"),
-           h.at("a").get<std::string>() + " vs " + h.at("b").get<std::string>(), metric,
-           metric_diff_text(metric == "above_10pct" ? metric : "loss", h.at("mean_diff").get<double>()),
-           h.at("a_better").dump() + " / " + h.at("b_better").dump() + " / " + h.at("ties").dump(),
-           p_value(h.at("p").get<double>()), test, p_value(h.at("p_holm").get<double>()),
-           h.at("reject").get<bool>() ? "yes" : "not significant", context_level_text(h)});
-    }
-    out.push_back(t);
-  }
+  Block t;
+  t.kind = Block::Kind::kTable;
+  t.header = {"family", "size m", "scenarios n", "smallest attainable p", "max rejectable", "rejected"};
+  for (const auto& f : r.at("families"))
+    t.rows.push_back({f.at("name"), f.at("size").dump(), f.at("scenarios").dump(),
+                      p_value(f.at("smallest_attainable_p").get<double>()), f.at("max_rejectable").dump(),
+                      f.at("rejected").dump()});
+  out.push_back(t);
+  // What each family's size allows, in the findings' own words (a family that can reject nothing
+  // says so).
+  std::vector<std::string> notes;
+  for (const auto& f : r.at("findings"))
+    if (f.get<std::string>().rfind("Family '", 0) == 0) notes.push_back(f);
+  if (!notes.empty()) out.push_back(bullets(notes));
+}
 
+// The "Hypotheses" section's table of every test, one row per hypothesis.
+void report_hypothesis_table(std::vector<Block>& out, const json& r) {
+  Block t;
+  t.kind = Block::Kind::kTable;
+  t.header = {"#",
+              "family",
+              "a vs b",
+              "metric",
+              "mean diff",
+              "a lower / higher / equal",
+              "p",
+              "test",
+              "Holm p",
+              "significant",
+              "contexts > 10%: a only / b only (McNemar p)"};
+  for (const auto& h : r.at("hypotheses")) {
+    const std::string metric = h.at("metric");
+    const std::string test = h.at("exact").get<bool>()
+                                 ? "exact, " + h.at("sign_vectors").dump() + " sign vectors"
+                                 : "Monte Carlo, " + h.at("sign_vectors").dump() + " draws";
+    t.rows.push_back(
+        {h.at("id").dump(), h.at("family"),
+         h.at("a").get<std::string>() + " vs " + h.at("b").get<std::string>(), metric,
+         metric_diff_text(metric == "above_10pct" ? metric : "loss", h.at("mean_diff").get<double>()),
+         h.at("a_better").dump() + " / " + h.at("b_better").dump() + " / " + h.at("ties").dump(),
+         p_value(h.at("p").get<double>()), test, p_value(h.at("p_holm").get<double>()),
+         h.at("reject").get<bool>() ? "yes" : "not significant", context_level_text(h)});
+  }
+  out.push_back(t);
+}
+
+// The "Against the original study" section: each published claim beside this study's number;
+// absent when the study states no claims.
+void report_against_original_section(std::vector<Block>& out, const json& r) {
   if (r.contains("against_original")) {
     const auto& claims = r.at("against_original");
     const ClaimTally n = tally_claims(claims);
@@ -431,39 +432,38 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
     }
     out.push_back(t);
   }
-  // The study under its variants, with its figure here rather than among the others.
-  nlohmann::json sensitivity_figure;
-  for (const auto& f : figures)
-    if (f.at("file") == kSensitivityFigure) sensitivity_figure = f;
-  if (r.contains("sensitivity"))
-    for (auto& b : sensitivity_section(r, sensitivity_figure)) out.push_back(std::move(b));
+}
 
+// The "Tuned hyperparameters" section: per policy, the configurations chosen and how often.
+void report_tuned_section(std::vector<Block>& out, const json& r, const json& st) {
   out.push_back(heading(2, "Tuned hyperparameters"));
   out.push_back(
       paragraph("Each grid point is replayed on the tune contexts; the one with the lowest " +
                 st.at("objective").get<std::string>() +
                 " (ties: lower mean, then grid order) is frozen and scored. Per policy, the configurations "
                 "chosen and in how many scenarios."));
-  {
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"policy", "spec", "grid size", "chosen (scenarios)"};
-    for (const auto& p : r.at("policies")) {
-      std::map<std::string, int> chosen;
-      std::vector<std::string> order;
-      for (const auto& s : r.at("scores")) {
-        if (s.at("policy") != p.at("name")) continue;
-        const std::string c = s.at("config");
-        if (chosen[c]++ == 0) order.push_back(c);
-      }
-      std::string cell;
-      for (const auto& c : order)
-        cell += (cell.empty() ? "" : "; ") + c + " (" + std::to_string(chosen[c]) + ")";
-      t.rows.push_back({p.at("name"), p.at("spec"), p.at("grid_size").dump(), cell});
+  Block t;
+  t.kind = Block::Kind::kTable;
+  t.header = {"policy", "spec", "grid size", "chosen (scenarios)"};
+  for (const auto& p : r.at("policies")) {
+    std::map<std::string, int> chosen;
+    std::vector<std::string> order;
+    for (const auto& s : r.at("scores")) {
+      if (s.at("policy") != p.at("name")) continue;
+      const std::string c = s.at("config");
+      if (chosen[c]++ == 0) order.push_back(c);
     }
-    out.push_back(t);
+    std::string cell;
+    for (const auto& c : order)
+      cell += (cell.empty() ? "" : "; ") + c + " (" + std::to_string(chosen[c]) + ")";
+    t.rows.push_back({p.at("name"), p.at("spec"), p.at("grid_size").dump(), cell});
   }
+  out.push_back(t);
+}
 
+// The "Figures" section: every figure not already shown in the verdict or the sensitivity section.
+void report_figures_section(std::vector<Block>& out, const json& r, const json& figures,
+                            const std::string& figures_note) {
   out.push_back(heading(2, "Figures"));
   if (figures.empty()) out.push_back(paragraph("No figures: " + figures_note));
   for (const auto& f : figures) {
@@ -471,7 +471,10 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
     if (f.at("file") == kKeyFigure) continue;  // at the top, in the verdict
     out.push_back(figure_block(f));
   }
+}
 
+// The "Recomputing the numbers" section: the commands that recompute a few numbers from results.json.
+void report_recompute_section(std::vector<Block>& out) {
   out.push_back(heading(2, "Recomputing the numbers"));
   out.push_back(paragraph(
       "Every number above is in results.json together with its inputs; `ncclbot stats` recomputes it (see "
@@ -482,6 +485,46 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
       "jq '.hypotheses[0].recompute.input' results.json | ncclbot stats permutation\n"
       "jq '.families[0].recompute.input' results.json | ncclbot stats holm\n"
       "jq '.scores[0] | .metrics.mean.recompute + {x: .losses}' results.json | ncclbot stats bootstrap"));
+}
+
+}  // namespace
+
+Block figure_block(const json& figure) {
+  Block b;
+  b.kind = Block::Kind::kFigure;
+  b.file = "figures/" + figure.at("file").get<std::string>();
+  b.text = figure.at("caption");
+  return b;
+}
+
+std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {
+  std::vector<Block> out;
+  const json& st = r.at("study");
+  const std::string level = count(st.at("level").get<double>() * 100) + "%";
+  out.push_back(heading(1, "ncclbot study: " + st.at("name").get<std::string>()));
+  if (!st.at("description").get<std::string>().empty()) out.push_back(paragraph(st.at("description")));
+
+  for (auto& b : verdict_section(r, figures)) out.push_back(std::move(b));
+
+  report_inputs_bullets(out, r, st, level);
+  report_inputs_tables(out, r);
+  report_pooled_section(out, r, st, level);
+  report_loss_vs_horizon_section(out, r, st);
+  report_per_scenario_section(out, r);
+  report_hypothesis_families(out, r);
+  report_hypothesis_table(out, r);
+  report_against_original_section(out, r);
+
+  // The study under its variants, with its figure here rather than among the others.
+  nlohmann::json sensitivity_figure;
+  for (const auto& f : figures)
+    if (f.at("file") == kSensitivityFigure) sensitivity_figure = f;
+  if (r.contains("sensitivity"))
+    for (auto& b : sensitivity_section(r, sensitivity_figure)) out.push_back(std::move(b));
+
+  report_tuned_section(out, r, st);
+  report_figures_section(out, r, figures, figures_note);
+  report_recompute_section(out);
   return out;
 }
 

@@ -66,43 +66,39 @@ std::string arm_name(int slot) {
   return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
 }
 
-}  // namespace
-
-json build_results(const PreparedStudy& study, const std::vector<UnitResult>& units,
-                   const SignificanceResult& significance, const std::string& backend) {
+// The "study" block: the study file's settings as run.
+json results_study_json(const PreparedStudy& study, const std::string& backend) {
   const StudySpec& s = study.spec;
-  const int P = int(study.policies.size());
-  json out;
-  out["schema"] = kResultsSchema;
-  out["program"] = {{"name", "ncclbot"}, {"version", std::string(kVersion)}};
   json curve_h = s.curve_horizons;
-  out["study"] = {
-      {"name", s.name},
-      {"description", s.description},
-      {"file", "study.toml"},
-      {"source", s.path},
-      {"sha256", study.study_sha256},
-      {"seed", s.seed},
-      {"seeds", s.seeds},
-      {"horizon", s.horizon},
-      {"delay", s.delay},
-      {"window", s.window},
-      {"policy_start", s.policy_start},
-      {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
-      {"curve_horizons", curve_h},
-      {"loss_vs_horizon",
-       {{"horizons", s.loss_vs_horizon},
-        {"contexts_per_scenario", s.loss_vs_horizon_contexts},
-        {"seeds", s.loss_vs_horizon_seeds}}},
-      {"objective", metric_name(s.objective)},
-      {"loss", loss_kind_name(s.loss)},
-      {"alpha", s.alpha},
-      {"level", s.level},
-      {"bootstrap_resamples", s.bootstrap_resamples},
-      {"permutation_resamples", s.permutation_resamples},
-      {"backend_requested", s.backend},
-      {"backend", backend}};
+  return {{"name", s.name},
+          {"description", s.description},
+          {"file", "study.toml"},
+          {"source", s.path},
+          {"sha256", study.study_sha256},
+          {"seed", s.seed},
+          {"seeds", s.seeds},
+          {"horizon", s.horizon},
+          {"delay", s.delay},
+          {"window", s.window},
+          {"policy_start", s.policy_start},
+          {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
+          {"curve_horizons", curve_h},
+          {"loss_vs_horizon",
+           {{"horizons", s.loss_vs_horizon},
+            {"contexts_per_scenario", s.loss_vs_horizon_contexts},
+            {"seeds", s.loss_vs_horizon_seeds}}},
+          {"objective", metric_name(s.objective)},
+          {"loss", loss_kind_name(s.loss)},
+          {"alpha", s.alpha},
+          {"level", s.level},
+          {"bootstrap_resamples", s.bootstrap_resamples},
+          {"permutation_resamples", s.permutation_resamples},
+          {"backend_requested", s.backend},
+          {"backend", backend}};
+}
 
+// The "sweeps" block: each sweep's source, digest and size.
+json results_sweeps_json(const PreparedStudy& study) {
   json sweeps = json::array();
   for (const auto& ps : study.sweeps) {
     json src;
@@ -121,10 +117,12 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                       {"contexts", ps.sweep->num_contexts()},
                       {"samples", ps.sweep->samples()}});
   }
-  out["sweeps"] = sweeps;
+  return sweeps;
+}
 
-  // Where each number of the synthesised sweeps' presets comes from (data/fabrics/NAME.toml's
-  // [provenance]), once per preset.
+// The "presets" block: where each number of the synthesised sweeps' presets comes from
+// (data/fabrics/NAME.toml's [provenance]), once per preset.
+json results_presets_json(const PreparedStudy& study) {
   json presets = json::array();
   std::set<std::string> named;
   for (const auto& ps : study.sweeps) {
@@ -135,16 +133,23 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
       values.push_back({{"key", v.key}, {"value", v.value}, {"basis", v.basis}, {"source", v.source}});
     presets.push_back({{"name", f.name}, {"values", values}});
   }
-  out["presets"] = presets;
+  return presets;
+}
 
+// The "policies" block: each policy's spec, grid size and, as deployed, its per-call cost.
+json results_policies_json(const PreparedStudy& study) {
+  const StudySpec& s = study.spec;
   json policies = json::array();
   for (const auto& pp : study.policies) {
     policies.push_back({{"name", pp.spec->name}, {"spec", pp.spec->spec}, {"grid_size", pp.grid.size()}});
     // What each call of this policy was charged (every grid point is of the same kind).
     if (s.as_deployed) policies.back()["call_cost_us"] = deployed_call_cost_us(pp.grid.front());
   }
-  out["policies"] = policies;
+  return policies;
+}
 
+// The "scenarios" block: each scenario's tune and score context sets.
+json results_scenarios_json(const PreparedStudy& study) {
   json scenarios = json::array();
   for (const auto& sc : study.scenarios) {
     json ctxs = json::array();
@@ -155,37 +160,38 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                          {"tune", context_set_json(sc.spec->tune, sc.tune.size())},
                          {"score", score}});
   }
-  out["scenarios"] = scenarios;
+  return scenarios;
+}
 
-  json scores = json::array();
-  for (size_t si = 0; si < study.scenarios.size(); ++si)
-    for (int pi = 0; pi < P; ++pi) {
-      const UnitResult& u = units[si * size_t(P) + size_t(pi)];
-      const auto& losses = scored_losses(u, s.loss);
-      json grid = json::array();
-      for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
-      json curve = json::array();
-      for (const auto& c : u.curve) curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
-      json long_curve = json::array();
-      for (const auto& c : u.loss_vs_horizon)
-        long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
-      json decisions = json::array();
-      for (int slot : u.final_slot) decisions.push_back(arm_name(slot));
-      scores.push_back({{"scenario", u.scenario},
-                        {"policy", u.policy},
-                        {"config", u.chosen_config()},
-                        {"tune", {{"grid", grid}, {"chosen", u.chosen}}},
-                        {"losses", losses},
-                        {"online", u.online},
-                        {"final", u.final_loss},
-                        {"decisions", decisions},
-                        {"curve", curve},
-                        {"loss_vs_horizon", long_curve},
-                        {"metrics", metrics_json(losses, s, u.scenario + "/" + u.policy)}});
-    }
-  out["scores"] = scores;
+// One entry of the "scores" block: a unit's tuning, losses, curves and metrics.
+json results_score_json(const UnitResult& u, const StudySpec& s) {
+  const auto& losses = scored_losses(u, s.loss);
+  json grid = json::array();
+  for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
+  json curve = json::array();
+  for (const auto& c : u.curve) curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
+  json long_curve = json::array();
+  for (const auto& c : u.loss_vs_horizon)
+    long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
+  json decisions = json::array();
+  for (int slot : u.final_slot) decisions.push_back(arm_name(slot));
+  return {{"scenario", u.scenario},
+          {"policy", u.policy},
+          {"config", u.chosen_config()},
+          {"tune", {{"grid", grid}, {"chosen", u.chosen}}},
+          {"losses", losses},
+          {"online", u.online},
+          {"final", u.final_loss},
+          {"decisions", decisions},
+          {"curve", curve},
+          {"loss_vs_horizon", long_curve},
+          {"metrics", metrics_json(losses, s, u.scenario + "/" + u.policy)}};
+}
 
-  // All score contexts of all scenarios together, per policy.
+// The "pooled" block: all score contexts of all scenarios together, per policy.
+json results_pooled_json(const PreparedStudy& study, const std::vector<UnitResult>& units) {
+  const StudySpec& s = study.spec;
+  const int P = int(study.policies.size());
   json pooled = json::array();
   for (int pi = 0; pi < P; ++pi) {
     std::vector<double> all;
@@ -197,54 +203,52 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
     pooled.push_back(
         {{"policy", name}, {"contexts", all.size()}, {"metrics", metrics_json(all, s, "pooled/" + name)}});
   }
-  out["pooled"] = pooled;
+  return pooled;
+}
 
-  json hyps = json::array();
-  for (size_t i = 0; i < significance.hypotheses.size(); ++i) {
-    const auto& h = significance.hypotheses[i];
-    json context_level = nullptr;
-    if (h.has_context_level)
-      context_level = {
-          {"a_only", h.a_only},
-          {"b_only", h.b_only},
-          {"p", h.context_p},
-          {"note",
-           "contexts above 10% under a only / b only over all score contexts; exact McNemar; "
-           "contexts are not independent units, so this is outside the Holm families"},
-          {"recompute", {{"command", "mcnemar"}, {"input", {{"b", h.a_only}, {"c", h.b_only}}}}}};
-    hyps.push_back({{"id", i + 1},
-                    {"family", h.spec.family},
-                    {"a", h.spec.a},
-                    {"b", h.spec.b},
-                    {"metric", metric_name(h.spec.metric)},
-                    {"statistic", "mean over scenarios of metric(a) - metric(b)"},
-                    {"scenarios", h.scenarios},
-                    {"a_values", h.a_values},
-                    {"b_values", h.b_values},
-                    {"diffs", h.diffs},
-                    {"mean_diff", h.mean_diff},
-                    {"a_better", h.a_better},
-                    {"b_better", h.b_better},
-                    {"ties", h.ties},
-                    {"smallest_attainable_p", h.smallest_p},
-                    {"alternative", "two-sided"},
-                    {"p", h.test.p},
-                    {"exact", h.test.exact},
-                    {"sign_vectors", h.test.sign_vectors},
-                    {"p_holm", h.p_holm},
-                    {"reject", h.reject},
-                    {"context_level", context_level},
-                    {"recompute",
-                     {{"command", "permutation"},
-                      {"input",
-                       {{"diffs", h.diffs},
-                        {"alternative", "two-sided"},
-                        {"resamples", h.resamples},
-                        {"seed", h.seed}}}}}});
-  }
-  out["hypotheses"] = hyps;
-  if (!study.spec.claims.empty()) out["against_original"] = against_original(study, units, significance);
+// One entry of the "hypotheses" block: the paired test, its Holm decision and the inputs that
+// recompute it (`id` counts from 1).
+json results_hypothesis_json(const HypothesisResult& h, size_t id) {
+  json context_level = nullptr;
+  if (h.has_context_level)
+    context_level = {{"a_only", h.a_only},
+                     {"b_only", h.b_only},
+                     {"p", h.context_p},
+                     {"note",
+                      "contexts above 10% under a only / b only over all score contexts; exact McNemar; "
+                      "contexts are not independent units, so this is outside the Holm families"},
+                     {"recompute", {{"command", "mcnemar"}, {"input", {{"b", h.a_only}, {"c", h.b_only}}}}}};
+  return {
+      {"id", id},
+      {"family", h.spec.family},
+      {"a", h.spec.a},
+      {"b", h.spec.b},
+      {"metric", metric_name(h.spec.metric)},
+      {"statistic", "mean over scenarios of metric(a) - metric(b)"},
+      {"scenarios", h.scenarios},
+      {"a_values", h.a_values},
+      {"b_values", h.b_values},
+      {"diffs", h.diffs},
+      {"mean_diff", h.mean_diff},
+      {"a_better", h.a_better},
+      {"b_better", h.b_better},
+      {"ties", h.ties},
+      {"smallest_attainable_p", h.smallest_p},
+      {"alternative", "two-sided"},
+      {"p", h.test.p},
+      {"exact", h.test.exact},
+      {"sign_vectors", h.test.sign_vectors},
+      {"p_holm", h.p_holm},
+      {"reject", h.reject},
+      {"context_level", context_level},
+      {"recompute",
+       {{"command", "permutation"},
+        {"input",
+         {{"diffs", h.diffs}, {"alternative", "two-sided"}, {"resamples", h.resamples}, {"seed", h.seed}}}}}};
+}
 
+// The "families" block: each Holm family's members, limits and the input that recomputes it.
+json results_families_json(const SignificanceResult& significance) {
   json fams = json::array();
   for (const auto& f : significance.families) {
     json ids = json::array();
@@ -262,7 +266,45 @@ json build_results(const PreparedStudy& study, const std::vector<UnitResult>& un
                     {"rejected", f.rejected},
                     {"recompute", {{"command", "holm"}, {"input", {{"p", p}}}}}});
   }
-  out["families"] = fams;
+  return fams;
+}
+
+// The "scores" block: one entry per unit, scenario-major as the units are laid out.
+json results_scores_json(const PreparedStudy& study, const std::vector<UnitResult>& units) {
+  const StudySpec& s = study.spec;
+  const int P = int(study.policies.size());
+  json scores = json::array();
+  for (size_t si = 0; si < study.scenarios.size(); ++si)
+    for (int pi = 0; pi < P; ++pi)
+      scores.push_back(results_score_json(units[si * size_t(P) + size_t(pi)], s));
+  return scores;
+}
+
+// The "hypotheses" block, one entry per tested hypothesis.
+json results_hypotheses_json(const SignificanceResult& significance) {
+  json hyps = json::array();
+  for (size_t i = 0; i < significance.hypotheses.size(); ++i)
+    hyps.push_back(results_hypothesis_json(significance.hypotheses[i], i + 1));
+  return hyps;
+}
+
+}  // namespace
+
+json build_results(const PreparedStudy& study, const std::vector<UnitResult>& units,
+                   const SignificanceResult& significance, const std::string& backend) {
+  json out;
+  out["schema"] = kResultsSchema;
+  out["program"] = {{"name", "ncclbot"}, {"version", std::string(kVersion)}};
+  out["study"] = results_study_json(study, backend);
+  out["sweeps"] = results_sweeps_json(study);
+  out["presets"] = results_presets_json(study);
+  out["policies"] = results_policies_json(study);
+  out["scenarios"] = results_scenarios_json(study);
+  out["scores"] = results_scores_json(study, units);
+  out["pooled"] = results_pooled_json(study, units);
+  out["hypotheses"] = results_hypotheses_json(significance);
+  if (!study.spec.claims.empty()) out["against_original"] = against_original(study, units, significance);
+  out["families"] = results_families_json(significance);
   out["findings"] = findings_text(out);
   return out;
 }

@@ -29,21 +29,8 @@ std::string context_name(const nlohmann::json& c) {
                      c["ranks"].get<uint32_t>() / std::max(1u, c["nodes"].get<uint32_t>()));
 }
 
-}  // namespace
-
-std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::vector<std::string>& logs,
-                                          const nlohmann::json& figures, const std::string& figures_note) {
-  std::vector<Block> out;
-  const auto& total = t["total"];
-  const std::string level = fmt::format("{:.0f}%", t["level"].get<double>() * 100);
-  out.push_back({Block::Kind::kHeading, 1, "ncclbot telemetry: what the plugin did"});
-  out.push_back(
-      {Block::Kind::kParagraph, 2,
-       fmt::format("{} measured calls of policy `{}` over {} contexts, from {} log file(s). Intervals are {} "
-                   "percentile block bootstrap intervals ({} resamples); {}.",
-                   total["calls"].get<size_t>(), t["behaviour"].get<std::string>(),
-                   t["contexts"].get<size_t>(), logs.size(), level, t["resamples"].get<int>(),
-                   t["method"].get<std::string>())});
+// The "Was it worth it?" section: time saved against NCCL's choice, departures and contexts lost.
+void telemetry_worth_it_section(std::vector<Block>& out, const nlohmann::json& total) {
   out.push_back({Block::Kind::kHeading, 2, "Was it worth it?"});
   Block summary{Block::Kind::kBullets};
   if (total.contains("saved_us")) {
@@ -68,13 +55,10 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
                   "below zero): {}; contexts without an estimate (NCCL's pick never played): {}.",
                   total["contexts_lost"].get<size_t>(), total["contexts_without_estimate"].get<size_t>()));
   out.push_back(summary);
+}
 
-  std::vector<nlohmann::json> contexts(t["per_context"].begin(), t["per_context"].end());
-  const auto saved = [](const nlohmann::json& c) {
-    return c.contains("saved_total_us") ? c["saved_total_us"]["value"].get<double>() : 0.0;
-  };
-  std::stable_sort(contexts.begin(), contexts.end(),
-                   [&](const auto& a, const auto& b) { return saved(a) < saved(b); });
+// The "Where it lost" section: the contexts whose saving interval lies wholly below zero.
+void telemetry_lost_section(std::vector<Block>& out, const std::vector<nlohmann::json>& contexts) {
   Block lost{Block::Kind::kTable};
   lost.header = {"context", "calls", "NCCL's arm", "saved per call", "saved in total"};
   for (const auto& c : contexts)
@@ -86,7 +70,10 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
     out.push_back({Block::Kind::kParagraph, 2, "No context's interval lies wholly below zero."});
   else
     out.push_back(lost);
+}
 
+// The "Per context" section: one row per context, in the order given.
+void telemetry_per_context_section(std::vector<Block>& out, const std::vector<nlohmann::json>& contexts) {
   out.push_back({Block::Kind::kHeading, 2, "Per context"});
   Block table{Block::Kind::kTable};
   table.header = {"context",        "calls",         "NCCL's arm",
@@ -101,7 +88,12 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
                           est ? with_ci(c["saved_total_us"]) : "-"});
   }
   out.push_back(table);
+}
 
+// The "Learning curves" and "Recomputing" sections: the figures and the command that redoes it all.
+void telemetry_curves_and_recompute_sections(std::vector<Block>& out, const nlohmann::json& t,
+                                             const std::vector<std::string>& logs,
+                                             const nlohmann::json& figures, const std::string& figures_note) {
   out.push_back({Block::Kind::kHeading, 2, "Learning curves"});
   out.push_back(
       {Block::Kind::kParagraph, 2,
@@ -125,6 +117,34 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
        "Every number comes from the logs alone (decision records and NCCL's cost tables); telemetry.json "
        "holds them all. The same command gives the same numbers:"});
   out.push_back(recompute);
+}
+
+}  // namespace
+
+std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::vector<std::string>& logs,
+                                          const nlohmann::json& figures, const std::string& figures_note) {
+  std::vector<Block> out;
+  const auto& total = t["total"];
+  const std::string level = fmt::format("{:.0f}%", t["level"].get<double>() * 100);
+  out.push_back({Block::Kind::kHeading, 1, "ncclbot telemetry: what the plugin did"});
+  out.push_back(
+      {Block::Kind::kParagraph, 2,
+       fmt::format("{} measured calls of policy `{}` over {} contexts, from {} log file(s). Intervals are {} "
+                   "percentile block bootstrap intervals ({} resamples); {}.",
+                   total["calls"].get<size_t>(), t["behaviour"].get<std::string>(),
+                   t["contexts"].get<size_t>(), logs.size(), level, t["resamples"].get<int>(),
+                   t["method"].get<std::string>())});
+  telemetry_worth_it_section(out, total);
+
+  std::vector<nlohmann::json> contexts(t["per_context"].begin(), t["per_context"].end());
+  const auto saved = [](const nlohmann::json& c) {
+    return c.contains("saved_total_us") ? c["saved_total_us"]["value"].get<double>() : 0.0;
+  };
+  std::stable_sort(contexts.begin(), contexts.end(),
+                   [&](const auto& a, const auto& b) { return saved(a) < saved(b); });
+  telemetry_lost_section(out, contexts);
+  telemetry_per_context_section(out, contexts);
+  telemetry_curves_and_recompute_sections(out, t, logs, figures, figures_note);
   return out;
 }
 

@@ -199,6 +199,115 @@ model::GpuArch parse_arch(PresetReader& r, const toml::table& t) {
   r.fail(toml_line(*t.get("arch")), "arch '" + s + "' is not one of: hopper, blackwell");
 }
 
+// The top-level 'name' (which must match the file name) and the optional 'description'.
+void read_preset_name(PresetReader& r, const toml::table& root, const std::string& path, FabricPreset& f) {
+  const toml::node* n = root.get("name");
+  if (!n || !n->is_string()) r.fail(n ? toml_line(*n) : 0, "'name' must be a string");
+  f.name = n->as_string()->get();
+  r.mark_top("name");
+  if (const toml::node* d = root.get("description")) {
+    if (!d->is_string()) r.fail(toml_line(*d), "'description' must be a string");
+    f.description = d->as_string()->get();
+    r.mark_top("description");
+  }
+  const std::string stem = std::filesystem::path(path).stem().string();
+  if (f.name != stem)
+    r.fail(toml_line(*root.get("name")), "name '" + f.name + "' does not match the file name");
+}
+
+// [hardware]: the GPUs, links and NICs of a host and what NCCL's tuner sees of them.
+void read_preset_hardware(PresetReader& r, FabricPreset& f) {
+  const toml::table& hw = r.table("hardware");
+  f.arch = parse_arch(r, hw);
+  f.gpus_per_host = r.integer(hw, "hardware", "gpus_per_host", 1, 64);
+  f.nvlink_domain_gpus = r.integer(hw, "hardware", "nvlink_domain_gpus", 1, 576);
+  if (f.nvlink_domain_gpus % f.gpus_per_host != 0 && f.nvlink_domain_gpus > f.gpus_per_host)
+    r.fail(toml_line(*hw.get("nvlink_domain_gpus")),
+           "nvlink_domain_gpus must be a multiple of gpus_per_host");
+  f.nvlink_bw = float(r.number(hw, "hardware", "nvlink_bw", 1.0, 1e5));
+  f.nic_bw = float(r.number(hw, "hardware", "nic_bw", 0.1, 1e4));
+  f.nics_per_host = r.integer(hw, "hardware", "nics_per_host", 1, 64);
+  f.ring_channels = r.integer(hw, "hardware", "ring_channels", 1, 64);
+  f.nvls_channels = r.integer(hw, "hardware", "nvls_channels", 1, 64);
+  f.collnet_channels = r.integer(hw, "hardware", "collnet_channels", 1, 64);
+  f.nvls_support = r.boolean(hw, "hardware", "nvls_support");
+  f.collnet_support = r.boolean(hw, "hardware", "collnet_support");
+  f.nvswitch = r.boolean(hw, "hardware", "nvswitch");
+  f.tree_pattern_balanced = r.boolean(hw, "hardware", "tree_pattern_balanced");
+  f.ll128_path_ok = r.boolean(hw, "hardware", "ll128_path_ok");
+  f.cpu_amd = r.boolean(hw, "hardware", "cpu_amd");
+  f.host_net_device = r.boolean(hw, "hardware", "host_net_device");
+  f.latency_inter_us = float(r.number(hw, "hardware", "latency_inter_us", 0.0, 1e4));
+}
+
+// [deviations]: where the simulated truth departs from NCCL's cost model.
+void read_preset_deviations(PresetReader& r, FabricPreset& f) {
+  const toml::table& dv = r.table("deviations");
+  f.channel_cap_error = r.range(dv, "deviations", "channel_cap_error", 0.0, 0.5);
+  f.latency_error = r.range(dv, "deviations", "latency_error", 0.0, 0.5);
+  f.ll_bw_scale = r.range(dv, "deviations", "ll_bw_scale", 0.05, 5.0);
+  f.ll128_bw_scale = r.range(dv, "deviations", "ll128_bw_scale", 0.05, 2.0);
+  f.ll128_lat_scale = r.range(dv, "deviations", "ll128_lat_scale", 0.5, 5.0);
+  f.tree_congestion = r.range(dv, "deviations", "tree_congestion", 0.0, 5.0);
+  f.tree_congestion_from = r.integer(dv, "deviations", "tree_congestion_from", 2, 4096);
+  f.nvls_tree_overhead_us = r.range(dv, "deviations", "nvls_tree_overhead_us", 0.0, 1e4);
+  f.nvls_tree_overhead_from = r.integer(dv, "deviations", "nvls_tree_overhead_from", 2, 4096);
+  f.nvls_tree_bw_loss = r.range(dv, "deviations", "nvls_tree_bw_loss", 0.0, 0.5);
+  f.slow_path_proto = r.string(dv, "deviations", "slow_path_proto");
+  if (f.slow_path_proto != "LL" && f.slow_path_proto != "LL128" && f.slow_path_proto != "Simple")
+    r.fail(toml_line(*dv.get("slow_path_proto")), "slow_path_proto must be LL, LL128 or Simple");
+  f.slow_path_slice_log2 = r.range(dv, "deviations", "slow_path_slice_log2", 0.0, 40.0);
+  f.slow_path_width_log2 = r.number(dv, "deviations", "slow_path_width_log2", 0.0, 40.0);
+  f.slow_path_bw_factor = r.range(dv, "deviations", "slow_path_bw_factor", 0.01, 1.0);
+  f.slow_path_from_nodes = r.integer(dv, "deviations", "slow_path_from_nodes", 1, 4096);
+}
+
+// [noise]: the measurement noise of a sweep.
+void read_preset_noise(PresetReader& r, FabricPreset& f) {
+  const toml::table& nz = r.table("noise");
+  f.sigma_large = r.number(nz, "noise", "sigma_large", 0.0, 1.0);
+  f.sigma_small = r.number(nz, "noise", "sigma_small", 0.0, 1.0);
+  f.small_bytes = r.number(nz, "noise", "small_bytes", 1.0, 1e15);
+  f.outlier_prob = r.number(nz, "noise", "outlier_prob", 0.0, 0.5);
+  f.outlier_scale = r.number(nz, "noise", "outlier_scale", 0.0, 100.0);
+  f.outlier_alpha = r.number(nz, "noise", "outlier_alpha", 0.5, 10.0);
+}
+
+// [observation] (optional): the observation model and its call dynamics.
+void read_preset_observation(PresetReader& r, FabricPreset& f) {
+  const toml::table& ob = r.table("observation");
+  ObservationModel& o = f.observation;
+  o.enabled = r.boolean(ob, "observation", "enabled");
+  o.cv_small = r.number(ob, "observation", "cv_small", 0.0, 2.0);
+  o.cv_large = r.number(ob, "observation", "cv_large", 0.0, 2.0);
+  o.cv_knee_bytes = r.number(ob, "observation", "cv_knee_bytes", 1.0, 1e15);
+  o.spike_prob = r.number(ob, "observation", "spike_prob", 0.0, 0.5);
+  o.spike_min = r.number(ob, "observation", "spike_min", 1.0, 1000.0);
+  o.spike_alpha = r.number(ob, "observation", "spike_alpha", 0.5, 10.0);
+  o.spike_cap = r.number(ob, "observation", "spike_cap", 1.0, 10000.0);
+  if (o.spike_cap < o.spike_min)
+    r.fail(toml_line(*ob.get("spike_cap")), "'spike_cap' must be >= 'spike_min'");
+  CallDynamics& c = o.dynamics.call;
+  c.job_warmup = float(r.number(ob, "observation", "job_warmup", 0.0, 100.0));
+  c.job_warmup_calls = r.integer(ob, "observation", "job_warmup_calls", 0, 100000000);
+  c.arm_warmup = float(r.number(ob, "observation", "arm_warmup", 0.0, 100.0));
+  c.arm_warmup_calls = r.integer(ob, "observation", "arm_warmup_calls", 0, 100000000);
+  c.shift_rate = float(r.number(ob, "observation", "shift_rate", 0.0, 0.5));
+  c.shift_size = float(r.number(ob, "observation", "shift_size", 0.0, 0.9));
+  c.shift_arm_size = float(r.number(ob, "observation", "shift_arm_size", 0.0, 0.9));
+  o.dynamics.first_use_base_us = r.number(ob, "observation", "first_use_base_us", 0.0, 1e9);
+  o.dynamics.first_use_per_host_us = r.number(ob, "observation", "first_use_per_host_us", 0.0, 1e9);
+}
+
+// [hipipe] (optional): the HiPIPE preset and its NIC bandwidth scale.
+void read_preset_hipipe(PresetReader& r, FabricPreset& f) {
+  const toml::table& hp = r.table("hipipe");
+  f.hipipe_preset = r.string(hp, "hipipe", "preset");
+  if (f.hipipe_preset.empty() || f.hipipe_preset.find('/') != std::string::npos)
+    r.fail(toml_line(*hp.get("preset")), "'preset' must name a preset of data/hipipe");
+  f.hipipe_nic_bw_scale = r.number(hp, "hipipe", "nic_bw_scale", 0.1, 10.0);
+}
+
 }  // namespace
 
 std::string data_dir() {
@@ -250,42 +359,9 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
   PresetReader r(path, root);
   FabricPreset f;
   f.file = path;
-  {
-    const toml::node* n = root.get("name");
-    if (!n || !n->is_string()) r.fail(n ? toml_line(*n) : 0, "'name' must be a string");
-    f.name = n->as_string()->get();
-    r.mark_top("name");
-    if (const toml::node* d = root.get("description")) {
-      if (!d->is_string()) r.fail(toml_line(*d), "'description' must be a string");
-      f.description = d->as_string()->get();
-      r.mark_top("description");
-    }
-  }
-  const std::string stem = std::filesystem::path(path).stem().string();
-  if (f.name != stem)
-    r.fail(toml_line(*root.get("name")), "name '" + f.name + "' does not match the file name");
+  read_preset_name(r, root, path, f);
 
-  const toml::table& hw = r.table("hardware");
-  f.arch = parse_arch(r, hw);
-  f.gpus_per_host = r.integer(hw, "hardware", "gpus_per_host", 1, 64);
-  f.nvlink_domain_gpus = r.integer(hw, "hardware", "nvlink_domain_gpus", 1, 576);
-  if (f.nvlink_domain_gpus % f.gpus_per_host != 0 && f.nvlink_domain_gpus > f.gpus_per_host)
-    r.fail(toml_line(*hw.get("nvlink_domain_gpus")),
-           "nvlink_domain_gpus must be a multiple of gpus_per_host");
-  f.nvlink_bw = float(r.number(hw, "hardware", "nvlink_bw", 1.0, 1e5));
-  f.nic_bw = float(r.number(hw, "hardware", "nic_bw", 0.1, 1e4));
-  f.nics_per_host = r.integer(hw, "hardware", "nics_per_host", 1, 64);
-  f.ring_channels = r.integer(hw, "hardware", "ring_channels", 1, 64);
-  f.nvls_channels = r.integer(hw, "hardware", "nvls_channels", 1, 64);
-  f.collnet_channels = r.integer(hw, "hardware", "collnet_channels", 1, 64);
-  f.nvls_support = r.boolean(hw, "hardware", "nvls_support");
-  f.collnet_support = r.boolean(hw, "hardware", "collnet_support");
-  f.nvswitch = r.boolean(hw, "hardware", "nvswitch");
-  f.tree_pattern_balanced = r.boolean(hw, "hardware", "tree_pattern_balanced");
-  f.ll128_path_ok = r.boolean(hw, "hardware", "ll128_path_ok");
-  f.cpu_amd = r.boolean(hw, "hardware", "cpu_amd");
-  f.host_net_device = r.boolean(hw, "hardware", "host_net_device");
-  f.latency_inter_us = float(r.number(hw, "hardware", "latency_inter_us", 0.0, 1e4));
+  read_preset_hardware(r, f);
 
   const toml::table& sw = r.table("sweep");
   f.default_nodes = r.int_list(sw, "sweep", "nodes");
@@ -297,65 +373,13 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
   f.nvls_tree_bw_scale = r.number(tr, "truth", "nvls_tree_bw_scale", 0.1, 10.0);
   f.launch_overhead_us = r.number(tr, "truth", "launch_overhead_us", 0.0, 1e4);
 
-  const toml::table& dv = r.table("deviations");
-  f.channel_cap_error = r.range(dv, "deviations", "channel_cap_error", 0.0, 0.5);
-  f.latency_error = r.range(dv, "deviations", "latency_error", 0.0, 0.5);
-  f.ll_bw_scale = r.range(dv, "deviations", "ll_bw_scale", 0.05, 5.0);
-  f.ll128_bw_scale = r.range(dv, "deviations", "ll128_bw_scale", 0.05, 2.0);
-  f.ll128_lat_scale = r.range(dv, "deviations", "ll128_lat_scale", 0.5, 5.0);
-  f.tree_congestion = r.range(dv, "deviations", "tree_congestion", 0.0, 5.0);
-  f.tree_congestion_from = r.integer(dv, "deviations", "tree_congestion_from", 2, 4096);
-  f.nvls_tree_overhead_us = r.range(dv, "deviations", "nvls_tree_overhead_us", 0.0, 1e4);
-  f.nvls_tree_overhead_from = r.integer(dv, "deviations", "nvls_tree_overhead_from", 2, 4096);
-  f.nvls_tree_bw_loss = r.range(dv, "deviations", "nvls_tree_bw_loss", 0.0, 0.5);
-  f.slow_path_proto = r.string(dv, "deviations", "slow_path_proto");
-  if (f.slow_path_proto != "LL" && f.slow_path_proto != "LL128" && f.slow_path_proto != "Simple")
-    r.fail(toml_line(*dv.get("slow_path_proto")), "slow_path_proto must be LL, LL128 or Simple");
-  f.slow_path_slice_log2 = r.range(dv, "deviations", "slow_path_slice_log2", 0.0, 40.0);
-  f.slow_path_width_log2 = r.number(dv, "deviations", "slow_path_width_log2", 0.0, 40.0);
-  f.slow_path_bw_factor = r.range(dv, "deviations", "slow_path_bw_factor", 0.01, 1.0);
-  f.slow_path_from_nodes = r.integer(dv, "deviations", "slow_path_from_nodes", 1, 4096);
+  read_preset_deviations(r, f);
 
-  const toml::table& nz = r.table("noise");
-  f.sigma_large = r.number(nz, "noise", "sigma_large", 0.0, 1.0);
-  f.sigma_small = r.number(nz, "noise", "sigma_small", 0.0, 1.0);
-  f.small_bytes = r.number(nz, "noise", "small_bytes", 1.0, 1e15);
-  f.outlier_prob = r.number(nz, "noise", "outlier_prob", 0.0, 0.5);
-  f.outlier_scale = r.number(nz, "noise", "outlier_scale", 0.0, 100.0);
-  f.outlier_alpha = r.number(nz, "noise", "outlier_alpha", 0.5, 10.0);
+  read_preset_noise(r, f);
 
-  if (root.get("observation")) {
-    const toml::table& ob = r.table("observation");
-    ObservationModel& o = f.observation;
-    o.enabled = r.boolean(ob, "observation", "enabled");
-    o.cv_small = r.number(ob, "observation", "cv_small", 0.0, 2.0);
-    o.cv_large = r.number(ob, "observation", "cv_large", 0.0, 2.0);
-    o.cv_knee_bytes = r.number(ob, "observation", "cv_knee_bytes", 1.0, 1e15);
-    o.spike_prob = r.number(ob, "observation", "spike_prob", 0.0, 0.5);
-    o.spike_min = r.number(ob, "observation", "spike_min", 1.0, 1000.0);
-    o.spike_alpha = r.number(ob, "observation", "spike_alpha", 0.5, 10.0);
-    o.spike_cap = r.number(ob, "observation", "spike_cap", 1.0, 10000.0);
-    if (o.spike_cap < o.spike_min)
-      r.fail(toml_line(*ob.get("spike_cap")), "'spike_cap' must be >= 'spike_min'");
-    CallDynamics& c = o.dynamics.call;
-    c.job_warmup = float(r.number(ob, "observation", "job_warmup", 0.0, 100.0));
-    c.job_warmup_calls = r.integer(ob, "observation", "job_warmup_calls", 0, 100000000);
-    c.arm_warmup = float(r.number(ob, "observation", "arm_warmup", 0.0, 100.0));
-    c.arm_warmup_calls = r.integer(ob, "observation", "arm_warmup_calls", 0, 100000000);
-    c.shift_rate = float(r.number(ob, "observation", "shift_rate", 0.0, 0.5));
-    c.shift_size = float(r.number(ob, "observation", "shift_size", 0.0, 0.9));
-    c.shift_arm_size = float(r.number(ob, "observation", "shift_arm_size", 0.0, 0.9));
-    o.dynamics.first_use_base_us = r.number(ob, "observation", "first_use_base_us", 0.0, 1e9);
-    o.dynamics.first_use_per_host_us = r.number(ob, "observation", "first_use_per_host_us", 0.0, 1e9);
-  }
+  if (root.get("observation")) read_preset_observation(r, f);
 
-  if (root.get("hipipe")) {
-    const toml::table& hp = r.table("hipipe");
-    f.hipipe_preset = r.string(hp, "hipipe", "preset");
-    if (f.hipipe_preset.empty() || f.hipipe_preset.find('/') != std::string::npos)
-      r.fail(toml_line(*hp.get("preset")), "'preset' must name a preset of data/hipipe");
-    f.hipipe_nic_bw_scale = r.number(hp, "hipipe", "nic_bw_scale", 0.1, 10.0);
-  }
+  if (root.get("hipipe")) read_preset_hipipe(r, f);
 
   f.provenance = read_provenance(r, root);
   r.reject_unknown_keys();  // a [provenance] entry for no value is an unknown key there

@@ -42,6 +42,49 @@ std::string describe(const ContextSet& s) {
   return d;
 }
 
+// One scenario's merged sweep and its tune and score contexts; every policy built on the model's
+// prior needs the merged sweep to carry one.
+PreparedScenario prepare_scenario(const StudySpec& s, const std::vector<PreparedSweep>& sweeps,
+                                  const Scenario& sc) {
+  PreparedScenario pc;
+  pc.spec = &sc;
+  const PreparedSweep& t = find_sweep(sweeps, sc.tune.sweep);
+  const PreparedSweep& v = find_sweep(sweeps, sc.score.sweep);
+  try {
+    pc.sweep = &t == &v ? t.sweep : std::make_shared<const Sweep>(merge_sweeps(*t.sweep, *v.sweep));
+  } catch (const UsageError& e) {
+    throw InputError(s.path, sc.line, "scenario '" + sc.name + "': " + e.what());
+  }
+  pc.tune = select_contexts(*pc.sweep, *t.sweep, sc.tune);
+  pc.score = select_contexts(*pc.sweep, *v.sweep, sc.score);
+  if (pc.tune.empty())
+    throw InputError(s.path, sc.line, "scenario '" + sc.name + "': no tune contexts in " + describe(sc.tune));
+  if (pc.score.empty())
+    throw InputError(s.path, sc.line,
+                     "scenario '" + sc.name + "': no score contexts in " + describe(sc.score));
+  if (!pc.sweep->has_prior())
+    for (const auto& pol : s.policies)
+      if (pol.spec.rfind("auto", 0) == 0)
+        throw InputError(s.path, pol.line,
+                         "policy '" + pol.name + "' needs the model's prior, which the sweeps of scenario '" +
+                             sc.name + "' lack");
+  pc.sweeps_sha256 = sha256_hex(t.sha256 + "\n" + v.sha256);
+  return pc;
+}
+
+// The relative cost of one (scenario, policy) unit: replays of tuning, scoring and the curves.
+double work_unit_cost(const StudySpec& s, const PreparedScenario& sc, const PreparedPolicy& pol) {
+  double curve = 0;
+  for (int h : s.curve_horizons) curve += h;
+  double cost = double(s.seeds) * (double(pol.grid.size()) * double(sc.tune.size()) * s.horizon +
+                                   double(sc.score.size()) * curve);
+  if (!s.loss_vs_horizon.empty())
+    cost += double(s.loss_vs_horizon_seeds) *
+            double(std::min(sc.score.size(), size_t(s.loss_vs_horizon_contexts))) *
+            double(s.loss_vs_horizon.back());
+  return cost;
+}
+
 }  // namespace
 
 uint64_t derived_seed(uint64_t master, const std::string& label) {
@@ -79,34 +122,7 @@ PreparedStudy prepare_study(StudySpec spec) {
     p.sweeps.push_back(std::move(ps));
   }
 
-  for (const auto& sc : s.scenarios) {
-    PreparedScenario pc;
-    pc.spec = &sc;
-    const PreparedSweep& t = find_sweep(p.sweeps, sc.tune.sweep);
-    const PreparedSweep& v = find_sweep(p.sweeps, sc.score.sweep);
-    try {
-      pc.sweep = &t == &v ? t.sweep : std::make_shared<const Sweep>(merge_sweeps(*t.sweep, *v.sweep));
-    } catch (const UsageError& e) {
-      throw InputError(s.path, sc.line, "scenario '" + sc.name + "': " + e.what());
-    }
-    pc.tune = select_contexts(*pc.sweep, *t.sweep, sc.tune);
-    pc.score = select_contexts(*pc.sweep, *v.sweep, sc.score);
-    if (pc.tune.empty())
-      throw InputError(s.path, sc.line,
-                       "scenario '" + sc.name + "': no tune contexts in " + describe(sc.tune));
-    if (pc.score.empty())
-      throw InputError(s.path, sc.line,
-                       "scenario '" + sc.name + "': no score contexts in " + describe(sc.score));
-    if (!pc.sweep->has_prior())
-      for (const auto& pol : s.policies)
-        if (pol.spec.rfind("auto", 0) == 0)
-          throw InputError(s.path, pol.line,
-                           "policy '" + pol.name +
-                               "' needs the model's prior, which the sweeps of scenario '" + sc.name +
-                               "' lack");
-    pc.sweeps_sha256 = sha256_hex(t.sha256 + "\n" + v.sha256);
-    p.scenarios.push_back(std::move(pc));
-  }
+  for (const auto& sc : s.scenarios) p.scenarios.push_back(prepare_scenario(s, p.sweeps, sc));
 
   for (int si = 0; si < int(p.scenarios.size()); ++si)
     for (int pi = 0; pi < int(p.policies.size()); ++pi) {
@@ -118,14 +134,7 @@ PreparedStudy prepare_study(StudySpec spec) {
       u.file_name = unit_file_name(sc.spec->name, pol.spec->name);
       u.inputs_sha256 = sha256_hex(std::string(kVersion) + "\n" + p.study_sha256 + "\n" + sc.sweeps_sha256 +
                                    "\n" + sc.spec->name + "\n" + pol.spec->name);
-      double curve = 0;
-      for (int h : s.curve_horizons) curve += h;
-      u.cost = double(s.seeds) * (double(pol.grid.size()) * double(sc.tune.size()) * s.horizon +
-                                  double(sc.score.size()) * curve);
-      if (!s.loss_vs_horizon.empty())
-        u.cost += double(s.loss_vs_horizon_seeds) *
-                  double(std::min(sc.score.size(), size_t(s.loss_vs_horizon_contexts))) *
-                  double(s.loss_vs_horizon.back());
+      u.cost = work_unit_cost(s, sc, pol);
       p.units.push_back(std::move(u));
     }
   return p;

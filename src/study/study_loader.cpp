@@ -368,43 +368,30 @@ std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, c
   return out;
 }
 
-Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
-  r.only_keys(
-      t, "[[claim]]",
-      {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes", "agrees_if",
-       "direction", "basis", "paper_a", "paper_b", "band", "why_agree", "why_disagree", "why"});
-  if (const auto* n = r.find(t, "why"))
-    r.fail(*n,
-           "claim.why is now two keys: why_agree and why_disagree (the report prints the one that happened)");
-  Claim c;
-  c.line = r.line(t);
-  auto text = [&](const char* key) {
-    const auto* n = r.find(t, key);
-    if (!n) r.fail(t, std::string("[[claim]] needs ") + key);
-    const std::string v = r.string(*n, std::string("claim.") + key);
-    if (v.empty()) r.fail(*n, std::string("claim.") + key + " must not be empty");
-    return v;
-  };
-  c.claim = text("claim");
-  c.paper = text("paper");
-  c.why_agree = text("why_agree");
-  c.why_disagree = text("why_disagree");
-  const std::string basis = text("basis");
-  if (basis == "tested")
-    c.basis = Claim::Basis::kTested;
-  else if (basis == "calibrated")
-    c.basis = Claim::Basis::kCalibrated;
-  else
-    r.fail(*r.find(t, "basis"), "claim.basis '" + basis + "' must be tested or calibrated");
-  c.a = text("a");
-  c.b = text("b");
+// A claim's required text key: present, a string and not empty.
+std::string claim_text(const Reader& r, const toml::table& t, const char* key) {
+  const auto* n = r.find(t, key);
+  if (!n) r.fail(t, std::string("[[claim]] needs ") + key);
+  const std::string v = r.string(*n, std::string("claim.") + key);
+  if (v.empty()) r.fail(*n, std::string("claim.") + key + " must not be empty");
+  return v;
+}
+
+// A claim's `a` and `b`: two different policies of the study.
+void read_claim_policies(const Reader& r, const toml::table& t, const StudySpec& s, Claim& c) {
+  c.a = claim_text(r, t, "a");
+  c.b = claim_text(r, t, "b");
   for (const std::string* name : {&c.a, &c.b}) {
     bool known = false;
     for (const auto& p : s.policies) known = known || p.name == *name;
     if (!known) r.fail(t, "claim names policy '" + *name + "', which is not a [[policy]] of this study");
   }
   if (c.a == c.b) r.fail(t, "claim compares policy '" + c.a + "' with itself (a and b must differ)");
-  const std::string kind = text("kind");
+}
+
+// A claim's `kind`; returns the key's text for the messages that name it.
+std::string read_claim_kind(const Reader& r, const toml::table& t, Claim& c) {
+  const std::string kind = claim_text(r, t, "kind");
   if (kind == "pooled")
     c.kind = Claim::Kind::kPooled;
   else if (kind == "every_scenario")
@@ -413,8 +400,12 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
     c.kind = Claim::Kind::kHypothesis;
   else
     r.fail(*r.find(t, "kind"), "claim.kind '" + kind + "' must be pooled, every_scenario or hypothesis");
-  if (auto* m = r.find(t, "metric")) c.metric = r.metric(*m, "claim.metric");
-  c.agrees_if = text("agrees_if");
+  return kind;
+}
+
+// A claim's `agrees_if`, which must fit its kind, and the `direction` that goes with "reject".
+void read_claim_agreement(const Reader& r, const toml::table& t, const std::string& kind, Claim& c) {
+  c.agrees_if = claim_text(r, t, "agrees_if");
   const bool directional =
       c.agrees_if == "b_lower" || c.agrees_if == "b_higher" || c.agrees_if == "b_not_higher";
   const bool decision = c.agrees_if == "reject" || c.agrees_if == "not_reject";
@@ -432,6 +423,10 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   } else if (direction) {
     r.fail(*direction, "claim.direction goes with agrees_if = \"reject\" only");
   }
+}
+
+// A claim's published figures `paper_a` and `paper_b` and the `band` around them.
+void read_claim_figures(const Reader& r, const toml::table& t, Claim& c) {
   // Figures in the metric's unit: a loss as a fraction, contexts above 10% as a share of the contexts
   // (the paper's count over its own denominator; a count compares only as a share).
   const double most = c.metric == Metric::kAbove10pct ? 1.0 : 1.0e6;
@@ -447,6 +442,10 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
     if (!c.paper_a && !c.paper_b) r.fail(*n, "claim.band needs a figure to apply to (paper_a or paper_b)");
     c.band = r.real(*n, "claim.band", 0.0, 100.0, true);
   }
+}
+
+// A claim's scope: its scenarios and byte range, or for a hypothesis claim the study's own test.
+void read_claim_scope(const Reader& r, const toml::table& t, const StudySpec& s, Claim& c) {
   if (auto* n = r.find(t, "scenarios")) c.scenarios = scenario_list(r, *n, "claim.scenarios", s);
   if (auto* n = r.find(t, "min_bytes"))
     c.min_bytes = uint64_t(r.integer(*n, "claim.min_bytes", 0, INT64_MAX));
@@ -463,6 +462,35 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
       r.fail(t, "claim needs the [[hypothesis]] " + c.a + " vs " + c.b + " on " + metric_name(c.metric) +
                     " over the same scenarios, which this study does not test");
   }
+}
+
+Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
+  r.only_keys(
+      t, "[[claim]]",
+      {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes", "agrees_if",
+       "direction", "basis", "paper_a", "paper_b", "band", "why_agree", "why_disagree", "why"});
+  if (const auto* n = r.find(t, "why"))
+    r.fail(*n,
+           "claim.why is now two keys: why_agree and why_disagree (the report prints the one that happened)");
+  Claim c;
+  c.line = r.line(t);
+  c.claim = claim_text(r, t, "claim");
+  c.paper = claim_text(r, t, "paper");
+  c.why_agree = claim_text(r, t, "why_agree");
+  c.why_disagree = claim_text(r, t, "why_disagree");
+  const std::string basis = claim_text(r, t, "basis");
+  if (basis == "tested")
+    c.basis = Claim::Basis::kTested;
+  else if (basis == "calibrated")
+    c.basis = Claim::Basis::kCalibrated;
+  else
+    r.fail(*r.find(t, "basis"), "claim.basis '" + basis + "' must be tested or calibrated");
+  read_claim_policies(r, t, s, c);
+  const std::string kind = read_claim_kind(r, t, c);
+  if (auto* m = r.find(t, "metric")) c.metric = r.metric(*m, "claim.metric");
+  read_claim_agreement(r, t, kind, c);
+  read_claim_figures(r, t, c);
+  read_claim_scope(r, t, s, c);
   return c;
 }
 
