@@ -1,29 +1,61 @@
 #include "ncclbot/replay/deployed_cost.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parse_number.hpp"
+#include "ncclbot_generated/plugin_call_costs.hpp"
 
 namespace ncclbot {
 namespace {
 
-// Median thread-CPU nanoseconds per getCollInfo, with a latency reported after every call so the
-// policy's state keeps changing (the live cost), from
-//   build/src/plugin/plugin_overhead_bench build/libnccl-tuner-ncclbot.so 1000000 9
-// (the machine, the date and the whole table: docs/performance.md, plugin `getCollInfo` row, and
-// docs/plugin.md "Overhead").
-// `table` is table mode on a 24-row decision table (what supervised selectors deploy as).
-struct MeasuredCost {
-  std::string_view policy;  // a registry name, or "table"
-  double ns;
-};
-constexpr MeasuredCost kMeasured[] = {
-    {"table", 56.2},    {"random", 35.9}, {"greedy", 27.5}, {"egreedy", 42.3}, {"ucb1", 43.1},
-    {"thompson", 86.8}, {"etc", 23.4},    {"swucb", 46.8},  {"ducb", 46.8},
-};
-
+// The costs compiled in from data/plugin_call_costs.csv (cmake/plugin_call_costs.cmake).
+const std::vector<MeasuredCallCost>& compiled_call_costs() {
+  static const std::vector<MeasuredCallCost> costs =
+      parse_call_costs(generated::kPluginCallCostsCsv, std::string(generated::kPluginCallCostsPath));
+  return costs;
+}
 
 }  // namespace
+
+std::vector<MeasuredCallCost> parse_call_costs(std::string_view text, const std::string& path) {
+  std::vector<MeasuredCallCost> out;
+  bool header = false;
+  long line_no = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    if (!header) {
+      if (line != "policy,ns_per_call")
+        throw InputError(path, line_no,
+                         "the header must be 'policy,ns_per_call', not '" + std::string(line) + "'");
+      header = true;
+      continue;
+    }
+    const size_t comma = line.find(',');
+    const std::string policy(line.substr(0, comma));
+    const std::optional<double> ns =
+        comma == std::string_view::npos ? std::nullopt : parse_double(line.substr(comma + 1));
+    if (policy.empty() || !ns || !std::isfinite(*ns) || *ns <= 0)
+      throw InputError(
+          path, line_no,
+          "expected 'POLICY,NANOSECONDS' with a positive number, not '" + std::string(line) + "'");
+    if (policy != "table" && !policy_kind_named(policy))
+      throw InputError(path, line_no, "'" + policy + "' is neither a registered policy nor 'table'");
+    for (const MeasuredCallCost& m : out)
+      if (m.policy == policy) throw InputError(path, line_no, "policy '" + policy + "' given twice");
+    out.push_back({policy, *ns});
+  }
+  if (!header) throw InputError(path, 0, "no 'policy,ns_per_call' header");
+  return out;
+}
 
 Deployment parse_deployment(std::string_view text) {
   if (text == "local") return Deployment::kLocal;
@@ -43,16 +75,18 @@ DeployedFeedback deployed_feedback(Deployment d) {
   return {0, 1, 0};
 }
 
-int deployed_delay(Deployment d) { return deployed_feedback(d).delay; }
+int deployed_delay(Deployment d) {
+  return deployed_feedback(d).delay;
+}
 
 double deployed_call_cost_us(const PolicyConfig& cfg) {
   if (cfg.kind == PolicyKind::kAuto || cfg.kind == PolicyKind::kOracle) return 0.0;
   const std::string_view name =
       policy_use(cfg.kind) == PolicyUse::kSupervised ? "table" : policy_name(cfg.kind);
-  for (const MeasuredCost& m : kMeasured)
+  for (const MeasuredCallCost& m : compiled_call_costs())
     if (m.policy == name) return m.ns / 1000.0;
   throw UsageError("no measured plugin cost for policy '" + std::string(name) +
-                   "': add its row to plugin_overhead_bench and to src/replay/deployed_cost.cpp "
+                   "' in data/plugin_call_costs.csv: measure it with plugin_overhead_bench --write-costs "
                    "(docs/replay.md \"Scoring as deployed\")");
 }
 

@@ -99,6 +99,12 @@ std::string_view policy_name(PolicyKind kind) {
   return "?";
 }
 
+std::optional<PolicyKind> policy_kind_named(std::string_view name) {
+  for (const auto& p : policy_table())
+    if (name == p.name) return p.kind;
+  return std::nullopt;
+}
+
 std::string policy_names_list() {
   std::string s;
   for (const auto& p : policy_table()) s += (s.empty() ? "" : ", ") + std::string(p.name);
@@ -113,6 +119,23 @@ PolicyConfig default_policy_config(PolicyKind kind) {
   PolicyConfig c;  // field defaults are the documented ones (policy.hpp)
   c.kind = kind;
   return c;
+}
+
+std::vector<PolicyKind> registered_policies() {
+  std::vector<PolicyKind> out;
+  for (const auto& p : policy_table()) out.push_back(p.kind);
+  return out;
+}
+
+std::vector<PolicyKind> live_policies() {
+  std::vector<PolicyKind> out;
+  for (const auto& p : policy_table())
+    if (policy_use(p.kind) == PolicyUse::kLive) out.push_back(p.kind);
+  return out;
+}
+
+std::string default_policy_spec(PolicyKind kind) {
+  return parse_policy_spec(policy_name(kind)).text;
 }
 
 std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {

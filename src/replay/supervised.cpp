@@ -174,43 +174,47 @@ int TreeSelector::leaves() const {
   return int(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.feature < 0; }));
 }
 
-std::vector<int> supervised_decisions(const PolicyConfig& cfg, const Sweep& sweep,
-                                      const std::vector<int>& train, bool leave_one_out) {
-  if (cfg.kind != PolicyKind::kKnn && cfg.kind != PolicyKind::kTree)
-    throw UsageError("supervised_decisions: not a supervised policy");
-  auto fit_predict = [&](const std::vector<int>& fit_on, int context) {
-    if (cfg.kind == PolicyKind::kKnn) {
-      KnnSelector knn;
-      knn.fit(sweep, fit_on, cfg.k);
-      return knn.predict(sweep, context);
-    }
-    TreeSelector tree;
-    tree.fit(sweep, fit_on, cfg.depth);
-    return tree.predict(sweep, context);
-  };
+namespace {
+
+// A selector's decisions (Selector: KnnSelector, TreeSelector, ... fit(sweep, train, value) and
+// predict(sweep, context)): the fit on every training context predicts the others, and with
+// leave_one_out each training context is predicted by a fit on the rest.
+template <typename Selector, typename Value>
+std::vector<int> selector_decisions(const Sweep& sweep, const std::vector<int>& train, bool leave_one_out,
+                                    Value value) {
   std::vector<int> out(size_t(sweep.num_contexts()), -1);
   std::vector<char> in_train(out.size(), 0);
   for (int c : train) in_train[size_t(c)] = 1;
-  if (cfg.kind == PolicyKind::kKnn) {
-    KnnSelector full;
-    full.fit(sweep, train, cfg.k);
-    for (int c = 0; c < sweep.num_contexts(); ++c)
-      if (!(leave_one_out && in_train[size_t(c)])) out[size_t(c)] = full.predict(sweep, c);
-  } else {
-    TreeSelector full;
-    full.fit(sweep, train, cfg.depth);
-    for (int c = 0; c < sweep.num_contexts(); ++c)
-      if (!(leave_one_out && in_train[size_t(c)])) out[size_t(c)] = full.predict(sweep, c);
-  }
+  Selector full;
+  full.fit(sweep, train, value);
+  for (int c = 0; c < sweep.num_contexts(); ++c)
+    if (!(leave_one_out && in_train[size_t(c)])) out[size_t(c)] = full.predict(sweep, c);
   if (leave_one_out)
     for (size_t i = 0; i < train.size(); ++i) {
       std::vector<int> others;
       others.reserve(train.size());
       for (size_t j = 0; j < train.size(); ++j)
         if (j != i) others.push_back(train[j]);
-      out[size_t(train[i])] = fit_predict(others, train[i]);
+      Selector fold;
+      fold.fit(sweep, others, value);
+      out[size_t(train[i])] = fold.predict(sweep, train[i]);
     }
   return out;
+}
+
+}  // namespace
+
+std::vector<int> supervised_decisions(const PolicyConfig& cfg, const Sweep& sweep,
+                                      const std::vector<int>& train, bool leave_one_out) {
+  switch (cfg.kind) {
+#define NCCLBOT_SUPERVISED_DECISIONS(Kind, Selector, key) \
+  case PolicyKind::Kind:                                  \
+    return selector_decisions<Selector>(sweep, train, leave_one_out, cfg.key);
+    NCCLBOT_SUPERVISED_SELECTORS(NCCLBOT_SUPERVISED_DECISIONS)
+#undef NCCLBOT_SUPERVISED_DECISIONS
+    default:
+      throw UsageError("supervised_decisions: not a supervised policy");
+  }
 }
 
 }  // namespace ncclbot

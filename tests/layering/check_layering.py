@@ -4,7 +4,7 @@ and kernels/ has a place in one order, and a file may include only its own folde
 earlier in the order, so no cycle can form and a new back-edge fails the check:
 
   core, base, policy, model, bench, io, stats, replay, kernels, hipipe, sim, log, ope, scale,
-  campaign, study, report, run, mpi, plugin, cli
+  campaign, study, report, run, mpi, plugin, plugin_bench, cli
 
 (`ncclbot/version.hpp` may be included by anyone.) Besides, nothing in src/, include/ or kernels/
 includes a test header (tests/, support/), and a public header (include/ncclbot/) includes only
@@ -20,7 +20,7 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ORDER = ["core", "base", "policy", "model", "bench", "io", "stats", "replay", "kernels", "hipipe", "sim",
-         "log", "ope", "scale", "campaign", "study", "report", "run", "mpi", "plugin", "cli"]
+         "log", "ope", "scale", "campaign", "study", "report", "run", "mpi", "plugin", "plugin_bench", "cli"]
 RANK = {name: i for i, name in enumerate(ORDER)}
 TREES = ("include/ncclbot", "src", "kernels")
 

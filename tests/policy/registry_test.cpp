@@ -3,7 +3,9 @@
 // through visit_policy(), and decide the same through the union as through its own type.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,17 +21,43 @@ namespace {
 
 struct Entry {
   PolicyKind kind;
+  int number;
   std::string name;
   PolicyUse use;
-  std::string keys;
+  std::string keys;  // the registry line's keys as written, e.g. "c, n0"
 };
 
 std::vector<Entry> registry_entries() {
   std::vector<Entry> out;
 #define NCCLBOT_TEST_ENTRY(Kind, number, Type, member, name, use, ...) \
-  out.push_back({PolicyKind::Kind, name, PolicyUse::use, #__VA_ARGS__});
+  out.push_back({PolicyKind::Kind, number, name, PolicyUse::use, #__VA_ARGS__});
   NCCLBOT_POLICIES(NCCLBOT_TEST_ENTRY)
 #undef NCCLBOT_TEST_ENTRY
+  return out;
+}
+
+// Each hyperparameter's default as its registry line writes it (the literal, read by strtod here,
+// not the parser's formatting of it).
+std::map<std::string, double> key_defaults() {
+  std::map<std::string, double> out;
+#define NCCLBOT_TEST_KEY_DEFAULT(field, type, init, lo, hi) out[#field] = std::strtod(#init, nullptr);
+  NCCLBOT_POLICY_KEYS(NCCLBOT_TEST_KEY_DEFAULT)
+#undef NCCLBOT_TEST_KEY_DEFAULT
+  return out;
+}
+
+std::vector<std::string> split_on(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string part;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(part);
+      part.clear();
+    } else if (c != ' ') {
+      part += c;
+    }
+  }
+  if (!part.empty() || !out.empty()) out.push_back(part);
   return out;
 }
 
@@ -41,7 +69,8 @@ Sweep three_arm_sweep() {
 }  // namespace
 
 // The contract's spellings (docs/architecture.md "Contracts") written out by hand, not read from
-// the registry.
+// the registry: the policies numbered 0..11 keep these forever (numbers are append-only); a policy
+// added later is held to its own registry line by the next test.
 TEST(PolicyRegistry, EveryContractNameParsesToItsKindWithKeysInContractOrder) {
   const std::vector<std::pair<std::string, std::string>> contract = {
       {"auto", "auto"},
@@ -56,13 +85,43 @@ TEST(PolicyRegistry, EveryContractNameParsesToItsKindWithKeysInContractOrder) {
       {"knn", "knn:k=5"},
       {"tree", "tree:depth=4"},
       {"ducb", "ducb:c=0.1,gamma=0.99,n0=1"}};
-  ASSERT_EQ(contract.size(), registry_entries().size());
   for (const auto& [name, canonical] : contract) EXPECT_EQ(parse_policy_spec(name).text, canonical) << name;
   for (const Entry& e : registry_entries()) {
+    if (e.number < int(contract.size())) {
+      EXPECT_EQ(contract[size_t(e.number)].first, e.name) << e.number;
+    }
     EXPECT_EQ(parse_policy_spec(e.name).config.kind, e.kind) << e.name;
+    EXPECT_EQ(policy_kind_named(e.name), e.kind) << e.name;
     EXPECT_EQ(policy_name(e.kind), e.name);
     EXPECT_EQ(policy_use(e.kind), e.use) << e.name;
   }
+  EXPECT_FALSE(policy_kind_named("ucb").has_value());
+}
+
+// Every entry's canonical spec at its defaults names its registry line's keys in that order, each
+// at the default its key line writes; registered_policies() and live_policies() follow the registry.
+TEST(PolicyRegistry, EveryEntrysDefaultSpecWritesItsKeysAtTheirRegistryDefaults) {
+  const std::map<std::string, double> defaults = key_defaults();
+  std::vector<PolicyKind> all, live;
+  for (const Entry& e : registry_entries()) {
+    all.push_back(e.kind);
+    if (e.use == PolicyUse::kLive) live.push_back(e.kind);
+    const std::string spec = default_policy_spec(e.kind);
+    const size_t colon = spec.find(':');
+    EXPECT_EQ(spec.substr(0, colon), e.name);
+    const std::vector<std::string> keys = split_on(e.keys, ',');
+    const std::vector<std::string> items =
+        colon == std::string::npos ? std::vector<std::string>{} : split_on(spec.substr(colon + 1), ',');
+    ASSERT_EQ(items.size(), keys.size()) << spec;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::vector<std::string> kv = split_on(items[i], '=');
+      ASSERT_EQ(kv.size(), 2u) << spec;
+      EXPECT_EQ(kv[0], keys[i]) << spec;
+      EXPECT_EQ(std::strtod(kv[1].c_str(), nullptr), defaults.at(keys[i])) << spec;
+    }
+  }
+  EXPECT_EQ(registered_policies(), all);
+  EXPECT_EQ(live_policies(), live);
 }
 
 TEST(PolicyRegistry, OnlyTheOracleAndTheSupervisedSelectorsCannotRunLive) {

@@ -7,6 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 
 #include "ncclbot/core/error.hpp"
 
@@ -74,3 +80,68 @@ TEST(DeployedCost, ModesAndTheirDelays) {
   EXPECT_EQ(deployed_feedback(Deployment::kLocal).policy_start, 0);
   EXPECT_EQ(deployed_delay(Deployment::kLeader), 8);
 }
+
+// The costs come from data/plugin_call_costs.csv (what plugin_overhead_bench --write-costs writes),
+// compiled in: each of its rows is what deployed_call_cost_us charges, in microseconds.
+TEST(DeployedCost, TheChargedCostsAreTheDataFilesRows) {
+  const std::string path = std::string(NCCLBOT_SOURCE_DIR) + "/data/plugin_call_costs.csv";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int rows = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#' || line == "policy,ns_per_call") continue;
+    const std::string name = line.substr(0, line.find(','));
+    const double ns = std::stod(line.substr(line.find(',') + 1));
+    const PolicyConfig cfg =
+        default_policy_config(name == "table" ? PolicyKind::kKnn : *policy_kind_named(name));
+    EXPECT_EQ(deployed_call_cost_us(cfg), ns / 1000.0) << line;
+    ++rows;
+  }
+  EXPECT_EQ(size_t(rows), parse_call_costs(text, path).size());
+  // Table mode and every live policy but AUTO (stock NCCL needs no plugin).
+  EXPECT_EQ(size_t(rows), live_policies().size());
+}
+
+TEST(DeployedCost, ABadCostsFileIsRefusedWithItsLine) {
+  const auto line_of_error = [](const std::string& text) -> long {
+    try {
+      parse_call_costs(text, "costs.csv");
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "costs.csv");
+      return e.line();
+    }
+    return -1;
+  };
+  EXPECT_EQ(parse_call_costs("# a note\npolicy,ns_per_call\nucb1,43.1\ntable,56.2\n", "c.csv").size(), 2u);
+  EXPECT_EQ(line_of_error("policy,ns\n"), 1);                             // another header
+  EXPECT_EQ(line_of_error("# x\npolicy,ns_per_call\nucb1\n"), 3);         // no number
+  EXPECT_EQ(line_of_error("policy,ns_per_call\nucb1,fast\n"), 2);         // not a number
+  EXPECT_EQ(line_of_error("policy,ns_per_call\nucb1,-3\n"), 2);           // not positive
+  EXPECT_EQ(line_of_error("policy,ns_per_call\nucb1,nan\n"), 2);          // not finite
+  EXPECT_EQ(line_of_error("policy,ns_per_call\nucb,4\n"), 2);             // no such policy
+  EXPECT_EQ(line_of_error("policy,ns_per_call\nucb1,4\n\nucb1,5\n"), 4);  // twice
+  EXPECT_EQ(line_of_error("# only a comment\n"), 0);                      // no header at all
+}
+
+#ifdef NCCLBOT_OVERHEAD_BENCH
+// What the benchmark writes is what the library reads: a short run of plugin_overhead_bench
+// --write-costs gives table mode and every live policy but AUTO, each a positive cost.
+TEST(DeployedCost, TheOverheadBenchWritesAFileTheLibraryReads) {
+  const std::string path = testing::TempDir() + "ncclbot_call_costs.csv";
+  const std::string cmd = std::string(NCCLBOT_OVERHEAD_BENCH) + " " + NCCLBOT_TUNER_PLUGIN +
+                          " 2000 1 --write-costs " + path + " >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<MeasuredCallCost> costs = parse_call_costs(text, path);
+  std::vector<std::string> expected = {"table"};
+  for (PolicyKind kind : live_policies())
+    if (kind != PolicyKind::kAuto) expected.emplace_back(policy_name(kind));
+  std::vector<std::string> names;
+  for (const MeasuredCallCost& c : costs) names.push_back(c.policy);
+  EXPECT_EQ(names, expected);
+  std::remove(path.c_str());
+}
+#endif

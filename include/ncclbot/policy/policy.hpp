@@ -7,8 +7,10 @@
 //   - visit_policy() (the typed dispatch hot loops run once, outside the loop), make_policy() and
 //     with_policy() over AnyPolicy (the tagged union the plugin keeps per context);
 //   - the spec parser's names and keys (src/replay/policy_spec.cpp), the kernel launcher
-//     (kernels/replay.cu) and what the plugin may run live (policy_use()).
-// docs/replay.md "Adding a policy" walks through it; tests/policy/registry_test.cpp adds one.
+//     (kernels/replay.cu) and what the plugin may run live (policy_use(), live_policies());
+//   - what `ncclbot bench` and plugin_overhead_bench time, and so the rows of
+//     data/plugin_call_costs.csv (what scoring "as deployed" charges), and the registry test.
+// docs/replay.md "Adding a policy" walks through it; tests/policy/toy adds a toy policy.
 #include <cstdint>
 #include <new>
 #include <type_traits>
@@ -25,6 +27,19 @@
 #include "ncclbot/policy/thompson.hpp"
 #include "ncclbot/policy/ucb1.hpp"
 
+// A build may register policies of its own without editing this file (the toy policy's test build
+// does, tests/policy/toy/): NCCLBOT_EXTRA_POLICY_HEADER names a header that includes the policy and
+// defines NCCLBOT_EXTRA_POLICIES(X) and NCCLBOT_EXTRA_POLICY_KEYS(K), lines in the forms below.
+#ifdef NCCLBOT_EXTRA_POLICY_HEADER
+#include NCCLBOT_EXTRA_POLICY_HEADER
+#endif
+#ifndef NCCLBOT_EXTRA_POLICIES
+#define NCCLBOT_EXTRA_POLICIES(X)
+#endif
+#ifndef NCCLBOT_EXTRA_POLICY_KEYS
+#define NCCLBOT_EXTRA_POLICY_KEYS(K)
+#endif
+
 namespace ncclbot {
 
 // Hyperparameters: K(field, type, default, min, max). Fields of PolicyConfig, spec keys of the
@@ -39,7 +54,8 @@ namespace ncclbot {
   K(m, int, 1, 1, 1e6)                    /* etc probes per arm */       \
   K(window, int, 100, 1, kSwUcbMaxWindow) /* swucb */                    \
   K(k, int, 5, 1, 1e6)                    /* knn neighbours */           \
-  K(depth, int, 4, 1, 32)                 /* tree depth */
+  K(depth, int, 4, 1, 32)                 /* tree depth */               \
+  NCCLBOT_EXTRA_POLICY_KEYS(K)
 
 // What a policy needs to run: live (in the plugin, from NCCL's cost table and measured latencies),
 // the replay's ground truth (the oracle), or a model fitted on tune contexts (supervised).
@@ -60,7 +76,8 @@ enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
   X(kSwUcb, 8, SwUcbPolicy, swucb, "swucb", kLive, c, window, n0)                         \
   X(kKnn, 9, FrozenArmPolicy, knn, "knn", kSupervised, k)                                 \
   X(kTree, 10, FrozenArmPolicy, tree, "tree", kSupervised, depth)                         \
-  X(kDiscountedUcb, 11, DiscountedUcbPolicy, ducb, "ducb", kLive, c, gamma, n0)
+  X(kDiscountedUcb, 11, DiscountedUcbPolicy, ducb, "ducb", kLive, c, gamma, n0)           \
+  NCCLBOT_EXTRA_POLICIES(X)
 
 #define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,
 enum class PolicyKind : int8_t { NCCLBOT_POLICIES(NCCLBOT_POLICY_ENUMERATOR) };

@@ -9,6 +9,7 @@
 // Stock NCCL (AUTO) pays nothing: it needs no plugin. The oracle cannot be deployed and is charged
 // nothing either (it is the replay's lower bound). Supervised selectors deploy as a decision table
 // (table mode).
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,16 @@ struct DeployedFeedback {
 };
 DeployedFeedback deployed_feedback(Deployment d);
 int deployed_delay(Deployment d);  // deployed_feedback(d).delay
+
+// One row of the plugin's measured costs: a registry name, or "table" (table mode).
+struct MeasuredCallCost {
+  std::string policy;
+  double ns;  // median thread-CPU nanoseconds per getCollInfo
+};
+// The rows of a `policy,ns_per_call` CSV (lines starting with # are comments): what
+// data/plugin_call_costs.csv holds and the library compiles in. Bad text: InputError naming `path`
+// and the line.
+std::vector<MeasuredCallCost> parse_call_costs(std::string_view text, const std::string& path);
 
 // The plugin's median time per getCollInfo for this policy, in microseconds. A policy with no
 // measurement is a UsageError that says how to measure it.

@@ -1,10 +1,9 @@
 #pragma once
 // Policy specs (docs/architecture.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
-// grid (the cartesian product of all lists, first key outermost). Names and keys:
-//   auto, oracle, random, greedy:n0, egreedy:eps,decay,n0, ucb1:c,n0, thompson:n0,sigma, etc:m,
-//   swucb:c,window,n0, knn:k, tree:depth, ducb:c,gamma,n0
-// (generated from the registry in policy/policy.hpp).
+// grid (the cartesian product of all lists, first key outermost). The names and keys are the
+// registry's (policy/policy.hpp); policy_names_list() and the parser's messages list them.
 // The same strings come from the command line, from TOML studies and from NCCLBOT_POLICY.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,9 +24,16 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec);
 PolicySpec parse_policy_spec(std::string_view spec);
 
 std::string_view policy_name(PolicyKind kind);
-std::string policy_names_list();  // "auto, oracle, random, ..."
+std::optional<PolicyKind> policy_kind_named(std::string_view name);  // nullopt: no such policy
+std::string policy_names_list();                                     // "auto, oracle, random, ..."
 bool is_supervised(PolicyKind kind);
 // The documented defaults of `kind` (what a key left out of a spec takes).
 PolicyConfig default_policy_config(PolicyKind kind);
+
+// Every registered policy in registry order, and those of them the plugin can run live.
+std::vector<PolicyKind> registered_policies();
+std::vector<PolicyKind> live_policies();
+// The canonical spec of `kind` at its defaults, every key written out: "ucb1:c=0.1,n0=1".
+std::string default_policy_spec(PolicyKind kind);
 
 }  // namespace ncclbot

@@ -58,6 +58,19 @@ class TreeSelector {
   std::vector<Node> nodes_;
 };
 
+// The supervised selectors' registry: S(Kind, Selector, key), one line per kSupervised policy of
+// NCCLBOT_POLICIES (policy/policy.hpp): its kind, its class (fit(sweep, train, value), then
+// predict(sweep, context) -> a slot or -1), and the PolicyConfig field fit() takes. A build's own
+// selectors come through NCCLBOT_EXTRA_SUPERVISED_SELECTORS(S), defined by the header named in
+// NCCLBOT_EXTRA_POLICY_HEADER (policy.hpp).
+#ifndef NCCLBOT_EXTRA_SUPERVISED_SELECTORS
+#define NCCLBOT_EXTRA_SUPERVISED_SELECTORS(S)
+#endif
+#define NCCLBOT_SUPERVISED_SELECTORS(S) \
+  S(kKnn, KnnSelector, k)               \
+  S(kTree, TreeSelector, depth)         \
+  NCCLBOT_EXTRA_SUPERVISED_SELECTORS(S)
+
 // Frozen decisions of a supervised config for every context of the sweep (-1 where none): fit on
 // `train`, predict everywhere. Leave-one-out: each training context is predicted by a model fit on
 // the other training contexts, so its loss is an honest out-of-sample estimate; other contexts by

@@ -1,0 +1,238 @@
+// plugin_overhead_bench: host cost of one getCollInfo call of libnccl-tuner-ncclbot.so, loaded as
+// NCCL loads it. Each call gets a fresh copy of an 8-arm cost table (as NCCL builds one per call);
+// the copy alone is timed too and reported as the baseline. Time is the thread's CPU time
+// (CLOCK_THREAD_CPUTIME_ID), so preemption on a loaded machine does not count; wall time is
+// reported beside it. The cases: off, table mode, every policy the plugin can run live at its
+// defaults (the registry's, policy/policy.hpp) with a latency reported after every call, and UCB1
+// without feedback. Prints one JSON document:
+//   {"results": [{"mode", "policy", "ns_per_call_median", "ns_per_call_min", "wall_ns_per_call_median",
+//                 "baseline_ns", ...}]}
+// and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
+// (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp).
+// Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions] [--write-costs FILE]
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <string>
+#include <vector>
+
+#include "ncclbot/replay/policy_spec.hpp"
+#include "plugin/loaded_tuner.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
+}
+
+struct Table {
+  float t[7][3];
+};
+
+Table nccl_like_table() {
+  Table c;
+  for (auto& row : c.t)
+    for (float& v : row) v = -1.0f;
+  const float costs[][3] = {{0, 0, 12.5f}, {0, 1, 14.0f}, {0, 2, 20.0f}, {1, 0, 11.0f},
+                            {1, 1, 13.0f}, {1, 2, 25.0f}, {4, 2, 30.0f}, {5, 2, 28.0f}};
+  for (const auto& e : costs) c.t[int(e[0])][int(e[1])] = e[2];
+  return c;
+}
+
+volatile float sink;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Case {
+  std::string mode;
+  std::string policy;
+  bool feedback;  // a latency reported after every call, so the policy's state keeps changing
+};
+
+struct CaseResult {
+  Case c;
+  double median_ns, min_ns, wall_median_ns;
+};
+
+// Off, table mode (what a supervised selector deploys as), every live policy at its defaults with
+// feedback (the costs a study scoring "as deployed" charges per call), and UCB1 without feedback.
+std::vector<Case> overhead_cases() {
+  std::vector<Case> cases = {{"off", "", false}, {"table", "", false}};
+  for (ncclbot::PolicyKind kind : ncclbot::live_policies())
+    cases.push_back({"online", ncclbot::default_policy_spec(kind), true});
+  cases.push_back({"online", ncclbot::default_policy_spec(ncclbot::PolicyKind::kUcb1), false});
+  return cases;
+}
+
+// The decision table table mode reads: one row per size class of a sweep's contexts, the row the
+// calls match last, so a lookup scans them all. Returns its path ("" when it cannot be written).
+std::string write_overhead_table() {
+  char path[] = "/tmp/ncclbot-overhead-table-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return "";
+  std::string table = "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n";
+  for (int k = 0; k < 24; ++k) {
+    const size_t bytes = size_t(1) << (k == 23 ? 20 : k == 20 ? 23 : k);  // 1 MiB last
+    table += "*,allreduce,*,*," + std::to_string(bytes) + "," + std::to_string(bytes) + ",Ring,LL\n";
+  }
+  const bool ok = write(fd, table.data(), table.size()) == ssize_t(table.size());
+  close(fd);
+  if (!ok) unlink(path);
+  return ok ? path : "";
+}
+
+// The copy of the cost table alone: what NCCL pays anyway to fill its table.
+double baseline_ns(const Table& base, long calls, int reps) {
+  std::vector<double> baseline;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = thread_cpu_ns();
+    for (long i = 0; i < calls; ++i) {
+      Table t = base;
+      sink = t.t[i % 7][i % 3];
+    }
+    baseline.push_back((thread_cpu_ns() - t0) / double(calls));
+  }
+  return median(baseline);
+}
+
+// Times `calls` getCollInfo calls of one case `reps` times on a communicator of its own.
+CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, uint64_t comm,
+                     const Table& base, long calls, int reps) {
+  setenv("NCCLBOT_MODE", c.mode.c_str(), 1);
+  setenv("NCCLBOT_POLICY", c.policy.c_str(), 1);
+  void* ctx = nullptr;
+  loaded.tuner->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
+  std::vector<double> per_call, wall;
+  for (int r = 0; r < reps; ++r) {
+    const auto w0 = Clock::now();
+    const double t0 = thread_cpu_ns();
+    for (long i = 0; i < calls; ++i) {
+      Table t = base;
+      loaded.tuner->getCollInfo(ctx, 4, size_t(1) << 20, 1, reinterpret_cast<float**>(t.t), 7, 3, 0, nullptr);
+      sink = t.t[1][0];
+    }
+    per_call.push_back((thread_cpu_ns() - t0) / double(calls));
+    wall.push_back(std::chrono::duration<double, std::nano>(Clock::now() - w0).count() / double(calls));
+    if (c.feedback)  // feedback is timed apart: it runs on NCCL's proxy thread, not in getCollInfo
+      for (long i = 0; i < calls; i += 1)
+        loaded.report(comm, 1, 1, 4, size_t(1) << 20, 1, int(i % 3), 10.0 + i % 7);
+  }
+  loaded.tuner->finalize(ctx);
+  return {c, median(per_call), *std::min_element(per_call.begin(), per_call.end()), median(wall)};
+}
+
+std::string results_json(const std::vector<CaseResult>& results, long calls, int reps, double baseline) {
+  std::string json = "{\"results\": [";
+  for (size_t k = 0; k < results.size(); ++k) {
+    const CaseResult& r = results[k];
+    char line[512];
+    std::snprintf(
+        line, sizeof line,
+        "%s{\"mode\": \"%s\", \"policy\": \"%s\", \"feedback\": %s, \"calls\": %ld, \"repetitions\": %d, "
+        "\"ns_per_call_median\": %.1f, \"ns_per_call_min\": %.1f, \"wall_ns_per_call_median\": %.1f, "
+        "\"baseline_ns\": %.1f}",
+        k ? ", " : "", r.c.mode.c_str(), r.c.policy.c_str(), r.c.feedback ? "true" : "false", calls, reps,
+        r.median_ns, r.min_ns, r.wall_median_ns, baseline);
+    json += line;
+  }
+  return json + "]}";
+}
+
+// The processor's name, for the costs file's provenance line.
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+      return line.substr(line.find(':') + 2);
+  return "unknown processor";
+}
+
+// data/plugin_call_costs.csv's form (replay/deployed_cost.hpp parse_call_costs): table mode's median
+// and every live policy's with feedback, by name; AUTO is left out (stock NCCL needs no plugin).
+bool write_costs(const std::string& path, const std::vector<CaseResult>& results, const std::string& plugin,
+                 long calls, int reps) {
+  std::ofstream out(path);
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  out << "# What one getCollInfo of the built tuner plugin costs the job, per policy: the median thread-CPU\n"
+         "# nanoseconds per call with a latency reported after every call (the live cost). `table` is table\n"
+         "# mode on a 24-row decision table, what a supervised selector deploys as. `--as-deployed` charges\n"
+         "# these on every call (docs/replay.md \"Scoring as deployed\"); the library compiles this file "
+         "in.\n"
+      << "# Written by: plugin_overhead_bench " << plugin << " " << calls << " " << reps << " --write-costs "
+      << path << "\n"
+      << "# Measured: " << date << ", " << cpu_model() << "\n"
+      << "policy,ns_per_call\n"
+      << std::fixed << std::setprecision(1);
+  for (const CaseResult& r : results) {
+    const std::string name = r.c.policy.substr(0, r.c.policy.find(':'));
+    if (r.c.mode == "table")
+      out << "table," << r.median_ns << "\n";
+    else if (r.c.mode == "online" && r.c.feedback && name != "auto")
+      out << name << "," << r.median_ns << "\n";
+  }
+  return bool(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> positional;
+  std::string costs_path;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--write-costs") == 0 && i + 1 < argc)
+      costs_path = argv[++i];
+    else
+      positional.push_back(argv[i]);
+  }
+  if (positional.empty() || positional.size() > 3) {
+    std::fprintf(stderr, "usage: %s PLUGIN.so [calls] [repetitions] [--write-costs FILE]\n", argv[0]);
+    return 2;
+  }
+  const long calls = positional.size() > 1 ? std::atol(positional[1].c_str()) : 1000000;
+  const int reps = positional.size() > 2 ? std::atoi(positional[2].c_str()) : 7;
+  if (calls < 1 || reps < 1) {
+    std::fprintf(stderr, "plugin_overhead_bench: calls and repetitions must be positive integers\n");
+    return 2;
+  }
+  const ncclbot::plugin::LoadedTuner loaded = ncclbot::plugin::load_tuner(positional[0].c_str());
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "%s\n", loaded.error.c_str());
+    return 2;
+  }
+  const Table base = nccl_like_table();
+  const double baseline = baseline_ns(base, calls, reps);
+  const std::string table_path = write_overhead_table();
+  if (table_path.empty()) {
+    std::fprintf(stderr, "plugin_overhead_bench: cannot write the decision table in /tmp\n");
+    return 2;
+  }
+  setenv("NCCLBOT_TABLE", table_path.c_str(), 1);
+  const std::vector<Case> cases = overhead_cases();
+  std::vector<CaseResult> results;
+  for (size_t k = 0; k < cases.size(); ++k)
+    results.push_back(time_case(loaded, cases[k], 4242 + k, base, calls, reps));
+  unlink(table_path.c_str());
+  std::printf("%s\n", results_json(results, calls, reps, baseline).c_str());
+  if (!costs_path.empty() && !write_costs(costs_path, results, positional[0], calls, reps)) {
+    std::fprintf(stderr, "plugin_overhead_bench: cannot write %s\n", costs_path.c_str());
+    return 2;
+  }
+  return 0;
+}
