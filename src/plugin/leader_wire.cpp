@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ncclbot/core/byte_codec.hpp"
 #include "plugin/context_key.hpp"
 
 namespace ncclbot::plugin {
@@ -12,39 +13,11 @@ namespace {
 
 constexpr uint8_t kToLeader = 1, kToFollower = 2;
 
-void put_u32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-void put_u64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-uint32_t get_u32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t(p[i]) << (8 * i);
-  return v;
-}
-uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(p[i]) << (8 * i);
-  return v;
-}
-void put_f32(uint8_t* p, float f) {
-  uint32_t v;
-  std::memcpy(&v, &f, 4);
-  put_u32(p, v);
-}
-float get_f32(const uint8_t* p) {
-  const uint32_t v = get_u32(p);
-  float f;
-  std::memcpy(&f, &v, 4);
-  return f;
-}
-
 void put_header(uint8_t* p, FrameKind kind, size_t payload) {
-  put_u32(p, kWireMagic);
-  put_u32(p + 4, uint32_t(kind));
-  put_u32(p + 8, uint32_t(payload));
-  put_u32(p + 12, 0);
+  store_le<uint32_t>(p, kWireMagic);
+  store_le<uint32_t>(p + 4, uint32_t(kind));
+  store_le<uint32_t>(p + 8, uint32_t(payload));
+  store_le<uint32_t>(p + 12, 0);
 }
 
 // The exact payload size a client frame of this kind must have; 0 for kinds a client never sends.
@@ -56,46 +29,46 @@ size_t client_payload(uint32_t kind) {
 
 WireHello decode_hello(const uint8_t* p) {
   WireHello h;
-  h.comm_id = get_u64(p);
-  h.nranks = get_u32(p + 8);
-  h.nnodes = get_u32(p + 12);
-  h.rank = get_u32(p + 16);
-  h.ordinal = get_u32(p + 20);
+  h.comm_id = load_le<uint64_t>(p);
+  h.nranks = load_le<uint32_t>(p + 8);
+  h.nnodes = load_le<uint32_t>(p + 12);
+  h.rank = load_le<uint32_t>(p + 16);
+  h.ordinal = load_le<uint32_t>(p + 20);
   return h;
 }
 void encode_hello(const WireHello& h, uint8_t* p) {
-  put_u64(p, h.comm_id);
-  put_u32(p + 8, h.nranks);
-  put_u32(p + 12, h.nnodes);
-  put_u32(p + 16, h.rank);
-  put_u32(p + 20, h.ordinal);
+  store_le<uint64_t>(p, h.comm_id);
+  store_le<uint32_t>(p + 8, h.nranks);
+  store_le<uint32_t>(p + 12, h.nnodes);
+  store_le<uint32_t>(p + 16, h.rank);
+  store_le<uint32_t>(p + 20, h.ordinal);
 }
 
 WireRequest decode_request(const uint8_t* p) {
   WireRequest r;
-  r.comm_id = get_u64(p);
-  r.start = get_u64(p + 8);
-  r.bytes = get_u64(p + 16);
-  r.key = get_u32(p + 24);
-  r.count = get_u32(p + 28);
-  r.nranks = get_u32(p + 32);
-  r.nnodes = get_u32(p + 36);
-  r.rank = get_u32(p + 40);
-  r.ordinal = get_u32(p + 44);
-  for (int s = 0; s < kNumNcclArms; ++s) r.prior[s] = get_f32(p + 48 + 4 * s);
+  r.comm_id = load_le<uint64_t>(p);
+  r.start = load_le<uint64_t>(p + 8);
+  r.bytes = load_le<uint64_t>(p + 16);
+  r.key = load_le<uint32_t>(p + 24);
+  r.count = load_le<uint32_t>(p + 28);
+  r.nranks = load_le<uint32_t>(p + 32);
+  r.nnodes = load_le<uint32_t>(p + 36);
+  r.rank = load_le<uint32_t>(p + 40);
+  r.ordinal = load_le<uint32_t>(p + 44);
+  for (int s = 0; s < kNumNcclArms; ++s) r.prior[s] = load_le<float>(p + 48 + 4 * s);
   return r;
 }
 void encode_request(const WireRequest& r, uint8_t* p) {
-  put_u64(p, r.comm_id);
-  put_u64(p + 8, r.start);
-  put_u64(p + 16, r.bytes);
-  put_u32(p + 24, r.key);
-  put_u32(p + 28, r.count);
-  put_u32(p + 32, r.nranks);
-  put_u32(p + 36, r.nnodes);
-  put_u32(p + 40, r.rank);
-  put_u32(p + 44, r.ordinal);
-  for (int s = 0; s < kNumNcclArms; ++s) put_f32(p + 48 + 4 * s, r.prior[s]);
+  store_le<uint64_t>(p, r.comm_id);
+  store_le<uint64_t>(p + 8, r.start);
+  store_le<uint64_t>(p + 16, r.bytes);
+  store_le<uint32_t>(p + 24, r.key);
+  store_le<uint32_t>(p + 28, r.count);
+  store_le<uint32_t>(p + 32, r.nranks);
+  store_le<uint32_t>(p + 36, r.nnodes);
+  store_le<uint32_t>(p + 40, r.rank);
+  store_le<uint32_t>(p + 44, r.ordinal);
+  for (int s = 0; s < kNumNcclArms; ++s) store_le<float>(p + 48 + 4 * s, r.prior[s]);
 }
 
 bool valid_shape(uint32_t nranks, uint32_t nnodes) {
@@ -128,7 +101,7 @@ FrameMac::FrameMac(const LeaderKey& key, const uint8_t* server_nonce, const uint
 void FrameMac::compute(const uint8_t* frame, size_t n, uint64_t seq, uint8_t* tag) const {
   uint8_t position[9];
   position[0] = direction_;
-  put_u64(position + 1, seq);
+  store_le<uint64_t>(position + 1, seq);
   crypto_generichash_state st;
   crypto_generichash_init(&st, key_.bytes.data(), key_.bytes.size(), kTagBytes);
   crypto_generichash_update(&st, nonces_, sizeof nonces_);
@@ -155,8 +128,8 @@ LeaderSession::LeaderSession(const LeaderKey& key, const uint8_t* server_nonce) 
 
 std::vector<uint8_t> LeaderSession::greeting() const {
   std::vector<uint8_t> g(kGreetingBytes);
-  put_u32(g.data(), kWireMagic);
-  put_u32(g.data() + 4, kWireVersion);
+  store_le<uint32_t>(g.data(), kWireMagic);
+  store_le<uint32_t>(g.data() + 4, kWireVersion);
   std::memcpy(g.data() + 8, server_nonce_, kNonceBytes);
   return g;
 }
@@ -178,8 +151,8 @@ bool LeaderSession::feed(const uint8_t* data, size_t n, const LeaderHandler& han
       // says anything.
       uint8_t welcome[kFrameHeaderBytes + kWelcomePayload + kTagBytes];
       put_header(welcome, FrameKind::kWelcome, kWelcomePayload);
-      put_u32(welcome + kFrameHeaderBytes, kWireVersion);
-      put_u32(welcome + kFrameHeaderBytes + 4, 0);
+      store_le<uint32_t>(welcome + kFrameHeaderBytes, kWireVersion);
+      store_le<uint32_t>(welcome + kFrameHeaderBytes + 4, 0);
       out_mac_->sign(welcome, kFrameHeaderBytes + kWelcomePayload,
                      welcome + kFrameHeaderBytes + kWelcomePayload);
       out->insert(out->end(), welcome, welcome + sizeof welcome);
@@ -189,9 +162,9 @@ bool LeaderSession::feed(const uint8_t* data, size_t n, const LeaderHandler& han
     }
     if (need_ == kFrameHeaderBytes) {
       // Only fixed, known sizes are ever buffered: a header that promises anything else closes.
-      const size_t payload = client_payload(get_u32(buf_ + 4));
-      if (get_u32(buf_) != kWireMagic || payload == 0 || get_u32(buf_ + 8) != payload ||
-          get_u32(buf_ + 12) != 0)
+      const size_t payload = client_payload(load_le<uint32_t>(buf_ + 4));
+      if (load_le<uint32_t>(buf_) != kWireMagic || payload == 0 || load_le<uint32_t>(buf_ + 8) != payload ||
+          load_le<uint32_t>(buf_ + 12) != 0)
         return false;
       need_ = kFrameHeaderBytes + payload + kTagBytes;
       continue;
@@ -208,7 +181,7 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   if (!in_mac_->verify(buf_, body, buf_ + body)) return false;
   authenticated_ = true;
   const uint8_t* payload = buf_ + kFrameHeaderBytes;
-  if (get_u32(buf_ + 4) == uint32_t(FrameKind::kHello)) {
+  if (load_le<uint32_t>(buf_ + 4) == uint32_t(FrameKind::kHello)) {
     // The sender holds the secret: a HELLO it cannot have counted is answered with REFUSED (signed,
     // so the follower can trust it and pass through), never by closing, which a network failure
     // could also do after the rank was counted.
@@ -237,12 +210,12 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   out->resize(at + kFrameHeaderBytes + payload_size + kTagBytes);
   uint8_t* f = out->data() + at;
   put_header(f, FrameKind::kDecisions, payload_size);
-  put_u64(f + 16, d.comm_id);
-  put_u64(f + 24, d.start);
-  put_u32(f + 32, d.key);
-  put_u32(f + 36, uint32_t(count));
-  put_u32(f + 40, uint32_t(d.status));
-  put_u32(f + 44, d.ordinal);
+  store_le<uint64_t>(f + 16, d.comm_id);
+  store_le<uint64_t>(f + 24, d.start);
+  store_le<uint32_t>(f + 32, d.key);
+  store_le<uint32_t>(f + 36, uint32_t(count));
+  store_le<uint32_t>(f + 40, uint32_t(d.status));
+  store_le<uint32_t>(f + 44, d.ordinal);
   std::memcpy(f + kFrameHeaderBytes + kDecisionsHead, d.slots, count);
   out_mac_->sign(f, kFrameHeaderBytes + payload_size, f + kFrameHeaderBytes + payload_size);
   return true;
@@ -252,7 +225,8 @@ FollowerSession::FollowerSession(const LeaderKey& key) : key_(key) {}
 
 bool FollowerSession::start(const uint8_t* greeting, size_t n, const uint8_t* client_nonce,
                             std::vector<uint8_t>* out) {
-  if (n != kGreetingBytes || get_u32(greeting) != kWireMagic || get_u32(greeting + 4) != kWireVersion)
+  if (n != kGreetingBytes || load_le<uint32_t>(greeting) != kWireMagic ||
+      load_le<uint32_t>(greeting + 4) != kWireVersion)
     return false;
   in_mac_.emplace(key_, greeting + 8, client_nonce, kToFollower);
   out_mac_.emplace(key_, greeting + 8, client_nonce, kToLeader);
@@ -291,7 +265,7 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
     *used += take;
     if (buf_.size() < need_) break;
     if (need_ == kFrameHeaderBytes) {
-      const uint32_t kind = get_u32(buf_.data() + 4), len = get_u32(buf_.data() + 8);
+      const uint32_t kind = load_le<uint32_t>(buf_.data() + 4), len = load_le<uint32_t>(buf_.data() + 8);
       // The WELCOME comes first and only once.
       const bool ok_len =
           welcomed_ ? ((kind == uint32_t(FrameKind::kAck) || kind == uint32_t(FrameKind::kRefused)) &&
@@ -299,7 +273,8 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
                           (kind == uint32_t(FrameKind::kDecisions) &&
                            (len == kDecisionsHead || len == kDecisionsHead + size_t(kLeaderWindow)))
                     : kind == uint32_t(FrameKind::kWelcome) && len == kWelcomePayload;
-      if (get_u32(buf_.data()) != kWireMagic || get_u32(buf_.data() + 12) != 0 || !ok_len) return Event::kBad;
+      if (load_le<uint32_t>(buf_.data()) != kWireMagic || load_le<uint32_t>(buf_.data() + 12) != 0 || !ok_len)
+        return Event::kBad;
       need_ = kFrameHeaderBytes + len + kTagBytes;
       continue;
     }
@@ -307,21 +282,21 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
     if (!in_mac_->verify(buf_.data(), body, buf_.data() + body)) return Event::kBad;
     const uint8_t* p = buf_.data() + kFrameHeaderBytes;
     Event e;
-    const uint32_t kind = get_u32(buf_.data() + 4);
+    const uint32_t kind = load_le<uint32_t>(buf_.data() + 4);
     if (kind == uint32_t(FrameKind::kWelcome)) {
-      if (get_u32(p) != kWireVersion || get_u32(p + 4) != 0) return Event::kBad;
+      if (load_le<uint32_t>(p) != kWireVersion || load_le<uint32_t>(p + 4) != 0) return Event::kBad;
       welcomed_ = true;
       e = Event::kWelcome;
     } else if (kind == uint32_t(FrameKind::kAck) || kind == uint32_t(FrameKind::kRefused)) {
       *ack = decode_hello(p);
       e = kind == uint32_t(FrameKind::kAck) ? Event::kAck : Event::kRefused;
     } else {
-      d->comm_id = get_u64(p);
-      d->start = get_u64(p + 8);
-      d->key = get_u32(p + 16);
-      d->count = get_u32(p + 20);
-      const uint32_t status = get_u32(p + 24);
-      d->ordinal = get_u32(p + 28);
+      d->comm_id = load_le<uint64_t>(p);
+      d->start = load_le<uint64_t>(p + 8);
+      d->key = load_le<uint32_t>(p + 16);
+      d->count = load_le<uint32_t>(p + 20);
+      const uint32_t status = load_le<uint32_t>(p + 24);
+      d->ordinal = load_le<uint32_t>(p + 28);
       const size_t carried = body - kFrameHeaderBytes - kDecisionsHead;
       if (status > uint32_t(DecisionStatus::kLater) || d->count != carried) return Event::kBad;
       if ((status == uint32_t(DecisionStatus::kOk)) != (carried == size_t(kLeaderWindow))) return Event::kBad;

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "ncclbot/core/argmin.hpp"
+#include "ncclbot/core/byte_codec.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/regular_file.hpp"
@@ -26,13 +27,6 @@ constexpr char kMagic[8] = {'N', 'C', 'C', 'L', 'B', 'O', 'T', 'S'};
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 4 + 4;
 constexpr size_t kEntryFixedBytes = 4 * 4 + 8 + 8 + 4 * kNumNcclArms + 4 + 4;
 
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(char(uint8_t(v >> (8 * i))));
-}
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(char(uint8_t(v >> (8 * i))));
-}
-
 // A bounds-checked little-endian reader: every get fails (and stays failed) past the end.
 class Reader {
  public:
@@ -40,24 +34,19 @@ class Reader {
       : p_(reinterpret_cast<const uint8_t*>(bytes.data())), end_(end) {}
   bool ok() const { return ok_; }
   size_t at() const { return at_; }
-  uint64_t get(int width) {
-    if (!ok_ || end_ - at_ < size_t(width)) {
+  template <typename T>
+  T get() {
+    if (!ok_ || end_ - at_ < sizeof(T)) {
       ok_ = false;
-      return 0;
+      return T(0);
     }
-    uint64_t v = 0;
-    for (int i = 0; i < width; ++i) v |= uint64_t(p_[at_ + size_t(i)]) << (8 * i);
-    at_ += size_t(width);
+    const T v = load_le<T>(p_ + at_);
+    at_ += sizeof(T);
     return v;
   }
-  uint32_t u32() { return uint32_t(get(4)); }
-  uint64_t u64() { return get(8); }
-  float f32() {
-    const uint32_t bits = u32();
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
+  uint32_t u32() { return get<uint32_t>(); }
+  uint64_t u64() { return get<uint64_t>(); }
+  float f32() { return get<float>(); }
 
  private:
   const uint8_t* p_;
@@ -83,14 +72,10 @@ struct ValueWriter {
   void operator()(T* values, int n, double lo, double hi) {
     for (int i = 0; i < n; ++i) {
       ok = ok && value_fits(values[i], lo, hi);
-      uint64_t bits;
-      if constexpr (std::is_floating_point_v<T>) {
-        const double d = double(values[i]);
-        std::memcpy(&bits, &d, 8);
-      } else {
-        bits = uint64_t(int64_t(values[i]));
-      }
-      put_u64(*out, bits);
+      if constexpr (std::is_floating_point_v<T>)
+        append_le<double>(*out, double(values[i]));
+      else
+        append_le<uint64_t>(*out, uint64_t(int64_t(values[i])));
       ++count;
     }
   }
@@ -109,14 +94,12 @@ struct ValueReader {
         return;
       }
       --left;
-      const uint64_t bits = in->u64();
       if constexpr (std::is_floating_point_v<T>) {
-        double d;
-        std::memcpy(&d, &bits, 8);
+        const double d = in->get<double>();
         ok = value_fits(d, lo, hi);
         if (ok) values[i] = T(d);
       } else {
-        const int64_t v = int64_t(bits);
+        const int64_t v = int64_t(in->u64());
         using L = std::numeric_limits<T>;
         const bool fits = std::is_unsigned_v<T> ? v >= 0 && uint64_t(v) <= uint64_t(L::max())
                                                 : v >= int64_t(L::min()) && v <= int64_t(L::max());
@@ -214,39 +197,35 @@ void StateFile::put(StateEntry entry) {
 
 std::string StateFile::encode() const {
   std::string out(kMagic, 8);
-  put_u32(out, kStateFileVersion);
-  put_u32(out, 0);
-  put_u64(out, engine_.fingerprint());
-  put_u32(out, uint32_t(engine_.kind()));
+  append_le<uint32_t>(out, kStateFileVersion);
+  append_le<uint32_t>(out, 0);
+  append_le<uint64_t>(out, engine_.fingerprint());
+  append_le<uint32_t>(out, uint32_t(engine_.kind()));
   const size_t count_at = out.size();
-  put_u32(out, 0);
+  append_le<uint32_t>(out, 0);
   uint32_t written = 0;
   for (const StateEntry& e : entries_) {
     std::string entry;
-    put_u32(entry, e.nranks);
-    put_u32(entry, e.nnodes);
-    put_u32(entry, e.key);
-    put_u32(entry, e.mask);
-    put_u64(entry, e.steps);
-    put_u64(entry, e.bytes);
-    for (float f : e.prior) {
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      put_u32(entry, bits);
-    }
+    append_le<uint32_t>(entry, e.nranks);
+    append_le<uint32_t>(entry, e.nnodes);
+    append_le<uint32_t>(entry, e.key);
+    append_le<uint32_t>(entry, e.mask);
+    append_le<uint64_t>(entry, e.steps);
+    append_le<uint64_t>(entry, e.bytes);
+    for (float f : e.prior) append_le<float>(entry, f);
     std::string values;
     ValueWriter writer{&values};
     PolicyState copy = e.policy;
     with_policy(copy, [&](auto& p) { p.visit_state(writer); });
     if (!writer.ok || writer.count > kMaxStateValues) continue;  // a state that would not load again
-    put_u32(entry, writer.count);
-    put_u32(entry, 0);
+    append_le<uint32_t>(entry, writer.count);
+    append_le<uint32_t>(entry, 0);
     out += entry;
     out += values;
     ++written;
   }
   for (int i = 0; i < 4; ++i) out[count_at + size_t(i)] = char(uint8_t(written >> (8 * i)));
-  put_u64(out, fnv1a64(out.data(), out.size()));
+  append_le<uint64_t>(out, fnv1a64(out.data(), out.size()));
   return out;
 }
 
@@ -259,10 +238,9 @@ bool StateFile::decode(const std::string& bytes, std::string* why) {
   };
   if (!has_state_magic(bytes)) return fail("not an ncclbot state file");
   if (bytes.size() < kHeaderBytes + 8) return fail("truncated");
-  uint64_t checksum = 0;
-  for (int i = 0; i < 8; ++i) checksum |= uint64_t(uint8_t(bytes[bytes.size() - 8 + size_t(i)])) << (8 * i);
+  const uint64_t checksum = load_le<uint64_t>(bytes.data() + bytes.size() - 8);
   Reader in(bytes, bytes.size() - 8);
-  in.get(8);
+  in.u64();  // the magic, checked above (has_state_magic)
   const uint32_t version = in.u32();
   if (version != kStateFileVersion)
     return fail("state file version " + std::to_string(version) + " is not " +

@@ -26,6 +26,7 @@
 #include <cstring>
 
 #include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/byte_codec.hpp"
 
 namespace ncclbot::decision_log {
 
@@ -70,15 +71,14 @@ inline uint64_t fnv1a64(const unsigned char* p, size_t n) {
 }
 
 namespace detail {
+// A field at byte offset `at` of a record, little-endian (core/byte_codec.hpp).
 template <typename T>
 inline void put(unsigned char* out, size_t at, T v) {
-  std::memcpy(out + at, &v, sizeof v);  // little-endian hosts only (x86-64, aarch64)
+  store_le(out + at, v);
 }
 template <typename T>
 inline T get(const unsigned char* in, size_t at) {
-  T v;
-  std::memcpy(&v, in + at, sizeof v);
-  return v;
+  return load_le<T>(in + at);
 }
 inline void seal(unsigned char* out, uint32_t kind, uint32_t size) {
   put<uint32_t>(out, 0, kind);
