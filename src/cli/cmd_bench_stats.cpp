@@ -2,15 +2,13 @@
 // scripts/bench_stats.py can time SciPy on the very same data and print the ratio. Each case runs
 // once to warm up, then --repeat times; the median is reported.
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
 #include "cli/json_input.hpp"
+#include "ncclbot/bench/harness.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
 #include "ncclbot/stats/sign_flip_test.hpp"
 
@@ -24,36 +22,15 @@ struct BenchStatsOptions {
   bool json = true;
 };
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size();
-  return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2.0;
-}
-
-// CPU time of the whole process (all threads): on a shared machine it is steadier than wall time.
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
+// One case through the benchmark harness: a warm-up run, then `repeat` timed runs.
 template <class F>
 nlohmann::json time_case(const std::string& name, int repeat, F&& work) {
-  using clock = std::chrono::steady_clock;
-  volatile double sink = work();  // warm-up
-  std::vector<double> wall, cpu;
-  for (int r = 0; r < repeat; ++r) {
-    const auto t0 = clock::now();
-    const double c0 = process_cpu_seconds();
-    sink = work();
-    cpu.push_back(process_cpu_seconds() - c0);
-    wall.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-  }
+  volatile double sink = 0;
+  const BenchTiming t = measure([&] { sink = work(); }, BenchSettings{1, repeat, {}});
   (void)sink;
-  const double median = median_of(wall), median_cpu = median_of(cpu);
-  std::cerr << name << ": median " << median << " s wall, " << median_cpu << " s CPU over " << repeat
+  std::cerr << name << ": median " << t.median_s << " s wall, " << t.median_cpu_s << " s CPU over " << repeat
             << " runs\n";
-  return {{"name", name}, {"median_s", median}, {"median_cpu_s", median_cpu}, {"runs_s", wall}};
+  return {{"name", name}, {"median_s", t.median_s}, {"median_cpu_s", t.median_cpu_s}, {"runs_s", t.runs_s}};
 }
 
 Action setup(CLI::App& app) {

@@ -1,41 +1,33 @@
 // plugin_overhead_bench: host cost of one getCollInfo call of libnccl-tuner-ncclbot.so, loaded as
 // NCCL loads it. Each call gets a fresh copy of an 8-arm cost table (as NCCL builds one per call);
 // the copy alone is timed too and reported as the baseline. Time is the thread's CPU time
-// (CLOCK_THREAD_CPUTIME_ID), so preemption on a loaded machine does not count; wall time is
-// reported beside it. The cases: off, table mode, every policy the plugin can run live at its
-// defaults (the registry's, policy/policy.hpp) with a latency reported after every call, and UCB1
-// without feedback. Prints one JSON document:
+// (CLOCK_THREAD_CPUTIME_ID, through the benchmark harness, bench/harness.hpp, with no warm-up run),
+// so preemption on a loaded machine does not count; wall time is reported beside it. The cases: off, table
+// mode, every policy the plugin can run live at its defaults (the registry's, policy/policy.hpp) with a
+// latency reported after every call, and UCB1 without feedback. Prints one JSON document:
 //   {"results": [{"mode", "policy", "ns_per_call_median", "ns_per_call_min", "wall_ns_per_call_median",
 //                 "baseline_ns", ...}]}
 // and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
 // (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp).
 // Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions] [--write-costs FILE]
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <string>
 #include <vector>
 
+#include "ncclbot/bench/harness.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "plugin/loaded_tuner.hpp"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
-}
 
 struct Table {
   float t[7][3];
@@ -52,11 +44,6 @@ Table nccl_like_table() {
 }
 
 volatile float sink;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Case {
   std::string mode;
@@ -98,42 +85,43 @@ std::string write_overhead_table() {
 
 // The copy of the cost table alone: what NCCL pays anyway to fill its table.
 double baseline_ns(const Table& base, long calls, int reps) {
-  std::vector<double> baseline;
-  for (int r = 0; r < reps; ++r) {
-    const double t0 = thread_cpu_ns();
-    for (long i = 0; i < calls; ++i) {
-      Table t = base;
-      sink = t.t[i % 7][i % 3];
-    }
-    baseline.push_back((thread_cpu_ns() - t0) / double(calls));
-  }
-  return median(baseline);
+  const ncclbot::BenchTiming t = ncclbot::measure(
+      [&] {
+        for (long i = 0; i < calls; ++i) {
+          Table t = base;
+          sink = t.t[i % 7][i % 3];
+        }
+      },
+      ncclbot::BenchSettings{0, reps, {}});
+  return t.median_thread_cpu_s * 1e9 / double(calls);
 }
 
-// Times `calls` getCollInfo calls of one case `reps` times on a communicator of its own.
+// Times `calls` getCollInfo calls of one case `reps` times on a communicator of its own; with
+// feedback, a latency report per call after each repetition (NCCL makes them on its proxy thread,
+// not in getCollInfo, so they are timed apart, here not at all).
 CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, uint64_t comm,
                      const Table& base, long calls, int reps) {
   setenv("NCCLBOT_MODE", c.mode.c_str(), 1);
   setenv("NCCLBOT_POLICY", c.policy.c_str(), 1);
   void* ctx = nullptr;
   loaded.tuner->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
-  std::vector<double> per_call, wall;
-  for (int r = 0; r < reps; ++r) {
-    const auto w0 = Clock::now();
-    const double t0 = thread_cpu_ns();
+  const auto calls_of_one_repetition = [&] {
     for (long i = 0; i < calls; ++i) {
       Table t = base;
       loaded.tuner->getCollInfo(ctx, 4, size_t(1) << 20, 1, reinterpret_cast<float**>(t.t), 7, 3, 0, nullptr);
       sink = t.t[1][0];
     }
-    per_call.push_back((thread_cpu_ns() - t0) / double(calls));
-    wall.push_back(std::chrono::duration<double, std::nano>(Clock::now() - w0).count() / double(calls));
-    if (c.feedback)  // feedback is timed apart: it runs on NCCL's proxy thread, not in getCollInfo
-      for (long i = 0; i < calls; i += 1)
-        loaded.report(comm, 1, 1, 4, size_t(1) << 20, 1, int(i % 3), 10.0 + i % 7);
-  }
+  };
+  const auto reports = [&] {
+    for (long i = 0; i < calls; i += 1)
+      loaded.report(comm, 1, 1, 4, size_t(1) << 20, 1, int(i % 3), 10.0 + i % 7);
+  };
+  const ncclbot::BenchTiming t = ncclbot::measure(
+      calls_of_one_repetition,
+      ncclbot::BenchSettings{0, reps, c.feedback ? std::function<void()>(reports) : nullptr});
   loaded.tuner->finalize(ctx);
-  return {c, median(per_call), *std::min_element(per_call.begin(), per_call.end()), median(wall)};
+  const double per_call = 1e9 / double(calls);
+  return {c, t.median_thread_cpu_s * per_call, t.min_thread_cpu_s * per_call, t.median_s * per_call};
 }
 
 std::string results_json(const std::vector<CaseResult>& results, long calls, int reps, double baseline) {
