@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "io/toml_line.hpp"
+#include "io/toml_reader.hpp"
 #include "ncclbot/campaign/plan.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
@@ -23,32 +23,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TomlReader {
+// The campaign manifest's own values, through the strict TOML reader (io/toml_reader.hpp).
+class CampaignToml : public TomlReader {
  public:
-  explicit TomlReader(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const toml::node& at, const std::string& why) const {
-    throw InputError(path_, toml_line(at), why);
-  }
-  const toml::node& need(const toml::table& t, const char* key) const {
-    const toml::node* n = t.get(key);
-    if (!n) throw InputError(path_, toml_line(t), std::string("missing key '") + key + "'");
-    return *n;
-  }
+  using TomlReader::TomlReader;
   std::string string(const toml::table& t, const char* key) const {
-    const toml::node& n = need(t, key);
-    if (auto v = n.value<std::string>()) return *v;
-    fail(n, std::string(key) + " must be a string");
+    return TomlReader::string(need(t, key, std::string("missing key '") + key + "'"), key);
   }
   int64_t integer(const toml::table& t, const char* key, int64_t lo, int64_t hi) const {
-    const toml::node& n = need(t, key);
-    if (auto v = n.value<int64_t>(); v && *v >= lo && *v <= hi) return *v;
+    const toml::node& n = need(t, key, std::string("missing key '") + key + "'");
+    if (auto v = n.value_exact<int64_t>(); v && *v >= lo && *v <= hi) return *v;
     fail(n,
          std::string(key) + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
   }
-
- private:
-  std::string path_;
 };
 
 std::string context_text(const Context& c) {
@@ -103,13 +90,8 @@ Campaign read_campaign(const std::string& dir) {
   c.manifest_path = (fs::path(dir) / kManifestName).string();
   const std::string text = nccl_tests::read_log_bytes(c.manifest_path);
   c.manifest = nccl_tests::parse_manifest(text, c.manifest_path);
-  toml::table root;
-  try {
-    root = toml::parse(text, c.manifest_path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(c.manifest_path, static_cast<long>(e.source().begin.line), std::string(e.description()));
-  }
-  const TomlReader r(c.manifest_path);
+  const CampaignToml r(c.manifest_path);
+  const toml::table root = r.parse(text);
   const toml::table* head = root["campaign"].as_table();
   if (!head)
     throw InputError(c.manifest_path, 0, "no [campaign] table: not a campaign written by ncclbot plan");

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "io/toml_line.hpp"
+#include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 
@@ -17,19 +17,16 @@ namespace {
 template <typename T>
 T required(const toml::table& table, std::string_view key, const std::string& file, long line,
            std::string_view what) {
+  const TomlReader r(file);
   const toml::node* node = table.get(key);
-  if (!node)
-    throw InputError(file, line, "missing key '" + std::string(key) + "' (" + std::string(what) + ")");
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (auto v = node->value<std::string>()) return *v;
-    throw InputError(file, toml_line(*node), "'" + std::string(key) + "' must be a string");
-  } else if constexpr (std::is_same_v<T, double>) {
-    if (auto v = node->value<double>()) return *v;  // toml++ also converts integers
-    throw InputError(file, toml_line(*node), "'" + std::string(key) + "' must be a number");
-  } else {
-    if (auto v = node->value<int64_t>()) return static_cast<T>(*v);
-    throw InputError(file, toml_line(*node), "'" + std::string(key) + "' must be an integer");
-  }
+  if (!node) r.fail(line, "missing key '" + std::string(key) + "' (" + std::string(what) + ")");
+  const std::string name = "'" + std::string(key) + "'";
+  if constexpr (std::is_same_v<T, std::string>)
+    return r.string(*node, name);
+  else if constexpr (std::is_same_v<T, double>)
+    return r.number(*node, name);
+  else
+    return static_cast<T>(r.integer(*node, name));
 }
 
 // Largest divisor of n that is at most cap.
@@ -42,12 +39,7 @@ int largest_divisor_at_most(int n, int cap) {
 }  // namespace
 
 FabricPreset read_fabric_preset(const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path, static_cast<long>(e.source().begin.line), std::string(e.description()));
-  }
+  const toml::table root = TomlReader(path).parse_file();
   FabricPreset p;
   p.file = path;
   p.name = required<std::string>(root, "name", path, 0, "the preset's name");

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/toml_line.hpp"
+#include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
@@ -23,7 +23,7 @@ constexpr double kPaperBestUtilisation = 0.9811;
 const std::vector<std::string> kBaselines = {"hierarchical", "equal-chunk", "themis", "equal-chunk-best"};
 
 int read_int(const toml::node& n, const std::string& file, const std::string& what) {
-  if (auto v = n.value<int64_t>(); v && *v >= 1 && *v <= 1 << 20) return static_cast<int>(*v);
+  if (auto v = n.value_exact<int64_t>(); v && *v >= 1 && *v <= 1 << 20) return static_cast<int>(*v);
   throw InputError(file, toml_line(n), what + " must be an integer from 1 to 1048576");
 }
 
@@ -40,8 +40,8 @@ std::vector<int> read_int_list(const toml::node& n, const std::string& file, con
 
 double read_size(const toml::node& n, const std::string& file) {
   std::optional<std::uint64_t> v;
-  if (auto i = n.value<int64_t>(); i && *i > 0) v = static_cast<std::uint64_t>(*i);
-  if (auto s = n.value<std::string>()) v = parse_byte_size(*s);
+  if (auto i = n.value_exact<int64_t>(); i && *i > 0) v = static_cast<std::uint64_t>(*i);
+  if (auto s = n.value_exact<std::string>()) v = parse_byte_size(*s);
   if (!v || *v == 0)
     throw InputError(file, toml_line(n), "a size must be a positive byte count (e.g. 1048576 or \"1M\")");
   return static_cast<double>(*v);
@@ -168,12 +168,7 @@ void write_hipipe_summary_markdown(std::ostream& md, const StudyResult& result, 
 }  // namespace
 
 Study read_study(const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path, static_cast<long>(e.source().begin.line), std::string(e.description()));
-  }
+  const toml::table root = TomlReader(path).parse_file();
   Study study;
   study.file = path;
   if (const toml::table* o = root["options"].as_table()) {

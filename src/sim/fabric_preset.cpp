@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "io/toml_line.hpp"
+#include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
@@ -19,13 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PresetReader {
+// The strict TOML reader (io/toml_reader.hpp) with what a preset adds: "[section] key" names,
+// range messages that give the value, and a record of the keys read, so none goes unread.
+class PresetReader : public TomlReader {
  public:
-  PresetReader(std::string file, const toml::table& root) : file_(std::move(file)), root_(root) {}
-
-  [[noreturn]] void fail(long line, const std::string& reason) const {
-    throw InputError(file_, line, reason);
-  }
+  PresetReader(std::string file, const toml::table& root) : TomlReader(std::move(file)), root_(root) {}
+  using TomlReader::fail;
 
   const toml::table& table(const std::string& key) {
     const toml::node* n = root_.get(key);
@@ -46,11 +45,7 @@ class PresetReader {
   double number(const toml::table& t, const std::string& section, const std::string& key, double lo,
                 double hi) {
     const toml::node& n = node(t, section, key);
-    double v = 0.0;
-    if (auto d = n.value<double>())
-      v = *d;
-    else
-      fail(toml_line(n), "'" + key + "' must be a number");
+    const double v = TomlReader::number(n, "'" + key + "'");
     if (!(v >= lo && v <= hi))
       fail(toml_line(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
                              ", " + std::to_string(hi) + "]");
@@ -58,22 +53,17 @@ class PresetReader {
   }
   int integer(const toml::table& t, const std::string& section, const std::string& key, int lo, int hi) {
     const toml::node& n = node(t, section, key);
-    if (!n.is_integer()) fail(toml_line(n), "'" + key + "' must be an integer");
-    const int64_t v = n.as_integer()->get();
+    const int64_t v = TomlReader::integer(n, "'" + key + "'");
     if (v < lo || v > hi)
       fail(toml_line(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
                              ", " + std::to_string(hi) + "]");
     return int(v);
   }
   bool boolean(const toml::table& t, const std::string& section, const std::string& key) {
-    const toml::node& n = node(t, section, key);
-    if (!n.is_boolean()) fail(toml_line(n), "'" + key + "' must be true or false");
-    return n.as_boolean()->get();
+    return TomlReader::boolean(node(t, section, key), "'" + key + "'");
   }
   std::string string(const toml::table& t, const std::string& section, const std::string& key) {
-    const toml::node& n = node(t, section, key);
-    if (!n.is_string()) fail(toml_line(n), "'" + key + "' must be a string");
-    return n.as_string()->get();
+    return TomlReader::string(node(t, section, key), "'" + key + "'");
   }
   // A [lo, hi] pair or a single number (lo == hi).
   Range range(const toml::table& t, const std::string& section, const std::string& key, double lo,
@@ -128,7 +118,6 @@ class PresetReader {
   }
 
  private:
-  std::string file_;
   const toml::table& root_;
   std::map<std::string, std::set<std::string>> seen_{{"", {}}};
 };
@@ -350,12 +339,7 @@ FabricPreset load_fabric_file(const std::string& path) {
 }
 
 FabricPreset parse_fabric(const std::string& text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path, long(e.source().begin.line), std::string(e.description()));
-  }
+  const toml::table root = TomlReader(path).parse(text);
   PresetReader r(path, root);
   FabricPreset f;
   f.file = path;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -39,60 +40,14 @@ const PolicyEntry& StudySpec::policy(const std::string& n) const {
 
 namespace {
 
-// Reads typed values out of toml++ nodes and turns every mistake into file:line: reason.
-class Reader {
+// The strict TOML reader (io/toml_reader.hpp) with the study format's own values.
+class Reader : public TomlReader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  using TomlReader::TomlReader;
 
-  [[noreturn]] void fail(const toml::node& at, const std::string& reason) const {
-    throw InputError(source_, long(at.source().begin.line), reason);
-  }
-  long line(const toml::node& n) const { return long(n.source().begin.line); }
-
-  void only_keys(const toml::table& t, const std::string& where,
-                 std::initializer_list<const char*> allowed) const {
-    for (const auto& [key, value] : t) {
-      bool ok = false;
-      for (const char* a : allowed) ok = ok || key.str() == a;
-      if (!ok) {
-        std::string list;
-        for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-        fail(value, "unknown key '" + std::string(key.str()) + "' in " + where + " (valid: " + list + ")");
-      }
-    }
-  }
-
-  const toml::node* find(const toml::table& t, const char* key) const { return t.get(key); }
-
-  std::string string(const toml::node& n, const std::string& what) const {
-    if (auto v = n.value_exact<std::string>()) return *v;
-    fail(n, what + " must be a string");
-  }
-  int64_t integer(const toml::node& n, const std::string& what, int64_t lo, int64_t hi) const {
-    auto v = n.value_exact<int64_t>();
-    if (!v) fail(n, what + " must be an integer");
-    if (*v < lo || *v > hi)
-      fail(n, what + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    return *v;
-  }
+  long line(const toml::node& n) const { return toml_line(n); }
   double real(const toml::node& n, const std::string& what, double lo, double hi, bool open_low) const {
-    std::optional<double> v = n.value_exact<double>();
-    if (!v) {
-      if (auto i = n.value_exact<int64_t>()) v = double(*i);
-    }
-    if (!v || !std::isfinite(*v)) fail(n, what + " must be a number");
-    if (*v > hi || *v < lo || (open_low && *v == lo))
-      fail(n, what + " must be in " + std::string(open_low ? "(" : "[") + std::to_string(lo) + ", " +
-                  std::to_string(hi) + "]");
-    return *v;
-  }
-  const toml::array& array(const toml::node& n, const std::string& what) const {
-    if (const auto* a = n.as_array()) return *a;
-    fail(n, what + " must be an array");
-  }
-  const toml::table& table(const toml::node& n, const std::string& what) const {
-    if (const auto* t = n.as_table()) return *t;
-    fail(n, what + " must be a table");
+    return number(n, what, lo, hi, open_low);
   }
   std::vector<int> node_list(const toml::node& n, const std::string& what) const {
     std::vector<int> out;
@@ -127,10 +82,6 @@ class Reader {
     if (out.empty()) fail(n, what + " must not be empty");
     return out;
   }
-  const std::string& source() const { return source_; }
-
- private:
-  std::string source_;
 };
 
 bool valid_name(const std::string& s) {
@@ -243,8 +194,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "samples")) s.samples = int(r.integer(*n, "sweep.samples", 1, 100000));
     auto flag = [&](const char* key, bool& out) {
       if (auto* n = r.find(t, key)) {
-        if (!n->is_boolean()) r.fail(*n, std::string("sweep.") + key + " must be true or false");
-        out = n->as_boolean()->get();
+        out = r.boolean(*n, std::string("sweep.") + key);
       }
     };
     flag("hipipe", s.hipipe);
@@ -523,8 +473,7 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   }
   auto flag = [&](const char* key, std::optional<bool>& out) {
     if (auto* n = r.find(t, key)) {
-      if (!n->is_boolean()) r.fail(*n, std::string("variant.") + key + " must be true or false");
-      out = n->as_boolean()->get();
+      out = r.boolean(*n, std::string("variant.") + key);
     }
   };
   flag("observation", v.observation);
@@ -601,13 +550,8 @@ std::string variant_slug(const std::string& name) {
 }
 
 StudySpec parse_study(const std::string& text, const std::string& source_name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw InputError(source_name, long(e.source().begin.line), std::string(e.description()));
-  }
   const Reader r(source_name);
+  const toml::table root = r.parse(text);
   StudySpec s;
   s.path = source_name;
   s.text = text;

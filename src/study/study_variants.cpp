@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/sha256.hpp"
+#include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::study {
@@ -49,12 +50,7 @@ std::string path_from(const std::string& file, const std::string& dir) {
 }  // namespace
 
 std::string variant_study_text(const StudySpec& base, const Variant& v, const std::string& variant_dir) {
-  toml::table root;
-  try {
-    root = toml::parse(base.text, base.path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(base.path, long(e.source().begin.line), std::string(e.description()));
-  }
+  toml::table root = TomlReader(base.path).parse(base.text);
   root.erase("variant");
   if (auto* study = root["study"].as_table()) {
     if (v.as_deployed) {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/toml_line.hpp"
+#include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
@@ -18,13 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string read_string(const toml::node& n, const std::string& path, const std::string& key) {
-  if (auto v = n.value<std::string>()) return *v;
-  throw InputError(path, toml_line(n), key + " must be a string");
+  return TomlReader(path).string(n, key);
 }
 
 int read_count(const toml::node& n, const std::string& path, const std::string& key) {
-  if (auto v = n.value<int64_t>(); v && *v >= 1 && *v <= 1'000'000) return int(*v);
-  throw InputError(path, toml_line(n), key + " must be an integer from 1 to 1000000");
+  if (auto v = n.value_exact<int64_t>(); v && *v >= 1 && *v <= 1'000'000) return int(*v);
+  TomlReader(path).fail(n, key + " must be an integer from 1 to 1000000");
 }
 
 ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs::path& dir) {
@@ -94,12 +93,7 @@ bool valid_fabric_name(std::string_view s) {
 }
 
 Manifest parse_manifest(std::string_view text, const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path, static_cast<long>(e.source().begin.line), std::string(e.description()));
-  }
+  const toml::table root = TomlReader(path).parse(text);
   Manifest m;
   m.path = path;
   const fs::path dir = fs::path(path).parent_path();
