@@ -9,8 +9,8 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/hipipe/simulated_arm.hpp"
 #include "ncclbot/model/cost_model.hpp"
-#include "ncclbot/sim/hipipe_arm.hpp"
 
 namespace ncclbot::sim {
 namespace {
@@ -52,7 +52,7 @@ Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
     return unit(rng(ctr, key)[0]);
   };
   Deviations d;
-  for (int s = 0; s < kNumNcclArms; ++s) {  // HiPIPE has no hidden deviations (sim/hipipe_arm.hpp)
+  for (int s = 0; s < kNumNcclArms; ++s) {  // HiPIPE has no hidden deviations (hipipe/simulated_arm.hpp)
     // A symmetric error of drawn magnitude and sign per arm.
     const double cap = draw(f.channel_cap_error, u(100 + s));
     const double lat = draw(f.latency_error, u(200 + s));
@@ -179,6 +179,21 @@ FabricPreset with_observation_options(const FabricPreset& preset, const SynthOpt
   return f;
 }
 
+hipipe::ArmFabric hipipe_arm_fabric(const FabricPreset& f) {
+  hipipe::ArmFabric a;
+  a.name = f.name;
+  a.file = f.file;
+  a.hipipe_preset = f.hipipe_preset;
+  a.nvlink_bw = double(f.nvlink_bw);
+  a.nic_bw = double(f.nic_bw);
+  a.nics_per_host = double(f.nics_per_host);
+  a.gpus_per_host = double(f.gpus_per_host);
+  a.ring_bw_scale_one_node = f.ring_bw_scale_one_node;
+  a.nic_bw_scale = f.hipipe_nic_bw_scale;
+  a.launch_overhead_us = f.launch_overhead_us;
+  return a;
+}
+
 Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
   const FabricPreset f = with_observation_options(preset, o);
   if (o.samples < 1 || o.samples > 100000) throw UsageError("--samples must be in [1, 100000]");
@@ -199,8 +214,8 @@ Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
 
   const Deviations d = draw_deviations(f, o.seed);
-  std::optional<HiPipeArm> hipipe;
-  if (o.hipipe) hipipe = load_hipipe_arm(f);
+  std::optional<hipipe::SimulatedArm> hipipe;
+  if (o.hipipe) hipipe = hipipe::load_simulated_arm(hipipe_arm_fabric(f));
   const size_t C = contexts.size();
   const int R = o.samples;
   std::vector<float> time(C * kNumArms * size_t(R), std::numeric_limits<float>::quiet_NaN());
@@ -219,8 +234,8 @@ Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
       for (int r = 0; r < R; ++r)
         time[(c * kNumArms + s) * R + r] = float(sample_time_us(f, o.seed, ctx, s, r, truth));
     }
-    if (hipipe && hipipe_arm_applies(*hipipe, ctx)) {
-      const HiPipeArmTimes h = hipipe_arm_times(*hipipe, ctx);  // once per context: it solves LPs
+    if (hipipe && hipipe::simulated_arm_applies(*hipipe, ctx)) {
+      const hipipe::SimulatedArmTimes h = hipipe::simulated_arm_times(*hipipe, ctx);  // once per context: LPs
       const int s = kHiPipeSlot;
       mask.set(s);
       prior[c * kNumArms + s] = float(h.prior_us);

@@ -31,7 +31,7 @@ struct SweepSource {
   std::vector<int> nodes;               // empty = the preset's default node counts
   std::vector<Collective> collectives;  // empty = the preset's default collectives
   int samples = 0;                      // 0 = the simulator's default
-  bool hipipe = false;                  // add the simulated HiPIPE arm (sim/hipipe_arm.hpp)
+  bool hipipe = false;                  // add the simulated HiPIPE arm (hipipe/simulated_arm.hpp)
   // The observation model (sim::SynthOptions): off, scaled, or without one mechanism.
   bool observation = true;
   double noise_scale = 1.0;

@@ -1,10 +1,10 @@
-// The simulated HiPIPE arm (sim/hipipe_arm.hpp): added by `hipipe = true` only to all-reduce
+// The simulated HiPIPE arm (hipipe/simulated_arm.hpp): added by `hipipe = true` only to all-reduce
 // contexts of >= 2 hosts whose job spans >= 2 network dimensions on fabrics with a [hipipe] table;
 // its truth is HiPIPE's makespan on the simulator's measured bandwidths plus NCCL's Ring/Simple
 // base latency and the launch overhead, sampled with the common noise model; its prior is the same
 // model on the nominal bandwidths. Expected values are built here from the numbers written in the
 // preset files, not read back from the code under test.
-#include "ncclbot/sim/hipipe_arm.hpp"
+#include "ncclbot/hipipe/simulated_arm.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/context.hpp"
 #include "ncclbot/core/sweep.hpp"
+#include "ncclbot/hipipe/simulated_arm.hpp"
 #include "ncclbot/sim/fabric.hpp"
 
 namespace ncclbot::sim {
@@ -29,7 +30,7 @@ struct Deviations {
 Deviations draw_deviations(const FabricPreset& f, uint64_t seed);
 
 // Noise-free ground-truth time (us) of one of NCCL's arms on one context; NaN when the arm is not
-// valid there (and always for the HiPIPE slot, whose truth is sim/hipipe_arm.hpp's).
+// valid there (and always for the HiPIPE slot, whose truth is hipipe/simulated_arm.hpp's).
 double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot);
 
 // One measured sample: the ground truth times noise (sample index r of the arm's stream): the
@@ -46,7 +47,7 @@ struct SynthOptions {
   uint64_t min_bytes = 8;
   uint64_t max_bytes = uint64_t(8) << 30;
   int gpus_per_node = 0;  // 0: the preset's GPUs per host
-  // Add the simulated HiPIPE arm (slot kHiPipeSlot) where it applies (sim/hipipe_arm.hpp); a
+  // Add the simulated HiPIPE arm (slot kHiPipeSlot) where it applies (hipipe/simulated_arm.hpp); a
   // UsageError on a fabric without a [hipipe] table. Off by default, so existing sweeps are unchanged.
   bool hipipe = false;
   // The observation model (the preset's [observation], docs/simulator.md): `observation = false`
@@ -64,6 +65,9 @@ struct SynthOptions {
 // The preset as a sweep with these options sees it: its observation model switched off, scaled or
 // with mechanisms removed (UsageError on a noise_scale outside [0, 100]).
 FabricPreset with_observation_options(const FabricPreset& f, const SynthOptions& options);
+
+// What the simulated HiPIPE arm (hipipe/simulated_arm.hpp) needs of this preset.
+hipipe::ArmFabric hipipe_arm_fabric(const FabricPreset& f);
 
 // The sweep: sizes are the powers of two in [min_bytes, max_bytes]; contexts in canonical order.
 Sweep synthesize(const FabricPreset& f, const SynthOptions& options);
