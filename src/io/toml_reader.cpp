@@ -4,30 +4,20 @@
 #include <optional>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot {
-namespace {
-
-[[noreturn]] void throw_syntax_error(const std::string& path, const toml::parse_error& e) {
-  throw InputError(path, static_cast<long>(e.source().begin.line), std::string(e.description()));
-}
-
-}  // namespace
 
 toml::table TomlReader::parse(std::string_view text) const {
   try {
     return toml::parse(text, path_);
   } catch (const toml::parse_error& e) {
-    throw_syntax_error(path_, e);
+    throw InputError(path_, static_cast<long>(e.source().begin.line), std::string(e.description()));
   }
 }
 
 toml::table TomlReader::parse_file() const {
-  try {
-    return toml::parse_file(path_);
-  } catch (const toml::parse_error& e) {
-    throw_syntax_error(path_, e);
-  }
+  return parse(read_input_file(path_, kMaxConfigBytes));
 }
 
 void TomlReader::fail(long line, const std::string& reason) const {

@@ -25,7 +25,8 @@ class TomlReader {
   explicit TomlReader(std::string path) : path_(std::move(path)) {}
   const std::string& path() const { return path_; }
 
-  // The document in `text`, or in the file at path() when read_file; a syntax error names its line.
+  // The document in `text`, or in the file at path() (read as every input file is: a regular file
+  // of at most kMaxConfigBytes, io/output_file.hpp); a syntax error names its line.
   toml::table parse(std::string_view text) const;
   toml::table parse_file() const;
 

@@ -45,10 +45,6 @@ class Reader : public TomlReader {
  public:
   using TomlReader::TomlReader;
 
-  long line(const toml::node& n) const { return toml_line(n); }
-  double real(const toml::node& n, const std::string& what, double lo, double hi, bool open_low) const {
-    return number(n, what, lo, hi, open_low);
-  }
   std::vector<int> node_list(const toml::node& n, const std::string& what) const {
     std::vector<int> out;
     for (const auto& item : array(n, what)) out.push_back(int(integer(item, what + " item", 1, 1 << 20)));
@@ -156,8 +152,8 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
     else
       r.fail(*n, "study.loss '" + v + "' must be online or final");
   }
-  if (auto* n = r.find(t, "alpha")) s.alpha = r.real(*n, "study.alpha", 0.0, 0.5, true);
-  if (auto* n = r.find(t, "level")) s.level = r.real(*n, "study.level", 0.5, 0.999, false);
+  if (auto* n = r.find(t, "alpha")) s.alpha = r.number(*n, "study.alpha", 0.0, 0.5, true);
+  if (auto* n = r.find(t, "level")) s.level = r.number(*n, "study.level", 0.5, 0.999, false);
   if (auto* n = r.find(t, "bootstrap_resamples"))
     s.bootstrap_resamples = int(r.integer(*n, "study.bootstrap_resamples", 100, 10000000));
   if (auto* n = r.find(t, "permutation_resamples"))
@@ -175,7 +171,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
       {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
        "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "file"});
   SweepSource s;
-  s.line = r.line(t);
+  s.line = toml_line(t);
   const auto* name = r.find(t, "name");
   if (!name) r.fail(t, "[[sweep]] needs a name");
   s.name = r.string(*name, "sweep.name");
@@ -203,11 +199,11 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     flag("first_use", s.first_use);
     flag("warmup", s.warmup);
     if (auto* n = r.find(t, "noise_scale"))
-      s.noise_scale = r.real(*n, "sweep.noise_scale", 0.0, 100.0, false);
-    if (auto* n = r.find(t, "shift_rate")) s.shift_rate = r.real(*n, "sweep.shift_rate", 0.0, 0.499, false);
-    if (auto* n = r.find(t, "shift_size")) s.shift_size = r.real(*n, "sweep.shift_size", 0.0, 0.899, false);
+      s.noise_scale = r.number(*n, "sweep.noise_scale", 0.0, 100.0, false);
+    if (auto* n = r.find(t, "shift_rate")) s.shift_rate = r.number(*n, "sweep.shift_rate", 0.0, 0.499, false);
+    if (auto* n = r.find(t, "shift_size")) s.shift_size = r.number(*n, "sweep.shift_size", 0.0, 0.899, false);
     if (auto* n = r.find(t, "shift_arm_size"))
-      s.shift_arm_size = r.real(*n, "sweep.shift_arm_size", 0.0, 0.899, false);
+      s.shift_arm_size = r.number(*n, "sweep.shift_arm_size", 0.0, 0.899, false);
   } else {
     for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
                           "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size"})
@@ -238,7 +234,7 @@ ContextSet read_context_set(const Reader& r, const toml::node& n, const std::str
 Scenario read_scenario(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[scenario]]", {"name", "tune", "score"});
   Scenario sc;
-  sc.line = r.line(t);
+  sc.line = toml_line(t);
   const auto* name = r.find(t, "name");
   if (!name) r.fail(t, "[[scenario]] needs a name");
   sc.name = r.string(*name, "scenario.name");
@@ -254,7 +250,7 @@ Scenario read_scenario(const Reader& r, const toml::table& t, const StudySpec& s
 PolicyEntry read_policy(const Reader& r, const toml::table& t) {
   r.only_keys(t, "[[policy]]", {"name", "spec"});
   PolicyEntry p;
-  p.line = r.line(t);
+  p.line = toml_line(t);
   const auto* name = r.find(t, "name");
   const auto* spec = r.find(t, "spec");
   if (!name || !spec) r.fail(t, "[[policy]] needs a name and a spec");
@@ -313,7 +309,7 @@ std::vector<Hypothesis> read_hypotheses(const Reader& r, const toml::table& t, c
   for (const auto& x : as)
     for (const auto& y : bs) {
       if (x == y) r.fail(t, "hypothesis compares policy '" + x + "' with itself");
-      for (Metric m : metrics) out.push_back({x, y, m, family, r.line(t), scenarios});
+      for (Metric m : metrics) out.push_back({x, y, m, family, toml_line(t), scenarios});
     }
   return out;
 }
@@ -386,11 +382,11 @@ void read_claim_figures(const Reader& r, const toml::table& t, Claim& c) {
     if (const auto* n = r.find(t, key)) {
       if (c.kind == Claim::Kind::kHypothesis)
         r.fail(*n, std::string("a hypothesis claim has no claim.") + key);
-      *figure = r.real(*n, std::string("claim.") + key, 0.0, most, false);
+      *figure = r.number(*n, std::string("claim.") + key, 0.0, most, false);
     }
   if (const auto* n = r.find(t, "band")) {
     if (!c.paper_a && !c.paper_b) r.fail(*n, "claim.band needs a figure to apply to (paper_a or paper_b)");
-    c.band = r.real(*n, "claim.band", 0.0, 100.0, true);
+    c.band = r.number(*n, "claim.band", 0.0, 100.0, true);
   }
 }
 
@@ -423,7 +419,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
     r.fail(*n,
            "claim.why is now two keys: why_agree and why_disagree (the report prints the one that happened)");
   Claim c;
-  c.line = r.line(t);
+  c.line = toml_line(t);
   c.claim = claim_text(r, t, "claim");
   c.paper = claim_text(r, t, "paper");
   c.why_agree = claim_text(r, t, "why_agree");
@@ -452,7 +448,7 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
               {"name", "noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup",
                "delay", "as_deployed"});
   Variant v;
-  v.line = r.line(t);
+  v.line = toml_line(t);
   const auto* name = r.find(t, "name");
   if (!name) r.fail(t, "[[variant]] needs a name");
   v.name = r.string(*name, "variant.name");
@@ -481,9 +477,9 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   flag("first_use", v.first_use);
   flag("warmup", v.warmup);
   if (auto* n = r.find(t, "noise_scale"))
-    v.noise_scale = r.real(*n, "variant.noise_scale", 0.0, 100.0, false);
+    v.noise_scale = r.number(*n, "variant.noise_scale", 0.0, 100.0, false);
   if (auto* n = r.find(t, "shift_arm_size"))
-    v.shift_arm_size = r.real(*n, "variant.shift_arm_size", 0.0, 0.899, false);
+    v.shift_arm_size = r.number(*n, "variant.shift_arm_size", 0.0, 0.899, false);
   if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment_text(r, *n, "variant.as_deployed");
   if (!v.noise_scale && !v.observation && !v.drift && !v.shift_arm_size && !v.first_use && !v.warmup &&
