@@ -20,10 +20,13 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ncclbot/bench/harness.hpp"
+#include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "plugin/loaded_tuner.hpp"
 
@@ -152,9 +155,11 @@ std::string cpu_model() {
 
 // data/plugin_call_costs.csv's form (replay/deployed_cost.hpp parse_call_costs): table mode's median
 // and every live policy's with feedback, by name; AUTO is left out (stock NCCL needs no plugin).
-bool write_costs(const std::string& path, const std::vector<CaseResult>& results, const std::string& plugin,
+// Written atomically (io/output_file.hpp write_output_file: a half-written file never replaces the
+// one the build compiles in); a path that cannot be written is a UsageError naming it.
+void write_costs(const std::string& path, const std::vector<CaseResult>& results, const std::string& plugin,
                  long calls, int reps) {
-  std::ofstream out(path);
+  std::ostringstream out;
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -175,7 +180,7 @@ bool write_costs(const std::string& path, const std::vector<CaseResult>& results
     else if (r.c.mode == "online" && r.c.feedback && name != "auto")
       out << name << "," << r.median_ns << "\n";
   }
-  return bool(out);
+  ncclbot::write_output_file(path, out.str(), "--write-costs");
 }
 
 }  // namespace
@@ -218,9 +223,13 @@ int main(int argc, char** argv) {
     results.push_back(time_case(loaded, cases[k], 4242 + k, base, calls, reps));
   unlink(table_path.c_str());
   std::printf("%s\n", results_json(results, calls, reps, baseline).c_str());
-  if (!costs_path.empty() && !write_costs(costs_path, results, positional[0], calls, reps)) {
-    std::fprintf(stderr, "plugin_overhead_bench: cannot write %s\n", costs_path.c_str());
-    return 2;
+  if (!costs_path.empty()) {
+    try {
+      write_costs(costs_path, results, positional[0], calls, reps);
+    } catch (const ncclbot::UsageError& e) {
+      std::fprintf(stderr, "plugin_overhead_bench: %s\n", e.what());
+      return 2;
+    }
   }
   return 0;
 }
