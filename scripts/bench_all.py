@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Runs every benchmark behind the README's performance table and prints that table.
+
+Command (from the repository root, after building into build/):
+    python3 scripts/bench_all.py [--build build] [--quick] [--json OUT.json] [--update-readme]
+
+Each row is one benchmark program run here, now, on this machine; the first line says which
+machine (CPU model, cores, memory, GPU), the date, the commit and the load average before the
+first benchmark (other work on the machine slows every row), because every number depends on them. Rows:
+  replay      `ncclbot bench --backend cpu --threads 1 --arms 12` for UCB1 and Thompson sampling
+  statistics  `scripts/bench_stats.py --threads 1` (ncclbot against SciPy on the same inputs)
+  plugin      `plugin_overhead_bench` (thread CPU time per getCollInfo, every live policy)
+  feedback    `plugin_feedback_delay` at 4, 8 and 64 ranks (leader mode, nothing in flight)
+  synth       `ncclbot synth --fabric h100-ib-a`, wall time of the whole process (median)
+  GPU         `ncclbot bench --backend cuda`, where `nvidia-smi -L` lists a GPU; otherwise the
+              row says that none was found
+--quick cuts repetitions (a smoke run; its numbers are noisier). --update-readme replaces the
+table between the README's `<!-- bench_all:begin -->` and `<!-- bench_all:end -->` lines.
+A benchmark that fails stops the script (exit 1, naming the command); bad usage exits 2.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN, END = "<!-- bench_all:begin -->", "<!-- bench_all:end -->"
+FEEDBACK_RANKS = (4, 8, 64)
+
+
+class BenchError(Exception):
+    pass
+
+
+def run_json(cmd):
+    """Runs a benchmark that prints one JSON document; a failure names the command."""
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise BenchError(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError as e:
+        raise BenchError(f"{' '.join(cmd)}: not JSON on stdout ({e})") from None
+
+
+def sci(x):
+    """5.1×10⁷ style, as the docs write rates."""
+    exponent = len(str(int(abs(x)))) - 1 if abs(x) >= 1 else 0
+    mantissa = x / 10 ** exponent
+    if round(mantissa, 1) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    superscript = str(exponent).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
+    return f"{mantissa:.1f}×10{superscript}"
+
+
+def span(values, fmt):
+    lo, hi = min(values), max(values)
+    return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
+
+
+# --- one function per row: the parsed output of its benchmark in, the table row out ---
+
+
+def replay_row(doc):
+    rate = {r["policy"].split(":")[0]: r["steps_per_s"] for r in doc["results"]}
+    missing = {"ucb1", "thompson"} - rate.keys()
+    if missing:
+        raise BenchError(f"ncclbot bench printed no result for {', '.join(sorted(missing))}")
+    return ("CPU replay, 12 arms, 1 thread (`ncclbot bench --backend cpu --threads 1 --arms 12`)",
+            f"UCB1 {sci(rate['ucb1'])}, Thompson {sci(rate['thompson'])} steps/s")
+
+
+def stats_row(doc):
+    bootstrap = [r["speedup_wall"] for r in doc["rows"] if r["case"].startswith("bootstrap_")]
+    exact = [r for r in doc["rows"] if r["case"] == "permutation_exact"]
+    if not bootstrap or not exact:
+        raise BenchError("scripts/bench_stats.py printed no bootstrap or no permutation case")
+    return ("bootstrap, 10⁴ contexts × 10⁴ resamples, 1 thread (`scripts/bench_stats.py`)",
+            f"{span(bootstrap, lambda v: f'{v:.0f}')}× SciPy {doc['scipy']} (mean and p99, percentile and BCa); "
+            f"exact sign-flip test on 20 pairs {sci(exact[0]['speedup_wall'])}×")
+
+
+def plugin_row(doc):
+    online = [r for r in doc["results"] if r["mode"] == "online" and r["feedback"]]
+    ucb1 = [r["ns_per_call_median"] for r in online if r["policy"].startswith("ucb1")]
+    if not online or not ucb1:
+        raise BenchError("plugin_overhead_bench printed no online UCB1 case with feedback")
+    per_call = [r["ns_per_call_median"] for r in online]
+    return ("plugin `getCollInfo` per call, thread CPU (`plugin_overhead_bench`)",
+            f"{span(per_call, lambda v: f'{v:.0f}')} ns for every live policy (UCB1 {ucb1[0]:.0f} ns)")
+
+
+def feedback_row(docs):
+    leader = [r for doc in docs for r in doc["results"] if r["case"] == "leader" and r["in_flight"] == 0]
+    if len(leader) != len(docs):
+        raise BenchError("plugin_feedback_delay printed no leader case without calls in flight")
+    ranks = "–".join(str(r["ranks"]) for r in (leader[0], leader[-1]))
+    return (f"plugin feedback lag, leader mode, {ranks} ranks (`plugin_feedback_delay`)",
+            f"median {span([r['median'] for r in leader], str)}, p90 {span([r['p90'] for r in leader], str)} calls")
+
+
+def synth_row(doc, seconds):
+    return ("`ncclbot synth --fabric h100-ib-a`",
+            f"{doc['contexts']} contexts × {doc['samples']} samples in {seconds * 1e3:.0f} ms (whole process)")
+
+
+def gpu_row(doc, gpu):
+    if doc is None:
+        return ("GPU replay (`ncclbot bench --backend cuda`)", "not measured: `nvidia-smi -L` lists no GPU here")
+    rate = {r["policy"].split(":")[0]: r["steps_per_s"] for r in doc["results"]}
+    return (f"GPU replay, 12 arms, {gpu} (`ncclbot bench --backend cuda --arms 12`)",
+            f"UCB1 {sci(rate['ucb1'])} steps/s")
+
+
+def table(machine, rows):
+    lines = [machine, "", "| what | result |", "|---|---|"]
+    lines += [f"| {what} | {result} |" for what, result in rows]
+    return "\n".join(lines) + "\n"
+
+
+def replace_section(text, block, where):
+    """The text with what lies between the markers replaced by block; markers must appear once each."""
+    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
+        raise BenchError(f"{where}: needs one line {BEGIN} and, after it, one line {END}")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{block}{END}{tail}"
+
+
+# --- the machine, and running the benchmarks ---
+
+
+def first_gpu():
+    if shutil.which("nvidia-smi") is None:
+        return None
+    done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    names = [line.split(":", 1)[1].split("(")[0].strip() for line in done.stdout.splitlines() if ":" in line]
+    return names[0] if done.returncode == 0 and names else None
+
+
+def machine_line(gpu, load_before):
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+        with open("/proc/meminfo") as f:
+            kib = int(next(line.split()[1] for line in f if line.startswith("MemTotal")))
+        memory = f", {kib / 2**20:.0f} GiB"
+    except (OSError, StopIteration):
+        memory = ""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    return (f"Measured {time.strftime('%d %b %Y', time.gmtime())} by `python3 scripts/bench_all.py` at "
+            f"{commit.stdout.strip() or 'an unknown commit'}: {cpu}, {os.cpu_count()} cores{memory}, "
+            f"GPU: {gpu or 'none'}; load average {load_before:.2f} before the first run; medians.")
+
+
+def measure(build, quick):
+    ncclbot = os.path.join(build, "ncclbot")
+    plugin = os.path.join(build, "libnccl-tuner-ncclbot.so")
+    bench_dir = os.path.join(build, "src", "plugin_bench")
+    for path in (ncclbot, plugin, os.path.join(bench_dir, "plugin_overhead_bench")):
+        if not os.path.exists(path):
+            raise BenchError(f"{path}: not built (scripts/build.sh builds it)")
+    reps = 3 if quick else 11
+    bench = [ncclbot, "bench", "--backend", "cpu", "--threads", "1", "--arms", "12", "--policy", "ucb1",
+             "--policy", "thompson", "--repetitions", str(reps), "--json"]
+    rows = [replay_row(run_json(bench))]
+    with tempfile.TemporaryDirectory() as tmp:
+        stats_json = os.path.join(tmp, "stats.json")
+        done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench_stats.py"), "--ncclbot", ncclbot,
+                               "--threads", "1", "--repeat", "1" if quick else "3", "--json", stats_json],
+                              capture_output=True, text=True, cwd=ROOT)
+        if done.returncode != 0:
+            raise BenchError(f"scripts/bench_stats.py: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+        with open(stats_json) as f:
+            rows.append(stats_row(json.load(f)))
+        rows.append(plugin_row(run_json([os.path.join(bench_dir, "plugin_overhead_bench"), plugin,
+                                         "200000" if quick else "1000000", str(reps)])))
+        rows.append(feedback_row([run_json([os.path.join(bench_dir, "plugin_feedback_delay"), plugin, "4096",
+                                            str(r)]) for r in FEEDBACK_RANKS]))
+        synth = [ncclbot, "synth", "--fabric", "h100-ib-a", "--out", os.path.join(tmp, "sweep.csv"), "--json"]
+        walls = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            doc = run_json(synth)
+            walls.append(time.perf_counter() - t0)
+        rows.append(synth_row(doc, statistics.median(walls)))
+    gpu = first_gpu()
+    cuda = None
+    if gpu:
+        cuda = run_json([ncclbot, "bench", "--backend", "cuda", "--arms", "12", "--policy", "ucb1", "--json"])
+    rows.append(gpu_row(cuda, gpu))
+    return gpu, rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder (default: build)")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions: a smoke run")
+    ap.add_argument("--json", help="also write the machine line and the rows as JSON here")
+    ap.add_argument("--update-readme", action="store_true", help="write the table into README.md")
+    args = ap.parse_args()
+    try:
+        load_before = os.getloadavg()[0]
+        gpu, rows = measure(args.build, args.quick)
+        machine = machine_line(gpu, load_before)
+        block = table(machine, rows)
+        print(block, end="")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"machine": machine, "rows": [{"what": w, "result": r} for w, r in rows]}, f, indent=1)
+        if args.update_readme:
+            readme = os.path.join(ROOT, "README.md")
+            with open(readme, encoding="utf-8") as f:
+                text = replace_section(f.read(), block, readme)
+            with open(readme + ".tmp", "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(readme + ".tmp", readme)
+    except BenchError as e:
+        print(f"bench_all: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

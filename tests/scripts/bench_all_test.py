@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Checks scripts/bench_all.py's rows on hand-written benchmark outputs, and that the README's
+performance table is the one that script prints (its machine line and its rows, in its order).
+
+Usage: python3 tests/scripts/bench_all_test.py   (exit 0 when every check passes)
+"""
+import importlib.util
+import os
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+spec = importlib.util.spec_from_file_location("bench_all", os.path.join(ROOT, "scripts", "bench_all.py"))
+bench_all = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench_all)
+
+
+def overhead(mode, policy, feedback, ns):
+    return {"mode": mode, "policy": policy, "feedback": feedback, "ns_per_call_median": ns}
+
+
+def delay(case, ranks, in_flight, median, p90):
+    return {"case": case, "ranks": ranks, "in_flight": in_flight, "median": median, "p90": p90}
+
+
+class Rows(unittest.TestCase):
+    def test_rates_are_written_with_one_decimal_and_a_power_of_ten(self):
+        self.assertEqual(bench_all.sci(47339500.7), "4.7×10⁷")
+        self.assertEqual(bench_all.sci(9.96e6), "1.0×10⁷")  # rounds up into the next power
+        self.assertEqual(bench_all.sci(100165.9), "1.0×10⁵")
+        self.assertEqual(bench_all.sci(3.5), "3.5×10⁰")
+
+    def test_replay_row_takes_each_policy_by_its_name_not_its_position(self):
+        doc = {"results": [{"policy": "thompson:n0=1,sigma=0.1", "steps_per_s": 2.04e7},
+                           {"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 5.16e7}]}
+        self.assertEqual(bench_all.replay_row(doc)[1], "UCB1 5.2×10⁷, Thompson 2.0×10⁷ steps/s")
+
+    def test_replay_row_without_a_policy_is_an_error(self):
+        with self.assertRaises(bench_all.BenchError):
+            bench_all.replay_row({"results": [{"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 1.0}]})
+
+    def test_stats_row_spans_the_bootstrap_cases_only(self):
+        rows = [{"case": "bootstrap_mean_percentile", "speedup_wall": 10.3},
+                {"case": "bootstrap_p99_bca", "speedup_wall": 23.2},
+                {"case": "bootstrap_mean_bca", "speedup_wall": 16.9},
+                {"case": "permutation_exact", "speedup_wall": 100165.9}]
+        result = bench_all.stats_row({"scipy": "1.17.1", "rows": rows})[1]
+        self.assertTrue(result.startswith("10–23× SciPy 1.17.1"), result)
+        self.assertTrue(result.endswith("1.0×10⁵×"), result)
+
+    def test_plugin_row_leaves_out_off_table_and_no_feedback_cases(self):
+        doc = {"results": [overhead("off", "", False, 8.7), overhead("table", "", False, 61.7),
+                           overhead("online", "auto", True, 23.8), overhead("online", "ucb1:c=0.1,n0=1", True, 49.8),
+                           overhead("online", "thompson:n0=1,sigma=0.1", True, 73.7),
+                           overhead("online", "ucb1:c=0.1,n0=1", False, 36.1)]}
+        self.assertEqual(bench_all.plugin_row(doc)[1], "24–74 ns for every live policy (UCB1 50 ns)")
+
+    def test_feedback_row_takes_the_leader_without_calls_in_flight_at_each_rank_count(self):
+        docs = [{"results": [delay("local", 1, 0, 0, 0), delay("leader", r, 0, m, p), delay("leader", r, 8, 17, 18)]}
+                for r, m, p in ((4, 9, 11), (8, 9, 11), (64, 10, 11))]
+        what, result = bench_all.feedback_row(docs)
+        self.assertIn("4–64 ranks", what)
+        self.assertEqual(result, "median 9–10, p90 11 calls")
+
+    def test_gpu_row_without_a_gpu_says_so(self):
+        self.assertIn("no GPU", bench_all.gpu_row(None, None)[1])
+
+    def test_replacing_the_section_keeps_what_lies_around_it(self):
+        text = f"a\n{bench_all.BEGIN}\nold\n{bench_all.END}\nb\n"
+        self.assertEqual(bench_all.replace_section(text, "new\n", "R"),
+                         f"a\n{bench_all.BEGIN}\nnew\n{bench_all.END}\nb\n")
+        for broken in ("a\n", f"{bench_all.END}\n{bench_all.BEGIN}\n", f"{bench_all.BEGIN}{bench_all.BEGIN}{bench_all.END}"):
+            with self.assertRaises(bench_all.BenchError):
+                bench_all.replace_section(broken, "new\n", "R")
+
+
+class Readme(unittest.TestCase):
+    def test_the_performance_table_is_the_scripts(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(text.count(bench_all.BEGIN), 1)
+        section = text.split(bench_all.BEGIN, 1)[1].split(bench_all.END, 1)[0].strip("\n").split("\n")
+        self.assertTrue(section[0].startswith("Measured ") and "by `python3 scripts/bench_all.py` at" in section[0],
+                        section[0])
+        self.assertEqual(section[1:4], ["", "| what | result |", "|---|---|"])
+        labels = [line.split(" | ")[0][2:] for line in section[4:]]
+        expected_starts = ["CPU replay", "bootstrap", "plugin `getCollInfo`", "plugin feedback lag",
+                           "`ncclbot synth", "GPU replay"]
+        self.assertEqual(len(labels), len(expected_starts), labels)
+        for label, start in zip(labels, expected_starts):
+            self.assertTrue(label.startswith(start), (label, start))
+
+
+if __name__ == "__main__":
+    unittest.main()
