@@ -9,8 +9,9 @@
 #   --keep   leave the worktree and the outputs (in $TMPDIR/ncclbot-compare-*) for a closer look
 #
 # The commands cover the study pipeline (synth, inspect, replay, tune, a whole study with its
-# report and results.json, export-table), the statistics, the model and the plugin (plugin-check
-# with a decision log, ope and telemetry on that log). Figures are left out (matplotlib's PNGs
+# report and results.json, export-table), sharded work and its merges (replay, tune in two rounds,
+# a study's units), the statistics, the model and the plugin (plugin-check with a decision log and in
+# leader mode, ope and telemetry on that log). Figures are left out (matplotlib's PNGs
 # are not the program's bytes), and so is the decision log itself (it names its process). With ccache installed, REV's build reuses this checkout's objects
 # wherever the sources are the same.
 set -euo pipefail
@@ -64,6 +65,20 @@ run() {
     "$bin" plugin-check --plugin "$plugin" --sweep sweep.csv --policy egreedy:eps=0.3,decay=0,n0=4 --horizon 200 \
       --log decisions.log --json >plugin_check.json
     "$bin" ope --log decisions.log --sweep sweep.csv --policy ucb1:c=0.1,n0=4 --json >ope.json
+    "$bin" plugin-check --plugin "$plugin" --sweep sweep.csv --policy ucb1:c=0.1,n0=4 --horizon 60 --ranks 2 \
+      --nodes 4 --collectives allreduce --json >plugin_check_ranks.json
+    # Sharded work and its merges: replay, tune in two rounds, a study's units.
+    local r=("$bin" replay --sweep sweep.csv --policy ucb1:c=0.1,n0=4 --policy auto --seeds 2 --horizon 300)
+    for i in 0 1; do "${r[@]}" --shard $i/2 --out rpart.$i --json >rshard.$i.json; done
+    "$bin" merge rpart.0 rpart.1 --json >replay_merged.json
+    local t=("$bin" tune --sweep sweep.csv --policy 'ucb1:c=0.05|0.1,n0=0|4' --policy auto --seeds 2 --horizon 200)
+    "${t[@]}" --json >tune.json
+    for i in 0 1; do "${t[@]}" --phase tune --shard $i/2 --out tpart.$i >/dev/null; done
+    "$bin" merge tpart.0 tpart.1 --out choice.json >/dev/null
+    for i in 0 1; do "${t[@]}" --phase score --choice choice.json --shard $i/2 --out spart.$i >/dev/null; done
+    "$bin" merge spart.0 spart.1 --json >tune_merged.json
+    for i in 0 1; do "$bin" run-units quick.toml --out units --shard $i/2 >/dev/null 2>&1; done
+    "$bin" run quick.toml --out units --no-figures >/dev/null 2>&1
     "$bin" telemetry decisions.log --out telemetry --no-figures >/dev/null
     # The log's own bytes name the process that wrote it (pid, start time); what it holds is
     # compared through ope and telemetry above.
