@@ -1,4 +1,4 @@
-#include "cli/random_key.hpp"
+#include "base/random_key.hpp"
 
 #include <sys/random.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace ncclbot::cli {
+namespace ncclbot {
 
 std::string random_hex_key() {
   unsigned char bytes[32];
@@ -26,4 +26,4 @@ std::string random_hex_key() {
   return hex;
 }
 
-}  // namespace ncclbot::cli
+}  // namespace ncclbot

@@ -3,9 +3,9 @@
 // leader's secret of `ncclbot secret` and of `plugin-check --ranks` alike.
 #include <string>
 
-namespace ncclbot::cli {
+namespace ncclbot {
 
 // std::runtime_error naming getrandom's error when the kernel gives no randomness.
 std::string random_hex_key();
 
-}  // namespace ncclbot::cli
+}  // namespace ncclbot

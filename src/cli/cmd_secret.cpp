@@ -14,8 +14,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/random_key.hpp"
 #include "cli/command.hpp"
-#include "cli/random_key.hpp"
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {

@@ -20,7 +20,8 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ORDER = ["core", "base", "policy", "model", "bench", "io", "stats", "replay", "kernels", "hipipe", "sim",
-         "log", "ope", "scale", "campaign", "study", "report", "run", "mpi", "plugin", "plugin_bench", "cli"]
+         "log", "ope", "scale", "campaign", "study", "report", "run", "mpi", "plugin", "plugin_bench", "plugin_check",
+         "cli"]
 RANK = {name: i for i, name in enumerate(ORDER)}
 TREES = ("include/ncclbot", "src", "kernels")
 
