@@ -23,6 +23,7 @@
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/scale/process_group.hpp"
+#include "ncclbot/scale/replay_on_ranks.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
 
 namespace ncclbot::cli {
@@ -48,20 +49,8 @@ struct ReplayOptions {
 // only), merges them in rank order and prints the report. A failure on any rank ends the job.
 int replay_on_ranks(ProcessGroup& group, const ReplayJob& job, ReplayBackend backend,
                     const nlohmann::json& identity, const ReplayReport& report, bool json) {
-  const ShardSpec mine{group.rank(), group.size()};
-  const size_t total = job.configs.size() * job.contexts.size();
-  std::vector<std::string> gathered;
-  try {
-    const ReplaySlice slice = run_replay_units(job, mine, backend);
-    gathered = group.gather_to_root(encode_replay_partial(identity, mine, total, slice));
-  } catch (const std::exception& e) {
-    group.abort(1, "ncclbot: rank " + std::to_string(group.rank()) + ": " + e.what());
-  }
-  if (group.rank() != 0) return 0;
-  std::vector<ReplayPartial> parts;
-  for (size_t r = 0; r < gathered.size(); ++r)
-    parts.push_back(decode_replay_partial(gathered[r], "rank " + std::to_string(r)));
-  print_replay_report(report, merge_replay_partials(parts), json);
+  const std::optional<ReplayResults> results = gather_replay_on_ranks(group, job, backend, identity);
+  if (results) print_replay_report(report, *results, json);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // `ncclbot tune`: grid search on the tune contexts, freeze the best point of every policy, score
 // it on the score contexts. Under mpirun (ncclbot-mpi) both replay phases are split across the
 // ranks and rank 0 prints the same output as one process; without MPI, `--phase tune|score
-// --shard I/N` runs one slice of one phase and `ncclbot merge` combines them (cli/tune_shards.hpp,
+// --shard I/N` runs one slice of one phase and `ncclbot merge` combines them (scale/tune_shards.hpp,
 // docs/scale-out.md).
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -13,7 +13,6 @@
 #include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
 #include "cli/tune_report.hpp"
-#include "cli/tune_shards.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
@@ -22,8 +21,7 @@
 #include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/tune.hpp"
 #include "ncclbot/scale/process_group.hpp"
-#include "ncclbot/scale/replay_on_ranks.hpp"
-#include "ncclbot/scale/replay_partial.hpp"
+#include "ncclbot/scale/tune_shards.hpp"
 
 namespace ncclbot::cli {
 namespace tune_command {
@@ -48,22 +46,10 @@ struct TuneOptions {
 int run_tune_shard(const TuneOptions& opt, const TuneRequest& req, const TuneReport& report) {
   const ShardSpec shard = parse_shard(opt.shard);
   const std::string digest = sweep_digest(opt.sweep_path);
-  const nlohmann::json setup = tune_setup_json(req, report);
-  std::vector<TunedPolicy> policies = expand_tune_grids(req.grids);
-  const ReplayJob tune_job = make_tune_job(req, policies);
-  const nlohmann::json tune_identity = tune_partial_identity(tune_job, digest, report.backend, "tune", setup);
-  ReplayJob job = tune_job;
-  nlohmann::json identity = tune_identity;
-  if (opt.phase == "score") {
-    const nlohmann::json choice = read_tune_choice(opt.choice_path, tune_identity);
-    policies = policies_from_choice(choice.at("policies"), opt.choice_path);
-    job = make_score_job(req, policies);
-    identity = tune_partial_identity(job, digest, report.backend, "score", setup, choice.at("policies"));
-  }
-  const size_t total = job.configs.size() * job.contexts.size();
-  const ReplaySlice slice = run_replay_units(job, shard, req.backend);
-  write_shard_partial(opt.out_path, encode_replay_partial(identity, shard, total, slice), shard, total,
-                      slice.units.size(), opt.json);
+  const nlohmann::json setup =
+      tune_setup_json(req, report.tune_nodes, report.score_nodes, report.as_deployed);
+  const TuneShardPartial part = replay_tune_shard(req, opt.phase, shard, digest, setup, opt.choice_path);
+  write_shard_partial(opt.out_path, part.bytes, shard, part.total_units, part.units, opt.json);
   return 0;
 }
 
@@ -182,14 +168,7 @@ TuneReport tune_report_setup(const TuneOptions& opt, const TuneRequest& req) {
 
 // Both phases in this process, or split across the ranks of `group`; rank 0 prints the report.
 int run_tune_phases(const TuneOptions& opt, TuneRequest& req, const TuneReport& report, ProcessGroup* group) {
-  if (group) {
-    const std::string digest = sweep_digest(opt.sweep_path);
-    req.engine = [group, digest, backend = req.backend](const ReplayJob& job) {
-      nlohmann::json identity = replay_identity(job, digest, replay_backend_name(backend));
-      identity["command"] = "tune";
-      return run_replay_on_ranks(*group, job, backend, identity);
-    };
-  }
+  if (group) req.engine = tune_engine_on_ranks(*group, sweep_digest(opt.sweep_path), req.backend);
   size_t units = req.score_contexts.size() * opt.policies.size();
   for (const auto& g : opt.policies) units += parse_policy_grid(g).size() * req.tune_contexts.size();
   ProgressLine progress("tune", units, !group || group->rank() == 0);

@@ -55,4 +55,22 @@ ReplayResults run_replay_on_ranks(ProcessGroup& group, const ReplayJob& job, Rep
   return merge_replay_partials(parts);
 }
 
+std::optional<ReplayResults> gather_replay_on_ranks(ProcessGroup& group, const ReplayJob& job,
+                                                    ReplayBackend resolved, const nlohmann::json& identity) {
+  const ShardSpec mine{group.rank(), group.size()};
+  const size_t total = job.configs.size() * job.contexts.size();
+  std::vector<std::string> gathered;
+  try {
+    const ReplaySlice slice = run_replay_units(job, mine, resolved);
+    gathered = group.gather_to_root(encode_replay_partial(identity, mine, total, slice));
+  } catch (const std::exception& e) {
+    group.abort(1, "ncclbot: rank " + std::to_string(group.rank()) + ": " + e.what());
+  }
+  if (group.rank() != 0) return std::nullopt;
+  std::vector<ReplayPartial> parts;
+  for (size_t r = 0; r < gathered.size(); ++r)
+    parts.push_back(decode_replay_partial(gathered[r], "rank " + std::to_string(r)));
+  return merge_replay_partials(parts);
+}
+
 }  // namespace ncclbot
