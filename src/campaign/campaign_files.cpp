@@ -1,13 +1,19 @@
 #include "ncclbot/campaign/campaign_files.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
+#include "ncclbot/campaign/campaign.hpp"
 #include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 
 namespace ncclbot::campaign {
 namespace {
@@ -220,6 +226,34 @@ submit() {  # NODES TIME
 )SH";
   for (const auto& [nodes, seconds] : slowest) os << "submit " << nodes << ' ' << slurm_time(seconds) << "\n";
   return os.str();
+}
+
+void write_campaign_folder(const std::string& dir, const Plan& plan) {
+  const std::string toml = campaign_toml(plan);
+  std::error_code ec;
+  const std::filesystem::path manifest = std::filesystem::path(dir) / kManifestName;
+  if (std::filesystem::exists(manifest, ec)) {
+    const auto old = read_file_if_exists(manifest.string());
+    if (!old || *old != toml)
+      throw UsageError("--out " + dir + " holds a different campaign (" + manifest.string() +
+                       "): choose another folder, or remove it to start over");
+  } else if (std::filesystem::exists(dir, ec) &&
+             (!std::filesystem::is_directory(dir, ec) || !std::filesystem::is_empty(dir, ec))) {
+    throw UsageError("--out " + dir + " exists and is not an empty folder or a campaign of this plan");
+  }
+  std::filesystem::create_directories(std::filesystem::path(dir) / "logs", ec);
+  if (ec) throw UsageError("--out: cannot create " + dir + "/logs: " + ec.message());
+  try {
+    write_file_atomic(manifest.string(), toml);
+    for (const auto& [name, text] :
+         {std::pair<std::string, std::string>{"run.sh", run_sh(plan)}, {"run.sbatch", run_sbatch(plan)}}) {
+      const std::string path = (std::filesystem::path(dir) / name).string();
+      write_file_atomic(path, text);
+      ::chmod(path.c_str(), 0755);
+    }
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("--out: ") + e.what());
+  }
 }
 
 }  // namespace ncclbot::campaign

@@ -1,10 +1,8 @@
 // `ncclbot plan`: a forced-arm nccl-tests campaign for a cluster (campaign.toml, run.sh,
 // run.sbatch) with the arms NCCL can run there, the ones left out and why, and what it costs;
 // `ncclbot plan --status DIR` says which of a campaign's runs are done, missing or failed.
-#include <sys/stat.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,12 +15,9 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
-#include "ncclbot/io/atomic_file.hpp"
 
 namespace ncclbot::cli {
 namespace plan_command {
-
-namespace fs = std::filesystem;
 
 struct PlanCliOptions {
   std::string fabric, nodes, collectives = "allreduce,allgather,reducescatter", min_bytes = "8",
@@ -150,34 +145,6 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
   os << line;
 }
 
-// A campaign folder is new, empty, or this very campaign; never someone else's files.
-void write_campaign(const std::string& dir, const campaign::Plan& plan) {
-  const std::string toml = campaign::campaign_toml(plan);
-  std::error_code ec;
-  const fs::path manifest = fs::path(dir) / campaign::kManifestName;
-  if (fs::exists(manifest, ec)) {
-    const auto old = read_file_if_exists(manifest.string());
-    if (!old || *old != toml)
-      throw UsageError("--out " + dir + " holds a different campaign (" + manifest.string() +
-                       "): choose another folder, or remove it to start over");
-  } else if (fs::exists(dir, ec) && (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))) {
-    throw UsageError("--out " + dir + " exists and is not an empty folder or a campaign of this plan");
-  }
-  fs::create_directories(fs::path(dir) / "logs", ec);
-  if (ec) throw UsageError("--out: cannot create " + dir + "/logs: " + ec.message());
-  try {
-    write_file_atomic(manifest.string(), toml);
-    for (const auto& [name, text] : {std::pair<std::string, std::string>{"run.sh", campaign::run_sh(plan)},
-                                     {"run.sbatch", campaign::run_sbatch(plan)}}) {
-      const std::string path = (fs::path(dir) / name).string();
-      write_file_atomic(path, text);
-      ::chmod(path.c_str(), 0755);
-    }
-  } catch (const std::runtime_error& e) {
-    throw UsageError(std::string("--out: ") + e.what());
-  }
-}
-
 int status(const std::string& dir, bool json) {
   if (!campaign::is_campaign_dir(dir)) throw UsageError("--status: " + dir + " holds no campaign.toml");
   const campaign::Campaign c = campaign::read_campaign(dir);
@@ -252,7 +219,7 @@ Action setup(CLI::App& app) {
     o.launcher = campaign::parse_launcher(opt->launcher);
     o.startup_s = opt->startup_s;
     const campaign::Plan plan = campaign::make_plan(sim::load_fabric(opt->fabric), o);
-    write_campaign(opt->out, plan);
+    campaign::write_campaign_folder(opt->out, plan);
     const nlohmann::json j = plan_json(plan, opt->out);
     std::ostream& os = opt->json ? std::cerr : std::cout;
     print_plan(j, os);

@@ -14,6 +14,10 @@ std::string campaign_toml(const Plan& plan);
 std::string run_sh(const Plan& plan);
 std::string run_sbatch(const Plan& plan);
 
+// Writes the three files and logs/ into `dir`, which must be new, empty, or this very campaign
+// (never someone else's files); UsageError "--out ..." when it is not or cannot be written.
+void write_campaign_folder(const std::string& dir, const Plan& plan);
+
 // The logs of a run, relative to the campaign folder.
 std::string json_log_path(const std::string& run_id);  // logs/ID.json
 std::string text_log_path(const std::string& run_id);  // logs/ID.log
