@@ -7,7 +7,7 @@
 
 #include "cli/command.hpp"
 #include "cli/replay_report.hpp"
-#include "cli/tune_shards.hpp"
+#include "cli/tune_merge.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"

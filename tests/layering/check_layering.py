@@ -4,11 +4,11 @@ and kernels/ has a place in one order, and a file may include only its own folde
 earlier in the order, so no cycle can form and a new back-edge fails the check:
 
   core, base, policy, model, bench, io, stats, replay, kernels, hipipe, sim, log, ope, scale,
-  campaign, study, report, run, mpi, plugin, plugin_bench, cli
+  campaign, study, report, run, mpi, plugin, plugin_bench, plugin_check, cli
 
 (`ncclbot/version.hpp` may be included by anyone.) Besides, nothing in src/, include/ or kernels/
-includes a test header (tests/, support/), and a public header (include/ncclbot/) includes only
-public headers. A folder the order does not name is itself a violation, so a new module needs a
+includes a test header (tests/, support/), a public header (include/ncclbot/) includes only
+public headers, and no two headers share a file name. A folder the order does not name is itself a violation, so a new module needs a
 place before it can land.
 
 Usage: python3 tests/layering/check_layering.py [ROOT]; prints each violation as FILE:LINE and
@@ -81,12 +81,27 @@ def violations(root):
                         out.append(f"{where} (folder '{target}' has no place in the layer order)")
                     elif target is not None and own is not None and RANK[target] > RANK[own]:
                         out.append(f"{where} ({target} is above {own})")
+    return out + same_named_headers(root)
+
+
+def same_named_headers(root):
+    """Headers of different folders that share a file name: an include then says less than it seems."""
+    seen, out = {}, []
+    for base in TREES:
+        for folder, _, files in sorted(os.walk(os.path.join(root, base))):
+            for name in sorted(files):
+                if name.endswith((".hpp", ".h", ".cuh")):
+                    rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+                    if name in seen:
+                        out.append(f"{rel}:1: has the file name of {seen[name]} (name one of them for what it holds)")
+                    else:
+                        seen[name] = rel
     return out
 
 
 def self_test():
-    """The check must catch a back-edge, a test header, a private header in a public one and a
-    folder without a place, and pass what is allowed."""
+    """The check must catch a back-edge, a test header, a private header in a public one, a folder
+    without a place and two headers of one name, and pass what is allowed."""
     import tempfile
     with tempfile.TemporaryDirectory() as root:
         files = {"src/study/a.cpp": '#include "report/b.hpp"\n#include "study/c.hpp"\n#include "base/x.hpp"\n',
@@ -97,13 +112,14 @@ def self_test():
                  "tests/plugin/q.hpp": "",
                  "include/ncclbot/io/m.hpp": '#include "study/n.hpp"\n#include "ncclbot/version.hpp"\n',
                  "src/newmodule/o.cpp": '#include "ncclbot/core/p.hpp"\n',
-                 "src/run/f.cpp": '#include "report/b.hpp"\n#include "study/c.hpp"\n'}
+                 "src/run/f.cpp": '#include "report/b.hpp"\n#include "study/c.hpp"\n',
+                 "src/run/r.hpp": "", "src/report/r.hpp": ""}
         for rel, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             open(os.path.join(root, rel), "w").write(text)
         found = violations(root)
     want = ["include/ncclbot/io/m.hpp:1:", "src/core/d.cpp:1:", "src/newmodule/o.cpp:1:", "src/plugin/j.cpp:2:",
-            "src/plugin/j.cpp:3:", "src/stats/g.cpp:1:", "src/study/a.cpp:1:"]
+            "src/plugin/j.cpp:3:", "src/run/r.hpp:1:", "src/stats/g.cpp:1:", "src/study/a.cpp:1:"]
     ok = sorted(v.split(" ")[0] for v in found) == want
     print("layering self-test:", "ok" if ok else f"expected {want}, found {found}")
     return 0 if ok else 1

@@ -1,4 +1,4 @@
-#include "cli/tune_shards.hpp"
+#include "cli/tune_merge.hpp"
 
 #include <iomanip>
 #include <iostream>
