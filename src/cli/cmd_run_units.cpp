@@ -7,9 +7,9 @@
 //   - under mpirun (ncclbot-mpi): every rank computes its shard, rank 0 receives the checkpoint
 //     bytes, writes them and then writes the report as `ncclbot run` would, while every rank
 //     computes its share of the report's bootstrap resamples (scale/bootstrap_on_ranks.hpp).
-//     Other ranks never touch DIR. With --shared-dir (DIR on a file system every rank sees) each rank writes
-//     its checkpoints itself as it finishes them and skips complete ones, so a job that dies midway resumes
-//     from every unit finished anywhere.
+//     Other ranks never touch DIR. With --shared-dir (DIR on a file system every rank sees) each
+//     rank writes its checkpoints itself as it finishes them and skips complete ones, so a job that
+//     dies midway resumes from every unit finished anywhere.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
