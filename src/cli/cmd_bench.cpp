@@ -116,7 +116,7 @@ void time_bench_case(const BenchOptions& opt, ReplayBackend backend, const Sweep
   job.device_block = cuda ? width : 0;
   double sink = 0;
   const BenchTiming t =
-      measure([&] { sink += run_replay(job, backend).online[0]; }, BenchSettings{1, opt.repetitions});
+      measure([&] { sink += run_replay(job, backend).online[0]; }, BenchSettings{1, opt.repetitions, {}});
   const double steps = double(opt.contexts) * opt.seeds * opt.horizon;
   const double rate = steps / t.median_s;
   out["results"].push_back({{"policy", spec.text},

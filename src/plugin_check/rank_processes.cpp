@@ -253,7 +253,8 @@ std::string rank_timeout_failure(const RanksJob& job, const RankProcesses& procs
   for (size_t p = 0; p < procs.pids.size(); ++p)
     if (!procs.done[p]) {
       const int64_t call = job.shared->procs[p].call.load();
-      failure += " " + process_label(job, int(p)) +
+      failure += ' ';
+      failure += process_label(job, int(p)) +
                  (call < 0 ? " was still initialising" : " was at call " + std::to_string(call)) +
                  (call == behind && behind < ahead ? " (furthest behind);" : ";");
     }

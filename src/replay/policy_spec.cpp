@@ -195,7 +195,10 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
     point.text = name;
     for (size_t i = 0; i < values.size(); ++i) {
       info->keys[i]->set(point.config, values[i][idx[i]].first);
-      point.text += (i == 0 ? ":" : ",") + std::string(info->keys[i]->key) + "=" + values[i][idx[i]].second;
+      point.text += i == 0 ? ':' : ',';
+      point.text += info->keys[i]->key;
+      point.text += '=';
+      point.text += values[i][idx[i]].second;
     }
     out.push_back(std::move(point));
     size_t i = values.size();

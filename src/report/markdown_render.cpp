@@ -42,7 +42,11 @@ std::string render_markdown(const std::vector<Block>& blocks) {
         md += "\n";
         for (const auto& row : b.rows) {
           md += "|";
-          for (const auto& c : row) md += " " + cell(c) + " |";
+          for (const auto& c : row) {
+            md += ' ';
+            md += cell(c);
+            md += " |";
+          }
           md += "\n";
         }
         md += "\n";

@@ -14,31 +14,6 @@ using nlohmann::json;
 // The figure the verdict shows: each policy's mean loss per scenario (scripts/study_figures.py).
 constexpr const char* kKeyFigure = "paired_bars_mean.png";
 
-Block heading(int level, std::string text) {
-  Block b;
-  b.kind = Block::Kind::kHeading;
-  b.level = level;
-  b.text = std::move(text);
-  return b;
-}
-Block paragraph(std::string text) {
-  Block b;
-  b.text = std::move(text);
-  return b;
-}
-Block bullets(std::vector<std::string> items) {
-  Block b;
-  b.kind = Block::Kind::kBullets;
-  b.items = std::move(items);
-  return b;
-}
-Block code(std::string text) {
-  Block b;
-  b.kind = Block::Kind::kCode;
-  b.text = std::move(text);
-  return b;
-}
-
 std::string with_interval(const json& m, const std::string& kind) {
   return metric_text(kind, m.at("estimate").get<double>()) + " [" +
          metric_text(kind, m.at("low").get<double>()) + ", " + metric_text(kind, m.at("high").get<double>()) +
@@ -488,6 +463,42 @@ void report_recompute_section(std::vector<Block>& out) {
 }
 
 }  // namespace
+
+Block heading(int level, std::string text) {
+  Block b;
+  b.kind = Block::Kind::kHeading;
+  b.level = level;
+  b.text = std::move(text);
+  return b;
+}
+Block paragraph(std::string text) {
+  Block b;
+  b.text = std::move(text);
+  return b;
+}
+Block bullets(std::vector<std::string> items) {
+  Block b;
+  b.kind = Block::Kind::kBullets;
+  b.items = std::move(items);
+  return b;
+}
+Block code(std::string text) {
+  Block b;
+  b.kind = Block::Kind::kCode;
+  b.text = std::move(text);
+  return b;
+}
+Block table_block(std::vector<std::string> header) {
+  Block b;
+  b.kind = Block::Kind::kTable;
+  b.header = std::move(header);
+  return b;
+}
+Block block_of(Block::Kind kind) {
+  Block b;
+  b.kind = kind;
+  return b;
+}
 
 Block figure_block(const json& figure) {
   Block b;

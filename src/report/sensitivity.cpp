@@ -190,7 +190,7 @@ std::vector<Block> sensitivity_section(const json& results, const json& figure) 
     for (const auto& p : results.at("pooled")) {
       const std::string name = p.at("policy");
       const size_t rank = size_t(std::find(ranking.begin(), ranking.end(), name) - ranking.begin()) + 1;
-      row.push_back("#" + std::to_string(rank) + " " +
+      row.push_back(std::string("#") + std::to_string(rank) + " " +
                     value_text(objective, run.at("objective").at(name).get<double>()));
     }
     for (const auto& h : run.at("primary")) {

@@ -31,8 +31,8 @@ std::string context_name(const nlohmann::json& c) {
 
 // The "Was it worth it?" section: time saved against NCCL's choice, departures and contexts lost.
 void telemetry_worth_it_section(std::vector<Block>& out, const nlohmann::json& total) {
-  out.push_back({Block::Kind::kHeading, 2, "Was it worth it?"});
-  Block summary{Block::Kind::kBullets};
+  out.push_back(heading(2, "Was it worth it?"));
+  Block summary = bullets({});
   if (total.contains("saved_us")) {
     summary.items.push_back(
         "Time saved against NCCL's own choice: " + with_ci(total["saved_us"]) + " (" +
@@ -59,23 +59,23 @@ void telemetry_worth_it_section(std::vector<Block>& out, const nlohmann::json& t
 
 // The "Where it lost" section: the contexts whose saving interval lies wholly below zero.
 void telemetry_lost_section(std::vector<Block>& out, const std::vector<nlohmann::json>& contexts) {
-  Block lost{Block::Kind::kTable};
+  Block lost = table_block();
   lost.header = {"context", "calls", "NCCL's arm", "saved per call", "saved in total"};
   for (const auto& c : contexts)
     if (c.value("lost", false))
       lost.rows.push_back({context_name(c), std::to_string(c["calls"].get<size_t>()), c["nccl_arm"],
                            with_ci(c["saved_per_call_us"]), with_ci(c["saved_total_us"])});
-  out.push_back({Block::Kind::kHeading, 2, "Where it lost"});
+  out.push_back(heading(2, "Where it lost"));
   if (lost.rows.empty())
-    out.push_back({Block::Kind::kParagraph, 2, "No context's interval lies wholly below zero."});
+    out.push_back(paragraph("No context's interval lies wholly below zero."));
   else
     out.push_back(lost);
 }
 
 // The "Per context" section: one row per context, in the order given.
 void telemetry_per_context_section(std::vector<Block>& out, const std::vector<nlohmann::json>& contexts) {
-  out.push_back({Block::Kind::kHeading, 2, "Per context"});
-  Block table{Block::Kind::kTable};
+  out.push_back(heading(2, "Per context"));
+  Block table = table_block();
   table.header = {"context",        "calls",         "NCCL's arm",
                   "departures",     "mean latency",  "NCCL's choice (est.)",
                   "saved per call", "saved in total"};
@@ -94,28 +94,26 @@ void telemetry_per_context_section(std::vector<Block>& out, const std::vector<nl
 void telemetry_curves_and_recompute_sections(std::vector<Block>& out, const nlohmann::json& t,
                                              const std::vector<std::string>& logs,
                                              const nlohmann::json& figures, const std::string& figures_note) {
-  out.push_back({Block::Kind::kHeading, 2, "Learning curves"});
-  out.push_back(
-      {Block::Kind::kParagraph, 2,
-       "Each context's calls in index order, in equal buckets: the share that departed from NCCL's pick "
-       "(Wilson interval) and the mean measured latency (normal interval) are in telemetry.json "
-       "(`per_context[].learning_curve`)."});
+  out.push_back(heading(2, "Learning curves"));
+  out.push_back(paragraph(
+      "Each context's calls in index order, in equal buckets: the share that departed from NCCL's pick "
+      "(Wilson interval) and the mean measured latency (normal interval) are in telemetry.json "
+      "(`per_context[].learning_curve`)."));
   for (const auto& f : figures) {
-    Block b{Block::Kind::kFigure};
+    Block b = block_of(Block::Kind::kFigure);
     b.text = f.value("caption", "");
     b.file = "figures/" + f.value("file", "");
     out.push_back(b);
   }
-  if (!figures_note.empty()) out.push_back({Block::Kind::kParagraph, 2, "No figures: " + figures_note + "."});
-  Block recompute{Block::Kind::kCode};
+  if (!figures_note.empty()) out.push_back(paragraph("No figures: " + figures_note + "."));
+  Block recompute = code("");
   std::string cmd = "ncclbot telemetry";
   for (const auto& l : logs) cmd += " " + l;
   recompute.text = cmd + " --out DIR --resamples " + std::to_string(t["resamples"].get<int>());
-  out.push_back({Block::Kind::kHeading, 2, "Recomputing"});
-  out.push_back(
-      {Block::Kind::kParagraph, 2,
-       "Every number comes from the logs alone (decision records and NCCL's cost tables); telemetry.json "
-       "holds them all. The same command gives the same numbers:"});
+  out.push_back(heading(2, "Recomputing"));
+  out.push_back(paragraph(
+      "Every number comes from the logs alone (decision records and NCCL's cost tables); telemetry.json "
+      "holds them all. The same command gives the same numbers:"));
   out.push_back(recompute);
 }
 
@@ -126,14 +124,12 @@ std::vector<Block> build_telemetry_report(const nlohmann::json& t, const std::ve
   std::vector<Block> out;
   const auto& total = t["total"];
   const std::string level = fmt::format("{:.0f}%", t["level"].get<double>() * 100);
-  out.push_back({Block::Kind::kHeading, 1, "ncclbot telemetry: what the plugin did"});
-  out.push_back(
-      {Block::Kind::kParagraph, 2,
-       fmt::format("{} measured calls of policy `{}` over {} contexts, from {} log file(s). Intervals are {} "
-                   "percentile block bootstrap intervals ({} resamples); {}.",
-                   total["calls"].get<size_t>(), t["behaviour"].get<std::string>(),
-                   t["contexts"].get<size_t>(), logs.size(), level, t["resamples"].get<int>(),
-                   t["method"].get<std::string>())});
+  out.push_back(heading(1, "ncclbot telemetry: what the plugin did"));
+  out.push_back(paragraph(fmt::format(
+      "{} measured calls of policy `{}` over {} contexts, from {} log file(s). Intervals are {} "
+      "percentile block bootstrap intervals ({} resamples); {}.",
+      total["calls"].get<size_t>(), t["behaviour"].get<std::string>(), t["contexts"].get<size_t>(),
+      logs.size(), level, t["resamples"].get<int>(), t["method"].get<std::string>())));
   telemetry_worth_it_section(out, total);
 
   std::vector<nlohmann::json> contexts(t["per_context"].begin(), t["per_context"].end());

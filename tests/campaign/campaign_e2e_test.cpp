@@ -196,7 +196,9 @@ TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
   EXPECT_EQ(sj["missing"], 1);
   EXPECT_EQ(sj["failed"], 1);
   for (const auto& r : sj["runs"]) {
-    if (r["id"] == "n2-allreduce-ring-ll") EXPECT_EQ(r["state"], "missing");
+    if (r["id"] == "n2-allreduce-ring-ll") {
+      EXPECT_EQ(r["state"], "missing");
+    }
     if (r["id"] == "n4-allgather-ring-simple") {
       EXPECT_EQ(r["state"], "failed");
       EXPECT_NE(r["reason"].get<std::string>().find("trailer"), std::string::npos) << r["reason"];
@@ -224,7 +226,9 @@ TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
   EXPECT_NE(third.out.find("n4-allgather-ring-simple: running"), std::string::npos) << third.out;
   const auto after = logs_snapshot(camp + "/logs");
   for (const auto& [name, content] : kept)
-    if (name.rfind("n4-allgather-ring-simple", 0) != 0) EXPECT_EQ(after.at(name), content) << name;
+    if (name.rfind("n4-allgather-ring-simple", 0) != 0) {
+      EXPECT_EQ(after.at(name), content) << name;
+    }
   EXPECT_EQ(std::distance(fs::directory_iterator(camp + "/logs/attempts"), fs::directory_iterator()), 2);
   const CliResult done = run_cli("plan --status " + q(camp) + " --json");
   EXPECT_EQ(nlohmann::json::parse(done.out)["done"], 20);

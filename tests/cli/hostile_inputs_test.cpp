@@ -287,8 +287,8 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
                                                 "ELF\x02\x01\x01\x00\x00\x00",
                                                 10) +
                                         std::string(100, '\x01'));
-  for (const std::string p : {base_ + "/noheader.csv", base_ + "/badheader.csv", base_ + "/longline.csv",
-                              base_ + "/binary.csv", std::string("/dev/zero"), base_ + "/missing.csv", g})
+  for (const std::string& p : {base_ + "/noheader.csv", base_ + "/badheader.csv", base_ + "/longline.csv",
+                               base_ + "/binary.csv", std::string("/dev/zero"), base_ + "/missing.csv", g})
     add("inspect " + p, {"inspect", p}, p);
   add("tune on /dev/zero",
       {"tune", "--sweep", "/dev/zero", "--policy", "greedy", "--seeds", "1", "--horizon", "5", "--tune-nodes",
@@ -408,7 +408,7 @@ TEST_F(HostileInputs, EveryBadInputExitsTwoWithOneLineAndHarmsNothing) {
   // (the plugin would warn and write no log, and the check would end 0).
   const std::string plugin = beside_ncclbot("libnccl-tuner-ncclbot.so");
   fs::create_symlink(base_ + "/nowhere/target", base_ + "/dangling.log");
-  for (const std::string log : {base_ + "/dangling.log", base_ + "/nofolder/x.log"})
+  for (const std::string& log : {base_ + "/dangling.log", base_ + "/nofolder/x.log"})
     add("plugin-check --log " + log,
         {"plugin-check", "--plugin", plugin, "--sweep", good, "--policy", "greedy", "--horizon", "5", "--log",
          log},

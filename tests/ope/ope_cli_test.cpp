@@ -63,7 +63,9 @@ TEST(OpeCli, AutosTruthLiesInsideTheIntervalsOfAnEpsilonGreedyLog) {
         EXPECT_LE(lo, truth) << target["policy"] << " " << name;
         EXPECT_GE(hi, truth) << target["policy"] << " " << name;
       }
-      if (name == "DR") EXPECT_LT(std::abs(v - truth) / truth, 0.005) << target["policy"] << " DR " << v;
+      if (name == "DR") {
+        EXPECT_LT(std::abs(v - truth) / truth, 0.005) << target["policy"] << " DR " << v;
+      }
       if (name == "IPS") {
         EXPECT_LT(std::abs(v - truth) / truth, 0.10)
             << target["policy"] << " IPS " << v << " truth " << truth;
@@ -238,7 +240,8 @@ TEST(OpeCli, UnderLevelShiftsTheTruthIsTheTargetsLatencyAtTheLoggedLevels) {
 TEST(OpeCli, ResamplingOptionsAreCheckedAndThreadsChangeNoNumber) {
   const Logged l = logged_run("random", 60);
   const std::string base = "ope --log '" + l.log + "' --policy auto --json";
-  for (const std::string& bad : {"--block-length 0", "--block-length x", "--backend gpu"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"--block-length 0", "--block-length x", "--backend gpu"}) {
     const CliResult r = run_cli(base + " " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find(bad.substr(0, bad.find(' '))), std::string::npos) << r.err;

@@ -109,7 +109,7 @@ TEST(ReplayPartial, CommunicatorBlocksAreCheckedBeforeUse) {
   id["communicators"] = blocks;
   const ReplayPartial p = decode_replay_partial(encode_replay_partial(id, {0, 2}, 6, slice), "ok.part");
   EXPECT_EQ(p.slice.units.units, (std::vector<size_t>{0, 2, 3, 5}));
-  for (const nlohmann::json bad :
+  for (const nlohmann::json& bad :
        {nlohmann::json{{0, 2}, {2}}, nlohmann::json{{0, 2}}, nlohmann::json{{0, 2}, {-1}},
         nlohmann::json::parse("[[0, 2], [1e99]]"), nlohmann::json("x")}) {
     id["communicators"] = bad;

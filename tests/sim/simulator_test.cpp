@@ -49,7 +49,9 @@ TEST(Simulator, PriorIsTheCostModelAndMaskItsValidArms) {
     for (int a = 0; a < kNumArms; ++a) {
       EXPECT_EQ(v.prior(c, a), a < kNumNcclArms ? t.time_us[a] : -1.0f);  // no HiPIPE unless asked
       if (v.mask(c).has(a))
-        for (int r = 0; r < s.samples(); ++r) EXPECT_GT(v.sample(c, a, r), 0.0f);
+        for (int r = 0; r < s.samples(); ++r) {
+          EXPECT_GT(v.sample(c, a, r), 0.0f);
+        }
     }
   }
 }
@@ -94,7 +96,9 @@ TEST(SimulatorMechanisms, WithoutDeviationsTheTruthIsTheModel) {
       const Context ctx{f.name, Collective::kAllReduce, hosts, 8, b};
       const model::CostTable t = model::predict(topology_for(f, hosts, 8), ctx.collective, b);
       for (int s = 0; s < kNumNcclArms; ++s)
-        if (t.time_us[s] >= 0.0f) EXPECT_NEAR(true_time_us(f, d, ctx, s), t.time_us[s], 1e-3 * t.time_us[s]);
+        if (t.time_us[s] >= 0.0f) {
+          EXPECT_NEAR(true_time_us(f, d, ctx, s), t.time_us[s], 1e-3 * t.time_us[s]);
+        }
     }
 }
 

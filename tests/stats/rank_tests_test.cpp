@@ -32,8 +32,9 @@ TEST(Wilcoxon, MatchesScipy) {
     const double p = k["p"].get<double>();
     EXPECT_NEAR(r.p_value, p, 1e-12 * std::max(1e-3, p)) << label;
     EXPECT_DOUBLE_EQ(r.statistic, k["statistic"].get<double>()) << label;
-    if (k.contains("z"))
+    if (k.contains("z")) {
       EXPECT_NEAR(r.z, k["z"].get<double>(), 1e-12 * std::max(1.0, std::abs(r.z))) << label;
+    }
     by_method[r.method_used == "exact" ? 0 : r.method_used == "permutation" ? 1 : 2]++;
   }
   EXPECT_GT(by_method[0], 10);  // every path is exercised

@@ -70,7 +70,9 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
       EXPECT_TRUE(x.contains(key)) << key;
     // The cause printed is the one for the outcome that happened.
     EXPECT_EQ(x["why"], x["agrees"].get<bool>() ? std::string("agree: test") : x["why"].get<std::string>());
-    if (!x["agrees"].get<bool>()) EXPECT_NE(x["why"], "agree: test");
+    if (!x["agrees"].get<bool>()) {
+      EXPECT_NE(x["why"], "agree: test");
+    }
   }
 
   // Pooled mean over big/* contexts of at most 64 KiB.

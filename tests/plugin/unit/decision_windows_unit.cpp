@@ -203,7 +203,9 @@ TEST(DecisionWindows, ARequestSentTwiceGetsTheSameAnswer) {
   EXPECT_EQ(first, again);
   for (uint64_t i = 103; i < 104 + kLeaderWindow; ++i) {
     const int s = leader->decide_at(kKey, kBytes, cost, i, kOwn);
-    if (i >= 104) ASSERT_EQ(s, first[i - 104]) << i;
+    if (i >= 104) {
+      ASSERT_EQ(s, first[i - 104]) << i;
+    }
   }
 }
 

@@ -792,8 +792,9 @@ TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
   std::vector<int> played;
   for (uint64_t i = 0; i < 3000; ++i) {
     played.push_back(leader.learner->decide_at(kKey, kBytes, cost, i, kOwn));
-    if (i == 0)  // the follower's first call hands in its table: the context starts at kLeaderStart
+    if (i == 0) {  // the follower's first call hands in its table: the context starts at kLeaderStart
       ASSERT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr), played[0]);
+    }
     const int ran = played.back() >= 0 ? played.back() : 0;
     leader.learner->observe(kKey, ran, ran == 0 ? 10.0 + double(i % 7) : 11.0 + double(i % 5));
   }
