@@ -10,14 +10,8 @@ namespace ncclbot::cli {
 
 void print_replay_report(const ReplayReport& report, const ReplayResults& res, bool json) {
   nlohmann::json out;
-  out["backend"] = report.backend;
+  add_replay_setup_json(out, report);
   out["contexts"] = report.contexts;
-  out["seeds"] = report.seeds;
-  out["horizon"] = report.horizon;
-  out["delay"] = report.delay;
-  if (report.window > 1) out["window"] = report.window;
-  if (report.policy_start > 0) out["policy_start"] = report.policy_start;
-  if (!report.as_deployed.empty()) out["as_deployed"] = report.as_deployed;
   out["configs"] = nlohmann::json::array();
   for (int c = 0; c < res.num_configs; ++c) {
     out["configs"].push_back({{"policy", report.policies[size_t(c)]},
@@ -27,13 +21,8 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
   }
   std::ostream& human = json ? std::cerr : std::cout;
   human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
-        << (report.delay ? " delay " + std::to_string(report.delay) : std::string())
-        << (report.window > 1 ? " window " + std::to_string(report.window) : std::string())
-        << (report.policy_start > 0 ? " policy from call " + std::to_string(report.policy_start)
-                                    : std::string())
-        << (report.as_deployed.empty() ? std::string() : " as deployed (" + report.as_deployed + ")")
-        << (report.call_cost_us.empty() ? std::string() : " with per-call costs") << " on " << report.backend
-        << "\n";
+        << replay_setup_text(report) << (report.call_cost_us.empty() ? std::string() : " with per-call costs")
+        << " on " << report.backend << "\n";
   for (const auto& c : out["configs"])
     human << std::left << std::setw(36) << c["policy"].get<std::string>() << " online mean "
           << std::setprecision(4) << c["online"]["mean"].get<double>() * 100 << "%  p99 "

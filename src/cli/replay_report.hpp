@@ -4,17 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/replay_setup_report.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 
 namespace ncclbot::cli {
 
-struct ReplayReport {
-  std::string backend;
+struct ReplayReport : ReplaySetupReport {
   std::vector<std::string> policies;  // expanded config texts, in config order
   size_t contexts = 0;
-  int seeds = 0, horizon = 0, delay = 0, window = 1, policy_start = 0;
-  std::string as_deployed;           // --as-deployed mode, empty when not given
-  std::vector<double> call_cost_us;  // per config, empty when no per-call cost was charged
 };
 
 // Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.

@@ -10,16 +10,10 @@ namespace ncclbot::cli {
 
 void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>& tuned, bool json) {
   nlohmann::json out;
-  out["backend"] = report.backend;
+  add_replay_setup_json(out, report);
   out["objective"] = report.objective;
   out["tune_contexts"] = report.tune_contexts;
   out["score_contexts"] = report.score_contexts;
-  out["seeds"] = report.seeds;
-  out["horizon"] = report.horizon;
-  out["delay"] = report.delay;
-  if (report.window > 1) out["window"] = report.window;
-  if (report.policy_start > 0) out["policy_start"] = report.policy_start;
-  if (!report.as_deployed.empty()) out["as_deployed"] = report.as_deployed;
   out["policies"] = nlohmann::json::array();
   for (const auto& tp : tuned) {
     nlohmann::json grid = nlohmann::json::array();
@@ -38,13 +32,8 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
   std::ostream& human = json ? std::cerr : std::cout;
   human << "tuned on " << report.tune_contexts << " contexts (nodes " << report.tune_nodes << "), scored on "
         << report.score_contexts << " (nodes " << report.score_nodes << "), " << report.seeds
-        << " seeds, T=" << report.horizon
-        << (report.delay ? " delay " + std::to_string(report.delay) : std::string())
-        << (report.window > 1 ? " window " + std::to_string(report.window) : std::string())
-        << (report.policy_start > 0 ? " policy from call " + std::to_string(report.policy_start)
-                                    : std::string())
-        << (report.as_deployed.empty() ? std::string() : " as deployed (" + report.as_deployed + ")")
-        << ", objective " << report.objective << "\n";
+        << " seeds, T=" << report.horizon << replay_setup_text(report) << ", objective " << report.objective
+        << "\n";
   for (const auto& tp : tuned)
     human << std::left << std::setw(40) << tp.points[size_t(tp.chosen)].text << std::setprecision(4)
           << " tune online mean " << tp.tune_online.summary.mean * 100 << "%   score online mean "

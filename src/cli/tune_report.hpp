@@ -4,17 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/replay_setup_report.hpp"
 #include "ncclbot/replay/tune.hpp"
 
 namespace ncclbot::cli {
 
-struct TuneReport {
-  std::string backend, objective;
+struct TuneReport : ReplaySetupReport {
+  std::string objective;
   std::string tune_nodes, score_nodes;  // the options' text, as the user gave it
   size_t tune_contexts = 0, score_contexts = 0;
-  int seeds = 0, horizon = 0, delay = 0, window = 1, policy_start = 0;
-  std::string as_deployed;           // --as-deployed mode, empty when not given
-  std::vector<double> call_cost_us;  // per score config (= per policy), empty when not charged
 };
 
 // Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.
