@@ -5,28 +5,18 @@
 // slots only, even where HiPIPE's own prior (its analytic model, which warm-started bandits read) is
 // lower; a context with no NCCL arm at all falls back to the lowest valid slot.
 #include "ncclbot/core/argmin.hpp"
+#include "ncclbot/policy/one_arm_policy.hpp"
 #include "ncclbot/policy/policy_context.hpp"
 
 namespace ncclbot {
 
-struct AutoPolicy {
-  struct Params {};
-  Params params;
-  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  int pick;
-
+struct AutoPolicy : OneArmPolicy {
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
     const ArmMask nccl = ctx.mask.nccl_arms();
     pick = ctx.prior_us ? nccl_argmin(nccl, [&](int s) { return ctx.prior_us[s]; }) : -1;
     if (pick < 0) pick = nccl_argmin(nccl, [](int) { return 0.0; });
     if (pick < 0) pick = nccl_argmin(ctx.mask, [](int) { return 0.0; });
   }
-  NCCLBOT_HD int select(StepRandom&) { return pick; }
-  NCCLBOT_HD void update(int, double) {}
-  NCCLBOT_HD int commit(StepRandom&) const { return pick; }
-  // Nothing learned: reset() rebuilds everything (tuner plugin state file).
-  template <typename F>
-  NCCLBOT_HD void visit_state(F&&) {}
 };
 
 }  // namespace ncclbot

@@ -4,15 +4,11 @@
 // PolicyContext::fixed_slot; if it is not a valid arm of this context the policy falls back to
 // AUTO's pick, then to the lowest valid slot, so it can never choose an arm that does not exist.
 #include "ncclbot/policy/auto_policy.hpp"
+#include "ncclbot/policy/one_arm_policy.hpp"
 
 namespace ncclbot {
 
-struct FrozenArmPolicy {
-  struct Params {};
-  Params params;
-  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  int pick;
-
+struct FrozenArmPolicy : OneArmPolicy {
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
     if (ctx.fixed_slot >= 0 && ctx.fixed_slot < kNumArms && ctx.mask.has(ctx.fixed_slot)) {
       pick = ctx.fixed_slot;
@@ -22,12 +18,6 @@ struct FrozenArmPolicy {
       pick = fallback.pick;
     }
   }
-  NCCLBOT_HD int select(StepRandom&) { return pick; }
-  NCCLBOT_HD void update(int, double) {}
-  NCCLBOT_HD int commit(StepRandom&) const { return pick; }
-  // Nothing learned: reset() rebuilds everything (tuner plugin state file).
-  template <typename F>
-  NCCLBOT_HD void visit_state(F&&) {}
 };
 
 }  // namespace ncclbot

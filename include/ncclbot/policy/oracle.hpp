@@ -3,26 +3,16 @@
 // reference line only (its loss is 0 by definition); it needs the true means, which exist in a
 // replay and nowhere else. Without them it plays the lowest valid slot.
 #include "ncclbot/core/argmin.hpp"
+#include "ncclbot/policy/one_arm_policy.hpp"
 #include "ncclbot/policy/policy_context.hpp"
 
 namespace ncclbot {
 
-struct OraclePolicy {
-  struct Params {};
-  Params params;
-  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  int pick;
-
+struct OraclePolicy : OneArmPolicy {
   NCCLBOT_HD void reset(const PolicyContext& ctx) {
     pick = ctx.true_mean_us ? nccl_argmin(ctx.mask, [&](int s) { return ctx.true_mean_us[s]; }) : -1;
     if (pick < 0) pick = nccl_argmin(ctx.mask, [](int) { return 0.0; });
   }
-  NCCLBOT_HD int select(StepRandom&) { return pick; }
-  NCCLBOT_HD void update(int, double) {}
-  NCCLBOT_HD int commit(StepRandom&) const { return pick; }
-  // Nothing learned: reset() rebuilds everything (tuner plugin state file).
-  template <typename F>
-  NCCLBOT_HD void visit_state(F&&) {}
 };
 
 }  // namespace ncclbot
