@@ -1,22 +1,20 @@
 #pragma once
-// The check behind `ncclbot plugin-check`: it loads the built tuner plugin as NCCL does (dlopen RTLD_NOW |
-// RTLD_LOCAL, the versioned v5 structs) and checks that, driven with the sweep, it makes the replay engine's
-// decisions call for call:
+// The check behind `ncclbot plugin-check`: it loads the built tuner plugin as NCCL does (dlopen
+// RTLD_NOW | RTLD_LOCAL, the versioned v5 structs) and checks that, driven with the sweep, it makes
+// the replay engine's decisions call for call:
 //   for every context: one communicator (tuner + profiler init), then T calls of
 //     cost table = the sweep's prior on the measured arms, -1 elsewhere (NCCL's layout) ->
 //     getCollInfo -> the pick by NCCL's rule (smallest non-negative, strict <, row-major) ->
 //     compare with the replay's step t -> latency of the picked arm drawn from the sweep with the
 //     replay's Philox keying -> fed back through profiler events (Coll + KernelCh with GPU
 //     timestamps), or through ncclbotReportLatency when nanosecond timestamps cannot carry it exactly.
-// With --ranks N (2..64) it checks leader mode instead, the plugin as a multi-rank job runs it: for
+// With ranks = N (2..64) it checks leader mode instead, the plugin as a multi-rank job runs it: for
 // every context, N processes each dlopen the plugin with NCCLBOT_LEADER on loopback (process 0 the
 // leader), hold the communicator's nodes x GPUs-per-node ranks between them (process 0 rank 0
 // alone, as a job's leader process drives one GPU) and play T calls in lockstep, every rank's
 // latency reported through ncclbotReportLatency before the next call; every rank's every decision
 // is compared with the replay of the leader's protocol (--as-deployed leader: delay
-// kLeaderPrefetch, window kLeaderWindow, policy start kLeaderStart).
-// Exit 0 only when every decision is equal; 1 when any differs (each printed with context and step,
-// and rank with --ranks) or a rank's process fails or hangs (named in the error).
+// kLeaderPrefetch, window kLeaderWindow, policy start kLeaderStart; rank_processes.hpp).
 #include <cstdint>
 #include <set>
 #include <string>
@@ -38,7 +36,7 @@ struct CheckSettings {
   int delay = 0;
   std::string feed = "auto";
   std::string log_path;
-  int ranks = 1;                        // processes; > 1: leader mode (the file comment)
+  int ranks = 1;                        // processes; > 1: leader mode (above)
   double rank_timeout = 300;            // seconds one context's processes may take, with ranks > 1
   std::vector<std::string> plugin_env;  // NAME=VALUE set for the plugin after the check's own
   bool progress = true;                 // every 20 contexts, how far the check is (on stderr)
@@ -46,16 +44,16 @@ struct CheckSettings {
 
 struct Mismatch {
   int context = 0, step = 0, plugin_slot = -1, replay_slot = -1;
-  int rank = -1;  // the communicator rank, with --ranks
+  int rank = -1;  // the communicator rank, in leader mode
 };
 
 struct ContextOutcome {
   bool checked = false;
   std::string skipped;  // why, when not checked
   int steps = 0, via_profiler = 0, via_report = 0, not_joined = 0;
-  int rank_disagreements = 0;  // with --ranks: calls on which the ranks did not all play one arm
+  int rank_disagreements = 0;  // leader mode: calls on which the ranks did not all play one arm
   std::vector<Mismatch> mismatches;
-  std::string failure;  // with --ranks: a rank process crashed, gave up or hung (nothing compared)
+  std::string failure;  // leader mode: a rank process crashed, gave up or hung (nothing compared)
 };
 
 // The sums over the contexts checked, and every first difference.
