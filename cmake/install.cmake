@@ -19,7 +19,7 @@ ncclbot_install_data(share/ncclbot Unspecified)
 
 # The library and its public headers (include/ncclbot only: src/ stays private).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ncclbot DESTINATION include)
-set(NCCLBOT_EXPORTED ncclbot_spec ncclbot_lib ncclbot_policy)
+set(NCCLBOT_EXPORTED ncclbot_shared ncclbot_lib ncclbot_policy)
 if(TARGET ncclbot_kernels)
   list(APPEND NCCLBOT_EXPORTED ncclbot_kernels)
 endif()
