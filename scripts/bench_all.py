@@ -16,7 +16,8 @@ first benchmark (other work on the machine slows every row), because every numbe
               row says that none was found
 --quick cuts repetitions (a smoke run; its numbers are noisier). --update-readme replaces the
 table between the README's `<!-- bench_all:begin -->` and `<!-- bench_all:end -->` lines.
-A benchmark that fails stops the script (exit 1, naming the command); bad usage exits 2.
+A benchmark that fails stops the script (exit 1, naming the command); bad usage (no build at
+--build, no markers in the README) exits 2.
 """
 import argparse
 import json
@@ -35,7 +36,11 @@ FEEDBACK_RANKS = (4, 8, 64)
 
 
 class BenchError(Exception):
-    pass
+    """A benchmark failed or printed what this script cannot read: exit 1."""
+
+
+class UsageProblem(BenchError):
+    """Nothing to run (no build at --build) or no place for the table in the README: exit 2."""
 
 
 def run_json(cmd):
@@ -127,7 +132,7 @@ def table(machine, rows):
 def replace_section(text, block, where):
     """The text with what lies between the markers replaced by block; markers must appear once each."""
     if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        raise BenchError(f"{where}: needs one line {BEGIN} and, after it, one line {END}")
+        raise UsageProblem(f"{where}: needs one line {BEGIN} and, after it, one line {END}")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     return f"{head}{BEGIN}\n{block}{END}{tail}"
@@ -166,7 +171,7 @@ def measure(build, quick):
     bench_dir = os.path.join(build, "src", "plugin_bench")
     for path in (ncclbot, plugin, os.path.join(bench_dir, "plugin_overhead_bench")):
         if not os.path.exists(path):
-            raise BenchError(f"{path}: not built (scripts/build.sh builds it)")
+            raise UsageProblem(f"{path}: not built (scripts/build.sh builds it)")
     reps = 3 if quick else 11
     bench = [ncclbot, "bench", "--backend", "cpu", "--threads", "1", "--arms", "12", "--policy", "ucb1",
              "--policy", "thompson", "--repetitions", str(reps), "--json"]
@@ -224,7 +229,7 @@ def main():
             os.replace(readme + ".tmp", readme)
     except BenchError as e:
         print(f"bench_all: {e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageProblem) else 1
     return 0
 
 

@@ -69,7 +69,7 @@ class Rows(unittest.TestCase):
         self.assertEqual(bench_all.replace_section(text, "new\n", "R"),
                          f"a\n{bench_all.BEGIN}\nnew\n{bench_all.END}\nb\n")
         for broken in ("a\n", f"{bench_all.END}\n{bench_all.BEGIN}\n", f"{bench_all.BEGIN}{bench_all.BEGIN}{bench_all.END}"):
-            with self.assertRaises(bench_all.BenchError):
+            with self.assertRaises(bench_all.UsageProblem):
                 bench_all.replace_section(broken, "new\n", "R")
 
 
