@@ -142,10 +142,8 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
   out.push_back(bullets(lines));
   for (const auto& f : figures)
     if (f.at("file") == kKeyFigure) out.push_back(figure_block(f));
-  Block t;
-  t.kind = Block::Kind::kTable;
-  t.header = {"policy", "mean loss", "p99 loss", "share of contexts above 10%",
-              "mean vs AUTO (primary family)"};
+  Block t = table_block(
+      {"policy", "mean loss", "p99 loss", "share of contexts above 10%", "mean vs AUTO (primary family)"});
   for (const auto& p : pooled) {
     const json& m = p.at("metrics");
     t.rows.push_back({p.at("policy"), with_interval(m.at("mean"), "loss"), with_interval(m.at("p99"), "loss"),
@@ -197,9 +195,7 @@ void report_inputs_bullets(std::vector<Block>& out, const json& r, const json& s
 // The "Inputs" section's tables: the sweeps, each preset's simulator inputs, and the scenarios.
 void report_inputs_tables(std::vector<Block>& out, const json& r) {
   {
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"sweep", "source", "contexts", "samples", "sha256"};
+    Block t = table_block({"sweep", "source", "contexts", "samples", "sha256"});
     for (const auto& s : r.at("sweeps"))
       t.rows.push_back({s.at("name"), source_text(s.at("source")), s.at("contexts").dump(),
                         s.at("samples").dump(), s.at("sha256")});
@@ -212,18 +208,14 @@ void report_inputs_tables(std::vector<Block>& out, const json& r) {
                             "named measurement; *derived*, computed from named measurements or constants "
                             "(NCCL's source, a vendor's specification); *assumed*, a modelling choice that "
                             "no named measurement gives."));
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"value", "is", "basis", "source"};
+    Block t = table_block({"value", "is", "basis", "source"});
     for (const auto& v : p.at("values"))
       t.rows.push_back({"`" + v.at("key").get<std::string>() + "`", v.at("value").get<std::string>(),
                         v.at("basis").get<std::string>(), v.at("source").get<std::string>()});
     out.push_back(t);
   }
   {
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"scenario", "tuned on", "scored on"};
+    Block t = table_block({"scenario", "tuned on", "scored on"});
     for (const auto& s : r.at("scenarios"))
       t.rows.push_back({s.at("name"), context_set_text(s.at("tune")), context_set_text(s.at("score"))});
     out.push_back(t);
@@ -242,9 +234,7 @@ void report_pooled_section(std::vector<Block>& out, const json& r, const json& s
                 ", over every score context of every scenario, with " + level +
                 " percentile bootstrap intervals over contexts. Loss = latency of the pick / latency of "
                 "the best arm - 1."));
-  Block t;
-  t.kind = Block::Kind::kTable;
-  t.header = {"policy", "contexts", "mean", "p99", "above 10%", "max"};
+  Block t = table_block({"policy", "contexts", "mean", "p99", "above 10%", "max"});
   for (const auto& p : r.at("pooled")) {
     std::vector<std::string> row = {p.at("policy"), p.at("contexts").dump()};
     for (auto& c : metric_cells(p.at("metrics"))) row.push_back(c);
@@ -269,9 +259,7 @@ void report_loss_vs_horizon_section(std::vector<Block>& out, const json& r, cons
         "; averaged over the scenarios, each over up to " + lvh.at("contexts_per_scenario").dump() +
         " evenly spaced score contexts and " + lvh.at("seeds").dump() +
         " seeds (one replay per context and seed at the longest horizon, read on the way)."));
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"policy"};
+    Block t = table_block({"policy"});
     for (int h : horizons) t.header.push_back(std::to_string(h) + " calls");
     for (const auto& p : r.at("policies")) {
       const std::string name = p.at("name");
@@ -298,9 +286,7 @@ void report_per_scenario_section(std::vector<Block>& out, const json& r) {
   out.push_back(heading(2, "Per scenario"));
   for (const auto& sc : r.at("scenarios")) {
     out.push_back(heading(3, sc.at("name")));
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"policy", "tuned config", "mean", "p99", "above 10%", "max"};
+    Block t = table_block({"policy", "tuned config", "mean", "p99", "above 10%", "max"});
     for (const auto& s : r.at("scores")) {
       if (s.at("scenario") != sc.at("name")) continue;
       std::vector<std::string> row = {s.at("policy"), s.at("config")};
@@ -320,9 +306,8 @@ void report_hypothesis_families(std::vector<Block>& out, const json& r) {
                 "permutation test of its mean, then Holm's step-down correction within each family. Negative "
                 "differences "
                 "favour a."));
-  Block t;
-  t.kind = Block::Kind::kTable;
-  t.header = {"family", "size m", "scenarios n", "smallest attainable p", "max rejectable", "rejected"};
+  Block t =
+      table_block({"family", "size m", "scenarios n", "smallest attainable p", "max rejectable", "rejected"});
   for (const auto& f : r.at("families"))
     t.rows.push_back({f.at("name"), f.at("size").dump(), f.at("scenarios").dump(),
                       p_value(f.at("smallest_attainable_p").get<double>()), f.at("max_rejectable").dump(),
@@ -338,19 +323,8 @@ void report_hypothesis_families(std::vector<Block>& out, const json& r) {
 
 // The "Hypotheses" section's table of every test, one row per hypothesis.
 void report_hypothesis_table(std::vector<Block>& out, const json& r) {
-  Block t;
-  t.kind = Block::Kind::kTable;
-  t.header = {"#",
-              "family",
-              "a vs b",
-              "metric",
-              "mean diff",
-              "a lower / higher / equal",
-              "p",
-              "test",
-              "Holm p",
-              "significant",
-              "contexts > 10%: a only / b only (McNemar p)"};
+  Block t = table_block({"#", "family", "a vs b", "metric", "mean diff", "a lower / higher / equal", "p",
+                         "test", "Holm p", "significant", "contexts > 10%: a only / b only (McNemar p)"});
   for (const auto& h : r.at("hypotheses")) {
     const std::string metric = h.at("metric");
     const std::string test = h.at("exact").get<bool>()
@@ -387,10 +361,8 @@ void report_against_original_section(std::vector<Block>& out, const json& r) {
              ? std::to_string(n.calibrated) + " more restate numbers the simulator was fitted to "
                                               "(basis \"calibrated\"): shown, not counted."
              : std::string())));
-    Block t;
-    t.kind = Block::Kind::kTable;
-    t.header = {"claim", "original study", "this study", "figures (original / here, band)",
-                "basis", "agrees",         "why"};
+    Block t = table_block({"claim", "original study", "this study", "figures (original / here, band)",
+                           "basis", "agrees", "why"});
     for (const auto& c : claims) {
       std::string figures;
       if (c.contains("figures"))
@@ -417,9 +389,7 @@ void report_tuned_section(std::vector<Block>& out, const json& r, const json& st
                 st.at("objective").get<std::string>() +
                 " (ties: lower mean, then grid order) is frozen and scored. Per policy, the configurations "
                 "chosen and in how many scenarios."));
-  Block t;
-  t.kind = Block::Kind::kTable;
-  t.header = {"policy", "spec", "grid size", "chosen (scenarios)"};
+  Block t = table_block({"policy", "spec", "grid size", "chosen (scenarios)"});
   for (const auto& p : r.at("policies")) {
     std::map<std::string, int> chosen;
     std::vector<std::string> order;
@@ -494,18 +464,16 @@ Block table_block(std::vector<std::string> header) {
   b.header = std::move(header);
   return b;
 }
-Block block_of(Block::Kind kind) {
+Block figure(std::string file, std::string caption) {
   Block b;
-  b.kind = kind;
+  b.kind = Block::Kind::kFigure;
+  b.file = std::move(file);
+  b.text = std::move(caption);
   return b;
 }
 
-Block figure_block(const json& figure) {
-  Block b;
-  b.kind = Block::Kind::kFigure;
-  b.file = "figures/" + figure.at("file").get<std::string>();
-  b.text = figure.at("caption");
-  return b;
+Block figure_block(const json& entry) {
+  return figure("figures/" + entry.at("file").get<std::string>(), entry.at("caption").get<std::string>());
 }
 
 std::vector<Block> build_report(const json& r, const json& figures, const std::string& figures_note) {

@@ -18,14 +18,13 @@ struct Block {
   std::string file;                            // figure, relative to the report folder
 };
 
-// Blocks of one kind, the rest of their fields empty (a table's rows, a list's items, a figure's
-// caption and file filled in by the caller).
+// Blocks of one kind, their other fields empty (a table's rows are added by the caller).
 Block heading(int level, std::string text);
 Block paragraph(std::string text);
 Block bullets(std::vector<std::string> items);
 Block code(std::string text);
-Block table_block(std::vector<std::string> header = {});
-Block block_of(Block::Kind kind);
+Block table_block(std::vector<std::string> header);
+Block figure(std::string file, std::string caption);  // file relative to the report folder
 
 // The figure block of one entry of figures/index.json ({"file", "caption"}).
 Block figure_block(const nlohmann::json& figure);

@@ -156,13 +156,8 @@ std::vector<Block> sensitivity_section(const json& results, const json& figure) 
   if (runs.empty()) return out;
   const std::string objective = results.at("study").at("objective");
   const double alpha = results.at("study").at("alpha").get<double>();
-  Block h;
-  h.kind = Block::Kind::kHeading;
-  h.text = "Conclusions vs assumptions";
-  out.push_back(h);
-
-  Block intro;
-  intro.text =
+  out.push_back(heading(2, "Conclusions vs assumptions"));
+  out.push_back(paragraph(
       "The study was run again under each variant below, each changing only the simulator assumptions it "
       "names (docs/simulator.md, \"The observation model\"; `delay` is the feedback delay of every replay): "
       "the same sweep seeds, scenarios, policies, grids, replay seeds and hypotheses. Per run, each policy's "
@@ -172,12 +167,9 @@ std::vector<Block> sensitivity_section(const json& results, const json& figure) 
       "each hypothesis of the primary family whether Holm rejects it at alpha = " +
       p_value(alpha) +
       " (and in whose favour). Each variant is a complete run with its own report and results.json in its "
-      "folder.";
-  out.push_back(intro);
+      "folder."));
 
-  Block t;
-  t.kind = Block::Kind::kTable;
-  t.header = {"run", "assumptions"};
+  Block t = table_block({"run", "assumptions"});
   const json& base_primary = runs[0].at("primary");
   for (const auto& p : results.at("pooled")) t.header.push_back(p.at("policy").get<std::string>());
   for (const auto& h : base_primary)
@@ -201,9 +193,7 @@ std::vector<Block> sensitivity_section(const json& results, const json& figure) 
   }
   out.push_back(t);
 
-  Block sentences;
-  sentences.kind = Block::Kind::kBullets;
-  sentences.items.push_back(ranking_sentence(runs, objective));
+  Block sentences = bullets({ranking_sentence(runs, objective)});
   for (size_t k = 0; k < base_primary.size(); ++k) sentences.items.push_back(hypothesis_sentence(runs, k));
   out.push_back(sentences);
 

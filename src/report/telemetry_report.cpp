@@ -59,8 +59,7 @@ void telemetry_worth_it_section(std::vector<Block>& out, const nlohmann::json& t
 
 // The "Where it lost" section: the contexts whose saving interval lies wholly below zero.
 void telemetry_lost_section(std::vector<Block>& out, const std::vector<nlohmann::json>& contexts) {
-  Block lost = table_block();
-  lost.header = {"context", "calls", "NCCL's arm", "saved per call", "saved in total"};
+  Block lost = table_block({"context", "calls", "NCCL's arm", "saved per call", "saved in total"});
   for (const auto& c : contexts)
     if (c.value("lost", false))
       lost.rows.push_back({context_name(c), std::to_string(c["calls"].get<size_t>()), c["nccl_arm"],
@@ -75,10 +74,8 @@ void telemetry_lost_section(std::vector<Block>& out, const std::vector<nlohmann:
 // The "Per context" section: one row per context, in the order given.
 void telemetry_per_context_section(std::vector<Block>& out, const std::vector<nlohmann::json>& contexts) {
   out.push_back(heading(2, "Per context"));
-  Block table = table_block();
-  table.header = {"context",        "calls",         "NCCL's arm",
-                  "departures",     "mean latency",  "NCCL's choice (est.)",
-                  "saved per call", "saved in total"};
+  Block table = table_block({"context", "calls", "NCCL's arm", "departures", "mean latency",
+                             "NCCL's choice (est.)", "saved per call", "saved in total"});
   for (const auto& c : contexts) {
     const bool est = c.contains("saved_total_us");
     table.rows.push_back({context_name(c), std::to_string(c["calls"].get<size_t>()), c["nccl_arm"],
@@ -100,10 +97,7 @@ void telemetry_curves_and_recompute_sections(std::vector<Block>& out, const nloh
       "(Wilson interval) and the mean measured latency (normal interval) are in telemetry.json "
       "(`per_context[].learning_curve`)."));
   for (const auto& f : figures) {
-    Block b = block_of(Block::Kind::kFigure);
-    b.text = f.value("caption", "");
-    b.file = "figures/" + f.value("file", "");
-    out.push_back(b);
+    out.push_back(figure("figures/" + f.value("file", ""), f.value("caption", "")));
   }
   if (!figures_note.empty()) out.push_back(paragraph("No figures: " + figures_note + "."));
   Block recompute = code("");
