@@ -21,6 +21,12 @@ std::string checkpoint_bytes(const UnitResult& u) {
   return to_json(u).dump(1) + "\n";
 }
 
+void create_units_folder(const fs::path& units_dir) {
+  std::error_code ec;
+  fs::create_directories(units_dir, ec);
+  if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
+}
+
 bool already_done(const fs::path& file, const WorkUnit& unit) {
   const auto text = read_file_if_exists(file.string());
   if (!text) return false;
@@ -34,9 +40,7 @@ bool already_done(const fs::path& file, const WorkUnit& unit) {
 // Rank 0: writes the checkpoints every rank sent; returns the run's summary so far.
 nlohmann::json write_gathered_units(const std::vector<std::string>& gathered, const fs::path& units_dir,
                                     const ProcessGroup& group, size_t units) {
-  std::error_code ec;
-  fs::create_directories(units_dir, ec);
-  if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
+  create_units_folder(units_dir);
   int total_computed = 0;
   for (const std::string& rank_bytes : gathered) {
     const nlohmann::json from = nlohmann::json::parse(rank_bytes);
@@ -112,11 +116,7 @@ void prepare_units_folder(const std::string& out_dir, const PreparedStudy& prepa
     for (const auto& u : prepared.units) files.insert("units/" + u.file_name);
     folder.record(files);
   }
-  if (self_write) {
-    std::error_code ec;
-    fs::create_directories(units_dir, ec);
-    if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
-  }
+  if (self_write) create_units_folder(units_dir);
 }
 
 ShardUnitsDone compute_shard_units(const PreparedStudy& prepared, const EngineOptions& engine, ShardSpec mine,
