@@ -43,13 +43,19 @@ class UsageProblem(BenchError):
     """Nothing to run (no build at --build) or no place for the table in the README: exit 2."""
 
 
-def run_json(cmd):
-    """Runs a benchmark that prints one JSON document; a failure names the command."""
+def run(cmd):
+    """Runs one benchmark program; its stdout, or a BenchError naming the command when it fails."""
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise BenchError(f"{' '.join(cmd)}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def run_json(cmd):
+    """Runs a benchmark that prints one JSON document; a failure names the command."""
+    out = run(cmd)
     try:
-        return json.loads(done.stdout)
+        return json.loads(out)
     except json.JSONDecodeError as e:
         raise BenchError(f"{' '.join(cmd)}: not JSON on stdout ({e})") from None
 
@@ -72,11 +78,17 @@ def span(values, fmt):
 # --- one function per row: the parsed output of its benchmark in, the table row out ---
 
 
-def replay_row(doc):
+def steps_per_s(doc, policies):
+    """`ncclbot bench --json`'s rate of each policy, by its name (the spec without its keys)."""
     rate = {r["policy"].split(":")[0]: r["steps_per_s"] for r in doc["results"]}
-    missing = {"ucb1", "thompson"} - rate.keys()
+    missing = set(policies) - rate.keys()
     if missing:
         raise BenchError(f"ncclbot bench printed no result for {', '.join(sorted(missing))}")
+    return rate
+
+
+def replay_row(doc):
+    rate = steps_per_s(doc, ("ucb1", "thompson"))
     return ("CPU replay, 12 arms, 1 thread (`ncclbot bench --backend cpu --threads 1 --arms 12`)",
             f"UCB1 {sci(rate['ucb1'])}, Thompson {sci(rate['thompson'])} steps/s")
 
@@ -118,7 +130,7 @@ def synth_row(doc, seconds):
 def gpu_row(doc, gpu):
     if doc is None:
         return ("GPU replay (`ncclbot bench --backend cuda`)", "not measured: `nvidia-smi -L` lists no GPU here")
-    rate = {r["policy"].split(":")[0]: r["steps_per_s"] for r in doc["results"]}
+    rate = steps_per_s(doc, ("ucb1",))
     return (f"GPU replay, 12 arms, {gpu} (`ncclbot bench --backend cuda --arms 12`)",
             f"UCB1 {sci(rate['ucb1'])} steps/s")
 
@@ -178,11 +190,8 @@ def measure(build, quick):
     rows = [replay_row(run_json(bench))]
     with tempfile.TemporaryDirectory() as tmp:
         stats_json = os.path.join(tmp, "stats.json")
-        done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench_stats.py"), "--ncclbot", ncclbot,
-                               "--threads", "1", "--repeat", "1" if quick else "3", "--json", stats_json],
-                              capture_output=True, text=True, cwd=ROOT)
-        if done.returncode != 0:
-            raise BenchError(f"scripts/bench_stats.py: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+        run([sys.executable, os.path.join(ROOT, "scripts", "bench_stats.py"), "--ncclbot", ncclbot, "--threads", "1",
+             "--repeat", "1" if quick else "3", "--json", stats_json])
         with open(stats_json) as f:
             rows.append(stats_row(json.load(f)))
         rows.append(plugin_row(run_json([os.path.join(bench_dir, "plugin_overhead_bench"), plugin,

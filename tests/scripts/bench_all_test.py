@@ -64,6 +64,10 @@ class Rows(unittest.TestCase):
     def test_gpu_row_without_a_gpu_says_so(self):
         self.assertIn("no GPU", bench_all.gpu_row(None, None)[1])
 
+    def test_gpu_row_without_ucb1_is_an_error(self):
+        with self.assertRaises(bench_all.BenchError):
+            bench_all.gpu_row({"results": [{"policy": "auto", "steps_per_s": 1.0}]}, "H200")
+
     def test_replacing_the_section_keeps_what_lies_around_it(self):
         text = f"a\n{bench_all.BEGIN}\nold\n{bench_all.END}\nb\n"
         self.assertEqual(bench_all.replace_section(text, "new\n", "R"),
