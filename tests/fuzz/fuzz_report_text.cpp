@@ -29,14 +29,44 @@ std::vector<std::string> pieces(const uint8_t* data, size_t size) {
   return out;
 }
 
-// Every value of `attribute="..."` in `html`.
+// Every value of `attribute` in the tags of `html`. Each tag is read from its '<' to its '>', its
+// attributes as name=value pairs with the value in double or single quotes or bare; text never
+// holds a raw '<' (md4c and render_html() escape it), so every '<' opens a tag, and a value is
+// never mistaken for an attribute (an image's alt text "x src=" is not a source). A tag or quoted
+// value without its end aborts.
 std::vector<std::string> values(const std::string& html, const std::string& attribute) {
   std::vector<std::string> out;
-  const std::string open = " " + attribute + "=\"";
-  for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
-    const size_t from = at + open.size(), end = html.find('"', from);
-    if (end == std::string::npos) std::abort();
-    out.push_back(html.substr(from, end - from));
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  const size_t n = html.size();
+  for (size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at)) {
+    size_t i = at + 1;
+    while (i < n && !space(html[i]) && html[i] != '>') ++i;  // the tag's name
+    while (true) {
+      while (i < n && (space(html[i]) || html[i] == '/')) ++i;
+      if (i >= n) std::abort();
+      if (html[i] == '>') break;
+      const size_t name_at = i;
+      while (i < n && !space(html[i]) && html[i] != '=' && html[i] != '>') ++i;
+      const std::string name = html.substr(name_at, i - name_at);
+      if (i >= n || html[i] != '=') continue;  // an attribute without a value
+      ++i;
+      std::string value;
+      if (i < n && (html[i] == '"' || html[i] == '\'')) {
+        const size_t end = html.find(html[i], i + 1);
+        if (end == std::string::npos) std::abort();
+        value = html.substr(i + 1, end - i - 1);
+        i = end + 1;
+      } else {
+        const size_t from = i;
+        while (i < n && !space(html[i]) && html[i] != '>') ++i;
+        value = html.substr(from, i - from);
+      }
+      std::string lower = name;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return char(std::tolower(c)); });
+      if (lower == attribute) out.push_back(value);
+    }
+    at = i + 1;
   }
   return out;
 }
