@@ -90,6 +90,24 @@ bool parse_collective_field(std::string_view s, DecisionRow* row, const LineErro
   return true;
 }
 
+// 0 and -1 (or "*", empty) keep NCCL's count, as NCCL reads a tuner's 0; a negative other than -1
+// or a count above NCCL's 64 channels is refused.
+bool parse_channels(std::string_view s, DecisionRow* row, const LineError& fail) {
+  if (!parse_int(s, &row->channels) || row->channels > kMaxChannels)
+    return fail("bad channels '" + std::string(s) + "' (0 to " + std::to_string(kMaxChannels) +
+                ", or -1 or * for NCCL's)");
+  return true;
+}
+
+// A chunk size NCCL would keep as it is for the row's protocol (chunk_fits_grain).
+bool check_chunk_grain(const DecisionRow& row, const LineError& fail) {
+  if (row.chunk_bytes == 0 || chunk_fits_grain(row.chunk_bytes, row.proto)) return true;
+  const std::string grain = std::to_string(chunk_grain_bytes(row.proto));
+  return fail("chunk_bytes " + std::to_string(row.chunk_bytes) + " is not a multiple of " +
+              proto_label(row.proto) + "'s grain of " + grain + " bytes (NCCL rounds a chunk down to it, " +
+              "and one below it to 0)");
+}
+
 bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row, const LineError& fail) {
   if (f.size() < 8 || f.size() > 10)
     return fail("expected 8 to 10 fields, found " + std::to_string(f.size()));
@@ -100,14 +118,14 @@ bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row,
   if (!parse_u64(f[4], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[4]) + "'");
   if (!parse_u64(f[5], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[5]) + "'");
   if (!parse_arm(f[6], f[7], row, fail)) return false;
-  if (f.size() > 8 && !parse_int(f[8], &row->channels))
-    return fail("bad channels '" + std::string(f[8]) + "'");
+  if (f.size() > 8 && !parse_channels(f[8], row, fail)) return false;
   if (f.size() > 9) {
     if (!parse_u64(f[9], 0, &row->chunk_bytes) || row->chunk_bytes > kMaxChunkBytes)
       return fail("bad chunk_bytes '" + std::string(f[9]) + "' (an integer up to " +
                   std::to_string(kMaxChunkBytes) + ", or * for NCCL's)");
     if (row->chunk_bytes > 0 && row->algo == kAny)
       return fail("a chunk size needs an algorithm and a protocol (it is asked for the arm NCCL runs)");
+    if (!check_chunk_grain(*row, fail)) return false;
   }
   return true;
 }
@@ -119,7 +137,7 @@ bool parse_nccl_row(const std::vector<std::string_view>& f, DecisionRow* row, co
   if (!parse_u64(f[1], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[1]) + "'");
   if (!parse_u64(f[2], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[2]) + "'");
   if (!parse_arm(f[3], f[4], row, fail)) return false;
-  if (!parse_int(f[5], &row->channels)) return fail("bad channels '" + std::string(f[5]) + "'");
+  if (!parse_channels(f[5], row, fail)) return false;
   if (!parse_int(f[6], &row->nodes)) return fail("bad nNodes '" + std::string(f[6]) + "'");
   if (!parse_int(f[7], &row->ranks)) return fail("bad nRanks '" + std::string(f[7]) + "'");
   if (f.size() > 8 && !parse_int(f[8], &row->num_pipe_ops))

@@ -510,12 +510,18 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
 void PluginRuntime::get_chunk_size(TunerComm* comm, int coll, size_t bytes, int algo, int proto,
                                    size_t* chunk_size) const {
   if (comm->role != Role::kTable || chunk_size == nullptr) return;
+  // An index outside NCCL's would name another arm's slot (algo 0, proto 5 is Ring/Simple's).
+  if (algo < 0 || algo >= kNumNcclAlgos || proto < 0 || proto >= kNumProtos) return;
   const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, kAny, kAny};
   const int ran = algo * kNumProtos + proto;
   // As getCollInfo searches, with only the arm NCCL runs usable: an explicit "keep NCCL's choice"
   // row before it ends the search there.
   const DecisionRow* row = deciding_row(comm->rows, key, [&](int slot) { return slot == ran; });
-  if (row != nullptr && row->algo != kAny && row->chunk_bytes > 0) *chunk_size = size_t(row->chunk_bytes);
+  // The table refuses a chunk off the protocol's grain at load; checked again here because NCCL
+  // divides by the rounded chunk.
+  if (row != nullptr && row->algo != kAny && row->chunk_bytes > 0 &&
+      chunk_fits_grain(row->chunk_bytes, proto))
+    *chunk_size = size_t(row->chunk_bytes);
 }
 
 void PluginRuntime::get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops,
