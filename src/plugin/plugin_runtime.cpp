@@ -157,6 +157,7 @@ TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t n
   comm->log.init_info("tuner initialised: commId 0x%llx, %d ranks, %d nodes, mode %s%s",
                       (unsigned long long)comm_id, comm->nranks, comm->nnodes, role_name(comm->role),
                       detail.c_str());
+  comms_.add(comm.get(), logger);
   return comm.release();
 }
 
@@ -460,6 +461,12 @@ std::shared_ptr<DecisionLog> PluginRuntime::decision_log(const PluginConfig& cfg
 }
 
 void PluginRuntime::finalize_comm(TunerComm* comm) {
+  if (!comms_.remove(comm)) {  // finalized before, or never handed out: nothing of it may be read
+    if (warn_once("tuner finalize of a context not live"))
+      PluginLog(comms_.last_logger())
+          .warn("tuner finalize of a context that is not live (finalized twice?): ignored, said once");
+    return;
+  }
   if (const auto& log = comm->decision_log) {
     log->flush();
     if (log->dropped() > 0 || log->failed_writes() > 0)

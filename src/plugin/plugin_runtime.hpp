@@ -16,6 +16,7 @@
 #include "plugin/decision_log_writer.hpp"
 #include "plugin/decision_table.hpp"
 #include "plugin/leader_link.hpp"
+#include "plugin/live_handles.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/plugin_config.hpp"
 #include "plugin/plugin_log.hpp"
@@ -64,7 +65,8 @@ class PluginRuntime {
  public:
   static PluginRuntime& instance();
 
-  // Never throw; failures degrade the communicator to pass-through with a warning.
+  // Never throw; failures degrade the communicator to pass-through with a warning. finalize_comm
+  // frees only a context init_comm handed out and no finalize took back (else warns once).
   TunerComm* init_comm(uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes,
                        nccl_logger_t logger);
   void finalize_comm(TunerComm* comm);
@@ -110,6 +112,7 @@ class PluginRuntime {
   std::shared_ptr<DecisionLog> decision_log(const PluginConfig& cfg, const PluginLog& log);
 
   std::mutex mu_;
+  LiveHandles comms_;  // the contexts init_comm handed out, not finalized yet
   std::multimap<uint64_t, std::weak_ptr<OnlineLearner>> live_;  // by comm id (0 = unknown)
   // Leader role.
   bool leader_started_ = false;

@@ -22,12 +22,14 @@
 // policy asks for no CTAs, and decides so before it asks the tuner (NCCL src/enqueue.cc), so no
 // decision waits for them; they have no kernel channels, and timing them would take CUDA events on
 // the user's stream. So they are counted, never learned from, and the count is in the finalize line.
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <set>
 
 #include "plugin/context_key.hpp"
+#include "plugin/live_handles.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
 #include "plugin/plugin_names.hpp"
@@ -250,6 +252,12 @@ nccl_result_t record_state(void* handle, int state, NcclProfilerEventStateArgs* 
   return kNcclSuccess;
 }
 
+// The profiler contexts handed to NCCL and not finalized yet (never destroyed, like the runtime).
+LiveHandles& live_profilers() {
+  static LiveHandles* handles = new LiveHandles();
+  return *handles;
+}
+
 nccl_result_t init_any(void** context, int* mask, uint64_t events, uint64_t comm_id, int nnodes, int nranks,
                        int rank, nccl_logger_t logger) {
   if (context == nullptr) return kNcclSuccess;
@@ -267,6 +275,7 @@ nccl_result_t init_any(void** context, int* mask, uint64_t events, uint64_t comm
         (unsigned long long)comm_id, rank, nranks,
         (events & kNcclProfileCollApi) ? " (and CollApi, for CUDA graphs)" : "",
         (events & kNcclProfileCeColl) ? " (and CeColl, to count)" : "");
+    live_profilers().add(ctx, logger);
     *context = ctx;
   } catch (...) {
     *context = nullptr;
@@ -295,6 +304,13 @@ nccl_result_t init_v4(void** context, int* mask, const char*, uint64_t comm_hash
 nccl_result_t finalize(void* context) {
   if (context == nullptr) return kNcclSuccess;
   try {
+    if (!live_profilers().remove(context)) {  // finalized before: nothing of it may be read
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true))
+        PluginLog(live_profilers().last_logger())
+            .warn("profiler finalize of a context that is not live (finalized twice?): ignored, said once");
+      return kNcclSuccess;
+    }
     auto* ctx = static_cast<ProfilerContext*>(context);
     {
       std::lock_guard<std::mutex> lock(ctx->mu);
