@@ -100,10 +100,15 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
   size_t dropped = 0;
   nlohmann::json files = nlohmann::json::array();
   for (const DecisionLogFile& f : data.files) {
-    files.push_back({{"path", f.path}, {"calls", f.calls}, {"dropped_tail_bytes", f.dropped_tail_bytes}});
+    files.push_back({{"path", f.path},
+                     {"calls", f.calls},
+                     {"dropped_tail_bytes", f.dropped_tail_bytes},
+                     {"skipped_latencies", f.skipped_latencies}});
     dropped += f.dropped_tail_bytes;
   }
   doc["files"] = files;
+  const size_t skipped = skipped_latencies(data.files);
+  doc["skipped_latencies"] = skipped;
   doc["level"] = opt.level;
   doc["resamples"] = opt.resamples;
   doc["block_rule"] = data.rule.describe();
@@ -119,7 +124,8 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
      << " contexts"
      << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
      << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out" : "")
-     << "; mean latency per call (us), " << opt.level * 100 << "% block bootstrap intervals, blocks of "
+     << (skipped ? ", " + skipped_latencies_text(skipped) : "") << "; mean latency per call (us), "
+     << opt.level * 100 << "% block bootstrap intervals, blocks of "
      << (shortest == longest ? std::to_string(shortest)
                              : std::to_string(shortest) + "-" + std::to_string(longest))
      << " calls (--block-length " << rule.text() << ")\n";

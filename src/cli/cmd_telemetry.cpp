@@ -79,7 +79,9 @@ Action setup(CLI::App& app) {
          << total["saved_us"]["ci"][1] << "]";
     else
       os << "unknown (NCCL's pick was played in no context)";
-    os << ", " << total["contexts_lost"] << " context(s) lost\n";
+    os << ", " << total["contexts_lost"] << " context(s) lost";
+    if (const size_t skipped = skipped_latencies(data.files)) os << ", " << skipped_latencies_text(skipped);
+    os << "\n";
     if (!note.empty() && opt->figures) os << "telemetry: " << note << "\n";
     os << "report: " << opt->out << "/report.html\n";
     if (opt->json)

@@ -1,5 +1,7 @@
 #include "ncclbot/log/decision_log.hpp"
 
+#include <fmt/format.h>
+
 #include <new>
 #include <stdexcept>
 
@@ -48,6 +50,11 @@ std::pair<std::string, uint64_t> decision_log_call_place(const DecisionLogData& 
     first += f.calls;
   }
   throw std::out_of_range("decision_log_call_place: no call " + std::to_string(i));
+}
+
+std::string skipped_latencies_text(size_t skipped) {
+  return fmt::format("{} call{} with a latency outside [{:g}, {:g}] us skipped", skipped,
+                     skipped == 1 ? "" : "s", decision_log::kMinLatencyUs, decision_log::kMaxLatencyUs);
 }
 
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths) {

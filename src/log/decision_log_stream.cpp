@@ -281,8 +281,15 @@ void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogF
   const std::string& path = file.path;
   const CallRecord r = decode_call(record);
   if (!call_fits(r)) fail_at(path, offset, call_problem(r));
+  // A latency no collective has (a wrapped profiler timer, a reported 1e300) is no measurement:
+  // that call is skipped and counted, the log's other calls still count.
+  const bool measured = latency_measurable(r.latency_us);
   if (r.graph_replay) {  // no decision: no probability, no call index of its own
     if (file.version < 2) fail_at(path, offset, "a flags byte in a version-1 log (damaged?)");
+    if (!measured) {
+      ++file.skipped_latencies;
+      return;
+    }
     sink.call(r, path, offset);
     ++file.calls;
     ++file.graph_replays;
@@ -297,6 +304,10 @@ void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogF
                 "' gives (a header over another policy's records?)");
   }
   once.call(r, path, offset);
+  if (!measured) {
+    ++file.skipped_latencies;
+    return;
+  }
   sink.call(r, path, offset);
   ++file.calls;
 }

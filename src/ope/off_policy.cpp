@@ -97,7 +97,7 @@ std::string ope_call_problem(const decision_log::CallRecord& r, const std::strin
                 ? std::string(" is out of (0, 1]")
                 : " is below the floor of " + fmt::format("{:g}", kMinPropensity) +
                       ": one call would weigh more than a million");
-  if (!(r.latency_us >= kMinLatencyUs && r.latency_us <= kMaxLatencyUs))
+  if (!decision_log::latency_measurable(r.latency_us))
     return "latency " + fmt::format("{:.6g}", r.latency_us) + " us is no collective's time (outside " +
            fmt::format("{:g}", kMinLatencyUs) + " to " + fmt::format("{:g}", kMaxLatencyUs) + " us)";
   return "";

@@ -456,12 +456,17 @@ bool OnlineLearner::decide_range(int key, uint64_t bytes, const float* prior, ui
 
 bool OnlineLearner::observe(int key, int slot, double latency_us) {
   if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return false;
-  const bool usable = latency_us > 0.0 && std::isfinite(latency_us);
+  // A value the log readers would refuse is no measurement: never learned from, never logged.
+  const bool measurable = decision_log::latency_measurable(latency_us);
   std::lock_guard<std::mutex> lock(mu_);
+  if (!measurable) ++unmeasurable_;
   Context* c = contexts_[key].get();
   if (c == nullptr) return false;
   c->steps_at_feedback = c->steps;
-  if (!usable || !c->mask.has(slot)) {
+  // Still the answer to this rank's oldest logged decision, whose call is then not logged: the
+  // next latency must meet its own call's decision.
+  if (!measurable && log_ && c->pending_count > 0) pop_pending_locked(*c);
+  if (!measurable || !c->mask.has(slot)) {
     // Leader mode: still the report of the leader's next call in this context, which the policy
     // cannot learn from; a placeholder keeps the arrivals numbered by call.
     if (!absorbs_at_once_locked()) {
@@ -496,9 +501,7 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     const ThompsonContest* contest = nullptr;
     if (c->pending_count > 0) {
       const size_t at = c->pending_head;
-      const Context::Pending p = c->pending[at];
-      c->pending_head = (c->pending_head + 1) % Context::kPendingCap;
-      --c->pending_count;
+      const Context::Pending p = pop_pending_locked(*c);
       if (p.lost) {  // its probability is gone: not logged rather than logged without it
         log_->drop();
         return true;
@@ -578,7 +581,11 @@ void OnlineLearner::observe_replay(int key, int slot, uint64_t bytes, double lat
   std::lock_guard<std::mutex> lock(mu_);
   if (contexts_[key] == nullptr) return;
   ++replays_;
-  if (!log_ || !(latency_us > 0.0 && std::isfinite(latency_us))) return;
+  if (!decision_log::latency_measurable(latency_us)) {
+    ++unmeasurable_;
+    return;
+  }
+  if (!log_) return;
   decision_log::CallRecord r;
   r.comm_hash = comm_id_;
   r.call_index = UINT64_MAX;  // no call of the rank's: the replay of one captured earlier
@@ -614,6 +621,11 @@ uint64_t OnlineLearner::decisions() const {
 uint64_t OnlineLearner::observations() const {
   std::lock_guard<std::mutex> lock(mu_);
   return observations_;
+}
+
+uint64_t OnlineLearner::unmeasurable_latencies() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unmeasurable_;
 }
 
 FeedbackLagHistogram OnlineLearner::feedback_lag() const {

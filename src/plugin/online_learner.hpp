@@ -154,6 +154,9 @@ class OnlineLearner {
   // Statistics for logs and tests.
   uint64_t decisions() const;
   uint64_t observations() const;
+  // Latencies outside decision_log::latency_measurable (a wrapped timer, a reported 1e300): dropped,
+  // neither learned from nor logged.
+  uint64_t unmeasurable_latencies() const;
   // Contexts retired because the ranks' cost tables had other usable arms (before the context
   // started, or a follower's later table lacked one of the policy's arms).
   uint64_t table_mismatches() const;
@@ -282,6 +285,13 @@ class OnlineLearner {
   // Leader mode with a log: the memo's next decision, made for call `index`, with its probability
   // kept for the logging rank (in its pending ring when that is its current call, else ahead).
   int logged_memo_decision_locked(Context& c, uint64_t index);
+  // Takes the oldest logged decision off the ring (pending_count > 0).
+  static Context::Pending pop_pending_locked(Context& c) {
+    const Context::Pending p = c.pending[c.pending_head];
+    c.pending_head = (c.pending_head + 1) % Context::kPendingCap;
+    --c.pending_count;
+    return p;
+  }
   // The ring slot a decision of the logging rank's call goes to (allocating the ring once).
   size_t pending_slot_locked(Context& c) {
     if (c.pending.empty()) allocate_pending_locked(c);
@@ -321,7 +331,7 @@ class OnlineLearner {
   const MemoLimits limits_;
   mutable std::mutex mu_;
   bool active_ = true;
-  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0;
+  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0, unmeasurable_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
   double last_propensity_ = 1.0;            // of the last fresh decision (with a log)

@@ -492,9 +492,13 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
         "lacked an arm of the leader's",
         (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->table_mismatches());
   if (comm->learner) {
-    comm->log.info("tuner finalised: commId 0x%llx, %llu decisions, %llu measured latencies",
-                   (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->decisions(),
-                   (unsigned long long)comm->learner->observations());
+    comm->log.info(
+        "tuner finalised: commId 0x%llx, %llu decisions, %llu measured latencies, %llu latencies outside "
+        "[%g, %g] us dropped (not learned from, not logged)",
+        (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->decisions(),
+        (unsigned long long)comm->learner->observations(),
+        (unsigned long long)comm->learner->unmeasurable_latencies(), decision_log::kMinLatencyUs,
+        decision_log::kMaxLatencyUs);
     const FeedbackLagHistogram lag = comm->learner->feedback_lag();
     if (lag.count() > 0)
       comm->log.info(

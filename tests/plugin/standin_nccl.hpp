@@ -134,6 +134,8 @@ class StandInNccl {
     prof_ = nullptr;
   }
 
+  // The next collective's channels report `ns` as their stop timer (a timer gone wrong: UINT64_MAX).
+  void stop_next_channels_at(uint64_t ns) { stop_override_ns_ = ns; }
   int failures() const { return failures_; }
   int revived() const { return revived_; }
   int chunks_changed() const { return chunks_changed_; }
@@ -246,7 +248,7 @@ class StandInNccl {
     k.kernelCh.pTimer = clock_ns_;
     void* h = nullptr;
     count(start(&h, &k));
-    count(record_stop(h, clock_ns_ + span_ns));
+    count(record_stop(h, stop_override_ns_ != 0 ? stop_override_ns_ : clock_ns_ + span_ns));
     count(stop(h));
   }
   // Two channels; the slower spans the latency (whole microseconds, exact in float).
@@ -262,13 +264,14 @@ class StandInNccl {
         channel<NcclProfilerEventDescrV6>(coll, ch, span);
     }
     clock_ns_ += ns + 1000;
+    stop_override_ns_ = 0;
   }
 
   const NcclRelease release_;
   const int nranks_, nnodes_;
   void* tuner_ = nullptr;
   void* prof_ = nullptr;
-  uint64_t mask_ = 0, seq_ = 0, clock_ns_ = 1000000;
+  uint64_t mask_ = 0, seq_ = 0, clock_ns_ = 1000000, stop_override_ns_ = 0;
   int failures_ = 0, revived_ = 0, chunks_changed_ = 0;
   long tuner_calls_ = 0;
   std::vector<Captured> captured_;

@@ -20,6 +20,9 @@ struct DecisionLogFile {
   size_t calls = 0, contexts = 0;
   size_t graph_replays = 0;       // of the calls: CUDA-graph replays (version 2), no decisions
   size_t dropped_tail_bytes = 0;  // a partial last record
+  // Call records whose latency is no measurement (decision_log::latency_measurable): skipped, not
+  // among `calls`; the log's other records are read as they are.
+  size_t skipped_latencies = 0;
 };
 
 struct DecisionLogData {
@@ -30,6 +33,16 @@ struct DecisionLogData {
   std::string policy;                                 // the behaviour policy (every file's header)
   std::string seed;
 };
+
+// The calls of `files` skipped for a latency that is no measurement, for the readers' reports.
+inline size_t skipped_latencies(const std::vector<DecisionLogFile>& files) {
+  size_t n = 0;
+  for (const DecisionLogFile& f : files) n += f.skipped_latencies;
+  return n;
+}
+
+// "N calls with a latency outside [0.001, 1e+09] us skipped", for the readers' human output.
+std::string skipped_latencies_text(size_t skipped);
 
 // Reads every file in order; they must all be version-1 logs of the same policy and seed.
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths);

@@ -40,6 +40,15 @@ inline constexpr uint32_t kCallRecordBytes = 72;
 inline constexpr uint32_t kContextRecordBytes = 136;
 inline constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
 
+// The latencies a collective can have (us): at least 1 ns, at most 1000 s. Outside, a value is no
+// measurement (a profiler timer that wrapped, a reported 1e-300): the plugin neither learns from
+// nor logs one, and the readers skip and count a call record that carries one. 1e-300 everywhere
+// would estimate 0.000 and 1e308 overflow the estimators' sums.
+inline constexpr double kMinLatencyUs = 1e-3, kMaxLatencyUs = 1e9;
+inline constexpr bool latency_measurable(double us) {
+  return us >= kMinLatencyUs && us <= kMaxLatencyUs;  // false for NaN
+}
+
 struct CallRecord {
   uint64_t comm_hash = 0;
   uint64_t call_index = 0;

@@ -10,7 +10,9 @@
 // context's calls of a communicator in call order, so within a file their indices must rise (an
 // index that does not is logged twice, or the file is spliced), and across files the ranges of
 // indices of one context must not overlap. A partial last record (a killed job) is dropped and
-// counted, never an error.
+// counted, never an error; so is a call whose latency is no measurement
+// (decision_log::latency_measurable), skipped and counted in DecisionLogFile::skipped_latencies
+// while the other calls are read.
 #include <cstdint>
 #include <string>
 #include <vector>

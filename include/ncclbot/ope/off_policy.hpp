@@ -52,9 +52,9 @@ struct OpeData {
 // passes 10^6: a single call would outweigh a million others, and with a latency of 1e308 or a
 // denormal propensity the sums overflow. A stated floor, not a measurement.
 inline constexpr double kMinPropensity = 1e-6;
-// The latencies a collective can have (us): above 1 ns, below 1000 s. Outside, a record is no
-// measurement (1e-300 everywhere would estimate 0.000, 1e308 overflow the sums).
-inline constexpr double kMinLatencyUs = 1e-3, kMaxLatencyUs = 1e9;
+// The latencies a collective can have (us), as the plugin and the log readers take them.
+using decision_log::kMaxLatencyUs;
+using decision_log::kMinLatencyUs;
 
 // The context of a context record: its cost table and the arms it makes usable.
 OpeContext ope_context(const decision_log::ContextRecord& r);
@@ -71,8 +71,8 @@ OpeData ope_data(const DecisionLogData& log);
 std::string ope_call_problem(const decision_log::CallRecord& r, const std::string& behaviour);
 // Whether ope_call_problem() is "" (without building the message).
 inline bool ope_call_usable(const decision_log::CallRecord& r) {
-  return r.propensity >= kMinPropensity && r.propensity <= 1.0 && r.latency_us >= kMinLatencyUs &&
-         r.latency_us <= kMaxLatencyUs;
+  return r.propensity >= kMinPropensity && r.propensity <= 1.0 &&
+         decision_log::latency_measurable(r.latency_us);
 }
 // The message of an InputError for call `r` at `offset`: "byte N: call K (B B): why".
 std::string ope_call_message(const decision_log::CallRecord& r, uint64_t offset, const std::string& why);
