@@ -6,10 +6,12 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 
@@ -226,6 +228,36 @@ class CallsOnce {
   std::unordered_map<Key, std::vector<std::pair<std::string, Range>>, KeyHash> files_;
 };
 
+// Each context is described once: a later record of the same (collective, bytes, nodes, ranks),
+// another communicator of that shape for one, must repeat its cost table and NCCL's pick, or which
+// of them prices NCCL's choice would depend on the order of the records.
+class ContextsOnce {
+ public:
+  void context(const decision_log::ContextRecord& r, const std::string& path, uint64_t offset) {
+    const auto [it, fresh] =
+        first_.try_emplace(Key{r.bytes, r.collective, r.nodes, r.ranks}, First{r, path, offset});
+    const First& first = it->second;
+    if (fresh || (first.record.nccl_slot == r.nccl_slot &&
+                  std::memcmp(first.record.cost_us, r.cost_us, sizeof r.cost_us) == 0))
+      return;
+    fail_at(path, offset,
+            "a second, different record of context " +
+                std::string(collective_name(Collective(r.collective))) + " " + std::to_string(r.bytes) +
+                " B on " + std::to_string(r.nodes) + " nodes x " + std::to_string(r.ranks) +
+                " ranks (the first is at byte " + std::to_string(first.offset) + " of " + first.path +
+                "): NCCL's pick or cost table differs between them");
+  }
+
+ private:
+  using Key = std::tuple<uint64_t, int, uint32_t, uint32_t>;
+  struct First {
+    decision_log::ContextRecord record;
+    std::string path;
+    uint64_t offset;
+  };
+  std::map<Key, First> first_;
+};
+
 DecisionLogFile read_header(LogInput& in, const std::string& path) {
   using namespace decision_log;
   DecisionLogFile file;
@@ -313,7 +345,7 @@ void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogF
 }
 
 void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& probabilities,
-                  const std::string& policy, CallsOnce& once, DecisionLogSink& sink) {
+                  const std::string& policy, CallsOnce& once, ContextsOnce& contexts, DecisionLogSink& sink) {
   using namespace decision_log;
   const std::string& path = file.path;
   constexpr size_t kBatch = 64;
@@ -352,6 +384,7 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
         const ContextRecord r = decode_context(at[i]);
         if (const std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty())
           fail_at(path, offset, bad);
+        contexts.context(r, path, offset);
         sink.context(r, path, offset);
         ++file.contexts;
       }
@@ -382,6 +415,7 @@ DecisionLogSummary stream_decision_logs(const std::vector<std::string>& paths, D
   std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> seen;  // identity, path
   std::optional<PolicyProbabilities> probabilities;
   CallsOnce once;
+  ContextsOnce contexts;
   for (const std::string& path : paths) {
     LogInput in(path);
     for (const auto& [identity, earlier] : seen)
@@ -403,7 +437,7 @@ DecisionLogSummary stream_decision_logs(const std::vector<std::string>& paths, D
                            ": read logs of one behaviour policy together");
     }
     sink.file(file, out.policy);
-    read_records(in, file, *probabilities, out.policy, once, sink);
+    read_records(in, file, *probabilities, out.policy, once, contexts, sink);
     once.end_file(path);
     out.files.push_back(std::move(file));
   }

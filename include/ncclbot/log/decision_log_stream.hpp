@@ -9,10 +9,10 @@
 // have, and a call logged twice. The last is checked in bounded memory: the plugin writes each
 // context's calls of a communicator in call order, so within a file their indices must rise (an
 // index that does not is logged twice, or the file is spliced), and across files the ranges of
-// indices of one context must not overlap. A partial last record (a killed job) is dropped and
-// counted, never an error; so is a call whose latency is no measurement
-// (decision_log::latency_measurable), skipped and counted in DecisionLogFile::skipped_latencies
-// while the other calls are read.
+// indices of one context must not overlap. A context described a second time with another cost
+// table or NCCL pick is refused too. A partial last record (a killed job) is dropped and counted,
+// never an error; so is a call whose latency is no measurement (decision_log::latency_measurable),
+// skipped and counted in DecisionLogFile::skipped_latencies while the other calls are read.
 #include <cstdint>
 #include <string>
 #include <vector>
