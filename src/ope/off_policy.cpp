@@ -191,11 +191,15 @@ std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const Ta
   const auto dr = [&](const double* t) { return t[kDr] / t[kCalls]; };
   const double n_effective = sw2 > 0 ? total[kW] * total[kW] / sw2 : 0.0;
   const double a = (1.0 - options.level) / 2.0;
+  // A latency is never below 0, but DR's residual term can take a resample there (calls of the
+  // target's arm far below their mean drawn often): an interval end below 0 is reported as 0. NaN
+  // stays NaN, for the finiteness check below.
+  const auto latency_bound = [](double v) { return v < 0.0 ? 0.0 : v; };
   const auto result = [&](const char* name, auto estimator) {
     std::vector<double> replicates(size_t(options.resamples));
     for (size_t r = 0; r < replicates.size(); ++r) replicates[r] = estimator(&boot[r * kColumns]);
-    return EstimatorResult{name, estimator(total), bootstrap_quantile(replicates, a),
-                           bootstrap_quantile(replicates, 1.0 - a), n_effective};
+    return EstimatorResult{name, estimator(total), latency_bound(bootstrap_quantile(replicates, a)),
+                           latency_bound(bootstrap_quantile(replicates, 1.0 - a)), n_effective};
   };
   std::vector<EstimatorResult> out = {result("IPS", ips), result("SNIPS", snips), result("DR", dr)};
   // Every weight is at most 10^6 and every latency at most 10^9 us (ope_call_problem), so the sums

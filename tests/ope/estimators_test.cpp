@@ -145,3 +145,21 @@ TEST(OffPolicy, IntervalsAreThoseOfResamplingTheCallsOneByOne) {
     EXPECT_LT(got[k].lo, got[k].hi);
   }
 }
+
+// DR's residual term can take a resample below 0 latency. One context, each call's propensity 0.5,
+// target arm 1: q(1) = (1 + 1000 + 1) / 3 = 334, so DR's per-call terms are 334 for the arm-0 calls
+// and 334 + 2 (r - 334) = -332, 1666, -332 for the arm-1 calls; DR = 2004 / 6 = 334. A call-level
+// resample drawing mostly the -332 terms is negative (the 2.5% quantile of the mean of six draws is
+// about 334 - 1.96 x 272 = -199), so the interval's lower end is reported as 0, never below.
+TEST(OffPolicy, ADrIntervalNeverGoesBelowZeroLatency) {
+  OpeData d = hand_data();
+  d.calls = {{0, 1, 0.5, 1.0},  {0, 0, 0.5, 10.0}, {0, 1, 0.5, 1000.0},
+             {0, 0, 0.5, 10.0}, {0, 1, 0.5, 1.0},  {0, 0, 0.5, 10.0}};
+  const auto r = estimate_off_policy(calls_of(d), play(1), "arm 1", OpeOptions{999, 3, 0.95});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[2].name, "DR");
+  EXPECT_NEAR(r[2].value_us, 334.0, 1e-9);
+  EXPECT_EQ(r[2].lo, 0.0);
+  EXPECT_GT(r[2].hi, 334.0);
+  for (const auto& e : r) EXPECT_GE(e.lo, 0.0) << e.name;
+}
