@@ -1,6 +1,7 @@
 // libFuzzer target: the tuner plugin's decision table parser (both formats) either rejects the
-// bytes with "SOURCE:LINE: reason" or accepts rows that stay within NCCL's algorithms and
-// protocols, and matching them against any call never fails.
+// bytes with "SOURCE:LINE: reason" or accepts rows that stay within NCCL's algorithms, protocols
+// and 64 channels, with chunk sizes on their protocol's grain, and matching them against any call
+// never fails.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const DecisionRow& row : table.rows()) {
     if ((row.algo == kAny) != (row.proto == kAny)) std::abort();
     if (row.algo != kAny && (row.algo < 0 || row.algo >= 7 || row.proto < 0 || row.proto >= 3)) std::abort();
+    if (row.channels != kAny && (row.channels < 0 || row.channels > kMaxChannels)) std::abort();
+    if (row.chunk_bytes != 0 && !chunk_fits_grain(row.chunk_bytes, row.proto)) std::abort();
   }
   for (int nodes : {1, 2, 4}) {
     const auto rows = table.rows_for(nodes, nodes * 8);
