@@ -22,7 +22,8 @@ extern "C" {
  * tuner's init (v5); with older NCCL pass 0 and the communicator's nRanks/nNodes. collType is
  * ncclFunc_t (AllReduce 4, ...), nBytes as the tuner saw it. Returns 0 when the latency joined an
  * online-mode context of this process, 1 otherwise (unknown communicator or context, other mode,
- * bad value). Thread-safe; never blocks on the network. */
+ * a value outside [0.001, 1e9] us, which is neither learned from nor logged). Thread-safe; never
+ * blocks on the network. */
 typedef int (*ncclbotReportLatency_t)(uint64_t commId, int nRanks, int nNodes, int collType, size_t nBytes,
                                       int algo, int proto, double latencyUs);
 NCCLBOT_PLUGIN_EXPORT int ncclbotReportLatency(uint64_t commId, int nRanks, int nNodes, int collType,
