@@ -17,7 +17,8 @@ first benchmark (other work on the machine slows every row), because every numbe
 --quick cuts repetitions (a smoke run; its numbers are noisier). --update-readme replaces the
 table between the README's `<!-- bench_all:begin -->` and `<!-- bench_all:end -->` lines.
 A benchmark that fails stops the script (exit 1, naming the command); bad usage (no build at
---build, no markers in the README) exits 2.
+--build, a --json target that is a folder or lies in no folder, no markers in the README) exits 2
+before any benchmark runs.
 """
 import argparse
 import json
@@ -177,13 +178,16 @@ def machine_line(gpu, load_before):
             f"GPU: {gpu or 'none'}; load average {load_before:.2f} before the first run; medians.")
 
 
-def measure(build, quick):
-    ncclbot = os.path.join(build, "ncclbot")
-    plugin = os.path.join(build, "libnccl-tuner-ncclbot.so")
+def built_programs(build):
     bench_dir = os.path.join(build, "src", "plugin_bench")
-    for path in (ncclbot, plugin, os.path.join(bench_dir, "plugin_overhead_bench")):
-        if not os.path.exists(path):
-            raise UsageProblem(f"{path}: not built (scripts/build.sh builds it)")
+    return {"ncclbot": os.path.join(build, "ncclbot"), "plugin": os.path.join(build, "libnccl-tuner-ncclbot.so"),
+            "overhead": os.path.join(bench_dir, "plugin_overhead_bench"),
+            "delay": os.path.join(bench_dir, "plugin_feedback_delay")}
+
+
+def measure(build, quick):
+    programs = built_programs(build)
+    ncclbot, plugin = programs["ncclbot"], programs["plugin"]
     reps = 3 if quick else 11
     bench = [ncclbot, "bench", "--backend", "cpu", "--threads", "1", "--arms", "12", "--policy", "ucb1",
              "--policy", "thompson", "--repetitions", str(reps), "--json"]
@@ -194,9 +198,9 @@ def measure(build, quick):
              "--repeat", "1" if quick else "3", "--json", stats_json])
         with open(stats_json) as f:
             rows.append(stats_row(json.load(f)))
-        rows.append(plugin_row(run_json([os.path.join(bench_dir, "plugin_overhead_bench"), plugin,
+        rows.append(plugin_row(run_json([programs["overhead"], plugin,
                                          "200000" if quick else "1000000", str(reps)])))
-        rows.append(feedback_row([run_json([os.path.join(bench_dir, "plugin_feedback_delay"), plugin, "4096",
+        rows.append(feedback_row([run_json([programs["delay"], plugin, "4096",
                                             str(r)]) for r in FEEDBACK_RANKS]))
         synth = [ncclbot, "synth", "--fabric", "h100-ib-a", "--out", os.path.join(tmp, "sweep.csv"), "--json"]
         walls = []
@@ -213,6 +217,33 @@ def measure(build, quick):
     return gpu, rows
 
 
+def check_output_file(path):
+    """A --json target must be a file this script can create or replace; said before any run."""
+    if os.path.isdir(path):
+        raise UsageProblem(f"--json {path}: is a folder, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageProblem(f"--json {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageProblem(f"--json {path}: not writable")
+
+
+def readme_path():
+    return os.path.join(ROOT, "README.md")
+
+
+def check_arguments(args):
+    """Every usage problem is found before the first benchmark runs (a run takes minutes)."""
+    for path in built_programs(args.build).values():
+        if not os.path.exists(path):
+            raise UsageProblem(f"{path}: not built (scripts/build.sh builds it)")
+    if args.json:
+        check_output_file(args.json)
+    if args.update_readme:
+        with open(readme_path(), encoding="utf-8") as f:
+            replace_section(f.read(), "", readme_path())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder (default: build)")
@@ -221,6 +252,7 @@ def main():
     ap.add_argument("--update-readme", action="store_true", help="write the table into README.md")
     args = ap.parse_args()
     try:
+        check_arguments(args)
         load_before = os.getloadavg()[0]
         gpu, rows = measure(args.build, args.quick)
         machine = machine_line(gpu, load_before)
@@ -230,7 +262,7 @@ def main():
             with open(args.json, "w") as f:
                 json.dump({"machine": machine, "rows": [{"what": w, "result": r} for w, r in rows]}, f, indent=1)
         if args.update_readme:
-            readme = os.path.join(ROOT, "README.md")
+            readme = readme_path()
             with open(readme, encoding="utf-8") as f:
                 text = replace_section(f.read(), block, readme)
             with open(readme + ".tmp", "w", encoding="utf-8") as f:
@@ -239,6 +271,9 @@ def main():
     except BenchError as e:
         print(f"bench_all: {e}", file=sys.stderr)
         return 2 if isinstance(e, UsageProblem) else 1
+    except OSError as e:  # writing --json or the README failed after the checks
+        print(f"bench_all: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -4,8 +4,12 @@ performance table is the one that script prints (its machine line and its rows, 
 
 Usage: python3 tests/scripts/bench_all_test.py   (exit 0 when every check passes)
 """
+import argparse
 import importlib.util
 import os
+import subprocess
+import sys
+import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -75,6 +79,62 @@ class Rows(unittest.TestCase):
         for broken in ("a\n", f"{bench_all.END}\n{bench_all.BEGIN}\n", f"{bench_all.BEGIN}{bench_all.BEGIN}{bench_all.END}"):
             with self.assertRaises(bench_all.UsageProblem):
                 bench_all.replace_section(broken, "new\n", "R")
+
+
+class UsageFirst(unittest.TestCase):
+    """Bad usage is found before any benchmark runs: one line, exit 2, no traceback."""
+
+    def fake_build(self, folder):
+        """A build folder whose programs only leave a mark when run."""
+        self.mark = os.path.join(folder, "ran")
+        os.makedirs(os.path.join(folder, "src", "plugin_bench"))
+        for name in ("ncclbot", "libnccl-tuner-ncclbot.so", "src/plugin_bench/plugin_overhead_bench",
+                     "src/plugin_bench/plugin_feedback_delay"):
+            path = os.path.join(folder, name)
+            with open(path, "w") as f:
+                f.write(f"#!/bin/sh\ntouch {self.mark}\nexit 1\n")
+            os.chmod(path, 0o755)
+        return folder
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench_all.py"), *args],
+                              capture_output=True, text=True)
+
+    def test_a_bad_json_target_is_refused_before_any_benchmark(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build = self.fake_build(os.path.join(tmp, "build"))
+            for target, reason in ((tmp, "is a folder"), (os.path.join(tmp, "no", "such.json"), "does not exist")):
+                done = self.run_script("--build", build, "--json", target)
+                self.assertEqual(done.returncode, 2, done.stderr)
+                self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+                self.assertIn(reason, done.stderr)
+                self.assertNotIn("Traceback", done.stderr)
+                self.assertFalse(os.path.exists(self.mark), "a benchmark ran before the usage check")
+
+    def test_a_readme_without_markers_is_refused_before_any_benchmark(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build = self.fake_build(os.path.join(tmp, "build"))
+            readme = os.path.join(tmp, "README.md")
+            with open(readme, "w") as f:
+                f.write("# no table here\n")
+            args = argparse.Namespace(build=build, json=None, update_readme=True, quick=True)
+            saved = bench_all.readme_path
+            bench_all.readme_path = lambda: readme
+            try:
+                with self.assertRaises(bench_all.UsageProblem):
+                    bench_all.check_arguments(args)
+            finally:
+                bench_all.readme_path = saved
+            self.assertFalse(os.path.exists(self.mark))
+
+    def test_a_good_json_target_passes_the_check(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build = self.fake_build(os.path.join(tmp, "build"))
+            args = argparse.Namespace(build=build, json=os.path.join(tmp, "out.json"), update_readme=False, quick=True)
+            bench_all.check_arguments(args)  # raises on failure
+            done = self.run_script("--build", build, "--json", os.path.join(tmp, "out.json"), "--quick")
+            self.assertEqual(done.returncode, 1, done.stderr)  # the fake benchmark fails: exit 1, named
+            self.assertTrue(os.path.exists(self.mark))
 
 
 class Readme(unittest.TestCase):
