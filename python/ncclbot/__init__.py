@@ -13,6 +13,7 @@ import os
 
 from . import _core, stats
 from ._api import inspect, model, replay, replay_json, replay_raw, run, tune
+from ._arguments import ArgumentError
 from ._command import InputError, NcclbotError, NcclbotWarning
 from ._command import run as _run_command
 from ._sweep import Sweep, read_sweep, synth
@@ -44,6 +45,6 @@ def fabrics() -> list[str]:
 
 __all__ = [
     "Sweep", "read_sweep", "synth", "replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run",
-    "stats", "command", "data_dir", "examples_dir", "fabrics", "NcclbotError", "InputError",
+    "stats", "command", "data_dir", "examples_dir", "fabrics", "NcclbotError", "InputError", "ArgumentError",
     "NcclbotWarning", "__version__",
 ]

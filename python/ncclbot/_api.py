@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
+from . import _arguments as kinds
 from ._command import option_words, path_text, repeated, run_json
 from ._sweep import Sweep, read_sweep
 
@@ -17,6 +18,24 @@ if TYPE_CHECKING:
 
 SweepLike = Union[Sweep, "os.PathLike[str]", str]
 METRICS = ["mean", "p99", "max", "above_10pct"]
+
+
+def sweep_like(function: str, name: str, value: Any) -> None:
+    if not isinstance(value, Sweep):
+        if not isinstance(value, (str, os.PathLike)):
+            raise kinds.ArgumentError(function, name, f"must be a Sweep or a path, got {kinds.shown(value)}")
+        kinds.path(function, name, value)
+
+
+# The kinds of the options replay, replay_json and replay_raw share, and tune's on top of them.
+REPLAY_KINDS = dict(
+    sweep=sweep_like, policies=kinds.list_of(kinds.text, single_allowed=True), seeds=kinds.whole,
+    horizon=kinds.whole, seed=kinds.whole, delay=kinds.whole, window=kinds.whole, policy_start=kinds.whole,
+    as_deployed=kinds.text, threads=kinds.whole, backend=kinds.text, nodes=kinds.list_of(kinds.whole),
+    collectives=kinds.list_of(kinds.text), progress=kinds.flag,
+)
+TUNE_KINDS = dict(REPLAY_KINDS, tune_nodes=kinds.list_of(kinds.whole), score_nodes=kinds.list_of(kinds.whole),
+                  objective=kinds.text)
 
 
 def _sweep_file(sweep: SweepLike) -> str:
@@ -32,6 +51,7 @@ def _replay_args(sweep: SweepLike, policies: Union[str, Sequence[str]], options:
     return args + option_words(options)
 
 
+@kinds.checked(**REPLAY_KINDS)
 def replay_json(
     sweep: SweepLike, policies: Union[str, Sequence[str]], seeds: int, horizon: int,
     progress: Optional[bool] = None, **options: Any,
@@ -40,6 +60,7 @@ def replay_json(
     return run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, **options)), progress=progress)
 
 
+@kinds.checked(**REPLAY_KINDS)
 def replay(
     sweep: SweepLike,
     policies: Union[str, Sequence[str]],
@@ -79,6 +100,7 @@ def replay(
     return df
 
 
+@kinds.checked(**REPLAY_KINDS)
 def replay_raw(
     sweep: SweepLike, policies: Union[str, Sequence[str]], seeds: int, horizon: int,
     progress: Optional[bool] = None, **options: Any,
@@ -104,6 +126,7 @@ def replay_raw(
     return df
 
 
+@kinds.checked(**TUNE_KINDS)
 def tune(
     sweep: SweepLike,
     policies: Union[str, Sequence[str]],
@@ -132,6 +155,7 @@ def tune(
     return run_json(args + option_words(options), progress=progress)
 
 
+@kinds.checked(sweep=sweep_like, nodes=kinds.list_of(kinds.whole), collectives=kinds.list_of(kinds.text))
 def inspect(
     sweep: SweepLike, nodes: Optional[Sequence[int]] = None, collectives: Optional[Sequence[str]] = None
 ) -> dict[str, Any]:
@@ -139,6 +163,8 @@ def inspect(
     return run_json(["inspect", _sweep_file(sweep)] + option_words(dict(nodes=nodes, collectives=collectives)))
 
 
+@kinds.checked(bytes=kinds.whole, fabric=kinds.text, collective=kinds.text, nodes=kinds.whole,
+               gpus_per_node=kinds.whole)
 def model(
     bytes: int,
     fabric: Optional[str] = None,
@@ -151,6 +177,8 @@ def model(
     return run_json(["model"] + option_words(options))
 
 
+@kinds.checked(study=kinds.path, out=kinds.path, backend=kinds.text, threads=kinds.whole, figures=kinds.flag,
+               progress=kinds.flag)
 def run(
     study: "os.PathLike[str] | str",
     out: "os.PathLike[str] | str",

@@ -69,8 +69,12 @@ class NcclbotWarning(UserWarning):
 def run(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> str:
     """Runs `ncclbot ARGS...` in process and returns its standard output. Of its standard error
     (with --json, the human summary the document repeats), warnings become NcclbotWarning."""
+    words = [str(a) for a in args]
+    for i, word in enumerate(words):
+        if "\0" in word:  # the library would read the path only up to it
+            raise InputError(f"ncclbot: argument {i + 1} ({word!r:.60}) holds a NUL byte", 2)
     with progress_for(progress):
-        code, out, err = _core.run_command([str(a) for a in args], input)
+        code, out, err = _core.run_command(words, input)
     raise_for(code, err)
     for line in err.splitlines():
         if line.startswith("ncclbot: warning"):

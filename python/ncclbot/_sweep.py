@@ -11,6 +11,7 @@ import weakref
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from . import _core
+from . import _arguments as kinds
 from ._command import option_words, path_text, raise_for, run
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class Sweep:
                 f.write(self._csv)
         return self._temp
 
+    @kinds.checked(path=kinds.path)
     def to_csv(self, path: "os.PathLike[str] | str") -> None:
         """Writes the canonical CSV (the form `ncclbot synth` writes)."""
         with open(path_text(path), "w", encoding="utf-8") as f:
@@ -132,6 +134,7 @@ class Sweep:
         return cls(csv)
 
 
+@kinds.checked(path=kinds.path)
 def read_sweep(path: "os.PathLike[str] | str") -> Sweep:
     """Reads a sweep CSV strictly (an error names the file, line and reason)."""
     p = os.path.abspath(path_text(path))
@@ -140,6 +143,12 @@ def read_sweep(path: "os.PathLike[str] | str") -> Sweep:
     return Sweep(csv, path=p)
 
 
+@kinds.checked(
+    fabric=kinds.text, seed=kinds.whole, nodes=kinds.list_of(kinds.whole), collectives=kinds.list_of(kinds.text),
+    samples=kinds.whole, min_bytes=kinds.whole, max_bytes=kinds.whole, gpus_per_node=kinds.whole, hipipe=kinds.flag,
+    observation=kinds.text, noise_scale=kinds.real, drift=kinds.text, first_use=kinds.text, warmup=kinds.text,
+    shift_rate=kinds.real, shift_size=kinds.real, shift_arm_size=kinds.real, out=kinds.path,
+)
 def synth(
     fabric: str,
     seed: int = 20260,

@@ -7,24 +7,29 @@ import json
 import math
 from typing import Any, Optional, Sequence
 
+from ._arguments import ArgumentError, whole
 from ._command import run
 
 Numbers = Sequence[float]
 
 
-def _value(v: Any) -> Any:
+def _value(function: str, where: str, v: Any) -> Any:
+    """The JSON form of one input field; an infinity has no JSON form and is refused by name."""
     if hasattr(v, "tolist"):  # numpy arrays and scalars
         v = v.tolist()
     if isinstance(v, (list, tuple)):
-        return [_value(x) for x in v]
+        return [_value(function, f"{where}[{i}]", x) for i, x in enumerate(v)]
     if isinstance(v, float) and math.isnan(v):
         return None
+    if isinstance(v, float) and math.isinf(v):
+        raise ArgumentError(function, where, f"must be finite (NaN marks an untested entry), got {v}")
     return v
 
 
 def test(name: str, threads: int = 1, **fields: Any) -> dict[str, Any]:
     """`ncclbot stats NAME` with the given input fields (None fields are left out)."""
-    doc = {k: _value(v) for k, v in fields.items() if v is not None}
+    whole(name, "threads", threads)
+    doc = {k: _value(name, k, v) for k, v in fields.items() if v is not None}
     return json.loads(run(["stats", name, "--threads", str(threads)], input=json.dumps(doc, allow_nan=False)))
 
 

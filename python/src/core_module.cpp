@@ -65,6 +65,10 @@ Outcome run_command(const std::vector<std::string>& args, const std::optional<st
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
 // canonical form: floats in their shortest exact form, so reading it again is bit-identical.
 Outcome canonical_sweep(const std::string& source, const std::optional<std::string>& text) {
+  // A file name is read up to its first NUL: "keep\0.csv" would open "keep".
+  if (!text && source.find('\0') != std::string::npos) {
+    return {2, "", "ncclbot: a sweep path holds a NUL byte\n"};
+  }
   nb::gil_scoped_release released;
   std::ostringstream out, err;
   try {
