@@ -18,7 +18,7 @@ inline constexpr int kAny = -1;
 inline constexpr size_t kMaxTableFileBytes = size_t(16) << 20;  // far above any real table
 inline constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 30;   // a table's chunk_bytes; NCCL clamps lower
 // NCCL's MAXCHANNELS: a channel count above it is capped by NCCL's own settings (NCCL
-// src/graph/connect.cc:334-345) and wraps in its 8-bit nMaxChannels field (src/include/comm.h:206).
+// src/graph/connect.cc:334-345) and wraps in its 8-bit nMaxChannels field (NCCL src/include/comm.h:206).
 inline constexpr int kMaxChannels = 64;
 
 // NCCL's chunk grain of protocol `proto` (LL, LL128, Simple: ncclProtoGrainSize, NCCL

@@ -2,7 +2,7 @@
 // NCCL has, refused at load with file:line otherwise; and getChunkSize answering only for NCCL's
 // own algorithm and protocol indices. The grains are NCCL's ncclProtoGrainSize (NCCL
 // src/include/device.h:328-334): LL 16 B, LL128 1920 B, Simple 512 B; the channels 0..64
-// (MAXCHANNELS, src/graph/connect.cc:334-345; 0 is NCCL's own count).
+// (MAXCHANNELS, NCCL src/graph/connect.cc:334-345; 0 is NCCL's own count).
 #include <gtest/gtest.h>
 
 #include <string>

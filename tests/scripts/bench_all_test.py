@@ -88,9 +88,7 @@ class UsageFirst(unittest.TestCase):
         """A build folder whose programs only leave a mark when run."""
         self.mark = os.path.join(folder, "ran")
         os.makedirs(os.path.join(folder, "src", "plugin_bench"))
-        for name in ("ncclbot", "libnccl-tuner-ncclbot.so", "src/plugin_bench/plugin_overhead_bench",
-                     "src/plugin_bench/plugin_feedback_delay"):
-            path = os.path.join(folder, name)
+        for path in bench_all.built_programs(folder).values():
             with open(path, "w") as f:
                 f.write(f"#!/bin/sh\ntouch {self.mark}\nexit 1\n")
             os.chmod(path, 0o755)
