@@ -62,6 +62,19 @@ json row(const Claim& c, const std::string& measured, json values, bool agrees, 
   return out;
 }
 
+// A claim that no score context of the study can test: shown with the reason, neither agreeing nor
+// disagreeing, and left out of the tally.
+json untestable_row(const Claim& c, const std::string& reason) {
+  return {{"claim", c.claim},
+          {"paper", c.paper},
+          {"measured", reason},
+          {"values", nullptr},
+          {"agrees", nullptr},
+          {"untestable", reason},
+          {"basis", c.basis == Claim::Basis::kTested ? "tested" : "calibrated"},
+          {"why", reason}};
+}
+
 json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResult>& units,
               const study::SignificanceResult& sig, const Claim& c) {
   const std::string metric = study::metric_name(c.metric);
@@ -106,7 +119,10 @@ json evaluate(const study::PreparedStudy& st, const std::vector<study::UnitResul
     holds += direction_holds(c.agrees_if, va, vb);
     per_scenario.push_back({{"scenario", name}, {"a", va}, {"b", vb}});
   }
-  if (pooled_a.empty()) return row(c, "no score context matches the claim", nullptr, false, json::object());
+  if (pooled_a.empty())
+    return untestable_row(c, "untestable: no score context of the claim's scenarios has a size in [" +
+                                 std::to_string(c.min_bytes) + ", " + std::to_string(c.max_bytes) +
+                                 "] bytes");
   const double va = study::metric_value(pooled_a, c.metric), vb = study::metric_value(pooled_b, c.metric);
   values = {
       {"metric", metric}, {"a", va}, {"b", vb}, {"contexts", pooled_a.size()}, {"scenarios", scenarios}};

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "ncclbot/io/output_file.hpp"
+#include "report/plain_text.hpp"
 #include "report/report_document.hpp"
 
 namespace ncclbot::report {
@@ -18,7 +19,8 @@ namespace {
 // The page title is plain text, not Markdown.
 std::string escape_text(const std::string& s) {
   std::string out;
-  for (char c : s) out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+  for (char c : printable_text(s, false))
+    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
   return out;
 }
 

@@ -1,17 +1,21 @@
 // report.md: GitHub-flavoured Markdown; figures are linked, not embedded (report.html embeds them).
+#include "report/plain_text.hpp"
 #include "report/report_document.hpp"
 
 namespace ncclbot::report {
 namespace {
 
+// One-line text: a heading, a table cell, a caption.
+std::string line(const std::string& s) {
+  return printable_text(s, false);
+}
+
 // Policy specs contain '|' (grids); in a table cell it would split the cell.
 std::string cell(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (char c : line(s)) {
     if (c == '|')
       out += "\\|";
-    else if (c == '\n')
-      out += ' ';
     else
       out += c;
   }
@@ -25,13 +29,13 @@ std::string render_markdown(const std::vector<Block>& blocks) {
   for (const auto& b : blocks) {
     switch (b.kind) {
       case Block::Kind::kHeading:
-        md += std::string(size_t(b.level), '#') + " " + b.text + "\n\n";
+        md += std::string(size_t(b.level), '#') + " " + line(b.text) + "\n\n";
         break;
       case Block::Kind::kParagraph:
-        md += b.text + "\n\n";
+        md += printable_text(b.text, true) + "\n\n";
         break;
       case Block::Kind::kBullets:
-        for (const auto& i : b.items) md += "- " + i + "\n";
+        for (const auto& i : b.items) md += "- " + printable_text(i, true) + "\n";
         md += "\n";
         break;
       case Block::Kind::kTable: {
@@ -53,10 +57,10 @@ std::string render_markdown(const std::vector<Block>& blocks) {
         break;
       }
       case Block::Kind::kFigure:
-        md += "![" + b.text + "](" + b.file + ")\n\n*" + b.text + "*\n\n";
+        md += "![" + line(b.text) + "](" + line(b.file) + ")\n\n*" + line(b.text) + "*\n\n";
         break;
       case Block::Kind::kCode:
-        md += "```\n" + b.text + "\n```\n\n";
+        md += "```\n" + printable_text(b.text, true) + "\n```\n\n";
         break;
     }
   }

@@ -53,13 +53,18 @@ std::string context_level_text(const json& h) {
          ")";
 }
 
-// The scorecard's tally: tested claims and how many agree; calibrated rows are shown, not counted.
+// The scorecard's tally: tested claims and how many agree; calibrated and untestable rows are
+// shown, not counted.
 struct ClaimTally {
-  int tested = 0, agree = 0, calibrated = 0;
+  int tested = 0, agree = 0, calibrated = 0, untestable = 0;
 };
 ClaimTally tally_claims(const json& claims) {
   ClaimTally n;
   for (const auto& c : claims) {
+    if (c.contains("untestable")) {
+      ++n.untestable;
+      continue;
+    }
     if (c.at("basis") == "calibrated") {
       ++n.calibrated;
       continue;
@@ -136,8 +141,9 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
   if (r.contains("against_original")) {
     const ClaimTally n = tally_claims(r.at("against_original"));
     lines.push_back("Against the original study: " + std::to_string(n.agree) + " of " +
-                    std::to_string(n.tested) +
-                    " tested claims agree (section \"Against the original study\").");
+                    std::to_string(n.tested) + " tested claims agree" +
+                    (n.untestable > 0 ? ", " + std::to_string(n.untestable) + " untestable" : std::string()) +
+                    " (section \"Against the original study\").");
   }
   out.push_back(bullets(lines));
   for (const auto& f : figures)
@@ -360,7 +366,10 @@ void report_against_original_section(std::vector<Block>& out, const json& r) {
         (n.calibrated > 0
              ? std::to_string(n.calibrated) + " more restate numbers the simulator was fitted to "
                                               "(basis \"calibrated\"): shown, not counted."
-             : std::string())));
+             : std::string()) +
+        (n.untestable > 0 ? std::string(n.calibrated > 0 ? " " : "") + std::to_string(n.untestable) +
+                                " untestable (no score context matches): shown, not counted."
+                          : std::string())));
     Block t = table_block({"claim", "original study", "this study", "figures (original / here, band)",
                            "basis", "agrees", "why"});
     for (const auto& c : claims) {
@@ -375,7 +384,10 @@ void report_against_original_section(std::vector<Block>& out, const json& r) {
         }
       t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"),
                         figures.empty() ? "none given" : figures, c.at("basis"),
-                        c.at("agrees").get<bool>() ? "yes" : "no", c.at("why")});
+                        c.contains("untestable")     ? "untestable"
+                        : c.at("agrees").get<bool>() ? "yes"
+                                                     : "no",
+                        c.at("why")});
     }
     out.push_back(t);
   }

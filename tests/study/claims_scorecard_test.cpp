@@ -9,6 +9,7 @@
 #include "ncclbot/core/error.hpp"
 #include "study/study_spec.hpp"
 #include "support/run_cli.hpp"
+#include "support/study_files.hpp"
 
 namespace ncclbot::test {
 namespace {
@@ -181,6 +182,36 @@ TEST(ClaimsScorecard, AClaimAgreesOnlyWhenTheTestRejectsInItsDirection) {
   EXPECT_EQ(c[1]["why"], "no");
   EXPECT_NE(c[1]["measured"].get<std::string>().find("rejected, AUTO lower"), std::string::npos);
   EXPECT_FALSE(c[2]["agrees"].get<bool>());
+}
+
+// A claim whose byte range holds no score context cannot be tested: it neither agrees nor disagrees,
+// the report says why, and the tally counts only the claim that was tested.
+TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
+  const std::string claim =
+      "\n[[claim]]\npaper = \"lower\"\nkind = \"pooled\"\nmetric = \"mean\"\na = \"AUTO\"\nb = "
+      "\"g\"\nagrees_if = \"b_not_higher\"\nbasis = \"tested\"\nwhy_agree = \"yes\"\nwhy_disagree = "
+      "\"no\"\n";
+  const std::string dir = temp_dir(), study = dir + "/s.toml", out = dir + "/run";
+  // The sweep's smallest size is far above 1 byte; greedy vs AUTO over every context is testable.
+  write_file(study, small_study_text("u",
+                                     "[[policy]]\nname = \"AUTO\"\nspec = \"auto\"\n[[policy]]\nname = "
+                                     "\"g\"\nspec = \"greedy\"\n") +
+                        claim + "claim = \"every size\"\n" + claim +
+                        "claim = \"tiny messages\"\nmax_bytes = 1\n");
+  const CliResult run = run_cli("run '" + study + "' --out '" + out + "' --no-figures");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json r = json::parse(read_all(out + "/results.json"));
+  const json& c = r["against_original"];
+  ASSERT_EQ(c.size(), 2u);
+  ASSERT_TRUE(c[0]["agrees"].is_boolean());
+  EXPECT_TRUE(c[1]["agrees"].is_null());
+  ASSERT_TRUE(c[1]["untestable"].is_string());
+  EXPECT_NE(c[1]["why"].get<std::string>().find("no score context"), std::string::npos);
+  const std::string md = read_all(out + "/report.md");
+  const std::string agree = c[0]["agrees"].get<bool>() ? "1" : "0";
+  EXPECT_NE(md.find(agree + " of 1 tested claims agree, 1 untestable"), std::string::npos) << md;
+  EXPECT_NE(md.find("Tested claims: " + agree + " of 1 agree. 1 untestable"), std::string::npos) << md;
+  EXPECT_NE(md.find("| untestable |"), std::string::npos) << md;
 }
 
 TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
