@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 #include "base/child_process.hpp"
 #include "base/progress_line.hpp"
@@ -16,6 +18,7 @@
 #include "ncclbot/hipipe/study.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
+#include "study/run_folder.hpp"
 
 namespace ncclbot::cli {
 namespace hipipe_command {
@@ -24,7 +27,7 @@ struct HipipeOptions {
   std::string fabric, bytes, study, out;
   int nodes = 0, gpus_per_node = 0;
   int chunks = 4, max_chunks = 64;
-  bool json = false, no_figure = false;
+  bool json = false, no_figure = false, replace = false;
 };
 
 int run_single(const HipipeOptions& opt) {
@@ -54,11 +57,19 @@ int run_single(const HipipeOptions& opt) {
   return 0;
 }
 
+// The files --study writes into its folder.
+const std::set<std::string> kStudyOutputs = {"hipipe_cases.csv", "hipipe_summary.md", "hipipe_summary.json",
+                                             "hipipe.png"};
+
 int run_study(const HipipeOptions& opt) {
   if (opt.out.empty()) throw UsageError("hipipe --study needs --out DIR");
-  for (const char* name : {"hipipe_cases.csv", "hipipe_summary.md", "hipipe_summary.json", "hipipe.png"})
+  for (const std::string& name : kStudyOutputs)
     check_output_not_input(opt.out + "/" + name, {opt.study}, "--out");
   const hipipe::Study study = hipipe::read_study(opt.study);
+  // Claimed before the sweep, so a folder that is not ours stops the command at once.
+  const ncclbot::study::RunFolder folder =
+      ncclbot::study::RunFolder::claim(opt.out, "--out", {"hipipe --study", ""}, opt.replace);
+  folder.record(kStudyOutputs);
   std::cerr << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
   ProgressLine progress("hipipe study", study.cases.size());
   const hipipe::StudyResult result = hipipe::run_study(study, [&] { progress.units_done(1); });
@@ -96,6 +107,9 @@ Action setup(CLI::App& app) {
   app.add_option("--study", opt->study, "run a study TOML (experiments/hipipe.toml) instead of one case");
   app.add_option("--out", opt->out, "output folder of --study");
   app.add_flag("--no-figure", opt->no_figure, "with --study: skip the matplotlib figure");
+  app.add_flag("--replace", opt->replace,
+               "with --study: replace what another command wrote in --out (or a non-empty folder ncclbot "
+               "did not write)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt, nodes, gpus] {
     if ((nodes->count() > 0 && opt->nodes < 1) || (gpus->count() > 0 && opt->gpus_per_node < 1))

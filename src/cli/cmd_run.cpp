@@ -29,6 +29,9 @@ Action setup(CLI::App& app) {
                  "CPU threads for the replay engine (0 or left out: all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-figures", opt->no_figures, "skip drawing figures (no Python needed)");
+  app.add_flag("--replace", opt->run.replace,
+               "replace what another study (or another command) wrote in DIR; without it such a folder is "
+               "refused");
   app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
   return [opt] {
     opt->run.figures = !opt->no_figures;

@@ -39,7 +39,7 @@ struct RunUnitsOptions {
   std::string study, out_dir, shard, backend;
   int threads = 0;
   double rank_timeout = 0;
-  bool no_figures = false, units_only = false, shared_dir = false, json = false;
+  bool no_figures = false, units_only = false, shared_dir = false, replace = false, json = false;
 };
 
 // Declares run-units' options on `app`, in --help order, bound to `opt`.
@@ -54,6 +54,7 @@ void add_run_units_options(CLI::App& app, RunUnitsOptions& opt) {
   app.add_flag("--shared-dir", opt.shared_dir,
                "under mpirun: every rank writes its own checkpoints into DIR (resumable)");
   app.add_flag("--no-figures", opt.no_figures, "under mpirun: skip drawing figures in the report");
+  app.add_flag("--replace", opt.replace, "replace the results of another study in DIR");
   add_rank_timeout_option(app, opt.rank_timeout);
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
 }
@@ -87,6 +88,7 @@ study::RunOptions report_options(const RunUnitsOptions& opt, int threads) {
   run.backend = opt.backend;
   run.threads = threads;
   run.figures = !opt.no_figures;
+  run.replace = opt.replace;
   return run;
 }
 
@@ -108,7 +110,7 @@ int run_units(const RunUnitsOptions& opt) {
   engine.threads =
       opt.threads > 0 ? opt.threads : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
   const fs::path units_dir = fs::path(opt.out_dir) / "units";
-  study::prepare_units_folder(opt.out_dir, prepared, units_dir, self_write, root);
+  study::prepare_units_folder(opt.out_dir, prepared, opt.replace, self_write, root);
   const study::ShardUnitsDone done =
       study::compute_shard_units(prepared, engine, mine, units_dir, self_write, group);
 

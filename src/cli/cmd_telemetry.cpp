@@ -15,6 +15,7 @@
 #include "ncclbot/ope/telemetry.hpp"
 #include "report/figure_script.hpp"
 #include "report/telemetry_report.hpp"
+#include "study/run_folder.hpp"
 
 namespace ncclbot::cli {
 namespace telemetry_command {
@@ -27,6 +28,7 @@ struct TelemetryCliOptions {
   double level = 0.95;
   BlockBootstrapOptions blocks;
   bool figures = true;
+  bool replace = false;
   bool json = false;
 };
 
@@ -39,9 +41,10 @@ Action setup(CLI::App& app) {
   app.add_option("--level", opt->level, "interval level (default 0.95)");
   opt->blocks.add_to(app);
   app.add_flag("!--no-figures", opt->figures, "skip the learning-curve figure (no Python needed)");
+  app.add_flag("--replace", opt->replace,
+               "replace what another command wrote in DIR (or a non-empty folder ncclbot did not write)");
   app.add_flag("--json", opt->json, "print one JSON document with the output paths on stdout");
   return [opt] {
-    namespace fs = std::filesystem;
     if (opt->resamples < 1 || opt->resamples > 100000) throw UsageError("--resamples must be in [1, 100000]");
     if (!(opt->level > 0.0 && opt->level < 1.0)) throw UsageError("--level must be in (0, 1)");
     for (const std::string& l : opt->logs) check_output_not_input(opt->out + "/telemetry.json", {l}, "--out");
@@ -54,9 +57,11 @@ Action setup(CLI::App& app) {
       throw InputError(
           opt->logs.front(), 0,
           "telemetry's " + at + " is not finite (too few calls for an interval); nothing written");
-    std::error_code ec;
-    fs::create_directories(fs::path(opt->out) / "figures", ec);
-    if (ec) throw UsageError("--out " + opt->out + ": cannot create the folder: " + ec.message());
+    // The folder is claimed only now, so a bad log leaves nothing behind.
+    const study::RunFolder folder =
+        study::RunFolder::claim(opt->out, "--out", {"telemetry", ""}, opt->replace);
+    folder.record({"telemetry.json", "report.md", "report.html"});
+    folder.make_subfolder("figures");
     const std::string json_path = opt->out + "/telemetry.json";
     write_output_file(json_path, t.dump(1) + "\n", "--out");
     nlohmann::json figures = nlohmann::json::array();

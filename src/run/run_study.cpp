@@ -19,6 +19,7 @@
 #include "report/report_document.hpp"
 #include "report/results_document.hpp"
 #include "report/sensitivity.hpp"
+#include "study/checkpoint.hpp"
 #include "study/policy_replay.hpp"
 #include "study/prepared_study.hpp"
 #include "study/run_folder.hpp"
@@ -38,26 +39,15 @@ void write_if_changed(const std::string& path, const std::string& bytes) {
   if (!old || *old != bytes) write_file_atomic(path, bytes);
 }
 
-// A checkpoint is reused only if it parses, names the same unit and was computed from the same
-// inputs; anything else (a torn file cannot exist, but a stale or foreign one can) is recomputed.
-std::optional<UnitResult> load_checkpoint(const std::string& path, const PreparedStudy& study,
-                                          const WorkUnit& unit) {
-  const auto text = read_file_if_exists(path);
-  if (!text) return std::nullopt;
-  try {
-    UnitResult u = unit_from_json(nlohmann::json::parse(*text));
-    const auto& sc = study.scenarios[size_t(unit.scenario)];
-    if (u.inputs_sha256 != unit.inputs_sha256 || u.scenario != sc.spec->name ||
-        u.policy != study.policies[size_t(unit.policy)].spec->name || u.online.size() != sc.score.size())
-      return std::nullopt;
-    return u;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::string unit_bytes(const UnitResult& u) {
-  return to_json(u).dump(1) + "\n";
+// The checkpoint of `unit` if it may be reused; an unusable file is named on stderr (it is then
+// recomputed).
+std::optional<UnitResult> load_checkpoint(const fs::path& units_dir, const PreparedStudy& study,
+                                          const WorkUnit& unit, const std::string& label) {
+  std::string why;
+  auto u = reusable_checkpoint((units_dir / unit.file_name).string(), study, unit, why);
+  if (!why.empty())
+    std::cerr << label << ": recomputing " << (units_dir / unit.file_name).string() << ": " << why << "\n";
+  return u;
 }
 
 // Every file the run writes, relative to DIR, except the figures (only the script knows their names).
@@ -125,12 +115,13 @@ void refuse_symlink(const fs::path& p) {
 
 // Empties the folder of a variant the study no longer has: every file its marker lists (nothing
 // else), then the marker, then whichever of its folders are left empty.
-void remove_variant_folder(const fs::path& dir, const std::vector<std::string>& inputs) {
+void remove_variant_folder(const fs::path& dir, const std::vector<std::string>& inputs,
+                           const FolderOwner& owner, bool replace) {
   refuse_symlink(dir.parent_path());
   refuse_symlink(dir);
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(dir / kRunFolderMarker, ec))) return;
-  const RunFolder folder = RunFolder::claim(dir.string(), "--out");
+  const RunFolder folder = RunFolder::claim(dir.string(), "--out", owner, replace);
   for (const auto& f : folder.listed()) check_output_not_input((dir / f).string(), inputs, "--out");
   folder.remove_unlisted({});
   fs::remove(dir / kRunFolderMarker, ec);
@@ -153,12 +144,9 @@ struct FolderRun {
 FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& options,
                       const std::vector<std::string>& inputs, bool own_study_file,
                       const std::set<std::string>& variant_markers, std::string label) {
-  RunFolder folder = RunFolder::claim(out.string(), "--out");
-  std::error_code ec;
-  for (const auto* sub : {"units", "sweeps", "figures"}) {
-    fs::create_directories(out / sub, ec);
-    if (ec) throw UsageError("--out: cannot create " + (out / sub).string() + ": " + ec.message());
-  }
+  const FolderOwner owner{"run", spec.name};
+  RunFolder folder = RunFolder::claim(out.string(), "--out", owner, options.replace);
+  for (const auto* sub : {"units", "sweeps", "figures"}) folder.make_subfolder(sub);
   // Only a terminal gets this early note: in a log, an error in the sweeps then stays the one line.
   if (::isatty(STDERR_FILENO) == 1) std::cerr << label << ": preparing " << spec.path << " (sweeps, grids)\n";
   FolderRun run{prepare_study(std::move(spec)), folder, out, std::move(label), {}};
@@ -171,7 +159,7 @@ FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& opt
   for (const auto& f : listed) {
     if (!options.figures && f.rfind("figures/", 0) == 0) keep.insert(f);
     if (is_variant_marker(f) && !planned.count(f))
-      remove_variant_folder(out / fs::path(f).parent_path(), inputs);
+      remove_variant_folder(out / fs::path(f).parent_path(), inputs, owner, options.replace);
   }
   folder.remove_unlisted(keep);
   folder.record(planned);
@@ -192,7 +180,7 @@ void compute_units(FolderRun& run, const EngineOptions& engine) {
   std::vector<bool> done(study.units.size(), false);
   for (size_t i = 0; i < study.units.size(); ++i) {
     const auto& u = study.units[i];
-    if (load_checkpoint((units_dir / u.file_name).string(), study, u)) {
+    if (load_checkpoint(units_dir, study, u, run.label)) {
       done[i] = true;
       bar.skip(u.cost);
       ++run.summary.units_reused;
@@ -205,7 +193,7 @@ void compute_units(FolderRun& run, const EngineOptions& engine) {
   for (size_t i = 0; i < study.units.size(); ++i)
     if (!done[i]) todo.push_back(&study.units[i]);
   const auto write = [&](size_t k, UnitResult&& r) {
-    write_file_atomic((units_dir / todo[k]->file_name).string(), unit_bytes(r));
+    write_file_atomic((units_dir / todo[k]->file_name).string(), checkpoint_text(r));
     bar.advance(todo[k]->cost, r.scenario + " / " + r.policy);
   };
   compute_units(study, todo, engine, write);
@@ -221,7 +209,7 @@ nlohmann::json finish_folder(FolderRun& run, const RunOptions& options, const st
   const fs::path& out = run.out;
   std::vector<UnitResult> units;
   for (const auto& u : study.units) {
-    auto r = load_checkpoint((out / "units" / u.file_name).string(), study, u);
+    auto r = load_checkpoint(out / "units", study, u, run.label);
     if (!r) throw std::runtime_error("checkpoint " + u.file_name + " vanished or changed during the run");
     units.push_back(std::move(*r));
   }
@@ -297,7 +285,7 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
   for (const auto& v : s.variants) {
     refuse_symlink(out / "variants");
     refuse_symlink(out / "variants" / v.slug);
-    RunFolder::claim((out / "variants" / v.slug).string(), "--out");
+    RunFolder::claim((out / "variants" / v.slug).string(), "--out", {"run", s.name}, options.replace);
   }
   EngineOptions engine;
   engine.backend = resolve_backend(s.backend);

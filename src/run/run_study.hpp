@@ -12,9 +12,10 @@ namespace ncclbot::study {
 
 struct RunOptions {
   std::string out_dir;
-  std::string backend;  // empty = the study's choice
-  int threads = 0;      // 0 = all cores
-  bool figures = true;  // draw figures with the Python script
+  std::string backend;   // empty = the study's choice
+  int threads = 0;       // 0 = all cores
+  bool figures = true;   // draw figures with the Python script
+  bool replace = false;  // take over a folder another study (or command) wrote (study/run_folder.hpp)
 };
 
 struct VariantSummary;

@@ -7,6 +7,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/scale/bootstrap_on_ranks.hpp"
+#include "study/checkpoint.hpp"
 #include "study/run_folder.hpp"
 #include "study/study_statistics.hpp"
 #include "study/unit_result.hpp"
@@ -16,25 +17,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The same bytes `ncclbot run` writes for a unit (run/run_study.cpp).
-std::string checkpoint_bytes(const UnitResult& u) {
-  return to_json(u).dump(1) + "\n";
-}
-
 void create_units_folder(const fs::path& units_dir) {
   std::error_code ec;
   fs::create_directories(units_dir, ec);
   if (ec) throw UsageError("cannot create " + units_dir.string() + ": " + ec.message());
 }
 
-bool already_done(const fs::path& file, const WorkUnit& unit) {
-  const auto text = read_file_if_exists(file.string());
-  if (!text) return false;
-  try {
-    return unit_from_json(nlohmann::json::parse(*text)).inputs_sha256 == unit.inputs_sha256;
-  } catch (const std::exception&) {
-    return false;  // torn or foreign: recompute
-  }
+bool already_done(const fs::path& units_dir, const PreparedStudy& prepared, const WorkUnit& unit) {
+  std::string why;
+  const bool done =
+      reusable_checkpoint((units_dir / unit.file_name).string(), prepared, unit, why).has_value();
+  if (!why.empty())
+    std::cerr << "ncclbot run-units: recomputing " << (units_dir / unit.file_name).string() << ": " << why
+              << "\n";
+  return done;
 }
 
 // Rank 0: writes the checkpoints every rank sent; returns the run's summary so far.
@@ -108,15 +104,14 @@ std::vector<size_t> units_of_shard(const std::vector<WorkUnit>& units, ShardSpec
   return mine;
 }
 
-void prepare_units_folder(const std::string& out_dir, const PreparedStudy& prepared,
-                          const std::filesystem::path& units_dir, bool self_write, bool root) {
-  if (self_write || root) {
-    const RunFolder folder = RunFolder::claim(out_dir, "--out");
-    std::set<std::string> files;
-    for (const auto& u : prepared.units) files.insert("units/" + u.file_name);
-    folder.record(files);
-  }
-  if (self_write) create_units_folder(units_dir);
+void prepare_units_folder(const std::string& out_dir, const PreparedStudy& prepared, bool replace,
+                          bool self_write, bool root) {
+  if (!self_write && !root) return;
+  const RunFolder folder = RunFolder::claim(out_dir, "--out", {"run", prepared.spec.name}, replace);
+  std::set<std::string> files;
+  for (const auto& u : prepared.units) files.insert("units/" + u.file_name);
+  folder.record(files);
+  if (self_write) folder.make_subfolder("units");
 }
 
 ShardUnitsDone compute_shard_units(const PreparedStudy& prepared, const EngineOptions& engine, ShardSpec mine,
@@ -128,14 +123,14 @@ ShardUnitsDone compute_shard_units(const PreparedStudy& prepared, const EngineOp
     std::vector<const WorkUnit*> todo;
     for (size_t i : units_of_shard(prepared.units, mine)) {
       const WorkUnit& u = prepared.units[i];
-      if (self_write && already_done(units_dir / u.file_name, u))
+      if (self_write && already_done(units_dir, prepared, u))
         ++done.reused;
       else
         todo.push_back(&u);
     }
     const auto keep = [&](size_t k, UnitResult&& r) {
       const WorkUnit& u = *todo[k];
-      const std::string bytes = checkpoint_bytes(r);
+      const std::string bytes = checkpoint_text(r);
       ++done.computed;
       std::cerr << "ncclbot run-units: shard " << mine.index << "/" << mine.count << ": " << u.file_name
                 << "\n";

@@ -25,12 +25,13 @@ namespace ncclbot::study {
 // Unit indices of shard `s`, ascending: longest-processing-time-first over the units' replay costs.
 std::vector<size_t> units_of_shard(const std::vector<WorkUnit>& units, ShardSpec s);
 
-// Claims `out_dir` as `ncclbot run` does (study/run_folder.hpp; `out_dir` is named --out in its
-// errors): checkpoints are listed in the marker before they are written, so `run` may later
-// replace or remove them; creates `units_dir` when this process writes checkpoints itself
-// (`self_write`). Only processes that write (`self_write`, or the `root`) claim the folder.
-void prepare_units_folder(const std::string& out_dir, const PreparedStudy& prepared,
-                          const std::filesystem::path& units_dir, bool self_write, bool root);
+// Claims `out_dir` for the study as `ncclbot run` does (study/run_folder.hpp; `out_dir` is named
+// --out in its errors; `replace` takes over another study's folder): checkpoints are listed in the
+// marker before they are written, so `run` may later replace or remove them; creates DIR/units when
+// this process writes checkpoints itself (`self_write`). Only processes that write (`self_write`,
+// or the `root`) claim the folder.
+void prepare_units_folder(const std::string& out_dir, const PreparedStudy& prepared, bool replace,
+                          bool self_write, bool root);
 
 // What this process did with its shard's units; rank 0 also holds every rank's checkpoints.
 struct ShardUnitsDone {

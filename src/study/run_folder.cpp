@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
 
@@ -18,7 +20,13 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kHeader = "# ncclbot run folder: files written by ncclbot (one per line)\n";
+constexpr std::string_view kOwnerLine = "# owner: ";
 constexpr uint64_t kMaxMarkerBytes = uint64_t(16) << 20;
+
+struct Marker {
+  std::optional<FolderOwner> owner;  // absent in markers of older versions and in `touch`ed ones
+  std::set<std::string> files;
+};
 
 // Holds flock() on the folder for one read-modify-write of the marker, so concurrent `run-units`
 // shards writing into the same folder do not lose each other's entries.
@@ -47,26 +55,53 @@ bool safe_relative(const std::string& p) {
   return true;
 }
 
-std::set<std::string> read_marker(const fs::path& dir) {
+FolderOwner owner_from(const std::string& json_text, const fs::path& marker, long line) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(json_text);
+    return {j.at("command").get<std::string>(), j.value("study", std::string())};
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(marker.string(), line, "the owner line is damaged");
+  }
+}
+
+Marker read_marker(const fs::path& dir) {
   const fs::path marker = dir / kRunFolderMarker;
   const std::string text = read_input_file(marker.string(), kMaxMarkerBytes);
-  std::set<std::string> files;
+  Marker m;
   std::istringstream in(text);
   std::string line;
   long n = 0;
   while (std::getline(in, line)) {
     ++n;
+    if (line.rfind(kOwnerLine, 0) == 0) m.owner = owner_from(line.substr(kOwnerLine.size()), marker, n);
     if (line.empty() || line.front() == '#') continue;
     if (!safe_relative(line))
       throw InputError(marker.string(), n, "'" + line + "' is not a relative path inside the folder");
-    files.insert(line);
+    m.files.insert(line);
   }
-  return files;
+  return m;
 }
 
-void write_marker(const fs::path& dir, const std::set<std::string>& files) {
+// The owner of a folder whose marker names none: an older `ncclbot run` wrote it if it holds a
+// results.json, whose study it then holds; otherwise (an adopted folder) nobody.
+std::optional<FolderOwner> legacy_owner(const fs::path& dir) {
+  try {
+    const auto text = read_input_file_if_exists((dir / "results.json").string(), kMaxJsonInputBytes);
+    if (!text) return std::nullopt;
+    return FolderOwner{"run", nlohmann::json::parse(*text).at("study").at("name").get<std::string>()};
+  } catch (const std::exception&) {
+    return FolderOwner{"run", "?"};  // a results.json of unknown origin: not to be replaced unasked
+  }
+}
+
+void write_marker(const fs::path& dir, const Marker& m) {
   std::string text(kHeader);
-  for (const auto& f : files) text += f + "\n";
+  if (m.owner) {
+    nlohmann::json o = {{"command", m.owner->command}};
+    if (!m.owner->study.empty()) o["study"] = m.owner->study;
+    text += std::string(kOwnerLine) + o.dump() + "\n";
+  }
+  for (const auto& f : m.files) text += f + "\n";
   write_output_file((dir / kRunFolderMarker).string(), text, "");
 }
 
@@ -77,7 +112,12 @@ bool is_temporary_of(const std::string& name, const std::set<std::string>& owner
 
 }  // namespace
 
-RunFolder RunFolder::claim(const std::string& dir, std::string_view option) {
+std::string FolderOwner::text() const {
+  return study.empty() ? "ncclbot " + command : "the study '" + study + "' (ncclbot " + command + ")";
+}
+
+RunFolder RunFolder::claim(const std::string& dir, std::string_view option, const FolderOwner& owner,
+                           bool replace) {
   if (dir.empty()) throw UsageError(std::string(option) + ": empty folder name");
   const fs::path path = dir;
   std::error_code ec;
@@ -86,44 +126,94 @@ RunFolder RunFolder::claim(const std::string& dir, std::string_view option) {
   fs::create_directories(path, ec);
   if (ec) throw UsageError(std::string(option) + " '" + dir + "': cannot create the folder: " + ec.message());
   FolderLock lock(path);
+  const std::string take_over = "; give --replace to replace them, or choose another folder";
   if (fs::exists(path / kRunFolderMarker, ec)) {
-    read_marker(path);  // a damaged marker is an error now, not a surprise later
-    return RunFolder(path);
+    Marker m = read_marker(path);  // a damaged marker is an error now, not a surprise later
+    const std::optional<FolderOwner> was = m.owner ? m.owner : legacy_owner(path);
+    if (was && *was != owner && !replace)
+      throw UsageError(std::string(option) + " '" + dir + "' holds the results of " + was->text() +
+                       take_over);
+    if (m.owner != owner) {
+      m.owner = owner;
+      write_marker(path, m);
+    }
+    return RunFolder(path, std::string(option));
   }
   // A run killed while writing the first marker leaves only its temporary: still an empty folder.
   for (const auto& e : fs::directory_iterator(path, ec))
     if (e.path().filename().string().rfind(std::string(kRunFolderMarker) + ".tmp.", 0) == 0 &&
         fs::is_regular_file(e.symlink_status(ec)))
       fs::remove(e.path(), ec);
-  if (!fs::is_empty(path, ec) || ec)
+  if ((!fs::is_empty(path, ec) || ec) && !replace)
     throw UsageError(std::string(option) + " '" + dir + "' is not empty and has no " + kRunFolderMarker +
-                     " marker, so it was not written by ncclbot run: choose a new or empty folder");
-  write_marker(path, {});
-  return RunFolder(path);
+                     " marker, so it was not written by ncclbot" + take_over);
+  write_marker(path, {owner, {}});
+  return RunFolder(path, std::string(option));
+}
+
+RunFolder RunFolder::claim(const std::string& dir, std::string_view option) {
+  const fs::path path = dir;
+  std::error_code ec;
+  if (!fs::is_regular_file(path / kRunFolderMarker, ec))
+    throw UsageError(std::string(option) + " '" + dir + "' has no " + kRunFolderMarker +
+                     " marker, so it was not written by ncclbot");
+  FolderLock lock(path);
+  read_marker(path);
+  return RunFolder(path, std::string(option));
+}
+
+void RunFolder::check_inside(const std::string& rel) const {
+  std::error_code ec;
+  std::string root = fs::weakly_canonical(dir_, ec).string();
+  const std::string target = fs::weakly_canonical(dir_ / rel, ec).lexically_normal().string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  const std::string prefix = root == "/" ? root : root + "/";
+  if (ec || (target != root && target.rfind(prefix, 0) != 0 && target != prefix))
+    throw UsageError(
+        option_ + ": " + (dir_ / rel).string() + " leads out of " + dir_.string() +
+        " through a symbolic link; ncclbot writes and deletes only inside the folder it is given");
+}
+
+fs::path RunFolder::make_subfolder(const std::string& rel) const {
+  check_inside(rel);
+  const fs::path p = dir_ / rel;
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec || !fs::is_directory(p, ec))
+    throw UsageError(option_ + ": cannot create " + p.string() + (ec ? ": " + ec.message() : std::string()));
+  return p;
 }
 
 std::set<std::string> RunFolder::listed() const {
   FolderLock lock(dir_);
-  return read_marker(dir_);
+  return read_marker(dir_).files;
 }
 
 void RunFolder::record(const std::set<std::string>& files) const {
   FolderLock lock(dir_);
-  std::set<std::string> listed = read_marker(dir_);
-  const size_t before = listed.size();
+  Marker m = read_marker(dir_);
+  const size_t before = m.files.size();
   for (const auto& f : files) {
     if (!safe_relative(f)) throw std::logic_error("run folder entry '" + f + "' escapes the folder");
-    listed.insert(f);
+    check_inside(f);
   }
-  if (listed.size() != before) write_marker(dir_, listed);
+  m.files.insert(files.begin(), files.end());
+  if (m.files.size() != before) write_marker(dir_, m);
 }
 
 void RunFolder::remove_unlisted(const std::set<std::string>& keep) const {
   FolderLock lock(dir_);
-  const std::set<std::string> listed = read_marker(dir_);
+  Marker m = read_marker(dir_);
+  const std::set<std::string> listed = m.files;
   std::set<std::string> owners = listed;
   owners.insert(keep.begin(), keep.end());
   owners.insert(kRunFolderMarker);
+  // Temporaries of owned names, in every folder that holds an owned name.
+  std::set<fs::path> folders;
+  for (const auto& f : owners) {
+    folders.insert(fs::path(f).parent_path());
+    check_inside(fs::path(f).parent_path().string());  // a listed file itself may be a link: never followed
+  }
   std::set<std::string> still;
   std::error_code ec;
   for (const auto& f : listed) {
@@ -135,16 +225,16 @@ void RunFolder::remove_unlisted(const std::set<std::string>& keep) const {
     // Only plain files are ever removed: a folder or a symlink in a listed place is left alone.
     if (fs::is_regular_file(fs::symlink_status(p, ec))) fs::remove(p, ec);
   }
-  // Temporaries of owned names, in every folder that holds an owned name.
-  std::set<fs::path> folders;
-  for (const auto& f : owners) folders.insert(fs::path(f).parent_path());
   for (const auto& sub : folders)
     for (const auto& e : fs::directory_iterator(dir_ / sub, ec)) {
       if (!fs::is_regular_file(e.symlink_status(ec))) continue;
       const std::string rel = (sub / e.path().filename()).string();
       if (is_temporary_of(rel, owners)) fs::remove(e.path(), ec);
     }
-  if (still != listed) write_marker(dir_, still);
+  if (still != listed) {
+    m.files = still;
+    write_marker(dir_, m);
+  }
 }
 
 }  // namespace ncclbot::study

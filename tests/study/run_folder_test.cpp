@@ -1,42 +1,48 @@
 // The report folder rules of `ncclbot run` (study/run_folder.hpp): a non-empty folder without the
-// marker is refused, the runner deletes only files it listed, and a user's own files in a run
-// folder survive reruns, even when the study changes.
+// marker is refused, and so is one another study wrote (unless --replace); the runner deletes only
+// files it listed, and only inside the folder; a user's own files in a run folder survive reruns,
+// even when the study changes.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "ncclbot/core/error.hpp"
 #include "study/run_folder.hpp"
 #include "support/run_cli.hpp"
+#include "support/study_files.hpp"
 
 namespace ncclbot::test {
 namespace {
 
 namespace fs = std::filesystem;
 
+const study::FolderOwner kStudyT{"run", "t"};
+
 TEST(RunFolder, ClaimsOnlyNewEmptyOrMarkedFolders) {
   const std::string base = temp_dir();
-  const study::RunFolder fresh = study::RunFolder::claim(base + "/new", "--out");
+  const study::RunFolder fresh = study::RunFolder::claim(base + "/new", "--out", kStudyT, false);
   EXPECT_TRUE(fs::exists(base + "/new/.ncclbot-run"));
   EXPECT_TRUE(fresh.listed().empty());
-  EXPECT_NO_THROW(study::RunFolder::claim(base + "/new", "--out"));  // marked: fine again
+  EXPECT_NO_THROW(study::RunFolder::claim(base + "/new", "--out", kStudyT, false));  // marked: fine again
 
   fs::create_directories(base + "/project");
   write_file(base + "/project/measurement.csv", "mine");
   try {
-    study::RunFolder::claim(base + "/project", "--out");
+    study::RunFolder::claim(base + "/project", "--out", kStudyT, false);
     FAIL() << "a user's folder was claimed";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find(base + "/project"), std::string::npos) << e.what();
   }
   EXPECT_EQ(read_all(base + "/project/measurement.csv"), "mine");
   EXPECT_FALSE(fs::exists(base + "/project/.ncclbot-run"));
-  EXPECT_THROW(study::RunFolder::claim(base + "/project/measurement.csv", "--out"), UsageError);
+  EXPECT_THROW(study::RunFolder::claim(base + "/project/measurement.csv", "--out", kStudyT, false),
+               UsageError);
 }
 
 TEST(RunFolder, RemovesOnlyListedFilesAndTheirTemporaries) {
   const std::string dir = temp_dir() + "/run";
-  const study::RunFolder f = study::RunFolder::claim(dir, "--out");
+  const study::RunFolder f = study::RunFolder::claim(dir, "--out", kStudyT, false);
   fs::create_directories(dir + "/units");
   f.record({"units/a.json", "units/b.json", "report.md"});
   for (const char* name : {"units/a.json", "units/b.json", "report.md", "units/a.json.tmp.Xy12Ab",
@@ -60,18 +66,14 @@ TEST(RunFolder, RemovesOnlyListedFilesAndTheirTemporaries) {
 
 TEST(RunFolder, AMarkerListingAPathOutsideTheFolderIsRefused) {
   const std::string dir = temp_dir() + "/run";
-  study::RunFolder::claim(dir, "--out");
+  study::RunFolder::claim(dir, "--out", kStudyT, false);
   write_file(dir + "/.ncclbot-run", "# ncclbot run folder\n../../etc/passwd\n");
-  EXPECT_THROW(study::RunFolder::claim(dir, "--out"), InputError);
+  EXPECT_THROW(study::RunFolder::claim(dir, "--out", kStudyT, false), InputError);
 }
 
-// A tiny study: one synthesised sweep, one scenario, policies as given.
+// The small study named "t" with these policies.
 std::string study(const std::string& policies) {
-  return "[study]\nname = \"t\"\nseeds = 1\nhorizon = 20\nbackend = \"cpu\"\nbootstrap_resamples = 100\n"
-         "permutation_resamples = 100\n[[sweep]]\nname = \"x\"\npreset = \"h100-ib-a\"\nnodes = [1]\n"
-         "collectives = [\"allreduce\"]\nsamples = 2\n[[scenario]]\nname = \"s\"\ntune = { sweep = \"x\" }\n"
-         "score = { sweep = \"x\" }\n" +
-         policies;
+  return small_study_text("t", policies);
 }
 
 TEST(RunFolder, RerunsKeepTheUsersFilesAndDropOnlyTheirOwnStaleUnits) {
@@ -105,6 +107,63 @@ TEST(RunFolder, RunRefusesAProjectFolderAndLeavesItAlone) {
   EXPECT_NE(r.err.find(".ncclbot-run"), std::string::npos) << r.err;
   EXPECT_EQ(read_all(base + "/measurement.csv"), "my only copy");
   EXPECT_FALSE(fs::exists(base + "/units"));
+}
+
+TEST(RunFolder, AFolderOfAnotherOwnerIsRefusedUnlessReplacing) {
+  const std::string dir = temp_dir() + "/run";
+  study::RunFolder::claim(dir, "--out", {"run", "a"}, false);
+  try {
+    study::RunFolder::claim(dir, "--out", {"run", "b"}, false);
+    FAIL() << "study b claimed study a's folder";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("the study 'a'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(study::RunFolder::claim(dir, "--out", {"telemetry", ""}, false), UsageError);
+  EXPECT_NO_THROW(study::RunFolder::claim(dir, "--out", {"run", "a"}, false));
+  EXPECT_NO_THROW(study::RunFolder::claim(dir, "--out", {"run", "b"}, true));
+  EXPECT_THROW(study::RunFolder::claim(dir, "--out", {"run", "a"}, false), UsageError);  // b's now
+}
+
+// Reads a run's --json summary.
+nlohmann::json run_json(const std::string& study_file, const std::string& out,
+                        const std::string& extra = "") {
+  const CliResult r = run_cli("run '" + study_file + "' --out '" + out + "' --no-figures --json " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+TEST(RunFolder, AnotherStudysRunLeavesTheFolderAsItWas) {
+  const std::string base = temp_dir(), out = base + "/a";
+  write_file(base + "/a.toml", small_study_text("a", "[[policy]]\nname = \"g\"\nspec = \"greedy\"\n"));
+  write_file(base + "/b.toml", small_study_text("b", "[[policy]]\nname = \"r\"\nspec = \"random\"\n"));
+  run_json(base + "/a.toml", out);
+  const std::string results = read_all(out + "/results.json"), report = read_all(out + "/report.md");
+  const CliResult b = run_cli("run '" + base + "/b.toml' --out '" + out + "' --no-figures");
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("'a'"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("--replace"), std::string::npos) << b.err;
+  EXPECT_EQ(read_all(out + "/results.json"), results);
+  EXPECT_EQ(read_all(out + "/report.md"), report);
+  // The same study still resumes in its own folder; with --replace the other study takes it over.
+  EXPECT_EQ(run_json(base + "/a.toml", out)["units_reused"], 1);
+  EXPECT_EQ(run_json(base + "/b.toml", out, "--replace")["units_reused"], 0);
+  EXPECT_NE(read_all(out + "/results.json").find("\"name\": \"b\""), std::string::npos);
+}
+
+TEST(RunFolder, ASymlinkedUnitsFolderIsRefusedAndItsTargetLeftAlone) {
+  const std::string base = temp_dir(), out = base + "/run", elsewhere = base + "/elsewhere";
+  const std::string g = "[[policy]]\nname = \"g\"\nspec = \"greedy\"\n";
+  write_file(base + "/study.toml", study(g));
+  run_json(base + "/study.toml", out);
+  fs::rename(out + "/units", elsewhere);
+  fs::create_symlink(elsewhere, out + "/units");
+  const auto before = snapshot(elsewhere);
+  // One policy more: its unit would be written through the link, and one less: g's deleted there.
+  write_file(base + "/study.toml", study("[[policy]]\nname = \"r\"\nspec = \"random\"\n"));
+  const CliResult r = run_cli("run '" + base + "/study.toml' --out '" + out + "' --no-figures");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(out + "/units"), std::string::npos) << r.err;
+  EXPECT_EQ(snapshot(elsewhere), before);
 }
 
 }  // namespace

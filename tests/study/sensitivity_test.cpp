@@ -266,7 +266,7 @@ TEST(Sensitivity, RemovedVariantIsEmptiedAndForeignOrLinkedFoldersAreRefused) {
   fs::create_directory_symlink(dir + "/elsewhere", linked + "/variants");
   const CliResult via_link = run_cli("run '" + dir + "/one.toml' --out '" + linked + "' --no-figures");
   EXPECT_EQ(via_link.exit_code, 2);
-  EXPECT_NE(via_link.err.find("is a symbolic link"), std::string::npos) << via_link.err;
+  EXPECT_NE(via_link.err.find("symbolic link"), std::string::npos) << via_link.err;
   EXPECT_TRUE(fs::is_empty(dir + "/elsewhere"));
 }
 
