@@ -126,6 +126,9 @@ RunFolder RunFolder::claim(const std::string& dir, std::string_view option, cons
   fs::create_directories(path, ec);
   if (ec) throw UsageError(std::string(option) + " '" + dir + "': cannot create the folder: " + ec.message());
   FolderLock lock(path);
+  if (fs::is_symlink(fs::symlink_status(path / kRunFolderMarker, ec)))
+    throw UsageError(std::string(option) + " '" + dir + "': its " + kRunFolderMarker +
+                     " is a symbolic link; ncclbot writes only inside the folder it is given");
   const std::string take_over = "; give --replace to replace them, or choose another folder";
   if (fs::exists(path / kRunFolderMarker, ec)) {
     Marker m = read_marker(path);  // a damaged marker is an error now, not a surprise later
@@ -181,6 +184,9 @@ fs::path RunFolder::make_subfolder(const std::string& rel) const {
   fs::create_directories(p, ec);
   if (ec || !fs::is_directory(p, ec))
     throw UsageError(option_ + ": cannot create " + p.string() + (ec ? ": " + ec.message() : std::string()));
+  // Files are written here under names only a script may know (figures): none may lead out.
+  for (const auto& e : fs::directory_iterator(p, ec))
+    check_inside((fs::path(rel) / e.path().filename()).string());
   return p;
 }
 

@@ -33,7 +33,7 @@ class RunFolder {
   // Creates `dir` if needed. A non-empty folder without the marker, or one whose marker names
   // another owner, is a UsageError naming `option`, the folder and its owner, unless `replace`:
   // then `owner` takes it over (nothing is deleted that its marker does not list). An empty folder
-  // gets the marker before anything else is written.
+  // gets the marker before anything else is written. A marker that is a symbolic link is refused.
   static RunFolder claim(const std::string& dir, std::string_view option, const FolderOwner& owner,
                          bool replace);
   // A marked folder opened to read its list, whoever owns it (export-table reads a run's folder).
@@ -41,7 +41,8 @@ class RunFolder {
 
   const std::filesystem::path& path() const { return dir_; }
 
-  // Creates the subfolder `rel` (a UsageError if it, or a folder on the way, leads out of the folder).
+  // Creates the subfolder `rel`; a UsageError if it, a folder on the way or an entry in it leads
+  // out of the folder.
   std::filesystem::path make_subfolder(const std::string& rel) const;
   // Adds relative paths to the list. Call it before writing them: a run killed in between leaves
   // them listed, so the next run may replace or remove them. A path that resolves outside the

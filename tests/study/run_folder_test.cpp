@@ -166,5 +166,27 @@ TEST(RunFolder, ASymlinkedUnitsFolderIsRefusedAndItsTargetLeftAlone) {
   EXPECT_EQ(snapshot(elsewhere), before);
 }
 
+TEST(RunFolder, AFigureOrAMarkerLinkedOutOfTheFolderIsRefused) {
+  const std::string base = temp_dir(), out = base + "/run", outside = base + "/outside";
+  write_file(base + "/study.toml", study("[[policy]]\nname = \"g\"\nspec = \"greedy\"\n"));
+  run_json(base + "/study.toml", out);
+  write_file(outside, "mine");
+  // The figure script writes under names of its own: a link among them would lead it out.
+  fs::create_symlink(outside, out + "/figures/loss_cdf.png");
+  const CliResult figures = run_cli("run '" + base + "/study.toml' --out '" + out + "'");
+  EXPECT_EQ(figures.exit_code, 2);
+  EXPECT_NE(figures.err.find("symbolic link"), std::string::npos) << figures.err;
+  EXPECT_EQ(read_all(outside), "mine");
+  fs::remove(out + "/figures/loss_cdf.png");
+  // The marker is rewritten when the study changes: through a link it would replace another file.
+  fs::rename(out + "/.ncclbot-run", outside);
+  fs::create_symlink(outside, out + "/.ncclbot-run");
+  const std::string marker = read_all(outside);
+  write_file(base + "/study.toml", study("[[policy]]\nname = \"r\"\nspec = \"random\"\n"));
+  const CliResult linked = run_cli("run '" + base + "/study.toml' --out '" + out + "' --no-figures");
+  EXPECT_EQ(linked.exit_code, 2);
+  EXPECT_EQ(read_all(outside), marker);
+}
+
 }  // namespace
 }  // namespace ncclbot::test
