@@ -218,14 +218,29 @@ def measure(build, quick):
 
 
 def check_output_file(path):
-    """A --json target must be a file this script can create or replace; said before any run."""
+    """A --json target must be a regular file this script can create or replace; said before any run.
+    Root passes every permission check, so the folder is tried with a file of the script's own."""
     if os.path.isdir(path):
         raise UsageProblem(f"--json {path}: is a folder, not a file")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise UsageProblem(f"--json {path}: is not a regular file")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise UsageProblem(f"--json {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+    if os.path.exists(path) and not os.access(path, os.W_OK):
         raise UsageProblem(f"--json {path}: not writable")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".bench_all-"):
+            pass
+    except OSError as e:
+        raise UsageProblem(f"--json {path}: cannot write in {folder} ({e.strerror})") from None
+
+
+def write_replacing(path, text):
+    """Writes text to path through a file beside it, so a failed write leaves the old file whole."""
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
 
 
 def readme_path():
@@ -240,8 +255,11 @@ def check_arguments(args):
     if args.json:
         check_output_file(args.json)
     if args.update_readme:
-        with open(readme_path(), encoding="utf-8") as f:
-            replace_section(f.read(), "", readme_path())
+        try:
+            with open(readme_path(), encoding="utf-8") as f:
+                replace_section(f.read(), "", readme_path())
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageProblem(f"{readme_path()}: cannot be read as UTF-8 text ({getattr(e, 'strerror', None) or e})")
 
 
 def main():
@@ -259,15 +277,12 @@ def main():
         block = table(machine, rows)
         print(block, end="")
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump({"machine": machine, "rows": [{"what": w, "result": r} for w, r in rows]}, f, indent=1)
+            doc = {"machine": machine, "rows": [{"what": w, "result": r} for w, r in rows]}
+            write_replacing(args.json, json.dumps(doc, indent=1))
         if args.update_readme:
             readme = readme_path()
             with open(readme, encoding="utf-8") as f:
-                text = replace_section(f.read(), block, readme)
-            with open(readme + ".tmp", "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(readme + ".tmp", readme)
+                write_replacing(readme, replace_section(f.read(), block, readme))
     except BenchError as e:
         print(f"bench_all: {e}", file=sys.stderr)
         return 2 if isinstance(e, UsageProblem) else 1

@@ -87,8 +87,9 @@ def check_all(function: str, kinds: Mapping[str, Callable[[str, str, Any], None]
 
 
 def checked(**kinds: Callable[[str, str, Any], None]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Checks the decorated function's named arguments by kind before it runs (None: the default).
-    Arguments with no kind given here (e.g. a Sweep object) are the function's own to check."""
+    """Checks the decorated function's named arguments by kind before it runs; None passes only
+    where it is the parameter's default (the CLI's own default). Arguments with no kind given here
+    are the function's own to check."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(fn)
@@ -100,8 +101,8 @@ def checked(**kinds: Callable[[str, str, Any], None]) -> Callable[[Callable[...,
                 parameter = signature.parameters[name]
                 if parameter.kind is inspect.Parameter.VAR_KEYWORD:
                     check_all(fn.__name__, kinds, value)
-                elif name in kinds and value is not None:
-                    kinds[name](fn.__name__, name, value)
+                elif name in kinds and not (value is None and parameter.default is None):
+                    kinds[name](fn.__name__, name, value)  # None only where it is the default
             return fn(*args, **kwargs)
 
         return call

@@ -69,6 +69,8 @@ class NcclbotWarning(UserWarning):
 def run(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> str:
     """Runs `ncclbot ARGS...` in process and returns its standard output. Of its standard error
     (with --json, the human summary the document repeats), warnings become NcclbotWarning."""
+    if input is not None and not isinstance(input, str):
+        raise InputError(f"ncclbot: command: input must be a string (the JSON text a command reads), got {type(input).__name__}", 2)
     words = [str(a) for a in args]
     for i, word in enumerate(words):
         if "\0" in word:  # the library would read the path only up to it

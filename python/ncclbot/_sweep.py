@@ -49,6 +49,8 @@ class Sweep:
     """
 
     def __init__(self, csv: str, path: Optional[str] = None, owned_dir: Optional[str] = None) -> None:
+        if not isinstance(csv, str):  # made by read_sweep, synth and from_pandas, not by hand
+            raise kinds.ArgumentError("Sweep", "csv", f"must be the sweep's CSV text, got {kinds.shown(csv)}")
         self._csv = csv
         self._path = path
         self._state = _file_state(path) if path else None
@@ -121,6 +123,10 @@ class Sweep:
         """A sweep from a long-format DataFrame with the CSV's columns (prior_us optional; a
         `dynamics` entry in df.attrs restores the call dynamics). It is checked as strictly as a
         CSV file: an error names the row as a line of the CSV, with the header as line 1."""
+        import pandas as pd
+
+        if not isinstance(df, pd.DataFrame):
+            raise kinds.ArgumentError("from_pandas", "df", f"must be a pandas DataFrame, got {kinds.shown(df)}")
         missing = [c for c in COLUMNS if c not in df.columns]
         if missing:
             raise_for(2, f"ncclbot: <DataFrame>: missing column(s) {', '.join(missing)}")

@@ -7,23 +7,29 @@ import json
 import math
 from typing import Any, Optional, Sequence
 
-from ._arguments import ArgumentError, whole
+from ._arguments import ArgumentError, shown, whole
 from ._command import run
 
 Numbers = Sequence[float]
 
 
-def _value(function: str, where: str, v: Any) -> Any:
-    """The JSON form of one input field; an infinity has no JSON form and is refused by name."""
+def _value(function: str, where: str, v: Any, entry: bool = False) -> Any:
+    """The JSON form of one input field. NaN marks an untested entry of a list, so it is null there;
+    a NaN option (alpha, level, resamples, ...) would read as "unset" and is refused, as is an
+    infinity, which has no JSON form, and anything JSON cannot hold."""
     if hasattr(v, "tolist"):  # numpy arrays and scalars
         v = v.tolist()
     if isinstance(v, (list, tuple)):
-        return [_value(function, f"{where}[{i}]", x) for i, x in enumerate(v)]
+        return [_value(function, f"{where}[{i}]", x, entry=True) for i, x in enumerate(v)]
     if isinstance(v, float) and math.isnan(v):
-        return None
+        if entry:
+            return None
+        raise ArgumentError(function, where, "must be a number, got nan (NaN marks only an untested list entry)")
     if isinstance(v, float) and math.isinf(v):
         raise ArgumentError(function, where, f"must be finite (NaN marks an untested entry), got {v}")
-    return v
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise ArgumentError(function, where, f"must be a number, a string or a list of them, got {shown(v)}")
 
 
 def test(name: str, threads: int = 1, **fields: Any) -> dict[str, Any]:

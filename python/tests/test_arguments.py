@@ -73,3 +73,28 @@ def test_the_compiled_reader_refuses_a_nul_byte_in_a_path(tmp_path):
     keep.write_text("not a sweep\n")
     code, csv, err = _core.canonical_sweep(str(keep) + "\x00.csv")
     assert code == 2 and csv == "" and "NUL byte" in err
+
+
+def test_a_nan_option_is_not_the_default():
+    # NaN in an option used to reach the CLI as null, i.e. "unset": alpha 0.05 and 95% came back.
+    _raises(ncclbot.stats.holm, [0.1], alpha=math.nan, where="holm: alpha")
+    _raises(ncclbot.stats.bootstrap, [1.0, 2.0, 3.0], level=float("nan"), where="bootstrap: level")
+    _raises(ncclbot.stats.permutation, [0.1, 0.2], seed=np.float64("nan"), where="permutation: seed")
+
+
+def test_none_is_refused_where_the_argument_has_no_default(sweep_file, tmp_path):
+    _raises(ncclbot.replay, None, "auto", seeds=1, horizon=10, where="replay: sweep")
+    _raises(ncclbot.read_sweep, None, where="read_sweep: path")
+    _raises(ncclbot.run, "quick", out=None, where="run: out")
+    assert not any(tmp_path.iterdir())
+
+
+def test_what_json_cannot_hold_is_named():
+    from decimal import Decimal
+
+    _raises(ncclbot.stats.holm, [Decimal("0.1")], where="holm: p[0]")
+    _raises(ncclbot.stats.test, "holm", p=[0.1], extra={"a": set()}, where="holm: extra")
+    with pytest.raises(InputError, match="input must be a string"):
+        ncclbot.command("stats", "holm", input=b"{}")
+    _raises(ncclbot.Sweep.from_pandas, [1, 2, 3], where="from_pandas: df")
+    _raises(ncclbot.Sweep, 5, where="Sweep: csv")

@@ -101,7 +101,8 @@ class UsageFirst(unittest.TestCase):
     def test_a_bad_json_target_is_refused_before_any_benchmark(self):
         with tempfile.TemporaryDirectory() as tmp:
             build = self.fake_build(os.path.join(tmp, "build"))
-            for target, reason in ((tmp, "is a folder"), (os.path.join(tmp, "no", "such.json"), "does not exist")):
+            for target, reason in ((tmp, "is a folder"), (os.path.join(tmp, "no", "such.json"), "does not exist"),
+                                   ("/dev/null", "not a regular file"), ("/proc/bench.json", "cannot write in /proc")):
                 done = self.run_script("--build", build, "--json", target)
                 self.assertEqual(done.returncode, 2, done.stderr)
                 self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
@@ -124,6 +125,22 @@ class UsageFirst(unittest.TestCase):
             finally:
                 bench_all.readme_path = saved
             self.assertFalse(os.path.exists(self.mark))
+
+    def test_a_readme_that_cannot_be_read_is_refused_before_any_benchmark(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            build = self.fake_build(os.path.join(tmp, "build"))
+            latin1 = os.path.join(tmp, "latin1.md")
+            with open(latin1, "wb") as f:
+                f.write(b"caf\xe9\n")
+            args = argparse.Namespace(build=build, json=None, update_readme=True, quick=True)
+            saved = bench_all.readme_path
+            try:
+                for readme in (latin1, tmp, os.path.join(tmp, "missing.md")):
+                    bench_all.readme_path = lambda: readme
+                    with self.assertRaises(bench_all.UsageProblem, msg=readme):
+                        bench_all.check_arguments(args)
+            finally:
+                bench_all.readme_path = saved
 
     def test_a_good_json_target_passes_the_check(self):
         with tempfile.TemporaryDirectory() as tmp:
