@@ -37,6 +37,9 @@ int run_single(const HipipeOptions& opt) {
   if (!bytes)
     throw UsageError("--bytes '" + opt.bytes + "': expected a byte count such as 1048576, 64M or 1G");
   if (*bytes == 0) throw UsageError("--bytes 0: an all-reduce of nothing has no schedule");
+  if (static_cast<double>(*bytes) > hipipe::kMaxMessageBytes)
+    throw UsageError("--bytes " + opt.bytes + ": above the largest all-reduce the model takes, " +
+                     hipipe::kMaxMessageText);
   const hipipe::FabricPreset preset = hipipe::load_fabric_preset(opt.fabric);
   const int nodes = opt.nodes != 0 ? opt.nodes : preset.nodes;
   const int gpus = opt.gpus_per_node != 0 ? opt.gpus_per_node : preset.gpus_per_node;

@@ -11,6 +11,22 @@
 
 namespace ncclbot::hipipe {
 
+namespace {
+
+// A chunk size with the binary unit that shows it in four significant digits: 812 B, 19.48 MiB,
+// 1.25 GiB (one unit for all would print a 2 KiB chunk of a TiB plan as 0.000).
+std::string chunk_size_text(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (unit + 1 < 5 && bytes >= 1024.0) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.4g} {}", bytes, kUnits[unit]);
+}
+
+}  // namespace
+
 const SchedulerResult& Comparison::result(const std::string& scheduler) const {
   for (const auto& r : results)
     if (r.schedule.scheduler == scheduler) return r;
@@ -95,9 +111,9 @@ void print_comparison_table(const Comparison& c, std::ostream& os) {
     os << "\n";
   }
   const Schedule& h = c.result("hipipe").schedule;
-  os << "hipipe chunk plan (MiB):";
+  os << "hipipe chunk plan:";
   const int shown = std::min(h.num_chunks(), 24);
-  for (int k = 0; k < shown; ++k) os << fmt::format(" {:.3f}", h.chunk_bytes[k] / (1 << 20));
+  for (int k = 0; k < shown; ++k) os << " " << chunk_size_text(h.chunk_bytes[k]);
   if (shown < h.num_chunks()) os << fmt::format(" ... ({} chunks)", h.num_chunks());
   os << "\n";
 }

@@ -16,7 +16,54 @@ namespace ncclbot::hipipe {
 
 namespace {
 
-// LP sizes for a fixed order, refined; `start` is an equal-chunk list schedule.
+// The chunks of an LP solution, on their fixed orders and sequences.
+struct SizedChunks {
+  std::vector<double> bytes;
+  std::vector<std::vector<int>> rs_orders;
+  std::vector<std::vector<int>> sequences;
+};
+
+// The LP's chunks without the ones it left empty (under a byte): an empty chunk moves nothing and
+// only adds its stages' latencies, so dropping it (and renumbering the operations) never makes the
+// schedule slower, and the plan shows no chunk of 0 bytes. The largest chunk always stays.
+SizedChunks without_empty_chunks(const Network& network, const std::vector<double>& bytes,
+                                 const std::vector<std::vector<int>>& rs_orders,
+                                 const std::vector<std::vector<int>>& sequences) {
+  const int steps = 2 * network.num_dimensions();
+  const int largest = static_cast<int>(std::max_element(bytes.begin(), bytes.end()) - bytes.begin());
+  std::vector<int> renumbered(bytes.size(), -1);
+  SizedChunks out;
+  double dropped = 0;
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    if (bytes[k] < 1.0 && static_cast<int>(k) != largest) {
+      dropped += bytes[k];
+      continue;
+    }
+    renumbered[k] = static_cast<int>(out.bytes.size());
+    out.bytes.push_back(bytes[k]);
+    out.rs_orders.push_back(rs_orders[k]);
+  }
+  out.bytes[renumbered[largest]] += dropped;  // the sizes still sum to the message
+  for (const auto& seq : sequences) {
+    out.sequences.emplace_back();
+    for (int op : seq)
+      if (const int k = renumbered[op / steps]; k >= 0)
+        out.sequences.back().push_back(k * steps + op % steps);
+  }
+  return out;
+}
+
+// `bytes` on fixed orders and sequences, timed as a longest path without the empty chunks.
+Schedule timed_without_empty_chunks(const Network& network, const std::vector<double>& bytes,
+                                    const std::vector<std::vector<int>>& rs_orders,
+                                    const std::vector<std::vector<int>>& sequences) {
+  const SizedChunks sized = without_empty_chunks(network, bytes, rs_orders, sequences);
+  return time_with_fixed_sequences(network, sized.bytes, sized.rs_orders, sized.sequences);
+}
+
+// LP sizes for a fixed order, refined; `start` is an equal-chunk list schedule. The refinement
+// keeps all K chunks (an empty one may take bytes again in a later round); each schedule it keeps
+// as the best so far has its empty chunks dropped.
 Schedule refine_with_lp(const Network& network, double bytes, Schedule start,
                         const SchedulerOptions& options) {
   Schedule best = start;
@@ -25,11 +72,14 @@ Schedule refine_with_lp(const Network& network, double bytes, Schedule start,
     const auto sequences = dimension_sequences(network, current);
     const LpChunkSolution lp = solve_chunk_sizes_lp(network, bytes, current.rs_orders, sequences);
     // Re-derive the times from the sizes and the order, so reported times carry no LP tolerance.
-    Schedule timed = time_with_fixed_sequences(network, lp.chunk_bytes, current.rs_orders, sequences);
-    if (timed.makespan_us < best.makespan_us) best = timed;
+    Schedule timed = timed_without_empty_chunks(network, lp.chunk_bytes, current.rs_orders, sequences);
+    if (timed.makespan_us < best.makespan_us) best = std::move(timed);
     Schedule next = list_schedule(network, lp.chunk_bytes, current.rs_orders);
-    if (next.makespan_us < best.makespan_us) best = next;
-    if (dimension_sequences(network, next) == sequences) break;
+    const auto next_sequences = dimension_sequences(network, next);
+    Schedule next_timed =
+        timed_without_empty_chunks(network, next.chunk_bytes, next.rs_orders, next_sequences);
+    if (next_timed.makespan_us < best.makespan_us) best = std::move(next_timed);
+    if (next_sequences == sequences) break;
     current = std::move(next);
   }
   return best;

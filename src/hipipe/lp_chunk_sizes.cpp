@@ -47,9 +47,9 @@ void run_chunk_lp_simplex(glp_prob* lp, const Triplets& m) {
 
 // The optimal chunk sizes of a solved `lp` for a message of `bytes` over K chunks (x_k is column
 // 1 + k). Called with solve_chunk_sizes_lp's glpk_mutex held.
-LpChunkSolution read_chunk_lp_solution(glp_prob* lp, int K, double bytes) {
+LpChunkSolution read_chunk_lp_solution(glp_prob* lp, int K, double bytes, double time_unit_us) {
   LpChunkSolution out;
-  out.makespan_us = glp_get_obj_val(lp);
+  out.makespan_us = glp_get_obj_val(lp) * time_unit_us;
   out.simplex_iterations = glp_get_it_cnt(lp);
   out.chunk_bytes.resize(K);
   double sum = 0;
@@ -75,6 +75,11 @@ LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
   const int n = K * 2 * D;
   std::vector<std::vector<StageCost>> stages;
   for (const auto& order : rs_orders) stages.push_back(allreduce_stages(network, order));
+  // Times are measured in units of the unpipelined all-reduce (chunk 0's stages back to back), so
+  // every coefficient and bound lies in [0, 1] at any message size: in microseconds, a TiB gives
+  // coefficients near 1e6 against latencies near 1, and GLPK stalls or gives up.
+  double time_unit_us = 0;
+  for (const StageCost& st : stages[0]) time_unit_us += st.a_us + st.b_us_per_byte * bytes;
 
   // Columns: x_k (fraction of the message in chunk k) 1..K, t_op K+1..K+n, C = K+n+1.
   auto x_col = [&](int k) { return 1 + k; };
@@ -98,10 +103,10 @@ LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
     const int k = from / (2 * D);
     const StageCost& st = stages[k][from % (2 * D)];
     row = glp_add_rows(lp.get(), 1);
-    glp_set_row_bnds(lp.get(), row, GLP_LO, st.a_us, 0.0);
+    glp_set_row_bnds(lp.get(), row, GLP_LO, st.a_us / time_unit_us, 0.0);
     m.add(row, to_col, 1.0);
     m.add(row, t_col(from), -1.0);
-    m.add(row, x_col(k), -st.b_us_per_byte * bytes);
+    m.add(row, x_col(k), -st.b_us_per_byte * bytes / time_unit_us);
   };
   for (int k = 0; k < K; ++k) {
     for (int j = 0; j + 1 < 2 * D; ++j) add_after(k * 2 * D + j, t_col(k * 2 * D + j + 1));
@@ -120,7 +125,7 @@ LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
   for (int k = 0; k < K; ++k) m.add(row, x_col(k), 1.0);
 
   run_chunk_lp_simplex(lp.get(), m);
-  return read_chunk_lp_solution(lp.get(), K, bytes);
+  return read_chunk_lp_solution(lp.get(), K, bytes, time_unit_us);
 }
 
 }  // namespace ncclbot::hipipe

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::hipipe {
 
@@ -35,7 +36,10 @@ void validate_network(const Network& network) {
 void validate_problem(const Network& network, double bytes) {
   validate_network(network);
   if (!std::isfinite(bytes) || bytes <= 0)
-    throw UsageError("message size " + std::to_string(bytes) + " B: must be a positive number of bytes");
+    throw UsageError("message size " + format_double(bytes) + " B: must be a positive number of bytes");
+  if (bytes > kMaxMessageBytes)
+    throw UsageError("message size " + format_double(bytes) + " B: above the largest the model takes, " +
+                     kMaxMessageText);
 }
 
 }  // namespace ncclbot::hipipe

@@ -12,6 +12,7 @@
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 #include "ncclbot/hipipe/fabric_preset.hpp"
+#include "ncclbot/hipipe/network.hpp"
 
 namespace ncclbot::hipipe {
 
@@ -44,6 +45,10 @@ double read_size(const toml::node& n, const std::string& file) {
   if (auto s = n.value_exact<std::string>()) v = parse_byte_size(*s);
   if (!v || *v == 0)
     throw InputError(file, toml_line(n), "a size must be a positive byte count (e.g. 1048576 or \"1M\")");
+  if (static_cast<double>(*v) > kMaxMessageBytes)
+    throw InputError(
+        file, toml_line(n),
+        "size " + std::to_string(*v) + " B: above the largest the model takes, " + kMaxMessageText);
   return static_cast<double>(*v);
 }
 

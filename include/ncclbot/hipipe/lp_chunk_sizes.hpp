@@ -6,7 +6,8 @@
 //   t[k][j+1] >= t[k][j] + a[k][j] + b[k][j] * s_k          (a chunk's stages in sequence)
 //   t[next op on d] >= t[op on d] + a + b * s               (one operation per dimension at a time)
 //   C >= t[k][2D-1] + a + b * s_k,   sum_k s_k = M,   s_k >= 0,   t >= 0
-// Sizes are solved as fractions of M so coefficients stay near 1 (us) at any message size.
+// Sizes are solved as fractions of M and times in units of the unpipelined all-reduce, so every
+// coefficient and bound lies in [0, 1] at any message size.
 #include <vector>
 
 #include "ncclbot/hipipe/schedule.hpp"

@@ -26,8 +26,13 @@ struct Network {
 // negative or not finite, bandwidth not positive or not finite.
 void validate_network(const Network& network);
 
-// Throws UsageError when `bytes` is zero or the network is invalid; an all-reduce of nothing has no
-// schedule to compare.
+// The largest all-reduce the model takes: 1 TiB per rank, as the simulator's and `plan`'s sizes. No
+// GPU holds a larger buffer, and the chunk-size LP is tested well conditioned up to it.
+inline constexpr double kMaxMessageBytes = 1099511627776.0;  // 2^40
+inline constexpr const char* kMaxMessageText = "1 TiB (1099511627776 B)";
+
+// Throws UsageError when `bytes` is zero, above kMaxMessageBytes, or the network is invalid; an
+// all-reduce of nothing has no schedule to compare.
 void validate_problem(const Network& network, double bytes);
 
 }  // namespace ncclbot::hipipe
