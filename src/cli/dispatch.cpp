@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -78,6 +79,11 @@ int report_failure(std::exception_ptr failure, std::ostream& err) {
   } catch (const UsageError& e) {
     err << "ncclbot: " << one_line(e.what()) << "\n";
     return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The system's answer about a path the user gave (a symlink loop, no permission): theirs to fix.
+    const std::string path = e.path1().empty() ? std::string() : e.path1().string() + ": ";
+    err << "ncclbot: " << one_line(path + e.code().message()) << "\n";
+    return 2;
   } catch (const std::bad_alloc&) {
     err << "ncclbot: out of memory (is an input or a requested size far larger than intended?)\n";
     return 1;
@@ -88,6 +94,11 @@ int report_failure(std::exception_ptr failure, std::ostream& err) {
 }
 
 int run_cli(const std::vector<std::string>& args) {
+  // A C string ends at its first NUL, so 'keep\0.csv' would reach the command as 'keep': refuse it.
+  if (const std::string problem = nul_byte_problem(args); !problem.empty()) {
+    std::cerr << "ncclbot: " << one_line(problem) << "\n";
+    return 2;
+  }
   std::vector<std::string> words{"ncclbot"};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;

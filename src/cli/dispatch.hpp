@@ -13,8 +13,9 @@ namespace ncclbot::cli {
 int run_cli(int argc, char** argv);
 int run_cli(const std::vector<std::string>& args);  // args without the program name
 
-// The one line a failed command prints (to `err`), and its exit code: 2 for InputError and
-// UsageError, 1 for anything else. Rethrows what is not a std::exception.
+// The one line a failed command prints (to `err`), and its exit code: 2 for InputError, UsageError
+// and std::filesystem's errors (they are about a path the user gave), 1 for anything else. Rethrows what is
+// not a std::exception.
 int report_failure(std::exception_ptr failure, std::ostream& err);
 
 }  // namespace ncclbot::cli

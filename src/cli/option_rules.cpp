@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ncclbot/core/quoted_value.hpp"
+
 namespace ncclbot::cli {
 namespace {
 
@@ -13,19 +15,19 @@ namespace {
 std::string integer_problem(const std::string& text, bool allow_sign) {
   size_t i = 0;
   if (allow_sign && !text.empty() && text[0] == '-') i = 1;
-  if (i == text.size()) return "expected an integer, got '" + text + "'";
+  if (i == text.size()) return "expected an integer, got " + quoted_value(text);
   for (size_t k = i; k < text.size(); ++k)
     if (text[k] < '0' || text[k] > '9')
-      return (text[0] == '-' && !allow_sign) ? "must not be negative, got '" + text + "'"
-                                             : "expected a decimal integer, got '" + text + "'";
+      return (text[0] == '-' && !allow_sign) ? "must not be negative, got " + quoted_value(text)
+                                             : "expected a decimal integer, got " + quoted_value(text);
   if (text.size() - i > 1 && text[i] == '0')
-    return "expected a decimal integer without leading zeros, got '" + text + "'";
+    return "expected a decimal integer without leading zeros, got " + quoted_value(text);
   errno = 0;
   if (allow_sign)
     (void)std::strtoll(text.c_str(), nullptr, 10);
   else
     (void)std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE) return "out of range: '" + text + "'";
+  if (errno == ERANGE) return "out of range: " + quoted_value(text);
   return "";
 }
 
@@ -55,6 +57,25 @@ void apply_to(CLI::App& app) {
 
 void apply_option_rules(CLI::App& app) {
   apply_to(app);
+}
+
+std::string nul_byte_problem(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const size_t nul = arg.find('\0');
+    if (nul == std::string::npos) continue;
+    const bool joined = arg.rfind("-", 0) == 0 && arg.find('=') < nul;  // --out=keep\0.csv
+    const std::string shown = quoted_value(joined ? arg.substr(arg.find('=') + 1) : arg);
+    std::string whose = "argument " + std::to_string(i + 1);
+    if (joined)
+      whose = arg.substr(0, arg.find('='));
+    else if (arg.rfind("-", 0) == 0)
+      whose = "option " + arg.substr(0, nul);
+    else if (i > 0 && args[i - 1].rfind("-", 0) == 0 && args[i - 1].find('=') == std::string::npos)
+      whose += " (after " + quoted_value(args[i - 1]) + ")";  // the value of --out, unless a flag
+    return whose + " " + shown + " contains a NUL byte, which no path or value can hold";
+  }
+  return "";
 }
 
 std::string one_line(const std::string& message) {

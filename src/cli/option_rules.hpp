@@ -5,6 +5,7 @@
 //    2^64 - 1), no octal or hex surprise ("010" is not 8);
 //  - an option given with an empty value (`--collectives ""`) is an error, never the default.
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -13,6 +14,10 @@ class App;
 namespace ncclbot::cli {
 
 void apply_option_rules(CLI::App& app);
+
+// "" when no argument holds a NUL byte; else which option's value (or which argument) does. Only a
+// caller with std::strings (the Python module) can pass one: argv's C strings end at the NUL.
+std::string nul_byte_problem(const std::vector<std::string>& args);
 
 // An error message as one line: control characters (a newline in a user's file name) are shown as
 // \xNN, so stderr carries exactly one line per error.

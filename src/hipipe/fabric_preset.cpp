@@ -8,6 +8,7 @@
 
 #include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 
 namespace ncclbot::hipipe {
@@ -109,11 +110,11 @@ std::vector<std::string> fabric_preset_names() {
 FabricPreset load_fabric_preset(std::string_view name_or_path) {
   const std::string arg(name_or_path);
   if (arg.find('/') != std::string::npos || (arg.size() > 5 && arg.ends_with(".toml"))) {
-    if (!std::filesystem::exists(arg)) throw InputError(arg, 0, "no such fabric file");
+    if (!input_path_exists(arg)) throw InputError(arg, 0, "no such fabric file");
     return read_fabric_preset(arg);
   }
   const std::string path = fabric_preset_dir() + "/" + arg + ".toml";
-  if (!std::filesystem::exists(path)) {
+  if (!input_path_exists(path)) {
     std::string known;
     for (const auto& n : fabric_preset_names()) known += (known.empty() ? "" : ", ") + n;
     throw UsageError("unknown HiPIPE fabric '" + arg + "' (known: " + known + "; or give a .toml path)");

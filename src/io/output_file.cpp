@@ -115,6 +115,11 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes) {
   return std::move(*text);
 }
 
+bool input_path_exists(const std::string& path) {
+  std::error_code ec;
+  return fs::symlink_status(path, ec).type() != fs::file_type::not_found;
+}
+
 std::string read_input_stream(std::istream& in, const std::string& source, uint64_t max_bytes) {
   std::string out;
   char buf[1 << 16];

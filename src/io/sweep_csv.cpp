@@ -14,6 +14,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot {
@@ -71,16 +72,15 @@ class RowParser {
   int positive_int(std::string_view tok, std::string_view col) const {
     auto v = parse_int(tok);
     if (!v || *v <= 0 || *v > (1 << 20))
-      fail(std::string(col) + " must be a positive integer, got '" + std::string(tok) + "'");
+      fail(std::string(col) + " must be a positive integer, got " + quoted_value(tok));
     return int(*v);
   }
   float time(std::string_view tok, std::string_view col) const {
     auto v = parse_float(tok);
-    if (!v) fail(std::string(col) + " is not a number: '" + std::string(tok) + "'");
+    if (!v) fail(std::string(col) + " is not a number: " + quoted_value(tok));
     if (std::isnan(*v)) fail(std::string(col) + " is NaN");
-    if (std::isinf(*v))
-      fail(std::string(col) + " is infinite (or out of float range): '" + std::string(tok) + "'");
-    if (*v <= 0.0f) fail(std::string(col) + " must be positive, got '" + std::string(tok) + "'");
+    if (std::isinf(*v)) fail(std::string(col) + " is infinite (or out of float range): " + quoted_value(tok));
+    if (*v <= 0.0f) fail(std::string(col) + " must be positive, got " + quoted_value(tok));
     return *v;
   }
 
@@ -233,7 +233,7 @@ void add_sweep_row(const std::vector<std::string_view>& fields, const std::array
   ctx.nodes = row.positive_int(field(kNodes), "nodes");
   ctx.gpus_per_node = row.positive_int(field(kGpusPerNode), "gpus_per_node");
   const auto bytes = parse_uint(field(kBytes));
-  if (!bytes) row.fail("bytes must be a non-negative integer, got '" + std::string(field(kBytes)) + "'");
+  if (!bytes) row.fail("bytes must be a non-negative integer, got " + quoted_value(field(kBytes)));
   ctx.bytes = *bytes;
   const auto algo = parse_algo(field(kAlgo));
   if (!algo)
@@ -248,7 +248,7 @@ void add_sweep_row(const std::vector<std::string_view>& fields, const std::array
              std::string(proto_name(*proto)));
   const auto sample = parse_int(field(kSample));
   if (!sample || *sample < 0 || *sample > (1 << 24))
-    row.fail("sample must be an integer index >= 0, got '" + std::string(field(kSample)) + "'");
+    row.fail("sample must be an integer index >= 0, got " + quoted_value(field(kSample)));
   const float time = row.time(field(kTime), "time_us");
   std::optional<float> prior;
   if (index[kPrior] >= 0) prior = row.time(field(kPrior), "prior_us");

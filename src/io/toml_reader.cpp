@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot {
@@ -43,7 +45,7 @@ void TomlReader::only_keys(const toml::table& t, const std::string& where,
     if (!ok) {
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-      fail(value, "unknown key '" + std::string(key.str()) + "' in " + where + " (valid: " + list + ")");
+      fail(value, "unknown key " + quoted_value(key.str()) + " in " + where + " (valid: " + list + ")");
     }
   }
 }
@@ -78,8 +80,8 @@ double TomlReader::number(const toml::node& n, const std::string& what, double l
                           bool open_low) const {
   const double v = number(n, what);
   if (v > hi || v < lo || (open_low && v == lo))
-    fail(n, what + " must be in " + std::string(open_low ? "(" : "[") + std::to_string(lo) + ", " +
-                std::to_string(hi) + "]");
+    fail(n, what + " must be in " + std::string(open_low ? "(" : "[") + format_double(lo) + ", " +
+                format_double(hi) + "]");
   return v;
 }
 

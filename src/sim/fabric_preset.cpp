@@ -10,6 +10,8 @@
 
 #include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/sim/fabric.hpp"
@@ -47,8 +49,8 @@ class PresetReader : public TomlReader {
     const toml::node& n = node(t, section, key);
     const double v = TomlReader::number(n, "'" + key + "'");
     if (!(v >= lo && v <= hi))
-      fail(toml_line(n), "'" + key + "' = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
-                             ", " + std::to_string(hi) + "]");
+      fail(toml_line(n), "'" + key + "' = " + format_double(v) + " is outside [" + format_double(lo) + ", " +
+                             format_double(hi) + "]");
     return v;
   }
   int integer(const toml::table& t, const std::string& section, const std::string& key, int lo, int hi) {
@@ -81,7 +83,7 @@ class PresetReader : public TomlReader {
     }
     if (!(r.lo <= r.hi)) fail(toml_line(n), "'" + key + "': lo must not exceed hi");
     if (!(r.lo >= lo && r.hi <= hi))
-      fail(toml_line(n), "'" + key + "' is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      fail(toml_line(n), "'" + key + "' is outside [" + format_double(lo) + ", " + format_double(hi) + "]");
     return r;
   }
   std::vector<int> int_list(const toml::table& t, const std::string& section, const std::string& key) {
@@ -101,7 +103,7 @@ class PresetReader : public TomlReader {
   void reject_unknown_keys() const {
     for (auto&& [k, v] : root_) {
       const std::string key(k.str());
-      if (!seen_.at("").count(key)) fail(toml_line(v), "unknown key '" + key + "'");
+      if (!seen_.at("").count(key)) fail(toml_line(v), "unknown key " + quoted_value(key));
       if (const toml::table* t = v.as_table()) {
         const auto it = seen_.find(key);
         for (auto&& [k2, v2] : *t)
@@ -170,7 +172,7 @@ std::vector<FabricPreset::ValueSource> read_provenance(PresetReader& r, const to
       };
       for (auto&& [f, fv] : *e)
         if (f.str() != "basis" && f.str() != "source")
-          r.fail(toml_line(fv), "[provenance] \"" + key + "\": unknown field '" + std::string(f.str()) + "'");
+          r.fail(toml_line(fv), "[provenance] \"" + key + "\": unknown field " + quoted_value(f.str()));
       FabricPreset::ValueSource vs{key, value_text(v), text("basis"), text("source")};
       if (vs.basis != "measured" && vs.basis != "derived" && vs.basis != "assumed")
         r.fail(toml_line(*e->get("basis")), "[provenance] \"" + key + "\": basis '" + vs.basis +
@@ -324,7 +326,7 @@ FabricPreset load_fabric(const std::string& name) {
                      "the program and in the source tree of its build folder); set NCCLBOT_DATA_DIR to a "
                      "folder holding fabrics/NAME.toml");
   const fs::path path = fs::path(data_dir()) / "fabrics" / (name + ".toml");
-  if (!plain || !fs::exists(path)) {
+  if (!plain || !input_path_exists(path.string())) {
     std::string known;
     for (const auto& n : fabric_names()) known += (known.empty() ? "" : ", ") + n;
     throw UsageError("unknown fabric '" + name + "' (presets in " +

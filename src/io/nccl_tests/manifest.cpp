@@ -10,7 +10,9 @@
 #include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
+#include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {
@@ -39,19 +41,20 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
       e.algo = parse_nccl_algo(s);  // an nccl-tests run forces one of NCCL's algorithms, never HiPIPE
       if (!e.algo)
         throw InputError(path, toml_line(node),
-                         "algo '" + s + "' is not one of " + std::string(nccl_algo_names_list()));
+                         "algo " + quoted_value(s) + " is not one of " + std::string(nccl_algo_names_list()));
     } else if (k == "proto") {
       const std::string s = read_string(node, path, k);
       e.proto = parse_proto(s);
       if (!e.proto)
         throw InputError(path, toml_line(node),
-                         "proto '" + s + "' is not one of " + std::string(proto_names_list()));
+                         "proto " + quoted_value(s) + " is not one of " + std::string(proto_names_list()));
     } else if (k == "collective") {
       const std::string s = read_string(node, path, k);
       e.collective = parse_collective(s);
       if (!e.collective)
-        throw InputError(path, toml_line(node),
-                         "collective '" + s + "' is not one of " + std::string(collective_names_list()));
+        throw InputError(
+            path, toml_line(node),
+            "collective " + quoted_value(s) + " is not one of " + std::string(collective_names_list()));
     } else if (k == "nodes") {
       e.nodes = read_count(node, path, k);
     } else if (k == "gpus_per_node") {
@@ -59,17 +62,16 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
     } else if (k == "fabric") {
       e.fabric = read_string(node, path, k);
       if (!valid_fabric_name(*e.fabric))
-        throw InputError(
-            path, toml_line(node),
-            "fabric '" + *e.fabric + "' must be 1-64 characters of letters, digits, '-', '_' or '.'");
+        throw InputError(path, toml_line(node),
+                         "fabric " + quoted_value(*e.fabric) +
+                             " must be 1-64 characters of letters, digits, '-', '_' or '.'");
     } else if (k == "id" || k == "log" || k == "min_bytes") {
       // campaign.toml's own keys (read by campaign/campaign.hpp); nothing ingest needs.
     } else {
-      throw InputError(
-          path, toml_line(node),
-          "unknown key '" + k +
-              "' (known: file, algo, proto, collective, nodes, gpus_per_node, fabric; a campaign "
-              "also id, log, min_bytes)");
+      throw InputError(path, toml_line(node),
+                       "unknown key " + quoted_value(k) +
+                           " (known: file, algo, proto, collective, nodes, gpus_per_node, fabric; a campaign "
+                           "also id, log, min_bytes)");
     }
   }
   if (e.file.empty()) throw InputError(path, e.line, "[[run]] without a file");
@@ -101,7 +103,7 @@ Manifest parse_manifest(std::string_view text, const std::string& path) {
     if (key.str() == "campaign" && node.is_table()) continue;  // a campaign's settings (campaign.toml)
     if (key.str() != "run")
       throw InputError(path, toml_line(node),
-                       "unknown top-level key '" + std::string(key.str()) + "' (expected [[run]] tables)");
+                       "unknown top-level key " + quoted_value(key.str()) + " (expected [[run]] tables)");
     const toml::array* runs = node.as_array();
     if (!runs) throw InputError(path, toml_line(node), "'run' must be a list of tables: write [[run]]");
     for (const toml::node& r : *runs) {
@@ -129,7 +131,8 @@ const ManifestEntry* Manifest::find(const std::string& log_path) const {
   const std::string base = fs::path(log_path).filename().string();
   for (const ManifestEntry& e : entries) {
     const bool bare = e.file.find('/') == std::string::npos;
-    const bool match = fs::exists(e.resolved) ? same_file(e.resolved, log_path) : bare && e.file == base;
+    const bool match =
+        input_path_exists(e.resolved) ? same_file(e.resolved, log_path) : bare && e.file == base;
     if (!match) continue;
     if (found)
       throw InputError(path, e.line,

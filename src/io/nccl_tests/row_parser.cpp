@@ -2,6 +2,7 @@
 
 #include "io/nccl_tests/printed_number.hpp"
 #include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {
@@ -10,13 +11,9 @@ struct RowError {
   std::string reason;
 };
 
-std::string in_quotes(std::string_view t) {
-  return "'" + std::string(t.substr(0, 40)) + "'";
-}
-
 PrintedNumber number(std::string_view tok, const char* what) {
   const auto v = parse_printed_number(tok);
-  if (!v) throw RowError{std::string(what) + " is not a non-negative number: " + in_quotes(tok)};
+  if (!v) throw RowError{std::string(what) + " is not a non-negative number: " + quoted_value(tok)};
   return *v;
 }
 
@@ -58,18 +55,18 @@ std::variant<Row, std::string> parse_row(const std::vector<std::string_view>& to
     row.line = line;
     const auto bytes = parse_uint(tok[size_t(layout.size)]);
     if (!bytes || !is_all_digits(tok[size_t(layout.size)]))
-      throw RowError{"size is not a byte count: " + in_quotes(tok[size_t(layout.size)])};
+      throw RowError{"size is not a byte count: " + quoted_value(tok[size_t(layout.size)])};
     row.bytes = *bytes;
     const auto count = parse_uint(tok[size_t(layout.count)]);
     if (!count || !is_all_digits(tok[size_t(layout.count)]))
-      throw RowError{"count is not an element count: " + in_quotes(tok[size_t(layout.count)])};
+      throw RowError{"count is not an element count: " + quoted_value(tok[size_t(layout.count)])};
     row.count = *count;
     row.type = std::string(tok[size_t(layout.type)]);
-    if (parse_printed_number(row.type)) throw RowError{"type is a number: " + in_quotes(row.type)};
+    if (parse_printed_number(row.type)) throw RowError{"type is a number: " + quoted_value(row.type)};
     if (layout.redop >= 0) row.redop = std::string(tok[size_t(layout.redop)]);
     if (layout.root >= 0) {
       const auto root = parse_int(tok[size_t(layout.root)]);
-      if (!root) throw RowError{"root is not an integer: " + in_quotes(tok[size_t(layout.root)])};
+      if (!root) throw RowError{"root is not an integer: " + quoted_value(tok[size_t(layout.root)])};
       row.root = *root;
     }
     row.out_of_place = measurement(tok, layout.out_of_place, layout.time_in_ms, "out-of-place");
@@ -77,7 +74,8 @@ std::variant<Row, std::string> parse_row(const std::vector<std::string_view>& to
     if (layout.timestamp) {
       const std::string_view date = tok[tok.size() - 2], clock = tok[tok.size() - 1];
       if (date.size() != 10 || date[4] != '-' || clock.size() != 8 || clock[2] != ':')
-        throw RowError{"timestamp is not 'YYYY-mm-dd HH:MM:SS': " + in_quotes(date) + " " + in_quotes(clock)};
+        throw RowError{"timestamp is not 'YYYY-mm-dd HH:MM:SS': " + quoted_value(date) + " " +
+                       quoted_value(clock)};
     }
     return row;
   } catch (const RowError& e) {
