@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -13,8 +14,10 @@
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
+#include "ncclbot/io/nccl_tests/manifest.hpp"
 #include "ncclbot/model/cost_model.hpp"
 #include "ncclbot/sim/fabric.hpp"
 
@@ -23,20 +26,52 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The campaign manifest's own values, through the strict TOML reader (io/toml_reader.hpp).
+// The campaign manifest's own values, through the strict TOML reader (io/toml_reader.hpp): every
+// key known, every value of its type and range, every run inside the campaign's own settings.
 class CampaignToml : public TomlReader {
  public:
+  using TomlReader::integer;
+  using TomlReader::string;
   using TomlReader::TomlReader;
-  std::string string(const toml::table& t, const char* key) const {
-    return TomlReader::string(need(t, key, std::string("missing key '") + key + "'"), key);
+  const toml::node& key(const toml::table& t, const char* key) const {
+    return need(t, key, std::string("missing key '") + key + "'");
   }
-  int64_t integer(const toml::table& t, const char* key, int64_t lo, int64_t hi) const {
-    const toml::node& n = need(t, key, std::string("missing key '") + key + "'");
-    if (auto v = n.value_exact<int64_t>(); v && *v >= lo && *v <= hi) return *v;
-    fail(n,
-         std::string(key) + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  std::string string(const toml::table& t, const char* k) const { return TomlReader::string(key(t, k), k); }
+  int64_t integer(const toml::table& t, const char* k, int64_t lo, int64_t hi) const {
+    return TomlReader::integer(key(t, k), k, lo, hi);
+  }
+  std::string fabric(const toml::table& t) const {
+    const std::string f = string(t, "fabric");
+    if (!nccl_tests::valid_fabric_name(f))
+      fail(key(t, "fabric"), "fabric must be 1-64 characters of letters, digits, '-', '_' or '.'");
+    return f;
+  }
+  // A collective nccl-tests can run in a campaign (plan.hpp's test_binary).
+  Collective collective(const toml::node& n, const std::string& what) const {
+    const std::string name = TomlReader::string(n, what);
+    const auto c = parse_collective(name);
+    if (!c || (c != Collective::kAllReduce && c != Collective::kAllGather &&
+               c != Collective::kReduceScatter && c != Collective::kBroadcast && c != Collective::kReduce))
+      fail(n, what + " " + quoted_value(name) +
+                  " is not one of allreduce, allgather, reducescatter, broadcast, reduce");
+    return *c;
+  }
+  // A non-empty array whose elements `each` reads, none twice.
+  template <typename T, typename Read>
+  std::vector<T> list(const toml::table& t, const char* k, Read each) const {
+    const toml::array& a = array(key(t, k), k);
+    if (a.empty()) fail(key(t, k), std::string(k) + " must not be empty");
+    std::vector<T> out;
+    for (const toml::node& n : a) {
+      out.push_back(each(n));
+      if (std::count(out.begin(), out.end(), out.back()) > 1)
+        fail(n, std::string(k) + " lists a value twice");
+    }
+    return out;
   }
 };
+
+constexpr int64_t kMaxCampaignBytes = int64_t(1) << 40;  // plan's --max-bytes bound
 
 std::string context_text(const Context& c) {
   return std::string(collective_name(c.collective)) + " " + std::to_string(c.nodes) + "x" +
@@ -84,6 +119,69 @@ bool is_campaign_dir(const std::string& dir) {
   return fs::is_directory(dir, ec) && fs::is_regular_file(fs::path(dir) / kManifestName, ec);
 }
 
+namespace {
+
+void read_campaign_head(const CampaignToml& r, const toml::table& head, Campaign& c) {
+  r.only_keys(head, "[campaign]",
+              {"version", "fabric", "gpus_per_node", "nodes", "collectives", "min_bytes", "max_bytes",
+               "step_factor", "iters", "warmup", "launcher"});
+  r.integer(head, "version", 1, 1);
+  c.fabric = r.fabric(head);
+  c.gpus_per_node = int(r.integer(head, "gpus_per_node", 1, 1024));
+  c.nodes =
+      r.list<int>(head, "nodes", [&](const toml::node& n) { return int(r.integer(n, "nodes", 1, 100000)); });
+  c.collectives = r.list<Collective>(head, "collectives",
+                                     [&](const toml::node& n) { return r.collective(n, "collectives"); });
+  c.min_bytes = uint64_t(r.integer(head, "min_bytes", 1, kMaxCampaignBytes));
+  c.max_bytes = uint64_t(r.integer(head, "max_bytes", int64_t(c.min_bytes), kMaxCampaignBytes));
+  c.step_factor = uint64_t(r.integer(head, "step_factor", 2, 1024));
+  c.iters = int(r.integer(head, "iters", 1, 100000));
+  c.warmup = int(r.integer(head, "warmup", 0, 100000));
+  const std::string launcher = r.string(head, "launcher");
+  if (launcher != "srun" && launcher != "mpirun")
+    r.fail(r.key(head, "launcher"), "launcher " + quoted_value(launcher) + " is not one of srun, mpirun");
+}
+
+// One [[run]]: its own keys, and a shape, collective and fabric the [campaign] table plans.
+CampaignRun read_campaign_run(const CampaignToml& r, const toml::table& t, const Campaign& c) {
+  r.only_keys(
+      t, "[[run]]",
+      {"id", "file", "log", "collective", "algo", "proto", "nodes", "gpus_per_node", "fabric", "min_bytes"});
+  CampaignRun run;
+  run.line = toml_line(t);
+  run.id = r.string(t, "id");
+  if (run.id.empty() ||
+      run.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-._") != std::string::npos)
+    r.fail(t, "id " + quoted_value(run.id) + " must be lower-case letters, digits, '-', '.' or '_'");
+  run.json = (fs::path(c.dir) / r.string(t, "file")).lexically_normal().string();
+  run.log = (fs::path(c.dir) / r.string(t, "log")).lexically_normal().string();
+  run.nodes = int(r.integer(t, "nodes", 1, 100000));
+  if (std::find(c.nodes.begin(), c.nodes.end(), run.nodes) == c.nodes.end())
+    r.fail(r.key(t, "nodes"), "nodes = " + std::to_string(run.nodes) + " is not one of the campaign's nodes");
+  run.gpus_per_node = int(r.integer(t, "gpus_per_node", 1, 1024));
+  if (run.gpus_per_node != c.gpus_per_node)
+    r.fail(r.key(t, "gpus_per_node"), "gpus_per_node = " + std::to_string(run.gpus_per_node) +
+                                          " differs from the campaign's " + std::to_string(c.gpus_per_node));
+  if (r.fabric(t) != c.fabric)
+    r.fail(r.key(t, "fabric"), "fabric differs from the campaign's '" + c.fabric + "'");
+  run.collective = r.collective(r.key(t, "collective"), "collective");
+  if (std::find(c.collectives.begin(), c.collectives.end(), run.collective) == c.collectives.end())
+    r.fail(r.key(t, "collective"), "collective is not one of the campaign's collectives");
+  const auto algo = parse_nccl_algo(r.string(t, "algo"));
+  const auto proto = parse_proto(r.string(t, "proto"));
+  if (!algo) r.fail(r.key(t, "algo"), "algo is not one of " + std::string(nccl_algo_names_list()));
+  if (!proto) r.fail(r.key(t, "proto"), "proto is not one of " + std::string(proto_names_list()));
+  run.slot = arm_slot(*algo, *proto);
+  for (uint64_t b = uint64_t(r.integer(t, "min_bytes", int64_t(c.min_bytes), int64_t(c.max_bytes)));
+       b <= c.max_bytes; b *= c.step_factor) {
+    run.sizes.push_back(b);
+    if (b > c.max_bytes / c.step_factor) break;
+  }
+  return run;
+}
+
+}  // namespace
+
 Campaign read_campaign(const std::string& dir) {
   Campaign c;
   c.dir = dir;
@@ -95,40 +193,15 @@ Campaign read_campaign(const std::string& dir) {
   const toml::table* head = root["campaign"].as_table();
   if (!head)
     throw InputError(c.manifest_path, 0, "no [campaign] table: not a campaign written by ncclbot plan");
-  if (r.integer(*head, "version", 1, 1) != 1) r.fail(*head, "unsupported version");
-  c.fabric = r.string(*head, "fabric");
-  c.iters = int(r.integer(*head, "iters", 1, 100000));
-  c.warmup = int(r.integer(*head, "warmup", 0, 100000));
-  c.max_bytes = uint64_t(r.integer(*head, "max_bytes", 1, int64_t(1) << 40));
-  c.step_factor = uint64_t(r.integer(*head, "step_factor", 2, 1024));
+  read_campaign_head(r, *head, c);
   const toml::array* runs = root["run"].as_array();
   if (!runs) throw InputError(c.manifest_path, 0, "no [[run]] tables");
   std::set<std::string> ids;
   for (const toml::node& node : *runs) {
-    const toml::table& t = *node.as_table();  // parse_manifest checked every run is a table
-    CampaignRun run;
-    run.line = toml_line(t);
-    run.id = r.string(t, "id");
-    if (run.id.empty() ||
-        run.id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-._") != std::string::npos)
-      r.fail(t, "id '" + run.id + "' must be lower-case letters, digits, '-', '.' or '_'");
-    if (!ids.insert(run.id).second) r.fail(t, "second run with id '" + run.id + "'");
-    run.json = (fs::path(dir) / r.string(t, "file")).lexically_normal().string();
-    run.log = (fs::path(dir) / r.string(t, "log")).lexically_normal().string();
-    run.nodes = int(r.integer(t, "nodes", 1, 100000));
-    run.gpus_per_node = int(r.integer(t, "gpus_per_node", 1, 1024));
-    const auto coll = parse_collective(r.string(t, "collective"));
-    const auto algo = parse_nccl_algo(r.string(t, "algo"));
-    const auto proto = parse_proto(r.string(t, "proto"));
-    if (!coll || !algo || !proto) r.fail(t, "collective, algo or proto is not a known name");
-    run.collective = *coll;
-    run.slot = arm_slot(*algo, *proto);
-    for (uint64_t b = uint64_t(r.integer(t, "min_bytes", 1, int64_t(1) << 40)); b <= c.max_bytes;
-         b *= c.step_factor) {
-      run.sizes.push_back(b);
-      if (b > c.max_bytes / c.step_factor) break;
-    }
-    c.runs.push_back(std::move(run));
+    // parse_manifest checked every run is a table
+    c.runs.push_back(read_campaign_run(r, *node.as_table(), c));
+    if (!ids.insert(c.runs.back().id).second)
+      r.fail(node, "second run with id " + quoted_value(c.runs.back().id));
   }
   return c;
 }

@@ -68,11 +68,12 @@ std::string campaign_toml(const Plan& plan) {
   return os.str();
 }
 
-// Both scripts first find their own folder exactly, or stop: no CDPATH (cd would print its choice
-// into HERE), a checked cd, and no HERE that is empty or spans lines.
-constexpr const char* kLocateHere = R"SH(unset CDPATH
-HERE="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)" || { echo "${BASH_SOURCE[0]}: cannot locate its folder" >&2; exit 2; }
-[[ -n "$HERE" && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "${BASH_SOURCE[0]}: cannot locate its folder" >&2; exit 2; }
+// Both scripts first find their own folder exactly, or stop: the script's real path with every
+// symlink resolved (started through a link, the campaign is still where the file is; readlink -f is
+// coreutils', on every Linux node), and no HERE that is empty, relative or spans lines.
+constexpr const char* kLocateHere = R"SH(SELF="$(readlink -f -- "${BASH_SOURCE[0]}")" || SELF=""
+HERE="$(dirname -- "$SELF")"
+[[ -n "$SELF" && "$HERE" == /* && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "${BASH_SOURCE[0]}: cannot locate its folder" >&2; exit 2; }
 )SH";
 
 std::string run_sh(const Plan& plan) {

@@ -94,6 +94,22 @@ b = "AUTO"
 metrics = ["mean"]
 )";
 
+std::string standin_launcher() {
+  return std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+}
+
+// The stand-in as DIR/bin/all_reduce_perf, and a campaign of one run planned into `camp`: 2 nodes x
+// 8 GPUs, all-reduce Ring/Simple, 1-4 KiB, 2 timed iterations.
+void plan_one_run(const std::string& dir, const std::string& camp) {
+  fs::create_directories(dir + "/bin");
+  fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/all_reduce_perf");
+  const CliResult plan = run_cli(
+      "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/Simple "
+      "--min-bytes 1K --max-bytes 4K --iters 2 --out " +
+      q(camp));
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+}
+
 }  // namespace
 
 TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
@@ -102,7 +118,7 @@ TEST(CampaignEndToEnd, PlanRunIngestStudyTablePlugin) {
   fs::create_directories(dir + "/bin");
   for (const char* name : {"all_reduce_perf", "all_gather_perf"})
     fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/" + name);
-  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  const std::string launcher = standin_launcher();
   const std::string env = "NCCL_TESTS_DIR=" + q(dir + "/bin") + " SRUN=" + q(launcher) +
                           " NCCLBOT_STANDIN_FABRIC=h100-ib-a NCCLBOT_STANDIN_SEED=7 ";
 
@@ -262,15 +278,9 @@ TEST(CampaignEndToEnd, PlanRefusesSomeoneElsesFolder) {
 // scripts could not hold as one word (a trailing newline) is refused by plan, which writes nothing.
 TEST(CampaignEndToEnd, RunShStaysInItsFolder) {
   const std::string dir = temp_dir(), camp = dir + "/c";
-  fs::create_directories(dir + "/bin");
-  fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/all_reduce_perf");
   fs::create_directories(dir + "/decoy/c");
-  const CliResult plan = run_cli(
-      "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/Simple "
-      "--min-bytes 1K --max-bytes 4K --iters 2 --out " +
-      q(camp));
-  ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  ASSERT_NO_FATAL_FAILURE(plan_one_run(dir, camp));
+  const std::string launcher = standin_launcher();
   const Shell run =
       sh("cd " + q(dir) + " && export CDPATH=" + q(dir + "/decoy") + " && NCCL_TESTS_DIR=" + q(dir + "/bin") +
          " SRUN=" + q(launcher) + " NCCLBOT_STANDIN_FABRIC=h100-ib-a bash c/run.sh");
@@ -284,6 +294,31 @@ TEST(CampaignEndToEnd, RunShStaysInItsFolder) {
   EXPECT_FALSE(fs::exists(dir + "/trail\n"));
 }
 
+// Started through a symlink in another folder (a link in ~/bin, a shared folder of links), run.sh
+// and run.sbatch still work on the campaign the file is in: logs land there, --incomplete reads
+// them there, and sbatch is sent to the campaign's folder.
+TEST(CampaignEndToEnd, ScriptsStartedThroughASymlinkUseTheCampaignsFolder) {
+  const std::string dir = temp_dir(), camp = dir + "/c";
+  ASSERT_NO_FATAL_FAILURE(plan_one_run(dir, camp));
+  fs::create_directories(dir + "/links");
+  fs::create_symlink(camp + "/run.sh", dir + "/links/run.sh");
+  fs::create_symlink(camp + "/run.sbatch", dir + "/links/run.sbatch");
+  const Shell run = sh("NCCL_TESTS_DIR=" + q(dir + "/bin") + " SRUN=" + q(standin_launcher()) +
+                       " NCCLBOT_STANDIN_FABRIC=h100-ib-a bash " + q(dir + "/links/run.sh"));
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_TRUE(fs::exists(camp + "/logs/n2-allreduce-ring-simple.log")) << run.out;
+  EXPECT_FALSE(fs::exists(dir + "/links/logs"));
+  const Shell incomplete = sh("bash " + q(dir + "/links/run.sh") + " --incomplete");
+  EXPECT_EQ(incomplete.exit_code, 0) << incomplete.out;
+  EXPECT_EQ(incomplete.out, "") << incomplete.out;  // the one run is complete
+  fs::remove(camp + "/logs/n2-allreduce-ring-simple.log");
+  const Shell submit = sh("SBATCH=echo bash " + q(dir + "/links/run.sbatch"));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out;
+  EXPECT_NE(submit.out.find("--chdir=" + fs::canonical(camp).string() + " --nodes=2"), std::string::npos)
+      << submit.out;
+  EXPECT_NE(submit.out.find("--array=0 "), std::string::npos) << submit.out;
+}
+
 TEST(CampaignEndToEnd, MpirunLauncherRunsTheSameWay) {
   const std::string dir = temp_dir(), camp = dir + "/m";
   fs::create_directories(dir + "/bin");
@@ -294,7 +329,7 @@ TEST(CampaignEndToEnd, MpirunLauncherRunsTheSameWay) {
       q(camp));
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   // 32 ranks: reduce-scatter sizes are multiples of 16 B x 32 = 512 B, so 1K..16K all print as themselves.
-  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  const std::string launcher = standin_launcher();
   const Shell run = sh("NCCL_TESTS_DIR=" + q(dir + "/bin") + " MPIRUN=" + q(launcher) +
                        " NCCLBOT_STANDIN_FABRIC=h100-ib-a bash " + q(camp + "/run.sh"));
   ASSERT_EQ(run.exit_code, 0) << run.out;
@@ -308,17 +343,9 @@ TEST(CampaignEndToEnd, MpirunLauncherRunsTheSameWay) {
 
 TEST(CampaignEndToEnd, AnArmNcclCannotRunFailsAndStatusSaysWhy) {
   const std::string dir = temp_dir(), camp = dir + "/f";
-  fs::create_directories(dir + "/bin");
-  fs::create_symlink(build_dir() + "nccl_tests_standin", dir + "/bin/all_reduce_perf");
-  ASSERT_EQ(
-      run_cli(
-          "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/Simple "
-          "--min-bytes 1K --max-bytes 4K --iters 2 --out " +
-          q(camp))
-          .exit_code,
-      0);
+  ASSERT_NO_FATAL_FAILURE(plan_one_run(dir, camp));
   // What NCCL does when forced onto NVLS across nodes without SHARP: the run fails.
-  const std::string launcher = std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh";
+  const std::string launcher = standin_launcher();
   const Shell nvls =
       sh("(NCCL_ALGO=NVLS NCCL_PROTO=Simple NCCLBOT_STANDIN_FABRIC=h100-ib-a " + q(launcher) +
          " --nodes=2 --ntasks-per-node=8 " + q(dir + "/bin/all_reduce_perf") +

@@ -27,9 +27,10 @@ struct Planned {
 };
 
 std::string campaign_toml(const Planned& p) {
-  return "[campaign]\nversion = 1\nfabric = \"h100-ib-a\"\ngpus_per_node = 1\nnodes = [2]\ncollectives = "
-         "[\"allreduce\"]\nmin_bytes = 1024\nmax_bytes = " +
-         std::to_string(p.max_bytes) + "\nstep_factor = 4\niters = " + std::to_string(p.iters) +
+  return "[campaign]\nversion = 1\nfabric = \"h100-ib-a\"\ngpus_per_node = 1\nnodes = [" +
+         std::to_string(p.nodes) +
+         "]\ncollectives = [\"allreduce\"]\nmin_bytes = 1024\nmax_bytes = " + std::to_string(p.max_bytes) +
+         "\nstep_factor = 4\niters = " + std::to_string(p.iters) +
          "\nwarmup = 1\nlauncher = \"srun\"\n\n[[run]]\nid = \"n2-allreduce-ring-ll\"\nfile = "
          "\"logs/r.json\"\nlog = "
          "\"logs/r.log\"\ncollective = \"allreduce\"\nalgo = \"" +

@@ -27,8 +27,11 @@ struct CampaignRun {
 struct Campaign {
   std::string dir, manifest_path;
   std::string fabric;
+  int gpus_per_node = 0;
+  std::vector<int> nodes;
+  std::vector<Collective> collectives;
   int iters = 0, warmup = 0;
-  uint64_t max_bytes = 0, step_factor = 0;
+  uint64_t min_bytes = 0, max_bytes = 0, step_factor = 0;
   std::vector<CampaignRun> runs;
   nccl_tests::Manifest manifest;  // the same file as an ingest manifest
 };
