@@ -62,8 +62,10 @@ TEST(ObservationModel, SwitchedOffItReproducesTheEarlierSweepsBitForBit) {
   o.hipipe = true;
   o.observation = false;
   const std::string csv = csv_of(synthesize(load_fabric("h100-ib-a"), o));
-  EXPECT_EQ(csv.size(), 2810186u);
-  EXPECT_EQ(fnv1a64(csv), 0x6c40368c73479a41ull);
+  // Every row as at 4ea1470 but the HiPIPE arm's 400, 0.1-2.6% faster since its LP dropped empty
+  // chunks and works in units of the unpipelined all-reduce (the same command, hashed the same way).
+  EXPECT_EQ(csv.size(), 2810280u);
+  EXPECT_EQ(fnv1a64(csv), 0x6a4cbb67d6715b05ull);
   // The same through the preset's own switch.
   FabricPreset off = load_fabric("h100-ib-a");
   off.observation.enabled = false;
