@@ -51,9 +51,9 @@ class InputFile {
   std::unique_ptr<Impl> impl_;
 };
 
-// False only when nothing is at `path`. A path that cannot be looked at (a symlink loop, a folder
-// without permission) counts as there, so the reader that then opens it names the reason (exit 2)
-// where std::filesystem::exists would throw.
+// False only when nothing is at `path` (a dangling symlink included). A path that cannot be looked at (a
+// symlink loop, a folder without permission) counts as there, so the reader that then opens it names the
+// reason (exit 2) where std::filesystem::exists would throw.
 bool input_path_exists(const std::string& path);
 
 // Reads all of a stream (stdin) with the same cap; `source` names it in the error.
