@@ -129,13 +129,13 @@ class UsageFirst(unittest.TestCase):
     def test_a_readme_that_cannot_be_read_is_refused_before_any_benchmark(self):
         with tempfile.TemporaryDirectory() as tmp:
             build = self.fake_build(os.path.join(tmp, "build"))
-            latin1 = os.path.join(tmp, "latin1.md")
+            latin1 = os.path.join(tmp, "latin1-readme")
             with open(latin1, "wb") as f:
                 f.write(b"caf\xe9\n")
             args = argparse.Namespace(build=build, json=None, update_readme=True, quick=True)
             saved = bench_all.readme_path
             try:
-                for readme in (latin1, tmp, os.path.join(tmp, "missing.md")):
+                for readme in (latin1, tmp, os.path.join(tmp, "missing-readme")):
                     bench_all.readme_path = lambda: readme
                     with self.assertRaises(bench_all.UsageProblem, msg=readme):
                         bench_all.check_arguments(args)
