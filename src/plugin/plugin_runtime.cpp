@@ -494,7 +494,7 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
   if (comm->learner) {
     comm->log.info(
         "tuner finalised: commId 0x%llx, %llu decisions, %llu measured latencies, %llu latencies outside "
-        "[%g, %g] us dropped (not learned from, not logged)",
+        "[%g, %g] us or untimed dropped (not learned from, not logged)",
         (unsigned long long)comm->comm_id, (unsigned long long)comm->learner->decisions(),
         (unsigned long long)comm->learner->observations(),
         (unsigned long long)comm->learner->unmeasurable_latencies(), decision_log::kMinLatencyUs,

@@ -24,6 +24,7 @@
 // the user's stream. So they are counted, never learned from, and the count is in the finalize line.
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -57,7 +58,8 @@ struct CollRecord {
   bool coll_stopped = false;
   bool captured = false;  // into a CUDA graph: each round of its channels is a replay
   uint64_t max_ns = 0;
-  bool measured = false;
+  bool measured = false;  // a channel with a valid stop timer
+  bool untimed = false;   // a channel without one: the maximum over channels is unknown
 };
 
 // A collective's API call (CollApi event), kept until its Coll event takes the graph flag.
@@ -93,10 +95,13 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
       coll->stopped_channels < coll->started_channels)
     return;
-  if (coll->measured && ctx->learner && coll->key >= 0 && coll->slot >= 0) {
+  if (ctx->learner && coll->key >= 0 && coll->slot >= 0) {
     // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
-    // latency the replay engine sees as x arrives here as exactly x.
-    const double us = double(float(double(coll->max_ns) / 1000.0));
+    // latency the replay engine sees as x arrives here as exactly x. An untimed call goes in as NaN,
+    // which the learner drops and counts but still takes as its own call's answer, so the next
+    // latency meets its own call's decision.
+    const double us = coll->measured && !coll->untimed ? double(float(double(coll->max_ns) / 1000.0))
+                                                       : std::numeric_limits<double>::quiet_NaN();
     if (coll->captured) {
       ctx->learner->observe_replay(coll->key, coll->slot, coll->bytes, us);
       ++ctx->replays;
@@ -107,7 +112,7 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (coll->captured) {  // a replay's round of channels: the record stays for the next replay
     coll->started_channels = coll->stopped_channels = 0;
     coll->max_ns = 0;
-    coll->measured = false;
+    coll->measured = coll->untimed = false;
     return;
   }
   ctx->live.erase(coll);
@@ -224,6 +229,8 @@ nccl_result_t stop_event(void* handle) {
             const uint64_t ns = ch->stop_ns - ch->start_ns;
             if (!coll->measured || ns > coll->max_ns) coll->max_ns = ns;
             coll->measured = true;
+          } else {  // stopped with no KernelChStop state, or one before its start
+            coll->untimed = true;
           }
           ++coll->stopped_channels;
           retire_locked(ctx, coll);

@@ -136,6 +136,13 @@ class StandInNccl {
 
   // The next collective's channels report `ns` as their stop timer (a timer gone wrong: UINT64_MAX).
   void stop_next_channels_at(uint64_t ns) { stop_override_ns_ = ns; }
+  // The next collective's first `channels` kernel channels go wrong: a stop timer before their
+  // start, or a stop with no KernelChStop state.
+  enum class ChannelFault { kStopBeforeStart, kNoStopState };
+  void fault_next_channels(ChannelFault fault, int channels) {
+    fault_ = fault;
+    faulty_channels_ = channels;
+  }
   int failures() const { return failures_; }
   int revived() const { return revived_; }
   int chunks_changed() const { return chunks_changed_; }
@@ -248,7 +255,11 @@ class StandInNccl {
     k.kernelCh.pTimer = clock_ns_;
     void* h = nullptr;
     count(start(&h, &k));
-    count(record_stop(h, stop_override_ns_ != 0 ? stop_override_ns_ : clock_ns_ + span_ns));
+    const bool faulty = ch < faulty_channels_;
+    if (faulty && fault_ == ChannelFault::kStopBeforeStart)
+      count(record_stop(h, clock_ns_ - 1));
+    else if (!faulty)
+      count(record_stop(h, stop_override_ns_ != 0 ? stop_override_ns_ : clock_ns_ + span_ns));
     count(stop(h));
   }
   // Two channels; the slower spans the latency (whole microseconds, exact in float).
@@ -265,6 +276,7 @@ class StandInNccl {
     }
     clock_ns_ += ns + 1000;
     stop_override_ns_ = 0;
+    faulty_channels_ = 0;
   }
 
   const NcclRelease release_;
@@ -272,7 +284,8 @@ class StandInNccl {
   void* tuner_ = nullptr;
   void* prof_ = nullptr;
   uint64_t mask_ = 0, seq_ = 0, clock_ns_ = 1000000, stop_override_ns_ = 0;
-  int failures_ = 0, revived_ = 0, chunks_changed_ = 0;
+  int failures_ = 0, revived_ = 0, chunks_changed_ = 0, faulty_channels_ = 0;
+  ChannelFault fault_ = ChannelFault::kNoStopState;
   long tuner_calls_ = 0;
   std::vector<Captured> captured_;
 };
