@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 
 #include "plugin/plugin_names.hpp"
 #include "plugin/regular_file.hpp"
@@ -32,32 +34,41 @@ bool is_any(std::string_view s) {
   return s == "*" || s == "-1" || s.empty();
 }
 
-// Whole-field unsigned integer; "*", "-1" and "" mean "any" and give `any_value`.
-bool parse_u64(std::string_view s, uint64_t any_value, uint64_t* out) {
-  if (is_any(s)) {
-    *out = any_value;
-    return true;
-  }
-  if (s.size() > 20 || s.front() < '0' || s.front() > '9') return false;
+// Whole-field unsigned decimal integer; nullopt for anything else or a value past uint64_t. Every
+// uint64_t is a value here (none stands for "any"), so 2^64 - 1 is never taken for a wildcard.
+std::optional<uint64_t> parse_u64(std::string_view s) {
+  if (s.empty() || s.size() > 20 || s.front() < '0' || s.front() > '9') return std::nullopt;
   const std::string tmp(s);
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(tmp.c_str(), &end, 10);
-  if (errno != 0 || end != tmp.c_str() + tmp.size()) return false;
-  *out = v;
-  return true;
+  if (errno != 0 || end != tmp.c_str() + tmp.size()) return std::nullopt;
+  return uint64_t(v);
 }
 
+// A byte bound: "*", "-1" and "" give `any_value`.
+bool parse_bytes(std::string_view s, uint64_t any_value, uint64_t* out) {
+  const std::optional<uint64_t> v = is_any(s) ? std::optional<uint64_t>(any_value) : parse_u64(s);
+  if (v) *out = *v;
+  return v.has_value();
+}
+
+// A count NCCL holds in an int (nodes, ranks, channels): "*", "-1" and "" give kAny; a value past
+// INT_MAX is refused rather than wrapped or taken for "any".
 bool parse_int(std::string_view s, int* out) {
-  uint64_t v = 0;
-  if (!parse_u64(s, uint64_t(-1), &v)) return false;
-  if (v == uint64_t(-1)) {
+  if (is_any(s)) {
     *out = kAny;
     return true;
   }
-  if (v > 0x7fffffff) return false;
-  *out = int(v);
+  const std::optional<uint64_t> v = parse_u64(s);
+  if (!v || *v > uint64_t(std::numeric_limits<int>::max())) return false;
+  *out = int(*v);
   return true;
+}
+
+std::string bad_count(const char* column, std::string_view s) {
+  return std::string("bad ") + column + " '" + std::string(s) + "' (an integer from 0 to " +
+         std::to_string(std::numeric_limits<int>::max()) + ", or -1 or * for any)";
 }
 
 struct LineError {
@@ -113,14 +124,15 @@ bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row,
     return fail("expected 8 to 10 fields, found " + std::to_string(f.size()));
   row->fabric = std::string(f[0]);
   if (!parse_collective_field(f[1], row, fail)) return false;
-  if (!parse_int(f[2], &row->nodes)) return fail("bad nodes '" + std::string(f[2]) + "'");
-  if (!parse_int(f[3], &row->gpus_per_node)) return fail("bad gpus_per_node '" + std::string(f[3]) + "'");
-  if (!parse_u64(f[4], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[4]) + "'");
-  if (!parse_u64(f[5], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[5]) + "'");
+  if (!parse_int(f[2], &row->nodes)) return fail(bad_count("nodes", f[2]));
+  if (!parse_int(f[3], &row->gpus_per_node)) return fail(bad_count("gpus_per_node", f[3]));
+  if (!parse_bytes(f[4], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[4]) + "'");
+  if (!parse_bytes(f[5], UINT64_MAX, &row->max_bytes))
+    return fail("bad max_bytes '" + std::string(f[5]) + "'");
   if (!parse_arm(f[6], f[7], row, fail)) return false;
   if (f.size() > 8 && !parse_channels(f[8], row, fail)) return false;
   if (f.size() > 9) {
-    if (!parse_u64(f[9], 0, &row->chunk_bytes) || row->chunk_bytes > kMaxChunkBytes)
+    if (!parse_bytes(f[9], 0, &row->chunk_bytes) || row->chunk_bytes > kMaxChunkBytes)
       return fail("bad chunk_bytes '" + std::string(f[9]) + "' (an integer up to " +
                   std::to_string(kMaxChunkBytes) + ", or * for NCCL's)");
     if (row->chunk_bytes > 0 && row->algo == kAny)
@@ -134,16 +146,15 @@ bool parse_nccl_row(const std::vector<std::string_view>& f, DecisionRow* row, co
   if (f.size() < 8 || f.size() > 10)
     return fail("expected 8 to 10 fields, found " + std::to_string(f.size()));
   if (!parse_collective_field(f[0], row, fail)) return false;
-  if (!parse_u64(f[1], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[1]) + "'");
-  if (!parse_u64(f[2], UINT64_MAX, &row->max_bytes)) return fail("bad max_bytes '" + std::string(f[2]) + "'");
+  if (!parse_bytes(f[1], 0, &row->min_bytes)) return fail("bad min_bytes '" + std::string(f[1]) + "'");
+  if (!parse_bytes(f[2], UINT64_MAX, &row->max_bytes))
+    return fail("bad max_bytes '" + std::string(f[2]) + "'");
   if (!parse_arm(f[3], f[4], row, fail)) return false;
   if (!parse_channels(f[5], row, fail)) return false;
-  if (!parse_int(f[6], &row->nodes)) return fail("bad nNodes '" + std::string(f[6]) + "'");
-  if (!parse_int(f[7], &row->ranks)) return fail("bad nRanks '" + std::string(f[7]) + "'");
-  if (f.size() > 8 && !parse_int(f[8], &row->num_pipe_ops))
-    return fail("bad numPipeOps '" + std::string(f[8]) + "'");
-  if (f.size() > 9 && !parse_int(f[9], &row->reg_buff))
-    return fail("bad regBuff '" + std::string(f[9]) + "'");
+  if (!parse_int(f[6], &row->nodes)) return fail(bad_count("nNodes", f[6]));
+  if (!parse_int(f[7], &row->ranks)) return fail(bad_count("nRanks", f[7]));
+  if (f.size() > 8 && !parse_int(f[8], &row->num_pipe_ops)) return fail(bad_count("numPipeOps", f[8]));
+  if (f.size() > 9 && !parse_int(f[9], &row->reg_buff)) return fail(bad_count("regBuff", f[9]));
   return true;
 }
 
@@ -152,6 +163,8 @@ bool parse_nccl_row(const std::vector<std::string_view>& f, DecisionRow* row, co
 bool DecisionTable::parse(std::string_view text, const std::string& source, const std::string& fabric,
                           std::string* error) {
   rows_.clear();
+  // A spreadsheet's UTF-8 byte order mark before the first line: not part of the header.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   bool format_known = false;
   long line_no = 0;
   size_t pos = 0;

@@ -52,21 +52,30 @@ bool warn_once(const std::string& problem) {
 }
 
 // Table mode's getCollInfo: the first row that matches the call and whose arm this call's cost table
-// offers sets the arm (and the channel count when it gives one); a row that keeps NCCL's choice, or
-// none, leaves the table alone. Each context's first decided call is logged once. NCCL's hot path.
+// offers sets the arm, and the channel count when it gives one; a row that keeps NCCL's choice
+// leaves the table alone and still sets its channel count (NCCL applies a tuner's nChannels to
+// whichever arm it then picks); no row leaves both. Each context's first decided call is logged
+// once. NCCL's hot path.
 inline void apply_table_row(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops, CostTable& table,
                             int reg_buff, int* nchannels) {
   const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, reg_buff};
   // A row whose arm this call's table lacks is passed over; an explicit "keep NCCL's choice" row
   // (algo kAny) ends the search.
   const DecisionRow* row = deciding_row(comm->rows, key, [&](int slot) { return table.usable_slot(slot); });
-  if (row == nullptr || row->algo == kAny || !table.choose(row->algo * kNumProtos + row->proto)) return;
+  if (row == nullptr) return;
+  const bool keeps_arm = row->algo == kAny;
+  if (keeps_arm && row->channels <= 0) return;
+  if (!keeps_arm && !table.choose(row->algo * kNumProtos + row->proto)) return;
   if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
   const int key_t = context_key(coll, bytes);
   if (key_t >= 0) {
     std::atomic<uint64_t>& w = comm->logged_keys[key_t / 64];
     const uint64_t b = uint64_t(1) << (key_t % 64);
-    if (!(w.load(std::memory_order_relaxed) & b) && !(w.fetch_or(b) & b))
+    if ((w.load(std::memory_order_relaxed) & b) || (w.fetch_or(b) & b)) return;
+    if (keeps_arm)
+      comm->log.info("first call of %s %zu bytes: table row %ld keeps NCCL's arm with %d channels",
+                     collective_label(coll), bytes, row->line, row->channels);
+    else
       comm->log.info("first call of %s %zu bytes: table row %ld chose %s/%s", collective_label(coll), bytes,
                      row->line, algo_label(row->algo), proto_label(row->proto));
   }
@@ -602,7 +611,10 @@ void PluginRuntime::get_coll_info_v2(TunerComm* comm, int coll, size_t bytes, in
   const CallKey key{coll, uint64_t(bytes), comm->nnodes, comm->nranks, num_pipe_ops, kAny};
   for (const DecisionRow* row : comm->rows) {
     if (!DecisionTable::matches(*row, key)) continue;
-    if (row->algo == kAny) return;
+    if (row->algo == kAny) {  // NCCL's arm, with the row's channel count when it gives one
+      if (row->channels > 0 && nchannels != nullptr) *nchannels = row->channels;
+      return;
+    }
     const bool needs_collnet = row->algo == 2 || row->algo == 3;
     const bool needs_nvls = row->algo == 4 || row->algo == 5;
     if ((needs_collnet && !coll_net) || (needs_nvls && !nvls)) continue;
