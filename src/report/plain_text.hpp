@@ -6,7 +6,8 @@
 namespace ncclbot::report {
 
 // `s` without C0 controls (but tab, and newline where `multiline`; elsewhere a newline becomes a
-// space), DEL, C1 controls (in UTF-8) and ANSI escape sequences (ESC '[' ... final byte).
+// space), DEL, C1 controls (in UTF-8), ANSI escape sequences (ESC '[' ... final byte) and Unicode's
+// bidi controls; its line and paragraph separators become newlines (or spaces).
 std::string printable_text(const std::string& s, bool multiline);
 
 }  // namespace ncclbot::report

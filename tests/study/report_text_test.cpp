@@ -19,9 +19,17 @@ long first_control(const std::string& s) {
   return -1;
 }
 
+// The UTF-8 of the format characters that reorder or break what a reader sees (Unicode's bidi
+// controls U+061C, U+200E-F, U+202A-E, U+2066-9, and the separators U+2028-9), written by hand.
+const char* const kInvisibleFormats[] = {"\xD8\x9C",     "\xE2\x80\x8E", "\xE2\x80\x8F", "\xE2\x80\xAA",
+                                         "\xE2\x80\xAB", "\xE2\x80\xAC", "\xE2\x80\xAD", "\xE2\x80\xAE",
+                                         "\xE2\x81\xA6", "\xE2\x81\xA7", "\xE2\x81\xA8", "\xE2\x81\xA9",
+                                         "\xE2\x80\xA8", "\xE2\x80\xA9"};
+
 TEST(ReportText, ControlCharactersOfTheStudyNeverReachTheReport) {
   const std::string dir = temp_dir(), study = dir + "/s.toml", out = dir + "/run";
-  const std::string text = R"(red \u001b[31malert\u001b[0m bell\u0007 del\u007f c1\u0085 cr\r end)";
+  const std::string text = R"(red \u001b[31malert\u001b[0m bell\u0007 del\u007f c1\u0085 cr\r end)"
+                           R"( rlo\u202Egnp.exe lri\u2066x\u2069 ls\u2028ps\u2029alm\u061Cend)";
   std::string toml = small_study_text("ctl\\u001b[2J",
                                       "[[policy]]\nname = \"AUTO\"\nspec = \"auto\"\n"
                                       "[[policy]]\nname = \"g\"\nspec = \"greedy\"\n");
@@ -37,7 +45,11 @@ TEST(ReportText, ControlCharactersOfTheStudyNeverReachTheReport) {
   EXPECT_EQ(first_control(md), -1) << md;
   EXPECT_EQ(first_control(html), -1);
   // The text around the controls stays.
-  EXPECT_NE(md.find("red alert bell del c1 cr end"), std::string::npos) << md;
+  for (const char* format : kInvisibleFormats) {
+    EXPECT_EQ(md.find(format), std::string::npos) << "U+ in UTF-8 " << format;
+    EXPECT_EQ(html.find(format), std::string::npos) << format;
+  }
+  EXPECT_NE(md.find("red alert bell del c1 cr end rlognp.exe lrix ls ps almend"), std::string::npos) << md;
   EXPECT_NE(md.find("ctl"), std::string::npos);
 }
 

@@ -6,6 +6,14 @@
 
 namespace ncclbot {
 
+// what() is a C string, which ends at its first NUL: a NUL in a user's value quoted in a message
+// (a name, a key) would cut the reason off, so it is kept as the four characters \x00.
+inline std::string message_without_nul(const std::string& message) {
+  std::string out;
+  for (char c : message) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
+  return out;
+}
+
 // Bad input data: names the file and line (line 0 = the file as a whole) and says why.
 class InputError : public std::runtime_error {
  public:
@@ -16,7 +24,8 @@ class InputError : public std::runtime_error {
 
  private:
   static std::string format(const std::string& file, long line, const std::string& reason) {
-    return line > 0 ? file + ":" + std::to_string(line) + ": " + reason : file + ": " + reason;
+    return message_without_nul(line > 0 ? file + ":" + std::to_string(line) + ": " + reason
+                                        : file + ": " + reason);
   }
   std::string file_;
   long line_;
@@ -25,7 +34,8 @@ class InputError : public std::runtime_error {
 // Bad command-line usage or arguments (not tied to an input file).
 class UsageError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& message) : std::runtime_error(message_without_nul(message)) {}
+  explicit UsageError(const char* message) : std::runtime_error(message) {}
 };
 
 }  // namespace ncclbot
