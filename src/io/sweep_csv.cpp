@@ -15,6 +15,7 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/core/quoted_value.hpp"
+#include "ncclbot/core/utf8_bom.hpp"
 #include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot {
@@ -270,7 +271,7 @@ Sweep parse_sweep_csv(std::istream& in, const std::string& source) {
 
   while (reader.next(line, lineno + 1)) {
     ++lineno;
-    const std::string_view text = trim(line);
+    const std::string_view text = trim(lineno == 1 ? without_utf8_bom(line) : std::string_view(line));
     if (text.substr(0, kDynamicsPrefix.size()) == kDynamicsPrefix) {
       if (dynamics) throw InputError(source, lineno, "a second '# dynamics:' line");
       dynamics = parse_dynamics_line(text, source, lineno);

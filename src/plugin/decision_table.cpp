@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "ncclbot/core/utf8_bom.hpp"
 #include "plugin/plugin_names.hpp"
 #include "plugin/regular_file.hpp"
 
@@ -163,8 +164,7 @@ bool parse_nccl_row(const std::vector<std::string_view>& f, DecisionRow* row, co
 bool DecisionTable::parse(std::string_view text, const std::string& source, const std::string& fabric,
                           std::string* error) {
   rows_.clear();
-  // A spreadsheet's UTF-8 byte order mark before the first line: not part of the header.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  text = without_utf8_bom(text);
   bool format_known = false;
   long line_no = 0;
   size_t pos = 0;

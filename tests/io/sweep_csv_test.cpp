@@ -37,7 +37,8 @@ Sweep random_sweep(unsigned seed, bool with_prior) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> time(0.5f, 1.0e6f);
   std::ostringstream csv;
-  csv << (with_prior ? kCsvHeader : "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n");
+  csv << (with_prior ? kCsvHeader
+                     : "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\n");
   const int R = 3;
   for (int nodes : {1, 4, 16})
     for (uint64_t bytes : {8ull, 1048576ull, 8589934592ull})
@@ -126,6 +127,14 @@ TEST(SweepCsv, HeaderColumnsMayComeInAnyOrder) {
   EXPECT_EQ(s.view().sample(0, 0, 0), 7.25f);
   EXPECT_EQ(s.context(0).collective, Collective::kAllGather);
   EXPECT_FALSE(s.has_prior());
+}
+
+TEST(SweepCsv, AByteOrderMarkBeforeTheHeaderIsSkipped) {
+  // A spreadsheet saves "\xEF\xBB\xBF" (UTF-8's byte order mark) before the first column name.
+  const Sweep s = parse(std::string("\xEF\xBB\xBF") + kCsvHeader + "x,allreduce,1,8,64,Tree,LL,0,7.25,5\n");
+  EXPECT_EQ(s.view().sample(0, 0, 0), 7.25f);
+  expect_error(std::string("\xEF\xBB\xBF") + kCsvHeader + "x,allreduce,1,8,64,Ring,LL64,0,7.25,5\n", 2,
+               "unknown proto 'LL64'");
 }
 
 TEST(SweepCsv, ValidationErrorsNameLineAndReason) {
