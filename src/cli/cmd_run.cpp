@@ -27,7 +27,7 @@ Action setup(CLI::App& app) {
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_option("--threads", opt->run.threads,
                  "CPU threads for the replay engine (0 or left out: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   app.add_flag("--no-figures", opt->no_figures, "skip drawing figures (no Python needed)");
   app.add_flag("--replace", opt->run.replace,
                "replace what another study (or another command) wrote in DIR; without it such a folder is "

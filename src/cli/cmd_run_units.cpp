@@ -49,7 +49,8 @@ void add_run_units_options(CLI::App& app, RunUnitsOptions& opt) {
   app.add_option("--shard", opt.shard, "compute only shard I of N (0-based) of the units, then stop");
   app.add_option("--backend", opt.backend, "replay backend: cpu, cuda or auto (default: the study's)");
   app.add_option("--threads", opt.threads,
-                 "CPU threads per process (default: the node's cores / ranks on it)");
+                 "CPU threads per process (default: the node's cores / ranks on it)")
+      ->check(CLI::Range(0, 4096));
   app.add_flag("--units-only", opt.units_only, "under mpirun: stop after the checkpoints, no report");
   app.add_flag("--shared-dir", opt.shared_dir,
                "under mpirun: every rank writes its own checkpoints into DIR (resumable)");

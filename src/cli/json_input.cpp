@@ -5,9 +5,13 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot::cli {
@@ -21,8 +25,18 @@ JsonInput JsonInput::read(const std::string& path) {
 JsonInput JsonInput::parse(const std::string& text, std::string source) {
   JsonInput in;
   in.source_ = std::move(source);
+  // A field given twice would be read as its last value, silently: refused, as TOML's are.
+  std::vector<std::set<std::string>> keys_of_open_objects;
+  const auto no_field_twice = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys_of_open_objects.emplace_back();
+    if (event == Event::object_end) keys_of_open_objects.pop_back();
+    if (event == Event::key && !keys_of_open_objects.back().insert(parsed.get<std::string>()).second)
+      throw InputError(in.source_, 0, "field " + quoted_value(parsed.get<std::string>()) + " given twice");
+    return true;
+  };
   try {
-    in.doc_ = nlohmann::json::parse(text);
+    in.doc_ = nlohmann::json::parse(text, no_field_twice);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character.
     const size_t at = std::min(text.size(), e.byte == 0 ? size_t(0) : size_t(e.byte - 1));

@@ -78,7 +78,29 @@ std::string nul_byte_problem(const std::vector<std::string>& args) {
   return "";
 }
 
-std::string one_line(const std::string& message) {
+namespace {
+
+// A message whose user's value was not cut where it was quoted (a 200 KB key, a 100 KB name) is cut
+// here: its start (the file and line) and its end (the reason) stay, the middle is counted.
+constexpr size_t kLongestMessage = 600, kMessageHead = 300, kMessageTail = 200;
+
+size_t utf8_boundary(const std::string& s, size_t i) {
+  while (i > 0 && i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+std::string shortened(const std::string& message) {
+  if (message.size() <= kLongestMessage) return message;
+  const size_t head = utf8_boundary(message, kMessageHead);
+  const size_t tail = utf8_boundary(message, message.size() - kMessageTail);
+  return message.substr(0, head) + "\u2026(" + std::to_string(tail - head) + " bytes cut)\u2026" +
+         message.substr(tail);
+}
+
+}  // namespace
+
+std::string one_line(const std::string& full_message) {
+  const std::string message = shortened(full_message);
   std::string out;
   for (char c : message) {
     const auto u = static_cast<unsigned char>(c);

@@ -20,7 +20,8 @@ void apply_option_rules(CLI::App& app);
 std::string nul_byte_problem(const std::vector<std::string>& args);
 
 // An error message as one line: control characters (a newline in a user's file name) are shown as
-// \xNN, so stderr carries exactly one line per error.
+// \xNN, so stderr carries exactly one line per error, and one over 600 bytes keeps its first 300
+// and last 200 (the file and line, the reason) around a count of what was cut.
 std::string one_line(const std::string& message);
 
 }  // namespace ncclbot::cli

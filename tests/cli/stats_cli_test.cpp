@@ -76,6 +76,8 @@ TEST(StatsCli, BadInputIsExitTwoWithReason) {
                      "<stdin>: alternative");
   expect_usage_error("stats permutation", "{\"diffs\": [1, null]}", "\"diffs\"[1] is not a number");
   expect_usage_error("stats", "", "");  // a test must be named
+  // A field given twice was read as its last value (Holm of 0.9 instead of 0.01).
+  expect_usage_error("stats holm", "{\"p\": [0.01], \"p\": [0.9]}", "field 'p' given twice");
 }
 
 TEST(StatsCli, BootstrapSingleAndPaired) {
