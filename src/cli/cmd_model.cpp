@@ -38,6 +38,8 @@ Action setup(CLI::App& app) {
       throw UsageError("--gpus-per-node " + std::to_string(opt->gpus_per_node) +
                        ": must be at least 1 (leave it out for the preset's)");
     if (opt->nodes < 1) throw UsageError("--nodes " + std::to_string(opt->nodes) + ": must be at least 1");
+    if (opt->bytes < 1 || opt->bytes > sim::kLargestMessageBytes)
+      throw UsageError("--bytes " + std::to_string(opt->bytes) + ": must be in [1, 2^40] (1 TiB per rank)");
     const auto coll = parse_collective(opt->collective);
     if (!coll) throw UsageError("--collective: unknown collective '" + opt->collective + "'");
     const sim::FabricPreset f = sim::load_fabric(opt->fabric);

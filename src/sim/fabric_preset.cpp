@@ -373,6 +373,9 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path) {
 }
 
 model::Topology topology_for(const FabricPreset& f, int hosts, int gpus_per_host) {
+  if (hosts > kLargestHosts)
+    throw UsageError("fabric " + f.name + ": " + std::to_string(hosts) +
+                     " hosts: the simulator models at most " + std::to_string(kLargestHosts));
   if (hosts < 1 || gpus_per_host < 1 || gpus_per_host > f.gpus_per_host)
     throw UsageError("fabric " + f.name + ": " + std::to_string(hosts) + " x " +
                      std::to_string(gpus_per_host) + " GPUs does not fit hosts of " +

@@ -197,7 +197,7 @@ hipipe::ArmFabric hipipe_arm_fabric(const FabricPreset& f) {
 Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
   const FabricPreset f = with_observation_options(preset, o);
   if (o.samples < 1 || o.samples > 100000) throw UsageError("--samples must be in [1, 100000]");
-  if (o.min_bytes < 1 || o.min_bytes > o.max_bytes || o.max_bytes > (uint64_t(1) << 40))
+  if (o.min_bytes < 1 || o.min_bytes > o.max_bytes || o.max_bytes > kLargestMessageBytes)
     throw UsageError("byte range must satisfy 1 <= min <= max <= 2^40");
   const int gpus = o.gpus_per_node > 0 ? o.gpus_per_node : f.gpus_per_host;
   const std::vector<int>& nodes = o.nodes.empty() ? f.default_nodes : o.nodes;

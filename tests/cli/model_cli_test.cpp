@@ -47,5 +47,16 @@ TEST(ModelCli, BadInputExitsTwo) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST(ModelCli, SizesAndClustersOutsideTheSimulatorsRangeExitTwo) {
+  // The simulator's range: 1 B to 2^40 B (1 TiB) per rank, up to 65,536 hosts.
+  for (const std::string args : {"--bytes 0", "--bytes 1099511627777", "--bytes 18446744073709551615",
+                                 "--nodes 65537 --bytes 8", "--nodes 100000000 --bytes 8"}) {
+    const CliResult r = run_cli("model --fabric h100-ib-a " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+  }
+  EXPECT_EQ(run_cli("model --fabric h100-ib-a --nodes 65536 --bytes 1099511627776").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace ncclbot::test

@@ -112,6 +112,11 @@ FabricPreset parse_fabric(const std::string& text, const std::string& path);
 
 // The communicator NCCL sees for `hosts` hosts of `gpus_per_host` GPUs on this fabric; hosts that share
 // an NVLink domain form one NCCL node. UsageError if the GPUs do not fill whole domains.
+// The simulator's range, stated rather than measured: messages up to 1 TiB per rank (above any
+// GPU's memory) and clusters up to 65,536 hosts (above the largest published NCCL jobs).
+inline constexpr uint64_t kLargestMessageBytes = uint64_t(1) << 40;
+inline constexpr int kLargestHosts = 65536;
+
 model::Topology topology_for(const FabricPreset& f, int hosts, int gpus_per_host);
 
 }  // namespace ncclbot::sim
