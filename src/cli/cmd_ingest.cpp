@@ -148,9 +148,9 @@ IngestOutcome ingest_campaign_folder(const IngestCliOptions& opt, const nccl_tes
   for (const auto& run : c.runs) inputs.insert(inputs.end(), {run.json, run.log});
   nccl_tests::check_output_is_not_input(opt.out, inputs);
   const bool tty = isatty(2);
+  // A progress line on a terminal only: written to a file, it would be a second line before an error.
   auto ingested = campaign::ingest_campaign(c, options, opt.allow_missing, [tty](size_t done, size_t total) {
-    if (tty || done == total)
-      std::cerr << "\rchecking runs: " << done << "/" << total << (done == total ? "\n" : "");
+    if (tty) std::cerr << "\rchecking runs: " << done << "/" << total << (done == total ? "\n" : "");
   });
   out.result = std::move(ingested.result);
   out.files = 0;

@@ -3,6 +3,8 @@
 // the reason at its two ends.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "support/run_cli.hpp"
@@ -32,6 +34,26 @@ TEST(LongMessageCut, AHugePolicySpecIsCut) {
   const CliResult r =
       run_cli("replay --sweep " + dir + "/s.csv --seeds 1 --horizon 5 --policy " + std::string(102400, 'u'));
   expect_short_line_with(r, "ncclbot: ", "");
+}
+
+// The longest run of digits in `s`.
+size_t longest_digit_run(const std::string& s) {
+  size_t longest = 0, run = 0;
+  for (char c : s)
+    longest = std::max(longest, run = std::isdigit(static_cast<unsigned char>(c)) ? run + 1 : 0);
+  return longest;
+}
+
+TEST(LongMessageCut, AThreeHundredDigitTimeInALogIsShownShort) {
+  std::string log = read_all(NCCLBOT_SOURCE_DIR "/tests/data/nccl-tests/srun_prefixed.txt");
+  const size_t at = log.find("96.40");
+  ASSERT_NE(at, std::string::npos);
+  log.replace(at, 5, std::string(300, '9'));
+  const std::string dir = temp_dir();
+  write_file(dir + "/huge.txt", log);
+  const CliResult r = run_cli("ingest " + dir + "/huge.txt --out " + dir + "/s.csv");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_LT(longest_digit_run(r.err), 20u) << r.err;  // 1e+300, not 300 digits (nor 63 of them)
 }
 
 TEST(LongMessageCut, ANegativeThreadCountNamesAShortRange) {

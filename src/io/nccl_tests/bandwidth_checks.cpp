@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 
 namespace ncclbot::nccl_tests {
@@ -50,7 +51,10 @@ int ranks_implied(Collective c, double ratio) {
   return n >= 1.0 && n < 1e7 ? int(std::lround(n)) : 0;
 }
 
+// A measured value with `decimals` places; one too large to read that way (a log's 300-digit time)
+// in its shortest form instead.
 std::string fixed(double v, int decimals) {
+  if (!(std::fabs(v) < 1e12)) return format_double(v);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;

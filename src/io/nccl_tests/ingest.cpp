@@ -6,6 +6,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 
 namespace ncclbot::nccl_tests {
@@ -267,7 +268,7 @@ class Ingest {
   int add(const Context& ctx, int slot, double time, const std::string& file, long line) {
     // Sweeps hold float µs: a time beyond float's range (or rounding to 0) cannot be stored.
     if (!sweep_can_hold_time(time))
-      throw InputError(file, line, "time " + std::to_string(time) + " us is outside what a sweep can hold");
+      throw InputError(file, line, "time " + format_double(time) + " us is outside what a sweep can hold");
     const float time_us = float(time);
     auto& list = contributions_[{ctx, slot}];
     const int sample = int(list.size());

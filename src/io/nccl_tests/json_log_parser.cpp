@@ -186,8 +186,8 @@ class JsonLogReader {
       if (std::abs(max[i] - it.times_us[i]) > 2 * kJsonHalfStep) {
         out_.warnings.push_back({file_, 0,
                                  where + ".times_us[" + std::to_string(i) + "] = " +
-                                     std::to_string(it.times_us[i]) + " is not the slowest process's time (" +
-                                     std::to_string(max[i]) + " in per_process_max_times_us)"});
+                                     format_double(it.times_us[i]) + " is not the slowest process's time (" +
+                                     format_double(max[i]) + " in per_process_max_times_us)"});
         return;
       }
   }
