@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
@@ -15,20 +16,12 @@ namespace ncclbot::hipipe {
 
 namespace {
 
-template <typename T>
-T required(const toml::table& table, std::string_view key, const std::string& file, long line,
-           std::string_view what) {
-  const TomlReader r(file);
-  const toml::node* node = table.get(key);
-  if (!node) r.fail(line, "missing key '" + std::string(key) + "' (" + std::string(what) + ")");
-  const std::string name = "'" + std::string(key) + "'";
-  if constexpr (std::is_same_v<T, std::string>)
-    return r.string(*node, name);
-  else if constexpr (std::is_same_v<T, double>)
-    return r.number(*node, name);
-  else
-    return static_cast<T>(r.integer(*node, name));
-}
+// The physical range each preset value must lie in (docs/hipipe.md, "Fabric presets"): wide enough
+// for any real interconnect, narrow enough that the chunk-size LP stays well conditioned and no
+// makespan runs to hundreds of digits.
+constexpr double kMinBandwidthGBps = 0.1, kMaxBandwidthGBps = 100000.0;
+constexpr double kMaxLatencyUs = 1e6;
+constexpr int64_t kMaxNodes = 1000000, kMaxGpusPerNode = 1024;
 
 // Largest divisor of n that is at most cap.
 int largest_divisor_at_most(int n, int cap) {
@@ -37,58 +30,67 @@ int largest_divisor_at_most(int n, int cap) {
   return 1;
 }
 
+Span read_span(const TomlReader& r, const toml::node& node, const std::string& dim) {
+  const std::string span = r.string(node, "dimension '" + dim + "': spans");
+  if (span == "gpus") return Span::kGpus;
+  if (span == "nodes") return Span::kNodes;
+  r.fail(node, "dimension '" + dim + "': spans = \"" + span + "\", expected gpus or nodes");
+}
+
+PresetDimension read_dimension(const TomlReader& r, const toml::table& t) {
+  r.only_keys(t, "[[dimension]]", {"name", "spans", "max_nodes", "latency_us", "bandwidth_GBps", "source"});
+  PresetDimension d;
+  d.name = r.string(r.need(t, "name", "[[dimension]] has no name"), "dimension name");
+  const std::string what = "dimension '" + d.name + "': ";
+  d.span = read_span(r, r.need(t, "spans", what + "missing key 'spans' (\"gpus\" or \"nodes\")"), d.name);
+  d.max_nodes = d.span == Span::kGpus ? 1 : 0;
+  if (const toml::node* m = r.find(t, "max_nodes"))
+    d.max_nodes =
+        static_cast<int>(r.integer(*m, what + "max_nodes", d.span == Span::kGpus ? 1 : 0, kMaxNodes));
+  d.latency_us = r.number(r.need(t, "latency_us", what + "missing key 'latency_us' (per-step latency)"),
+                          what + "latency_us", 0, kMaxLatencyUs);
+  d.bandwidth_GBps =
+      r.number(r.need(t, "bandwidth_GBps", what + "missing key 'bandwidth_GBps' (per-rank bandwidth)"),
+               what + "bandwidth_GBps", kMinBandwidthGBps, kMaxBandwidthGBps);
+  d.source = r.string(r.need(t, "source", what + "missing key 'source' (where the numbers come from)"),
+                      what + "source");
+  return d;
+}
+
+void check_dimension_spans(const TomlReader& r, const toml::array& dims,
+                           const std::vector<PresetDimension>& ds) {
+  bool gpus_taken = false, rest_taken = false;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const PresetDimension& d = ds[i];
+    if (d.span == Span::kGpus && std::exchange(gpus_taken, true))
+      r.fail(dims[i], "dimension '" + d.name + "': only one dimension may span GPUs");
+    if (d.span == Span::kNodes && d.max_nodes == 0 && std::exchange(rest_taken, true))
+      r.fail(dims[i], "dimension '" + d.name + "': only one node dimension may omit max_nodes");
+  }
+}
+
 }  // namespace
 
 FabricPreset read_fabric_preset(const std::string& path) {
-  const toml::table root = TomlReader(path).parse_file();
+  const TomlReader r(path);
+  const toml::table root = r.parse_file();
+  r.only_keys(root, "the preset", {"name", "description", "nodes", "gpus_per_node", "dimension"});
   FabricPreset p;
   p.file = path;
-  p.name = required<std::string>(root, "name", path, 0, "the preset's name");
-  if (auto d = root["description"].value<std::string>()) p.description = *d;
-  p.nodes = required<int>(root, "nodes", path, 0, "default node count");
-  p.gpus_per_node = required<int>(root, "gpus_per_node", path, 0, "default GPUs per node");
-  if (p.nodes < 1 || p.gpus_per_node < 1)
-    throw InputError(path, 0, "nodes and gpus_per_node must be at least 1");
-  const toml::array* dims = root["dimension"].as_array();
-  if (!dims || dims->empty()) throw InputError(path, 0, "no [[dimension]] tables");
-  bool rest_taken = false;
-  for (const toml::node& node : *dims) {
-    const long line = toml_line(node);
-    const toml::table* t = node.as_table();
-    if (!t) throw InputError(path, line, "[[dimension]] must be a table");
-    PresetDimension d;
-    d.name = required<std::string>(*t, "name", path, line, "the dimension's name");
-    const std::string span = required<std::string>(*t, "spans", path, line, "\"gpus\" or \"nodes\"");
-    if (span == "gpus") {
-      d.span = Span::kGpus;
-      d.max_nodes = 1;
-    } else if (span == "nodes") {
-      d.span = Span::kNodes;
-    } else {
-      throw InputError(path, line,
-                       "dimension '" + d.name + "': spans = \"" + span + "\", expected gpus or nodes");
-    }
-    if (t->contains("max_nodes")) d.max_nodes = required<int>(*t, "max_nodes", path, line, "");
-    if (d.max_nodes < 0 || (d.span == Span::kGpus && d.max_nodes < 1))
-      throw InputError(path, line, "dimension '" + d.name + "': max_nodes must be positive");
-    d.latency_us = required<double>(*t, "latency_us", path, line, "per-step latency");
-    d.bandwidth_GBps = required<double>(*t, "bandwidth_GBps", path, line, "per-rank bandwidth");
-    d.source = required<std::string>(*t, "source", path, line, "where the numbers come from");
-    if (!std::isfinite(d.latency_us) || d.latency_us < 0)
-      throw InputError(path, line, "dimension '" + d.name + "': latency_us must be finite and >= 0");
-    if (!std::isfinite(d.bandwidth_GBps) || d.bandwidth_GBps <= 0)
-      throw InputError(path, line, "dimension '" + d.name + "': bandwidth_GBps must be finite and > 0");
-    if (d.span == Span::kGpus && std::any_of(p.dimensions.begin(), p.dimensions.end(),
-                                             [](const PresetDimension& x) { return x.span == Span::kGpus; }))
-      throw InputError(path, line, "dimension '" + d.name + "': only one dimension may span GPUs");
-    if (d.span == Span::kNodes && d.max_nodes == 0) {
-      if (rest_taken)
-        throw InputError(path, line,
-                         "dimension '" + d.name + "': only one node dimension may omit max_nodes");
-      rest_taken = true;
-    }
-    p.dimensions.push_back(std::move(d));
-  }
+  p.name = r.string(r.need(root, "name", "missing key 'name' (the preset's name)"), "'name'");
+  if (const toml::node* d = r.find(root, "description")) p.description = r.string(*d, "'description'");
+  p.nodes = static_cast<int>(
+      r.integer(r.need(root, "nodes", "missing key 'nodes' (default node count)"), "'nodes'", 1, kMaxNodes));
+  p.gpus_per_node = static_cast<int>(
+      r.integer(r.need(root, "gpus_per_node", "missing key 'gpus_per_node' (default GPUs per node)"),
+                "'gpus_per_node'", 1, kMaxGpusPerNode));
+  const toml::node* dims_node = r.find(root, "dimension");
+  if (!dims_node) r.fail(0, "no [[dimension]] tables");
+  const toml::array& dims = r.array(*dims_node, "'dimension' ([[dimension]] tables)");
+  if (dims.empty()) r.fail(*dims_node, "no [[dimension]] tables");
+  for (const toml::node& node : dims)
+    p.dimensions.push_back(read_dimension(r, r.table(node, "[[dimension]]")));
+  check_dimension_spans(r, dims, p.dimensions);
   return p;
 }
 

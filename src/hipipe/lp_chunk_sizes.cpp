@@ -30,19 +30,29 @@ struct Triplets {
   }
 };
 
-// Loads the constraints into `lp` and runs GLPK's simplex on it; throws unless it finds the optimum.
-// Called with solve_chunk_sizes_lp's glpk_mutex held.
-void run_chunk_lp_simplex(glp_prob* lp, const Triplets& m) {
+// Loads the constraints into `lp` and solves it; throws unless it finds the optimum. When one
+// dimension is hundreds of times slower than another, GLPK's presolver wrongly calls the LP
+// infeasible and the primal simplex cycles or loses its basis: so no presolver, an iteration cap
+// well above what a solvable LP of this size takes, and on failure the dual simplex from an
+// advanced basis under a different scaling. Called with solve_chunk_sizes_lp's glpk_mutex held.
+void run_chunk_lp_simplex(glp_prob* lp, const Triplets& m, const std::string& network_name) {
   glp_load_matrix(lp, static_cast<int>(m.rows.size()) - 1, m.rows.data(), m.cols.data(), m.values.data());
   glp_scale_prob(lp, GLP_SF_AUTO);
   glp_smcp params;
   glp_init_smcp(&params);
   params.msg_lev = GLP_MSG_OFF;
-  params.presolve = GLP_ON;
-  const int rc = glp_simplex(lp, &params);
+  params.it_lim = 1000 + 10 * (glp_get_num_rows(lp) + glp_get_num_cols(lp));
+  int rc = glp_simplex(lp, &params);
+  if (rc != 0 || glp_get_status(lp) != GLP_OPT) {
+    glp_scale_prob(lp, GLP_SF_GM | GLP_SF_EQ | GLP_SF_2N);
+    glp_adv_basis(lp, 0);
+    params.meth = GLP_DUALP;
+    rc = glp_simplex(lp, &params);
+  }
   if (rc != 0 || glp_get_status(lp) != GLP_OPT)
-    throw std::runtime_error("GLPK did not solve the chunk-size LP (glp_simplex returned " +
-                             std::to_string(rc) + ", status " + std::to_string(glp_get_status(lp)) + ")");
+    throw UsageError("fabric '" + network_name +
+                     "': the chunk-size LP is too ill-conditioned to solve (GLPK returned " +
+                     std::to_string(rc) + "); its dimensions' bandwidths or latencies are too far apart");
 }
 
 // The optimal chunk sizes of a solved `lp` for a message of `bytes` over K chunks (x_k is column
@@ -124,7 +134,7 @@ LpChunkSolution solve_chunk_sizes_lp(const Network& network, double bytes,
   glp_set_row_bnds(lp.get(), row, GLP_FX, 1.0, 1.0);
   for (int k = 0; k < K; ++k) m.add(row, x_col(k), 1.0);
 
-  run_chunk_lp_simplex(lp.get(), m);
+  run_chunk_lp_simplex(lp.get(), m, network.name);
   return read_chunk_lp_solution(lp.get(), K, bytes, time_unit_us);
 }
 

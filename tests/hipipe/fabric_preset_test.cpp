@@ -76,7 +76,7 @@ TEST(HipipeFabricPreset, MalformedFilesNameFileAndLine) {
     FAIL() << "zero bandwidth accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.line(), 4);
+    EXPECT_EQ(e.line(), 8);  // the bandwidth_GBps line
     EXPECT_NE(std::string(e.what()).find("bandwidth_GBps"), std::string::npos);
   }
   test::write_file(
