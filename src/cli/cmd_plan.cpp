@@ -14,6 +14,7 @@
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 
 namespace ncclbot::cli {
@@ -28,9 +29,13 @@ struct PlanCliOptions {
   bool json = false;
 };
 
+// The most GPUs per node campaign.toml reads back (campaign.cpp).
+constexpr int kMaxPlanGpusPerNode = 1024;
+
 uint64_t byte_size(const std::string& text, const char* option) {
   const auto v = hipipe::parse_byte_size(text);
-  if (!v) throw UsageError(std::string(option) + ": '" + text + "' is not a size (e.g. 8, 64K, 8G)");
+  if (!v)
+    throw UsageError(std::string(option) + ": " + quoted_value(text) + " is not a size (e.g. 8, 64K, 8G)");
   return *v;
 }
 
@@ -178,7 +183,8 @@ Action setup(CLI::App& app) {
   auto opt = std::make_shared<PlanCliOptions>();
   app.add_option("--fabric", opt->fabric, "fabric preset of the cluster (data/fabrics/NAME.toml)");
   app.add_option("--nodes", opt->nodes, "node counts, e.g. 2,4,8");
-  app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs (ranks) per node (default: the preset's)");
+  CLI::Option* gpus_option =
+      app.add_option("--gpus-per-node", opt->gpus_per_node, "GPUs (ranks) per node (default: the preset's)");
   app.add_option("--collectives", opt->collectives, "default allreduce,allgather,reducescatter");
   app.add_option("--min-bytes", opt->min_bytes, "smallest size, nccl-tests -b (default 8)");
   app.add_option("--max-bytes", opt->max_bytes, "largest size, nccl-tests -e (default 8G)");
@@ -192,7 +198,7 @@ Action setup(CLI::App& app) {
   app.add_option("--status", opt->status,
                  "report each run of this campaign folder as done, missing or failed");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
-  return [opt] {
+  return [opt, gpus_option] {
     if (!opt->status.empty()) {
       if (!opt->out.empty() || !opt->fabric.empty()) throw UsageError("--status takes no other plan options");
       return status(opt->status, opt->json);
@@ -207,7 +213,9 @@ Action setup(CLI::App& app) {
         throw UsageError("--out: a control character in the folder name is not allowed");
     campaign::PlanOptions o;
     o.nodes = parse_node_list(opt->nodes, "--nodes");
-    if (opt->gpus_per_node < 0) throw UsageError("--gpus-per-node must be positive");
+    // 0 stands for the preset's GPUs per node, so only an explicit value is checked.
+    if (gpus_option->count() > 0 && (opt->gpus_per_node < 1 || opt->gpus_per_node > kMaxPlanGpusPerNode))
+      throw UsageError("--gpus-per-node must be in [1, " + std::to_string(kMaxPlanGpusPerNode) + "]");
     o.gpus_per_node = opt->gpus_per_node;
     o.collectives = parse_collective_list(opt->collectives, "--collectives");
     o.min_bytes = byte_size(opt->min_bytes, "--min-bytes");
