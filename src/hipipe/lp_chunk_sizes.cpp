@@ -31,18 +31,24 @@ struct Triplets {
 };
 
 // Loads the constraints into `lp` and solves it; throws unless it finds the optimum. When one
-// dimension is hundreds of times slower than another, GLPK's presolver wrongly calls the LP
-// infeasible and the primal simplex cycles or loses its basis: so no presolver, an iteration cap
-// well above what a solvable LP of this size takes, and on failure the dual simplex from an
-// advanced basis under a different scaling. Called with solve_chunk_sizes_lp's glpk_mutex held.
+// dimension is hundreds of times slower than another, GLPK's presolver may wrongly call the LP
+// infeasible and the primal simplex cycle or lose its basis: so an iteration cap well above what a
+// solvable LP of this size takes, then a retry without the presolver, then the dual simplex from an
+// advanced basis under another scaling. Called with solve_chunk_sizes_lp's glpk_mutex held.
 void run_chunk_lp_simplex(glp_prob* lp, const Triplets& m, const std::string& network_name) {
   glp_load_matrix(lp, static_cast<int>(m.rows.size()) - 1, m.rows.data(), m.cols.data(), m.values.data());
   glp_scale_prob(lp, GLP_SF_AUTO);
   glp_smcp params;
   glp_init_smcp(&params);
   params.msg_lev = GLP_MSG_OFF;
+  params.presolve = GLP_ON;
   params.it_lim = 1000 + 10 * (glp_get_num_rows(lp) + glp_get_num_cols(lp));
   int rc = glp_simplex(lp, &params);
+  if (rc != 0 || glp_get_status(lp) != GLP_OPT) {
+    params.presolve = GLP_OFF;
+    glp_std_basis(lp);
+    rc = glp_simplex(lp, &params);
+  }
   if (rc != 0 || glp_get_status(lp) != GLP_OPT) {
     glp_scale_prob(lp, GLP_SF_GM | GLP_SF_EQ | GLP_SF_2N);
     glp_adv_basis(lp, 0);
