@@ -116,7 +116,9 @@ Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim
 
 bool is_campaign_dir(const std::string& dir) {
   std::error_code ec;
-  return fs::is_directory(dir, ec) && fs::is_regular_file(fs::path(dir) / kManifestName, ec);
+  // Any entry named campaign.toml makes it one, so that a FIFO, a folder or a broken link there is
+  // refused by name rather than the folder being read as a log.
+  return fs::is_directory(dir, ec) && fs::exists(fs::symlink_status(fs::path(dir) / kManifestName, ec));
 }
 
 namespace {
@@ -127,6 +129,13 @@ void read_campaign_head(const CampaignToml& r, const toml::table& head, Campaign
                "step_factor", "iters", "warmup", "launcher"});
   r.integer(head, "version", 1, 1);
   c.fabric = r.fabric(head);
+  // Checked here, not when ingest loads it, so that --status refuses it too and both name this line.
+  const std::vector<std::string> known = sim::fabric_names();
+  if (std::find(known.begin(), known.end(), c.fabric) == known.end()) {
+    std::string list;
+    for (const std::string& n : known) list += (list.empty() ? "" : ", ") + n;
+    r.fail(r.key(head, "fabric"), "unknown fabric " + quoted_value(c.fabric) + " (presets: " + list + ")");
+  }
   c.gpus_per_node = int(r.integer(head, "gpus_per_node", 1, 1024));
   c.nodes =
       r.list<int>(head, "nodes", [&](const toml::node& n) { return int(r.integer(n, "nodes", 1, 100000)); });

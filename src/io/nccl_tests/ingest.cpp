@@ -1,12 +1,17 @@
 #include "ncclbot/io/nccl_tests/ingest.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
 
 namespace ncclbot::nccl_tests {
@@ -352,11 +357,33 @@ IngestResult ingest_parsed(const std::vector<ParsedLog>& logs, const Manifest* m
   return ingest.finish();
 }
 
+namespace {
+
+// A manifest's log that cannot be read as one (missing, a FIFO, a folder, a device, a link loop) is
+// named by the manifest's `file =` line, which is what the user has to fix.
+void check_manifest_log(const Manifest& manifest, const ManifestEntry& e) {
+  struct stat st {};
+  std::string reason;
+  if (::stat(e.resolved.c_str(), &st) != 0)
+    reason = errno == ENOENT ? "no such file" : std::string("cannot open: ") + std::strerror(errno);
+  else if (S_ISDIR(st.st_mode))
+    reason = "is a folder, not a regular file";
+  else if (!S_ISREG(st.st_mode))
+    reason = "not a regular file";
+  if (!reason.empty())
+    throw InputError(manifest.path, e.file_line, "file = " + quoted_value(e.file) + ": " + reason);
+}
+
+}  // namespace
+
 IngestResult ingest_logs(const std::vector<std::string>& paths, const Manifest* manifest,
                          const IngestOptions& options) {
   std::vector<std::string> files = paths;
   if (files.empty() && manifest)
-    for (const ManifestEntry& e : manifest->entries) files.push_back(e.resolved);
+    for (const ManifestEntry& e : manifest->entries) {
+      check_manifest_log(*manifest, e);
+      files.push_back(e.resolved);
+    }
   if (files.empty()) throw UsageError("no logs given (name LOG files or a --manifest listing them)");
   std::vector<ParsedLog> logs;
   for (const std::string& f : files) logs.push_back(read_log(f));

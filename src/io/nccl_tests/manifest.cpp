@@ -34,6 +34,7 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
   for (auto&& [key, node] : t) {
     const std::string k(key.str());
     if (k == "file") {
+      e.file_line = toml_line(node);
       e.file = read_string(node, path, k);
       if (e.file.empty()) throw InputError(path, toml_line(node), "file must not be empty");
     } else if (k == "algo") {

@@ -22,6 +22,7 @@ namespace ncclbot::nccl_tests {
 struct ManifestEntry {
   long line = 0;         // the [[run]] table
   std::string file;      // as written
+  long file_line = 0;    // its `file =` key
   std::string resolved;  // relative to the manifest's folder
   std::optional<Algo> algo;
   std::optional<Proto> proto;
