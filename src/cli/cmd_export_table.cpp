@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/sha256.hpp"
 #include "cli/command.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -22,6 +23,36 @@ struct ExportOptions {
   bool json = false;
 };
 
+// The run's results.json, as `ncclbot run` wrote it: its SHA-256 must be the one the run recorded
+// in the folder's marker, so a hand-edited decision never reaches a plugin table. A folder of an
+// older version (no recorded digest) is read with a warning. The table (`out`) may not replace any
+// file of the folder.
+nlohmann::json read_results(const std::string& dir, const std::string& path, const std::string& out) {
+  std::vector<std::string> inputs = {path};
+  std::optional<std::string> recorded;
+  const bool marked = input_path_exists((std::filesystem::path(dir) / study::kRunFolderMarker).string());
+  if (marked) {
+    const study::RunFolder folder = study::RunFolder::claim(dir, "--study");
+    for (const auto& f : folder.listed()) inputs.push_back(dir + "/" + f);
+    recorded = folder.checksum("results.json");
+  }
+  check_output_not_input(out, inputs, "--out");
+  const auto text = read_input_file_if_exists(path, kMaxJsonInputBytes, false);
+  if (!text) throw InputError(path, 0, "cannot open (is this the --out folder of a finished `ncclbot run`?)");
+  if (recorded && *recorded != sha256_hex(*text))
+    throw InputError(
+        path, 0, "changed after `ncclbot run` wrote it (not the sha256 the run recorded); rerun the study");
+  if (!recorded)
+    std::cerr << "ncclbot export-table: warning: " << dir
+              << " records no checksum of results.json (an older ncclbot wrote it), so edits to it "
+                 "cannot be detected\n";
+  try {
+    return nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
+  }
+}
+
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<ExportOptions>();
   app.add_option("--study", opt->study_dir, "report folder of a finished `ncclbot run`")->required();
@@ -34,21 +65,7 @@ Action setup(CLI::App& app) {
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
     const std::string path = opt->study_dir + "/results.json";
-    // The table may not replace any file of the study folder it is read from.
-    std::vector<std::string> inputs = {path};
-    if (std::filesystem::exists(std::filesystem::path(opt->study_dir) / study::kRunFolderMarker))
-      for (const auto& f : study::RunFolder::claim(opt->study_dir, "--study").listed())
-        inputs.push_back(opt->study_dir + "/" + f);
-    check_output_not_input(opt->out, inputs, "--out");
-    const auto text = read_input_file_if_exists(path, kMaxJsonInputBytes);
-    if (!text)
-      throw InputError(path, 0, "cannot open (is this the --out folder of a finished `ncclbot run`?)");
-    nlohmann::json results;
-    try {
-      results = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
-    }
+    const nlohmann::json results = read_results(opt->study_dir, path, opt->out);
     if (!results.is_object() || results.value("schema", "") != report::kResultsSchema)
       throw InputError(
           path, 0, std::string("not an ncclbot study results file (schema ") + report::kResultsSchema + ")");

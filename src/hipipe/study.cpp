@@ -173,11 +173,13 @@ void write_hipipe_summary_markdown(std::ostream& md, const StudyResult& result, 
 }  // namespace
 
 Study read_study(const std::string& path) {
-  const toml::table root = TomlReader(path).parse_file();
+  const TomlReader reader(path);
+  const toml::table root = reader.parse_file();
+  reader.only_keys(root, "the study file", {"sizes", "options", "topology"});
   Study study;
   study.file = path;
-  if (const toml::table* o = root["options"].as_table()) {
-    for (auto&& [key, node] : *o) {
+  if (const toml::node* options = reader.find(root, "options")) {
+    for (auto&& [key, node] : reader.table(*options, "[options]")) {
       const std::string k(key.str());
       if (k == "baseline_chunks")
         study.options.baseline_chunks = read_int(node, path, k);
@@ -205,12 +207,15 @@ Study read_study(const std::string& path) {
   for (const toml::node& node : *topologies) {
     const toml::table* t = node.as_table();
     if (!t) throw InputError(path, toml_line(node), "[[topology]] must be a table");
+    reader.only_keys(*t, "[[topology]]", {"fabric", "nodes", "gpus_per_node"});
     const auto fabric_name = (*t)["fabric"].value<std::string>();
     if (!fabric_name) throw InputError(path, toml_line(node), "[[topology]] needs fabric = \"NAME\"");
     FabricPreset preset;
     try {
       preset = load_fabric_preset(*fabric_name);
     } catch (const UsageError& e) {
+      throw InputError(path, toml_line(node), e.what());
+    } catch (const InputError& e) {  // a fabric file's own message, said where the study names it
       throw InputError(path, toml_line(node), e.what());
     }
     const std::vector<int> nodes = t->contains("nodes") ? read_int_list(*t->get("nodes"), path, "nodes")

@@ -95,9 +95,10 @@ std::pair<uint64_t, uint64_t> InputFile::identity() const {
   return impl_->identity;
 }
 
-std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes) {
+std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes,
+                                                     bool pipes) {
   struct stat st {};
-  const int fd = open_input_fd(path, max_bytes, true, st);
+  const int fd = open_input_fd(path, max_bytes, pipes, st);
   if (fd < 0) return std::nullopt;
   try {
     std::string text = read_fd_capped(fd, path, max_bytes);
@@ -109,8 +110,8 @@ std::optional<std::string> read_input_file_if_exists(const std::string& path, ui
   }
 }
 
-std::string read_input_file(const std::string& path, uint64_t max_bytes) {
-  auto text = read_input_file_if_exists(path, max_bytes);
+std::string read_input_file(const std::string& path, uint64_t max_bytes, bool pipes) {
+  auto text = read_input_file_if_exists(path, max_bytes, pipes);
   if (!text) throw InputError(path, 0, "cannot open: no such file");
   return std::move(*text);
 }

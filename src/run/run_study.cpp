@@ -11,6 +11,7 @@
 #include <set>
 
 #include "base/progress_bar.hpp"
+#include "base/sha256.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -35,7 +36,7 @@ namespace fs = std::filesystem;
 
 // Writes only when the bytes differ, so reruns do not touch files that are already right.
 void write_if_changed(const std::string& path, const std::string& bytes) {
-  const auto old = read_file_if_exists(path);
+  const auto old = read_input_file_if_exists(path, kMaxPartialBytes, false);  // a FIFO: refused
   if (!old || *old != bytes) write_file_atomic(path, bytes);
 }
 
@@ -81,15 +82,28 @@ std::set<std::string> figure_files(const nlohmann::json& entries) {
   return files;
 }
 
-// An input of the study may not be one of the files the run replaces (e.g. a [[sweep]] file that
-// lives in DIR/sweeps/ under a planned name, or the study file given as DIR/study.toml).
-void check_inputs_survive(const fs::path& out, const std::set<std::string>& planned,
-                          const std::vector<std::string>& inputs, bool own_study_file) {
-  for (const auto& f : planned) {
+// A file the run reads: the study file (first, line 0), then each [[sweep]] file with its line there.
+struct StudyInput {
+  std::string path;
+  long line = 0;
+};
+
+// An input of the study may not be one of the files the run manages in `out`: those it replaces
+// (`planned`: a [[sweep]] file in DIR/sweeps/ under a planned name, the study file given as a
+// variant's DIR/study.toml) or those an earlier run wrote there and this one may remove (`listed`).
+void check_inputs_survive(const fs::path& out, const std::set<std::string>& managed,
+                          const std::vector<StudyInput>& inputs, bool own_study_file) {
+  for (const auto& f : managed) {
     // study.toml is rewritten with the study's own bytes, so running DIR/study.toml is harmless; a
     // variant's study.toml holds other bytes.
     if (own_study_file && f == "study.toml") continue;
-    check_output_not_input((out / f).string(), inputs, "--out");
+    for (const auto& in : inputs) {
+      if (!same_file((out / f).string(), in.path)) continue;
+      if (in.line == 0) check_output_not_input((out / f).string(), {in.path}, "--out");
+      throw InputError(inputs.front().path, in.line,
+                       "the [[sweep]] file '" + in.path + "' is " + f + " of --out '" + out.string() +
+                           "', a file ncclbot run writes or removes there; move it out of that folder");
+    }
   }
 }
 
@@ -115,14 +129,14 @@ void refuse_symlink(const fs::path& p) {
 
 // Empties the folder of a variant the study no longer has: every file its marker lists (nothing
 // else), then the marker, then whichever of its folders are left empty.
-void remove_variant_folder(const fs::path& dir, const std::vector<std::string>& inputs,
+void remove_variant_folder(const fs::path& dir, const std::vector<StudyInput>& inputs,
                            const FolderOwner& owner, bool replace) {
   refuse_symlink(dir.parent_path());
   refuse_symlink(dir);
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(dir / kRunFolderMarker, ec))) return;
   const RunFolder folder = RunFolder::claim(dir.string(), "--out", owner, replace);
-  for (const auto& f : folder.listed()) check_output_not_input((dir / f).string(), inputs, "--out");
+  check_inputs_survive(dir, folder.listed(), inputs, false);
   folder.remove_unlisted({});
   fs::remove(dir / kRunFolderMarker, ec);
   for (const auto* sub : {"units", "sweeps", "figures", ""}) fs::remove(dir / sub, ec);  // only if empty
@@ -142,7 +156,7 @@ struct FolderRun {
 // sweeps, and variants) the study no longer has go, and so do temporaries of a killed run. Figures
 // stay listed unless redrawn.
 FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& options,
-                      const std::vector<std::string>& inputs, bool own_study_file,
+                      const std::vector<StudyInput>& inputs, bool own_study_file,
                       const std::set<std::string>& variant_markers, std::string label) {
   const FolderOwner owner{"run", spec.name};
   RunFolder folder = RunFolder::claim(out.string(), "--out", owner, options.replace);
@@ -152,17 +166,19 @@ FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& opt
   FolderRun run{prepare_study(std::move(spec)), folder, out, std::move(label), {}};
 
   std::set<std::string> planned = planned_files(run.study);
-  check_inputs_survive(out, planned, inputs, own_study_file);
+  const std::set<std::string> listed = folder.listed();
+  std::set<std::string> managed = listed;
+  managed.insert(planned.begin(), planned.end());
+  check_inputs_survive(out, managed, inputs, own_study_file);
   planned.insert(variant_markers.begin(), variant_markers.end());
   std::set<std::string> keep = planned;
-  const std::set<std::string> listed = folder.listed();
   for (const auto& f : listed) {
     if (!options.figures && f.rfind("figures/", 0) == 0) keep.insert(f);
     if (is_variant_marker(f) && !planned.count(f))
       remove_variant_folder(out / fs::path(f).parent_path(), inputs, owner, options.replace);
   }
+  folder.record(planned);  // first: it refuses a FIFO or a folder where a file goes, before any delete
   folder.remove_unlisted(keep);
-  folder.record(planned);
   write_if_changed((out / "study.toml").string(), run.study.spec.text);
   for (const auto& ps : run.study.sweeps)
     write_if_changed((out / "sweeps" / (ps.source->name + ".csv")).string(), ps.csv);
@@ -219,7 +235,9 @@ nlohmann::json finish_folder(FolderRun& run, const RunOptions& options, const st
   nlohmann::json results = report::build_results(study, units, sig, backend);
   if (extend) extend(results);
   run.summary.results_json = (out / "results.json").string();
-  write_if_changed(run.summary.results_json, results.dump(1) + "\n");
+  const std::string results_text = results.dump(1) + "\n";
+  write_if_changed(run.summary.results_json, results_text);
+  run.folder.record_checksum("results.json", sha256_hex(results_text));  // export-table checks it
 
   nlohmann::json figures = nlohmann::json::array();
   std::string note = "figures disabled (--no-figures)";
@@ -273,9 +291,9 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
   }
   if (options.out_dir.empty()) throw UsageError("--out DIR is required");
   const fs::path out = options.out_dir;
-  std::vector<std::string> inputs = {spec.path};
+  std::vector<StudyInput> inputs = {{spec.path, 0}};
   for (const auto& sw : spec.sweeps)
-    if (!sw.file.empty()) inputs.push_back(sw.file);
+    if (!sw.file.empty()) inputs.push_back({sw.file, sw.line});
   std::set<std::string> markers;
   for (const auto& v : spec.variants) markers.insert(variant_marker(v.slug));
 

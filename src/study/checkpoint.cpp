@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "base/sha256.hpp"
-#include "ncclbot/io/atomic_file.hpp"
+#include "ncclbot/io/output_file.hpp"
 
 namespace ncclbot::study {
 namespace {
@@ -45,7 +45,8 @@ std::optional<UnitResult> reusable_checkpoint(const std::string& path, const Pre
                                               const WorkUnit& unit, std::string& why) {
   why.clear();
   try {
-    const auto text = read_file_if_exists(path);
+    // Not a FIFO: the checkpoint is rewritten in its place when unusable, which would then stall.
+    const auto text = read_input_file_if_exists(path, kMaxPartialBytes, false);
     if (!text) return std::nullopt;
     UnitResult u = checked_unit(*text);
     const auto& sc = study.scenarios[size_t(unit.scenario)];

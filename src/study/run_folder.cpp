@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,11 +22,15 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kHeader = "# ncclbot run folder: files written by ncclbot (one per line)\n";
 constexpr std::string_view kOwnerLine = "# owner: ";
+// "# sha256 HEX PATH": the digest of a listed file as the command wrote it (a comment to older
+// versions, which ignore it).
+constexpr std::string_view kChecksumLine = "# sha256 ";
 constexpr uint64_t kMaxMarkerBytes = uint64_t(16) << 20;
 
 struct Marker {
   std::optional<FolderOwner> owner;  // absent in markers of older versions and in `touch`ed ones
   std::set<std::string> files;
+  std::map<std::string, std::string> checksums;  // listed path -> sha256 of its bytes when written
 };
 
 // Holds flock() on the folder for one read-modify-write of the marker, so concurrent `run-units`
@@ -64,9 +69,17 @@ FolderOwner owner_from(const std::string& json_text, const fs::path& marker, lon
   }
 }
 
+// "HEX PATH" of a checksum line.
+void add_checksum(Marker& m, const std::string& rest, const fs::path& marker, long line) {
+  const size_t space = rest.find(' ');
+  if (space != 64 || !safe_relative(rest.substr(space + 1)))
+    throw InputError(marker.string(), line, "the sha256 line is damaged");
+  m.checksums[rest.substr(space + 1)] = rest.substr(0, space);
+}
+
 Marker read_marker(const fs::path& dir) {
   const fs::path marker = dir / kRunFolderMarker;
-  const std::string text = read_input_file(marker.string(), kMaxMarkerBytes);
+  const std::string text = read_input_file(marker.string(), kMaxMarkerBytes, false);
   Marker m;
   std::istringstream in(text);
   std::string line;
@@ -74,6 +87,7 @@ Marker read_marker(const fs::path& dir) {
   while (std::getline(in, line)) {
     ++n;
     if (line.rfind(kOwnerLine, 0) == 0) m.owner = owner_from(line.substr(kOwnerLine.size()), marker, n);
+    if (line.rfind(kChecksumLine, 0) == 0) add_checksum(m, line.substr(kChecksumLine.size()), marker, n);
     if (line.empty() || line.front() == '#') continue;
     if (!safe_relative(line))
       throw InputError(marker.string(), n, "'" + line + "' is not a relative path inside the folder");
@@ -86,7 +100,7 @@ Marker read_marker(const fs::path& dir) {
 // results.json, whose study it then holds; otherwise (an adopted folder) nobody.
 std::optional<FolderOwner> legacy_owner(const fs::path& dir) {
   try {
-    const auto text = read_input_file_if_exists((dir / "results.json").string(), kMaxJsonInputBytes);
+    const auto text = read_input_file_if_exists((dir / "results.json").string(), kMaxJsonInputBytes, false);
     if (!text) return std::nullopt;
     return FolderOwner{"run", nlohmann::json::parse(*text).at("study").at("name").get<std::string>()};
   } catch (const std::exception&) {
@@ -101,6 +115,8 @@ void write_marker(const fs::path& dir, const Marker& m) {
     if (!m.owner->study.empty()) o["study"] = m.owner->study;
     text += std::string(kOwnerLine) + o.dump() + "\n";
   }
+  for (const auto& [f, sum] : m.checksums)
+    if (m.files.count(f)) text += std::string(kChecksumLine) + sum + " " + f + "\n";
   for (const auto& f : m.files) text += f + "\n";
   write_output_file((dir / kRunFolderMarker).string(), text, "");
 }
@@ -126,9 +142,14 @@ RunFolder RunFolder::claim(const std::string& dir, std::string_view option, cons
   fs::create_directories(path, ec);
   if (ec) throw UsageError(std::string(option) + " '" + dir + "': cannot create the folder: " + ec.message());
   FolderLock lock(path);
-  if (fs::is_symlink(fs::symlink_status(path / kRunFolderMarker, ec)))
+  const fs::file_type marker_type = fs::symlink_status(path / kRunFolderMarker, ec).type();
+  if (marker_type == fs::file_type::symlink)
     throw UsageError(std::string(option) + " '" + dir + "': its " + kRunFolderMarker +
                      " is a symbolic link; ncclbot writes only inside the folder it is given");
+  // A FIFO would stall reading or writing the marker forever; a device or a folder is no marker.
+  if (marker_type != fs::file_type::not_found && marker_type != fs::file_type::regular)
+    throw UsageError(std::string(option) + " '" + dir + "': its " + kRunFolderMarker +
+                     " is not a regular file");
   const std::string take_over = "; give --replace to replace them, or choose another folder";
   if (fs::exists(path / kRunFolderMarker, ec)) {
     Marker m = read_marker(path);  // a damaged marker is an error now, not a surprise later
@@ -157,7 +178,7 @@ RunFolder RunFolder::claim(const std::string& dir, std::string_view option, cons
 RunFolder RunFolder::claim(const std::string& dir, std::string_view option) {
   const fs::path path = dir;
   std::error_code ec;
-  if (!fs::is_regular_file(path / kRunFolderMarker, ec))
+  if (!fs::is_regular_file(fs::symlink_status(path / kRunFolderMarker, ec)))
     throw UsageError(std::string(option) + " '" + dir + "' has no " + kRunFolderMarker +
                      " marker, so it was not written by ncclbot");
   FolderLock lock(path);
@@ -177,6 +198,17 @@ void RunFolder::check_inside(const std::string& rel) const {
         " through a symbolic link; ncclbot writes and deletes only inside the folder it is given");
 }
 
+void RunFolder::check_replaceable(const std::string& rel) const {
+  std::error_code ec;
+  const fs::path p = dir_ / rel;
+  const fs::file_type type = fs::status(p, ec).type();  // a link inside the folder: its target
+  if (type == fs::file_type::directory)
+    throw UsageError(option_ + ": " + p.string() + " is a folder, not a file; ncclbot writes a file there");
+  if (type != fs::file_type::not_found && type != fs::file_type::regular && type != fs::file_type::none)
+    throw UsageError(option_ + ": " + p.string() +
+                     " is not a regular file (a FIFO or a device); ncclbot writes a file there");
+}
+
 fs::path RunFolder::make_subfolder(const std::string& rel) const {
   check_inside(rel);
   const fs::path p = dir_ / rel;
@@ -188,6 +220,23 @@ fs::path RunFolder::make_subfolder(const std::string& rel) const {
   for (const auto& e : fs::directory_iterator(p, ec))
     check_inside((fs::path(rel) / e.path().filename()).string());
   return p;
+}
+
+void RunFolder::record_checksum(const std::string& rel, const std::string& sha256) const {
+  FolderLock lock(dir_);
+  Marker m = read_marker(dir_);
+  if (!m.files.count(rel)) throw std::logic_error("run folder: a checksum of the unlisted '" + rel + "'");
+  if (m.checksums[rel] == sha256) return;
+  m.checksums[rel] = sha256;
+  write_marker(dir_, m);
+}
+
+std::optional<std::string> RunFolder::checksum(const std::string& rel) const {
+  FolderLock lock(dir_);
+  const Marker m = read_marker(dir_);
+  const auto it = m.checksums.find(rel);
+  if (it == m.checksums.end() || !m.files.count(rel)) return std::nullopt;
+  return it->second;
 }
 
 std::set<std::string> RunFolder::listed() const {
@@ -202,6 +251,7 @@ void RunFolder::record(const std::set<std::string>& files) const {
   for (const auto& f : files) {
     if (!safe_relative(f)) throw std::logic_error("run folder entry '" + f + "' escapes the folder");
     check_inside(f);
+    check_replaceable(f);
   }
   m.files.insert(files.begin(), files.end());
   if (m.files.size() != before) write_marker(dir_, m);

@@ -7,7 +7,8 @@
 // in a project folder can never remove a user's own file, nor one study's run remove another's.
 // Every path written or deleted must resolve inside the folder: a symbolic link leading out of it
 // is refused. A folder written by an older ncclbot can be adopted with an empty marker (`touch
-// DIR/.ncclbot-run`): nothing in it is deleted, and stale checkpoints are recomputed anyway.
+// DIR/.ncclbot-run`): nothing in it is deleted, and stale checkpoints are recomputed anyway. The
+// marker also keeps the SHA-256 of files whose later edits must be noticed (results.json).
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -46,12 +47,18 @@ class RunFolder {
   std::filesystem::path make_subfolder(const std::string& rel) const;
   // Adds relative paths to the list. Call it before writing them: a run killed in between leaves
   // them listed, so the next run may replace or remove them. A path that resolves outside the
-  // folder (through a symbolic link) is a UsageError, and nothing is listed.
+  // folder (through a symbolic link), or that holds a folder, a FIFO or a device (which would
+  // stall or defeat the write), is a UsageError, and nothing is listed.
   void record(const std::set<std::string>& files) const;
   // Deletes every listed file not in `keep` and every leftover temporary of a listed or kept name;
   // the list becomes the listed files that are kept. A listed path that resolves outside the folder
   // is a UsageError, before anything is deleted.
   void remove_unlisted(const std::set<std::string>& keep) const;
+  // Records the SHA-256 (hex) of the listed file `rel` as just written, so a reader can tell a
+  // file edited since from the command's own (export-table checks results.json).
+  void record_checksum(const std::string& rel, const std::string& sha256) const;
+  // The recorded SHA-256 of `rel`; nullopt when none was recorded (a folder of an older version).
+  std::optional<std::string> checksum(const std::string& rel) const;
   // The listed files (relative paths), as the marker says now.
   std::set<std::string> listed() const;
 
@@ -60,6 +67,8 @@ class RunFolder {
       : dir_(std::move(dir)), option_(std::move(option)) {}
   // Throws UsageError when DIR/rel resolves outside the folder.
   void check_inside(const std::string& rel) const;
+  // Throws UsageError when DIR/rel is there but is not a regular file.
+  void check_replaceable(const std::string& rel) const;
   std::filesystem::path dir_;
   std::string option_;
 };

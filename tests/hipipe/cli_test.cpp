@@ -108,5 +108,25 @@ TEST(HipipeCli, BadStudyFileNamesTheLine) {
   EXPECT_NE(r.err.find("study.toml:1:"), std::string::npos) << r.err;
 }
 
+// Every key of every table is checked: a misspelt one is an error at its line, never ignored; and a
+// fabric file that is not there is named at the study line that names it.
+TEST(HipipeCli, StudyFileUnknownKeysAndMissingFabricFilesNameTheStudyLine) {
+  const std::string dir = test::temp_dir();
+  const std::string good = "sizes = [1024]\n[[topology]]\nfabric = \"h100-ib-a\"\nnodes = [2]\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"bogus = 1\n" + good, "study.toml:1: unknown key 'bogus'"},
+      {good + "[optionz]\nmax_chunks = 4\n", "study.toml:5: unknown key 'optionz'"},
+      {good + "nodez = [4]\n", "study.toml:5: unknown key 'nodez'"},
+      {good + "gpus = 4\n", "study.toml:5: unknown key 'gpus'"},
+      {"sizes = [1024]\n[[topology]]\nfabric = \"../../no/such/fabric.toml\"\n",
+       "study.toml:2: ../../no/such/fabric.toml: no such fabric file"}};
+  for (const auto& [text, message] : cases) {
+    test::write_file(dir + "/study.toml", text);
+    const auto r = run_cli("hipipe --study '" + dir + "/study.toml' --out '" + dir + "/out' --no-figure");
+    EXPECT_EQ(r.exit_code, 2) << text;
+    EXPECT_NE(r.err.find(message), std::string::npos) << text << "\n" << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace ncclbot

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -130,6 +131,54 @@ TEST(ExportTable, UnknownPolicyAndMissingStudyAreUsageErrors) {
   const CliResult b = run_cli("export-table --study /nonexistent --policy AUTO --out /dev/null");
   EXPECT_EQ(b.exit_code, 2);
   EXPECT_NE(b.err.find("/nonexistent/results.json"), std::string::npos) << b.err;
+}
+
+// A copy of the finished study folder to edit.
+std::string study_copy() {
+  const std::string dir = temp_dir() + "/copy";
+  std::filesystem::copy(study_run().dir, dir, std::filesystem::copy_options::recursive);
+  return dir;
+}
+
+// Flips the first decision of the first "decisions" list in `j` to another arm; true when one was.
+bool flip_first_decision(nlohmann::json& j) {
+  if (j.is_object() && j.contains("decisions") && j["decisions"].is_array() && !j["decisions"].empty()) {
+    auto& d = j["decisions"][0];
+    d = d == "Ring/Simple" ? "Tree/LL" : "Ring/Simple";
+    return true;
+  }
+  if (j.is_structured())
+    for (auto& v : j)
+      if (flip_first_decision(v)) return true;
+  return false;
+}
+
+TEST(ExportTable, AResultsJsonEditedAfterTheRunIsRefused) {
+  const std::string dir = study_copy();
+  nlohmann::json results = nlohmann::json::parse(read_all(dir + "/results.json"));
+  ASSERT_TRUE(flip_first_decision(results));
+  write_file(dir + "/results.json", results.dump(1) + "\n");
+  const CliResult c =
+      run_cli("export-table --study '" + dir + "' --policy UCB1 --out '" + dir + "/../table.csv'");
+  EXPECT_EQ(c.exit_code, 2) << c.err;
+  EXPECT_NE(c.err.find(dir + "/results.json: changed after `ncclbot run` wrote it"), std::string::npos)
+      << c.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/../table.csv"));
+}
+
+TEST(ExportTable, AFolderWithoutARecordedChecksumIsReadWithAWarning) {
+  const std::string dir = study_copy();
+  std::istringstream marker(read_all(dir + "/.ncclbot-run"));
+  std::string kept, line;
+  while (std::getline(marker, line))
+    if (line.rfind("# sha256 ", 0) != 0) kept += line + "\n";
+  ASSERT_NE(kept, read_all(dir + "/.ncclbot-run"));  // the run recorded a checksum
+  write_file(dir + "/.ncclbot-run", kept);
+  const CliResult c =
+      run_cli("export-table --study '" + dir + "' --policy UCB1 --out '" + dir + "/../table.csv'");
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.err.find("warning: " + dir + " records no checksum of results.json"), std::string::npos)
+      << c.err;
 }
 
 }  // namespace

@@ -27,10 +27,12 @@ inline constexpr uint64_t kMaxJsonInputBytes = uint64_t(256) << 20;  // stats in
 inline constexpr uint64_t kMaxPartialBytes = uint64_t(2) << 30;      // merge partials, checkpoints
 
 // The whole file, or an InputError naming `path` when it cannot be opened, is not a regular file
-// or a pipe, or is larger than `max_bytes` (checked while reading, so it also ends /dev/zero).
-std::string read_input_file(const std::string& path, uint64_t max_bytes);
+// or (with `pipes`) a pipe, or is larger than `max_bytes` (checked while reading, so it also ends
+// /dev/zero). Files of an output folder are read without `pipes`: a FIFO there is refused at once.
+std::string read_input_file(const std::string& path, uint64_t max_bytes, bool pipes = true);
 // As read_input_file, but nullopt when the file does not exist; every other failure still throws.
-std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes);
+std::optional<std::string> read_input_file_if_exists(const std::string& path, uint64_t max_bytes,
+                                                     bool pipes = true);
 // An input read as a stream (a sweep CSV, an nccl-tests log, a decision log): opened without
 // waiting (O_NONBLOCK, so a FIFO without a writer cannot stall the open; its first read then ends
 // at once), checked to be a regular file, or with `pipes` a pipe, before anything is read, then
