@@ -88,22 +88,31 @@ struct StudyInput {
   long line = 0;
 };
 
+// The path of `input` inside the folder `out` (links resolved), or "" when it lies elsewhere.
+std::string path_in_folder(const fs::path& out, const std::string& input) {
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(fs::absolute(out, ec), ec);
+  const fs::path rel = fs::weakly_canonical(fs::absolute(input, ec), ec).lexically_relative(root);
+  if (ec || rel.empty() || *rel.begin() == ".." || rel == ".") return "";
+  return rel.string();
+}
+
 // An input of the study may not be one of the files the run manages in `out`: those it replaces
-// (`planned`: a [[sweep]] file in DIR/sweeps/ under a planned name, the study file given as a
-// variant's DIR/study.toml) or those an earlier run wrote there and this one may remove (`listed`).
+// (a [[sweep]] file in DIR/sweeps/ under a planned name, the study file given as a variant's
+// DIR/study.toml) or those an earlier run listed there and this one may remove. One lookup per
+// input, so a folder listing many files costs no more.
 void check_inputs_survive(const fs::path& out, const std::set<std::string>& managed,
                           const std::vector<StudyInput>& inputs, bool own_study_file) {
-  for (const auto& f : managed) {
+  for (const auto& in : inputs) {
+    const std::string rel = path_in_folder(out, in.path);
+    if (rel.empty() || !managed.count(rel)) continue;
     // study.toml is rewritten with the study's own bytes, so running DIR/study.toml is harmless; a
     // variant's study.toml holds other bytes.
-    if (own_study_file && f == "study.toml") continue;
-    for (const auto& in : inputs) {
-      if (!same_file((out / f).string(), in.path)) continue;
-      if (in.line == 0) check_output_not_input((out / f).string(), {in.path}, "--out");
-      throw InputError(inputs.front().path, in.line,
-                       "the [[sweep]] file '" + in.path + "' is " + f + " of --out '" + out.string() +
-                           "', a file ncclbot run writes or removes there; move it out of that folder");
-    }
+    if (in.line == 0 && own_study_file && rel == "study.toml") continue;
+    if (in.line == 0) check_output_not_input((out / rel).string(), {in.path}, "--out");
+    throw InputError(inputs.front().path, in.line,
+                     "the [[sweep]] file '" + in.path + "' is " + rel + " of --out '" + out.string() +
+                         "', a file ncclbot run writes or removes there; move it out of that folder");
   }
 }
 
