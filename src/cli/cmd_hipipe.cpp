@@ -117,6 +117,10 @@ Action setup(CLI::App& app) {
   return [opt, nodes, gpus] {
     if ((nodes->count() > 0 && opt->nodes < 1) || (gpus->count() > 0 && opt->gpus_per_node < 1))
       throw UsageError("--nodes and --gpus-per-node must be at least 1");
+    if (opt->nodes > hipipe::kMaxNodes || opt->gpus_per_node > hipipe::kMaxGpusPerNode)
+      throw UsageError("--nodes is at most " + std::to_string(hipipe::kMaxNodes) +
+                       " and --gpus-per-node at most " + std::to_string(hipipe::kMaxGpusPerNode) +
+                       ", as in a preset");
     return opt->study.empty() ? run_single(*opt) : run_study(*opt);
   };
 }

@@ -21,7 +21,6 @@ namespace {
 // makespan runs to hundreds of digits.
 constexpr double kMinBandwidthGBps = 0.1, kMaxBandwidthGBps = 100000.0;
 constexpr double kMaxLatencyUs = 1e6;
-constexpr int64_t kMaxNodes = 1000000, kMaxGpusPerNode = 1024;
 
 // Largest divisor of n that is at most cap.
 int largest_divisor_at_most(int n, int cap) {

@@ -46,12 +46,16 @@ TEST(HipipeCli, TableWithoutJson) {
 }
 
 TEST(HipipeCli, BadInputExitsTwoWithOneLine) {
-  for (const char* args : {"hipipe --fabric h100-ib-a --bytes 0", "hipipe --fabric h100-ib-a --bytes -5",
-                           "hipipe --fabric h100-ib-a --bytes 12Q", "hipipe --fabric nope --bytes 1M",
-                           "hipipe --fabric h100-ib-a --bytes 1M --nodes 1 --gpus-per-node 1",
-                           "hipipe --fabric h100-ib-a --bytes 1M --chunks 0", "hipipe --bytes 1M",
-                           "hipipe --fabric h100-ib-a --bytes 1M --nodes 0",
-                           "hipipe --study /no/such/study.toml --out /tmp/x"}) {
+  for (const char* args :
+       {"hipipe --fabric h100-ib-a --bytes 0", "hipipe --fabric h100-ib-a --bytes -5",
+        "hipipe --fabric h100-ib-a --bytes 12Q", "hipipe --fabric nope --bytes 1M",
+        "hipipe --fabric h100-ib-a --bytes 1M --nodes 1 --gpus-per-node 1",
+        "hipipe --fabric h100-ib-a --bytes 1M --chunks 0", "hipipe --bytes 1M",
+        "hipipe --fabric h100-ib-a --bytes 1M --nodes 0",
+        "hipipe --fabric h100-ib-a --bytes 1M --nodes 1000001",
+        "hipipe --fabric h100-ib-a --bytes 1M --nodes 2147483647 --gpus-per-node 2147483647",
+        "hipipe --fabric h100-ib-a --bytes 1M --gpus-per-node 1025",
+        "hipipe --study /no/such/study.toml --out /tmp/x"}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
     EXPECT_EQ(r.signal, 0) << args;

@@ -3,6 +3,7 @@
 // so the numbers and their sources live beside each other. A preset describes its dimensions in
 // terms of a job's shape: a dimension spans GPUs of a node (optionally a multi-node NVLink domain)
 // or groups of nodes; the actual group sizes follow from the job's nodes and GPUs per node.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ std::string fabric_preset_dir();
 
 // `name_or_path`: a preset name (h100-ib-a, ...) or a path to a .toml file. UsageError lists the
 // known names when the name is unknown.
+// The largest cluster a preset (or hipipe's --nodes, --gpus-per-node) may describe.
+inline constexpr int64_t kMaxNodes = 1000000, kMaxGpusPerNode = 1024;
+
 FabricPreset load_fabric_preset(std::string_view name_or_path);
 std::vector<std::string> fabric_preset_names();
 
