@@ -12,28 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "ncclbot/core/knob_limits.hpp"
+
 namespace ncclbot::plugin {
 
 inline constexpr int kAny = -1;
 inline constexpr size_t kMaxTableFileBytes = size_t(16) << 20;  // far above any real table
-inline constexpr uint64_t kMaxChunkBytes = uint64_t(1) << 30;   // a table's chunk_bytes; NCCL clamps lower
-// NCCL's MAXCHANNELS: a channel count above it is capped by NCCL's own settings (NCCL
-// src/graph/connect.cc:334-345) and wraps in its 8-bit nMaxChannels field (NCCL src/include/comm.h:206).
-inline constexpr int kMaxChannels = 64;
-
-// NCCL's chunk grain of protocol `proto` (LL, LL128, Simple: ncclProtoGrainSize, NCCL
-// src/include/device.h:328-334), 0 for no protocol. calcCollChunking rounds a tuner's chunk down to
-// it (enqueue.cc:2182-2320), so a chunk that is no multiple is silently another, and one below it
-// becomes 0, which NCCL then divides by.
-constexpr uint64_t chunk_grain_bytes(int proto) {
-  constexpr uint64_t kGrain[3] = {16, 1920, 512};  // LL128: 32 x 8 / 16 x 15 x 8 bytes
-  return proto >= 0 && proto < 3 ? kGrain[proto] : 0;
-}
-// Whether NCCL keeps `chunk` for protocol `proto` as it is: a positive multiple of the grain.
-constexpr bool chunk_fits_grain(uint64_t chunk, int proto) {
-  const uint64_t grain = chunk_grain_bytes(proto);
-  return grain > 0 && chunk >= grain && chunk % grain == 0;
-}
 
 struct DecisionRow {
   int collective = kAny;                           // ncclFunc_t

@@ -9,6 +9,7 @@
 
 #include "plugin/decision_table.hpp"
 
+using namespace ncclbot;
 using namespace ncclbot::plugin;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
