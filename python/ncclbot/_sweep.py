@@ -7,6 +7,7 @@ import io
 import os
 import shutil
 import tempfile
+import tomllib
 import weakref
 from typing import TYPE_CHECKING, Optional, Sequence
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 DYNAMICS_PREFIX = "# dynamics: "
 COLUMNS = ["fabric", "collective", "nodes", "gpus_per_node", "bytes", "algo", "proto", "sample", "time_us"]
+KNOB_COLUMNS = ["channels", "chunk_bytes"]
 _DTYPES = {
     "fabric": str,
     "collective": str,
@@ -28,9 +30,18 @@ _DTYPES = {
     "gpus_per_node": "int64",
     "bytes": "int64",
     "sample": "int64",
+    "channels": "int64",
+    "chunk_bytes": "int64",
     "time_us": str,  # parsed by float() below: exact whatever pandas' own float parser does
     "prior_us": str,
 }
+
+
+def side_path(csv_path: str) -> str:
+    """The side file beside a sweep CSV (its call dynamics): NAME.csv -> NAME.sweep.toml."""
+    head, name = os.path.split(csv_path)
+    stem = name[: -len(".csv")] if name.endswith(".csv") and len(name) > len(".csv") else name
+    return os.path.join(head, stem + ".sweep.toml")
 
 
 def _file_state(path: str) -> tuple[int, int]:
@@ -41,17 +52,21 @@ def _file_state(path: str) -> tuple[int, int]:
 class Sweep:
     """A forced-arm sweep: every arm (algorithm, protocol) timed on every context.
 
-    Long format, one row per sample, the columns of the sweep CSV:
-    fabric, collective, nodes, gpus_per_node, bytes, algo, proto, sample, time_us[, prior_us].
-    A simulated sweep also carries its call dynamics (the CSV's `# dynamics:` line), kept in
-    `dynamics` and in a DataFrame's attrs["dynamics"]. Times are float32 in the library: a value
-    set from pandas is rounded to the nearest float32, as reading it from a CSV would.
+    Long format, one row per sample, the columns of the sweep CSV: fabric, collective, nodes,
+    gpus_per_node, bytes, algo, proto[, channels, chunk_bytes], sample, time_us[, prior_us]
+    (channels and chunk_bytes are an arm's knobs, 0 = NCCL's own). A simulated sweep also carries
+    its call dynamics (the side file NAME.sweep.toml beside NAME.csv), kept in `dynamics` and in a
+    DataFrame's attrs["dynamics"]. Times are float32 in the library: a value set from pandas is
+    rounded to the nearest float32, as reading it from a CSV would.
     """
 
-    def __init__(self, csv: str, path: Optional[str] = None, owned_dir: Optional[str] = None) -> None:
-        if not isinstance(csv, str):  # made by read_sweep, synth and from_pandas, not by hand
+    def __init__(
+        self, csv: str, side: str = "", path: Optional[str] = None, owned_dir: Optional[str] = None
+    ) -> None:
+        if not isinstance(csv, str) or not isinstance(side, str):  # made by this module, not by hand
             raise kinds.ArgumentError("Sweep", "csv", f"must be the sweep's CSV text, got {kinds.shown(csv)}")
         self._csv = csv
+        self._side = side
         self._path = path
         self._state = _file_state(path) if path else None
         self._temp: Optional[str] = None
@@ -65,20 +80,26 @@ class Sweep:
         return self._csv
 
     @property
+    def side(self) -> str:
+        """The side file's text (NAME.sweep.toml), '' when the sweep has no side data."""
+        return self._side
+
+    @property
     def dynamics(self) -> Optional[str]:
-        """The `# dynamics:` settings of a simulated sweep, or None."""
-        first = self._csv.split("\n", 1)[0]
-        return first[len(DYNAMICS_PREFIX) :] if first.startswith(DYNAMICS_PREFIX) else None
+        """The call dynamics of a simulated sweep as `key=value` words, or None."""
+        table = tomllib.loads(self._side).get("dynamics") if self._side else None
+        if not table:
+            return None
+        return " ".join(f"{key}={value}" for key, value in table.items())
 
     @property
     def has_prior(self) -> bool:
         """Whether the sweep carries NCCL's cost-model prediction (prior_us), which `auto` needs."""
-        header = next(line for line in self._csv.split("\n", 2) if not line.startswith("#"))
-        return header.endswith(",prior_us")
+        return self._csv.split("\n", 1)[0].endswith(",prior_us")
 
     def __len__(self) -> int:
         """Rows (samples)."""
-        return self._csv.count("\n") - 1 - (1 if self.dynamics else 0)
+        return self._csv.count("\n") - 1
 
     def __repr__(self) -> str:
         where = f" from {self._path}" if self._path and not self._owned else ""
@@ -93,24 +114,31 @@ class Sweep:
             folder = tempfile.mkdtemp(prefix="ncclbot-sweep-")
             weakref.finalize(self, shutil.rmtree, folder, True)
             self._temp = os.path.join(folder, "sweep.csv")
-            with open(self._temp, "w", encoding="utf-8") as f:
-                f.write(self._csv)
+            self._write(self._temp)
         return self._temp
+
+    def _write(self, target: str) -> None:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(self._csv)
+        side = side_path(target)
+        if self._side:
+            with open(side, "w", encoding="utf-8") as f:
+                f.write(self._side)
+        elif os.path.isfile(side) and not os.path.islink(side):
+            os.remove(side)  # an earlier sweep's side data would be read with this CSV
 
     @kinds.checked(path=kinds.path)
     def to_csv(self, path: "os.PathLike[str] | str") -> None:
-        """Writes the canonical CSV (the form `ncclbot synth` writes)."""
-        with open(path_text(path), "w", encoding="utf-8") as f:
-            f.write(self._csv)
+        """Writes the canonical CSV (the form `ncclbot synth` writes) and, for a sweep with side
+        data, its side file NAME.sweep.toml beside it."""
+        self._write(path_text(path))
 
     def to_pandas(self) -> "pd.DataFrame":
         """The sweep as a long-format DataFrame with the CSV's columns; exact (float64 values)."""
         import pandas as pd
 
-        text, dynamics = self._csv, self.dynamics
-        if dynamics is not None:
-            text = text.split("\n", 1)[1]
-        df = pd.read_csv(io.StringIO(text), dtype=_DTYPES, keep_default_na=False)
+        dynamics = self.dynamics
+        df = pd.read_csv(io.StringIO(self._csv), dtype=_DTYPES, keep_default_na=False)
         for column in ("time_us", "prior_us"):
             if column in df.columns:
                 df[column] = df[column].map(float).astype("float64")
@@ -130,23 +158,24 @@ class Sweep:
         missing = [c for c in COLUMNS if c not in df.columns]
         if missing:
             raise_for(2, f"ncclbot: <DataFrame>: missing column(s) {', '.join(missing)}")
-        columns = COLUMNS + (["prior_us"] if "prior_us" in df.columns else [])
+        knobs = [c for c in KNOB_COLUMNS if c in df.columns]
+        columns = COLUMNS + knobs + (["prior_us"] if "prior_us" in df.columns else [])
         text = df[columns].to_csv(index=False, lineterminator="\n")
         dynamics = df.attrs.get("dynamics")
         if dynamics:
             text = DYNAMICS_PREFIX + str(dynamics) + "\n" + text
-        code, csv, err = _core.canonical_sweep("<DataFrame>", text)
+        code, csv, side, err = _core.canonical_sweep("<DataFrame>", text)
         raise_for(code, err)
-        return cls(csv)
+        return cls(csv, side)
 
 
 @kinds.checked(path=kinds.path)
 def read_sweep(path: "os.PathLike[str] | str") -> Sweep:
     """Reads a sweep CSV strictly (an error names the file, line and reason)."""
     p = os.path.abspath(path_text(path))
-    code, csv, err = _core.canonical_sweep(p)
+    code, csv, side, err = _core.canonical_sweep(p)
     raise_for(code, err)
-    return Sweep(csv, path=p)
+    return Sweep(csv, side, path=p)
 
 
 @kinds.checked(
@@ -191,10 +220,10 @@ def synth(
     )
     try:
         run(["synth"] + option_words(options) + ["--json"])
-        code, csv, err = _core.canonical_sweep(target)
+        code, csv, side, err = _core.canonical_sweep(target)
         raise_for(code, err)
     except BaseException:
         if owned:
             shutil.rmtree(owned, True)
         raise
-    return Sweep(csv, path=target, owned_dir=owned)
+    return Sweep(csv, side, path=target, owned_dir=owned)

@@ -20,6 +20,7 @@
 #include "cli/dispatch.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/io/sweep_side_data.hpp"
 #include "ncclbot/version.hpp"
 
 namespace nb = nanobind;
@@ -121,7 +122,7 @@ NB_MODULE(_core, m) {
         "with capture=False the output goes to the process's own stdout and stderr.");
   m.def("canonical_sweep", &canonical_sweep, nb::arg("source"), nb::arg("text") = nb::none(),
         "Reads a sweep CSV (the file `source`, or `text` named `source` in errors) and returns "
-        "(exit code, canonical CSV, error line).");
+        "(exit code, canonical CSV, side-file text or '', error line).");
   m.def("set_progress", &set_progress, nb::arg("callable").none(),
         "Sends progress of long commands to callable(label, done, total, last); None: none.");
   m.def(

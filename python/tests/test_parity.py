@@ -168,7 +168,7 @@ def test_a_bad_dataframe_names_the_row_as_a_csv_line(sweep_file):
     df.loc[3, "time_us"] = -1.0
     with pytest.raises(ncclbot.InputError) as e:
         ncclbot.Sweep.from_pandas(df)
-    assert str(e.value).startswith("ncclbot: <DataFrame>:6")  # header line 1, # dynamics line 2, row 3 line 6
+    assert str(e.value).startswith("ncclbot: <DataFrame>:6")  # the dynamics go in as line 1, header 2, row 3 line 6
     with pytest.raises(ncclbot.InputError, match="missing column"):
         ncclbot.Sweep.from_pandas(df.drop(columns=["proto"]))
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/command.hpp"
 #include "ncclbot/core/context_filter.hpp"
@@ -21,7 +22,73 @@ struct InspectOptions {
   bool json = false;
 };
 
+// Mean, p99, max and counts of the losses of one pick per context.
+nlohmann::json loss_json(const std::vector<double>& losses) {
+  const LossSummary s = summarize_losses(losses);
+  const auto within_1pct = std::count_if(losses.begin(), losses.end(), [](double l) { return l <= 0.01; });
+  return {{"mean", s.mean},
+          {"p99", s.p99},
+          {"max", s.max},
+          {"above_10pct", s.above_10pct},
+          {"within_1pct", within_1pct}};
+}
+
+// The mean of arm i of context c, summed in sample order as the Sweep sums its slot means.
+double knob_arm_mean(const Sweep& sweep, int c, int i) {
+  double sum = 0.0;
+  for (int r = 0; r < sweep.samples(); ++r) sum += double(sweep.arm_sample(c, i, r));
+  return sum / sweep.samples();
+}
+
+// NCCL's default for a knob context: AUTO's algorithm and protocol (argmin of the prior over NCCL's
+// arms, lowest first on a tie) with NCCL's own channels and chunk; -1 without a prior.
+int knob_default_arm(const Sweep& sweep, int c) {
+  if (!sweep.has_prior()) return -1;
+  const auto arms = sweep.arms(c);
+  int pick = -1;
+  for (int i = 0; i < int(arms.size()); ++i) {
+    const Arm& a = arms[size_t(i)];
+    if (!a.default_knobs() || !is_nccl_slot(a.slot())) continue;
+    if (pick < 0 || sweep.arm_prior(c, i) < sweep.arm_prior(c, pick)) pick = i;
+  }
+  return pick;
+}
+
+// A sweep whose arms set channels or chunk sizes: its arms, and how much NCCL's default loses
+// against the best arm measured (the knobs' room to gain).
+nlohmann::json inspect_knobs(const Sweep& sweep, const std::vector<int>& selected) {
+  std::set<Arm> seen;
+  size_t min_arms = SIZE_MAX, max_arms = 0;
+  uint64_t min_bytes = UINT64_MAX, max_bytes = 0;
+  std::vector<double> default_losses;
+  for (int c : selected) {
+    const auto arms = sweep.arms(c);
+    seen.insert(arms.begin(), arms.end());
+    min_arms = std::min(min_arms, arms.size());
+    max_arms = std::max(max_arms, arms.size());
+    min_bytes = std::min(min_bytes, sweep.context(c).bytes);
+    max_bytes = std::max(max_bytes, sweep.context(c).bytes);
+    const int pick = knob_default_arm(sweep, c);
+    if (pick < 0) continue;
+    double best = knob_arm_mean(sweep, c, 0);
+    for (int i = 1; i < int(arms.size()); ++i) best = std::min(best, knob_arm_mean(sweep, c, i));
+    default_losses.push_back(knob_arm_mean(sweep, c, pick) / best - 1.0);
+  }
+  nlohmann::json out;
+  out["contexts"] = selected.size();
+  out["arms"] = seen.size();
+  out["samples"] = sweep.samples();
+  out["knob_arms"] = true;
+  if (!selected.empty()) {
+    out["arms_per_context"] = {{"min", min_arms}, {"max", max_arms}};
+    out["bytes"] = {{"min", min_bytes}, {"max", max_bytes}};
+  }
+  if (!default_losses.empty()) out["auto"] = loss_json(default_losses);
+  return out;
+}
+
 nlohmann::json inspect(const Sweep& sweep, const std::vector<int>& selected) {
+  if (!sweep.slot_shaped()) return inspect_knobs(sweep, selected);
   const SweepView v = sweep.view();
   ArmMask seen;
   int min_arms = kNumArms, max_arms = 0;
@@ -43,16 +110,7 @@ nlohmann::json inspect(const Sweep& sweep, const std::vector<int>& selected) {
     out["arms_per_context"] = {{"min", min_arms}, {"max", max_arms}};
     out["bytes"] = {{"min", min_bytes}, {"max", max_bytes}};
   }
-  if (v.has_prior() && !auto_losses.empty()) {
-    const LossSummary s = summarize_losses(auto_losses);
-    const auto within_1pct =
-        std::count_if(auto_losses.begin(), auto_losses.end(), [](double l) { return l <= 0.01; });
-    out["auto"] = {{"mean", s.mean},
-                   {"p99", s.p99},
-                   {"max", s.max},
-                   {"above_10pct", s.above_10pct},
-                   {"within_1pct", within_1pct}};
-  }
+  if (v.has_prior() && !auto_losses.empty()) out["auto"] = loss_json(auto_losses);
   return out;
 }
 
@@ -64,10 +122,12 @@ void print_human(const nlohmann::json& j, std::ostream& os) {
        << ", sizes: " << j["bytes"]["min"] << "-" << j["bytes"]["max"] << " B\n";
   if (j.contains("auto")) {
     const auto& a = j["auto"];
-    os << "AUTO priced on the measured arms: mean loss " << a["mean"].get<double>() * 100 << "%, p99 "
-       << a["p99"].get<double>() * 100 << "%, max " << a["max"].get<double>() * 100
-       << "%, contexts above 10%: " << a["above_10pct"] << ", within 1% of best: " << a["within_1pct"]
-       << "\n";
+    os << (j.contains("knob_arms") ? "NCCL's default (AUTO's algorithm and protocol, NCCL's own channels and "
+                                     "chunk) priced on the measured arms: mean loss "
+                                   : "AUTO priced on the measured arms: mean loss ")
+       << a["mean"].get<double>() * 100 << "%, p99 " << a["p99"].get<double>() * 100 << "%, max "
+       << a["max"].get<double>() * 100 << "%, contexts above 10%: " << a["above_10pct"]
+       << ", within 1% of best: " << a["within_1pct"] << "\n";
   } else {
     os << "no prior in this sweep: AUTO's loss cannot be priced\n";
   }

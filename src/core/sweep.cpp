@@ -16,8 +16,11 @@ std::string describe(const Context& c) {
          std::to_string(c.gpus_per_node) + " " + std::to_string(c.bytes) + "B";
 }
 
-std::string describe_arm(int slot) {
-  return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
+std::string describe_arm(const Arm& arm) {
+  std::string s = std::string(algo_name(arm.algo)) + "/" + std::string(proto_name(arm.proto));
+  if (!arm.default_knobs())
+    s += " channels=" + std::to_string(arm.channels) + " chunk_bytes=" + std::to_string(arm.chunk_bytes);
+  return s;
 }
 
 template <typename T>
@@ -47,9 +50,58 @@ Sweep::Sweep(std::vector<Context> contexts, int samples, std::vector<float> time
       for (int r = 0; r < samples_; ++r) sum += double(time_us_[(c * kNumArms + a) * samples_ + r]);
       mean_us_[c * kNumArms + a] = sum / samples_;
     }
+  list_slot_arms();
+}
+
+Sweep::Sweep(std::vector<Context> contexts, int samples, KnobArms knob)
+    : contexts_(std::move(contexts)), samples_(samples) {
+  const size_t C = contexts_.size();
+  const size_t A = knob.arms.size();
+  if (samples_ <= 0 && C > 0) throw std::invalid_argument("Sweep: samples per arm must be positive");
+  if (knob.arm_begin.size() != C + 1 || knob.arm_begin.front() != 0 || size_t(knob.arm_begin.back()) != A ||
+      knob.time_us.size() != A * size_t(samples_) || (knob.prior_us && knob.prior_us->size() != A))
+    throw std::invalid_argument("Sweep: knob tensor shapes do not match the arm count");
+  for (size_t c = 0; c < C; ++c)
+    if (knob.arm_begin[c + 1] <= knob.arm_begin[c])
+      throw std::invalid_argument("Sweep: a context without arms");
+  knob_ = std::move(knob);
+}
+
+void Sweep::list_slot_arms() {
+  slot_arm_begin_.assign(1, 0);
+  for (uint32_t bits : valid_) {
+    for (int a = 0; a < kNumArms; ++a)
+      if (ArmMask{bits}.has(a)) slot_arms_.push_back(Arm::of_slot(a));
+    slot_arm_begin_.push_back(int32_t(slot_arms_.size()));
+  }
+}
+
+std::span<const Arm> Sweep::arms(int c) const {
+  const std::vector<Arm>& arms = knob_ ? knob_->arms : slot_arms_;
+  const std::vector<int32_t>& begin = knob_ ? knob_->arm_begin : slot_arm_begin_;
+  return std::span<const Arm>(arms).subspan(size_t(begin.at(size_t(c))),
+                                            size_t(begin.at(size_t(c) + 1) - begin[size_t(c)]));
+}
+
+float Sweep::arm_sample(int c, int i, int r) const {
+  if (knob_) return knob_->time_us[(size_t(knob_->arm_begin[size_t(c)] + i)) * size_t(samples_) + size_t(r)];
+  const int slot = arms(c)[size_t(i)].slot();
+  return time_us_[(size_t(c) * kNumArms + size_t(slot)) * size_t(samples_) + size_t(r)];
+}
+
+float Sweep::arm_prior(int c, int i) const {
+  if (knob_) return knob_->prior_us ? (*knob_->prior_us)[size_t(knob_->arm_begin[size_t(c)] + i)] : -1.0f;
+  return prior_us_ ? (*prior_us_)[size_t(c) * kNumArms + size_t(arms(c)[size_t(i)].slot())] : -1.0f;
 }
 
 SweepView Sweep::view() const {
+  if (knob_)
+    throw InputError(
+        knob_->source, knob_->knob_line,
+        "this arm sets channels or a chunk size, but this command's engine holds one arm per "
+        "algorithm and protocol (" +
+            std::to_string(kNumArms) +
+            " slots): give it a sweep without channels and chunk_bytes columns (or with 0 in them)");
   SweepView v;
   v.num_contexts = num_contexts();
   v.samples = samples_;
@@ -84,12 +136,24 @@ bool Sweep::identical_to(const Sweep& o) const {
       !bitwise_equal(mean_us_, o.mean_us_) || !bitwise_equal(first_use_us_, o.first_use_us_))
     return false;
   if (!(dynamics_ == o.dynamics_)) return false;
+  if (knob_.has_value() != o.knob_.has_value()) return false;
+  if (knob_ && (knob_->arms != o.knob_->arms || knob_->arm_begin != o.knob_->arm_begin ||
+                !bitwise_equal(knob_->time_us, o.knob_->time_us) ||
+                knob_->prior_us.has_value() != o.knob_->prior_us.has_value() ||
+                (knob_->prior_us && !bitwise_equal(*knob_->prior_us, *o.knob_->prior_us))))
+    return false;
   return !prior_us_ || bitwise_equal(*prior_us_, *o.prior_us_);
 }
 
 void SweepBuilder::add(const Context& ctx, int slot, int sample, float time_us, std::optional<float> prior_us,
                        long line) {
   if (!is_arm_slot(slot)) throw InputError(source_, line, "arm slot out of range");
+  add(ctx, Arm::of_slot(slot), sample, time_us, prior_us, line);
+}
+
+void SweepBuilder::add(const Context& ctx, const Arm& key, int sample, float time_us,
+                       std::optional<float> prior_us, long line) {
+  if (const char* fault = arm_fault(key)) throw InputError(source_, line, describe_arm(key) + ": " + fault);
   if (sample < 0) throw InputError(source_, line, "sample index must be >= 0");
   if (!std::isfinite(time_us) || time_us <= 0.0f)
     throw InputError(source_, line, "time_us must be a positive finite number");
@@ -99,7 +163,13 @@ void SweepBuilder::add(const Context& ctx, int slot, int sample, float time_us, 
   if (*with_prior_ != prior_us.has_value())
     throw InputError(source_, line, "prior_us must be given on every row or on none");
 
-  ArmRows& arm = cells_[ctx][slot];
+  if (!key.default_knobs() && !first_knob_line_) first_knob_line_ = line;
+  std::map<Arm, ArmRows>& arms = cells_[ctx];
+  if (arms.size() == size_t(kMaxArmsPerContext) && !arms.count(key))
+    throw InputError(source_, line,
+                     describe(ctx) + " has more than " + std::to_string(kMaxArmsPerContext) +
+                         " arms, the most a sweep context may hold");
+  ArmRows& arm = arms[key];
   if (arm.samples.empty()) {
     arm.first_line = line;
     arm.prior = prior_us;
@@ -109,9 +179,9 @@ void SweepBuilder::add(const Context& ctx, int slot, int sample, float time_us, 
         "prior_us differs from line " + std::to_string(arm.first_line) + " for the same context and arm");
   }
   if (!arm.samples.emplace(sample, time_us).second)
-    throw InputError(source_, line,
-                     "duplicate row for " + describe(ctx) + " " + describe_arm(slot) + " sample " +
-                         std::to_string(sample));
+    throw InputError(
+        source_, line,
+        "duplicate row for " + describe(ctx) + " " + describe_arm(key) + " sample " + std::to_string(sample));
   ++rows_;
 }
 
@@ -119,8 +189,6 @@ Sweep SweepBuilder::build() const {
   if (cells_.empty()) throw InputError(source_, 0, "no data rows");
   int R = -1;
   long r_line = 0;
-  std::vector<Context> contexts;
-  std::vector<uint32_t> valid;
   for (const auto& [ctx, arms] : cells_) {
     for (const auto& [slot, arm] : arms) {
       const int n = int(arm.samples.size());
@@ -139,7 +207,13 @@ Sweep SweepBuilder::build() const {
                              std::to_string(n - 1));
     }
   }
+  return first_knob_line_ ? build_knobs(R) : build_slots(R);
+}
+
+Sweep SweepBuilder::build_slots(int R) const {
   const size_t C = cells_.size();
+  std::vector<Context> contexts;
+  std::vector<uint32_t> valid;
   std::vector<float> time(C * kNumArms * size_t(R), std::numeric_limits<float>::quiet_NaN());
   std::optional<std::vector<float>> prior;
   if (with_prior_.value_or(false)) prior.emplace(C * kNumArms, -1.0f);
@@ -147,15 +221,35 @@ Sweep SweepBuilder::build() const {
   for (const auto& [ctx, arms] : cells_) {
     contexts.push_back(ctx);
     ArmMask mask;
-    for (const auto& [slot, arm] : arms) {
+    for (const auto& [arm_key, arm] : arms) {
+      const int slot = arm_key.slot();
       mask.set(slot);
-      for (const auto& [r, t] : arm.samples) time[(c * kNumArms + slot) * R + r] = t;
-      if (prior) (*prior)[c * kNumArms + slot] = *arm.prior;
+      for (const auto& [r, t] : arm.samples) time[(c * kNumArms + size_t(slot)) * size_t(R) + size_t(r)] = t;
+      if (prior) (*prior)[c * kNumArms + size_t(slot)] = *arm.prior;
     }
     valid.push_back(mask.bits);
     ++c;
   }
   return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
+}
+
+Sweep SweepBuilder::build_knobs(int R) const {
+  std::vector<Context> contexts;
+  Sweep::KnobArms knob;
+  knob.source = source_;
+  knob.knob_line = *first_knob_line_;
+  knob.arm_begin.push_back(0);
+  if (with_prior_.value_or(false)) knob.prior_us.emplace();
+  for (const auto& [ctx, arms] : cells_) {
+    contexts.push_back(ctx);
+    for (const auto& [arm_key, arm] : arms) {
+      knob.arms.push_back(arm_key);
+      for (const auto& [r, t] : arm.samples) knob.time_us.push_back(t);
+      if (knob.prior_us) knob.prior_us->push_back(*arm.prior);
+    }
+    knob.arm_begin.push_back(int32_t(knob.arms.size()));
+  }
+  return Sweep(std::move(contexts), R, std::move(knob));
 }
 
 }  // namespace ncclbot

@@ -16,7 +16,9 @@
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/core/utf8_bom.hpp"
+#include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"
+#include "ncclbot/io/sweep_side_data.hpp"
 
 namespace ncclbot {
 namespace {
@@ -31,12 +33,14 @@ enum Column {
   kProto,
   kSample,
   kTime,
-  kPrior,
+  kPrior,  // this one and those after it are optional
+  kChannels,
+  kChunkBytes,
   kNumColumns
 };
 constexpr std::array<std::string_view, kNumColumns> kColumnNames = {
-    "fabric", "collective", "nodes",  "gpus_per_node", "bytes",
-    "algo",   "proto",      "sample", "time_us",       "prior_us"};
+    "fabric", "collective", "nodes",   "gpus_per_node", "bytes",    "algo",
+    "proto",  "sample",     "time_us", "prior_us",      "channels", "chunk_bytes"};
 
 std::vector<std::string_view> split_commas(std::string_view line) {
   std::vector<std::string_view> out;
@@ -75,6 +79,15 @@ class RowParser {
     if (!v || *v <= 0 || *v > (1 << 20))
       fail(std::string(col) + " must be a positive integer, got " + quoted_value(tok));
     return int(*v);
+  }
+  // A knob column's value: an integer in [0, hi], 0 for NCCL's own; never empty.
+  uint64_t knob(std::string_view tok, std::string_view col, uint64_t hi) const {
+    if (tok.empty()) fail(std::string(col) + " is empty (0 means NCCL's own value)");
+    const auto v = parse_uint(tok);
+    if (!v || *v > hi)
+      fail(std::string(col) + " must be an integer in [0, " + std::to_string(hi) + "] (0: NCCL's own), got " +
+           quoted_value(tok));
+    return *v;
   }
   float time(std::string_view tok, std::string_view col) const {
     auto v = parse_float(tok);
@@ -143,58 +156,13 @@ SweepDynamics parse_dynamics_line(std::string_view text, const std::string& sour
     const std::string_view value = item.substr(eq + 1);
     if (!seen.insert(key).second)
       throw InputError(source, lineno, "dynamics key '" + key + "' appears twice");
-    auto number = [&](double lo, double hi) {
-      const auto v = parse_double(value);
-      if (!v || !(*v >= lo && *v <= hi))
-        throw InputError(source, lineno,
-                         "dynamics " + key + " = '" + std::string(value) + "' is not a number in [" +
-                             format_double(lo) + ", " + format_double(hi) + "]");
-      return *v;
-    };
-    auto count = [&]() {
-      const auto v = parse_int(value);
-      if (!v || *v < 0 || *v > 100000000)
-        throw InputError(source, lineno,
-                         "dynamics " + key + " = '" + std::string(value) + "' is not an integer in [0, 1e8]");
-      return int(*v);
-    };
-    if (key == "job_warmup")
-      d.call.job_warmup = float(number(0.0, 100.0));
-    else if (key == "job_warmup_calls")
-      d.call.job_warmup_calls = count();
-    else if (key == "arm_warmup")
-      d.call.arm_warmup = float(number(0.0, 100.0));
-    else if (key == "arm_warmup_calls")
-      d.call.arm_warmup_calls = count();
-    else if (key == "shift_rate")
-      d.call.shift_rate = float(number(0.0, 0.999));
-    else if (key == "shift_size")
-      d.call.shift_size = float(number(0.0, 0.999));
-    else if (key == "shift_arm_size")
-      d.call.shift_arm_size = float(number(0.0, 0.999));
-    else if (key == "first_use_base_us")
-      d.first_use_base_us = number(0.0, 1e9);
-    else if (key == "first_use_per_host_us")
-      d.first_use_per_host_us = number(0.0, 1e9);
-    else
+    if (!set_dynamics_value(d, key, value, source, lineno))
       throw InputError(
           source, lineno,
-          "unknown dynamics key '" + key +
-              "' (valid: job_warmup, job_warmup_calls, arm_warmup, arm_warmup_calls, "
-              "shift_rate, shift_size, shift_arm_size, first_use_base_us, first_use_per_host_us)");
+          "unknown dynamics key '" + key + "' (valid: " + std::string(dynamics_key_list()) + ")");
   }
   if (!seen.count("shift_arm_size")) std::swap(d.call.shift_size, d.call.shift_arm_size);
   return d;
-}
-
-void write_dynamics_line(const SweepDynamics& d, std::ostream& out) {
-  const CallDynamics& c = d.call;
-  out << kDynamicsPrefix << " job_warmup=" << format_float(c.job_warmup)
-      << " job_warmup_calls=" << c.job_warmup_calls << " arm_warmup=" << format_float(c.arm_warmup)
-      << " arm_warmup_calls=" << c.arm_warmup_calls << " shift_rate=" << format_float(c.shift_rate)
-      << " shift_size=" << format_float(c.shift_size) << " shift_arm_size=" << format_float(c.shift_arm_size)
-      << " first_use_base_us=" << format_double(d.first_use_base_us)
-      << " first_use_per_host_us=" << format_double(d.first_use_per_host_us) << '\n';
 }
 
 // Maps each header field to its column in `index`; unknown, repeated or missing columns are errors.
@@ -209,7 +177,7 @@ void read_sweep_header(const std::vector<std::string_view>& fields, const std::s
     if (index[col] >= 0) throw InputError(source, lineno, "column '" + std::string(name) + "' appears twice");
     index[col] = int(i);
   }
-  for (int k = 0; k < kPrior; ++k)
+  for (int k = 0; k < kPrior; ++k)  // the columns before prior_us are required
     if (index[k] < 0)
       throw InputError(source, lineno, "header is missing column '" + std::string(kColumnNames[k]) + "'");
 }
@@ -253,7 +221,11 @@ void add_sweep_row(const std::vector<std::string_view>& fields, const std::array
   const float time = row.time(field(kTime), "time_us");
   std::optional<float> prior;
   if (index[kPrior] >= 0) prior = row.time(field(kPrior), "prior_us");
-  builder.add(ctx, arm_slot(*algo, *proto), int(*sample), time, prior, lineno);
+  Arm arm = Arm::of_slot(arm_slot(*algo, *proto));
+  if (index[kChannels] >= 0) arm.channels = uint16_t(row.knob(field(kChannels), "channels", kMaxChannels));
+  if (index[kChunkBytes] >= 0)
+    arm.chunk_bytes = uint32_t(row.knob(field(kChunkBytes), "chunk_bytes", kMaxChunkBytes));
+  builder.add(ctx, arm, int(*sample), time, prior, lineno);
 }
 
 }  // namespace
@@ -299,24 +271,34 @@ Sweep read_sweep_csv(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "is a folder, not a sweep CSV");
   InputFile in(path, kMaxSweepBytes);
-  return parse_sweep_csv(in.stream(), path);
+  Sweep sweep = parse_sweep_csv(in.stream(), path);
+  const std::string side_path = sweep_side_data_path(path);
+  const auto side = read_input_file_if_exists(side_path, kMaxConfigBytes);
+  if (side) {
+    if (sweep.dynamics().any())
+      throw InputError(side_path, 0,
+                       "gives call dynamics, and so does the '# dynamics:' line of " + path + ": keep one");
+    sweep.set_dynamics(parse_sweep_side_data(*side, side_path));
+  }
+  return sweep;
 }
 
 void write_sweep_csv(const Sweep& sweep, std::ostream& out) {
-  if (sweep.dynamics().any()) write_dynamics_line(sweep.dynamics(), out);
-  out << "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us";
-  if (sweep.has_prior()) out << ",prior_us";
-  out << '\n';
-  const SweepView v = sweep.view();
-  for (int c = 0; c < v.num_contexts; ++c) {
+  const bool knobs = sweep.has_knob_columns();
+  out << "fabric,collective,nodes,gpus_per_node,bytes,algo,proto" << (knobs ? ",channels,chunk_bytes" : "")
+      << ",sample,time_us" << (sweep.has_prior() ? ",prior_us" : "") << '\n';
+  for (int c = 0; c < sweep.num_contexts(); ++c) {
     const Context& ctx = sweep.context(c);
-    for (int a = 0; a < kNumArms; ++a) {
-      if (!v.mask(c).has(a)) continue;
-      for (int r = 0; r < v.samples; ++r) {
+    const auto arms = sweep.arms(c);
+    for (int i = 0; i < int(arms.size()); ++i) {
+      const Arm& arm = arms[size_t(i)];
+      for (int r = 0; r < sweep.samples(); ++r) {
         out << ctx.fabric << ',' << collective_name(ctx.collective) << ',' << ctx.nodes << ','
-            << ctx.gpus_per_node << ',' << ctx.bytes << ',' << algo_name(slot_algo(a)) << ','
-            << proto_name(slot_proto(a)) << ',' << r << ',' << format_float(v.sample(c, a, r));
-        if (v.has_prior()) out << ',' << format_float(v.prior(c, a));
+            << ctx.gpus_per_node << ',' << ctx.bytes << ',' << algo_name(arm.algo) << ','
+            << proto_name(arm.proto);
+        if (knobs) out << ',' << arm.channels << ',' << arm.chunk_bytes;
+        out << ',' << r << ',' << format_float(sweep.arm_sample(c, i, r));
+        if (sweep.has_prior()) out << ',' << format_float(sweep.arm_prior(c, i));
         out << '\n';
       }
     }
@@ -324,10 +306,14 @@ void write_sweep_csv(const Sweep& sweep, std::ostream& out) {
 }
 
 void write_sweep_csv(const Sweep& sweep, const std::string& path) {
-  // A temporary beside it, renamed when complete: a reader never sees a half-written sweep.
+  // Temporaries beside them, renamed when complete: a reader never sees a half-written sweep. A side
+  // file left by an earlier sweep of that name goes, or its dynamics would be read with this one.
+  const std::string side = sweep_side_data_text(sweep.dynamics());
+  check_sweep_side_data_writable(path, side);
   OutputFile out(path, "--out");
   write_sweep_csv(sweep, out.stream());
   out.commit();
+  write_sweep_side_data(path, side);
 }
 
 }  // namespace ncclbot

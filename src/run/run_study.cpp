@@ -55,7 +55,10 @@ std::optional<UnitResult> load_checkpoint(const fs::path& units_dir, const Prepa
 std::set<std::string> planned_files(const PreparedStudy& study) {
   std::set<std::string> files = {"study.toml", "results.json", "report.md", "report.html"};
   for (const auto& u : study.units) files.insert("units/" + u.file_name);
-  for (const auto& ps : study.sweeps) files.insert("sweeps/" + ps.source->name + ".csv");
+  for (const auto& ps : study.sweeps) {
+    files.insert("sweeps/" + ps.source->name + ".csv");
+    if (!ps.side.empty()) files.insert("sweeps/" + ps.source->name + ".sweep.toml");
+  }
   return files;
 }
 
@@ -189,8 +192,11 @@ FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& opt
   folder.record(planned);  // first: it refuses a FIFO or a folder where a file goes, before any delete
   folder.remove_unlisted(keep);
   write_if_changed((out / "study.toml").string(), run.study.spec.text);
-  for (const auto& ps : run.study.sweeps)
+  for (const auto& ps : run.study.sweeps) {
     write_if_changed((out / "sweeps" / (ps.source->name + ".csv")).string(), ps.csv);
+    if (!ps.side.empty())
+      write_if_changed((out / "sweeps" / (ps.source->name + ".sweep.toml")).string(), ps.side);
+  }
   return run;
 }
 

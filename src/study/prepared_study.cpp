@@ -7,6 +7,7 @@
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/io/sweep_side_data.hpp"
 #include "ncclbot/version.hpp"
 #include "study/policy_replay.hpp"
 #include "study/sweep_source.hpp"
@@ -118,7 +119,8 @@ PreparedStudy prepare_study(StudySpec spec) {
     std::ostringstream csv;
     write_sweep_csv(*ps.sweep, csv);
     ps.csv = csv.str();
-    ps.sha256 = sha256_hex(ps.csv);
+    ps.side = sweep_side_data_text(ps.sweep->dynamics());
+    ps.sha256 = sha256_hex(ps.side + ps.csv);
     p.sweeps.push_back(std::move(ps));
   }
 

@@ -14,7 +14,8 @@ namespace ncclbot::study {
 struct PreparedSweep {
   const SweepSource* source = nullptr;
   std::shared_ptr<const Sweep> sweep;
-  std::string csv;  // canonical CSV bytes (what DIR/sweeps/NAME.csv holds)
+  std::string csv;   // canonical CSV bytes (what DIR/sweeps/NAME.csv holds)
+  std::string side;  // its side file's bytes (DIR/sweeps/NAME.sweep.toml), empty without side data
   std::string sha256;
 };
 

@@ -44,8 +44,11 @@ TEST(IngestOutputCli, SweepSaysItsSampleKindAndKeepsTheSpread) {
   EXPECT_EQ(j["sample_kind"], "mean");
   EXPECT_EQ(j["noise"], dir + "/s.noise.csv");
   const std::string csv = read_all(dir + "/s.csv");
-  EXPECT_EQ(csv.rfind("# samples: mean", 0), 0u);
-  EXPECT_EQ(read_sweep_csv(dir + "/s.csv").num_contexts(), 1);  // the comment is skipped by readers
+  // A plain CSV (its header first), with what its samples are in the side file beside it.
+  EXPECT_EQ(csv.rfind("fabric,collective,", 0), 0u);
+  EXPECT_EQ(read_all(dir + "/s.sweep.toml"),
+            "# Side data of the sweep CSV of the same name, read with it (ncclbot).\nsamples = \"mean\"\n");
+  EXPECT_EQ(read_sweep_csv(dir + "/s.csv").num_contexts(), 1);
   EXPECT_EQ(
       read_all(dir + "/s.noise.csv"),
       "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,i_min_us,i_max_us,i_p99_us,i_cv_pct\n"

@@ -20,10 +20,14 @@ TEST(SynthCli, WritesASweepInspectReads) {
   EXPECT_EQ(read_all(a), read_all(b));
   EXPECT_NE(read_all(a), read_all(c));
   // The observation model's call dynamics come first, then the header.
-  EXPECT_EQ(read_all(a).rfind("# dynamics: job_warmup=0.2 job_warmup_calls=5 arm_warmup=0.2", 0), 0u);
-  EXPECT_NE(
-      read_all(a).find("\nfabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n"),
-      std::string::npos);
+  // A plain CSV, header first; the observation model's call dynamics are in the side file beside it.
+  EXPECT_EQ(read_all(a).rfind(
+                "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n", 0),
+            0u);
+  EXPECT_NE(read_all(dir + "/a.sweep.toml")
+                .find("[dynamics]\njob_warmup = 0.2\njob_warmup_calls = 5\narm_warmup = 0.2\n"),
+            std::string::npos);
+  EXPECT_EQ(read_all(dir + "/a.sweep.toml"), read_all(dir + "/b.sweep.toml"));
   const CliResult r = run_cli("inspect '" + a + "' --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);

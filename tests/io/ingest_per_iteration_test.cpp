@@ -151,7 +151,7 @@ TEST(IngestPerIteration, OneKindOfSamplePerSweep) {
 }
 
 TEST(IngestPerIteration, SweepFileSaysWhatItsSamplesAre) {
-  EXPECT_EQ(sample_kind_comment(SampleKind::kIterations).rfind("# samples: iterations", 0), 0u);
-  EXPECT_EQ(sample_kind_comment(SampleKind::kMean).rfind("# samples: mean", 0), 0u);
+  EXPECT_EQ(sample_kind_word(SampleKind::kIterations), "iterations");
+  EXPECT_EQ(sample_kind_word(SampleKind::kMean), "mean");
   EXPECT_EQ(noise_sidecar_path("out/sweep.csv"), "out/sweep.noise.csv");
 }

@@ -173,7 +173,7 @@ TEST(PluginCheckCli, SimulatedSweepWhenSynthIsAvailable) {
   if (s.exit_code != 0) GTEST_SKIP() << "ncclbot synth not available in this build: " << s.err;
   // A simulated sweep carries call dynamics (warm-up, level shifts, first-use cost): the plugin is
   // fed the latencies the replay core observed, with and without delayed feedback.
-  ASSERT_EQ(read_all(dir + "/s.csv").rfind("# dynamics:", 0), 0u);
+  ASSERT_NE(read_all(dir + "/s.sweep.toml").find("[dynamics]"), std::string::npos);
   for (const char* policy : {"ucb1:c=0.5,n0=8", "thompson:n0=1,sigma=0.1", "egreedy:eps=0.1,n0=1"})
     for (const char* delay : {"0", "5"}) {
       const CliResult r =

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,22 @@ class Sweep {
   // Takes the tensors in SweepView layout; checks shapes and computes the per-arm means.
   Sweep(std::vector<Context> contexts, int samples, std::vector<float> time_us, std::vector<uint32_t> valid,
         std::optional<std::vector<float>> prior_us);
+  // A sweep whose arms set channels or a chunk size (knob arms): context c holds the arms
+  // arms[arm_begin[c] .. arm_begin[c+1]) in Arm order, and the tensors are [arm][sample] and [arm].
+  // `knob_line` is the source line of its first knob arm, named when a command cannot take it.
+  struct KnobArms {
+    std::vector<Arm> arms;
+    std::vector<int32_t> arm_begin;
+    std::vector<float> time_us;
+    std::optional<std::vector<float>> prior_us;
+    std::string source;
+    long knob_line = 0;
+  };
+  Sweep(std::vector<Context> contexts, int samples, KnobArms knob);
 
   int num_contexts() const { return int(contexts_.size()); }
   int samples() const { return samples_; }
-  bool has_prior() const { return prior_us_.has_value(); }
+  bool has_prior() const { return knob_ ? knob_->prior_us.has_value() : prior_us_.has_value(); }
   const std::vector<Context>& contexts() const { return contexts_; }
   const Context& context(int c) const { return contexts_.at(size_t(c)); }
   const std::vector<float>& time_us() const { return time_us_; }
@@ -54,7 +67,18 @@ class Sweep {
   // Attaches call dynamics (std::invalid_argument if out of range); none by default.
   void set_dynamics(const SweepDynamics& d);
 
+  // Whether every arm runs with NCCL's own channels and chunk size: then the slot tensors (view(),
+  // time_us(), valid(), ...) hold the sweep. A knob sweep has only the per-arm accessors below.
+  bool slot_shaped() const { return !knob_; }
+  // The slot view that policies and the replay engines take; a knob sweep is refused with an
+  // InputError naming its first knob arm's line (the engines hold one arm per algorithm and protocol).
   SweepView view() const;
+
+  // Every sweep, either shape: the arms of context c in Arm order, and arm i's samples and prior.
+  std::span<const Arm> arms(int c) const;
+  float arm_sample(int c, int i, int r) const;
+  float arm_prior(int c, int i) const;  // -1 without a prior
+  bool has_knob_columns() const { return knob_.has_value(); }
   // Bitwise equality of every tensor (NaN slots compare by bit pattern).
   bool identical_to(const Sweep& other) const;
 
@@ -67,7 +91,17 @@ class Sweep {
   std::optional<std::vector<float>> prior_us_;
   SweepDynamics dynamics_;
   std::vector<float> first_use_us_;  // per context, empty without a first-use cost
+  // Slot sweeps: the arms of each context listed from `valid` (what arms() hands out).
+  std::vector<Arm> slot_arms_;
+  std::vector<int32_t> slot_arm_begin_;
+  std::optional<KnobArms> knob_;  // knob sweeps only
+
+  void list_slot_arms();
 };
+
+// The most arms one context of a sweep may hold: every algorithm and protocol with 64 channel
+// counts and a few chunk sizes each stays far below it.
+inline constexpr int kMaxArmsPerContext = 4096;
 
 // Collects rows (context, arm, sample index, time, optional prior) from any source and validates
 // them: duplicate rows, differing sample counts, gaps in sample indices and inconsistent priors
@@ -76,6 +110,10 @@ class SweepBuilder {
  public:
   explicit SweepBuilder(std::string source) : source_(std::move(source)) {}
 
+  // Arm `arm` (checked with arm_fault) of context `ctx`, or its algorithm x protocol slot with
+  // NCCL's own knobs.
+  void add(const Context& ctx, const Arm& arm, int sample, float time_us, std::optional<float> prior_us,
+           long line);
   void add(const Context& ctx, int slot, int sample, float time_us, std::optional<float> prior_us, long line);
   size_t rows() const { return rows_; }
   Sweep build() const;
@@ -87,7 +125,11 @@ class SweepBuilder {
     long first_line = 0;
   };
   std::string source_;
-  std::map<Context, std::map<int, ArmRows>> cells_;
+  std::map<Context, std::map<Arm, ArmRows>> cells_;
+  std::optional<long> first_knob_line_;  // line of the first arm with channels or a chunk size
+
+  Sweep build_slots(int samples) const;
+  Sweep build_knobs(int samples) const;
   size_t rows_ = 0;
   std::optional<bool> with_prior_;
 };

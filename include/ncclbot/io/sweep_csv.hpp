@@ -1,14 +1,13 @@
 #pragma once
-// The sweep interchange format: long-form CSV, one row per sample,
-//   fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us[,prior_us]
-// preceded, when the sweep carries call dynamics (core/call_dynamics.hpp, a simulated sweep), by
-//   # dynamics: job_warmup=F job_warmup_calls=N arm_warmup=F arm_warmup_calls=N shift_rate=F
-//               shift_size=F shift_arm_size=F first_use_base_us=F first_use_per_host_us=F
-// (one line; without shift_arm_size, as written before levels had a shared part, shift_size is
-// each arm's own part)
-// Other lines starting with '#' are comments. Reading is strict (every problem is an InputError with
-// file:line); writing then reading gives a bit-identical Sweep (floats are written in their shortest exact
-// form).
+// The sweep interchange format: a plain long-form CSV, one row per sample,
+//   fabric,collective,nodes,gpus_per_node,bytes,algo,proto[,channels,chunk_bytes],sample,time_us[,prior_us]
+// (columns in any order; channels and chunk_bytes are an arm's knobs, 0 = NCCL's own, and are
+// written only for a sweep whose arms set them). What a sweep carries besides its rows (call
+// dynamics) lives in a side file beside it (io/sweep_side_data.hpp); the path readers and writers
+// handle both files, the stream ones the CSV alone. Lines starting with '#' are comments, and a
+// leading "# dynamics: key=value ..." line (the form before the side file) is still read. Reading is
+// strict (every problem is an InputError with file:line); writing then reading gives a
+// bit-identical Sweep (floats are written in their shortest exact form).
 #include <iosfwd>
 #include <string>
 

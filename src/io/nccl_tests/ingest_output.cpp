@@ -9,6 +9,7 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/io/sweep_side_data.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {
@@ -34,10 +35,8 @@ void write(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::string sample_kind_comment(SampleKind k) {
-  return k == SampleKind::kIterations
-             ? "# samples: iterations (nccl-tests -I 1 -J times_us: one sample per timed iteration, in order)"
-             : "# samples: mean (one averaged time per run and size)";
+std::string sample_kind_word(SampleKind k) {
+  return k == SampleKind::kIterations ? "iterations" : "mean";
 }
 
 std::string noise_sidecar_path(const std::string& sweep_path) {
@@ -81,9 +80,11 @@ std::string write_ingest_output(const IngestResult& result, const std::string& o
   if (out_path.has_parent_path()) fs::create_directories(out_path.parent_path(), ec);
   if (ec) throw UsageError("--out: cannot create the folder of " + out + ": " + ec.message());
   std::ostringstream csv;
-  csv << sample_kind_comment(result.samples) << '\n';
   write_sweep_csv(result.sweep, csv);
+  const std::string side = sweep_side_data_text(result.sweep.dynamics(), sample_kind_word(result.samples));
+  check_sweep_side_data_writable(out, side);
   write(out, csv.str());
+  write_sweep_side_data(out, side);
   if (result.noise.empty()) return "";
   const std::string sidecar = noise_sidecar_path(out);
   write(sidecar, noise_csv(result.noise));

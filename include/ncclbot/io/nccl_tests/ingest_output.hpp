@@ -14,7 +14,8 @@
 
 namespace ncclbot::nccl_tests {
 
-std::string sample_kind_comment(SampleKind k);
+// What one sample is, as the sweep's side file says it (io/sweep_side_data.hpp): "iterations" or "mean".
+std::string sample_kind_word(SampleKind k);
 std::string noise_sidecar_path(const std::string& sweep_path);  // a.csv -> a.noise.csv
 
 // The sidecar's text (header and rows in sweep order).
