@@ -71,27 +71,6 @@ CONVENTIONAL_CAPS = {"README", "LICENSE", "CHANGELOG", "CMakeLists", "CMakePrese
 ALLOWED = {
     ("tests/study/sensitivity_test.cpp", "data/s.csv"):
         "a sweep file the test writes into its temporary folder",
-    ("tests/layering/check_layering.py", "src/study/a.cpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/core/d.cpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/run/f.cpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/run/r.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/report/r.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "report/b.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "study/c.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "ncclbot/io/e.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "base/x.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "include/ncclbot/io/m.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "ncclbot/core/i.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "ncclbot/core/p.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "ncclbot/replay/h.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "plugin/k.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "plugin/q.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/newmodule/o.cpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/plugin/j.cpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/plugin/k.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "src/stats/g.cpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "study/n.hpp"): "the layering self-test's made-up tree",
-    ("tests/layering/check_layering.py", "tests/plugin/q.hpp"): "the layering self-test's made-up tree",
     ("pyproject.toml", "tests/data/big"):
         "an sdist exclusion: keeps a local folder of large test data out of a source package if present",
 }
