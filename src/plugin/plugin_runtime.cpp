@@ -11,6 +11,7 @@
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/leader_secret.hpp"
+#include "plugin/leader_server.hpp"
 #include "plugin/plugin_names.hpp"
 #include "plugin/state_file.hpp"
 

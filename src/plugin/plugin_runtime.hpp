@@ -15,7 +15,7 @@
 #include "plugin/context_key.hpp"
 #include "plugin/decision_log_writer.hpp"
 #include "plugin/decision_table.hpp"
-#include "plugin/leader_link.hpp"
+#include "plugin/follower_link.hpp"
 #include "plugin/live_handles.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/plugin_config.hpp"

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "plugin/leader_link.hpp"
+#include "plugin/follower_link.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"

@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "plugin/leader_link.hpp"
+#include "plugin/follower_link.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/plugin_runtime.hpp"
 

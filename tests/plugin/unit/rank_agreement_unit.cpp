@@ -21,7 +21,8 @@
 #include <vector>
 
 #include "ncclbot/replay/leader_protocol.hpp"
-#include "plugin/leader_link.hpp"
+#include "plugin/follower_link.hpp"
+#include "plugin/leader_server.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/state_file.hpp"

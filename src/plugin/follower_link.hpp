@@ -1,28 +1,24 @@
 #pragma once
-// Rank agreement for online mode over TCP (docs/plugin.md "Rank consistency" and "Security
-// model"). One process, the leader (rank 0), decides; every other process asks it
-// (NCCLBOT_LEADER=host:port) and plays exactly the leader's decision for each call index of each
-// (communicator, context). The messages are leader_wire.hpp's, authenticated with the job's secret.
+// Rank agreement for online mode over TCP, a follower's end (docs/plugin.md "Rank consistency" and
+// "Security model"): every rank but the leader (leader_server.hpp) asks it for its decisions and
+// plays exactly them.
 //
-//  - The server is one thread serving every connection with epoll: connections, buffered bytes and
-//    connections that have not authenticated yet are capped (LeaderLimits); nothing a peer sends
-//    runs on, or blocks, the thread of NCCL's getCollInfo.
-//  - A follower says nothing before the leader's WELCOME proves, on that connection, that both hold
-//    the same secret; a rank with another secret therefore never sends a HELLO and passes through.
-//  - A follower announces each communicator rank it holds (HELLO). Once a HELLO has gone out the
-//    leader may count it, so the rank follows the leader from then on (deciding alone could split
-//    the ranks), with exactly two ways out, both of which the leader's ranks match: an
-//    authenticated REFUSED (never counted), or a leader process that is gone (reconnecting is
-//    answered "connection refused", nobody listening on its port, for a whole timeout: every
-//    communicator it was part of is broken for NCCL itself, and the others it always answered
-//    with NCCL's choice). A broken connection is reopened and the HELLOs are sent again (the
-//    leader counts each (rank, ordinal) once and ACKs a repeat); a leader that is slow, stalled
-//    or unreachable without refusals is waited for, with a warning once per timeout period.
-//  - Decisions are fetched per rank in windows of kLeaderWindow calls, each asked for
-//    kLeaderPrefetch calls before its first call (replay/leader_protocol.hpp), so the answer is
-//    normally back before it is needed; each request carries the rank's cost table (the leader
-//    starts a context only once it has every rank's). A decision whose window is not there yet
-//    waits for it, and FollowerWaits counts how often that happened.
+// - A follower says nothing before the leader's WELCOME proves, on that connection, that both hold
+//   the same secret; a rank with another secret therefore never sends a HELLO and passes through.
+// - A follower announces each communicator rank it holds (HELLO). Once a HELLO has gone out the
+//   leader may count it, so the rank follows the leader from then on (deciding alone could split
+//   the ranks), with exactly two ways out, both of which the leader's ranks match: an
+//   authenticated REFUSED (never counted), or a leader process that is gone (reconnecting is
+//   answered "connection refused", nobody listening on its port, for a whole timeout: every
+//   communicator it was part of is broken for NCCL itself, and the others it always answered
+//   with NCCL's choice). A broken connection is reopened and the HELLOs are sent again (the
+//   leader counts each (rank, ordinal) once and ACKs a repeat); a leader that is slow, stalled
+//   or unreachable without refusals is waited for, with a warning once per timeout period.
+// - Decisions are fetched per rank in windows of kLeaderWindow calls, each asked for
+//   kLeaderPrefetch calls before its first call (replay/leader_protocol.hpp), so the answer is
+//   normally back before it is needed; each request carries the rank's cost table (the leader
+//   starts a context only once it has every rank's). A decision whose window is not there yet
+//   waits for it, and FollowerWaits counts how often that happened.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -38,20 +34,6 @@
 #include "plugin/leader_wire.hpp"
 
 namespace ncclbot::plugin {
-
-struct LeaderLimits {
-  size_t max_connections = 4096;       // all connections at once; more are closed at accept
-  size_t max_unauthenticated = 64;     // not yet past one valid tag; the oldest is evicted
-  int handshake_ms = 5000;             // an unauthenticated connection is closed after this
-  size_t max_output_bytes = 1u << 20;  // a peer that does not read its answers is closed
-};
-
-class LeaderServer {
- public:
-  // Binds host:port and serves in one background thread; false + `error` when it cannot listen.
-  static bool start(const std::string& address, const LeaderKey& key, const LeaderHandler& handler,
-                    const LeaderLimits& limits, std::string* error);
-};
 
 // How often a follower's decisions had to wait for their window (the lookahead did not bring it in
 // time), for the finalize line. Updated by FollowerLink::decision, read at any time.
@@ -141,8 +123,5 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   std::map<std::pair<uint64_t, uint32_t>, Announced> hellos_;      // by (comm id, ordinal)
   std::map<std::tuple<uint64_t, uint32_t, int>, Stream> streams_;  // by (comm id, ordinal, key)
 };
-
-// "host:port" -> parts; false when malformed.
-bool split_address(const std::string& address, std::string* host, int* port);
 
 }  // namespace ncclbot::plugin
