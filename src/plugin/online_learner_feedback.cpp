@@ -1,0 +1,175 @@
+// Feedback (online_learner.hpp): measured latencies held back and absorbed by the policy on the
+// protocol's schedule, their decision-log records, and captured calls and graph replays.
+#include "plugin/online_learner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ncclbot/log/decision_log_format.hpp"
+#include "ncclbot/replay/leader_protocol.hpp"
+#include "plugin/decision_log_writer.hpp"
+
+namespace ncclbot::plugin {
+
+void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us) {
+  if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
+  if (!memoize_) settle_local_pending(c, slot);
+  const uint64_t index = c.absorbed++;
+  // The decision of that call is no longer pending (calls outside the memo were never counted).
+  if (index < c.memo_base || index - c.memo_base >= c.memo.size()) return;
+  const int decided = c.memo[size_t(index - c.memo_base)];
+  if (decided >= 0 && c.in_flight.count[decided] > 0) {
+    --c.in_flight.count[decided];
+    --c.in_flight.total;
+  }
+}
+
+void OnlineLearner::release_held_locked(int key, Context& c) {
+  if (c.retired_at != UINT64_MAX || absorbs_at_once_locked()) {  // no decision waits for them
+    absorb_held_locked(c, UINT64_MAX);
+    return;
+  }
+  // The first call the policy may still decide: past the memo, and, before the context starts,
+  // where it would start now (kLeaderStart at the earliest, past every call answered with NCCL's
+  // choice). The latencies of the calls before the start reach the policy on the same schedule as
+  // the others (arrival j is call j's) and were never pending.
+  uint64_t undecided = c.memo_base + c.memo.size();
+  if (!started_[key]) undecided = std::max(undecided, policy_start_locked(key));
+  absorb_held_locked(c, leader_feedback_end(undecided));
+  while (c.held.size() > kMaxHeldLatencies) absorb_held_locked(c, c.absorbed + 1);  // the bound
+}
+
+bool OnlineLearner::observe(int key, int slot, double latency_us) {
+  if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return false;
+  // A value the log readers would refuse is no measurement: never learned from, never logged.
+  const bool measurable = decision_log::latency_measurable(latency_us);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!measurable) ++unmeasurable_;
+  Context* c = contexts_[key].get();
+  if (c == nullptr) return false;
+  c->steps_at_feedback = c->steps;
+  // Still the answer to this rank's oldest logged decision, whose call is then not logged: the
+  // next latency must meet its own call's decision.
+  if (!measurable && log_ && c->pending_count > 0) pop_pending_locked(*c);
+  if (!measurable || !c->mask.has(slot)) {
+    // Leader mode: still the report of the leader's next call in this context, which the policy
+    // cannot learn from; a placeholder keeps the arrivals numbered by call.
+    if (!absorbs_at_once_locked()) {
+      hold_captured_locked(*c);
+      c->held.push_back({0.0, -1});
+      hold_captured_locked(*c);
+      release_held_locked(key, *c);
+    } else if (!memoize_) {
+      settle_local_pending(*c, slot);  // local mode: still the answer to this rank's oldest call
+    }
+    return false;
+  }
+  if (absorbs_at_once_locked() && c->held.empty()) {
+    absorb_locked(*c, slot, latency_us);
+  } else {
+    hold_captured_locked(*c);
+    c->held.push_back({latency_us, slot});
+    hold_captured_locked(*c);
+    release_held_locked(key, *c);
+  }
+  ++observations_;
+  if (log_) {
+    decision_log::CallRecord r;
+    r.comm_hash = comm_id_;
+    r.latency_us = latency_us;
+    r.nodes = uint32_t(nnodes_);
+    r.ranks = uint32_t(nranks_);
+    r.collective = key_collective(key);
+    r.slot = slot;
+    r.propensity = __builtin_nan("");  // a latency no decision of this rank is waiting for
+    r.call_index = UINT64_MAX;
+    const ThompsonContest* contest = nullptr;
+    if (c->pending_count > 0) {
+      const size_t at = c->pending_head;
+      const Context::Pending p = pop_pending_locked(*c);
+      if (p.lost) {  // its probability is gone: not logged rather than logged without it
+        log_->drop();
+        return true;
+      }
+      r.call_index = p.index;
+      r.bytes = p.bytes;
+      r.nccl_slot = p.nccl_slot;
+      if (p.slot == slot) {
+        r.propensity = p.propensity;
+        if (std::isnan(p.propensity) && !c->contests.empty()) contest = &c->contests[at];
+      }
+    }
+    if (contest) {
+      log_->append_deferred(r, *contest);
+    } else {
+      unsigned char out[decision_log::kCallRecordBytes];
+      decision_log::encode(r, out);
+      log_->append(out, sizeof out);
+    }
+  }
+  return true;
+}
+
+void OnlineLearner::captured(int key, int slot) {
+  if (key < 0 || key >= kNumContextKeys) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  if (c == nullptr || c->next_call + own_calls_[key] == 0) return;
+  ++captured_;
+  // The captured call: this rank's latest of the context.
+  const uint64_t index = memoize_ ? own_calls_[key] - 1 : c->next_call - 1;
+  if (!absorbs_at_once_locked()) {
+    // Its place among the arrivals: now, when every earlier call's latency is in, else when they are.
+    if (index <= c->absorbed + c->held.size()) {
+      if (index == c->absorbed + c->held.size()) c->held.push_back({0.0, -1});
+      release_held_locked(key, *c);
+    } else {
+      c->captured_ahead.insert(std::upper_bound(c->captured_ahead.begin(), c->captured_ahead.end(), index),
+                               index);
+    }
+  } else if (!memoize_) {
+    settle_local_pending(*c, slot);  // its decision no longer waits for a latency
+  }
+  // With a log: its decision leaves the pending ring (the newest entries; a group may have decided
+  // more calls of the context after it), so later latencies meet their own calls' decisions.
+  for (size_t k = c->pending_count; k-- > 0;) {
+    const size_t at = (c->pending_head + k) % Context::kPendingCap;
+    if (c->pending[at].index != index) continue;
+    for (size_t j = k; j + 1 < c->pending_count; ++j) {
+      const size_t to = (c->pending_head + j) % Context::kPendingCap, from = (to + 1) % Context::kPendingCap;
+      c->pending[to] = c->pending[from];
+      if (!c->contests.empty()) c->contests[to] = c->contests[from];
+    }
+    --c->pending_count;
+    break;
+  }
+}
+
+void OnlineLearner::observe_replay(int key, int slot, uint64_t bytes, double latency_us) {
+  if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (contexts_[key] == nullptr) return;
+  ++replays_;
+  if (!decision_log::latency_measurable(latency_us)) {
+    ++unmeasurable_;
+    return;
+  }
+  if (!log_) return;
+  decision_log::CallRecord r;
+  r.comm_hash = comm_id_;
+  r.call_index = UINT64_MAX;  // no call of the rank's: the replay of one captured earlier
+  r.bytes = bytes;
+  r.latency_us = latency_us;
+  r.propensity = __builtin_nan("");
+  r.nodes = uint32_t(nnodes_);
+  r.ranks = uint32_t(nranks_);
+  r.collective = key_collective(key);
+  r.slot = slot;
+  r.nccl_slot = -1;
+  r.graph_replay = true;
+  unsigned char out[decision_log::kCallRecordBytes];
+  decision_log::encode(r, out);
+  log_->append(out, sizeof out);
+}
+
+}  // namespace ncclbot::plugin

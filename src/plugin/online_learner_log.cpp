@@ -1,0 +1,110 @@
+// The decision log's bookkeeping (online_learner.hpp): the pending ring of the logging rank's
+// decisions, the ahead ring of those made earlier for followers, and each size's cost table.
+#include "plugin/online_learner.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "ncclbot/log/decision_log_format.hpp"
+#include "plugin/decision_log_writer.hpp"
+
+namespace ncclbot::plugin {
+
+void OnlineLearner::allocate_pending_locked(Context& c) {
+  c.pending.resize(Context::kPendingCap);
+  if (engine_->defers_propensity()) c.contests.resize(Context::kPendingCap);
+}
+
+int OnlineLearner::logged_memo_decision_locked(Context& c, uint64_t index) {
+  const bool own = index == logging_index_ && &c == contexts_[logging_key_].get();
+  if (own) {  // the logging rank's current call: contest_out_ already points into its pending ring
+    last_propensity_ = 1.0;
+    logging_fresh_ = true;
+    return fresh_decision_locked(c, index);
+  }
+  if (c.ahead_count == c.ahead.size()) {
+    if (c.ahead.size() < Context::kAheadCap) {  // grow, keeping the order (oldest first)
+      const size_t cap = c.ahead.empty() ? 64 : 2 * c.ahead.size();
+      std::vector<Context::Ahead> grown(cap);
+      std::vector<ThompsonContest> grown_contests(engine_->defers_propensity() ? cap : 0);
+      for (size_t i = 0; i < c.ahead_count; ++i) {
+        const size_t from = (c.ahead_head + i) % c.ahead.size();
+        grown[i] = c.ahead[from];
+        if (!grown_contests.empty()) grown_contests[i] = c.ahead_contests[from];
+      }
+      c.ahead.swap(grown);
+      c.ahead_contests.swap(grown_contests);
+      c.ahead_head = 0;
+    } else {  // full: the oldest decision's call will go unlogged
+      c.ahead_head = (c.ahead_head + 1) % c.ahead.size();
+      --c.ahead_count;
+    }
+  }
+  const size_t at = (c.ahead_head + c.ahead_count) % c.ahead.size();
+  ThompsonContest* saved = contest_out_;
+  contest_out_ = c.ahead_contests.empty() ? nullptr : &c.ahead_contests[at];
+  last_propensity_ = 1.0;
+  const int slot = fresh_decision_locked(c, index);
+  contest_out_ = saved;
+  c.ahead[at] = {index, last_propensity_};
+  ++c.ahead_count;
+  return slot;
+}
+
+bool OnlineLearner::take_ahead_locked(Context& c, uint64_t index, double* propensity,
+                                      ThompsonContest* contest) {
+  while (c.ahead_count > 0) {
+    const Context::Ahead a = c.ahead[c.ahead_head];
+    if (a.index > index) break;
+    const size_t at = c.ahead_head;
+    c.ahead_head = (c.ahead_head + 1) % c.ahead.size();
+    --c.ahead_count;
+    if (a.index < index) continue;  // a call the logging rank has passed (never its own)
+    if (std::isnan(a.propensity) && contest && !c.ahead_contests.empty()) *contest = c.ahead_contests[at];
+    *propensity = a.propensity;
+    return true;
+  }
+  return false;
+}
+
+void OnlineLearner::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member) {
+  std::lock_guard<std::mutex> lock(mu_);
+  log_ = std::move(log);
+  log_member_ = member;
+}
+
+void OnlineLearner::stop_decision_log() {
+  std::lock_guard<std::mutex> lock(mu_);
+  log_.reset();
+  for (auto& c : contexts_)
+    if (c) {
+      c->pending_count = 0;
+      c->ahead_count = 0;
+    }
+}
+
+int OnlineLearner::log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
+  for (const auto& [size, nccl] : c.logged_sizes)
+    if (size == bytes) {
+      c.last_logged = {size, nccl};
+      return nccl;
+    }
+  decision_log::ContextRecord r;
+  r.comm_hash = comm_id_;
+  r.bytes = bytes;
+  r.nodes = uint32_t(nnodes_);
+  r.ranks = uint32_t(nranks_);
+  r.collective = key_collective(key);
+  r.nccl_slot = table.nccl_pick_slot();
+  float prior[kNumArms];
+  table.prior(prior);  // this call's table: what NCCL passed for this size
+  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = prior[s];
+  c.logged_sizes.emplace_back(bytes, int8_t(r.nccl_slot));
+  c.last_logged = c.logged_sizes.back();
+  unsigned char out[decision_log::kContextRecordBytes];
+  decision_log::encode(r, out);
+  log_->append(out, sizeof out);
+  return r.nccl_slot;
+}
+
+}  // namespace ncclbot::plugin
