@@ -1,6 +1,8 @@
 #include "plugin/plugin_log.hpp"
 
 #include <cstdio>
+#include <mutex>
+#include <set>
 
 namespace ncclbot::plugin {
 
@@ -33,6 +35,13 @@ void PluginLog::init_info(const char* fmt, ...) const {
   va_start(args, fmt);
   emit(kNcclLogInfo, kNcclLogTuning | kNcclLogInit, fmt, args);
   va_end(args);
+}
+
+bool warn_once(const std::string& problem) {
+  static std::mutex mu;
+  static std::set<std::string>* seen = new std::set<std::string>();  // never destroyed, like the runtime
+  std::lock_guard<std::mutex> lock(mu);
+  return seen->insert(problem).second;
 }
 
 }  // namespace ncclbot::plugin

@@ -2,6 +2,7 @@
 // Logging through NCCL's own logger (TUNING subsystem, so NCCL_DEBUG_SUBSYS=TUNING shows it). A NULL
 // logger is legal: then warnings go to stderr and everything else is dropped.
 #include <cstdarg>
+#include <string>
 
 #include "plugin/nccl_abi.hpp"
 
@@ -22,5 +23,9 @@ class PluginLog {
   void emit(int level, unsigned long flags, const char* fmt, va_list args) const;
   nccl_logger_t fn_ = nullptr;
 };
+
+// true the first time `problem` is seen in the process: one WARN per distinct problem, since a job
+// creates many communicators.
+bool warn_once(const std::string& problem);
 
 }  // namespace ncclbot::plugin

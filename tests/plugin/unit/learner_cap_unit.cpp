@@ -21,7 +21,7 @@ TEST(LeaderCaps, LearnersForCommunicatorsTheLeaderHasNotJoinedAreCapped) {
   setenv("NCCLBOT_LEADER", address.c_str(), 1);
   setenv("NCCLBOT_LEADER_SECRET", secret, 1);
   TunerComm* own = PluginRuntime::instance().init_comm(1, true, 2, 1, nullptr);
-  ASSERT_EQ(own->role, Role::kLeader);
+  ASSERT_EQ(own->role(), Role::kLeader);
 
   LeaderKey key;
   std::string error;

@@ -1,0 +1,67 @@
+#pragma once
+// What NCCL's tuner context points at: one communicator, playing exactly one role, chosen at init
+// from the settings (plugin_runtime.cpp). Each role is a type of its own holding only its own state;
+// a std::variant holds the one in play, so a call dispatches with a switch on the role (no
+// allocation, no virtual call on NCCL's hot path).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "plugin/comm_identity.hpp"
+#include "plugin/follower_tuner.hpp"
+#include "plugin/leader_tuner.hpp"
+#include "plugin/local_tuner.hpp"
+#include "plugin/pass_through_tuner.hpp"
+#include "plugin/table_tuner.hpp"
+
+namespace ncclbot::plugin {
+
+// In the order of TunerComm's variant.
+enum class Role { kPassThrough, kTable, kLocal, kLeader, kFollower };
+
+const char* role_name(Role r);
+
+class TunerComm {
+ public:
+  explicit TunerComm(CommIdentity id) : id_(std::move(id)) {}
+  TunerComm(const TunerComm&) = delete;
+  TunerComm& operator=(const TunerComm&) = delete;
+
+  const CommIdentity& id() const { return id_; }
+  Role role() const { return Role(roles_.index()); }
+  // Replaces the pass-through role the communicator starts with by role R, built from `args`.
+  template <class R, class... Args>
+  R& become(Args&&... args) {
+    return roles_.template emplace<R>(std::forward<Args>(args)...);
+  }
+
+  // NCCL's hot path (tuner v3..v6): the role's pick written into `cost_table`, and `nchannels`. The
+  // roles' own hot paths are inline, so this compiles into one function with a switch on the role.
+  void get_coll_info(int coll, size_t bytes, int num_pipe_ops, float** cost_table, int num_algo,
+                     int num_proto, int reg_buff, int* nchannels);
+  // Tuner v6 and v2: only table mode answers them (TableTuner).
+  void get_chunk_size(int coll, size_t bytes, int algo, int proto, size_t* chunk_size) const {
+    if (const auto* t = std::get_if<TableTuner>(&roles_))
+      t->get_chunk_size(id_, coll, bytes, algo, proto, chunk_size);
+  }
+  void get_coll_info_v2(int coll, size_t bytes, int coll_net, int nvls, int num_pipe_ops, int* algorithm,
+                        int* protocol, int* nchannels) const {
+    if (const auto* t = std::get_if<TableTuner>(&roles_))
+      t->get_coll_info_v2(id_, coll, bytes, coll_net, nvls, num_pipe_ops, algorithm, protocol, nchannels);
+  }
+
+  // The learner of the local and leader roles; nullptr for the others.
+  const CommLearner* learner() const;
+  // What the init line adds after the mode: the table and its rows, or the policy and seed.
+  std::string describe(const std::string& table_path) const;
+  // The role's own finalize lines (decisions and latencies, or a follower's waits).
+  void log_summary() const;
+
+ private:
+  CommIdentity id_;
+  std::variant<PassThroughTuner, TableTuner, LocalTuner, LeaderTuner, FollowerTuner> roles_;
+};
+
+}  // namespace ncclbot::plugin
