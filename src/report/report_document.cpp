@@ -53,26 +53,35 @@ std::string context_level_text(const json& h) {
          ")";
 }
 
-// The scorecard's tally: tested claims and how many agree; calibrated and untestable rows are
-// shown, not counted.
+// The scorecard's tally: tested claims by verdict; calibrated rows (by verdict against their
+// calibration range) and untestable rows are shown, not counted.
 struct ClaimTally {
-  int tested = 0, agree = 0, calibrated = 0, untestable = 0;
+  int tested = 0, agree = 0, disagree = 0, inconclusive = 0;
+  int calibrated = 0, calibrated_inside = 0, untestable = 0;
 };
 ClaimTally tally_claims(const json& claims) {
   ClaimTally n;
   for (const auto& c : claims) {
-    if (c.contains("untestable")) {
+    const std::string verdict = c.at("verdict");
+    if (verdict == "untestable") {
       ++n.untestable;
-      continue;
-    }
-    if (c.at("basis") == "calibrated") {
+    } else if (c.at("basis") == "calibrated") {
       ++n.calibrated;
-      continue;
+      n.calibrated_inside += verdict == "agree";
+    } else {
+      ++n.tested;
+      n.agree += verdict == "agree";
+      n.disagree += verdict == "disagree";
+      n.inconclusive += verdict == "inconclusive";
     }
-    ++n.tested;
-    n.agree += c.at("agrees").get<bool>();
   }
   return n;
+}
+
+// "7 agree, 5 disagree, 3 inconclusive of 15 tested claims".
+std::string tally_text(const ClaimTally& n) {
+  return std::to_string(n.agree) + " agree, " + std::to_string(n.disagree) + " disagree, " +
+         std::to_string(n.inconclusive) + " inconclusive of " + std::to_string(n.tested) + " tested claims";
 }
 
 std::string deployment_text(const json& st) {
@@ -140,8 +149,7 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
   if (r.contains("sensitivity")) lines.push_back(sensitivity_summary(r));
   if (r.contains("against_original")) {
     const ClaimTally n = tally_claims(r.at("against_original"));
-    lines.push_back("Against the original study: " + std::to_string(n.agree) + " of " +
-                    std::to_string(n.tested) + " tested claims agree" +
+    lines.push_back("Against the original study: " + tally_text(n) +
                     (n.untestable > 0 ? ", " + std::to_string(n.untestable) + " untestable" : std::string()) +
                     " (section \"Against the original study\").");
   }
@@ -355,39 +363,34 @@ void report_against_original_section(std::vector<Block>& out, const json& r) {
     const ClaimTally n = tally_claims(claims);
     out.push_back(heading(2, "Against the original study"));
     out.push_back(paragraph(
-        "Each published claim beside this study's own number. A claim agrees when the direction it states "
-        "holds and, where the original gives a figure, the measured figure lies within the claim's band "
-        "(relative, default ±" +
+        "Each published claim beside this study's own number, with a three-way verdict from the uncertainty "
+        "of that number: a claim agrees when its interval lies wholly inside what the claim allows (the band "
+        "around the original's figure, relative, default ±" +
         percent(study::kDefaultClaimBand) +
-        "); a claim that a test rejects "
-        "agrees only when this study's test rejects in the same direction, and a claim of no significant "
-        "difference only when it does not reject. Tested claims: " +
-        std::to_string(n.agree) + " of " + std::to_string(n.tested) + " agree. " +
+        "; the stated side of zero for a direction; the original's ratio for counts of contexts), disagrees "
+        "when it lies wholly outside, and is inconclusive when it straddles the edge. A claim of a match or "
+        "of no significant difference is an equivalence test against the margin the study file states; a "
+        "claim that a test rejects agrees when this study's test rejects the same way. The column \"rule\" "
+        "says which rule each row used. Tested claims: " +
+        tally_text(n) + ". " +
         (n.calibrated > 0
-             ? std::to_string(n.calibrated) + " more restate numbers the simulator was fitted to "
-                                              "(basis \"calibrated\"): shown, not counted."
+             ? std::to_string(n.calibrated) +
+                   " more restate numbers the simulator was fitted to (basis \"calibrated\"), each "
+                   "checked against its calibration range: " +
+                   std::to_string(n.calibrated_inside) + " inside it; shown, not counted."
              : std::string()) +
         (n.untestable > 0 ? std::string(n.calibrated > 0 ? " " : "") + std::to_string(n.untestable) +
                                 " untestable (no score context matches): shown, not counted."
                           : std::string())));
-    Block t = table_block({"claim", "original study", "this study", "figures (original / here, band)",
-                           "basis", "agrees", "why"});
+    Block t = table_block({"claim", "original study", "this study", "intervals against what the claim allows",
+                           "basis", "verdict", "rule", "why"});
     for (const auto& c : claims) {
-      std::string figures;
-      if (c.contains("figures"))
-        for (const auto& [side, f] : c.at("figures").items()) {
-          if (!figures.empty()) figures += "; ";
-          figures += side + ": " + percent(f.at("paper").get<double>()) + " / " +
-                     percent(f.at("measured").get<double>()) +
-                     (f.at("within_band").get<bool>() ? ", within ±" : ", outside ±") +
-                     percent(c.at("band").get<double>());
-        }
-      t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"),
-                        figures.empty() ? "none given" : figures, c.at("basis"),
-                        c.contains("untestable")     ? "untestable"
-                        : c.at("agrees").get<bool>() ? "yes"
-                                                     : "no",
-                        c.at("why")});
+      std::string parts;
+      if (c.contains("parts"))
+        for (const auto& p : c.at("parts"))
+          parts += (parts.empty() ? "" : "; ") + p.at("text").get<std::string>();
+      t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"), parts.empty() ? "-" : parts,
+                        c.at("basis"), c.at("verdict"), c.at("rule"), c.at("why")});
     }
     out.push_back(t);
   }

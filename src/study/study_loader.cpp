@@ -371,7 +371,7 @@ void read_claim_agreement(const Reader& r, const toml::table& t, const std::stri
   }
 }
 
-// A claim's published figures `paper_a` and `paper_b` and the `band` around them.
+// A claim's published figures `paper_a`, `paper_b` and `paper_ratio` and the `band` around them.
 void read_claim_figures(const Reader& r, const toml::table& t, Claim& c) {
   // Figures in the metric's unit: a loss as a fraction, contexts above 10% as a share of the contexts
   // (the paper's count over its own denominator; a count compares only as a share).
@@ -384,10 +384,55 @@ void read_claim_figures(const Reader& r, const toml::table& t, Claim& c) {
         r.fail(*n, std::string("a hypothesis claim has no claim.") + key);
       *figure = r.number(*n, std::string("claim.") + key, 0.0, most, false);
     }
+  if (const auto* n = r.find(t, "paper_ratio")) {
+    if (c.kind != Claim::Kind::kPooled || c.metric != Metric::kAbove10pct || c.paper_a || c.paper_b)
+      r.fail(*n, "claim.paper_ratio goes with a pooled above_10pct claim without paper_a or paper_b");
+    c.paper_ratio = r.number(*n, "claim.paper_ratio", 0.0, 1.0e6, true);
+    if (c.agrees_if == "b_lower" ? *c.paper_ratio >= 1.0 : *c.paper_ratio <= 1.0)
+      r.fail(*n, "claim.paper_ratio is on the wrong side of 1 for agrees_if = \"" + c.agrees_if + "\"");
+  }
   if (const auto* n = r.find(t, "band")) {
-    if (!c.paper_a && !c.paper_b) r.fail(*n, "claim.band needs a figure to apply to (paper_a or paper_b)");
+    if (!c.paper_a && !c.paper_b && !c.paper_ratio)
+      r.fail(*n, "claim.band needs a figure to apply to (paper_a, paper_b or paper_ratio)");
     c.band = r.number(*n, "claim.band", 0.0, 100.0, true);
   }
+}
+
+// A calibrated claim's `range`: [low, high] of the one side it gives a figure for (high may be inf).
+void read_claim_range(const Reader& r, const toml::table& t, Claim& c) {
+  const auto* n = r.find(t, "range");
+  if (!n) return;
+  if (c.basis != Claim::Basis::kCalibrated || (c.paper_a.has_value() == c.paper_b.has_value()))
+    r.fail(*n, "claim.range goes with a calibrated claim that gives paper_a or paper_b (one of them)");
+  const toml::array& a = r.array(*n, "claim.range");
+  if (a.size() != 2) r.fail(*n, "claim.range must be [low, high]");
+  const double low = r.number(a[0], "claim.range low");
+  const auto* f = a[1].as_floating_point();
+  const double high =
+      f && std::isinf(f->get()) && f->get() > 0 ? f->get() : r.number(a[1], "claim.range high");
+  if (!(low <= high)) r.fail(*n, "claim.range's low is above its high");
+  c.range = {low, high};
+}
+
+// The equivalence `margin` and its `margin_reason`: required by the claims that state a match
+// (b_not_higher, not_reject), refused by every other.
+void read_claim_margin(const Reader& r, const toml::table& t, Claim& c) {
+  const bool match = c.agrees_if == "b_not_higher" || c.agrees_if == "not_reject";
+  const auto* n = r.find(t, "margin");
+  const auto* why = r.find(t, "margin_reason");
+  if (!match) {
+    if (n || why) r.fail(n ? *n : *why, "claim.margin goes with agrees_if = b_not_higher or not_reject only");
+    return;
+  }
+  if (!n || !why)
+    r.fail(t, "a claim of agrees_if = \"" + c.agrees_if +
+                  "\" is an equivalence test: it needs margin and margin_reason (why that margin)");
+  c.margin = r.number(*n, "claim.margin", 0.0, 1.0e6, true);
+  c.margin_reason = claim_text(r, t, "margin_reason");
+  if (c.agrees_if == "b_not_higher" && (c.kind != Claim::Kind::kPooled || c.metric != Metric::kMean))
+    r.fail(t,
+           "agrees_if = \"b_not_higher\" is a non-inferiority test of the mean: kind = \"pooled\", "
+           "metric = \"mean\"");
 }
 
 // A claim's scope: its scenarios and byte range, or for a hypothesis claim the study's own test.
@@ -411,10 +456,11 @@ void read_claim_scope(const Reader& r, const toml::table& t, const StudySpec& s,
 }
 
 Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
-  r.only_keys(
-      t, "[[claim]]",
-      {"claim", "paper", "kind", "metric", "a", "b", "scenarios", "min_bytes", "max_bytes", "agrees_if",
-       "direction", "basis", "paper_a", "paper_b", "band", "why_agree", "why_disagree", "why"});
+  r.only_keys(t, "[[claim]]",
+              {"claim",         "paper",     "kind",         "metric",    "a",         "b",
+               "scenarios",     "min_bytes", "max_bytes",    "agrees_if", "direction", "basis",
+               "paper_a",       "paper_b",   "paper_ratio",  "band",      "range",     "margin",
+               "margin_reason", "why_agree", "why_disagree", "why"});
   if (const auto* n = r.find(t, "why"))
     r.fail(*n,
            "claim.why is now two keys: why_agree and why_disagree (the report prints the one that happened)");
@@ -436,6 +482,8 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   if (auto* m = r.find(t, "metric")) c.metric = r.metric(*m, "claim.metric");
   read_claim_agreement(r, t, kind, c);
   read_claim_figures(r, t, c);
+  read_claim_range(r, t, c);
+  read_claim_margin(r, t, c);
   read_claim_scope(r, t, s, c);
   return c;
 }

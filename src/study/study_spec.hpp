@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ncclbot/core/collective.hpp"
@@ -79,15 +80,21 @@ struct Hypothesis {
 //                   scenarios (bytes within [min_bytes, max_bytes]), pooled;
 //   kEveryScenario  metric of a and of b in each matching scenario;
 //   kHypothesis     the study's own test of a vs b on metric (Holm-corrected p, decision).
-// `agrees_if` is the direction the claim states: b_lower, b_higher or b_not_higher (pooled,
-// every scenario), reject or not_reject (hypothesis); a claim that the test rejects also names the
-// side it finds lower (`direction`: a_lower or b_lower), and agrees only when the test rejects
-// that way. Where the paper gives a figure for a side (`paper_a`, `paper_b`, in the metric's unit:
-// fractions for losses), the claim also needs the measured value within `band` of it (relative:
-// |measured - paper| <= band * |paper|; default kDefaultClaimBand). `basis` says whether the claim
-// tests the simulator ("tested") or restates a number it was fitted to ("calibrated": shown, never
-// counted). `why_agree` / `why_disagree` are the likely causes of each outcome; the report prints
-// the one that happened.
+// Each claim gets a three-way verdict from the uncertainty of what was measured (docs/study.md
+// "Claims"): agree, disagree or inconclusive. `agrees_if` is what the claim states: b_lower or
+// b_higher (pooled, every scenario: a bootstrap interval of b - a on the metric), b_not_higher
+// ("match or beat", pooled mean only: a non-inferiority test of b - a against `margin`), reject or
+// not_reject (hypothesis: the study's Holm-corrected test; "not significant" becomes a two one-sided
+// tests equivalence test of the per-scenario differences against `margin`). `margin` comes with
+// `margin_reason`, in the metric's unit (a fraction of loss; contexts above 10% per scenario). A
+// claim that the test rejects also names the side it finds lower (`direction`: a_lower or b_lower).
+// Where the paper gives a figure for a side (`paper_a`, `paper_b`, in the metric's unit: fractions
+// for losses), its bootstrap interval must also lie within `band` of it (relative, default
+// kDefaultClaimBand); a count of contexts above 10% compares the ratio b / a (`paper_ratio`) instead.
+// `basis` says whether the claim tests the simulator ("tested") or restates a number it was fitted to
+// ("calibrated": shown, never counted); a calibrated claim's verdict is its side's interval against
+// the calibration `range` it states (or the band around its figure). `why_agree` / `why_disagree`
+// are the likely causes of each outcome; the report prints the one that happened.
 inline constexpr double kDefaultClaimBand = 0.5;
 
 struct Claim {
@@ -97,7 +104,11 @@ struct Claim {
   std::string claim, paper, why_agree, why_disagree, agrees_if;
   std::string direction;  // hypothesis claims that reject: "a_lower" or "b_lower"
   Basis basis = Basis::kTested;
-  std::optional<double> paper_a, paper_b;  // the paper's figures, where it gives them
+  std::optional<double> paper_a, paper_b;          // the paper's figures, where it gives them
+  std::optional<double> paper_ratio;               // above_10pct: the paper's count of b over a's
+  std::optional<std::pair<double, double>> range;  // calibrated: the range the fit aims for
+  std::optional<double> margin;                    // b_not_higher, not_reject: the equivalence margin
+  std::string margin_reason;
   double band = kDefaultClaimBand;
   Kind kind = Kind::kPooled;
   Metric metric = Metric::kMean;

@@ -2,7 +2,11 @@
 // matching `ncclbot stats` subcommand takes, so results.json can be checked number for number.
 #include "study/study_statistics.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/stats/loss_threshold.hpp"
 #include "ncclbot/stats/mcnemar.hpp"
 #include "ncclbot/stats/multiple_testing.hpp"
 #include "ncclbot/stats/resolution_floor.hpp"
@@ -73,6 +77,45 @@ Interval bootstrap_interval(std::span<const double> losses, Statistic st, double
   const BootstrapResult r =
       interval_bootstrap() ? interval_bootstrap()(losses, o) : ncclbot::bootstrap_interval(losses, o);
   return {r.estimate, r.low, r.high};
+}
+
+Interval paired_difference_interval(std::span<const double> b, std::span<const double> a, Statistic st,
+                                    double level, int resamples, uint64_t seed) {
+  BootstrapOptions o;
+  o.statistic = library_statistic(st);
+  o.threshold = kLossThreshold;
+  o.level = level;
+  o.method = IntervalMethod::percentile;  // as bootstrap_interval(), for the same reason
+  o.resamples = uint64_t(resamples);
+  o.seed = seed;
+  o.threads = 0;
+  const BootstrapResult r = bootstrap_paired_difference(b, a, o);
+  return {r.estimate, r.low, r.high};
+}
+
+Interval paired_ratio_above_interval(std::span<const double> b, std::span<const double> a, double level,
+                                     int resamples, uint64_t seed) {
+  const size_t n = b.size();
+  std::vector<double> columns(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    columns[i] = loss_above(b[i], kLossThreshold) ? 1.0 : 0.0;
+    columns[n + i] = loss_above(a[i], kLossThreshold) ? 1.0 : 0.0;
+  }
+  const auto ratio = [](double above_b, double above_a) {
+    if (above_a > 0.0) return above_b / above_a;
+    return above_b > 0.0 ? std::numeric_limits<double>::max() : 1.0;
+  };
+  const auto means = bootstrap_column_means(columns, 2, seed, 0, uint64_t(resamples), 0);
+  std::vector<double> ratios(static_cast<size_t>(resamples), 0.0);
+  for (size_t r = 0; r < ratios.size(); ++r) ratios[r] = ratio(means[2 * r], means[2 * r + 1]);
+  std::sort(ratios.begin(), ratios.end());
+  double sum_b = 0, sum_a = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sum_b += columns[i];
+    sum_a += columns[n + i];
+  }
+  return {ratio(sum_b, sum_a), quantile_linear_sorted(ratios, (1.0 - level) / 2.0),
+          quantile_linear_sorted(ratios, (1.0 + level) / 2.0)};
 }
 
 PermutationOutcome paired_permutation(std::span<const double> diffs, int resamples, uint64_t seed) {

@@ -29,6 +29,17 @@ const char* statistic_name(Statistic s);
 Interval bootstrap_interval(std::span<const double> losses, Statistic st, double level, int resamples,
                             uint64_t seed);
 
+// Percentile bootstrap interval of statistic(b) - statistic(a) over contexts scored for both, the
+// same resampled contexts feeding both sides (= `ncclbot stats bootstrap` with paired data).
+Interval paired_difference_interval(std::span<const double> b, std::span<const double> a, Statistic st,
+                                    double level, int resamples, uint64_t seed);
+
+// Percentile bootstrap interval of the ratio (contexts of b above 10%) / (contexts of a above 10%) over
+// paired contexts. A resample with neither above counts as 1 (no change), one with only b's above as
+// the largest double (unbounded).
+Interval paired_ratio_above_interval(std::span<const double> b, std::span<const double> a, double level,
+                                     int resamples, uint64_t seed);
+
 // The bootstrap behind bootstrap_interval(): ncclbot::bootstrap_interval() unless replaced;
 // `run-units` under MPI installs one that splits the resamples over the ranks
 // (scale/bootstrap_on_ranks.hpp). A replacement must return the same estimate, low and high.

@@ -3,6 +3,7 @@
 // per-context losses results.json stores; and hypotheses limited to some scenarios.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -59,6 +60,28 @@ double scenario_mean(const json& r, const std::string& scenario, const std::stri
   return 0;
 }
 
+// The three-way rule applied to a part as results.json reports it: its interval against what the
+// claim allows (null bounds are unbounded).
+std::string rule_verdict(const json& part) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double low = part["low"], high = part["high"];
+  const double lo = part["allowed"][0].is_null() ? -inf : part["allowed"][0].get<double>();
+  const double hi = part["allowed"][1].is_null() ? inf : part["allowed"][1].get<double>();
+  if (low >= lo && high <= hi) return "agree";
+  if (high < lo || low > hi) return "disagree";
+  return "inconclusive";
+}
+
+// A row's verdict from its parts: all agree, agree; any disagrees, disagree; else inconclusive.
+std::string combined(const json& row) {
+  bool all = true;
+  for (const auto& p : row["parts"]) {
+    if (p["verdict"] == "disagree") return "disagree";
+    all = all && p["verdict"] == "agree";
+  }
+  return all ? "agree" : "inconclusive";
+}
+
 TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   const std::string out = temp_dir() + "/claims";
   const CliResult run = run_cli("run '" + kClaimsStudy + "' --out '" + out + "' --no-figures");
@@ -67,49 +90,66 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   const json& c = r["against_original"];
   ASSERT_EQ(c.size(), 4u);
   for (const auto& x : c) {
-    for (const char* key : {"claim", "paper", "measured", "agrees", "why", "basis"})
+    for (const char* key :
+         {"claim", "paper", "measured", "verdict", "agrees", "rule", "why", "basis", "parts"})
       EXPECT_TRUE(x.contains(key)) << key;
     // The cause printed is the one for the outcome that happened.
-    EXPECT_EQ(x["why"], x["agrees"].get<bool>() ? std::string("agree: test") : x["why"].get<std::string>());
-    if (!x["agrees"].get<bool>()) {
-      EXPECT_NE(x["why"], "agree: test");
-    }
+    const std::string v = x["verdict"], why = x["why"];
+    EXPECT_EQ(why == "agree: test", v == "agree") << why;
+    EXPECT_EQ(why.rfind("Inconclusive: ", 0) == 0, v == "inconclusive") << why;
+    EXPECT_EQ(x["agrees"].is_null(), v == "inconclusive");
+    EXPECT_EQ(v, combined(x));
   }
 
-  // Pooled mean over big/* contexts of at most 64 KiB.
+  // Pooled mean over big/* contexts of at most 64 KiB: the direction part is the paired interval of
+  // UCB1 - AUTO, the figure part UCB1's mean within a band of 1.9 around 0.5 ([-0.45, 1.45]).
   const auto auto_small = pooled(r, "AUTO", "big/", 65536), ucb_small = pooled(r, "UCB1", "big/", 65536);
   ASSERT_FALSE(auto_small.empty());
   EXPECT_EQ(c[0]["values"]["contexts"], auto_small.size());
   EXPECT_NEAR(c[0]["values"]["a"].get<double>(), mean(auto_small), 1e-15);
   EXPECT_NEAR(c[0]["values"]["b"].get<double>(), mean(ucb_small), 1e-15);
-  // Its figure: 0.5 for UCB1 within a band of 1.9, |mean - 0.5| <= 0.95: any mean in [0, 1.45].
-  EXPECT_EQ(c[0]["figures"]["b"]["measured"].get<double>(), mean(ucb_small));
-  EXPECT_TRUE(c[0]["figures"]["b"]["within_band"].get<bool>());
+  const json& parts = c[0]["parts"];
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_NEAR(parts[0]["estimate"].get<double>(), mean(ucb_small) - mean(auto_small), 1e-15);
+  EXPECT_TRUE(parts[0]["allowed"][0].is_null());  // b lower: (-inf, 0)
+  EXPECT_LT(parts[0]["allowed"][1].get<double>(), 0.0);
+  EXPECT_EQ(parts[0]["verdict"], rule_verdict(parts[0]));
+  EXPECT_NEAR(c[0]["figures"]["b"]["measured"].get<double>(), mean(ucb_small), 1e-15);
+  EXPECT_LE(c[0]["figures"]["b"]["low"].get<double>(), mean(ucb_small));
+  EXPECT_GE(c[0]["figures"]["b"]["high"].get<double>(), mean(ucb_small));
+  EXPECT_NEAR(parts[1]["allowed"][0].get<double>(), -0.45, 1e-15);
+  EXPECT_NEAR(parts[1]["allowed"][1].get<double>(), 1.45, 1e-15);
+  EXPECT_EQ(parts[1]["verdict"], "agree");  // every mean loss of these contexts is far below 1.45
   EXPECT_EQ(c[0]["band"].get<double>(), 1.9);
-  EXPECT_EQ(c[0]["agrees"].get<bool>(), mean(ucb_small) < mean(auto_small));
 
-  // Pooled count above 10% over every scenario.
+  // Pooled count above 10% over every scenario, calibrated: a share of the contexts against the band
+  // of its figure, 0.9 +- 50% = [0.45, 1.35]. AUTO's share is far below it, so the row disagrees; it
+  // is calibrated, so the tally leaves it out.
   const auto ucb_all = pooled(r, "UCB1", "", UINT64_MAX), auto_all = pooled(r, "AUTO", "", UINT64_MAX);
   EXPECT_EQ(c[1]["values"]["a"].get<double>(), above(ucb_all));
   EXPECT_EQ(c[1]["values"]["b"].get<double>(), above(auto_all));
-  // A count compares as a share of the contexts: AUTO's share is far from the figure 0.9 (default
-  // band 0.5: within [0.45, 1.35]), so the row disagrees whatever the direction; it is calibrated,
-  // so the tally leaves it out.
   const double share = above(auto_all) / double(auto_all.size());
-  ASSERT_LT(share, 0.45);
+  ASSERT_EQ(c[1]["parts"].size(), 1u);
   EXPECT_DOUBLE_EQ(c[1]["figures"]["b"]["measured"].get<double>(), share);
-  EXPECT_FALSE(c[1]["figures"]["b"]["within_band"].get<bool>());
-  EXPECT_EQ(c[1]["band"].get<double>(), 0.5);
-  EXPECT_FALSE(c[1]["agrees"].get<bool>());
+  EXPECT_DOUBLE_EQ(c[1]["parts"][0]["allowed"][0].get<double>(), 0.45);
+  EXPECT_DOUBLE_EQ(c[1]["parts"][0]["allowed"][1].get<double>(), 1.35);
+  ASSERT_LT(c[1]["parts"][0]["high"].get<double>(), 0.45);
+  EXPECT_EQ(c[1]["verdict"], "disagree");
   EXPECT_EQ(c[1]["basis"], "calibrated");
 
-  // Every scenario: ETC's mean above UCB1's in each of the three.
+  // Every scenario: ETC's mean above UCB1's, one paired interval per scenario.
   int holds = 0;
-  for (const char* sc : {"big/allreduce", "big/allgather", "other/reducescatter"})
-    holds += scenario_mean(r, sc, "ETC") > scenario_mean(r, sc, "UCB1");
+  ASSERT_EQ(c[2]["parts"].size(), 3u);
+  int i = 0;
+  for (const char* sc : {"big/allreduce", "big/allgather", "other/reducescatter"}) {
+    const double d = scenario_mean(r, sc, "ETC") - scenario_mean(r, sc, "UCB1");
+    holds += d > 0;
+    EXPECT_NEAR(c[2]["parts"][i]["estimate"].get<double>(), d, 1e-15) << sc;
+    EXPECT_EQ(c[2]["parts"][i]["verdict"], rule_verdict(c[2]["parts"][i])) << sc;
+    ++i;
+  }
   EXPECT_EQ(c[2]["values"]["holds_in"], holds);
   EXPECT_EQ(c[2]["values"]["scenarios"], 3);
-  EXPECT_EQ(c[2]["agrees"].get<bool>(), holds == 3);
 
   // The hypothesis claim reads the study's own test, which pairs only the two big/* scenarios.
   const json* h = nullptr;
@@ -122,17 +162,21 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
                    ((*h)["diffs"][0].get<double>() + (*h)["diffs"][1].get<double>()) / 2);
   EXPECT_EQ((*h)["a_values"][0].get<double>(), scenario_mean(r, "big/allreduce", "UCB1"));
   EXPECT_EQ(c[3]["values"]["p_holm"], (*h)["p_holm"]);
-  EXPECT_FALSE(c[3]["agrees"].get<bool>());  // two scenarios: p >= 0.5, never rejected
+  // Two scenarios: p >= 0.5, never rejected, which shows nothing either way.
+  EXPECT_EQ(c[3]["verdict"], "inconclusive");
   EXPECT_EQ(r["families"][0]["scenarios"], 2);
   EXPECT_EQ(r["families"][0]["smallest_attainable_p"].get<double>(), 0.5);
 
   const std::string md = read_all(out + "/report.md");
   EXPECT_NE(md.find("## Against the original study"), std::string::npos);
   EXPECT_NE(md.find("| UCB1 vs ETC is significant | p < 0.05 | "), std::string::npos);
-  int tested_agree = 0;
-  for (int i : {0, 2, 3}) tested_agree += c[i]["agrees"].get<bool>();
-  EXPECT_NE(md.find("Tested claims: " + std::to_string(tested_agree) + " of 3 agree. 1 more restate"),
-            std::string::npos);
+  int n[3] = {0, 0, 0};
+  for (int k : {0, 2, 3}) ++n[c[k]["verdict"] == "agree" ? 0 : c[k]["verdict"] == "disagree" ? 1 : 2];
+  const std::string tally = std::to_string(n[0]) + " agree, " + std::to_string(n[1]) + " disagree, " +
+                            std::to_string(n[2]) + " inconclusive of 3 tested claims";
+  EXPECT_NE(md.find("Tested claims: " + tally + ". 1 more restate"), std::string::npos) << md;
+  EXPECT_NE(md.find("checked against its calibration range: 0 inside it"), std::string::npos) << md;
+  EXPECT_NE(md.find("| verdict | rule | why |"), std::string::npos) << md;
 }
 
 // The quick study (nine scenarios, so Holm can reject) with two claims on the same hypotheses: the
@@ -189,8 +233,8 @@ TEST(ClaimsScorecard, AClaimAgreesOnlyWhenTheTestRejectsInItsDirection) {
 TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
   const std::string claim =
       "\n[[claim]]\npaper = \"lower\"\nkind = \"pooled\"\nmetric = \"mean\"\na = \"AUTO\"\nb = "
-      "\"g\"\nagrees_if = \"b_not_higher\"\nbasis = \"tested\"\nwhy_agree = \"yes\"\nwhy_disagree = "
-      "\"no\"\n";
+      "\"g\"\nagrees_if = \"b_not_higher\"\nmargin = 0.01\nmargin_reason = \"test\"\nbasis = \"tested\"\n"
+      "why_agree = \"yes\"\nwhy_disagree = \"no\"\n";
   const std::string dir = temp_dir(), study = dir + "/s.toml", out = dir + "/run";
   // The sweep's smallest size is far above 1 byte; greedy vs AUTO over every context is testable.
   write_file(study, small_study_text("u",
@@ -203,14 +247,18 @@ TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
   const json r = json::parse(read_all(out + "/results.json"));
   const json& c = r["against_original"];
   ASSERT_EQ(c.size(), 2u);
-  ASSERT_TRUE(c[0]["agrees"].is_boolean());
+  ASSERT_NE(c[0]["verdict"], "untestable");
+  EXPECT_EQ(c[1]["verdict"], "untestable");
   EXPECT_TRUE(c[1]["agrees"].is_null());
   ASSERT_TRUE(c[1]["untestable"].is_string());
   EXPECT_NE(c[1]["why"].get<std::string>().find("no score context"), std::string::npos);
   const std::string md = read_all(out + "/report.md");
-  const std::string agree = c[0]["agrees"].get<bool>() ? "1" : "0";
-  EXPECT_NE(md.find(agree + " of 1 tested claims agree, 1 untestable"), std::string::npos) << md;
-  EXPECT_NE(md.find("Tested claims: " + agree + " of 1 agree. 1 untestable"), std::string::npos) << md;
+  const std::string v = c[0]["verdict"];
+  const std::string tally = std::string(v == "agree" ? "1" : "0") + " agree, " +
+                            (v == "disagree" ? "1" : "0") + " disagree, " +
+                            (v == "inconclusive" ? "1" : "0") + " inconclusive of 1 tested claims";
+  EXPECT_NE(md.find(tally + ", 1 untestable"), std::string::npos) << md;
+  EXPECT_NE(md.find("Tested claims: " + tally + ". 1 untestable"), std::string::npos) << md;
   EXPECT_NE(md.find("| untestable |"), std::string::npos) << md;
 }
 
@@ -267,6 +315,30 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
       "must be tested or calibrated");
   fails("\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy = \"z\"\n" + pooled, "why_agree and why_disagree");
   fails("\n[[hypothesis]]\na = \"UCB1\"\nb = \"AUTO\"\nscenarios = [\"nope\"]\n", "matches no [[scenario]]");
+  // Equivalence claims need their margin and its reason; no other claim takes one.
+  fails(head + hyp + "agrees_if = \"not_reject\"\n", "needs margin and margin_reason");
+  fails(head + hyp + "agrees_if = \"not_reject\"\nmargin = 0.01\n", "needs margin and margin_reason");
+  fails(head + hyp + "agrees_if = \"not_reject\"\nmargin = 0\nmargin_reason = \"r\"\n",
+        "claim.margin must be in");
+  fails(head + pooled + "margin = 0.01\nmargin_reason = \"r\"\n", "goes with agrees_if = b_not_higher");
+  fails(head +
+            "kind = \"pooled\"\nmetric = \"p99\"\na = \"AUTO\"\nb = \"UCB1\"\nagrees_if = "
+            "\"b_not_higher\"\nmargin = 0.01\nmargin_reason = \"r\"\n",
+        "non-inferiority test of the mean");
+  // A count's ratio must be on the claimed side of 1, on a pooled count claim.
+  const std::string count = "kind = \"pooled\"\nmetric = \"above_10pct\"\na = \"AUTO\"\nb = \"UCB1\"\n";
+  fails(head + count + "agrees_if = \"b_lower\"\npaper_ratio = 1.3\n", "wrong side of 1");
+  fails(head + count + "agrees_if = \"b_higher\"\npaper_ratio = 0.5\n", "wrong side of 1");
+  fails(head + pooled + "paper_ratio = 0.5\n", "goes with a pooled above_10pct claim");
+  // A calibration range belongs to a calibrated claim with one figure, low <= high.
+  fails(head + pooled + "paper_a = 0.06\nrange = [0.03, 0.1]\n", "goes with a calibrated claim");
+  const std::string calibrated =
+      "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy_agree = \"z\"\nwhy_disagree = \"w\"\nbasis = "
+      "\"calibrated\"\n" +
+      pooled + "paper_a = 0.06\n";
+  fails(calibrated + "range = [0.1, 0.03]\n", "low is above its high");
+  fails(calibrated + "range = [0.1]\n", "must be [low, high]");
+  EXPECT_NO_THROW(study::parse_study(base + calibrated + "range = [0.5, inf]\n", "s.toml"));
 }
 
 }  // namespace

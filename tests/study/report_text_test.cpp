@@ -36,8 +36,8 @@ TEST(ReportText, ControlCharactersOfTheStudyNeverReachTheReport) {
   toml.insert(toml.find('\n') + 1, "description = \"" + text + "\"\n");
   toml += "[[claim]]\nclaim = \"" + text + "\"\npaper = \"" + text +
           "\"\nkind = \"pooled\"\nmetric = \"mean\"\na = \"AUTO\"\nb = \"g\"\nagrees_if = \"b_not_higher\"\n"
-          "basis = \"tested\"\nwhy_agree = \"" +
-          text + "\"\nwhy_disagree = \"" + text + "\"\n";
+          "margin = 0.01\nmargin_reason = \"" +
+          text + "\"\nbasis = \"tested\"\nwhy_agree = \"" + text + "\"\nwhy_disagree = \"" + text + "\"\n";
   write_file(study, toml);
   const CliResult r = run_cli("run '" + study + "' --out '" + out + "' --no-figures");
   ASSERT_EQ(r.exit_code, 0) << r.err;
