@@ -262,6 +262,35 @@ TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
   EXPECT_NE(md.find("| untestable |"), std::string::npos) << md;
 }
 
+// A calibrated row is checked against the calibration range it states: AUTO's mean loss lies far
+// below [90%, 100%] (disagree: the row says it is outside), and inside [0, unbounded] (agree).
+TEST(ClaimsScorecard, ACalibratedRowOutsideItsRangeSaysSo) {
+  const std::string claim =
+      "\n[[claim]]\npaper = \"6.1%\"\nkind = \"pooled\"\nmetric = \"mean\"\na = \"AUTO\"\nb = \"g\"\n"
+      "agrees_if = \"b_lower\"\npaper_a = 0.061\nbasis = \"calibrated\"\nwhy_agree = \"inside its range\"\n"
+      "why_disagree = \"outside its range\"\n";
+  const std::string dir = temp_dir(), study = dir + "/s.toml", out = dir + "/run";
+  write_file(study, small_study_text("cal",
+                                     "[[policy]]\nname = \"AUTO\"\nspec = \"auto\"\n[[policy]]\nname = "
+                                     "\"g\"\nspec = \"greedy\"\n") +
+                        claim + "claim = \"off the fit\"\nrange = [0.9, 1.0]\n" + claim +
+                        "claim = \"on the fit\"\nrange = [0.0, inf]\n");
+  const CliResult run = run_cli("run '" + study + "' --out '" + out + "' --no-figures");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json r = json::parse(read_all(out + "/results.json"));
+  const json& c = r["against_original"];
+  ASSERT_EQ(c.size(), 2u);
+  ASSERT_LT(c[0]["parts"][0]["high"].get<double>(), 0.9);
+  EXPECT_EQ(c[0]["verdict"], "disagree");
+  EXPECT_EQ(c[0]["why"], "outside its range");
+  EXPECT_EQ(c[0]["range"], json({0.9, 1.0}));
+  EXPECT_EQ(c[1]["verdict"], "agree");
+  EXPECT_EQ(c[1]["why"], "inside its range");
+  const std::string md = read_all(out + "/report.md");
+  EXPECT_NE(md.find("each checked against its calibration range: 1 inside it"), std::string::npos) << md;
+  EXPECT_NE(md.find("| outside its range |"), std::string::npos) << md;
+}
+
 TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
   const std::string base = read_all(kClaimsStudy);
   auto fails = [&](const std::string& extra, const std::string& reason) {
