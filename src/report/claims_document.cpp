@@ -195,6 +195,23 @@ void add_figure_parts(const ClaimInputs& in, const Gathered& g, std::vector<Part
   }
 }
 
+// An equivalence part (TOST, or its upper test alone when `one_sided`) of paired differences against
+// the claim's margin; fewer than two differences cannot be tested and stay inconclusive.
+Part equivalence_part(const ClaimInputs& in, std::string what, const std::vector<double>& diffs,
+                      bool one_sided) {
+  const double m = *in.c.margin, alpha = in.st.spec.alpha;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const Region allowed{one_sided ? -inf : -m, m};
+  const std::string metric = study::metric_name(in.c.metric);
+  if (diffs.size() < 2) {
+    const double mean = diffs.empty() ? 0.0 : diffs[0];
+    return {std::move(what), mean, -inf, inf, allowed, Verdict::kInconclusive, metric, ""};
+  }
+  const EquivalenceResult r = equivalence_test(diffs, m, alpha);
+  return {std::move(what), r.mean, r.low, r.high, allowed, equivalence_verdict(r, m, alpha, one_sided),
+          metric,          ""};
+}
+
 // A tested pooled claim's parts: the direction (or the ratio, or non-inferiority) and each figure.
 std::vector<Part> pooled_parts(const ClaimInputs& in, const Gathered& g) {
   const Claim& c = in.c;
@@ -205,15 +222,7 @@ std::vector<Part> pooled_parts(const ClaimInputs& in, const Gathered& g) {
   if (c.agrees_if == "b_not_higher") {
     std::vector<double> d(g.a.size());
     for (size_t i = 0; i < d.size(); ++i) d[i] = g.b[i] - g.a[i];
-    const EquivalenceResult r = equivalence_test(d, *c.margin, s.alpha);
-    parts.push_back({"b - a",
-                     r.mean,
-                     r.low,
-                     r.high,
-                     {-std::numeric_limits<double>::infinity(), *c.margin},
-                     equivalence_verdict(r, *c.margin, s.alpha, true),
-                     metric,
-                     ""});
+    parts.push_back(equivalence_part(in, "b - a", d, true));
   } else if (c.paper_ratio) {
     const auto iv =
         study::paired_ratio_above_interval(g.b, g.a, s.level, s.bootstrap_resamples, in.seed("ratio"));
@@ -296,19 +305,7 @@ Part hypothesis_part(const ClaimInputs& in, const study::HypothesisResult& h) {
         (h.reject ? ", rejected with " + (a_lower ? c.a : c.b) + " lower" : ", not rejected");
     return {what, h.p_holm, h.p_holm, h.p_holm, {0.0, in.st.spec.alpha}, v, "p", ""};
   }
-  const std::string metric = study::metric_name(c.metric);
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  if (h.diffs.size() < 2)
-    return {"a - b", h.mean_diff, -inf, inf, {-*c.margin, *c.margin}, Verdict::kInconclusive, metric, ""};
-  const EquivalenceResult r = equivalence_test(h.diffs, *c.margin, in.st.spec.alpha);
-  return {"a - b",
-          r.mean,
-          r.low,
-          r.high,
-          {-*c.margin, *c.margin},
-          equivalence_verdict(r, *c.margin, in.st.spec.alpha, false),
-          metric,
-          ""};
+  return equivalence_part(in, "a - b", h.diffs, false);
 }
 
 json evaluate_hypothesis(const ClaimInputs& in, const study::SignificanceResult& sig) {

@@ -291,6 +291,26 @@ TEST(ClaimsScorecard, ACalibratedRowOutsideItsRangeSaysSo) {
   EXPECT_NE(md.find("| outside its range |"), std::string::npos) << md;
 }
 
+// A match on a single context has one difference, which no t-test can use: the row is inconclusive
+// and says why, and the run does not fail.
+TEST(ClaimsScorecard, AMatchOnOneContextIsInconclusive) {
+  const std::string dir = temp_dir(), study = dir + "/s.toml", out = dir + "/run";
+  write_file(study, small_study_text("one",
+                                     "[[policy]]\nname = \"AUTO\"\nspec = \"auto\"\n[[policy]]\nname = "
+                                     "\"g\"\nspec = \"greedy\"\n") +
+                        "\n[[claim]]\nclaim = \"one size\"\npaper = \"match\"\nkind = \"pooled\"\nmetric = "
+                        "\"mean\"\na = \"AUTO\"\nb = \"g\"\nmin_bytes = 1024\nmax_bytes = 1024\nagrees_if = "
+                        "\"b_not_higher\"\nmargin = 0.01\nmargin_reason = \"test\"\nbasis = \"tested\"\n"
+                        "why_agree = \"yes\"\nwhy_disagree = \"no\"\n");
+  const CliResult run = run_cli("run '" + study + "' --out '" + out + "' --no-figures");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json r = json::parse(read_all(out + "/results.json"));
+  const json& c = r["against_original"][0];
+  EXPECT_EQ(c["values"]["contexts"], 1);
+  EXPECT_EQ(c["verdict"], "inconclusive");
+  EXPECT_EQ(c["why"].get<std::string>().rfind("Inconclusive: b - a", 0), 0u) << c["why"];
+}
+
 TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
   const std::string base = read_all(kClaimsStudy);
   auto fails = [&](const std::string& extra, const std::string& reason) {
