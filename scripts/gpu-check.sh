@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The GPU check of the CUDA backend on one sm_90 device (an H200), from a bundle that
 # scripts/gpu-bundle.sh built on a CPU machine: nothing is built here. Four stages, every step under
-# its own `timeout` (441 s if all ran to their limits), all within NCCLBOT_GPU_CHECK_BUDGET_S seconds
+# its own `timeout` (467 s if all ran to their limits), all within NCCLBOT_GPU_CHECK_BUDGET_S seconds
 # of wall time (default 470, under the 8 minutes a device run is planned for; docs/cuda.md
 # "Running the GPU check"):
 #   1. the bundle's libraries (ldd), the device (nvidia-smi; its SMs from the program, which probes
-#      it with a tiny replay) and the gpu tests (the bundle's run-gpu-tests.sh, one JSON report per
-#      program). No test found, a failed test or a test skipped for want of a device fails the
-#      check; the MPI tests' skips (no mpirun on the GPU machine) do not;
+#      it with a tiny replay), the gpu tests (the bundle's run-gpu-tests.sh, one JSON report per
+#      program) and a short ncclbot-sweep where the bundle has it and the machine an NCCL 2.31+. No
+#      test found, a failed test or a test skipped for want of a device fails the check; the MPI
+#      tests' skips (no mpirun on the GPU machine) do not;
 #   2. benchmarks: UCB1 on 12 arms, 480 contexts, horizon 4096, on the CPU (all cores) and the GPU
 #      at 8, 128 and 1024 seeds; UCB1 and Thompson sampling at blocks of 32, 64, 96 and 128 threads
 #      (128 seeds); a block of 1,024 asked of the delayed random and UCB1 kernels (the engine cuts
@@ -198,6 +199,39 @@ if wants 1 && ((bundle_ok)); then
     3) [[ "$S1" == failed* ]] || S1="no device" ;;
     *) S1="failed: the gpu tests (tests.json)" ;;
   esac
+fi
+# ncclbot-sweep (docs/campaign.md "Forced arms per call"): forced arms per call through NCCL 2.31+'s
+# nccl*Config, one rank, two sizes of all-reduce and all-gather, 5 rounds. NCCL itself (350 MB) does
+# not travel in the bundle: this machine's, from NCCLBOT_NCCL_LIB_DIR or the nvidia-nccl-cu13 wheel.
+if wants 1 && ((DEVICE)); then
+  NCCL_LIB_DIR=${NCCLBOT_NCCL_LIB_DIR:-$(python3 -c 'import nvidia.nccl, os
+print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)}
+  sweep_skip=""
+  if [[ ! -f "$BUNDLE/bin/ncclbot-sweep" ]]; then
+    # Not bundled by default (it would take a fifth of the 48 MiB): the bundle's build folder makes the
+    # one-rank program (MPI off) where nccl.h >= 2.31 is found; copy it to BUNDLE/bin.
+    sweep_skip="the bundle has no bin/ncclbot-sweep"
+  elif [[ ! -f "$NCCL_LIB_DIR/libnccl.so.2" ]]; then
+    sweep_skip="no libnccl.so.2 on this machine (set NCCLBOT_NCCL_LIB_DIR)"
+  fi
+  if [[ -n "$sweep_skip" ]]; then
+    echo "== ncclbot-sweep: not run: $sweep_skip" >>"$OUT_DIR/stage1.log"
+    report set "$SUMMARY" ncclbot_sweep "not run: $sweep_skip"
+  else
+    step 1 ncclbot-sweep 20 - env LD_LIBRARY_PATH="$NCCL_LIB_DIR:$BUNDLE/bin" "$BUNDLE/bin/ncclbot-sweep" \
+      --collectives allreduce,allgather --bytes 65536,4194304 --algos Tree,Ring --protos LL,LL128,Simple \
+      --channels 0,8 --iterations 5 --warmup 2 --fabric gpu-check --out "$SCRATCH/sweep.csv" ||
+      S1="failed: ncclbot-sweep (stage1.log)"
+    # NCCL's own pick runs everywhere: 4 contexts x 5 rounds; the forced arms NCCL honoured form a sweep.
+    step 1 "ncclbot-sweep files" 3 - python3 -c 'import csv, os, sys
+own = list(csv.DictReader(open(sys.argv[1] + "/sweep.nccl-own.csv")))
+print(len(own), "rows of NCCL'"'"'s own pick;", os.path.exists(sys.argv[1] + "/sweep.csv") and "a sweep" or "no forced arm ran")
+sys.exit(0 if len(own) == 20 else 1)' "$SCRATCH" || S1="failed: ncclbot-sweep's files (stage1.log)"
+    if [[ -f "$SCRATCH/sweep.csv" ]]; then
+      step 1 "ncclbot-sweep inspect" 3 "$SCRATCH/sweep-inspect.json" "$NCCLBOT" inspect "$SCRATCH/sweep.csv" --json ||
+        S1="failed: ncclbot-sweep's sweep (stage1.log)"
+    fi
+  fi
 fi
 [[ "$S1" != passed ]] || wants 1 || S1="device found (gpu tests not requested)"
 stage_status 1 "$S1"

@@ -37,3 +37,11 @@ if ((${#pip_missing[@]})); then
   echo "setup: installing Python modules: ${pip_missing[*]}" >&2
   "$PYTHON" -m pip install -q "${pip_missing[@]}"
 fi
+# NCCL >= 2.31's nccl.h and libnccl.so.2 for ncclbot-sweep (tools/ncclbot_sweep/CMakeLists.txt finds
+# them through this module); the CUDA toolkit ships no NCCL. About 350 MB, once.
+NCCL_WHEEL="nvidia-nccl-cu13>=2.31,<3"
+if ! "$PYTHON" -c "import importlib.metadata as m, sys; v = m.version('nvidia-nccl-cu13').split('.')
+sys.exit(0 if (int(v[0]), int(v[1])) >= (2, 31) else 1)" 2>/dev/null; then
+  echo "setup: installing Python module: $NCCL_WHEEL" >&2
+  "$PYTHON" -m pip install -q "$NCCL_WHEEL"
+fi
