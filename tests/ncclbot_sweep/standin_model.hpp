@@ -34,6 +34,7 @@ inline constexpr StandinId kStandinTable[] = {
 };
 inline constexpr int kStandinIds = int(sizeof(kStandinTable) / sizeof(kStandinTable[0]));
 inline constexpr int kStandinDefaultChannels = 8;  // the channels of a call that sets none
+inline constexpr int kStandinMaxChannels = 32;     // a communicator's most
 
 inline const StandinId& standin_id(int id) {
   return kStandinTable[id];

@@ -27,7 +27,7 @@
 #include "standin_model.hpp"
 
 struct ncclComm {
-  int rank = 0, ranks = 1, max_ctas = 32;
+  int rank = 0, ranks = 1, max_ctas = ncclbot::sweep_standin::kStandinMaxChannels;
   long calls = 0;
   std::string last_error;
 };
@@ -189,7 +189,9 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId, 
   *comm = new ncclComm;
   (*comm)->rank = rank;
   (*comm)->ranks = nranks;
-  if (config && config->maxCTAs != NCCL_CONFIG_UNDEF_INT) (*comm)->max_ctas = config->maxCTAs;
+  // Like a build of NCCL with fewer channels than asked for, the communicator keeps at most 32.
+  if (config && config->maxCTAs != NCCL_CONFIG_UNDEF_INT)
+    (*comm)->max_ctas = std::min(config->maxCTAs, standin::kStandinMaxChannels);
   return ncclSuccess;
 }
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {

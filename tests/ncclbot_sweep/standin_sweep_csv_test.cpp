@@ -122,6 +122,25 @@ TEST(SweepStandin, RefusedArmsAreUnavailableNotErrors) {
   EXPECT_EQ(sweep.num_contexts(), 2);  // the AllGather contexts ran nothing but NCCL's own pick
 }
 
+TEST(SweepStandin, ChannelsAboveTheCommunicatorsAreUnavailable) {
+  // The stand-in's communicator keeps at most 32 channels, whatever the program asks for.
+  SKIP_WITHOUT_SWEEP_STANDIN();
+  const std::string dir = temp_dir();
+  const CliResult r = run_sweep_standin(
+      "--bytes 4096 --algos ring --protos Simple --channels 0,48 --iterations 2 "
+      "--warmup 0 --out '" +
+      dir + "/sweep.csv'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string unavailable = read_all(dir + "/sweep.unavailable.csv");
+  EXPECT_NE(unavailable.find(",4096,Ring,Simple,48,0,\"invalid argument: config->maxCTAs 48 is above the "
+                             "communicator's 32\""),
+            std::string::npos)
+      << unavailable;
+  EXPECT_EQ(ncclbot::test::count_of(unavailable, "\n"), 2u);
+  EXPECT_EQ(ncclbot::read_sweep_csv(dir + "/sweep.csv").view().mask(0).count(),
+            1);  // Ring/Simple, NCCL's channels
+}
+
 TEST(SweepStandin, ReplayReadsTheSweep) {
   SKIP_WITHOUT_SWEEP_STANDIN();
   const std::string dir = temp_dir();

@@ -74,7 +74,9 @@ int run(int argc, char** argv, RankGroup& group) {
     }
   } catch (const std::exception& e) {
     // The other ranks may wait in a collective for this one: end them all.
-    std::fprintf(stderr, "ncclbot-sweep: rank %d failed: %s; the run stops (finished contexts are in %s)\n",
+    std::fprintf(stderr,
+                 "ncclbot-sweep: rank %d failed: %s; the run stops (the contexts finished before, if any, "
+                 "are in %s)\n",
                  group.rank(), e.what(), files.sweep.c_str());
     std::fflush(stderr);
     group.abort(1);
