@@ -7,7 +7,8 @@ namespace ncclbot::sweep_tool {
 namespace {
 
 // NCCL 2.32's general kernels by arm slot (algo * 3 + proto); empty where the combination does not
-// exist (NVIDIA/nccl src/config/algorithm_registry.cc, the commented rows).
+// exist (NVIDIA/nccl src/config/algorithm_registry.cc at 889806836097808572f87a2019eefd01f27aae68, the
+// commented rows).
 constexpr std::string_view kRegistryNames[kNumNcclArms] = {
     "TREE_LL", "TREE_LL128", "TREE_SIMPLE",            // Tree
     "RING_LL", "RING_LL128", "RING_SIMPLE",            // Ring

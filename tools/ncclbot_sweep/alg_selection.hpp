@@ -3,7 +3,8 @@
 // protocol) kernels. NCCL 2.31+ matches a tag against its registry's names as a case-insensitive
 // prefix (NVIDIA/nccl src/config/algorithm_registry.cc, ncclAlgTagMask), so "RING_LL" alone also
 // selects RING_LL128 and NCCL would pick within the pair; the names another name starts with are
-// therefore excluded with "+^" (src/config/algorithm_parser.cc: '+' is AND, '^' is NOT).
+// therefore excluded with "+^" ('+' is AND, '^' is NOT: NVIDIA/nccl src/config/algorithm_parser.cc;
+// both files at commit 889806836097808572f87a2019eefd01f27aae68).
 #include <optional>
 #include <string>
 
