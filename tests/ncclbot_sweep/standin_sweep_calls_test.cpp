@@ -147,6 +147,7 @@ TEST(SweepStandin, BadInputIsExitTwoWithTheOptionNamed) {
       {"--bytes 6" + out, "--bytes: 6 for AllReduce"},
       {"--bytes 64 --collectives alltoall" + out, "--collectives: AlltoAll is not swept"},
       {"--bytes 64 --out '" + dir + "/no/such/folder/s.csv'", "no/such/folder"},
+      {"--bytes 64 --fabric 'a b'" + out, "--fabric: 'a b' is not 1-64 characters"},
   };
   for (const auto& [args, message] : cases) {
     const CliResult r = run_sweep_standin(args);

@@ -7,6 +7,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/core/parse_number.hpp"
+#include "ncclbot/io/nccl_tests/manifest.hpp"
 
 namespace ncclbot::sweep_tool {
 
@@ -114,8 +115,10 @@ SweepOptions parse_sweep_options(int argc, const char* const* argv) {
   opt.arms = arm_product(parse_list<Algo>("--algos", raw.algos, parse_nccl_algo, nccl_algo_names_list()),
                          parse_list<Proto>("--protos", raw.protos, parse_proto, proto_names_list()),
                          parse_list<uint16_t>("--channels", raw.channels, channel_count, "0..64"));
-  if (opt.fabric.empty() || opt.fabric.find_first_of(",\"\n\r") != std::string::npos)
-    throw UsageError("--fabric: '" + opt.fabric + "' is empty or holds a comma, quote or line break");
+  if (!nccl_tests::valid_fabric_name(opt.fabric))
+    throw UsageError(
+        "--fabric: '" + opt.fabric +
+        "' is not 1-64 characters of letters, digits, '-', '_' or '.' (the sweep's fabric column)");
   return opt;
 }
 

@@ -35,9 +35,9 @@ class ContextRun {
       for (int k : call_order(options_.seed, index_, ~uint32_t(w), int(active.size())))
         timed(active[size_t(k)]);
     if (group_.rank() == 0) {
-      result_.samples.assign(active.size() - 1, {});
       for (const Candidate& a : active)
         if (a) result_.arms.push_back(*a);
+      result_.samples.assign(result_.arms.size(), {});
     }
     for (int i = 0; i < options_.iterations; ++i) round(active, uint32_t(i));
   }
