@@ -41,6 +41,8 @@ TEST(SweepStandin, TheSweepHoldsEachForcedArmsModelTime) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Sweep sweep = ncclbot::read_sweep_csv(dir + "/sweep.csv");
   ASSERT_EQ(sweep.num_contexts(), 4);
+  EXPECT_FALSE(sweep.has_knob_columns());  // every arm on NCCL's own channels: the 9-column layout
+  EXPECT_NE(read_all(dir + "/sweep.sweep.toml").find("samples = \"iterations\""), std::string::npos);
   EXPECT_EQ(sweep.samples(), kIterations);
   for (int c = 0; c < sweep.num_contexts(); ++c) {
     const ncclbot::Context& ctx = sweep.context(c);
@@ -120,6 +122,30 @@ TEST(SweepStandin, RefusedArmsAreUnavailableNotErrors) {
   EXPECT_EQ(ncclbot::test::count_of(unavailable, "\n"), 1u + 2 * (3 + 6));
   const Sweep sweep = ncclbot::read_sweep_csv(dir + "/sweep.csv");
   EXPECT_EQ(sweep.num_contexts(), 2);  // the AllGather contexts ran nothing but NCCL's own pick
+}
+
+TEST(SweepStandin, ChannelArmsAreKnobColumnsWithTheirOwnTimes) {
+  // minCTAs = maxCTAs = channels: the stand-in runs that many, and its model charges 16 us / channels.
+  SKIP_WITHOUT_SWEEP_STANDIN();
+  const std::string dir = temp_dir();
+  const CliResult r = run_sweep_standin(
+      "--bytes 4096 --algos ring --protos LL128,Simple --channels 0,4,16 "
+      "--iterations 2 --warmup 1 --out '" +
+      dir + "/sweep.csv'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Sweep sweep = ncclbot::read_sweep_csv(dir + "/sweep.csv");
+  ASSERT_TRUE(sweep.has_knob_columns());
+  ASSERT_EQ(sweep.num_contexts(), 1);
+  const auto arms = sweep.arms(0);
+  ASSERT_EQ(arms.size(), 6u);
+  for (size_t i = 0; i < arms.size(); ++i) {
+    const int id = standin_row(int(arms[i].algo), int(arms[i].proto));
+    const int channels = arms[i].channels ? arms[i].channels : standin::kStandinDefaultChannels;
+    for (int s = 0; s < 2; ++s)
+      EXPECT_FLOAT_EQ(sweep.arm_sample(0, int(i), s), standin_slowest_us(id, channels, 4096)) << i;
+  }
+  EXPECT_EQ(arms[1].channels, 4);
+  EXPECT_EQ(arms[2].channels, 16);
 }
 
 TEST(SweepStandin, ChannelsAboveTheCommunicatorsAreUnavailable) {

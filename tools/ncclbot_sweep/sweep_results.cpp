@@ -7,6 +7,7 @@
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/io/sweep_side_data.hpp"
 
 namespace ncclbot::sweep_tool {
 
@@ -67,8 +68,17 @@ void write_sweep_files(const std::vector<ContextResult>& done, const SweepFiles&
   for (const ContextResult& r : done)
     for (size_t a = 0; a < r.arms.size(); ++a)
       for (size_t i = 0; i < r.samples[a].size(); ++i)
-        builder.add(r.context, r.arms[a].slot(), int(i), r.samples[a][i], std::nullopt, 0);
-  if (builder.rows() > 0) write_sweep_csv(builder.build(), files.sweep);
+        builder.add(r.context, r.arms[a], int(i), r.samples[a][i], std::nullopt, 0);
+  if (builder.rows() > 0) {
+    const Sweep sweep = builder.build();
+    // One sample per timed call: the side file says so, as ingest's does for per-iteration samples.
+    const std::string side = sweep_side_data_text(sweep.dynamics(), "iterations");
+    check_sweep_side_data_writable(files.sweep, side);
+    OutputFile out(files.sweep, "--out");
+    write_sweep_csv(sweep, out.stream());
+    out.commit();
+    write_sweep_side_data(files.sweep, side);
+  }
   write_own(done, files.own);
   write_unavailable(done, files.unavailable);
 }

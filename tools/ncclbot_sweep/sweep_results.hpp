@@ -1,7 +1,9 @@
 #pragma once
 // What rank 0 keeps of a sweep, one entry per finished context, and the three files it becomes:
 //   OUT                      the sweep CSV (io/sweep_csv.hpp), one row per arm and iteration: the time
-//                            of the slowest rank, in us; what `ingest` gives, read by `replay`
+//                            of the slowest rank, in us; what `ingest` gives (channels and chunk_bytes
+//                            columns where an arm sets its channels), with its side file
+//                            OUT-stem.sweep.toml saying samples = "iterations" as ingest's does
 //   OUT-stem.nccl-own.csv    NCCL's own pick (the call with no config) per iteration:
 //                            fabric,collective,nodes,gpus_per_node,bytes,sample,time_us
 //                            (not an arm: which kernel NCCL ran is not reported by its API)
