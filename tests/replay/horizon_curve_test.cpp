@@ -67,6 +67,34 @@ TEST(HorizonCurve, EveryPointIsTheReplayOfThatHorizon) {
   }
 }
 
+// The curve by hand, not only against the engine it shares its replay with: cold greedy on 15, 12
+// and 10 us plays arms 0, 1, 2 and then 2 for good (losses 0.5, 0.2, 0, 0, ...), so the online loss
+// of the first h calls is 0.5 / 1, 0.7 / 2, 0.7 / 3 and 0.7 / 20. With D = 2 it probes 0, 1, 2,
+// then plays 0 and 1 once more before settling (delayed_feedback_test.cpp's trace): 1.4 / 5 at
+// h = 5 and 1.4 / 20 at h = 20. A cost of 0.5 us a call adds 0.5 / 10 = 0.05 at every h.
+TEST(HorizonCurve, ColdGreedyOnThreeArmsGivesTheHandComputedCurve) {
+  const std::vector<int> horizons = {1, 2, 3, 5, 20};
+  const std::vector<double> undelayed = {0.5, 0.35, 0.7 / 3, 0.7 / 5, 0.7 / 20};
+  const std::vector<double> delayed = {0.5, 0.35, 0.7 / 3, 1.4 / 5, 1.4 / 20};
+  const Sweep s = three_arms_15_12_10();
+  ReplayJob job;
+  job.sweep = &s;
+  job.seeds = 2;  // a deterministic policy: every seed gives the same curve
+  job.contexts = {0};
+  job.configs = {parse_policy_spec("greedy:n0=0")};
+  for (const double cost : {0.0, 0.5}) {
+    job.call_cost_us = {cost};
+    for (const int delay : {0, 2}) {
+      job.delay = delay;
+      const HorizonCurve curve = replay_horizon_curve(job, horizons);
+      for (size_t h = 0; h < horizons.size(); ++h) {
+        const double want = (delay == 0 ? undelayed : delayed)[h] + cost / 10.0;
+        EXPECT_NEAR(curve.online[0][h][0], want, 1e-12) << "D " << delay << " h " << horizons[h];
+      }
+    }
+  }
+}
+
 TEST(HorizonCurve, BadHorizonsAreUsageErrors) {
   const Sweep s = random_tiny_sweep(2, 3, false);
   const ReplayJob job = curve_job(s, 0, 1);

@@ -1,11 +1,12 @@
 // kNN and the decision tree on a sweep whose answer is known: the best arm is Ring/LL (slot 3)
 // below 64 KiB and Ring/Simple (slot 5) from 64 KiB on, at every scale; AllGather prefers Tree/LL
 // (slot 0) at every size. Fit on 4-node contexts, the selectors must get every 32-node context.
+// The right answer is that rule itself (known_best_slot), not the library's oracle: the selectors
+// learn from the oracle, so checking them against it would pass with any oracle at all.
 #include "ncclbot/replay/supervised.hpp"
 
 #include <gtest/gtest.h>
 
-#include "ncclbot/replay/loss.hpp"
 #include "support/tiny_sweep.hpp"
 
 using namespace ncclbot;
@@ -28,6 +29,14 @@ Sweep threshold_sweep() {
   return tiny_sweep(cs);
 }
 
+// The fastest arm as threshold_sweep() lays the times out: 5 us Tree/LL for AllGather; for
+// AllReduce 10 us Ring/LL below 64 KiB and 10 us Ring/Simple from 64 KiB on.
+int known_best_slot(const Sweep& s, int c) {
+  const Context& ctx = s.context(c);
+  if (ctx.collective == Collective::kAllGather) return 0;
+  return ctx.bytes < 65536 ? 3 : 5;
+}
+
 std::vector<int> nodes_of(const Sweep& s, int nodes) {
   std::vector<int> out;
   for (int c = 0; c < s.num_contexts(); ++c)
@@ -39,12 +48,11 @@ std::vector<int> nodes_of(const Sweep& s, int nodes) {
 
 TEST(Supervised, KnnRecoversTheThreshold) {
   const Sweep s = threshold_sweep();
-  const SweepView v = s.view();
   for (int k : {1, 3}) {
     KnnSelector knn;
     knn.fit(s, nodes_of(s, 4), k);
     for (int c : nodes_of(s, 32))
-      EXPECT_EQ(knn.predict(s, c), best_slot(v, c)) << "k=" << k << " context " << c;
+      EXPECT_EQ(knn.predict(s, c), known_best_slot(s, c)) << "k=" << k << " context " << c;
   }
 }
 
@@ -54,11 +62,11 @@ TEST(Supervised, TreeRecoversTheThreshold) {
   TreeSelector tree;
   tree.fit(s, nodes_of(s, 4), 2);
   EXPECT_EQ(tree.leaves(), 3);
-  for (int c : nodes_of(s, 32)) EXPECT_EQ(tree.predict(s, c), best_slot(s.view(), c)) << c;
+  for (int c : nodes_of(s, 32)) EXPECT_EQ(tree.predict(s, c), known_best_slot(s, c)) << c;
   TreeSelector stump;  // depth 1 cannot express both rules: it must get some contexts wrong
   stump.fit(s, nodes_of(s, 4), 1);
   int wrong = 0;
-  for (int c : nodes_of(s, 32)) wrong += stump.predict(s, c) != best_slot(s.view(), c);
+  for (int c : nodes_of(s, 32)) wrong += stump.predict(s, c) != known_best_slot(s, c);
   EXPECT_GT(wrong, 0);
 }
 
@@ -75,8 +83,8 @@ TEST(Supervised, LeaveOneOutIsOutOfSample) {
   const auto full = supervised_decisions(cfg, s, train, false);
   int loo_wrong = 0;
   for (int c : train) {
-    EXPECT_EQ(full[size_t(c)], best_slot(s.view(), c));
-    loo_wrong += loo[size_t(c)] != best_slot(s.view(), c);
+    EXPECT_EQ(full[size_t(c)], known_best_slot(s, c));
+    loo_wrong += loo[size_t(c)] != known_best_slot(s, c);
   }
   EXPECT_GE(loo_wrong, 1);
   for (int c : nodes_of(s, 32)) EXPECT_EQ(loo[size_t(c)], full[size_t(c)]);
