@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <future>
 
@@ -76,6 +77,105 @@ TEST(DecisionLogReader, RecordsComeBackFieldForField) {
   EXPECT_EQ(d.calls[0].propensity, 0.25);
   EXPECT_TRUE(std::isnan(d.calls[1].propensity));
   EXPECT_EQ(d.files[0].dropped_tail_bytes, 0u);
+}
+
+namespace {
+
+// Bytes laid out by hand from the layout documented in log/decision_log_format.hpp, little-endian,
+// with FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) written out here: the
+// format's own encoder and decoder could agree on a wrong offset, this cannot.
+void put_le(std::string& out, size_t at, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out[at + size_t(i)] = char((v >> (8 * i)) & 0xff);
+}
+void put_f64(std::string& out, size_t at, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  put_le(out, at, bits, 8);
+}
+void put_f32(std::string& out, size_t at, float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  put_le(out, at, bits, 4);
+}
+// Kind and size first, the checksum of every byte before it last.
+std::string sealed_record(std::string r, uint32_t kind) {
+  put_le(r, 0, kind, 4);
+  put_le(r, 4, r.size(), 4);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i + 8 < r.size(); ++i) h = (h ^ uint8_t(r[i])) * 0x100000001b3ull;
+  put_le(r, r.size() - 8, h, 8);
+  return r;
+}
+
+// Kind 2, 136 bytes: hash, bytes, nodes, ranks, collective, NCCL's pick, 6 zero bytes, 21 costs.
+std::string hand_context_record() {
+  std::string r(136, '\0');
+  put_le(r, 8, 0x1122334455667788ull, 8);
+  put_le(r, 16, 1u << 20, 8);
+  put_le(r, 24, 3, 4);
+  put_le(r, 28, 24, 4);
+  r[32] = 2;  // ncclFuncAllGather
+  r[33] = 5;
+  for (int s = 0; s < 21; ++s) put_f32(r, 40 + 4 * size_t(s), s < 6 ? 100.0f + float(s) : -1.0f);
+  return sealed_record(r, 2);
+}
+
+// Kind 1, 72 bytes: hash, call index, bytes, latency, propensity, nodes, ranks, collective, slot,
+// NCCL's pick, flags, 4 zero bytes.
+std::string hand_call_record(uint64_t index, int slot, double latency_us) {
+  std::string r(72, '\0');
+  put_le(r, 8, 0x1122334455667788ull, 8);
+  put_le(r, 16, index, 8);
+  put_le(r, 24, 1u << 20, 8);
+  put_f64(r, 32, latency_us);
+  put_f64(r, 40, 1.0 / 6.0);
+  put_le(r, 48, 3, 4);
+  put_le(r, 52, 24, 4);
+  r[56] = 2;
+  r[57] = char(slot);
+  r[58] = 5;
+  return sealed_record(r, 1);
+}
+
+}  // namespace
+
+// "NCBTLOG\n", version 2, 40 header bytes (16 + 21 of text, NUL-padded), then a context and two calls.
+TEST(DecisionLogReader, ALogLaidOutByHandFromTheDocumentedLayoutReadsBack) {
+  const std::string text = "policy=random\nseed=9\n";
+  std::string header(40, '\0');
+  header.replace(0, 8, "NCBTLOG\n");
+  put_le(header, 8, 2, 4);
+  put_le(header, 12, 40, 4);
+  header.replace(16, text.size(), text);
+  const DecisionLogData d = read_decision_logs({write_log(
+      header + hand_context_record() + hand_call_record(0, 3, 210.5) + hand_call_record(1, 5, 105.25))});
+  EXPECT_EQ(d.policy, "random");
+  EXPECT_EQ(d.seed, "9");
+  ASSERT_EQ(d.contexts.size(), 1u);
+  const decision_log::ContextRecord& c = d.contexts[0];
+  EXPECT_EQ(c.comm_hash, 0x1122334455667788ull);
+  EXPECT_EQ(c.bytes, 1u << 20);
+  EXPECT_EQ(c.nodes, 3u);
+  EXPECT_EQ(c.ranks, 24u);
+  EXPECT_EQ(c.collective, 2);
+  EXPECT_EQ(c.nccl_slot, 5);
+  for (int s = 0; s < 21; ++s) EXPECT_EQ(c.cost_us[s], s < 6 ? 100.0f + float(s) : -1.0f) << s;
+  ASSERT_EQ(d.calls.size(), 2u);
+  const decision_log::CallRecord& k = d.calls[1];
+  EXPECT_EQ(k.comm_hash, 0x1122334455667788ull);
+  EXPECT_EQ(k.call_index, 1u);
+  EXPECT_EQ(k.bytes, 1u << 20);
+  EXPECT_EQ(k.latency_us, 105.25);
+  EXPECT_EQ(k.propensity, 1.0 / 6.0);
+  EXPECT_EQ(k.nodes, 3u);
+  EXPECT_EQ(k.ranks, 24u);
+  EXPECT_EQ(k.collective, 2);
+  EXPECT_EQ(k.slot, 5);
+  EXPECT_EQ(k.nccl_slot, 5);
+  EXPECT_FALSE(k.graph_replay);
+  EXPECT_EQ(d.calls[0].slot, 3);
+  EXPECT_EQ(d.calls[0].latency_us, 210.5);
+  EXPECT_EQ(d.call_offsets[1], 40u + 136u + 72u);
 }
 
 TEST(DecisionLogReader, AKilledJobsPartialLastRecordIsDropped) {

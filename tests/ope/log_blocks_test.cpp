@@ -22,6 +22,7 @@
 #include "ncclbot/ope/replay_method.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 #include "support/decision_log_bytes.hpp"
+#include "support/numpy_quantile.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot;
@@ -291,10 +292,10 @@ TEST(LogBlocks, IntervalsAreThoseOfDrawingWholeBlocksPerContext) {
   }
   const double a = (1.0 - options.level) / 2.0;
   EXPECT_EQ(blocks.blocks[0].length, 8u);  // 466 calls: 8^3 >= 466 > 4^3
-  EXPECT_NEAR(got[0].lo, bootstrap_quantile(ips, a), 1e-9 * got[0].value_us);
-  EXPECT_NEAR(got[0].hi, bootstrap_quantile(ips, 1 - a), 1e-9 * got[0].value_us);
-  EXPECT_NEAR(got[1].lo, bootstrap_quantile(snips, a), 1e-9 * got[1].value_us);
-  EXPECT_NEAR(got[1].hi, bootstrap_quantile(snips, 1 - a), 1e-9 * got[1].value_us);
+  EXPECT_NEAR(got[0].lo, ncclbot::test::numpy_linear_quantile(ips, a), 1e-9 * got[0].value_us);
+  EXPECT_NEAR(got[0].hi, ncclbot::test::numpy_linear_quantile(ips, 1 - a), 1e-9 * got[0].value_us);
+  EXPECT_NEAR(got[1].lo, ncclbot::test::numpy_linear_quantile(snips, a), 1e-9 * got[1].value_us);
+  EXPECT_NEAR(got[1].hi, ncclbot::test::numpy_linear_quantile(snips, 1 - a), 1e-9 * got[1].value_us);
   EXPECT_LT(got[0].lo, got[0].hi);
   // Threads change nothing.
   const auto one = estimate_off_policy(blocks, pi, "t", OpeOptions{301, 11, 0.9, 1});

@@ -6,6 +6,7 @@
 // the truth under level shifts (docs/ope.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,47 @@ Logged logged_run(const std::string& behaviour, int horizon) {
   return l;
 }
 
+// The truth of AUTO or of `random` recounted from the files alone: for every logged call, the mean
+// of the sweep's samples of the arm NCCL picked (the record's nccl_slot), or the plain average of
+// those means over the arms the record's cost table marks usable; averaged over the calls.
+double truth_from_the_files(const Logged& l, bool auto_target) {
+  const ncclbot::Sweep sweep = ncclbot::read_sweep_csv(l.sweep);
+  const ncclbot::SweepView v = sweep.view();
+  const ncclbot::DecisionLogData log = ncclbot::read_decision_logs({l.log});
+  const auto sample_mean = [&](int c, int slot) {
+    double sum = 0.0;
+    for (int r = 0; r < v.samples; ++r) sum += double(v.sample(c, slot, r));
+    return sum / v.samples;
+  };
+  double total = 0.0;
+  for (const auto& call : log.calls) {
+    int where = -1;
+    for (int c = 0; c < sweep.num_contexts(); ++c) {
+      const ncclbot::Context& ctx = sweep.context(c);
+      if (int(ctx.collective) == call.collective && ctx.bytes == call.bytes &&
+          uint32_t(ctx.nodes) == call.nodes && uint32_t(ctx.nodes * ctx.gpus_per_node) == call.ranks)
+        where = c;
+    }
+    EXPECT_GE(where, 0) << call.bytes;
+    if (auto_target) {
+      total += sample_mean(where, call.nccl_slot);
+      continue;
+    }
+    const auto& costs = *std::find_if(log.contexts.begin(), log.contexts.end(), [&](const auto& r) {
+      return r.collective == call.collective && r.bytes == call.bytes && r.nodes == call.nodes;
+    });
+    double sum = 0.0;
+    int usable = 0;
+    for (int s = 0; s < ncclbot::kNumNcclArms; ++s)
+      if (costs.cost_us[s] >= 0.0f) {
+        sum += sample_mean(where, s);
+        ++usable;
+      }
+    total += sum / usable;
+  }
+  return total / double(log.calls.size());
+}
+
 }  // namespace
 
 TEST(OpeCli, AutosTruthLiesInsideTheIntervalsOfAnEpsilonGreedyLog) {
@@ -53,6 +95,7 @@ TEST(OpeCli, AutosTruthLiesInsideTheIntervalsOfAnEpsilonGreedyLog) {
   ASSERT_EQ(j["policies"].size(), 2u);
   for (const auto& target : j["policies"]) {
     const double truth = target["truth_us"];
+    EXPECT_NEAR(truth, truth_from_the_files(l, target["policy"] == "auto"), 1e-9 * truth) << target["policy"];
     for (const auto& e : target["estimators"]) {
       const std::string name = e["name"];
       const double lo = e["ci"][0], hi = e["ci"][1], v = e["value_us"];

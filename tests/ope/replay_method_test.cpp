@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <vector>
 
 #include "ncclbot/core/error.hpp"
 
@@ -30,6 +32,39 @@ OpeContext three_arm_context(uint64_t bytes) {
   for (int s = 0; s < 3; ++s) c.mask.set(s);
   return c;
 }
+
+// UCB1 as docs and ucb1.hpp state it, written out here for a cold start (n0 = 0): an arm never
+// played first (the lowest slot), else argmin_i mean_i - c * min_j mean_j * sqrt(2 ln t) / sqrt(N_i)
+// with t = sum_i N_i, ties to the lowest slot.
+struct ReferenceUcb1 {
+  double c;
+  int arms;
+  std::vector<double> sum = std::vector<double>(3, 0.0), count = std::vector<double>(3, 0.0);
+  int select() const {
+    for (int i = 0; i < arms; ++i)
+      if (count[size_t(i)] == 0.0) return i;
+    double t = 0.0, best_mean = HUGE_VAL;
+    for (int i = 0; i < arms; ++i) {
+      t += count[size_t(i)];
+      best_mean = std::min(best_mean, sum[size_t(i)] / count[size_t(i)]);
+    }
+    int pick = 0;
+    double lowest = HUGE_VAL;
+    for (int i = 0; i < arms; ++i) {
+      const double mean = sum[size_t(i)] / count[size_t(i)];
+      const double index = mean - c * best_mean * std::sqrt(2.0 * std::log(t)) / std::sqrt(count[size_t(i)]);
+      if (index < lowest) {
+        lowest = index;
+        pick = i;
+      }
+    }
+    return pick;
+  }
+  void update(int arm, double latency_us) {
+    sum[size_t(arm)] += latency_us;
+    count[size_t(arm)] += 1.0;
+  }
+};
 
 }  // namespace
 
@@ -99,6 +134,20 @@ TEST(ReplayMethod, ADeterministicLearnerOnConstantLatenciesReplaysItsOwnRun) {
   // The accepted calls are UCB1's own first A decisions with their (constant) latencies.
   EXPECT_DOUBLE_EQ(r.value_us, replay_method_truth(log_blocks(data, BlockRule{}), ucb, r, sweep, 3, 9));
   EXPECT_LT(r.value_us, 20.0);  // it learns: mostly the 10 us arm
+  // The method by its definition, on a UCB1 written out here: every propensity is the context's
+  // smallest (1/3), so a call is accepted exactly when the target's arm is the logged one, and only
+  // then does the target learn its latency.
+  ReferenceUcb1 reference{0.5, 3};
+  uint64_t accepted = 0;
+  double sum = 0.0;
+  for (const OpeCall& call : data.calls) {
+    if (reference.select() != call.slot) continue;
+    reference.update(call.slot, call.latency_us);
+    ++accepted;
+    sum += call.latency_us;
+  }
+  EXPECT_EQ(r.accepted, accepted);
+  EXPECT_NEAR(r.value_us, sum / double(accepted), 1e-12);
 }
 
 TEST(ReplayMethod, LogsThatDoNotAllowItAreInputErrors) {
