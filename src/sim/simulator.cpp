@@ -1,7 +1,5 @@
 #include "ncclbot/sim/simulator.hpp"
 
-#include <Random123/philox.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,46 +9,56 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/hipipe/simulated_arm.hpp"
 #include "ncclbot/model/cost_model.hpp"
+#include "sim/sim_random.hpp"
 
 namespace ncclbot::sim {
 namespace {
 
-// Streams of the Philox counter (word 0, top byte), so draws of different kinds never collide.
-constexpr uint32_t kStreamDeviation = 0xD1u;
-constexpr uint32_t kStreamNoise = 0x5Au;
-
-uint32_t fnv1a(const std::string& s) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : s) h = (h ^ c) * 16777619u;
-  return h;
-}
-
-r123::Philox4x32::ukey_type key_for(uint64_t seed, const std::string& fabric) {
-  return {{uint32_t(seed), uint32_t(seed >> 32) ^ fnv1a(fabric)}};
-}
-
-// Uniform in (0, 1) from 24 random bits.
-double unit(uint32_t x) {
-  return (double(x >> 8) + 0.5) * (1.0 / 16777216.0);
-}
-
-double draw(const Range& r, double u) {
-  return r.lo + (r.hi - r.lo) * u;
-}
+using random::draw;
+using random::key_for;
+using random::unit;
 
 double log2d(double x) {
   return std::log2(x);
 }
 
+// Log-normal call-to-call noise and rare heavy-tailed slow calls applied to `truth`, from the four
+// random words `x` of one sample.
+double noisy(const FabricPreset& f, const Context& ctx, const r123::Philox4x32::ctr_type& x, double truth) {
+  if (f.observation.enabled) {
+    // Call-to-call noise calibrated to per-iteration variation (docs/simulator.md), and spikes: one
+    // call now and then takes several times as long (a preempted proxy thread, a congested link).
+    const ObservationModel& o = f.observation;
+    const double sigma = o.cv_large + (o.cv_small - o.cv_large) / (1.0 + double(ctx.bytes) / o.cv_knee_bytes);
+    const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
+    double t = truth * std::exp(sigma * z);
+    if (unit(x[2]) < o.spike_prob)
+      t *= std::min(o.spike_min * std::pow(unit(x[3]), -1.0 / o.spike_alpha), o.spike_cap);
+    return t;
+  }
+  // Log-normal noise, wider for small messages (launch and polling jitter dominate there).
+  const double sigma = f.sigma_large + f.sigma_small / (1.0 + double(ctx.bytes) / f.small_bytes);
+  const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
+  double t = truth * std::exp(sigma * z);
+  if (unit(x[2]) < f.outlier_prob) {
+    // Rare heavy-tailed outliers (Pareto), e.g. a preempted proxy thread or a congested link.
+    const double pareto = std::pow(unit(x[3]), -1.0 / f.outlier_alpha) - 1.0;
+    t *= 1.0 + std::min(f.outlier_scale * pareto, 20.0);
+  }
+  return t;
+}
+
+// The counter of sample r of slot `slot` on `ctx` in stream `stream`.
+r123::Philox4x32::ctr_type sample_counter(uint32_t stream, const Context& ctx, int slot, int r) {
+  return {{(stream << 24) | (uint32_t(ctx.collective) << 16) | uint32_t(slot),
+           (uint32_t(ctx.nodes) << 16) | uint32_t(ctx.gpus_per_node), uint32_t(ctx.bytes),
+           (uint32_t(ctx.bytes >> 32) & 0xffu) | (uint32_t(r) << 8)}};
+}
+
 }  // namespace
 
 Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
-  r123::Philox4x32 rng;
-  const auto key = key_for(seed, f.name);
-  auto u = [&](uint32_t what) {
-    const r123::Philox4x32::ctr_type ctr = {{kStreamDeviation << 24, what, 0u, 0u}};
-    return unit(rng(ctr, key)[0]);
-  };
+  auto u = [&](uint32_t what) { return random::uniform(seed, f.name, random::kStreamDeviation, what); };
   Deviations d;
   for (int s = 0; s < kNumNcclArms; ++s) {  // HiPIPE has no hidden deviations (hipipe/simulated_arm.hpp)
     // A symmetric error of drawn magnitude and sign per arm.
@@ -70,16 +78,18 @@ Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
   return d;
 }
 
-double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot) {
+TruthParts truth_parts(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot) {
   const model::Topology topo = topology_for(f, ctx.nodes, ctx.gpus_per_node);
   const Algo a = slot_algo(slot);
   const Proto p = slot_proto(slot);
   const model::ArmCost cost = model::arm_cost(topo, ctx.collective, a, p, ctx.bytes);
-  if (!(cost.alg_bw > 0.0f)) return std::numeric_limits<double>::quiet_NaN();
+  TruthParts parts;
+  parts.launch_us = f.launch_overhead_us;
+  if (!(cost.alg_bw > 0.0f)) return parts;
+  parts.valid = true;
   double lat = cost.latency_us;
   double bw = cost.alg_bw;
   const int nodes = topo.nodes;
-
   // Measured plateaus (fixed calibration, not hidden): what the hardware sustains vs NCCL's rating.
   if (a == Algo::kNvls)
     bw *= nodes == 1 ? f.nvls_bw_scale : f.ring_bw_scale_multi_node;
@@ -114,38 +124,34 @@ double true_time_us(const FabricPreset& f, const Deviations& d, const Context& c
     // Every step stalls, so the whole transfer (its latency and bandwidth terms) slows down.
     if (dist <= f.slow_path_width_log2 / 2.0) slow = 1.0 / d.slow_bw_factor;
   }
-  return f.launch_overhead_us + slow * (lat + double(ctx.bytes) / (1000.0 * bw));
+  parts.slow = slow;
+  parts.latency_us = lat;
+  parts.bw_gbps = bw;
+  return parts;
+}
+
+double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot) {
+  const TruthParts p = truth_parts(f, d, ctx, slot);
+  if (!p.valid) return std::numeric_limits<double>::quiet_NaN();
+  return p.launch_us + p.slow * (p.latency_us + double(ctx.bytes) / (1000.0 * p.bw_gbps));
 }
 
 double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, int slot, int r,
                       double truth) {
   r123::Philox4x32 rng;
-  const r123::Philox4x32::ctr_type ctr = {
-      {(kStreamNoise << 24) | (uint32_t(ctx.collective) << 16) | uint32_t(slot),
-       (uint32_t(ctx.nodes) << 16) | uint32_t(ctx.gpus_per_node), uint32_t(ctx.bytes),
-       (uint32_t(ctx.bytes >> 32) & 0xffu) | (uint32_t(r) << 8)}};
-  const auto x = rng(ctr, key_for(seed, f.name));
-  if (f.observation.enabled) {
-    // Call-to-call noise calibrated to per-iteration variation (docs/simulator.md), and spikes: one
-    // call now and then takes several times as long (a preempted proxy thread, a congested link).
-    const ObservationModel& o = f.observation;
-    const double sigma = o.cv_large + (o.cv_small - o.cv_large) / (1.0 + double(ctx.bytes) / o.cv_knee_bytes);
-    const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
-    double t = truth * std::exp(sigma * z);
-    if (unit(x[2]) < o.spike_prob)
-      t *= std::min(o.spike_min * std::pow(unit(x[3]), -1.0 / o.spike_alpha), o.spike_cap);
-    return t;
-  }
-  // Log-normal noise, wider for small messages (launch and polling jitter dominate there).
-  const double sigma = f.sigma_large + f.sigma_small / (1.0 + double(ctx.bytes) / f.small_bytes);
-  const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
-  double t = truth * std::exp(sigma * z);
-  if (unit(x[2]) < f.outlier_prob) {
-    // Rare heavy-tailed outliers (Pareto), e.g. a preempted proxy thread or a congested link.
-    const double pareto = std::pow(unit(x[3]), -1.0 / f.outlier_alpha) - 1.0;
-    t *= 1.0 + std::min(f.outlier_scale * pareto, 20.0);
-  }
-  return t;
+  return noisy(f, ctx, rng(sample_counter(random::kStreamNoise, ctx, slot, r), key_for(seed, f.name)), truth);
+}
+
+double sample_arm_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, const Arm& arm, int r,
+                          double truth) {
+  if (arm.default_knobs()) return sample_time_us(f, seed, ctx, arm.slot(), r, truth);
+  // Channel and chunk arms draw from their own stream, keyed also by the knobs, so every arm is its own
+  // measurement and NCCL's own setting keeps the samples it always had.
+  auto key = key_for(seed, f.name);
+  key[0] ^= uint32_t(arm.channels) * 0x9E3779B9u;
+  key[1] ^= arm.chunk_bytes * 0x85EBCA6Bu;
+  r123::Philox4x32 rng;
+  return noisy(f, ctx, rng(sample_counter(random::kStreamKnobNoise, ctx, arm.slot(), r), key), truth);
 }
 
 FabricPreset with_observation_options(const FabricPreset& preset, const SynthOptions& o) {

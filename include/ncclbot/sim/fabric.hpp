@@ -30,6 +30,23 @@ struct ObservationModel {
   SweepDynamics dynamics;  // warm-up, level shifts, first-use cost
 };
 
+// The knob model's parameters (optional [knobs] table; docs/simulator.md "Knob model"). Every value
+// is an assumption: no public sweep of channels and chunk sizes measures them; the ranges are set so
+// that the best knob setting's gain over NCCL's own lands where published tuners report it.
+struct KnobParams {
+  // Share of the collective's time that compute overlaps; the SMs its channels take slow that compute
+  // (AutoCCL, NSDI 2025: channels trade communication against computation, a "sweet spot").
+  double compute_overlap = 0.25;
+  // Channels that saturate the link, as a share of the graph's channel count, drawn per arm.
+  Range channel_saturation{0.35, 1.0};
+  // Round trip of one pipeline hop (us) across the network and inside an NVLink domain, drawn per
+  // fabric: NCCL_STEPS slots per channel in flight over it bound a channel's rate.
+  Range hop_rtt_net_us{2.0, 6.0};
+  Range hop_rtt_nvlink_us{1.0, 2.5};
+  // Share of the pipeline's fill (stages x chunk / per-channel rate) not hidden by other work, drawn.
+  Range fill_share{0.06, 0.11};
+};
+
 struct FabricPreset {
   std::string name;
   std::string file;  // where it was loaded from
@@ -83,6 +100,7 @@ struct FabricPreset {
   double outlier_prob = 0.002, outlier_scale = 0.2, outlier_alpha = 1.5;
 
   ObservationModel observation;
+  KnobParams knobs;
 
   // The simulated HiPIPE arm (optional [hipipe] table; `synth --hipipe`, docs/hipipe.md): the
   // data/hipipe preset whose dimensions and per-step latencies it uses (empty: no HiPIPE arm on

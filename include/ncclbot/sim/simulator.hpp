@@ -29,6 +29,18 @@ struct Deviations {
 
 Deviations draw_deviations(const FabricPreset& f, uint64_t seed);
 
+// The ground truth of one of NCCL's arms in its parts: time = launch_us + slow * (latency_us + bytes /
+// (1000 * bw_gbps)), with the measured plateaus and the hidden deviations applied; `valid` false where
+// the arm cannot run on the context. The knob model (knob_model.hpp) scales these parts.
+struct TruthParts {
+  bool valid = false;
+  double launch_us = 0.0;
+  double slow = 1.0;        // the protocol slow path's factor (1 outside its band)
+  double latency_us = 0.0;  // NCCL's latency term with its deviations
+  double bw_gbps = 0.0;     // algorithm bandwidth with plateaus and deviations
+};
+TruthParts truth_parts(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot);
+
 // Noise-free ground-truth time (us) of one of NCCL's arms on one context; NaN when the arm is not
 // valid there (and always for the HiPIPE slot, whose truth is hipipe/simulated_arm.hpp's).
 double true_time_us(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot);
@@ -37,6 +49,11 @@ double true_time_us(const FabricPreset& f, const Deviations& d, const Context& c
 // preset's [observation] noise and spikes when its observation model is enabled, else [noise].
 double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, int slot, int r,
                       double truth);
+
+// Sample r of a knob arm: sample_time_us for NCCL's own channels and chunk (the same numbers an
+// algorithm x protocol sweep holds), else a stream of its own per channels and chunk.
+double sample_arm_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, const Arm& arm, int r,
+                          double truth);
 
 struct SynthOptions {
   uint64_t seed = 1;
