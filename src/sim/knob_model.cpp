@@ -282,8 +282,10 @@ double knob_time_us(const FabricPreset& f, const Deviations& d, const KnobDeviat
   const EffectiveKnobs nccl = effective_knobs(t, ctx, Arm::of_slot(slot));
   if (knobs == nccl) return truth;
   const TruthParts parts = truth_parts(f, d, ctx, slot);
-  return truth * knob_model_us(f, k, parts, ctx, slot, knobs, nccl) /
-         knob_model_us(f, k, parts, ctx, slot, nccl, nccl);
+  // The ratio first: arms the model prices alike then keep the truth to the bit.
+  const double ratio =
+      knob_model_us(f, k, parts, ctx, slot, knobs, nccl) / knob_model_us(f, k, parts, ctx, slot, nccl, nccl);
+  return truth * ratio;
 }
 
 KnobSimulator::KnobSimulator(FabricPreset preset, uint64_t seed)

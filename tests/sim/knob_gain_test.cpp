@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "ncclbot/core/knob_limits.hpp"
@@ -46,47 +44,27 @@ ContextGain context_gain(const KnobSimulator& sim, const Context& ctx) {
   return g;
 }
 
-TEST(KnobGain, DISABLED_Profile) {
-  for (const char* name : {"h100-ib-a", "h100-ib-b", "h100-roce", "gb200-mnnvl", "gb200-ib"}) {
-    const FabricPreset f = load_fabric(name);
-    for (uint64_t seed : {kDefaultSeed, uint64_t(1), uint64_t(2)}) {
-      const KnobSimulator sim(f, seed);
-      for (Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter})
-        for (int n : f.default_nodes) {
-          std::printf("%s seed %llu %d %d:", name, (unsigned long long)seed, int(c), n);
-          for (uint64_t b = 1024; b <= (uint64_t(8) << 30); b *= 4)
-            std::printf(" %.1f", 100.0 * context_gain(sim, Context{f.name, c, n, f.gpus_per_host, b}).gain());
-          std::printf("\n");
-        }
-    }
-  }
-}
-
 }  // namespace
 }  // namespace ncclbot::sim
 namespace ncclbot::sim {
 namespace {
-TEST(KnobGain, DISABLED_Detail) {
-  const char* env = std::getenv("KNOB_CTX");  // fabric,coll,nodes,bytes
-  char fab[64];
-  int coll, nodes;
-  unsigned long long bytes;
-  std::sscanf(env, "%63[^,],%d,%d,%llu", fab, &coll, &nodes, &bytes);
-  const FabricPreset f = load_fabric(fab);
-  const KnobSimulator sim(f, kDefaultSeed);
-  const Context ctx{f.name, Collective(coll), nodes, f.gpus_per_host, bytes};
-  const model::Topology t = topology_for(f, nodes, f.gpus_per_host);
-  for (int s = 0; s < kNumNcclArms; ++s) {
-    const double own = sim.mean_us(ctx, Arm::of_slot(s));
-    if (!std::isfinite(own)) continue;
-    Arm best = Arm::of_slot(s);
-    double bt = own;
-    for (const Arm& a : knob_grid(s))
-      if (sim.mean_us(ctx, a) < bt) bt = sim.mean_us(ctx, a), best = a;
-    const EffectiveKnobs e0 = effective_knobs(t, ctx, Arm::of_slot(s)), e = effective_knobs(t, ctx, best);
-    std::printf("slot %d own %.1f (ch %d chunk %u run %llu) best %.1f ch %d chunk %u (eff %d %u %llu)\n", s,
-                own, e0.channels, e0.chunk_bytes, (unsigned long long)e0.run_chunk_bytes, bt, best.channels,
-                best.chunk_bytes, e.channels, e.chunk_bytes, (unsigned long long)e.run_chunk_bytes);
+// Every preset at the default seed: no gain up to 4 KiB, at most 35%, the largest in 4-128 MiB.
+TEST(KnobGain, CalibratedToThePublishedBand) {
+  for (const std::string& name : fabric_names()) {
+    const FabricPreset f = load_fabric(name);
+    const KnobSimulator sim(f, kDefaultSeed);
+    double best = -1.0;
+    uint64_t best_bytes = 0;
+    for (Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter})
+      for (int n : f.default_nodes)
+        for (uint64_t b = 1024; b <= (uint64_t(8) << 30); b *= 4) {
+          const double g = context_gain(sim, Context{f.name, c, n, f.gpus_per_host, b}).gain();
+          if (b <= 4096) EXPECT_EQ(g, 0.0) << name << " " << b;
+          EXPECT_LE(g, 0.35) << name << " " << b;
+          if (g > best) best = g, best_bytes = b;
+        }
+    EXPECT_GE(best_bytes, uint64_t(4) << 20) << name;
+    EXPECT_LE(best_bytes, uint64_t(128) << 20) << name;
   }
 }
 }  // namespace
