@@ -65,25 +65,32 @@ Outcome run_command(const std::vector<std::string>& args, const std::optional<st
 
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
 // canonical form: floats in their shortest exact form, so reading it again is bit-identical.
-Outcome canonical_sweep(const std::string& source, const std::optional<std::string>& text) {
+// (exit code, CSV, side-file text, error): the side text is empty without side data.
+using SweepOutcome = std::tuple<int, std::string, std::string, std::string>;
+
+SweepOutcome canonical_sweep(const std::string& source, const std::optional<std::string>& text) {
   // A file name is read up to its first NUL: "keep\0.csv" would open "keep".
   if (!text && source.find('\0') != std::string::npos) {
-    return {2, "", "ncclbot: a sweep path holds a NUL byte\n"};
+    return {2, "", "", "ncclbot: a sweep path holds a NUL byte\n"};
   }
   nb::gil_scoped_release released;
   std::ostringstream out, err;
+  std::string side;
   try {
+    std::optional<ncclbot::Sweep> sweep;
     if (text) {
       std::istringstream in(*text);
-      ncclbot::write_sweep_csv(ncclbot::parse_sweep_csv(in, source), out);
+      sweep.emplace(ncclbot::parse_sweep_csv(in, source));
     } else {
-      ncclbot::write_sweep_csv(ncclbot::read_sweep_csv(source), out);
+      sweep.emplace(ncclbot::read_sweep_csv(source));
     }
+    ncclbot::write_sweep_csv(*sweep, out);
+    side = ncclbot::sweep_side_data_text(sweep->dynamics());
   } catch (...) {
     const int code = ncclbot::cli::report_failure(std::current_exception(), err);
-    return {code, "", err.str()};
+    return {code, "", "", err.str()};
   }
-  return {0, out.str(), ""};
+  return {0, out.str(), side, ""};
 }
 
 // The Python callable progress goes to, or null. Held with a reference of its own and never freed

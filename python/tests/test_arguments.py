@@ -71,7 +71,7 @@ def test_the_compiled_reader_refuses_a_nul_byte_in_a_path(tmp_path):
 
     keep = tmp_path / "keep"
     keep.write_text("not a sweep\n")
-    code, csv, err = _core.canonical_sweep(str(keep) + "\x00.csv")
+    code, csv, side, err = _core.canonical_sweep(str(keep) + "\x00.csv")
     assert code == 2 and csv == "" and "NUL byte" in err
 
 

@@ -1,13 +1,17 @@
 // `ncclbot synth`: a forced-arm sweep from a fabric preset (see docs/simulator.md).
 #include <CLI/CLI.hpp>
 #include <array>
+#include <cctype>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
+#include "ncclbot/sim/knob_sweep.hpp"
 #include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::cli {
@@ -26,6 +30,7 @@ struct SynthCliOptions {
   std::string observation = "on", drift = "on", first_use = "on", warmup = "on";
   double noise_scale = 1.0;
   double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;
+  std::string knobs;  // a knob spec, or @FILE holding one; empty: algorithm x protocol arms only
 };
 
 bool on_off(const std::string& value, const char* option) {
@@ -45,6 +50,7 @@ struct ShiftOption {
 struct SynthOptionHandles {
   CLI::Option* gpus;
   std::array<ShiftOption, 3> shifts;
+  CLI::Option* knobs = nullptr;
 };
 
 // Declares synth's options on `app`, in --help order, bound to `opt`.
@@ -75,7 +81,7 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
       ->capture_default_str();
   app.add_option("--warmup", opt.warmup, "job and arm warm-up on or off")->capture_default_str();
   // Each left out keeps the preset's (the value stays -1); given, it must be a real size or rate.
-  const SynthOptionHandles handles{
+  SynthOptionHandles handles{
       gpus,
       {{
           {app.add_option("--shift-rate", opt.shift_rate, "level shifts per call (default: the preset's)"),
@@ -89,6 +95,11 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
                "the preset's)"),
            &opt.shift_arm_size, "[0, 0.9)"},
       }}};
+  handles.knobs = app.add_option(
+      "--knobs", opt.knobs,
+      "cross each algorithm and protocol with channel and chunk values, e.g. "
+      "'channels=0,8,16;chunk=0,64K,1M' (chunk.LL=, chunk.LL128=, chunk.Simple= for one protocol), or "
+      "@FILE holding such a spec (docs/simulator.md, \"Knob model\")");
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
   return handles;
 }
@@ -126,11 +137,34 @@ sim::SynthOptions synth_options_from(const SynthCliOptions& opt) {
   return o;
 }
 
+// The --knobs value: the spec itself, or @FILE whose lines are its items ('#' starts a comment).
+std::string knob_spec_text(const std::string& value) {
+  if (value.empty()) throw UsageError("--knobs: empty (give a spec such as channels=0,8;chunk=0,64K)");
+  if (value[0] != '@') return value;
+  const std::string path = value.substr(1);
+  std::string text, joined;
+  try {
+    text = read_input_file(path, kMaxConfigBytes);
+  } catch (const InputError& e) {
+    throw UsageError(std::string("--knobs: ") + e.what());
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    line = line.substr(0, line.find('#'));
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
+    if (!line.empty()) joined += (joined.empty() ? "" : ";") + line;
+  }
+  if (joined.empty()) throw UsageError("--knobs " + value + ": the file holds no knob values");
+  return joined;
+}
+
 // Synthesizes the sweep, writes it and reports what was written.
-int run_synth(const SynthCliOptions& opt) {
+int run_synth(const SynthCliOptions& opt, bool knobs) {
   const sim::FabricPreset f = sim::load_fabric(opt.fabric);
   const sim::SynthOptions o = synth_options_from(opt);
-  const Sweep sweep = sim::synthesize(f, o);
+  const Sweep sweep = knobs ? sim::synthesize_knobs(f, o, sim::parse_knob_spec(knob_spec_text(opt.knobs)))
+                            : sim::synthesize(f, o);
   write_sweep_csv(sweep, opt.out);
   std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
             << sweep.samples() << " samples -> " << opt.out << "\n";
@@ -140,6 +174,7 @@ int run_synth(const SynthCliOptions& opt) {
                                 {"contexts", sweep.num_contexts()},
                                 {"samples", sweep.samples()},
                                 {"observation", o.observation},
+                                {"knob_arms", !sweep.slot_shaped()},
                                 {"out", opt.out}}
                      .dump(2)
               << "\n";
@@ -151,7 +186,7 @@ Action setup(CLI::App& app) {
   const SynthOptionHandles handles = add_synth_options(app, *opt);
   return [opt, handles] {
     check_synth_options(*opt, handles);
-    return run_synth(*opt);
+    return run_synth(*opt, handles.knobs->count() > 0);
   };
 }
 

@@ -3,6 +3,7 @@
 // with exit 2 and the line of its first knob arm.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/run_cli.hpp"
@@ -43,6 +44,64 @@ TEST(KnobSweepCli, ReplayRefusesAKnobSweepAtItsFirstKnobArm) {
   const CliResult r = run_cli("replay --sweep '" + dir + "/k.csv' --policy ucb1 --seeds 1 --horizon 10");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(dir + "/k.csv:2: this arm sets channels or a chunk size"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ncclbot::test
+
+namespace ncclbot::test {
+namespace {
+
+// synth --knobs: every arm of today's sweep crossed with the listed channels and chunks (chunks off a
+// protocol's grain skipped for it), NCCL's own setting keeping today's samples bit for bit.
+TEST(KnobSweepCli, SynthCrossesEachArmWithTheKnobsAndKeepsNcclsOwnSamples) {
+  const std::string dir = temp_dir();
+  const std::string opts =
+      " --fabric h100-ib-a --seed 3 --nodes 2 --collectives allreduce --samples 2 "
+      "--min-bytes 4194304 --max-bytes 4194304";
+  ASSERT_EQ(run_cli("synth --out '" + dir + "/plain.csv'" + opts).exit_code, 0);
+  const CliResult r =
+      run_cli("synth --out '" + dir + "/k.csv'" + opts +
+              "  --knobs 'channels=0,1,2,4,8,16,24,32,48,64;chunk=0,16K,64K,256K,1M,4M' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["knob_arms"], true);
+  const auto plain = nlohmann::json::parse(run_cli("inspect '" + dir + "/plain.csv' --json").out);
+  const auto knobs = nlohmann::json::parse(run_cli("inspect '" + dir + "/k.csv' --json").out);
+  // LL (grain 16) and Simple (512) take all six chunks, LL128 (1920) none of 16K..4M but 0: per
+  // context 10 x 6 arms for each LL and Simple slot, 10 for each LL128 slot.
+  const int slots = plain["arms_per_context"]["max"].get<int>();
+  EXPECT_GT(knobs["arms_per_context"]["max"].get<int>(), 256);
+  EXPECT_LE(knobs["arms_per_context"]["max"].get<int>(), slots * 60);
+  EXPECT_GE(knobs["arms_per_context"]["max"].get<int>(), slots * 10);
+  // The rows of NCCL's own knobs are today's rows, with "0,0," after the protocol: check the first.
+  const std::string plain_csv = read_all(dir + "/plain.csv"), knob_csv = read_all(dir + "/k.csv");
+  const size_t row_start = plain_csv.find('\n') + 1;
+  const std::string row = plain_csv.substr(row_start, plain_csv.find('\n', row_start) - row_start);
+  size_t proto_end = 0;
+  for (int comma = 0; comma < 7; ++comma) proto_end = row.find(',', proto_end) + 1;  // after fabric..proto
+  const std::string knob_row = row.substr(0, proto_end) + "0,0," + row.substr(proto_end) + "\n";
+  EXPECT_NE(knob_csv.find("\n" + knob_row), std::string::npos) << knob_row;
+  // The dynamics are the same side file.
+  EXPECT_EQ(read_all(dir + "/k.sweep.toml"), read_all(dir + "/plain.sweep.toml"));
+}
+
+TEST(KnobSweepCli, SynthRefusesKnobValuesNcclCannotTake) {
+  const std::string dir = temp_dir();
+  for (const char* spec : {"channels=65", "channels=-1", "chunk=100", "bogus=1", "channels="}) {
+    const CliResult r =
+        run_cli("synth --fabric h100-ib-a --nodes 2 --out '" + dir + "/x.csv' --knobs '" + spec + "'");
+    EXPECT_EQ(r.exit_code, 2) << spec << ": " << r.err;
+    EXPECT_FALSE(std::ifstream(dir + "/x.csv").good()) << spec;
+  }
+  write_file(dir + "/spec.txt", "# the knob values\nchannels=0,8\n\nchunk=0,64K  # a comment\n");
+  EXPECT_EQ(run_cli("synth --fabric h100-ib-a --nodes 2 --collectives allreduce --samples 1 --out '" + dir +
+                    "/y.csv' --knobs @'" + dir + "/spec.txt'")
+                .exit_code,
+            0);
+  const CliResult missing =
+      run_cli("synth --fabric h100-ib-a --out '" + dir + "/z.csv' --knobs @'" + dir + "/none.txt'");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("none.txt"), std::string::npos) << missing.err;
 }
 
 }  // namespace
