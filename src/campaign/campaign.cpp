@@ -10,6 +10,7 @@
 #include <set>
 
 #include "io/toml_reader.hpp"
+#include "ncclbot/campaign/knob_point.hpp"
 #include "ncclbot/campaign/plan.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
@@ -55,6 +56,11 @@ class CampaignToml : public TomlReader {
       fail(n, what + " " + quoted_value(name) +
                   " is not one of allreduce, allgather, reducescatter, broadcast, reduce");
     return *c;
+  }
+  // A channel count: 0 (NCCL's own) to NCCL's MAXCHANNELS; a chunk size: 0 (NCCL's own) to 1 GiB.
+  int channels(const toml::node& n) const { return int(TomlReader::integer(n, "channels", 0, kMaxChannels)); }
+  uint64_t chunk(const toml::node& n) const {
+    return uint64_t(TomlReader::integer(n, "chunk_bytes", 0, int64_t(kMaxChunkBytes)));
   }
   // A non-empty array whose elements `each` reads, none twice.
   template <typename T, typename Read>
@@ -112,6 +118,34 @@ Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim
   return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
 }
 
+// Why the run did not run its planned knob point, or nullopt: the environment its JSON recorded
+// (NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCLBOT_TABLE; NCCL_CHUNK_SIZE refused) and, where the text log has
+// NCCL's INIT line, the channels NCCL set up.
+std::optional<std::string> knob_mismatch(const CampaignRun& run, const nccl_tests::Run& json,
+                                         const nccl_tests::Run* text) {
+  if (json.chunk_size_env)
+    return "ran with NCCL_CHUNK_SIZE=" + json.chunk_size_env->value + ": " + kChunkSizeRefusal;
+  const std::string want = run.knobs.channels > 0 ? std::to_string(run.knobs.channels) : "";
+  for (const auto& [var, got] :
+       {std::pair{"NCCL_MIN_CTAS", &json.min_ctas}, {"NCCL_MAX_CTAS", &json.max_ctas}})
+    if ((*got ? (*got)->value : "") != want)
+      return std::string("ran with ") + var + "=" + (*got ? (*got)->value : "(unset)") + ", planned " +
+             (want.empty() ? "NCCL's own channel count (unset)" : want);
+  if (text && text->coll_channels && run.knobs.channels > 0) {
+    if (text->coll_channels_disagree) return "ranks report different coll channel counts in " + run.log;
+    if (text->coll_channels->value != want)
+      return "NCCL set up " + text->coll_channels->value + " coll channels (" + run.log + ":" +
+             std::to_string(text->coll_channels->line) + "), planned " + want;
+  }
+  if (run.knobs.chunk_bytes > 0) {
+    const std::string table = chunk_table_path(run.knobs.chunk_bytes);
+    const std::string got = json.tuner_table ? json.tuner_table->value : "";
+    if (got.size() < table.size() || got.compare(got.size() - table.size(), table.size(), table) != 0)
+      return "ran with NCCLBOT_TABLE=" + (got.empty() ? "(unset)" : got) + ", planned " + table;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_campaign_dir(const std::string& dir) {
@@ -126,7 +160,7 @@ namespace {
 void read_campaign_head(const CampaignToml& r, const toml::table& head, Campaign& c) {
   r.only_keys(head, "[campaign]",
               {"version", "fabric", "gpus_per_node", "nodes", "collectives", "min_bytes", "max_bytes",
-               "step_factor", "iters", "warmup", "launcher"});
+               "step_factor", "iters", "warmup", "launcher", "channels", "chunk_bytes"});
   r.integer(head, "version", 1, 1);
   c.fabric = r.fabric(head);
   // Checked here, not when ingest loads it, so that --status refuses it too and both name this line.
@@ -149,13 +183,49 @@ void read_campaign_head(const CampaignToml& r, const toml::table& head, Campaign
   const std::string launcher = r.string(head, "launcher");
   if (launcher != "srun" && launcher != "mpirun")
     r.fail(r.key(head, "launcher"), "launcher " + quoted_value(launcher) + " is not one of srun, mpirun");
+  if (head.contains("channels"))
+    c.channels = r.list<int>(head, "channels", [&](const toml::node& n) { return r.channels(n); });
+  if (head.contains("chunk_bytes"))
+    c.chunk_bytes = r.list<uint64_t>(head, "chunk_bytes", [&](const toml::node& n) {
+      const uint64_t chunk = r.chunk(n);
+      // LL's 16 B grain divides the other two: a size off it fits no protocol.
+      if (chunk > 0 && !chunk_fits_grain(chunk, int(Proto::kLL)))
+        r.fail(n,
+               "chunk_bytes " + std::to_string(chunk) +
+                   " is not a positive multiple of any protocol's grain (LL 16, LL128 1920, Simple 512 B)");
+      return chunk;
+    });
+}
+
+// A [[run]]'s knob point: one of the campaign's channel counts and chunk sizes, the chunk on the
+// grain of the run's protocol (NCCL would round it down to another size).
+KnobPoint read_run_knobs(const CampaignToml& r, const toml::table& t, const Campaign& c, int slot) {
+  KnobPoint k;
+  if (t.contains("channels")) {
+    k.channels = r.channels(r.key(t, "channels"));
+    if (std::find(c.channels.begin(), c.channels.end(), k.channels) == c.channels.end())
+      r.fail(r.key(t, "channels"),
+             "channels = " + std::to_string(k.channels) + " is not one of the campaign's channels");
+  }
+  if (t.contains("chunk_bytes")) {
+    const toml::node& n = r.key(t, "chunk_bytes");
+    k.chunk_bytes = r.chunk(n);
+    if (std::find(c.chunk_bytes.begin(), c.chunk_bytes.end(), k.chunk_bytes) == c.chunk_bytes.end())
+      r.fail(n,
+             "chunk_bytes = " + std::to_string(k.chunk_bytes) + " is not one of the campaign's chunk_bytes");
+    if (k.chunk_bytes > 0 && !chunk_fits_grain(k.chunk_bytes, int(slot_proto(slot))))
+      r.fail(n, "chunk_bytes = " + std::to_string(k.chunk_bytes) + " is not a multiple of " +
+                    std::string(proto_name(slot_proto(slot))) + "'s " +
+                    std::to_string(chunk_grain_bytes(int(slot_proto(slot)))) + " B grain");
+  }
+  return k;
 }
 
 // One [[run]]: its own keys, and a shape, collective and fabric the [campaign] table plans.
 CampaignRun read_campaign_run(const CampaignToml& r, const toml::table& t, const Campaign& c) {
-  r.only_keys(
-      t, "[[run]]",
-      {"id", "file", "log", "collective", "algo", "proto", "nodes", "gpus_per_node", "fabric", "min_bytes"});
+  r.only_keys(t, "[[run]]",
+              {"id", "file", "log", "collective", "algo", "proto", "nodes", "gpus_per_node", "fabric",
+               "min_bytes", "channels", "chunk_bytes"});
   CampaignRun run;
   run.line = toml_line(t);
   run.id = r.string(t, "id");
@@ -181,6 +251,7 @@ CampaignRun read_campaign_run(const CampaignToml& r, const toml::table& t, const
   if (!algo) r.fail(r.key(t, "algo"), "algo is not one of " + std::string(nccl_algo_names_list()));
   if (!proto) r.fail(r.key(t, "proto"), "proto is not one of " + std::string(proto_names_list()));
   run.slot = arm_slot(*algo, *proto);
+  run.knobs = read_run_knobs(r, t, c, run.slot);
   for (uint64_t b = uint64_t(r.integer(t, "min_bytes", int64_t(c.min_bytes), int64_t(c.max_bytes)));
        b <= c.max_bytes; b *= c.step_factor) {
     run.sizes.push_back(b);
@@ -259,6 +330,7 @@ RunStatus run_status(const Campaign& campaign, const CampaignRun& run) {
   if (r.proto && parse_proto(r.proto->value) != std::optional<Proto>(slot_proto(run.slot)))
     return failed("ran NCCL_PROTO=" + r.proto->value + ", planned " +
                   std::string(proto_name(slot_proto(run.slot))));
+  if (auto why = knob_mismatch(run, r, text.runs.empty() ? nullptr : &text.runs.front())) return failed(*why);
   if (const auto topo = nccl_tests::topology_from_devices(r, run.json);
       topo && (topo->nodes != run.nodes || topo->gpus_per_node != run.gpus_per_node))
     return failed("ran on " + std::to_string(topo->nodes) + " node(s) x " +

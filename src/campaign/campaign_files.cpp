@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ncclbot/campaign/campaign.hpp"
+#include "ncclbot/campaign/knob_point.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -30,7 +31,35 @@ std::string slurm_time(double seconds) {
   return buf;
 }
 
+template <typename T>
+std::string joined_numbers(const std::vector<T>& v) {
+  std::string out;
+  for (const T& x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+  return out;
+}
+
+// The buffer a run's chunk needs raised, as VAR=BYTES, or "-" (one word of the RUNS line).
+std::string buffer_word(const PlannedRun& r) {
+  if (r.knobs.chunk_bytes == 0) return "-";
+  const auto b = buffer_for_chunk(r.collective, r.slot, r.knobs.chunk_bytes);
+  return b ? b->var + "=" + std::to_string(b->bytes) : "-";
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> chunk_tables(const Plan& plan) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (uint64_t chunk : plan.options.chunk_bytes) {
+    if (chunk == 0) continue;
+    std::vector<int> slots;
+    for (const PlannedRun& r : plan.runs)
+      if (r.knobs.chunk_bytes == chunk && std::find(slots.begin(), slots.end(), r.slot) == slots.end())
+        slots.push_back(r.slot);
+    std::sort(slots.begin(), slots.end());
+    if (!slots.empty()) out.emplace_back(chunk_table_path(chunk), chunk_table(chunk, slots));
+  }
+  return out;
+}
 
 std::string json_log_path(const std::string& run_id) {
   return "logs/" + run_id + ".json";
@@ -56,6 +85,11 @@ std::string campaign_toml(const Plan& plan) {
   os << "]\nmin_bytes = " << o.min_bytes << "\nmax_bytes = " << o.max_bytes
      << "\nstep_factor = " << o.step_factor << "\niters = " << o.iters << "\nwarmup = " << o.warmup
      << "\nlauncher = " << quoted(std::string(launcher_name(o.launcher))) << "\n";
+  // Knob lists only when they ask for more than NCCL's own values, so an algorithm x protocol
+  // campaign's manifest stays what it was.
+  if (o.channels != std::vector<int>{0}) os << "channels = [" << joined_numbers(o.channels) << "]\n";
+  if (o.chunk_bytes != std::vector<uint64_t>{0})
+    os << "chunk_bytes = [" << joined_numbers(o.chunk_bytes) << "]\n";
   for (const PlannedRun& r : plan.runs) {
     os << "\n[[run]]\nid = " << quoted(r.id) << "\nfile = " << quoted(json_log_path(r.id))
        << "\nlog = " << quoted(text_log_path(r.id))
@@ -64,6 +98,8 @@ std::string campaign_toml(const Plan& plan) {
        << "\nproto = " << quoted(std::string(proto_name(slot_proto(r.slot)))) << "\nnodes = " << r.nodes
        << "\ngpus_per_node = " << plan.gpus_per_node << "\nfabric = " << quoted(plan.fabric)
        << "\nmin_bytes = " << r.sizes.front() << "\n";
+    if (r.knobs.channels > 0) os << "channels = " << r.knobs.channels << "\n";
+    if (r.knobs.chunk_bytes > 0) os << "chunk_bytes = " << r.knobs.chunk_bytes << "\n";
   }
   return os.str();
 }
@@ -84,6 +120,8 @@ std::string run_sh(const Plan& plan) {
 #   bash run.sh                      run every run whose log is missing or incomplete, in order
 #   bash run.sh --task I             run the run at index I (each run.sbatch array task does this)
 #   bash run.sh --incomplete [NODES] print the indices of the runs still to do (on NODES hosts)
+#   bash run.sh --check-env          exit 2 when NCCL_CHUNK_SIZE is set anywhere NCCL reads it
+# A run with a chunk size loads ncclbot's tuner plugin from $NCCLBOT_PLUGIN (NCCL 2.30.3 or later).
 # nccl-tests is found in $NCCL_TESTS_DIR (default: on the PATH), the launcher in $SRUN or $MPIRUN
 # (default srun / mpirun; extra launcher options may follow the name, e.g. SRUN="srun --mpi=pmix").
 # A complete log is never rerun or overwritten; an incomplete one is moved to logs/attempts/ first.
@@ -91,12 +129,32 @@ set -uo pipefail
 )SH" << kLocateHere;
   os << "LAUNCHER=" << launcher_name(o.launcher) << "\nGPUS_PER_NODE=" << plan.gpus_per_node
      << "\nITERS=" << o.iters << "\nWARMUP=" << o.warmup << "\nSTEP_FACTOR=" << o.step_factor
-     << "\nMAX_BYTES=" << o.max_bytes << "\n# id nodes program NCCL_ALGO NCCL_PROTO min_bytes\nRUNS=(\n";
+     << "\nMAX_BYTES=" << o.max_bytes
+     << "\n# id nodes program NCCL_ALGO NCCL_PROTO min_bytes channels chunk_bytes buffer (0: NCCL's "
+        "own)\nRUNS=(\n";
   for (const PlannedRun& r : plan.runs)
     os << "  \"" << r.id << ' ' << r.nodes << ' ' << test_binary(r.collective) << ' '
        << algo_name(slot_algo(r.slot)) << ' ' << proto_name(slot_proto(r.slot)) << ' ' << r.sizes.front()
-       << "\"\n";
+       << ' ' << r.knobs.channels << ' ' << r.knobs.chunk_bytes << ' ' << buffer_word(r) << "\"\n";
   os << R"SH()
+
+# NCCL_CHUNK_SIZE is refused wherever NCCL would read it: the environment, then $NCCL_CONF_FILE (or
+# ~/.nccl.conf) and /etc/nccl.conf (NCCL src/misc/param.cc initEnvFunc). NCCL does not clamp it and
+# NVIDIA/nccl #2408 reports silently wrong results with it.
+CHUNK_SIZE_REFUSAL="NCCL_CHUNK_SIZE is undocumented and unclamped, and NVIDIA/nccl #2408 reports silently wrong results with it; unset it (a campaign sets chunk sizes with plan --chunk-bytes)"
+refuse_chunk_size() {
+  local f hit
+  if [[ -n "${NCCL_CHUNK_SIZE+set}" ]]; then
+    echo "run.sh: NCCL_CHUNK_SIZE is set in the environment: $CHUNK_SIZE_REFUSAL" >&2
+    exit 2
+  fi
+  for f in "${NCCL_CONF_FILE:-${HOME:+$HOME/.nccl.conf}}" /etc/nccl.conf; do
+    [[ -n "$f" && -f "$f" && -r "$f" ]] || continue
+    hit="$(grep -n -m 1 '^NCCL_CHUNK_SIZE=' -- "$f")" || continue
+    echo "run.sh: $f:${hit%%:*}: sets NCCL_CHUNK_SIZE: $CHUNK_SIZE_REFUSAL" >&2
+    exit 2
+  done
+}
 
 # Complete: nccl-tests printed its closing line and no failure, and wrote a whole JSON document
 # (one that parses, where python3 is there to say so; without it, one that ends in '}', and
@@ -116,24 +174,50 @@ program() {
   if [[ -n "${NCCL_TESTS_DIR:-}" ]]; then echo "$NCCL_TESTS_DIR/$1"; else command -v "$1" || echo "$1"; fi
 }
 
-launch() {  # NODES COMMAND...: one process per GPU, NCCL_ALGO/NCCL_PROTO passed to every rank
-  local nodes="$1"
+launch() {  # NODES COMMAND...: one process per GPU, NCCL_ALGO/NCCL_PROTO and $RUN_VARS passed to every rank
+  local nodes="$1" v
+  local -a pass=(-x NCCL_ALGO -x NCCL_PROTO)
+  for v in ${RUN_VARS[@]+"${RUN_VARS[@]}"}; do pass+=(-x "$v"); done
   shift
   case "$LAUNCHER" in
     srun) ${SRUN:-srun} --nodes="$nodes" --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \
             --export=ALL "$@" ;;
     mpirun) ${MPIRUN:-mpirun} -np $((nodes * GPUS_PER_NODE)) --map-by "ppr:$GPUS_PER_NODE:node" \
-              -x NCCL_ALGO -x NCCL_PROTO "$@" ;;
+              "${pass[@]}" "$@" ;;
   esac
 }
 
+# The knob point's environment (docs/campaign.md): channels through NCCL_MIN_CTAS = NCCL_MAX_CTAS,
+# with NCCL's INIT lines on so the log says how many channels NCCL set up; a chunk size through
+# ncclbot's tuner plugin in table mode ($NCCLBOT_PLUGIN), its protocol's buffer raised where needed.
+knob_env() {  # CHANNELS CHUNK BUFFER: exports the variables and names them in RUN_VARS
+  local channels="$1" chunk="$2" buffer="$3"
+  RUN_VARS=()
+  if ((channels > 0)); then
+    export NCCL_MIN_CTAS="$channels" NCCL_MAX_CTAS="$channels" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
+    RUN_VARS+=(NCCL_MIN_CTAS NCCL_MAX_CTAS NCCL_DEBUG NCCL_DEBUG_SUBSYS)
+  fi
+  if ((chunk > 0)); then
+    export NCCL_TUNER_PLUGIN="$NCCLBOT_PLUGIN" NCCLBOT_MODE=table NCCLBOT_TABLE="$HERE/tables/chunk-$chunk.csv"
+    RUN_VARS+=(NCCL_TUNER_PLUGIN NCCLBOT_MODE NCCLBOT_TABLE)
+  fi
+  if [[ "$buffer" != - ]]; then
+    export "$buffer"
+    RUN_VARS+=("${buffer%%=*}")
+  fi
+}
+
 run_one() {
-  local index="$1" id nodes prog algo proto min_bytes
-  read -r id nodes prog algo proto min_bytes <<< "${RUNS[$index]}"
+  local index="$1" id nodes prog algo proto min_bytes channels chunk buffer
+  read -r id nodes prog algo proto min_bytes channels chunk buffer <<< "${RUNS[$index]}"
   local log="$HERE/logs/$id.log" json="$HERE/logs/$id.json" tag="[$((index + 1))/${#RUNS[@]}] $id"
   if log_complete "$log" "$json"; then
     echo "$tag: complete, kept"
     return 0
+  fi
+  if ((chunk > 0)) && [[ -z "${NCCLBOT_PLUGIN:-}" ]]; then
+    echo "$tag: FAILED: a chunk size needs NCCLBOT_PLUGIN=/path/to/libnccl-tuner-ncclbot.so (NCCL 2.30.3 or later)"
+    return 1
   fi
   mkdir -p "$HERE/logs/attempts"
   local stamp f
@@ -145,8 +229,9 @@ run_one() {
   local start=$SECONDS rc
   (
     export NCCL_ALGO="$algo" NCCL_PROTO="$proto"
+    knob_env "$channels" "$chunk" "$buffer"
     launch "$nodes" "$(program "$prog")" -b "$min_bytes" -e "$MAX_BYTES" -f "$STEP_FACTOR" -g 1 \
-      -n "$ITERS" -w "$WARMUP" -I 1 -J "$json"
+      -n "$ITERS" -w "$WARMUP" -c 1 -I 1 -J "$json"
   ) > "$log" 2>&1
   rc=$?
   if log_complete "$log" "$json"; then
@@ -158,8 +243,13 @@ run_one() {
 }
 
 case "${1:-}" in
+  --check-env)
+    refuse_chunk_size
+    exit 0
+    ;;
   --task)
     [[ "${2:-}" =~ ^[0-9]+$ && "$2" -lt ${#RUNS[@]} ]] || { echo "run.sh: --task needs an index below ${#RUNS[@]}" >&2; exit 2; }
+    refuse_chunk_size
     run_one "$2"
     exit $?
     ;;
@@ -173,11 +263,12 @@ case "${1:-}" in
     ;;
   "") ;;
   *)
-    echo "usage: run.sh [--task I | --incomplete [NODES]]" >&2
+    echo "usage: run.sh [--task I | --incomplete [NODES] | --check-env]" >&2
     exit 2
     ;;
 esac
 
+refuse_chunk_size
 mkdir -p "$HERE/logs"
 failed=0
 for i in "${!RUNS[@]}"; do
@@ -213,7 +304,8 @@ if [[ -n "${SLURM_ARRAY_TASK_ID:-}" ]]; then
   exec bash "$PWD/run.sh" --task "$SLURM_ARRAY_TASK_ID"
 fi
 )SH" << kLocateHere
-     << R"SH(mkdir -p "$HERE/logs"
+     << R"SH(bash "$HERE/run.sh" --check-env || exit 2
+mkdir -p "$HERE/logs"
 submit() {  # NODES TIME
   local list
   list="$(bash "$HERE/run.sh" --incomplete "$1" | paste -sd, -)"
@@ -252,7 +344,11 @@ void write_campaign_folder(const std::string& dir, const Plan& plan) {
       write_file_atomic(path, text);
       ::chmod(path.c_str(), 0755);
     }
-  } catch (const std::runtime_error& e) {
+    const auto tables = chunk_tables(plan);
+    if (!tables.empty()) std::filesystem::create_directories(std::filesystem::path(dir) / "tables");
+    for (const auto& [name, text] : tables)
+      write_file_atomic((std::filesystem::path(dir) / name).string(), text);
+  } catch (const std::exception& e) {  // runtime_error, filesystem_error
     throw UsageError(std::string("--out: ") + e.what());
   }
 }

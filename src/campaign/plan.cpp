@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "ncclbot/campaign/arm_exclusion.hpp"
+#include "ncclbot/campaign/knob_point.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -49,6 +50,63 @@ void check(const PlanOptions& o) {
   if (o.iters < 1 || o.iters > 100000) throw UsageError("--iters: must be in [1, 100000]");
   if (o.warmup < 0 || o.warmup > 100000) throw UsageError("--warmup: must be in [0, 100000]");
   if (!(o.startup_s >= 0.0) || o.startup_s > 86400.0) throw UsageError("--startup-s: must be in [0, 86400]");
+  if (o.channels.empty()) throw UsageError("--channels: give at least one channel count (0: NCCL's own)");
+  if (o.chunk_bytes.empty()) throw UsageError("--chunk-bytes: give at least one chunk size (0: NCCL's own)");
+  for (int ch : o.channels)
+    if (ch < 0 || ch > kMaxChannels)
+      throw UsageError("--channels: " + std::to_string(ch) +
+                       " is not in [0, 64] (0: NCCL's own count; 64 is NCCL's MAXCHANNELS)");
+  for (uint64_t chunk : o.chunk_bytes)
+    if (chunk > kMaxChunkBytes)
+      throw UsageError("--chunk-bytes: " + std::to_string(chunk) + " is above 1 GiB");
+}
+
+// A chunk size must fit the grain of at least one protocol the plan considers; one that fits none
+// would plan nothing (a typo, most likely).
+void check_chunks_fit(const std::vector<uint64_t>& chunks, const std::vector<int>& slots) {
+  for (uint64_t chunk : chunks) {
+    if (chunk == 0) continue;
+    bool fits = false;
+    for (int slot : slots) fits = fits || chunk_fits_grain(chunk, int(slot_proto(slot)));
+    if (!fits)
+      throw UsageError("--chunk-bytes: " + std::to_string(chunk) +
+                       " is not a positive multiple of any planned protocol's grain (LL 16, LL128 1920, "
+                       "Simple 512 B)");
+  }
+}
+
+template <typename T>
+std::vector<T> sorted_unique(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// The runs of one arm, one per knob point, or the reason NCCL cannot run the arm at all; chunk
+// sizes off the arm's grain (or needing too large a buffer) are left out one by one.
+void plan_arm(Plan& plan, const model::Topology& t, int n, Collective c, int slot,
+              const std::vector<uint64_t>& sizes) {
+  const PlanOptions& o = plan.options;
+  std::optional<std::string> why;
+  for (uint64_t b : sizes)
+    if ((why = why_arm_left_out(t, c, slot, b))) break;
+  if (why) {
+    plan.left_out.push_back({n, c, slot, 0, *why});
+    return;
+  }
+  const std::string arm_id = "n" + std::to_string(n) + "-" + collective_key(c) + "-" +
+                             lower(algo_name(slot_algo(slot))) + "-" + lower(proto_name(slot_proto(slot)));
+  const double seconds = predicted_seconds(t, c, slot, sizes, o);  // the model has no knob terms
+  for (uint64_t chunk : o.chunk_bytes) {
+    if (chunk > 0 && (why = why_chunk_left_out(c, slot, chunk))) {
+      plan.left_out.push_back({n, c, slot, chunk, *why});
+      continue;
+    }
+    for (int channels : o.channels) {
+      const KnobPoint knobs{channels, chunk};
+      plan.runs.push_back({arm_id + knob_id_suffix(knobs), n, c, slot, knobs, sizes, seconds});
+    }
+  }
 }
 
 }  // namespace
@@ -91,9 +149,9 @@ Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
   plan.fabric = f.name;
   plan.options = o;
   plan.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : f.gpus_per_host;
-  std::vector<int> nodes = o.nodes;
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  const std::vector<int> nodes = sorted_unique(o.nodes);
+  plan.options.channels = sorted_unique(o.channels);
+  plan.options.chunk_bytes = sorted_unique(o.chunk_bytes);
   // Each collective once, in the order given: a repeated one would be planned, priced and run twice
   // (its runs sharing log files).
   std::vector<Collective> collectives;
@@ -103,6 +161,7 @@ Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
   std::vector<int> slots = o.arms;
   if (slots.empty())
     for (int s = 0; s < kNumNcclArms; ++s) slots.push_back(s);
+  check_chunks_fit(plan.options.chunk_bytes, slots);
   for (int n : nodes) {
     const model::Topology t = sim::topology_for(f, n, plan.gpus_per_node);  // UsageError on a bad shape
     const int ranks = n * plan.gpus_per_node;
@@ -124,31 +183,14 @@ Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
       }
       if (first_skipped)
         plan.left_out.push_back(
-            {n, c, -1,
+            {n, c, -1, 0,
              "sizes " + std::to_string(first_skipped) + ".." + std::to_string(last_skipped) +
                  " B: nccl-tests rounds " + collective_key(c) + " to whole multiples of " +
                  std::to_string(c == Collective::kAllGather || c == Collective::kReduceScatter ? 16 * ranks
                                                                                                : 4) +
                  " B at " + std::to_string(ranks) + " ranks"});
       if (sizes.empty()) continue;
-      for (int slot : slots) {
-        std::optional<std::string> why;
-        for (uint64_t b : sizes)
-          if ((why = why_arm_left_out(t, c, slot, b))) break;
-        if (why) {
-          plan.left_out.push_back({n, c, slot, *why});
-          continue;
-        }
-        PlannedRun run;
-        run.nodes = n;
-        run.collective = c;
-        run.slot = slot;
-        run.sizes = sizes;
-        run.id = "n" + std::to_string(n) + "-" + collective_key(c) + "-" + lower(algo_name(slot_algo(slot))) +
-                 "-" + lower(proto_name(slot_proto(slot)));
-        run.seconds = predicted_seconds(t, c, slot, sizes, o);
-        plan.runs.push_back(std::move(run));
-      }
+      for (int slot : slots) plan_arm(plan, t, n, c, slot, sizes);
     }
   }
   if (plan.runs.empty()) throw UsageError("the plan has no run: every arm or size was left out (see above)");

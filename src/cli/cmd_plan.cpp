@@ -2,6 +2,7 @@
 // run.sbatch) with the arms NCCL can run there, the ones left out and why, and what it costs;
 // `ncclbot plan --status DIR` says which of a campaign's runs are done, missing or failed.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -22,7 +23,8 @@ namespace plan_command {
 
 struct PlanCliOptions {
   std::string fabric, nodes, collectives = "allreduce,allgather,reducescatter", min_bytes = "8",
-                             max_bytes = "8G", arms, launcher = "srun", out, status;
+                             max_bytes = "8G", arms, launcher = "srun", out, status, channels = "0",
+                             chunk_bytes = "0";
   int gpus_per_node = 0, iters = 50, warmup = 5;
   uint64_t step_factor = 2;
   double startup_s = 30.0;
@@ -37,6 +39,35 @@ uint64_t byte_size(const std::string& text, const char* option) {
   if (!v)
     throw UsageError(std::string(option) + ": " + quoted_value(text) + " is not a size (e.g. 8, 64K, 8G)");
   return *v;
+}
+
+// A comma-separated list, each item read by `item` (which throws UsageError naming `option`).
+template <typename T, typename Read>
+std::vector<T> comma_list(const std::string& text, Read item) {
+  std::vector<T> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    out.push_back(item(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// "0,8,16": channel counts, 0 for NCCL's own (plan checks the range and names the option).
+std::vector<int> parse_channels(const std::string& text) {
+  return comma_list<int>(text, [](const std::string& item) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size())
+      throw UsageError("--channels: " + quoted_value(item) + " is not a channel count (0: NCCL's own, 1-64)");
+    return v;
+  });
+}
+
+// "0,64K,512K": chunk sizes, 0 for NCCL's own.
+std::vector<uint64_t> parse_chunks(const std::string& text) {
+  return comma_list<uint64_t>(text, [](const std::string& item) { return byte_size(item, "--chunk-bytes"); });
 }
 
 // "Ring/LL,Tree/Simple" or a bare algorithm ("NVLS"): every protocol of it.
@@ -86,6 +117,8 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
                     {"collective", campaign::collective_key(r.collective)},
                     {"algo", std::string(algo_name(slot_algo(r.slot)))},
                     {"proto", std::string(proto_name(slot_proto(r.slot)))},
+                    {"channels", r.knobs.channels},
+                    {"chunk_bytes", r.knobs.chunk_bytes},
                     {"program", campaign::test_binary(r.collective)},
                     {"min_bytes", r.sizes.front()},
                     {"max_bytes", r.sizes.back()},
@@ -97,6 +130,7 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
     if (l.slot >= 0)
       j.update({{"algo", std::string(algo_name(slot_algo(l.slot)))},
                 {"proto", std::string(proto_name(slot_proto(l.slot)))}});
+    if (l.chunk_bytes > 0) j["chunk_bytes"] = l.chunk_bytes;
     left.push_back(std::move(j));
   }
   std::vector<int> nodes;
@@ -116,6 +150,8 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
           {"iters", o.iters},
           {"warmup", o.warmup},
           {"launcher", std::string(campaign::launcher_name(o.launcher))},
+          {"channels", o.channels},
+          {"chunk_bytes", o.chunk_bytes},
           {"startup_s", o.startup_s},
           {"runs", std::move(runs)},
           {"left_out", std::move(left)},
@@ -129,6 +165,9 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
      << j["min_bytes"] << ".." << j["max_bytes"] << " B (x" << j["step_factor"] << "), " << j["iters"]
      << " timed iterations after " << j["warmup"] << " warm-up, launcher " << j["launcher"].get<std::string>()
      << "\n";
+  if (j["channels"] != nlohmann::json::array({0}) || j["chunk_bytes"] != nlohmann::json::array({0}))
+    os << "knob points: channels " << j["channels"].dump() << " x chunk_bytes " << j["chunk_bytes"].dump()
+       << " (0: NCCL's own; one run per arm and knob point)\n";
   os << "runs: " << j["runs"].size() << " (one per nodes, collective and arm; one job array task each)\n";
   os << "left out: " << j["left_out"].size() << "\n";
   for (const auto& l : j["left_out"])
@@ -192,6 +231,11 @@ Action setup(CLI::App& app) {
   app.add_option("--iters", opt->iters, "timed iterations per size, nccl-tests -n (default 50)");
   app.add_option("--warmup", opt->warmup, "warm-up iterations, nccl-tests -w (default 5)");
   app.add_option("--arms", opt->arms, "only these arms: ALGO/PROTO or ALGO, comma-separated (default: all)");
+  app.add_option("--channels", opt->channels,
+                 "channel counts to force (NCCL_MIN_CTAS = NCCL_MAX_CTAS), 0 = NCCL's own (default 0)");
+  app.add_option(
+      "--chunk-bytes", opt->chunk_bytes,
+      "chunk sizes to force through ncclbot's tuner plugin (NCCL 2.30.3+), 0 = NCCL's own (default 0)");
   app.add_option("--launcher", opt->launcher, "srun (default) or mpirun");
   app.add_option("--startup-s", opt->startup_s, "start-up seconds per job in the cost estimate (default 30)");
   app.add_option("--out", opt->out, "campaign folder to write");
@@ -224,6 +268,8 @@ Action setup(CLI::App& app) {
     o.iters = opt->iters;
     o.warmup = opt->warmup;
     if (!opt->arms.empty()) o.arms = parse_arms(opt->arms);
+    o.channels = parse_channels(opt->channels);
+    o.chunk_bytes = parse_chunks(opt->chunk_bytes);
     o.launcher = campaign::parse_launcher(opt->launcher);
     o.startup_s = opt->startup_s;
     const campaign::Plan plan = campaign::make_plan(sim::load_fabric(opt->fabric), o);

@@ -59,5 +59,51 @@ TEST(CampaignManifest, EveryKeyOfEveryTableIsChecked) {
   }
 }
 
+// Knob values: a channel count outside [0, 64], a chunk size off every protocol's grain or off its
+// run's protocol's grain, or a run's knob that is not one of the campaign's, is one line naming
+// campaign.toml and the line, exit 2.
+TEST(CampaignManifest, KnobValuesAreCheckedWithTheirLine) {
+  const std::string camp = temp_dir() + "/c";
+  const CliResult plan = run_cli(
+      "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/LL128 "
+      "--channels 0,8 --chunk-bytes 0,3840 --min-bytes 1K --max-bytes 4K --iters 2 --out '" +
+      camp + "'");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const std::string good = read_all(camp + "/campaign.toml");
+  ASSERT_EQ(run_cli("plan --status '" + camp + "'").exit_code, 0);
+  // Lines: 3 [campaign], 4-14 its keys, 15 channels, 16 chunk_bytes; the first run's table at 18,
+  // its keys 19-28 (min_bytes at 28); the second run (channels 8) has channels at line 41.
+  const struct {
+    std::string text, expected;
+  } cases[] = {
+      {replaced(good, "[campaign]", "channels = [0, 8]", "channels = [0, 65]"),
+       "campaign.toml:15: channels must be in [0, 64]"},
+      {replaced(good, "[campaign]", "channels = [0, 8]", "channels = [-1, 8]"),
+       "campaign.toml:15: channels must be in [0, 64]"},
+      {replaced(good, "[campaign]", "chunk_bytes = [0, 3840]", "chunk_bytes = [0, 1000]"),
+       "campaign.toml:16: chunk_bytes 1000 is not a positive multiple of any protocol's grain"},
+      {replaced(good, "[campaign]", "chunk_bytes = [0, 3840]", "chunk_bytes = [0, 3840, 4096]"),
+       ""},  // a campaign may list more than its runs use
+      {replaced(replaced(good, "[campaign]", "chunk_bytes = [0, 3840]", "chunk_bytes = [0, 3840, 4096]"),
+                "chunk_bytes = 3840", "chunk_bytes = 3840", "chunk_bytes = 4096"),
+       "chunk_bytes = 4096 is not a multiple of LL128's 1920 B grain"},
+      {replaced(good, "-ch8\"", "channels = 8", "channels = 16"),
+       "campaign.toml:41: channels = 16 is not one of the campaign's channels"},
+      {replaced(good, "-ch8\"", "channels = 8", "channels = 99"),
+       "campaign.toml:41: channels must be in [0, 64]"},
+  };
+  for (const auto& c : cases) {
+    write_file(camp + "/campaign.toml", c.text);
+    const CliResult r = run_cli("plan --status '" + camp + "'");
+    if (c.expected.empty()) {
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 2) << c.expected << "\n" << r.err;
+    EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace ncclbot::test

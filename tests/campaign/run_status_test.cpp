@@ -24,18 +24,31 @@ struct Planned {
   int iters = 4, nodes = 2;
   uint64_t max_bytes = 4096;
   std::string algo = "Ring";
+  int channels = 0;  // the run's knob point (0: NCCL's own)
+  uint64_t chunk_bytes = 0;
 };
+
+// The [campaign] lists and the [[run]] keys of a knob point.
+std::string knob_lists(const Planned& p) {
+  return (p.channels ? "channels = [0, " + std::to_string(p.channels) + "]\n" : "") +
+         (p.chunk_bytes ? "chunk_bytes = [0, " + std::to_string(p.chunk_bytes) + "]\n" : "");
+}
+std::string knob_keys(const Planned& p) {
+  return (p.channels ? "channels = " + std::to_string(p.channels) + "\n" : "") +
+         (p.chunk_bytes ? "chunk_bytes = " + std::to_string(p.chunk_bytes) + "\n" : "");
+}
 
 std::string campaign_toml(const Planned& p) {
   return "[campaign]\nversion = 1\nfabric = \"h100-ib-a\"\ngpus_per_node = 1\nnodes = [" +
          std::to_string(p.nodes) +
          "]\ncollectives = [\"allreduce\"]\nmin_bytes = 1024\nmax_bytes = " + std::to_string(p.max_bytes) +
-         "\nstep_factor = 4\niters = " + std::to_string(p.iters) +
-         "\nwarmup = 1\nlauncher = \"srun\"\n\n[[run]]\nid = \"n2-allreduce-ring-ll\"\nfile = "
+         "\nstep_factor = 4\niters = " + std::to_string(p.iters) + "\nwarmup = 1\nlauncher = \"srun\"\n" +
+         knob_lists(p) +
+         "\n[[run]]\nid = \"n2-allreduce-ring-ll\"\nfile = "
          "\"logs/r.json\"\nlog = "
          "\"logs/r.log\"\ncollective = \"allreduce\"\nalgo = \"" +
          p.algo + "\"\nproto = \"LL\"\nnodes = " + std::to_string(p.nodes) +
-         "\ngpus_per_node = 1\nfabric = \"h100-ib-a\"\nmin_bytes = 1024\n";
+         "\ngpus_per_node = 1\nfabric = \"h100-ib-a\"\nmin_bytes = 1024\n" + knob_keys(p);
 }
 
 // The text side of the same run (times as in the JSON; status reads structure, not bandwidths).
@@ -129,4 +142,44 @@ TEST(RunStatus, IngestAttachesTheCostModelsPrior) {
             model::arm_time_us(t, Collective::kAllReduce, Algo::kRing, Proto::kLL, 1024));
   EXPECT_EQ(s.view().sample(1, slot, 3), 20.0f);  // the fourth timed iteration at 4 KiB
   EXPECT_EQ(s.context(0).fabric, "h100-ib-a");
+}
+
+// A knob point is checked against what the run recorded: the channel limits and decision table its
+// JSON environment holds, the channels NCCL's INIT line says it set up, and no NCCL_CHUNK_SIZE.
+TEST(RunStatus, AKnobPointIsDoneOnlyWhenTheRunRecordsIt) {
+  const auto with_env = [](const std::string& env) {
+    std::string j = per_iteration_json();
+    const std::string from = R"("env":["NCCL_ALGO=Ring","NCCL_PROTO=LL"])";
+    return j.replace(j.find(from), from.size(), R"("env":["NCCL_ALGO=Ring","NCCL_PROTO=LL")" + env + "]");
+  };
+  const auto reason = [](const RunStatus& s) {
+    return s.state == RunState::kFailed ? s.reason : "(not failed)";
+  };
+  Planned ch16;
+  ch16.channels = 16;
+  const std::string forced16 = with_env(R"(,"NCCL_MIN_CTAS=16","NCCL_MAX_CTAS=16")");
+  EXPECT_EQ(status_of(ch16, &kTextLog, &forced16).state, RunState::kDone)
+      << status_of(ch16, &kTextLog, &forced16).reason;
+  const std::string plain = per_iteration_json();
+  EXPECT_EQ(reason(status_of(ch16, &kTextLog, &plain)), "ran with NCCL_MIN_CTAS=(unset), planned 16");
+  EXPECT_EQ(reason(status_of({}, &kTextLog, &forced16)),
+            "ran with NCCL_MIN_CTAS=16, planned NCCL's own channel count (unset)");
+  // NCCL's INIT line on line 3 of the text log says 32 channels.
+  std::string text32 = kTextLog;
+  text32.insert(text32.find("#       size"),
+                "node:1:2 [0] NCCL INFO 32 coll channels, 0 collnet channels, 0 nvls "
+                "channels, 32 p2p channels, 2 p2p channels per peer\n");
+  const Folder f32(ch16, &text32, &forced16);
+  EXPECT_EQ(reason(f32.status()), "NCCL set up 32 coll channels (" + f32.dir + "/logs/r.log:3), planned 16");
+  Planned chunk;
+  chunk.chunk_bytes = 4096;
+  EXPECT_EQ(reason(status_of(chunk, &kTextLog, &plain)),
+            "ran with NCCLBOT_TABLE=(unset), planned tables/chunk-4096.csv");
+  const std::string tabled = with_env(R"(,"NCCLBOT_TABLE=/x/tables/chunk-4096.csv")");
+  EXPECT_EQ(status_of(chunk, &kTextLog, &tabled).state, RunState::kDone);
+  const std::string chunk_env = with_env(R"(,"NCCL_CHUNK_SIZE=1048576")");
+  EXPECT_NE(reason(status_of({}, &kTextLog, &chunk_env))
+                .find("ran with NCCL_CHUNK_SIZE=1048576: NCCL_CHUNK_SIZE is undocumented and unclamped, and "
+                      "NVIDIA/nccl #2408 reports silently wrong results"),
+            std::string::npos);
 }

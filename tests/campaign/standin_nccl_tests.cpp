@@ -1,6 +1,6 @@
 // A stand-in for NVIDIA's nccl-tests programs (all_reduce_perf, all_gather_perf, ...), so a
 // campaign can run end to end without GPUs. Invoked under one of those names (a symlink), it
-// parses the real programs' flags -b -e -f -g -n -w -I -J and NCCL_ALGO / NCCL_PROTO, takes the
+// parses the real programs' flags -b -e -f -g -n -w -c -I -J and NCCL_ALGO / NCCL_PROTO, takes the
 // job's shape from the launcher (OMPI_COMM_WORLD_SIZE / OMPI_COMM_WORLD_LOCAL_SIZE, one process per
 // GPU with -g 1), and prints a 2.19-layout text log (with the -I 1 columns) and the -J JSON, its
 // times drawn from the simulator's ground truth for the fabric in NCCLBOT_STANDIN_FABRIC (seed
@@ -55,7 +55,7 @@ std::string fit(double v, int width) {
 
 struct Options {
   uint64_t min_bytes = 32 << 20, max_bytes = 32 << 20, step_factor = 1;
-  int gpus = 1, iters = 20, warmup = 1, per_iter = 0;
+  int gpus = 1, iters = 20, warmup = 1, per_iter = 0, check = 1;
   std::string json_path;
 };
 
@@ -89,6 +89,8 @@ Options parse_flags(int argc, char** argv) {
       o.warmup = number();
     else if (flag == "-I")
       o.per_iter = number();
+    else if (flag == "-c")
+      o.check = number();
     else if (flag == "-J")
       o.json_path = value;
     else
@@ -149,6 +151,18 @@ Stats stats_of(std::vector<double> t) {
   return s;
 }
 
+// NCCL's INIT line with the channels it set up (NCCL src/init.cc), as NCCL_DEBUG=INFO prints it on
+// every rank: NCCL_MAX_CTAS's count when set, else 32; NCCLBOT_STANDIN_CHANNELS overrides it.
+void print_coll_channels(int ranks, int gpus_per_node) {
+  if (env_or("NCCL_DEBUG", "") != "INFO") return;
+  const int channels = env_int("NCCLBOT_STANDIN_CHANNELS", env_int("NCCL_MAX_CTAS", 32));
+  for (int r = 0; r < ranks; ++r)
+    std::printf(
+        "standin-node%d:%d:%d [%d] NCCL INFO %d coll channels, %d collnet channels, 0 nvls channels, %d p2p "
+        "channels, 2 p2p channels per peer\n",
+        r / gpus_per_node, 10000 + r, 10000 + r, r % gpus_per_node, channels, channels, channels);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,6 +205,7 @@ int main(int argc, char** argv) {
                        {"device_hex", "0000:18:00"},
                        {"device_info", "Stand-in GPU"}});
   }
+  print_coll_channels(ranks, gpus_per_node);
   std::printf("#\n");
   if (o.per_iter) {
     std::printf(

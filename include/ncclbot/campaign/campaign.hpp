@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ncclbot/campaign/knob_point.hpp"
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
 #include "ncclbot/io/nccl_tests/manifest.hpp"
@@ -21,6 +22,7 @@ struct CampaignRun {
   int nodes = 0, gpus_per_node = 0;
   Collective collective = Collective::kAllReduce;
   int slot = 0;
+  KnobPoint knobs;              // `channels`, `chunk_bytes` (0 or absent: NCCL's own)
   std::vector<uint64_t> sizes;  // what the run must print: min_bytes x step_factor^k <= max_bytes
 };
 
@@ -32,6 +34,8 @@ struct Campaign {
   std::vector<Collective> collectives;
   int iters = 0, warmup = 0;
   uint64_t min_bytes = 0, max_bytes = 0, step_factor = 0;
+  std::vector<int> channels = {0};  // the knob points' values; absent: NCCL's own only
+  std::vector<uint64_t> chunk_bytes = {0};
   std::vector<CampaignRun> runs;
   nccl_tests::Manifest manifest;  // the same file as an ingest manifest
 };
@@ -49,7 +53,9 @@ struct RunStatus {
 };
 
 // Reads the run's logs: done when both are complete, carry every planned size with `iters`
-// per-iteration times, report no wrong results and ran the planned arm and shape.
+// per-iteration times, report no wrong results and ran the planned arm, knob point and shape
+// (the environment the JSON recorded; the channels NCCL's INIT line says it set up, where the log
+// has it), with no NCCL_CHUNK_SIZE set.
 RunStatus run_status(const Campaign& campaign, const CampaignRun& run);
 
 struct CampaignIngest {

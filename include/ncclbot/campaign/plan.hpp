@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ncclbot/campaign/knob_point.hpp"
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/sim/fabric.hpp"
 
@@ -25,15 +26,20 @@ struct PlanOptions {
   int iters = 50;
   int warmup = 5;
   std::vector<int> arms;  // slots to consider; empty: all of NCCL's
+  // Knob points: every arm runs once per (channel count, chunk size); 0 is NCCL's own value. A chunk
+  // size is planned only for the protocols whose grain it fits (knob_point.hpp).
+  std::vector<int> channels = {0};
+  std::vector<uint64_t> chunk_bytes = {0};
   Launcher launcher = Launcher::kSrun;
   double startup_s = 30.0;  // per job: allocation, launch and communicator creation
 };
 
 struct PlannedRun {
-  std::string id;  // n2-allreduce-ring-ll: file names and the job array's order
+  std::string id;  // n2-allreduce-ring-ll[-ch8][-chunk65536]: file names and the job array's order
   int nodes = 0;
   Collective collective = Collective::kAllReduce;
   int slot = 0;
+  KnobPoint knobs;
   std::vector<uint64_t> sizes;  // the sizes the run prints, -b sizes.front() -e sizes.back()
   double seconds = 0.0;         // predicted wall time, start-up included
 };
@@ -41,7 +47,8 @@ struct PlannedRun {
 struct LeftOut {
   int nodes = 0;
   Collective collective = Collective::kAllReduce;
-  int slot = -1;  // -1: sizes, not an arm
+  int slot = -1;             // -1: sizes, not an arm
+  uint64_t chunk_bytes = 0;  // the chunk size left out for this arm; 0: the arm itself
   std::string reason;
 };
 
@@ -49,7 +56,7 @@ struct Plan {
   std::string fabric;
   int gpus_per_node = 0;
   PlanOptions options;
-  std::vector<PlannedRun> runs;  // by nodes, then collective, then slot
+  std::vector<PlannedRun> runs;  // by nodes, then collective, slot, channels, chunk size
   std::vector<LeftOut> left_out;
 };
 

@@ -75,6 +75,12 @@ class JsonLogReader {
       const std::string kv = e.get<std::string>();
       if (kv.rfind("NCCL_ALGO=", 0) == 0) run.algo = ForcedSetting{kv.substr(10), 1, "JSON env"};
       if (kv.rfind("NCCL_PROTO=", 0) == 0) run.proto = ForcedSetting{kv.substr(11), 1, "JSON env"};
+      for (auto [var, slot] : {std::pair{"NCCL_MIN_CTAS=", &run.min_ctas},
+                               {"NCCL_MAX_CTAS=", &run.max_ctas},
+                               {"NCCLBOT_TABLE=", &run.tuner_table},
+                               {"NCCL_CHUNK_SIZE=", &run.chunk_size_env}})
+        if (kv.rfind(var, 0) == 0)
+          *slot = ForcedSetting{kv.substr(std::string_view(var).size()), 1, "JSON env"};
     }
   }
 

@@ -136,4 +136,16 @@ std::optional<std::string> test_name_in_command(std::string_view line) {
   return std::nullopt;
 }
 
+std::optional<int> coll_channels_in(std::string_view line) {
+  constexpr std::string_view kInfo = " NCCL INFO ", kTail = " coll channels,";
+  const size_t info = line.find(kInfo);
+  if (info == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = line.substr(info + kInfo.size());
+  const size_t digits = rest.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string_view::npos || digits > 3 ||
+      rest.substr(digits, kTail.size()) != kTail)
+    return std::nullopt;
+  return std::stoi(std::string(rest.substr(0, digits)));
+}
+
 }  // namespace ncclbot::nccl_tests

@@ -35,6 +35,10 @@ LineInfo classify_line(std::string_view line);
 // (export, env, mpirun -x). `from_nccl` tells which of the two it was.
 std::optional<std::string> forced_env_value(std::string_view line, std::string_view var, bool& from_nccl);
 
+// N of NCCL's INIT line "... NCCL INFO N coll channels, ..." (NCCL src/init.cc, 2.19 to 2.32): the
+// channels the communicator set up.
+std::optional<int> coll_channels_in(std::string_view line);
+
 // "all_reduce_perf" when a command line in the log runs an nccl-tests binary.
 std::optional<std::string> test_name_in_command(std::string_view line);
 

@@ -66,13 +66,19 @@ ManifestEntry read_entry(const toml::table& t, const std::string& path, const fs
         throw InputError(path, toml_line(node),
                          "fabric " + quoted_value(*e.fabric) +
                              " must be 1-64 characters of letters, digits, '-', '_' or '.'");
+    } else if (k == "channels") {
+      e.channels_line = toml_line(node);
+      e.channels = int(TomlReader(path).integer(node, k, 0, kMaxChannels));
+    } else if (k == "chunk_bytes") {
+      e.chunk_line = toml_line(node);
+      e.chunk_bytes = uint32_t(TomlReader(path).integer(node, k, 0, int64_t(kMaxChunkBytes)));
     } else if (k == "id" || k == "log" || k == "min_bytes") {
       // campaign.toml's own keys (read by campaign/campaign.hpp); nothing ingest needs.
     } else {
       throw InputError(path, toml_line(node),
                        "unknown key " + quoted_value(k) +
-                           " (known: file, algo, proto, collective, nodes, gpus_per_node, fabric; a campaign "
-                           "also id, log, min_bytes)");
+                           " (known: file, algo, proto, collective, nodes, gpus_per_node, fabric, channels, "
+                           "chunk_bytes; a campaign also id, log, min_bytes)");
     }
   }
   if (e.file.empty()) throw InputError(path, e.line, "[[run]] without a file");

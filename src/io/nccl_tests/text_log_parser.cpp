@@ -59,6 +59,7 @@ class TextLogParser {
   void line(std::string_view text, long no, bool last_unterminated) {
     if (text.find_first_not_of(" \t") == std::string_view::npos) return;
     note_environment(text, no);
+    note_channels(text, no);
 
     const HeaderLine header = parse_column_header(text);
     if (header.is_header) return column_header(header, no);
@@ -115,6 +116,17 @@ class TextLogParser {
       if (cur_.active && !cur_.closed)
         apply_setting(which == 0 ? cur_.run.algo : cur_.run.proto, setting, var);
     }
+  }
+
+  // NCCL's count of the channels it set up, for the run being initialised; every rank prints it.
+  void note_channels(std::string_view text, long no) {
+    const auto n = coll_channels_in(text);
+    if (!n || !cur_.active || cur_.closed) return;
+    std::optional<ForcedSetting>& seen = cur_.run.coll_channels;
+    if (!seen)
+      seen = ForcedSetting{std::to_string(*n), no, "NCCL INFO coll channels"};
+    else if (seen->value != std::to_string(*n))
+      cur_.run.coll_channels_disagree = true;
   }
 
   void apply_setting(std::optional<ForcedSetting>& slot, const ForcedSetting& s, const char* var) {

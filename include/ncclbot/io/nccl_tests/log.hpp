@@ -78,6 +78,13 @@ struct Run {
   long test_name_line = 0;
   std::vector<DeviceEntry> devices;
   std::optional<ForcedSetting> algo, proto;
+  // The knob variables the JSON env recorded: the channel limits (NCCL_MIN_CTAS, NCCL_MAX_CTAS),
+  // ncclbot's decision table (NCCLBOT_TABLE) and NCCL_CHUNK_SIZE, which ncclbot refuses (#2408).
+  std::optional<ForcedSetting> min_ctas, max_ctas, tuner_table, chunk_size_env;
+  // The channels NCCL set up, from its INIT line "N coll channels, ..." (NCCL src/init.cc; printed
+  // with NCCL_DEBUG=INFO): the first such line of the run, and whether another line disagreed.
+  std::optional<ForcedSetting> coll_channels;
+  bool coll_channels_disagree = false;
   long header_line = 0;             // the column header the rows were read with
   bool time_is_cpu = false;         // `-C 1`: the time column is CPU time ("cputime")
   bool wrong_is_deviation = false;  // pre-2022 `error` column: max deviation (float), not a count

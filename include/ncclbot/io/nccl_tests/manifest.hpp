@@ -8,6 +8,8 @@
 //   gpus_per_node = 8
 //   fabric = "h100-ib"
 //   collective = "allreduce"       # only for logs that never name their test
+//   channels = 16                  # the knob point: forced channel count (0: NCCL's own)
+//   chunk_bytes = 1048576          # and chunk size (0: NCCL's own), on the protocol's grain
 // Every key but `file` is optional; a key that contradicts the log is an error (see ingest).
 #include <optional>
 #include <string>
@@ -29,6 +31,9 @@ struct ManifestEntry {
   std::optional<Collective> collective;
   std::optional<int> nodes, gpus_per_node;
   std::optional<std::string> fabric;
+  std::optional<int> channels;          // 0..64
+  std::optional<uint32_t> chunk_bytes;  // 0, or a multiple of `proto`'s grain up to 2^30
+  long channels_line = 0, chunk_line = 0;
 };
 
 struct Manifest {
