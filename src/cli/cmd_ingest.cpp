@@ -37,7 +37,10 @@ nlohmann::json summary(const nccl_tests::IngestResult& r, const std::string& out
                 {"fabric", run.fabric},
                 {"nodes", run.nodes},
                 {"gpus_per_node", run.gpus_per_node},
+                {"channels", run.channels},
+                {"chunk_bytes", run.chunk_bytes},
                 {"rows", run.rows}});
+      if (run.nccl_channels) j["nccl_channels"] = *run.nccl_channels;
     } else {
       j["reason"] = run.reason;
     }
@@ -78,8 +81,13 @@ void print_human(const nlohmann::json& s, std::ostream& os) {
                                                   : run["test"].get<std::string>());
     if (run["used"].get<bool>())
       os << ": " << run["collective"].get<std::string>() << " " << run["algo"].get<std::string>() << "/"
-         << run["proto"].get<std::string>() << " " << run["nodes"] << "x" << run["gpus_per_node"] << " on "
-         << run["fabric"].get<std::string>() << ", " << run["rows"] << " sizes\n";
+         << run["proto"].get<std::string>()
+         << (run["channels"] != 0 ? " channels " + run["channels"].dump() : std::string())
+         << (run["chunk_bytes"] != 0 ? " chunk " + run["chunk_bytes"].dump() + " B" : std::string())
+         << (run.contains("nccl_channels") ? " (NCCL set up " + run["nccl_channels"].dump() + " channels)"
+                                           : std::string())
+         << " " << run["nodes"] << "x" << run["gpus_per_node"] << " on " << run["fabric"].get<std::string>()
+         << ", " << run["rows"] << " sizes\n";
     else
       os << ": skipped (" << run["reason"].get<std::string>() << ")\n";
   }

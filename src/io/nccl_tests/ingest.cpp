@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -157,7 +159,7 @@ class Ingest {
             "rows for another data type or reduction (" + row.type + " " + row.redop + " after " +
                 run.rows.front().type + " " + run.rows.front().redop +
                 ", -d all / -o all): a sweep context has no type, so ingest one type and op per run");
-    const int slot = arm_slot(*algo, *proto);
+    const Arm arm = resolve_knobs(file, run, entry, *algo, *proto);
     int wrong_rows = 0;
     long first_wrong = 0;
     for (const Row& row : run.rows) {
@@ -166,8 +168,8 @@ class Ingest {
       const bool in = options_.placement != Placement::kOutOfPlace;
       if (in && !row.in_place)
         throw InputError(file, row.line, "row has no in-place measurement (--placement)");
-      if (out) add_measurement(ctx, slot, row.out_of_place, file, row.line);
-      if (in) add_measurement(ctx, slot, *row.in_place, file, row.line);
+      if (out) add_measurement(ctx, arm, row.out_of_place, file, row.line);
+      if (in) add_measurement(ctx, arm, *row.in_place, file, row.line);
       // The pre-2022 `error` column is a float deviation (2e-07 is rounding), not wrong elements.
       const bool wrong =
           !run.wrong_is_deviation && ((row.out_of_place.wrong && *row.out_of_place.wrong > 0) ||
@@ -179,13 +181,62 @@ class Ingest {
             std::to_string(wrong_rows) +
                 " rows report wrong results (#wrong > 0): " + std::string(algo_name(*algo)) + "/" +
                 std::string(proto_name(*proto)) + " produced incorrect data; its times are kept"});
+    fill_report(report, run, collective, arm, fabric, topo);
+  }
+
+  static void fill_report(RunReport& report, const Run& run, Collective collective, const Arm& arm,
+                          const std::string& fabric, const Topology& topo) {
     report.collective = std::string(collective_name(collective));
-    report.algo = std::string(algo_name(*algo));
-    report.proto = std::string(proto_name(*proto));
+    report.algo = std::string(algo_name(arm.algo));
+    report.proto = std::string(proto_name(arm.proto));
     report.fabric = fabric;
     report.nodes = topo.nodes;
     report.gpus_per_node = topo.gpus_per_node;
+    report.channels = arm.channels;
+    report.chunk_bytes = arm.chunk_bytes;
+    if (run.coll_channels) report.nccl_channels = std::stoi(run.coll_channels->value);
     report.rows = run.rows.size();
+  }
+
+  // The run's knob point: the manifest's channels and chunk size, else the channel count its
+  // recorded environment forced (NCCL_MIN_CTAS = NCCL_MAX_CTAS). A forced count that NCCL's INIT line
+  // ("N coll channels") contradicts is an error: a latency is credited only to the arm that ran.
+  Arm resolve_knobs(const std::string& file, const Run& run, const ManifestEntry* entry, Algo algo,
+                    Proto proto) {
+    std::optional<int> forced;
+    if (run.min_ctas && run.max_ctas && run.min_ctas->value == run.max_ctas->value)
+      forced = parse_channels(run.min_ctas->value);
+    const auto stated = entry ? entry->channels : std::nullopt;
+    if (stated && forced && *stated != *forced)
+      throw InputError(manifest_->path, entry->channels_line,
+                       "channels = " + std::to_string(*stated) +
+                           " contradicts the log's NCCL_MIN_CTAS = NCCL_MAX_CTAS = " + run.min_ctas->value +
+                           " (" + run.min_ctas->how + ")");
+    const int channels = stated ? *stated : forced.value_or(0);
+    if (channels > 0 && run.coll_channels) {
+      if (run.coll_channels_disagree)
+        throw InputError(file, run.coll_channels->line, "ranks report different coll channel counts");
+      if (run.coll_channels->value != std::to_string(channels))
+        throw InputError(file, run.coll_channels->line,
+                         "NCCL set up " + run.coll_channels->value + " coll channels, but the run forced " +
+                             std::to_string(channels) + ": its times belong to another arm");
+    }
+    const uint32_t chunk = entry && entry->chunk_bytes ? *entry->chunk_bytes : 0;
+    if (chunk > 0 && !chunk_fits_grain(chunk, int(proto)))
+      throw InputError(manifest_->path, entry->chunk_line,
+                       "chunk_bytes = " + std::to_string(chunk) + " is not a multiple of " +
+                           std::string(proto_name(proto)) + "'s " +
+                           std::to_string(chunk_grain_bytes(int(proto))) +
+                           " B grain (NCCL rounds a chunk down to it)");
+    return Arm{algo, proto, uint16_t(channels), chunk};
+  }
+
+  // NCCL_MIN_CTAS's value as a forced channel count; NCCL ignores values <= 0 and caps above 64.
+  static std::optional<int> parse_channels(const std::string& v) {
+    int n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n <= 0) return std::nullopt;
+    return std::min(n, kMaxChannels);
   }
 
   Collective resolve_collective(const std::string& file, const Run& run, const ManifestEntry* entry) {
@@ -258,26 +309,35 @@ class Ingest {
 
   // One placement of one row: its timed iterations (after -K skipped ones), in order, or its
   // averaged time with the -I 1 spread kept beside it.
-  void add_measurement(const Context& ctx, int slot, const Measurement& m, const std::string& file,
+  void add_measurement(const Context& ctx, const Arm& arm, const Measurement& m, const std::string& file,
                        long line) {
     if (samples_ == SampleKind::kIterations) {
       const IterationTimes& it = *m.iterations;
       for (size_t i = size_t(it.skipped); i < it.times_us.size(); ++i)
-        add(ctx, slot, it.times_us[i], file, line);
+        add(ctx, arm, it.times_us[i], file, line);
       return;
     }
-    const int sample = add(ctx, slot, m.time_us.value, file, line);
-    if (m.iteration_summary) result_.noise.push_back({ctx, slot, sample, *m.iteration_summary});
+    const int sample = add(ctx, arm, m.time_us.value, file, line);
+    if (m.iteration_summary) result_.noise.push_back({ctx, arm.slot(), sample, *m.iteration_summary});
   }
 
-  int add(const Context& ctx, int slot, double time, const std::string& file, long line) {
+  int add(const Context& ctx, const Arm& arm, double time, const std::string& file, long line) {
     // Sweeps hold float µs: a time beyond float's range (or rounding to 0) cannot be stored.
     if (!sweep_can_hold_time(time))
       throw InputError(file, line, "time " + format_double(time) + " us is outside what a sweep can hold");
+    // The sweep here holds one arm per algorithm and protocol: two knob points of one pair would
+    // be merged into one arm's samples.
+    if (!arm.default_knobs())
+      throw InputError(
+          file, line,
+          "a run with forced channels (" + std::to_string(arm.channels) + ") or chunk size (" +
+              std::to_string(arm.chunk_bytes) +
+              ") needs a sweep with channels and chunk_bytes columns, which this ncclbot does not "
+              "write yet");
     const float time_us = float(time);
-    auto& list = contributions_[{ctx, slot}];
+    auto& list = contributions_[{ctx, arm}];
     const int sample = int(list.size());
-    builder_.add(ctx, slot, sample, time_us, std::nullopt, line);
+    builder_.add(ctx, arm.slot(), sample, time_us, std::nullopt, line);
     list.push_back({file, line});
     return sample;
   }
@@ -287,11 +347,15 @@ class Ingest {
     const auto& [first_key, first_list] = *contributions_.begin();
     for (const auto& [key, list] : contributions_) {
       if (list.size() == first_list.size()) continue;
-      const auto describe = [](const std::pair<Context, int>& k) {
+      const auto describe = [](const std::pair<Context, Arm>& k) {
+        const Arm& a = k.second;
         return std::string(collective_name(k.first.collective)) + " " + std::to_string(k.first.nodes) + "x" +
                std::to_string(k.first.gpus_per_node) + " " + std::to_string(k.first.bytes) + " B " +
-               std::string(algo_name(slot_algo(k.second))) + "/" +
-               std::string(proto_name(slot_proto(k.second))) + " on " + k.first.fabric;
+               std::string(algo_name(a.algo)) + "/" + std::string(proto_name(a.proto)) +
+               (a.default_knobs()
+                    ? ""
+                    : " channels " + std::to_string(a.channels) + " chunk " + std::to_string(a.chunk_bytes)) +
+               " on " + k.first.fabric;
       };
       throw InputError(list.front().file, list.front().line,
                        describe(key) + " has " + std::to_string(list.size()) + " sample(s), but " +
@@ -306,7 +370,7 @@ class Ingest {
   SampleKind samples_;
   SweepBuilder builder_;
   IngestResult result_;
-  std::map<std::pair<Context, int>, std::vector<Contribution>> contributions_;
+  std::map<std::pair<Context, Arm>, std::vector<Contribution>> contributions_;
   std::map<std::vector<std::pair<uint64_t, double>>, std::string> seen_runs_;
   std::set<const ManifestEntry*> matched_;
 };

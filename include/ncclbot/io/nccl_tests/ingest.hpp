@@ -4,6 +4,7 @@
 // log itself (JSON env, NCCL's "set by environment" line, a shell/launcher NCCL_ALGO=...) or stated
 // in the manifest; an AUTO run is not a measurement of any one arm.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct RunReport {
   std::string reason;  // why skipped
   std::string collective, algo, proto, fabric;
   int nodes = 0, gpus_per_node = 0;
+  int channels = 0;  // the knob point (0: NCCL's own)
+  uint32_t chunk_bytes = 0;
+  std::optional<int> nccl_channels;  // the channels NCCL's INIT line says it set up, when logged
   size_t rows = 0;
 };
 
