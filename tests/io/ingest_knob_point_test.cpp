@@ -117,5 +117,22 @@ TEST(IngestKnobPoint, AKnobPointTheLogContradictsIsAnErrorNamingBothPlaces) {
             std::string::npos);
 }
 
+// The knob point the run forced reaches the row that would enter the sweep; until the sweep holds
+// knob arms, a point other than NCCL's own is refused there (one arm per algorithm and protocol would
+// merge two points' samples), naming the row.
+TEST(IngestKnobPoint, AForcedKnobPointReachesTheSweepRow) {
+  const nccl_tests::ParsedLog forced16 =
+      nccl_tests::parse_log(json_with_env(R"("NCCL_MIN_CTAS=16","NCCL_MAX_CTAS=16")"), "/m/r.json");
+  EXPECT_NE(ingest_error(forced16, "[[run]]\nfile = \"r.json\"\n")
+                .find("a run with forced channels (16) or chunk size (0) needs a sweep"),
+            std::string::npos);
+  const nccl_tests::ParsedLog plain = nccl_tests::parse_log(per_iteration_json(), "/m/r.json");
+  EXPECT_NE(ingest_error(plain, "[[run]]\nfile = \"r.json\"\nchunk_bytes = 4096\n")
+                .find("or chunk size (4096) needs a sweep"),
+            std::string::npos);
+  // NCCL's own values ingest as before.
+  EXPECT_EQ(ingest_error(plain, "[[run]]\nfile = \"r.json\"\nchannels = 0\nchunk_bytes = 0\n"), "");
+}
+
 }  // namespace
 }  // namespace ncclbot::test
