@@ -125,6 +125,8 @@ std::optional<std::string> knob_mismatch(const CampaignRun& run, const nccl_test
                                          const nccl_tests::Run* text) {
   if (json.chunk_size_env)
     return "ran with NCCL_CHUNK_SIZE=" + json.chunk_size_env->value + ": " + kChunkSizeRefusal;
+  if (json.nccl_version)
+    if (auto why = why_nccl_cannot_force(run.knobs, *json.nccl_version)) return why;
   const std::string want = run.knobs.channels > 0 ? std::to_string(run.knobs.channels) : "";
   for (const auto& [var, got] :
        {std::pair{"NCCL_MIN_CTAS", &json.min_ctas}, {"NCCL_MAX_CTAS", &json.max_ctas}})

@@ -84,6 +84,20 @@ std::optional<BufferSetting> buffer_for_chunk(Collective c, int slot, uint64_t c
   return BufferSetting{proto_buffer(slot_proto(slot)).var, *buffer};
 }
 
+std::optional<std::string> why_nccl_cannot_force(const KnobPoint& k, int code) {
+  const std::string ran = std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
+                          std::to_string(code % 100);
+  if (k.chunk_bytes > 0 && code < 23003)
+    return "a chunk size needs NCCL 2.30.3 or later (tuner v6 getChunkSize); NCCL " + ran +
+           " ran its own chunk size";
+  if (k.channels > 0 && code < 21700)
+    return "NCCL_MIN_CTAS/NCCL_MAX_CTAS need NCCL 2.17 or later; NCCL " + ran + " ran its own channel count";
+  if (k.channels > 32 && code < 22500)
+    return "NCCL before 2.25 caps NCCL_MIN_CTAS/NCCL_MAX_CTAS at 32; NCCL " + ran +
+           " ran at most 32 channels";
+  return std::nullopt;
+}
+
 std::string knob_id_suffix(const KnobPoint& k) {
   std::string s;
   if (k.channels > 0) s += "-ch" + std::to_string(k.channels);

@@ -173,10 +173,25 @@ TEST(RunStatus, AKnobPointIsDoneOnlyWhenTheRunRecordsIt) {
   EXPECT_EQ(reason(f32.status()), "NCCL set up 32 coll channels (" + f32.dir + "/logs/r.log:3), planned 16");
   Planned chunk;
   chunk.chunk_bytes = 4096;
-  EXPECT_EQ(reason(status_of(chunk, &kTextLog, &plain)),
+  std::string plain30 = plain;  // NCCL 2.30.3
+  plain30.replace(plain30.find("\"nccl_version\":22807"), 20, "\"nccl_version\":23003");
+  EXPECT_EQ(reason(status_of(chunk, &kTextLog, &plain30)),
             "ran with NCCLBOT_TABLE=(unset), planned tables/chunk-4096.csv");
-  const std::string tabled = with_env(R"(,"NCCLBOT_TABLE=/x/tables/chunk-4096.csv")");
-  EXPECT_EQ(status_of(chunk, &kTextLog, &tabled).state, RunState::kDone);
+  // The JSON's nccl_version is NCCL's library version code: 22807 is 2.28.7, older than tuner v6 (2.30.3).
+  std::string tabled = with_env(R"(,"NCCLBOT_TABLE=/x/tables/chunk-4096.csv")");
+  EXPECT_EQ(
+      reason(status_of(chunk, &kTextLog, &tabled)),
+      "a chunk size needs NCCL 2.30.3 or later (tuner v6 getChunkSize); NCCL 2.28.7 ran its own chunk size");
+  tabled.replace(tabled.find("\"nccl_version\":22807"), 20, "\"nccl_version\":23003");
+  EXPECT_EQ(status_of(chunk, &kTextLog, &tabled).state, RunState::kDone)
+      << status_of(chunk, &kTextLog, &tabled).reason;
+  // 40 channels on NCCL 2.24.3: NCCL_MIN_CTAS/NCCL_MAX_CTAS stop at 32 before 2.25.
+  Planned ch40;
+  ch40.channels = 40;
+  std::string forced40 = with_env(R"(,"NCCL_MIN_CTAS=40","NCCL_MAX_CTAS=40")");
+  forced40.replace(forced40.find("\"nccl_version\":22807"), 20, "\"nccl_version\":22403");
+  EXPECT_EQ(reason(status_of(ch40, &kTextLog, &forced40)),
+            "NCCL before 2.25 caps NCCL_MIN_CTAS/NCCL_MAX_CTAS at 32; NCCL 2.24.3 ran at most 32 channels");
   const std::string chunk_env = with_env(R"(,"NCCL_CHUNK_SIZE=1048576")");
   EXPECT_NE(reason(status_of({}, &kTextLog, &chunk_env))
                 .find("ran with NCCL_CHUNK_SIZE=1048576: NCCL_CHUNK_SIZE is undocumented and unclamped, and "

@@ -42,6 +42,11 @@ std::string knob_id_suffix(const KnobPoint& k);
 std::string chunk_table_path(uint64_t chunk_bytes);  // tables/chunk-65536.csv
 std::string chunk_table(uint64_t chunk_bytes, const std::vector<int>& slots);
 
+// Why NCCL of version `code` (NCCL_VERSION_CODE, 2.30.3 = 23003) cannot run knob point `k` as asked,
+// or nullopt: NCCL_MIN_CTAS/NCCL_MAX_CTAS exist since 2.17 and go past 32 since 2.25 (NCCL
+// env.rst), a tuner's chunk size needs tuner v6 getChunkSize, first in 2.30.3.
+std::optional<std::string> why_nccl_cannot_force(const KnobPoint& k, int code);
+
 // Why NCCL_CHUNK_SIZE is refused wherever a campaign meets it.
 inline constexpr const char* kChunkSizeRefusal =
     "NCCL_CHUNK_SIZE is undocumented and unclamped, and NVIDIA/nccl #2408 reports silently wrong results "

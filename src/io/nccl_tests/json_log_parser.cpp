@@ -29,6 +29,8 @@ class JsonLogReader {
     run.header_line = 1;
     test_name(run);
     environment(run);
+    if (doc_.contains("nccl_version") && doc_["nccl_version"].is_number_integer())
+      run.nccl_version = doc_["nccl_version"].get<int>();
     devices(run);
     iterations_ = configured_iterations();
     const auto& results = doc_["results"];

@@ -84,6 +84,7 @@ struct Run {
   // The channels NCCL set up, from its INIT line "N coll channels, ..." (NCCL src/init.cc; printed
   // with NCCL_DEBUG=INFO): the first such line of the run, and whether another line disagreed.
   std::optional<ForcedSetting> coll_channels;
+  std::optional<int> nccl_version;  // the library's NCCL_VERSION_CODE (JSON nccl_version; 2.30.3 = 23003)
   bool coll_channels_disagree = false;
   long header_line = 0;             // the column header the rows were read with
   bool time_is_cpu = false;         // `-C 1`: the time column is CPU time ("cputime")
