@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 
 #include "io/toml_reader.hpp"
 #include "ncclbot/campaign/knob_point.hpp"
@@ -88,34 +89,36 @@ std::string arm_text(int slot) {
   return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
 }
 
-// The sweep restricted to `keep`, with the cost model's prediction as its prior: the table NCCL
-// would pass the tuner on this fabric, which AUTO and warm-started policies read.
+// " channels 8 chunk 65536 B", or "" at NCCL's own values.
+std::string knob_text(const KnobPoint& k) {
+  return (k.channels ? " channels " + std::to_string(k.channels) : std::string()) +
+         (k.chunk_bytes ? " chunk " + std::to_string(k.chunk_bytes) + " B" : std::string());
+}
+
+// The sweep without the contexts in `drop`, with the cost model's prediction as its prior: the table
+// NCCL would pass the tuner on this fabric, which AUTO and warm-started policies read. A knob arm gets
+// its algorithm x protocol's cost, as the tuner does: NCCL's table has no channel or chunk term.
 Sweep with_model_prior(const Sweep& in, const std::set<Context>& drop, const sim::FabricPreset& f,
                        const std::string& source) {
-  const SweepView v = in.view();
-  std::vector<Context> contexts;
-  std::vector<float> time, prior;
-  std::vector<uint32_t> valid;
-  const int R = in.samples();
+  SweepBuilder out(source);
   for (int c = 0; c < in.num_contexts(); ++c) {
     const Context& ctx = in.context(c);
     if (drop.count(ctx)) continue;
     const model::CostTable table =
         model::predict(sim::topology_for(f, ctx.nodes, ctx.gpus_per_node), ctx.collective, ctx.bytes);
-    contexts.push_back(ctx);
-    valid.push_back(v.mask(c).bits);
-    for (int a = 0; a < kNumArms; ++a) {
-      const bool measured = v.mask(c).has(a);
-      if (measured && !(is_nccl_slot(a) && table.time_us[a] > 0.0f))
+    const std::span<const Arm> arms = in.arms(c);
+    for (int i = 0; i < int(arms.size()); ++i) {
+      const int slot = arms[size_t(i)].slot();
+      if (!(is_nccl_slot(slot) && table.time_us[slot] > 0.0f))
         throw InputError(f.name, 0,
-                         context_text(ctx) + ": " + arm_text(a) +
+                         context_text(ctx) + ": " + arm_text(slot) +
                              " was measured but the cost model says NCCL cannot run it there");
-      prior.push_back(measured ? table.time_us[a] : -1.0f);
-      for (int r = 0; r < R; ++r) time.push_back(v.sample(c, a, r));
+      for (int r = 0; r < in.samples(); ++r)
+        out.add(ctx, arms[size_t(i)], r, in.arm_sample(c, i, r), table.time_us[slot], 0);
     }
   }
-  if (contexts.empty()) throw InputError(source, 0, "no complete context: every context lacks a planned arm");
-  return Sweep(std::move(contexts), R, std::move(time), std::move(valid), std::move(prior));
+  if (out.rows() == 0) throw InputError(source, 0, "no complete context: every context lacks a planned arm");
+  return out.build();
 }
 
 // Why the run did not run its planned knob point, or nullopt: the environment its JSON recorded
@@ -394,7 +397,8 @@ CampaignIngest ingest_campaign(const Campaign& campaign, nccl_tests::IngestOptio
     const CampaignRun& run = campaign.runs[i];
     for (uint64_t b : run.sizes)
       lacking[Context{campaign.fabric, run.collective, run.nodes, run.gpus_per_node, b}].push_back(
-          arm_text(run.slot) + " (" + run.id + ": " + std::string(run_state_name(out.status[i].state)) + ")");
+          arm_text(run.slot) + knob_text(run.knobs) + " (" + run.id + ": " +
+          std::string(run_state_name(out.status[i].state)) + ")");
   }
   if (!lacking.empty() && !allow_missing) {
     const auto& [ctx, arms] = *lacking.begin();
@@ -412,9 +416,8 @@ CampaignIngest ingest_campaign(const Campaign& campaign, nccl_tests::IngestOptio
   }
   out.result.sweep = with_model_prior(out.result.sweep, drop, fabric, campaign.manifest_path);
   out.result.csv_rows = 0;
-  const SweepView v = out.result.sweep.view();
-  for (int c = 0; c < v.num_contexts; ++c)
-    out.result.csv_rows += size_t(v.mask(c).count()) * size_t(v.samples);
+  for (int c = 0; c < out.result.sweep.num_contexts(); ++c)
+    out.result.csv_rows += out.result.sweep.arms(c).size() * size_t(out.result.sweep.samples());
   return out;
 }
 

@@ -51,6 +51,16 @@ TEST(CampaignKnobsEndToEnd, ChannelRunsAreDoneWhenNcclSetUpTheirCount) {
   EXPECT_NE(read_all(camp + "/logs/n2-allreduce-ring-simple-ch8.log").find("NCCL INFO 8 coll channels,"),
             std::string::npos);
   EXPECT_EQ(read_all(camp + "/logs/n2-allreduce-ring-simple.log").find("coll channels"), std::string::npos);
+  // Ingest: each point its own arm, with the knob columns (sizes 1, 2, 4 KiB x 2 points x 2 iterations).
+  const CliResult ingest = run_cli("ingest " + in_quotes(camp));
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  const std::string csv = read_all(camp + "/sweep.csv");
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,channels,chunk_bytes,sample,time_us,prior_us");
+  EXPECT_EQ(count_of(csv, "\nh100-ib-a,AllReduce,2,8,"), 12u) << csv;
+  EXPECT_EQ(count_of(csv, ",Ring,Simple,8,0,"), 6u) << csv;
+  EXPECT_EQ(count_of(csv, ",Ring,Simple,0,0,"), 6u) << csv;
 
   // The same point run again where NCCL sets up 4 channels: failed, naming the log's line.
   for (const char* ext : {".log", ".json"}) fs::remove(camp + "/logs/n2-allreduce-ring-simple-ch8" + ext);

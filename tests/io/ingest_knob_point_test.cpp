@@ -4,12 +4,15 @@
 // quoted in NVIDIA/nccl #1189). Logs and manifests are written by hand.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
+#include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
 #include "ncclbot/io/nccl_tests/manifest.hpp"
+#include "ncclbot/io/sweep_csv.hpp"
 #include "support/nccl_tests_rows.hpp"
 
 namespace ncclbot::test {
@@ -117,21 +120,50 @@ TEST(IngestKnobPoint, AKnobPointTheLogContradictsIsAnErrorNamingBothPlaces) {
             std::string::npos);
 }
 
-// The knob point the run forced reaches the row that would enter the sweep; until the sweep holds
-// knob arms, a point other than NCCL's own is refused there (one arm per algorithm and protocol would
-// merge two points' samples), naming the row.
-TEST(IngestKnobPoint, AForcedKnobPointReachesTheSweepRow) {
+// The knob point reaches the sweep: a run that forced 16 channels and one at NCCL's own values, over
+// the same sizes, are two arms of each context (never one arm's merged samples), and the sweep CSV
+// carries the channels and chunk_bytes columns. Expected rows from the hand-written JSON: 1024 B,
+// out-of-place iterations 10.5 9.75 10.25 11.5 (per_iteration_json).
+TEST(IngestKnobPoint, AKnobPointBecomesItsOwnArmWithKnobColumns) {
+  const nccl_tests::ParsedLog plain = nccl_tests::parse_log(per_iteration_json(), "/m/plain.json");
   const nccl_tests::ParsedLog forced16 =
-      nccl_tests::parse_log(json_with_env(R"("NCCL_MIN_CTAS=16","NCCL_MAX_CTAS=16")"), "/m/r.json");
-  EXPECT_NE(ingest_error(forced16, "[[run]]\nfile = \"r.json\"\n")
-                .find("a run with forced channels (16) or chunk size (0) needs a sweep"),
-            std::string::npos);
+      nccl_tests::parse_log(json_with_env(R"("NCCL_MIN_CTAS=16","NCCL_MAX_CTAS=16")"), "/m/r16.json");
+  const nccl_tests::Manifest m = nccl_tests::parse_manifest(
+      "[[run]]\nfile = \"plain.json\"\n[[run]]\nfile = \"r16.json\"\n", "/m/runs.toml");
+  const nccl_tests::IngestResult r =
+      nccl_tests::ingest_parsed({plain, forced16}, &m, nccl_tests::IngestOptions{});
+  ASSERT_EQ(r.sweep.num_contexts(), 2);
+  ASSERT_TRUE(r.sweep.has_knob_columns());
+  const std::span<const Arm> arms = r.sweep.arms(0);
+  ASSERT_EQ(arms.size(), 2u);
+  EXPECT_EQ(arms[0], (Arm{Algo::kRing, Proto::kLL, 0, 0}));
+  EXPECT_EQ(arms[1], (Arm{Algo::kRing, Proto::kLL, 16, 0}));
+  EXPECT_EQ(r.sweep.samples(), 4);
+  EXPECT_EQ(r.sweep.arm_sample(0, 1, 1), 9.75f);
+  EXPECT_EQ(r.runs.at(1).channels, 16);
+  std::ostringstream csv;
+  write_sweep_csv(r.sweep, csv);
+  const std::string text = csv.str();
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,channels,chunk_bytes,sample,time_us");
+  EXPECT_NE(text.find("\nunknown,AllReduce,2,1,1024,Ring,LL,16,0,1,9.75\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nunknown,AllReduce,2,1,1024,Ring,LL,0,0,1,9.75\n"), std::string::npos) << text;
+}
+
+// A chunk size the manifest states (a campaign's [[run]] chunk_bytes) is the arm's.
+TEST(IngestKnobPoint, TheManifestsChunkSizeIsTheArms) {
   const nccl_tests::ParsedLog plain = nccl_tests::parse_log(per_iteration_json(), "/m/r.json");
-  EXPECT_NE(ingest_error(plain, "[[run]]\nfile = \"r.json\"\nchunk_bytes = 4096\n")
-                .find("or chunk size (4096) needs a sweep"),
-            std::string::npos);
-  // NCCL's own values ingest as before.
-  EXPECT_EQ(ingest_error(plain, "[[run]]\nfile = \"r.json\"\nchannels = 0\nchunk_bytes = 0\n"), "");
+  const nccl_tests::Manifest m =
+      nccl_tests::parse_manifest("[[run]]\nfile = \"r.json\"\nchunk_bytes = 4096\n", "/m/runs.toml");
+  const nccl_tests::IngestResult r = nccl_tests::ingest_parsed({plain}, &m, nccl_tests::IngestOptions{});
+  ASSERT_EQ(r.sweep.arms(0).size(), 1u);
+  EXPECT_EQ(r.sweep.arms(0)[0], (Arm{Algo::kRing, Proto::kLL, 0, 4096}));
+  EXPECT_EQ(r.runs.at(0).chunk_bytes, 4096u);
+  // NCCL's own values stated explicitly: the plain algorithm x protocol sweep.
+  const nccl_tests::Manifest own = nccl_tests::parse_manifest(
+      "[[run]]\nfile = \"r.json\"\nchannels = 0\nchunk_bytes = 0\n", "/m/runs.toml");
+  EXPECT_FALSE(
+      nccl_tests::ingest_parsed({plain}, &own, nccl_tests::IngestOptions{}).sweep.has_knob_columns());
 }
 
 }  // namespace

@@ -318,26 +318,17 @@ class Ingest {
       return;
     }
     const int sample = add(ctx, arm, m.time_us.value, file, line);
-    if (m.iteration_summary) result_.noise.push_back({ctx, arm.slot(), sample, *m.iteration_summary});
+    if (m.iteration_summary) result_.noise.push_back({ctx, arm, sample, *m.iteration_summary});
   }
 
   int add(const Context& ctx, const Arm& arm, double time, const std::string& file, long line) {
     // Sweeps hold float µs: a time beyond float's range (or rounding to 0) cannot be stored.
     if (!sweep_can_hold_time(time))
       throw InputError(file, line, "time " + format_double(time) + " us is outside what a sweep can hold");
-    // The sweep here holds one arm per algorithm and protocol: two knob points of one pair would
-    // be merged into one arm's samples.
-    if (!arm.default_knobs())
-      throw InputError(
-          file, line,
-          "a run with forced channels (" + std::to_string(arm.channels) + ") or chunk size (" +
-              std::to_string(arm.chunk_bytes) +
-              ") needs a sweep with channels and chunk_bytes columns, which this ncclbot does not "
-              "write yet");
     const float time_us = float(time);
     auto& list = contributions_[{ctx, arm}];
     const int sample = int(list.size());
-    builder_.add(ctx, arm.slot(), sample, time_us, std::nullopt, line);
+    builder_.add(ctx, arm, sample, time_us, std::nullopt, line);
     list.push_back({file, line});
     return sample;
   }

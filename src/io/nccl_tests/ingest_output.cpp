@@ -16,8 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kNoiseHeader =
-    "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,i_min_us,i_max_us,i_p99_us,i_cv_pct";
+// The arm columns as the sweep CSV has them: channels and chunk_bytes only when some arm sets one.
+constexpr const char* kNoiseHead = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto";
+constexpr const char* kNoiseTail = "sample,i_min_us,i_max_us,i_p99_us,i_cv_pct";
 
 bool same_path(const std::string& a, const std::string& b) {
   std::error_code ec;
@@ -49,15 +50,18 @@ std::string noise_csv(const std::vector<NoiseRow>& rows) {
   std::vector<const NoiseRow*> sorted;
   for (const NoiseRow& r : rows) sorted.push_back(&r);
   std::sort(sorted.begin(), sorted.end(), [](const NoiseRow* a, const NoiseRow* b) {
-    return std::tie(a->context, a->slot, a->sample) < std::tie(b->context, b->slot, b->sample);
+    return std::tie(a->context, a->arm, a->sample) < std::tie(b->context, b->arm, b->sample);
   });
+  const bool knobs =
+      std::any_of(rows.begin(), rows.end(), [](const NoiseRow& r) { return !r.arm.default_knobs(); });
   std::ostringstream os;
-  os << kNoiseHeader << '\n';
+  os << kNoiseHead << (knobs ? ",channels,chunk_bytes," : ",") << kNoiseTail << '\n';
   for (const NoiseRow* r : sorted) {
     const Context& c = r->context;
     os << c.fabric << ',' << collective_name(c.collective) << ',' << c.nodes << ',' << c.gpus_per_node << ','
-       << c.bytes << ',' << algo_name(slot_algo(r->slot)) << ',' << proto_name(slot_proto(r->slot)) << ','
-       << r->sample << ',' << r->summary.min_us.value << ',' << r->summary.max_us.value << ','
+       << c.bytes << ',' << algo_name(r->arm.algo) << ',' << proto_name(r->arm.proto) << ',';
+    if (knobs) os << r->arm.channels << ',' << r->arm.chunk_bytes << ',';
+    os << r->sample << ',' << r->summary.min_us.value << ',' << r->summary.max_us.value << ','
        << r->summary.p99_us.value << ',' << r->summary.cv_pct.value << '\n';
   }
   return os.str();

@@ -56,7 +56,7 @@ struct RunReport {
 // replay can use as call-to-call noise when the logs hold no per-iteration times.
 struct NoiseRow {
   Context context;
-  int slot = 0;
+  Arm arm;
   int sample = 0;  // the sweep sample this run and placement became
   IterationSummary summary;
 };
