@@ -11,8 +11,8 @@
 namespace ncclbot::sim {
 namespace {
 
-constexpr int kNcclSteps = 8;                         // NCCL_STEPS (src/include/device.h:26)
-constexpr uint64_t kMinTrafficPerChannel = 32 << 10;  // src/enqueue.cc:582 (2.29+)
+constexpr int kNcclSteps = 8;                         // NCCL_STEPS (NCCL src/include/device.h:26)
+constexpr uint64_t kMinTrafficPerChannel = 32 << 10;  // NCCL src/enqueue.cc:582 (2.29+)
 
 uint64_t div_up(uint64_t a, uint64_t b) {
   return (a + b - 1) / b;
@@ -23,13 +23,13 @@ bool is_nvls(Algo a) {
 }
 
 // Ring patterns (ncclPatternRing, RingTwice) exist for AllReduce, AllGather and ReduceScatter only;
-// Ring Broadcast and Reduce run the pipeline patterns (src/enqueue.cc:2100-2130).
+// Ring Broadcast and Reduce run the pipeline patterns (NCCL src/enqueue.cc:2100-2130).
 bool ring_pattern(Collective c, Algo a) {
   return a == Algo::kRing &&
          (c == Collective::kAllReduce || c == Collective::kAllGather || c == Collective::kReduceScatter);
 }
 
-// comm->maxThreads (src/graph/tuning.cc:239-251): Ring Simple is 256 only when the ring's bwIntra x
+// comm->maxThreads (NCCL src/graph/tuning.cc:239-251): Ring Simple is 256 only when the ring's bwIntra x
 // channels is at most PCI_BW, which no preset has. PAT gets no entry, so 0 (inferred: comm is zeroed).
 uint64_t max_threads(Algo a, Proto p) {
   const bool ring_tree = a == Algo::kRing || a == Algo::kTree;
@@ -39,14 +39,14 @@ uint64_t max_threads(Algo a, Proto p) {
   return a == Algo::kPat ? 0 : 640;
 }
 
-// comm->threadThresholds (src/include/comm.h:49-51, src/graph/tuning.cc:551-558).
+// comm->threadThresholds (NCCL src/include/comm.h:49-51, NCCL src/graph/tuning.cc:551-558).
 uint64_t thread_threshold(Algo a, Proto p, int ranks) {
   if (p == Proto::kLL) return a == Algo::kRing ? 8u * uint64_t(ranks) : 8u;
   if (p == Proto::kLL128) return 8;
   return (a == Algo::kCollNetDirect || a == Algo::kCollNetChain) ? 512 : 64;
 }
 
-// ncclFuncTrafficPerByte (src/enqueue.cc:93-100).
+// ncclFuncTrafficPerByte (NCCL src/enqueue.cc:93-100).
 uint64_t traffic_per_byte(Collective c, int ranks) {
   if (c == Collective::kAllReduce) return 2;
   if (c == Collective::kAllGather || c == Collective::kReduceScatter) return uint64_t(ranks);
@@ -67,14 +67,14 @@ int log2_floor(uint64_t x) {
   return r;
 }
 
-// NCCL's per-algorithm reductions of the chunk (calcCollChunking, src/enqueue.cc:2148-2203), for one
+// NCCL's per-algorithm reductions of the chunk (calcCollChunking, NCCL src/enqueue.cc:2148-2203), for one
 // channel. CollNet's depth loops are left out: no preset enables CollNet.
 uint64_t reduce_chunk(const model::Topology& t, Collective c, Algo a, Proto p, uint64_t bytes,
                       uint64_t chunk) {
   const uint64_t heads = uint64_t(t.gpus_per_node);  // nvls.nHeads: one head per local rank (inferred)
   if (a == Algo::kCollNetChain) return std::min<uint64_t>(256 * 1024, chunk);
   if (a == Algo::kNvls) {
-    // nvlsChunkSize 128 KiB (src/transport/nvls.cc:154), then smaller for small sizes.
+    // nvlsChunkSize 128 KiB (NCCL src/transport/nvls.cc:154), then smaller for small sizes.
     chunk = std::min<uint64_t>(chunk, 128 * 1024);
     if (bytes < 64 * heads * chunk && chunk > 65536) chunk = 65536;
     if (bytes < 8 * heads * chunk && chunk > 32768) chunk = 32768;
@@ -82,7 +82,7 @@ uint64_t reduce_chunk(const model::Topology& t, Collective c, Algo a, Proto p, u
     return chunk;
   }
   if (a == Algo::kNvlsTree) {
-    // min(nvlsChunkSize, nvlsTreeMaxChunkSize): 64 KiB from 4 nodes (src/transport/nvls.cc:221-226;
+    // min(nvlsChunkSize, nvlsTreeMaxChunkSize): 64 KiB from 4 nodes (NCCL src/transport/nvls.cc:221-226;
     // the SM100 multi-node tuning of nvls.cc:211 is not modelled).
     chunk = t.nodes >= 4 ? 65536 : 128 * 1024;
     if (bytes < 32 * heads * chunk && chunk > 262144) chunk = 262144;
@@ -107,14 +107,14 @@ uint64_t reduce_chunk(const model::Topology& t, Collective c, Algo a, Proto p, u
 
 uint32_t align_to_grain(uint64_t chunk, Proto p) {
   const uint64_t grain = chunk_grain_bytes(int(p));
-  return uint32_t(chunk / grain * grain);  // src/enqueue.cc:2219
+  return uint32_t(chunk / grain * grain);  // NCCL src/enqueue.cc:2219
 }
 
 // Pipeline stages a chunk crosses after the first (derived from each algorithm's shape): a Ring
-// Simple step forwards per slice, half a chunk (sliceSteps / chunkSteps, src/include/collectives.h:19-26);
-// a tree goes up and down ceil(log2(nodes)) network levels (the intra-node chain counted as none: an
-// assumption, NVLink hops being several times faster); NVLS reduces then stores; PAT has log2(ranks)
-// phases.
+// Simple step forwards per slice, half a chunk (sliceSteps / chunkSteps, NCCL
+// src/include/collectives.h:19-26); a tree goes up and down ceil(log2(nodes)) network levels (the intra-node
+// chain counted as none: an assumption, NVLink hops being several times faster); NVLS reduces then stores;
+// PAT has log2(ranks) phases.
 double pipeline_stages(const model::Topology& t, Collective c, Algo a, Proto p) {
   const double levels = std::ceil(std::log2(double(std::max(t.nodes, 1))));
   switch (a) {
@@ -201,20 +201,20 @@ EffectiveKnobs effective_knobs(const model::Topology& t, const Context& ctx, con
   const Algo a = arm.algo;
   const Proto p = arm.proto;
   const int comm = nccl_comm_channels(t, a);
-  // A tuner's channels replace NCCL's own after the shrink loop (src/enqueue.cc:2091); that the
+  // A tuner's channels replace NCCL's own after the shrink loop (NCCL src/enqueue.cc:2091); that the
   // communicator has that many (NCCL_MIN_CTAS raised for the sweep) is an assumption.
   const int task = arm.channels == 0 ? nccl_channels(t, ctx.collective, a, p, ctx.bytes) : int(arm.channels);
   EffectiveKnobs e;
   e.channels = scheduled_channels(ctx.collective, p, ctx.bytes, t.ranks(), task, std::max(comm, task));
   const uint64_t channel_bytes = div_up(std::max<uint64_t>(ctx.bytes, 1), uint64_t(e.channels));
-  // A tuner's chunk replaces NCCL's, clamped to the buffer's maximum (src/enqueue.cc:2207-2219).
+  // A tuner's chunk replaces NCCL's, clamped to the buffer's maximum (NCCL src/enqueue.cc:2207-2219).
   e.chunk_bytes =
       arm.chunk_bytes == 0
           ? nccl_chunk_bytes(t, ctx.collective, a, p, channel_bytes)
           : align_to_grain(std::min<uint64_t>(arm.chunk_bytes, buffer_max_chunk_bytes(ctx.collective, a, p)),
                            p);
-  // Chunks per loop: nRanks on a ring, nHeads for NVLS (src/enqueue.cc:2221-2250); the kernel's last
-  // loop shrinks the chunk to what is left (src/device/all_reduce.h:37).
+  // Chunks per loop: nRanks on a ring, nHeads for NVLS (NCCL src/enqueue.cc:2221-2250); the kernel's last
+  // loop shrinks the chunk to what is left (NCCL src/device/all_reduce.h:37).
   const uint64_t per_loop = ring_pattern(ctx.collective, a) ? uint64_t(t.ranks())
                             : is_nvls(a)                    ? uint64_t(t.gpus_per_node)
                                                             : 1;
@@ -256,8 +256,8 @@ double knob_model_us(const FabricPreset& f, const KnobDeviations& k, const Truth
   const double bandwidth_term =
       volume * (nccl.channels * channel_rate(nccl)) / (knobs.channels * channel_rate(knobs));
   // Fill: each stage holds what it forwards as a unit at the channel's link share before the flow is
-  // steady: a Simple slice, but only one LL line (16 B, ncclLLFifoLine: src/include/device.h:72) or LL128
-  // line (128 B, NCCL_LL128_LINESIZE, device.h:107), whose flags travel with the data.
+  // steady: a Simple slice, but only one LL line (16 B, ncclLLFifoLine: NCCL src/include/device.h:72) or
+  // LL128 line (128 B, NCCL_LL128_LINESIZE, device.h:107), whose flags travel with the data.
   const double unit = slot_proto(slot) == Proto::kLL      ? 16.0
                       : slot_proto(slot) == Proto::kLL128 ? 128.0
                                                           : double(knobs.run_chunk_bytes);

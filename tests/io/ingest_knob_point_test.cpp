@@ -61,7 +61,7 @@ TEST(IngestKnobPoint, NcclsCollChannelsLineIsReadAndConnectionLinesAreNot) {
   EXPECT_EQ(agree.runs[0].coll_channels->line, 14);
   EXPECT_FALSE(agree.runs[0].coll_channels_disagree);
   EXPECT_TRUE(nccl_tests::parse_log(knob_text_log(16, 8), "k.log").runs[0].coll_channels_disagree);
-  // Without NCCL INFO lines (every third-party log under data/nccl-tests) nothing is known.
+  // Without NCCL INFO lines (as in every third-party nccl-tests log the tests read) nothing is known.
   EXPECT_FALSE(nccl_tests::parse_log(iteration_columns_log(), "plain.log").runs[0].coll_channels);
 }
 

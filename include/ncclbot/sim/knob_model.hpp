@@ -19,25 +19,26 @@ namespace ncclbot::sim {
 // --- What NCCL does with the knobs (NCCL v2.30.3-1) ---
 
 // The communicator's channels for an algorithm: comm->nChannels (ring/tree graph), nvlsChannels for
-// NVLSTree and single-node NVLS, min of the two for multi-node NVLS (src/enqueue.cc:1983-2003).
+// NVLSTree and single-node NVLS, min of the two for multi-node NVLS (NCCL src/enqueue.cc:1983-2003).
 int nccl_comm_channels(const model::Topology& t, Algo a);
 // NCCL's own channel count before scheduling: the ring/tree loop `while (nBytes < nc * nt *
-// threadThreshold) nc--` (src/enqueue.cc:2005-2010) with maxThreads (src/graph/tuning.cc:239-251) and
-// threadThresholds (src/include/comm.h:49-51, src/graph/tuning.cc:551-558).
+// threadThreshold) nc--` (NCCL src/enqueue.cc:2005-2010) with maxThreads (NCCL src/graph/tuning.cc:239-251)
+// and threadThresholds (NCCL src/include/comm.h:49-51, NCCL src/graph/tuning.cc:551-558).
 int nccl_channels(const model::Topology& t, Collective c, Algo a, Proto p, uint64_t bytes);
 // The channels the scheduler gives one collective asking for `task_channels` of a communicator with
-// `comm_channels`: cells of about MinTrafficPerChannel = 32 KiB of traffic (src/enqueue.cc:582-724;
+// `comm_channels`: cells of about MinTrafficPerChannel = 32 KiB of traffic (NCCL src/enqueue.cc:582-724;
 // 16 KiB before 2.29), so at most about traffic / 32 KiB channels, whatever a tuner asked for.
 int scheduled_channels(Collective c, Proto p, uint64_t bytes, int ranks, int task_channels,
                        int comm_channels);
 // The largest chunk NCCL lets a tuner set: the protocol's buffer step times chunkSteps, before the
-// per-algorithm reductions (bufferMaxChunkSize, src/enqueue.cc:2139-2146; buffer sizes src/init.cc:781-783).
+// per-algorithm reductions (bufferMaxChunkSize, NCCL src/enqueue.cc:2139-2146; buffer sizes NCCL
+// src/init.cc:781-783).
 uint32_t buffer_max_chunk_bytes(Collective c, Algo a, Proto p);
-// NCCL's own chunk for one channel moving `channel_bytes` (calcCollChunking, src/enqueue.cc:2139-2219,
-// called per channel with nChannels = 1: src/enqueue.cc:712-720), aligned to the protocol's grain.
+// NCCL's own chunk for one channel moving `channel_bytes` (calcCollChunking, NCCL src/enqueue.cc:2139-2219,
+// called per channel with nChannels = 1: NCCL src/enqueue.cc:712-720), aligned to the protocol's grain.
 uint32_t nccl_chunk_bytes(const model::Topology& t, Collective c, Algo a, Proto p, uint64_t channel_bytes);
-// SMs of one GPU: a channel runs as one CTA on one SM (src/include/plugin/tuner/tuner_v4.h:37: "number of
-// channels (hence SMs)"); H100 SXM5 132 SMs, B200 148 SMs (NVIDIA data sheets).
+// SMs of one GPU: a channel runs as one CTA on one SM (NCCL src/include/plugin/tuner/tuner_v4.h:37: "number
+// of channels (hence SMs)"); H100 SXM5 132 SMs, B200 148 SMs (NVIDIA data sheets).
 int gpu_sm_count(model::GpuArch arch);
 
 // What NCCL runs for an arm on a context: equal values mean the same run, hence the same time.
