@@ -13,6 +13,7 @@
 #include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/stats/bca.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/stats/resample_p99.hpp"
 #include "ncclbot/stats/resample_stream.hpp"
 #include "resample_means_x4.hpp"
 
@@ -56,37 +57,8 @@ struct UnitValues {
   }
 };
 
-// Where the 99th percentile of m values sits: the same arithmetic as quantile_linear_sorted.
-struct PercentileSpot {
-  size_t lo, hi;
-  double frac;
-  explicit PercentileSpot(size_t m) {
-    const double pos = 0.99 * double(m - 1);
-    lo = size_t(std::floor(pos));
-    hi = std::min(lo + 1, m - 1);
-    frac = pos - double(lo);
-  }
-  double interpolate(double at_lo, double at_hi) const { return at_lo + (at_hi - at_lo) * frac; }
-};
-
-// p99 of a resample given how often each unit was drawn: walk the sorted order from the top, where
-// the few values that matter live, until the ascending ranks lo and hi are found.
-double resample_p99(const UnitValues& v, const uint32_t* draws, const PercentileSpot& spot) {
-  const size_t n = v.sorted.size();
-  const size_t want_hi = n - 1 - spot.hi, want_lo = n - 1 - spot.lo;  // descending ranks, want_hi <= want_lo
-  double at_hi = kNaN, at_lo = kNaN;
-  size_t seen = 0;
-  for (size_t r = n; r-- > 0;) {
-    const uint32_t c = draws[v.unit_at[r]];
-    if (c == 0) continue;
-    seen += c;
-    if (std::isnan(at_hi) && seen > want_hi) at_hi = v.sorted[r];
-    if (seen > want_lo) {
-      at_lo = v.sorted[r];
-      break;
-    }
-  }
-  return spot.interpolate(at_lo, at_hi);
+RankedValues ranked(const UnitValues& v) {
+  return {v.sorted, v.position_of};
 }
 
 // The streams of resamples b, b + 1, ..., b + R - 1.
@@ -264,50 +236,40 @@ std::vector<double> distribution(std::span<const double> x, std::span<const doub
   }
   const UnitValues& vx = *views.x;
   const UnitValues& vy = *views.y;
-  const PercentileSpot spot(n);
+  if (stat == BootstrapStatistic::p99) {
+    const ResampleP99 p99(ranked(vx), paired ? std::optional<RankedValues>(ranked(vy)) : std::nullopt);
+    parallel_for_chunks(count, opt.threads, [&](uint64_t begin, uint64_t end) {
+      p99.run(opt.seed, first + begin, end - begin, theta.data() + begin);
+    });
+    return theta;
+  }
   const uint32_t n32 = uint32_t(n);
   parallel_for_chunks(count, opt.threads, [&](uint64_t begin, uint64_t end) {
-    std::vector<uint32_t> draws(stat == BootstrapStatistic::p99 ? n : 0);
     for (uint64_t k = begin; k < end; ++k) {
       ResampleStream stream(opt.seed, first + k, ResamplePurpose::bootstrap_indices);
       double tx = 0.0, ty = 0.0;
-      switch (stat) {
-        case BootstrapStatistic::mean:  // resample_mean_range() above
-          break;
-        case BootstrapStatistic::max: {
-          double mx = -std::numeric_limits<double>::infinity(), my = mx;
-          for (uint32_t i = 0; i < n32; ++i) {
-            const uint32_t u = stream.next_below(n32);
-            mx = std::max(mx, x[u]);
-            if (paired) my = std::max(my, y[u]);
-          }
-          tx = mx;
-          ty = my;
-          break;
+      if (stat == BootstrapStatistic::max) {
+        double mx = -std::numeric_limits<double>::infinity(), my = mx;
+        for (uint32_t i = 0; i < n32; ++i) {
+          const uint32_t u = stream.next_below(n32);
+          mx = std::max(mx, x[u]);
+          if (paired) my = std::max(my, y[u]);
         }
-        case BootstrapStatistic::count_above: {
-          uint32_t cx = 0, cy = 0;
-          for (uint32_t i = 0; i < n32; ++i) {
-            const uint32_t u = stream.next_below(n32);
-            cx += vx.above[u];
-            if (paired) cy += vy.above[u];
-          }
-          tx = double(cx);
-          ty = double(cy);
-          break;
+        tx = mx;
+        ty = my;
+      } else {  // count_above
+        uint32_t cx = 0, cy = 0;
+        for (uint32_t i = 0; i < n32; ++i) {
+          const uint32_t u = stream.next_below(n32);
+          cx += vx.above[u];
+          if (paired) cy += vy.above[u];
         }
-        case BootstrapStatistic::p99: {
-          std::fill(draws.begin(), draws.end(), 0u);
-          for (uint32_t i = 0; i < n32; ++i) ++draws[stream.next_below(n32)];
-          tx = resample_p99(vx, draws.data(), spot);
-          if (paired) ty = resample_p99(vy, draws.data(), spot);
-          break;
-        }
+        tx = double(cx);
+        ty = double(cy);
       }
       theta[k] = paired ? tx - ty : tx;
     }
   });
-
   return theta;
 }
 

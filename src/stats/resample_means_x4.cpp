@@ -54,6 +54,20 @@ bool resample_means_x4(SimdLevel level, std::span<const double> x, std::span<con
   return false;
 }
 
+bool resample_kept_x4(SimdLevel level, std::span<const uint8_t> keep, uint64_t seed, uint64_t b,
+                      uint32_t* kept, size_t count[4]) {
+  const uint32_t n = uint32_t(keep.size());
+  switch (level) {
+    case SimdLevel::avx512vl:
+      return avx512vl::kept_units(keep.data(), n, seed, b, kept, count);
+    case SimdLevel::avx2:
+      return avx2::kept_units(keep.data(), n, seed, b, kept, count);
+    case SimdLevel::none:
+      break;
+  }
+  return false;
+}
+
 #else  // no x86-64 kernels on this platform: the scalar path does all the work
 
 SimdLevel simd_level() {
@@ -61,6 +75,9 @@ SimdLevel simd_level() {
 }
 bool resample_means_x4(SimdLevel, std::span<const double>, std::span<const double>, uint64_t, uint64_t,
                        double*, double*) {
+  return false;
+}
+bool resample_kept_x4(SimdLevel, std::span<const uint8_t>, uint64_t, uint64_t, uint32_t*, size_t*) {
   return false;
 }
 

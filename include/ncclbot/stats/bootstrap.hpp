@@ -6,7 +6,8 @@
 // Resample b draws n units with replacement from its own Philox stream (seed, b) (see
 // resample_stream.hpp), so results are bit-identical for any thread count. Units are drawn as
 // indices; values are never copied: the mean, max and count are accumulated while drawing, and the
-// p99 reads the top order statistics from per-unit draw counts walked in sorted order.
+// p99 keeps only the draws of units ranked near the top and walks their counts down the sorted
+// order (resample_p99.hpp).
 // Intervals follow scipy.stats.bootstrap: "percentile" takes the (1-level)/2 and (1+level)/2
 // quantiles (linear interpolation) of the bootstrap distribution; "bca" moves those levels by the
 // bias correction and the jackknife acceleration (bca.hpp). The jackknife uses closed forms
