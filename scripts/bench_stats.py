@@ -3,13 +3,15 @@
 
 Command (from the repository root, after building, e.g. into build/):
     python3 scripts/bench_stats.py --ncclbot build/ncclbot [--threads 1] [--repeat 5] [--json OUT.json]
+        [--before OTHER/ncclbot]
 
 Inputs (fixed seed): 10,000 loss-like contexts bootstrapped 10,000 times (mean and p99, percentile
 and BCa), and 20 paired differences tested exactly (2^20 sign vectors). SciPy runs
 scipy.stats.bootstrap(..., vectorized=True) and scipy.stats.permutation_test(...,
 permutation_type="samples", n_resamples=inf) with default batching; ncclbot runs
 `ncclbot bench-stats` on the very same JSON. Each side: one warm-up, then --repeat timed runs,
-median reported. Needs numpy and scipy (scripts/setup.sh installs them).
+median reported. --before times a second build (say, of an earlier revision) in the same run and
+adds its speed-ups over SciPy, for a before/after comparison on one machine state. Needs numpy and scipy (scripts/setup.sh installs them).
 """
 import argparse
 import json
@@ -61,12 +63,20 @@ def scipy_cases(x, d, resamples, repeat):
     return out
 
 
+def ncclbot_cases(binary, path, args):
+    """Median (wall, CPU) seconds per case of `binary bench-stats` on the input file."""
+    run = subprocess.run([binary, "bench-stats", "--input", path, "--repeat", str(args.repeat), "--threads",
+                          str(args.threads)], check=True, capture_output=True, text=True)
+    return {r["name"]: (r["median_s"], r["median_cpu_s"]) for r in json.loads(run.stdout)["results"]}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ncclbot", default="build/ncclbot")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", help="also write the table as JSON here")
+    ap.add_argument("--before", help="another ncclbot binary to time in the same run, e.g. an earlier build")
     args = ap.parse_args()
 
     x, d, resamples = make_inputs()
@@ -74,9 +84,8 @@ def main():
         path = os.path.join(tmp, "bench_input.json")
         with open(path, "w") as f:
             json.dump({"x": x.tolist(), "diffs": d.tolist(), "resamples": resamples}, f)
-        run = subprocess.run([args.ncclbot, "bench-stats", "--input", path, "--repeat", str(args.repeat),
-                              "--threads", str(args.threads)], check=True, capture_output=True, text=True)
-    ours = {r["name"]: (r["median_s"], r["median_cpu_s"]) for r in json.loads(run.stdout)["results"]}
+        ours = ncclbot_cases(args.ncclbot, path, args)
+        before = ncclbot_cases(args.before, path, args) if args.before else None
     theirs = scipy_cases(x, d, resamples, args.repeat)
 
     rows = []
@@ -89,6 +98,11 @@ def main():
         rows.append({"case": name, "ncclbot_wall_s": ow, "scipy_wall_s": tw, "speedup_wall": rw,
                      "ncclbot_cpu_s": oc, "scipy_cpu_s": tc, "speedup_cpu": rc})
         print(f"{name:<26} {ow:>12.4f} {tw:>11.4f} {rw:>8.1f}x {oc:>12.4f} {tc:>10.4f} {rc:>8.1f}x")
+        if before:
+            bw, bc = before[name]
+            rows[-1].update({"before_wall_s": bw, "before_cpu_s": bc})
+            print(f"{'  before':<26} {bw:>12.4f} {'':>11} {tw / bw if bw > 0 else float('inf'):>8.1f}x {bc:>12.4f} "
+                  f"{'':>10} {tc / bc if bc > 0 else float('inf'):>8.1f}x")
     print(f"(ncclbot threads={args.threads}, medians of {args.repeat} runs; scipy {scipy.__version__}, "
           f"numpy {np.__version__}; contexts={len(x)}, resamples={resamples}, diffs={len(d)})")
     if args.json:

@@ -32,7 +32,8 @@ struct RankedValues {
 class ResampleP99 {
  public:
   // The p99 of x's resamples, or when y is given the p99 of x's minus that of y's (the same drawn
-  // units). region: how many top ranks are watched, 0 for the default 2 (n/100 + 1) + 64 or so.
+  // units). region: how many top ranks are watched, 0 for the default 2 (k + 1) + 64 with
+  // k = n - 1 - floor(0.99 (n - 1)), the descending rank the walk must reach.
   ResampleP99(RankedValues x, std::optional<RankedValues> y, size_t region = 0);
 
   // theta[k] for resample first + k, k < count, resample b drawing n units with
