@@ -97,3 +97,23 @@ TEST(BootstrapP99Paths, AnyRegionAndPairedDifferencesEqualTheSortedResamples) {
       }
     }
 }
+
+// Paired samples whose top units differ: y is x with its five smallest values made the largest, so
+// the draws that set y's p99 include units far from the top of x, which must be kept too.
+TEST(BootstrapP99Paths, PairedDifferencesKeepTheTopOfEitherSample) {
+  const uint64_t seed = 12, count = 203;
+  const std::vector<double> x = tied_values(1000, 5);
+  std::vector<double> y = x;
+  std::vector<uint32_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return x[a] < x[b]; });
+  for (int i = 0; i < 5; ++i) y[order[size_t(i)]] = 10.0 + i;
+  const Ranking rx(x), ry(y);
+  const ncclbot::ResampleP99 paired(rx.view(), ry.view());
+  std::vector<double> got(count);
+  paired.run(seed, 0, count, got.data());
+  for (uint64_t b = 0; b < count; ++b)
+    ASSERT_TRUE(
+        ncclbot::test::same_bits(got[b], sorted_resample_p99(x, seed, b) - sorted_resample_p99(y, seed, b)))
+        << "resample " << b;
+}
