@@ -178,8 +178,8 @@ def parse_log(path, np):
     if len(buf) < 16 or buf[:8] != b"NCBTLOG\n":
         raise ValueError(f"{path}: not an ncclbot decision log")
     version, header_bytes = struct.unpack_from("<II", buf, 8)
-    if version not in (1, 2):
-        raise ValueError(f"{path}: decision log version {version}, this script reads versions 1 and 2")
+    if version not in (1, 2, 3):
+        raise ValueError(f"{path}: decision log version {version}, this script reads versions 1 to 3")
     if header_bytes < 16 or header_bytes % 8 or header_bytes > len(buf):
         raise ValueError(f"{path}: damaged header")
     header = {}
@@ -217,7 +217,11 @@ def parse_log(path, np):
     rec = np.concatenate(call_runs) if call_runs else np.zeros((0, 72), np.uint8)  # one row a call record
     if not np.array_equal(fnv1a64_rows(rec[:, :64], np), rec[:, 64:72].copy().view("<u8")[:, 0]):
         raise ValueError(f"{path}: a call record's checksum does not match (the file is damaged)")
-    rec = rec[(rec[:, 59] & 1) == 0]  # version 2: CUDA-graph replays are no decisions (docs/ope.md)
+    # Version 2: CUDA-graph replays are no decisions; version 3: calls NCCL ran with another arm than
+    # the decided one, and before it their NaN probabilities (docs/ope.md "Calls NCCL ran otherwise").
+    rec = rec[(rec[:, 59] & 3) == 0]
+    if version == 2:
+        rec = rec[~np.isnan(rec[:, 40:48].copy().view("<f8")[:, 0])]
     calls = {
         "call_index": rec[:, 16:24].copy().view("<u8")[:, 0],
         "bytes": rec[:, 24:32].copy().view("<u8")[:, 0],

@@ -103,12 +103,15 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
     files.push_back({{"path", f.path},
                      {"calls", f.calls},
                      {"dropped_tail_bytes", f.dropped_tail_bytes},
-                     {"skipped_latencies", f.skipped_latencies}});
+                     {"skipped_latencies", f.skipped_latencies},
+                     {"overridden_calls", f.overridden}});
     dropped += f.dropped_tail_bytes;
   }
   doc["files"] = files;
   const size_t skipped = skipped_latencies(data.files);
   doc["skipped_latencies"] = skipped;
+  const size_t overridden = overridden_calls(data.files);
+  doc["overridden_calls"] = overridden;
   doc["level"] = opt.level;
   doc["resamples"] = opt.resamples;
   doc["block_rule"] = data.rule.describe();
@@ -124,7 +127,8 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
      << " contexts"
      << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
      << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out" : "")
-     << (skipped ? ", " + skipped_latencies_text(skipped) : "") << "; mean latency per call (us), "
+     << (skipped ? ", " + skipped_latencies_text(skipped) : "")
+     << (overridden ? ", " + overridden_calls_text(overridden) : "") << "; mean latency per call (us), "
      << opt.level * 100 << "% block bootstrap intervals, blocks of "
      << (shortest == longest ? std::to_string(shortest)
                              : std::to_string(shortest) + "-" + std::to_string(longest))

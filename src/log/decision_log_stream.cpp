@@ -150,6 +150,10 @@ class PolicyProbabilities {
     }
   }
 
+  // Whether every probability of the policy is stated (a version-1 log of Thompson sampling or
+  // decaying epsilon-greedy may say NaN for its own choices).
+  bool states_each() const { return !any_; }
+
   bool possible(double p) {
     if (any_ || p == last_) return true;  // NaN never equals: a NaN is checked, and refused, each time
     for (double a : allowed_)
@@ -305,6 +309,31 @@ void check_sums(const unsigned char* const* at, const uint32_t* size, size_t cou
   for (; i < count; ++i) ok[i] = decision_log::intact(at[i], size[i]);
 }
 
+// Whether call `r` is one on which NCCL ran another arm than the decided one (docs/ope.md "Calls
+// NCCL ran otherwise"): left out of the estimates and counted. Version 3 flags it and names the arm
+// decided, with the decision's probability; versions 1 and 2 wrote NaN for its probability, which a
+// version-2 log (every policy stating its probabilities by then) has for no other call, nor a
+// version-1 log of a policy that always stated them.
+bool overridden_call(const decision_log::CallRecord& r, const DecisionLogFile& file,
+                     PolicyProbabilities& probabilities, const std::string& path, uint64_t offset) {
+  if (!r.overridden)
+    return file.version < 3 && std::isnan(r.propensity) && (file.version == 2 || probabilities.states_each());
+  if (file.version < 3)
+    fail_at(path, offset,
+            "a flag of version 3 in a version-" + std::to_string(file.version) + " log (damaged?)");
+  if (r.decided_slot < 0 || r.decided_slot >= kNumNcclArms || r.decided_slot == r.slot)
+    fail_at(path, offset,
+            "the arm decided, " + std::to_string(r.decided_slot) + ", is no arm or the one that ran");
+  if (!probabilities.possible(r.propensity)) {
+    std::ostringstream v;
+    v.precision(17);
+    v << r.propensity;
+    fail_at(path, offset,
+            "probability " + v.str() + " of the decision is none that the header's policy gives");
+  }
+  return true;
+}
+
 // Checks and passes on one call record (its checksum already verified) at byte `offset` of the file.
 void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogFile& file,
                       PolicyProbabilities& probabilities, const std::string& policy, CallsOnce& once,
@@ -325,6 +354,11 @@ void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogF
     sink.call(r, path, offset);
     ++file.calls;
     ++file.graph_replays;
+    return;
+  }
+  if (overridden_call(r, file, probabilities, path, offset)) {
+    if (r.call_index != UINT64_MAX) once.call(r, path, offset);
+    ++file.overridden;
     return;
   }
   if (!probabilities.possible(r.propensity)) {

@@ -218,10 +218,11 @@ class BlockSink final : public DecisionLogSink {
     LogBlocks out = builder_.finish(summary.policy);
     out.files = std::move(summary.files);
     if (out.calls == 0) {
-      const size_t skipped = skipped_latencies(out.files);
+      const size_t skipped = skipped_latencies(out.files), overridden = overridden_calls(out.files);
       throw InputError(out.files.empty() ? std::string() : out.files.front().path, 0,
                        "the logs hold no measured call" +
-                           (skipped ? " (" + skipped_latencies_text(skipped) + ")" : std::string()));
+                           (skipped ? " (" + skipped_latencies_text(skipped) + ")" : std::string()) +
+                           (overridden ? " (" + overridden_calls_text(overridden) + ")" : std::string()));
     }
     return out;
   }

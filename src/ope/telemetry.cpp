@@ -191,6 +191,7 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   doc["calls"] = t.total_calls;
   doc["graph_replays"] = data.graph_replays;                 // logged, left out: no decision of the plugin's
   doc["skipped_latencies"] = skipped_latencies(data.files);  // no measurement: left out, counted
+  doc["overridden_calls"] = overridden_calls(data.files);    // NCCL ran another arm: left out, counted
   doc["contexts"] = nc;
   doc["level"] = options.level;
   doc["resamples"] = B;

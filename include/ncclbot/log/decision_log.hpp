@@ -23,6 +23,9 @@ struct DecisionLogFile {
   // Call records whose latency is no measurement (decision_log::latency_measurable): skipped, not
   // among `calls`; the log's other records are read as they are.
   size_t skipped_latencies = 0;
+  // Call records on which NCCL ran another arm than the decided one (docs/ope.md "Calls NCCL ran
+  // otherwise"): left out, not among `calls`.
+  size_t overridden = 0;
 };
 
 struct DecisionLogData {
@@ -40,6 +43,16 @@ inline size_t skipped_latencies(const std::vector<DecisionLogFile>& files) {
   for (const DecisionLogFile& f : files) n += f.skipped_latencies;
   return n;
 }
+
+// The calls of `files` on which NCCL ran another arm than the decided one, left out.
+inline size_t overridden_calls(const std::vector<DecisionLogFile>& files) {
+  size_t n = 0;
+  for (const DecisionLogFile& f : files) n += f.overridden;
+  return n;
+}
+
+// "N calls NCCL ran with another arm than decided left out", for the readers' human output.
+std::string overridden_calls_text(size_t overridden);
 
 // "N calls with a latency outside [0.001, 1e+09] us skipped", for the readers' human output.
 std::string skipped_latencies_text(size_t skipped);

@@ -15,7 +15,10 @@
 //                 (ncclFunc_t), i8 slot played (algo*3+proto; -1 = NCCL's own choice kept),
 //                 i8 nccl_slot (NCCL's pick from its cost table), u8 flags (version 2; bit 0:
 //                 a CUDA-graph replay of a collective captured earlier, no decision of its own:
-//                 call_index UINT64_MAX, propensity NaN, nccl_slot -1), 4 bytes 0
+//                 call_index UINT64_MAX, propensity NaN, nccl_slot -1; version 3, bit 1: NCCL
+//                 ran another arm than the one decided, which the slot played names; the
+//                 propensity is the decision's), i8 decided slot (version 3: the arm decided when
+//                 bit 1 is set, else -1), 3 bytes 0
 //     kind 2, context (136 bytes): the cost table NCCL passed on a context's first call:
 //                 u64 comm_hash, u64 bytes, u32 nodes, u32 ranks, u8 collective, i8 nccl_slot,
 //                 6 bytes 0, f32 cost_us[21] (slot order; < 0 = not usable), 4 bytes 0
@@ -31,9 +34,12 @@
 namespace ncclbot::decision_log {
 
 inline constexpr char kMagic[8] = {'N', 'C', 'B', 'T', 'L', 'O', 'G', '\n'};
-inline constexpr uint32_t kDecisionLogVersion = 2;  // 1: no flags byte (read as no flags)
+// 1: no flags byte (read as no flags); 2: no decided slot, and a call on which NCCL ran another arm
+// than the decided one has a NaN propensity (docs/ope.md "Calls NCCL ran otherwise").
+inline constexpr uint32_t kDecisionLogVersion = 3;
 inline constexpr uint32_t kOldestDecisionLogVersion = 1;
 inline constexpr uint8_t kCallFlagGraphReplay = 1;
+inline constexpr uint8_t kCallFlagOverridden = 2;
 inline constexpr uint32_t kKindCall = 1;
 inline constexpr uint32_t kKindContext = 2;
 inline constexpr uint32_t kCallRecordBytes = 72;
@@ -61,6 +67,8 @@ struct CallRecord {
   int slot = -1;
   int nccl_slot = -1;
   bool graph_replay = false;
+  bool overridden = false;  // NCCL ran `slot`, not `decided_slot` (the propensity is the decision's)
+  int decided_slot = -1;
 };
 
 struct ContextRecord {
@@ -108,7 +116,8 @@ inline void encode(const CallRecord& r, unsigned char (&out)[kCallRecordBytes]) 
   out[56] = uint8_t(r.collective);
   out[57] = uint8_t(int8_t(r.slot));
   out[58] = uint8_t(int8_t(r.nccl_slot));
-  out[59] = r.graph_replay ? kCallFlagGraphReplay : 0;
+  out[59] = uint8_t((r.graph_replay ? kCallFlagGraphReplay : 0) | (r.overridden ? kCallFlagOverridden : 0));
+  out[60] = uint8_t(int8_t(r.overridden ? r.decided_slot : -1));
   detail::seal(out, kKindCall, kCallRecordBytes);
 }
 
@@ -142,6 +151,8 @@ inline CallRecord decode_call(const unsigned char* in) {
   r.slot = int8_t(in[57]);
   r.nccl_slot = int8_t(in[58]);
   r.graph_replay = (in[59] & kCallFlagGraphReplay) != 0;
+  r.overridden = (in[59] & kCallFlagOverridden) != 0;
+  r.decided_slot = r.overridden ? int8_t(in[60]) : -1;  // byte 60 is 0 before version 3
   return r;
 }
 
