@@ -197,6 +197,16 @@ class OnlineLearner {
     std::deque<uint64_t> captured_ahead;
     PendingPulls in_flight{};
     uint64_t steps_at_feedback = 0;  // `steps` when the last report of this context came in
+    // Local mode: this rank's calls whose latencies have not come back, oldest first, from call
+    // `awaiting_first` on, each with the arm its decision counts pending (-1: none; kSettled: a
+    // captured call, settled already). A latency settles the oldest call's decision whichever arm
+    // ran, so a decision NCCL overrode is never left pending. Allocated on the context's first
+    // call; past kAwaitCap calls the oldest is settled unanswered.
+    static constexpr size_t kAwaitCap = 2048;
+    static constexpr int8_t kSettled = -2;
+    std::vector<int8_t> awaiting;
+    size_t awaiting_head = 0, awaiting_count = 0;
+    uint64_t awaiting_first = 0;
     // With a decision log: the decided calls not yet measured, oldest first, and each size of the
     // context whose cost table the log holds, with NCCL's pick for it (a size class holds several
     // sizes; a context restored from a state file starts with none).
@@ -253,15 +263,22 @@ class OnlineLearner {
   int fresh_decision_locked(Context& c, uint64_t index);
   // Leader mode: whether latencies skip the hold-back (several ranks of the communicator here).
   bool absorbs_at_once_locked() const { return !memoize_ || local_ranks_ > 1; }
-  // Local mode: the latency of a call of `slot` came back, so one decision of that arm is no longer
-  // pending (latencies come back in call order, so it is the oldest one; a call NCCL decided was
-  // never counted, and the count never goes below 0).
-  static void settle_local_pending(Context& c, int slot) {
+  // Local mode: one decision of `slot` is no longer pending (a call NCCL decided was never counted,
+  // and the count never goes below 0).
+  static void unpend(Context& c, int slot) {
     if (slot >= 0 && slot < kNumArms && c.in_flight.count[slot] > 0) {
       --c.in_flight.count[slot];
       --c.in_flight.total;
     }
   }
+  // Local mode: call `index` was decided, its decision counted pending on `slot` (-1: none).
+  void await_locked(Context& c, uint64_t index, int slot);
+  // Local mode: a latency (or a report the policy cannot use) came back. Latencies come back in
+  // call order, so it answers the oldest call still waiting, whose decision is settled whichever
+  // arm NCCL ran (captured calls, whose latency never comes, are passed over).
+  static void settle_oldest_locked(Context& c);
+  // Local mode: call `index` was captured into a CUDA graph: its decision is settled now.
+  static void settle_captured_locked(Context& c, uint64_t index);
   // Updates the policy with the latency of the context's next call (`absorbed`), and takes that
   // call's decision off the pending counts.
   void absorb_locked(Context& c, int slot, double latency_us);
@@ -285,6 +302,9 @@ class OnlineLearner {
   // Leader mode with a log: the memo's next decision, made for call `index`, with its probability
   // kept for the logging rank (in its pending ring when that is its current call, else ahead).
   int logged_memo_decision_locked(Context& c, uint64_t index);
+  // The decision-log record of the latency of `slot` that came back for this rank's oldest logged
+  // call (with its decision's probability; flagged when NCCL ran another arm than decided).
+  void log_call_locked(int key, Context& c, int slot, double latency_us);
   // Takes the oldest logged decision off the ring (pending_count > 0).
   static Context::Pending pop_pending_locked(Context& c) {
     const Context::Pending p = c.pending[c.pending_head];
@@ -334,6 +354,7 @@ class OnlineLearner {
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0, unmeasurable_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
+  bool last_counted_ = false;               // the last fresh decision counts as pending
   double last_propensity_ = 1.0;            // of the last fresh decision (with a log)
   ThompsonContest* contest_out_ = nullptr;  // where its contest goes, when the integral is deferred
   // Leader mode with a log: the rank whose calls are logged, and the call it is deciding now

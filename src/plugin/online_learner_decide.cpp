@@ -19,11 +19,16 @@ constexpr int kSlice = 8;
 }  // namespace
 
 int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
+  last_counted_ = false;
   if (c.mask.empty()) return -1;
   lag_.add(index > c.absorbed ? index - c.absorbed : 0);
   // No report for kPendingWithoutFeedback decisions: nothing counts as pending until one comes.
   const bool feedback_flows = c.steps - c.steps_at_feedback < kPendingWithoutFeedback;
-  if (!feedback_flows && c.in_flight.total > 0) c.in_flight = PendingPulls{};
+  if (!feedback_flows && c.in_flight.total > 0) {
+    c.in_flight = PendingPulls{};
+    for (size_t k = 0; k < c.awaiting_count; ++k)  // the calls still wait, their decisions no longer count
+      if (int8_t& s = c.awaiting[(c.awaiting_head + k) % Context::kAwaitCap]; s >= 0) s = -1;
+  }
   // Pending: in local mode the decisions made since the last latency came back, as in a replay with
   // that delay; in leader mode the decisions whose latencies are not absorbed yet; none for a leader
   // with several of the ranks, whose latencies do not say which call they are (undelayed).
@@ -37,8 +42,44 @@ int OnlineLearner::fresh_decision_locked(Context& c, uint64_t index) {
   if (counted && c.in_flight.count[slot] < UINT16_MAX) {
     ++c.in_flight.count[slot];
     ++c.in_flight.total;
+    last_counted_ = true;
   }
   return slot;
+}
+
+void OnlineLearner::await_locked(Context& c, uint64_t index, int slot) {
+  if (c.awaiting.empty()) {
+    c.awaiting.resize(Context::kAwaitCap);
+    c.awaiting_first = index;
+  }
+  if (c.awaiting_count == Context::kAwaitCap) {  // the oldest call's latency never came: let it go
+    unpend(c, c.awaiting[c.awaiting_head]);
+    c.awaiting_head = (c.awaiting_head + 1) % Context::kAwaitCap;
+    --c.awaiting_count;
+    ++c.awaiting_first;
+  }
+  if (c.awaiting_count == 0) c.awaiting_first = index;
+  c.awaiting[(c.awaiting_head + c.awaiting_count) % Context::kAwaitCap] = int8_t(slot);
+  ++c.awaiting_count;
+}
+
+void OnlineLearner::settle_oldest_locked(Context& c) {
+  const auto pop = [&c] {
+    const int8_t s = c.awaiting[c.awaiting_head];
+    c.awaiting_head = (c.awaiting_head + 1) % Context::kAwaitCap;
+    --c.awaiting_count;
+    ++c.awaiting_first;
+    return s;
+  };
+  while (c.awaiting_count > 0 && c.awaiting[c.awaiting_head] == Context::kSettled) pop();
+  if (c.awaiting_count > 0) unpend(c, pop());
+}
+
+void OnlineLearner::settle_captured_locked(Context& c, uint64_t index) {
+  if (index < c.awaiting_first || index - c.awaiting_first >= c.awaiting_count) return;
+  int8_t& s = c.awaiting[(c.awaiting_head + size_t(index - c.awaiting_first)) % Context::kAwaitCap];
+  unpend(c, s);
+  s = Context::kSettled;
 }
 
 void OnlineLearner::retire_locked(Context& c, int slot) {
@@ -65,7 +106,11 @@ bool OnlineLearner::grow_memo_locked(Context& c) {
 
 int OnlineLearner::decide_at_locked(int key, Context* c, uint64_t index) {
   ++decisions_;
-  if (!memoize_) return active_ && c ? fresh_decision_locked(*c, index) : -1;
+  if (!memoize_) {
+    const int slot = active_ && c ? fresh_decision_locked(*c, index) : -1;
+    if (c) await_locked(*c, index, last_counted_ && slot >= 0 ? slot : -1);
+    return slot;
+  }
   if (index < uint64_t(kLeaderStart)) return -1;  // NCCL's own, whenever the context starts
   if (!started_[key] || c == nullptr) {
     if (index + 1 > inactive_end_[key]) inactive_end_[key] = index + 1;

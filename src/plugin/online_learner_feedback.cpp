@@ -13,7 +13,7 @@ namespace ncclbot::plugin {
 
 void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us) {
   if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
-  if (!memoize_) settle_local_pending(c, slot);
+  if (!memoize_) settle_oldest_locked(c);  // whichever arm ran: credited to it, its call settled
   const uint64_t index = c.absorbed++;
   // The decision of that call is no longer pending (calls outside the memo were never counted).
   if (index < c.memo_base || index - c.memo_base >= c.memo.size()) return;
@@ -39,6 +39,40 @@ void OnlineLearner::release_held_locked(int key, Context& c) {
   while (c.held.size() > kMaxHeldLatencies) absorb_held_locked(c, c.absorbed + 1);  // the bound
 }
 
+void OnlineLearner::log_call_locked(int key, Context& c, int slot, double latency_us) {
+  // A latency no decision of this rank is waiting for, or one whose probability is gone: not
+  // logged rather than logged without a probability.
+  const size_t at = c.pending_head;
+  if (c.pending_count == 0 || c.pending[at].lost) {
+    if (c.pending_count > 0) pop_pending_locked(c);
+    log_->drop();
+    return;
+  }
+  const Context::Pending p = pop_pending_locked(c);
+  decision_log::CallRecord r;
+  r.comm_hash = comm_id_;
+  r.call_index = p.index;
+  r.bytes = p.bytes;
+  r.latency_us = latency_us;
+  r.nodes = uint32_t(nnodes_);
+  r.ranks = uint32_t(nranks_);
+  r.collective = key_collective(key);
+  r.slot = slot;
+  r.nccl_slot = p.nccl_slot;
+  // The probability of the decision, also when NCCL ran another arm (docs/ope.md "Calls NCCL ran
+  // otherwise"): such a call names the arm decided, and the readers leave it out and count it.
+  r.propensity = p.propensity;
+  r.overridden = p.slot != slot;
+  r.decided_slot = p.slot;
+  if (std::isnan(p.propensity) && !c.contests.empty()) {
+    log_->append_deferred(r, c.contests[at]);
+  } else {
+    unsigned char out[decision_log::kCallRecordBytes];
+    decision_log::encode(r, out);
+    log_->append(out, sizeof out);
+  }
+}
+
 bool OnlineLearner::observe(int key, int slot, double latency_us) {
   if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return false;
   // A value the log readers would refuse is no measurement: never learned from, never logged.
@@ -51,6 +85,9 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   // Still the answer to this rank's oldest logged decision, whose call is then not logged: the
   // next latency must meet its own call's decision.
   if (!measurable && log_ && c->pending_count > 0) pop_pending_locked(*c);
+  // An arm outside the context's (NCCL ran something the table did not offer): logged as a call
+  // NCCL ran otherwise, never learned from.
+  if (measurable && !c->mask.has(slot) && log_) log_call_locked(key, *c, slot, latency_us);
   if (!measurable || !c->mask.has(slot)) {
     // Leader mode: still the report of the leader's next call in this context, which the policy
     // cannot learn from; a placeholder keeps the arrivals numbered by call.
@@ -60,7 +97,7 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
       hold_captured_locked(*c);
       release_held_locked(key, *c);
     } else if (!memoize_) {
-      settle_local_pending(*c, slot);  // local mode: still the answer to this rank's oldest call
+      settle_oldest_locked(*c);  // local mode: still the answer to this rank's oldest call
     }
     return false;
   }
@@ -73,44 +110,11 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     release_held_locked(key, *c);
   }
   ++observations_;
-  if (log_) {
-    decision_log::CallRecord r;
-    r.comm_hash = comm_id_;
-    r.latency_us = latency_us;
-    r.nodes = uint32_t(nnodes_);
-    r.ranks = uint32_t(nranks_);
-    r.collective = key_collective(key);
-    r.slot = slot;
-    r.propensity = __builtin_nan("");  // a latency no decision of this rank is waiting for
-    r.call_index = UINT64_MAX;
-    const ThompsonContest* contest = nullptr;
-    if (c->pending_count > 0) {
-      const size_t at = c->pending_head;
-      const Context::Pending p = pop_pending_locked(*c);
-      if (p.lost) {  // its probability is gone: not logged rather than logged without it
-        log_->drop();
-        return true;
-      }
-      r.call_index = p.index;
-      r.bytes = p.bytes;
-      r.nccl_slot = p.nccl_slot;
-      if (p.slot == slot) {
-        r.propensity = p.propensity;
-        if (std::isnan(p.propensity) && !c->contests.empty()) contest = &c->contests[at];
-      }
-    }
-    if (contest) {
-      log_->append_deferred(r, *contest);
-    } else {
-      unsigned char out[decision_log::kCallRecordBytes];
-      decision_log::encode(r, out);
-      log_->append(out, sizeof out);
-    }
-  }
+  if (log_) log_call_locked(key, *c, slot, latency_us);
   return true;
 }
 
-void OnlineLearner::captured(int key, int slot) {
+void OnlineLearner::captured(int key, int /*slot: settled by its call index*/) {
   if (key < 0 || key >= kNumContextKeys) return;
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
@@ -128,7 +132,7 @@ void OnlineLearner::captured(int key, int slot) {
                                index);
     }
   } else if (!memoize_) {
-    settle_local_pending(*c, slot);  // its decision no longer waits for a latency
+    settle_captured_locked(*c, index);  // its decision no longer waits for a latency
   }
   // With a log: its decision leaves the pending ring (the newest entries; a group may have decided
   // more calls of the context after it), so later latencies meet their own calls' decisions.

@@ -13,9 +13,13 @@
 //                       graph runs the channels again under the captured Coll handles, with no
 //                       tuner call;
 //   copy-engine (v6)    CollApi start and stop, CeColl start (parentObj: its CollApi handle) and
-//                       stop; no tuner call, no kernel channels.
+//                       stop; no tuner call, no kernel channels;
+//   another arm         (run_instead) NCCL runs an arm other than the tuner's pick, as a registered
+//                       buffer, a user restriction or a symmetric kernel makes it: the Coll event
+//                       names the arm that ran, getChunkSize is asked for it, its channels time it.
 // Every plugin call's result is counted; a failure is any result other than success.
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -84,7 +88,9 @@ class StandInNccl {
       ++tuner_calls_;
       for (int s = 0; s < 21; ++s)  // an entry NCCL removed stays removed
         if (table.t[s / 3][s % 3] < 0.0f && t.t[s / 3][s % 3] >= 0.0f) ++revived_;
-      const int arm = t.pick();
+      const int pick = t.pick();
+      const int arm = ran_ ? ran_(pick, table) : pick;
+      picks_.push_back(pick);
       arms.push_back(arm);
       if (release_.tuner == 6) {
         size_t chunk = 131072;
@@ -123,6 +129,12 @@ class StandInNccl {
     count(plugin().prof6->startEvent(prof_, &h, &d));
     count(stop(h));
   }
+
+  // From now on NCCL runs ran(pick, offered) instead of the tuner's pick (`offered`: the table NCCL
+  // passed the tuner); an empty function runs the pick.
+  void run_instead(std::function<int(int pick, const CostTable7x3& offered)> ran) { ran_ = std::move(ran); }
+  // The tuner's pick of every collective so far, in call order.
+  const std::vector<int>& picks() const { return picks_; }
 
   // Profiler finalize now (the destructor's, once), so its line can be read before the tuner's.
   void finalize_profiler() {
@@ -288,6 +300,8 @@ class StandInNccl {
   ChannelFault fault_ = ChannelFault::kNoStopState;
   long tuner_calls_ = 0;
   std::vector<Captured> captured_;
+  std::function<int(int, const CostTable7x3&)> ran_;
+  std::vector<int> picks_;
 };
 
 }  // namespace ncclbot::test
