@@ -142,7 +142,9 @@ TEST(OverriddenArm, LatenciesAreCreditedOnlyToTheArmThatRan) {
       const size_t k = size_t(r.call_index);
       EXPECT_EQ(r.slot, ran[k]) << k;
       EXPECT_EQ(r.overridden, ran[k] != picks[k]) << k;
-      if (ran[k] != picks[k]) EXPECT_EQ(r.decided_slot, picks[k]) << k;
+      if (ran[k] != picks[k]) {
+        EXPECT_EQ(r.decided_slot, picks[k]) << k;
+      }
       EXPECT_TRUE(r.propensity > 0.0 && r.propensity <= 1.0) << k << ": " << r.propensity;
       ++records;
     }
