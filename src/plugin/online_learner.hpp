@@ -104,7 +104,11 @@ class OnlineLearner {
   // follower asks again. Never waits for anyone: before the context starts the answers are NCCL's.
   bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out,
                     uint64_t member);
+  // The slot of a collective NCCL ran with an algorithm or protocol the plugin cannot name.
+  static constexpr int kUnnamedArm = -1;
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
+  // kUnnamedArm: NCCL ran something the plugin cannot name; its call is settled, nothing learned or
+  // logged.
   // Leader mode: held back until the protocol lets the policy see it (header comment); a report
   // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
   bool observe(int key, int slot, double latency_us);

@@ -74,7 +74,7 @@ void OnlineLearner::log_call_locked(int key, Context& c, int slot, double latenc
 }
 
 bool OnlineLearner::observe(int key, int slot, double latency_us) {
-  if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return false;
+  if (key < 0 || key >= kNumContextKeys || !(is_nccl_slot(slot) || slot == kUnnamedArm)) return false;
   // A value the log readers would refuse is no measurement: never learned from, never logged.
   const bool measurable = decision_log::latency_measurable(latency_us);
   std::lock_guard<std::mutex> lock(mu_);
@@ -84,11 +84,12 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   c->steps_at_feedback = c->steps;
   // Still the answer to this rank's oldest logged decision, whose call is then not logged: the
   // next latency must meet its own call's decision.
-  if (!measurable && log_ && c->pending_count > 0) pop_pending_locked(*c);
+  const bool named = slot != kUnnamedArm;
+  if ((!measurable || !named) && log_ && c->pending_count > 0) pop_pending_locked(*c);
   // An arm outside the context's (NCCL ran something the table did not offer): logged as a call
   // NCCL ran otherwise, never learned from.
-  if (measurable && !c->mask.has(slot) && log_) log_call_locked(key, *c, slot, latency_us);
-  if (!measurable || !c->mask.has(slot)) {
+  if (measurable && named && !c->mask.has(slot) && log_) log_call_locked(key, *c, slot, latency_us);
+  if (!measurable || !named || !c->mask.has(slot)) {
     // Leader mode: still the report of the leader's next call in this context, which the policy
     // cannot learn from; a placeholder keeps the arrivals numbered by call.
     if (!absorbs_at_once_locked()) {

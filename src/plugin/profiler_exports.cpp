@@ -95,7 +95,8 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
       coll->stopped_channels < coll->started_channels)
     return;
-  if (ctx->learner && coll->key >= 0 && coll->slot >= 0) {
+  // A collective whose algorithm or protocol the plugin cannot name (slot -1) still answers its call.
+  if (ctx->learner && coll->key >= 0) {
     // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
     // latency the replay engine sees as x arrives here as exactly x. An untimed call goes in as NaN,
     // which the learner drops and counts but still takes as its own call's answer, so the next
@@ -128,11 +129,11 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
   const size_t type_size = d.datatype ? datatype_size(d.datatype) : 0;
   const int algo = d.algo ? parse_algo_name(d.algo) : -1;
   const int proto = d.proto ? parse_proto_name(d.proto) : -1;
-  if (coll >= 0 && type_size > 0 && algo >= 0 && proto >= 0) {
+  if (coll >= 0 && type_size > 0) {
     uint64_t bytes = uint64_t(d.count) * type_size;
     if (coll == 2 || coll == 3) bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
     rec->key = context_key(coll, bytes);
-    rec->slot = algo * 3 + proto;
+    rec->slot = algo >= 0 && proto >= 0 ? algo * 3 + proto : OnlineLearner::kUnnamedArm;
     rec->bytes = bytes;
   }
   std::lock_guard<std::mutex> lock(ctx->mu);

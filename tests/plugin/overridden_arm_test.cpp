@@ -153,28 +153,57 @@ TEST(OverriddenArm, LatenciesAreCreditedOnlyToTheArmThatRan) {
   EXPECT_EQ(records, ran.size());
 }
 
+// Of the last 500 of 2,000 calls of `spec`, those that picked the best arm, when NCCL ran the best
+// arm's first pick as `instead`.
+int overridden_late_best_picks(const char* spec, int instead) {
+  OverriddenOnline online(spec);
+  clear_log();
+  StandInNccl comm(kNccl230, 0xbe57, 8, 1);
+  bool overridden = false;
+  comm.run_instead([&](int pick, const CostTable7x3&) {
+    if (pick != kOverriddenBest || overridden) return pick;
+    overridden = true;
+    return instead;
+  });
+  overridden_run(comm, 2000);
+  EXPECT_TRUE(overridden) << spec;
+  EXPECT_EQ(comm.failures(), 0);
+  const std::vector<int>& picks = comm.picks();
+  int best = 0;
+  for (size_t k = picks.size() - 500; k < picks.size(); ++k) best += picks[k] == kOverriddenBest;
+  return best;
+}
+
 // A context whose best arm's first pick NCCL ran as something else still converges to it: that
 // decision is settled when the latency of the arm that ran comes back, so the best arm is not left
 // looking pending for good (which greedy and UCB1 pass over while its estimate is only the prior).
 // Before, both played the best arm on 0 of the last 500 of 2,000 calls.
 TEST(OverriddenArm, ABestArmWhoseFirstPickWasOverriddenStillWins) {
-  for (const char* spec : {"greedy:n0=1", "ucb1:c=0.1,n0=1"}) {
-    OverriddenOnline online(spec);
-    clear_log();
-    StandInNccl comm(kNccl230, 0xbe57, 8, 1);
-    bool overridden = false;
-    comm.run_instead([&](int pick, const CostTable7x3&) {
-      if (pick != kOverriddenBest || overridden) return pick;
-      overridden = true;
-      return 0;  // the best arm's first pick runs as NCCL's own choice
-    });
-    overridden_run(comm, 2000);
-    ASSERT_TRUE(overridden) << spec;
-    const std::vector<int>& picks = comm.picks();
-    int best = 0;
-    for (size_t k = picks.size() - 500; k < picks.size(); ++k) best += picks[k] == kOverriddenBest;
-    EXPECT_GE(best, 475) << spec;
+  for (const char* spec : {"greedy:n0=1", "ucb1:c=0.1,n0=1"})
+    EXPECT_GE(overridden_late_best_picks(spec, 0), 475) << spec;  // run as NCCL's own choice
+}
+
+// What ran is a kernel the plugin cannot name (a Coll event whose algorithm is no NCCL algorithm
+// name): the call is still answered (settled, nothing learned, not logged), so every later latency
+// is logged with its own call. Before, no latency answered it and each later one was logged with
+// the call before its own.
+TEST(OverriddenArm, ACallRunAsAnUnnamedKernelIsAnsweredAndLaterCallsKeepTheirOwnLatencies) {
+  OverriddenOnline online("greedy:n0=1");
+  const std::string log = temp_dir() + "/unnamed.log";
+  EnvVar log_env("NCCLBOT_LOG", log);
+  {
+    StandInNccl comm(kNccl230, 0x5e7c, 8, 1);
+    int call = 0;
+    comm.run_instead([&](int pick, const CostTable7x3&) { return call == 10 ? kStandInUnnamedArm : pick; });
+    for (; call < 40; ++call)
+      comm.group({{4, 4096}}, overridden_table(), false, [&](size_t, int) { return 100.0 + call; });
     EXPECT_EQ(comm.failures(), 0);
+  }
+  const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
+  ASSERT_EQ(data.calls.size(), 39u);
+  for (const auto& r : data.calls) {
+    EXPECT_NE(r.call_index, 10u);
+    EXPECT_EQ(r.latency_us, 100.0 + double(r.call_index)) << r.call_index;
   }
 }
 

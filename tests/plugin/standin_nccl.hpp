@@ -35,6 +35,10 @@ struct NcclRelease {
 inline constexpr NcclRelease kNccl227{"2.27", 4, 4}, kNccl228{"2.28", 5, 5}, kNccl229{"2.29", 5, 6},
     kNccl230{"2.30", 6, 6};
 
+// The arm run_instead() returns for a kernel the plugin cannot name (NCCL 2.31's symmetric kernels
+// have no (algorithm, protocol) pair): its Coll event names the algorithm "SYMK_LD".
+inline constexpr int kStandInUnnamedArm = -2;
+
 struct StandInOp {
   int coll = 4;         // ncclFunc_t: 4 = AllReduce
   size_t bytes = 4096;  // as the tuner sees them (int8 elements, so count = bytes per rank)
@@ -92,7 +96,7 @@ class StandInNccl {
       const int arm = ran_ ? ran_(pick, table) : pick;
       picks_.push_back(pick);
       arms.push_back(arm);
-      if (release_.tuner == 6) {
+      if (release_.tuner == 6 && arm >= 0) {
         size_t chunk = 131072;
         count(plugin().v6->getChunkSize(tuner_, ops[i].coll, ops[i].bytes, arm / 3, arm % 3, 2, &chunk));
         if (chunk != 131072) ++chunks_changed_;
@@ -245,7 +249,7 @@ class StandInNccl {
     d.coll.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
     d.coll.datatype = "ncclInt8";
     d.coll.nChannels = 2;
-    d.coll.algo = arm >= 0 ? algos[arm / 3] : "Ring";
+    d.coll.algo = arm >= 0 ? algos[arm / 3] : arm == kStandInUnnamedArm ? "SYMK_LD" : "Ring";
     d.coll.proto = arm >= 0 ? protos[arm % 3] : "Simple";
     void* h = nullptr;
     count(start(&h, &d));
