@@ -27,7 +27,8 @@ if [ "$phase" != --run-only ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DNCCLBOT_FUZZ=ON -DNCCLBOT_BUILD_TESTS=OFF -DNCCLBOT_ENABLE_CUDA=OFF >/dev/null
   cmake --build "$build" --target fuzz_nccl_tests_log fuzz_sweep_csv fuzz_decision_table fuzz_state_file \
-    fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset fuzz_decision_log fuzz_report_text
+    fuzz_leader_wire fuzz_study_toml fuzz_stats_json fuzz_fabric_preset fuzz_decision_log fuzz_report_text \
+    fuzz_sweep_side_data
 fi
 [ "$phase" != --build-only ] || exit 0
 
@@ -42,7 +43,7 @@ mkdir -p "$corpus/table" "$corpus/state" "$corpus/wire"
 cp tests/fuzz/seeds/plugin/table.csv tests/fuzz/seeds/plugin/nccl_example.conf "$corpus/table/"
 cp tests/fuzz/seeds/plugin/*.state "$corpus/state/"
 cp tests/fuzz/seeds/plugin/wire-*.bin "$corpus/wire/"
-for kind in study stats fabric decision_log report_text; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
+for kind in study stats fabric decision_log report_text side_data; do mkdir -p "$corpus/$kind"; cp tests/fuzz/seeds/$kind/* "$corpus/$kind/"; done
 
 run() {
   local target=$1 dir=$2 secs=$3
@@ -57,7 +58,8 @@ input_seconds=${FUZZ_INPUT_SECONDS:-3}
 (
   run fuzz_nccl_tests_log "$corpus/log" "$seconds" && run fuzz_decision_table "$corpus/table" "$plugin_seconds" &&
     run fuzz_state_file "$corpus/state" "$plugin_seconds" && run fuzz_study_toml "$corpus/study" "$input_seconds" &&
-    run fuzz_report_text "$corpus/report_text" "$input_seconds"
+    run fuzz_report_text "$corpus/report_text" "$input_seconds" &&
+    run fuzz_sweep_side_data "$corpus/side_data" "$input_seconds"
 ) &
 lane1=$!
 (
