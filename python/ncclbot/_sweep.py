@@ -182,7 +182,7 @@ def read_sweep(path: "os.PathLike[str] | str") -> Sweep:
     fabric=kinds.text, seed=kinds.whole, nodes=kinds.list_of(kinds.whole), collectives=kinds.list_of(kinds.text),
     samples=kinds.whole, min_bytes=kinds.whole, max_bytes=kinds.whole, gpus_per_node=kinds.whole, hipipe=kinds.flag,
     observation=kinds.text, noise_scale=kinds.real, drift=kinds.text, first_use=kinds.text, warmup=kinds.text,
-    shift_rate=kinds.real, shift_size=kinds.real, shift_arm_size=kinds.real, out=kinds.path,
+    shift_rate=kinds.real, shift_size=kinds.real, shift_arm_size=kinds.real, knobs=kinds.text, out=kinds.path,
 )
 def synth(
     fabric: str,
@@ -202,10 +202,12 @@ def synth(
     shift_rate: Optional[float] = None,
     shift_size: Optional[float] = None,
     shift_arm_size: Optional[float] = None,
+    knobs: Optional[str] = None,
     out: "Optional[os.PathLike[str] | str]" = None,
 ) -> Sweep:
     """A simulated forced-arm sweep from a fabric preset, as `ncclbot synth` writes it (to `out`
-    when given, else to a private file). Options as the CLI's; None means the CLI's default."""
+    when given, else to a private file). Options as the CLI's; None means the CLI's default.
+    `knobs` ("channels=0,8,16;chunk=0,64K") crosses every arm with channel counts and chunk sizes."""
     owned = None
     if out is None:
         owned = tempfile.mkdtemp(prefix="ncclbot-synth-")
@@ -217,6 +219,7 @@ def synth(
         min_bytes=min_bytes, max_bytes=max_bytes, gpus_per_node=gpus_per_node, hipipe=hipipe,
         observation=observation, noise_scale=noise_scale, drift=drift, first_use=first_use,
         warmup=warmup, shift_rate=shift_rate, shift_size=shift_size, shift_arm_size=shift_arm_size,
+        knobs=knobs,
     )
     try:
         run(["synth"] + option_words(options) + ["--json"])

@@ -56,3 +56,14 @@ def test_to_csv_writes_the_side_file_beside_the_csv(tmp_path, sweep_file):
     assert (tmp_path / "copy.csv").read_text() == sweep_file.read_text()
     assert (tmp_path / "copy.sweep.toml").read_text() == sweep_file.with_name("sim.sweep.toml").read_text()
     assert ncclbot.read_sweep(tmp_path / "copy.csv").dynamics == sw.dynamics
+
+
+def test_synth_with_knobs_writes_what_the_cli_writes(tmp_path, run_cli):
+    spec = "channels=0,8;chunk=0,64K"
+    sw = ncclbot.synth("h100-ib-a", nodes=[2], collectives=["allreduce"], samples=2, knobs=spec)
+    r = run_cli("synth", "--fabric", "h100-ib-a", "--nodes", "2", "--collectives", "allreduce", "--samples", "2",
+                "--knobs", spec, "--out", str(tmp_path / "k.csv"))
+    assert r.returncode == 0, r.stderr
+    assert sw.csv == (tmp_path / "k.csv").read_text()
+    df = sw.to_pandas()
+    assert sorted(set(df["channels"])) == [0, 8] and 65536 in set(df["chunk_bytes"])
