@@ -41,24 +41,26 @@ std::string value_text(const SweepDynamics& d, const DynamicsKey& k) {
   return format_double(d.*k.d);
 }
 
-}  // namespace
-
-std::string_view dynamics_key_list() {
-  return "job_warmup, job_warmup_calls, arm_warmup, arm_warmup_calls, shift_rate, shift_size, "
-         "shift_arm_size, first_use_base_us, first_use_per_host_us";
+// The known keys, comma separated, for the message of an unknown one.
+std::string dynamics_key_list() {
+  std::string list;
+  for (const DynamicsKey& k : kKeys) list += (list.empty() ? "" : ", ") + std::string(k.name);
+  return list;
 }
 
-bool set_dynamics_value(SweepDynamics& d, const std::string& key, std::string_view value,
+}  // namespace
+
+void set_dynamics_value(SweepDynamics& d, const std::string& key, std::string_view value,
                         const std::string& source, long line) {
   for (const DynamicsKey& k : kKeys) {
     if (key != k.name) continue;
     if (k.count) {
       const auto v = parse_int(value);
-      if (!v || *v < 0 || *v > 100000000)
+      if (!v || *v < int64_t(k.lo) || *v > int64_t(k.hi))
         throw InputError(source, line,
                          "dynamics " + key + " = '" + std::string(value) + "' is not an integer in [0, 1e8]");
       d.call.*k.n = int(*v);
-      return true;
+      return;
     }
     const auto v = parse_double(value);
     if (!v || !(*v >= k.lo && *v <= k.hi))
@@ -69,9 +71,9 @@ bool set_dynamics_value(SweepDynamics& d, const std::string& key, std::string_vi
       d.call.*k.f = float(*v);
     else
       d.*k.d = *v;
-    return true;
+    return;
   }
-  return false;
+  throw InputError(source, line, "unknown dynamics key '" + key + "' (valid: " + dynamics_key_list() + ")");
 }
 
 std::string sweep_side_data_path(const std::string& csv_path) {
@@ -144,9 +146,7 @@ SweepDynamics parse_sweep_side_data(std::string_view text, const std::string& so
       reader.fail(value, "dynamics " + name + " must be a number");
     const std::string shown =
         value.is_integer() ? std::to_string(*value.value<int64_t>()) : format_double(*value.value<double>());
-    if (!set_dynamics_value(d, name, shown, source, line))
-      reader.fail(value,
-                  "unknown dynamics key '" + name + "' (valid: " + std::string(dynamics_key_list()) + ")");
+    set_dynamics_value(d, name, shown, source, line);
   }
   for (const DynamicsKey& k : kKeys)
     if (!t.contains(k.name))

@@ -133,7 +133,7 @@ TEST(IngestKnobPoint, AKnobPointBecomesItsOwnArmWithKnobColumns) {
   const nccl_tests::IngestResult r =
       nccl_tests::ingest_parsed({plain, forced16}, &m, nccl_tests::IngestOptions{});
   ASSERT_EQ(r.sweep.num_contexts(), 2);
-  ASSERT_TRUE(r.sweep.has_knob_columns());
+  ASSERT_FALSE(r.sweep.slot_shaped());
   const std::span<const Arm> arms = r.sweep.arms(0);
   ASSERT_EQ(arms.size(), 2u);
   EXPECT_EQ(arms[0], (Arm{Algo::kRing, Proto::kLL, 0, 0}));
@@ -162,8 +162,7 @@ TEST(IngestKnobPoint, TheManifestsChunkSizeIsTheArms) {
   // NCCL's own values stated explicitly: the plain algorithm x protocol sweep.
   const nccl_tests::Manifest own = nccl_tests::parse_manifest(
       "[[run]]\nfile = \"r.json\"\nchannels = 0\nchunk_bytes = 0\n", "/m/runs.toml");
-  EXPECT_FALSE(
-      nccl_tests::ingest_parsed({plain}, &own, nccl_tests::IngestOptions{}).sweep.has_knob_columns());
+  EXPECT_TRUE(nccl_tests::ingest_parsed({plain}, &own, nccl_tests::IngestOptions{}).sweep.slot_shaped());
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST(SweepStandin, TheSweepHoldsEachForcedArmsModelTime) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Sweep sweep = ncclbot::read_sweep_csv(dir + "/sweep.csv");
   ASSERT_EQ(sweep.num_contexts(), 4);
-  EXPECT_FALSE(sweep.has_knob_columns());  // every arm on NCCL's own channels: the 9-column layout
+  EXPECT_TRUE(sweep.slot_shaped());  // every arm on NCCL's own channels: the 9-column layout
   EXPECT_NE(read_all(dir + "/sweep.sweep.toml").find("samples = \"iterations\""), std::string::npos);
   EXPECT_EQ(sweep.samples(), kIterations);
   for (int c = 0; c < sweep.num_contexts(); ++c) {
@@ -134,7 +134,7 @@ TEST(SweepStandin, ChannelArmsAreKnobColumnsWithTheirOwnTimes) {
       dir + "/sweep.csv'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Sweep sweep = ncclbot::read_sweep_csv(dir + "/sweep.csv");
-  ASSERT_TRUE(sweep.has_knob_columns());
+  ASSERT_FALSE(sweep.slot_shaped());
   ASSERT_EQ(sweep.num_contexts(), 1);
   const auto arms = sweep.arms(0);
   ASSERT_EQ(arms.size(), 6u);

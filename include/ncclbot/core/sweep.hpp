@@ -78,7 +78,6 @@ class Sweep {
   std::span<const Arm> arms(int c) const;
   float arm_sample(int c, int i, int r) const;
   float arm_prior(int c, int i) const;  // -1 without a prior
-  bool has_knob_columns() const { return knob_.has_value(); }
   // Bitwise equality of every tensor (NaN slots compare by bit pattern).
   bool identical_to(const Sweep& other) const;
 

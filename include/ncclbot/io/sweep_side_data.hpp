@@ -32,11 +32,10 @@ void write_sweep_side_data(const std::string& csv_path, const std::string& text)
 // the legacy line's.
 SweepDynamics parse_sweep_side_data(std::string_view text, const std::string& source);
 
-// One dynamics setting by name from its text, bounds checked: false for an unknown key; a bad value
-// is an InputError at (source, line). Shared by the side file and the legacy "# dynamics:" line.
-bool set_dynamics_value(SweepDynamics& d, const std::string& key, std::string_view value,
+// One dynamics setting by name from its text, bounds checked; an unknown key (the message lists the
+// known ones) or a bad value is an InputError at (source, line). Shared by the side file and the
+// legacy "# dynamics:" line.
+void set_dynamics_value(SweepDynamics& d, const std::string& key, std::string_view value,
                         const std::string& source, long line);
-// The keys set_dynamics_value knows, comma separated, for error messages.
-std::string_view dynamics_key_list();
 
 }  // namespace ncclbot
