@@ -208,7 +208,7 @@ void enqueue_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const P
   switch (kind) {
 #define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, identifier, name, ...) \
   case PolicyKind::Kind:                                                 \
-    return enqueue_replays<Type>(name, a, configs, first, count, block, max_grid, stream, shape);
+    return enqueue_replays<Type<kNumArms>>(name, a, configs, first, count, block, max_grid, stream, shape);
     NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
 #undef NCCLBOT_POLICY_LAUNCH
     default:
@@ -307,6 +307,8 @@ void check_request(const DeviceReplayRequest& q) {
       (q.member_begin.size() != q.connected.size() + 1 || q.members.size() != q.contexts.size() ||
        q.member_begin.back() != int(q.members.size())))
     throw std::invalid_argument("device_replay: communicators must cover every context once");
+  if (!q.sweep.slot_shaped() || q.sweep.arms != kNumArms)
+    throw std::invalid_argument("device_replay: the kernels hold one arm per algorithm and protocol slot");
   for (int c : q.contexts)
     if (c < 0 || c >= q.sweep.num_contexts)
       throw std::invalid_argument("device_replay: context out of range");

@@ -7,7 +7,8 @@ Command (from the repository root, after building into build/):
 Each row is one benchmark program run here, now, on this machine; the first line says which
 machine (CPU model, cores, memory, GPU), the date, the commit and the load average before the
 first benchmark (other work on the machine slows every row), because every number depends on them. Rows:
-  replay      `ncclbot bench --backend cpu --threads 1 --arms 12` for UCB1 and Thompson sampling
+  replay      `ncclbot bench --backend cpu --threads 1 --arms 12`, and 512 (knob arms), for UCB1 and
+              Thompson sampling
   statistics  `scripts/bench_stats.py --threads 1` (ncclbot against SciPy on the same inputs)
   plugin      `plugin_overhead_bench` (thread CPU time per getCollInfo, every live policy)
   feedback    `plugin_feedback_delay` at 4, 8 and 64 ranks (leader mode, nothing in flight)
@@ -88,9 +89,10 @@ def steps_per_s(doc, policies):
     return rate
 
 
-def replay_row(doc):
+def replay_row(doc, arms=12):
     rate = steps_per_s(doc, ("ucb1", "thompson"))
-    return ("CPU replay, 12 arms, 1 thread (`ncclbot bench --backend cpu --threads 1 --arms 12`)",
+    what = "knob arms" if arms > 21 else "arms"
+    return (f"CPU replay, {arms} {what}, 1 thread (`ncclbot bench --backend cpu --threads 1 --arms {arms}`)",
             f"UCB1 {sci(rate['ucb1'])}, Thompson {sci(rate['thompson'])} steps/s")
 
 
@@ -189,9 +191,11 @@ def measure(build, quick):
     programs = built_programs(build)
     ncclbot, plugin = programs["ncclbot"], programs["plugin"]
     reps = 3 if quick else 11
-    bench = [ncclbot, "bench", "--backend", "cpu", "--threads", "1", "--arms", "12", "--policy", "ucb1",
-             "--policy", "thompson", "--repetitions", str(reps), "--json"]
-    rows = [replay_row(run_json(bench))]
+    rows = []
+    for arms in (12, 512):
+        bench = [ncclbot, "bench", "--backend", "cpu", "--threads", "1", "--arms", str(arms), "--policy", "ucb1",
+                 "--policy", "thompson", "--repetitions", str(reps), "--json"]
+        rows.append(replay_row(run_json(bench), arms))
     with tempfile.TemporaryDirectory() as tmp:
         stats_json = os.path.join(tmp, "stats.json")
         run([sys.executable, os.path.join(ROOT, "scripts", "bench_stats.py"), "--ncclbot", ncclbot, "--threads", "1",

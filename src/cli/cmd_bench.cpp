@@ -42,7 +42,8 @@ struct BenchOptions {
 void add_bench_options(CLI::App& app, BenchOptions& opt) {
   app.add_option("--backend", opt.backend, "cpu or cuda (default cpu)");
   app.add_option("--policy", opt.policies, "policy specs to time (default: every online policy)");
-  app.add_option("--arms", opt.arms, "valid arms per context (default 6 12 21)");
+  app.add_option("--arms", opt.arms,
+                 "valid arms per context (default 6 12 21; above 21 knob arms, up to 512)");
   app.add_option("--threads", opt.threads, "thread counts to time (default: 1 and all cores)");
   app.add_option("--cuda-block", opt.cuda_blocks,
                  "with --backend cuda: threads per block of the replay kernels to time (default 128)");
@@ -155,6 +156,7 @@ int run_bench(const BenchOptions& opt) {
   for (int arms : opt.arms) {
     Sweep sweep = make_bench_sweep(arms, opt.contexts, opt.samples);
     if (dynamics) sweep.set_dynamics(*dynamics);
+    backend_for_sweep(backend, backend, sweep, std::cerr);  // knob arms: the CUDA kernels refuse them
     for (const PolicySpec& spec : specs)
       for (int width : widths) time_bench_case(opt, backend, sweep, arms, spec, width, out, human);
   }

@@ -199,8 +199,9 @@ int replay_whole(const ReplayOptions& opt, ReplayJob& job, ReplayBackend backend
 
 // The command's work once the options are parsed.
 int run_replay_command(const ReplayOptions& opt) {
-  const ReplayPlan plan = check_replay_options(opt);
+  ReplayPlan plan = check_replay_options(opt);
   const Sweep sweep = read_sweep_csv(opt.sweep_path);
+  plan.backend = backend_for_sweep(parse_replay_backend(opt.backend), plan.backend, sweep, std::cerr);
   ReplayJob job = replay_job_from(opt, plan, sweep);
   ProcessGroup* group = replay_process_group(opt);
   // Ranks on one node share its cores unless told otherwise.

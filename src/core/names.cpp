@@ -1,5 +1,6 @@
 #include "ncclbot/core/names.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +59,37 @@ std::string_view proto_names_list() {
 std::string_view collective_names_list() {
   return "Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, SendRecv, Send, Recv, AlltoAll, Scatter, "
          "Gather";
+}
+
+std::string arm_label(const Arm& arm) {
+  std::string s = std::string(algo_name(arm.algo)) + "/" + std::string(proto_name(arm.proto));
+  if (!arm.default_knobs())
+    s += " channels=" + std::to_string(arm.channels) + " chunk_bytes=" + std::to_string(arm.chunk_bytes);
+  return s;
+}
+
+std::optional<Arm> parse_arm_label(std::string_view label) {
+  const size_t slash = label.find('/'), space = label.find(' ');
+  if (slash == std::string_view::npos || (space != std::string_view::npos && space < slash))
+    return std::nullopt;
+  const std::string_view proto_text =
+      label.substr(slash + 1, space == std::string_view::npos ? std::string_view::npos : space - slash - 1);
+  const std::optional<Algo> algo = parse_algo(label.substr(0, slash));
+  const std::optional<Proto> proto = parse_proto(proto_text);
+  if (!algo || !proto) return std::nullopt;
+  Arm arm{*algo, *proto, 0, 0};
+  if (space == std::string_view::npos) return arm;
+  unsigned channels = 0;
+  unsigned long long chunk = 0;
+  char tail = 0;
+  const std::string knobs(label.substr(space));
+  if (std::sscanf(knobs.c_str(), " channels=%u chunk_bytes=%llu%c", &channels, &chunk, &tail) != 2 ||
+      channels > 0xffffu || chunk > 0xffffffffull)
+    return std::nullopt;
+  arm.channels = uint16_t(channels);
+  arm.chunk_bytes = uint32_t(chunk);
+  if (arm.default_knobs() || arm_fault(arm)) return std::nullopt;
+  return arm;
 }
 
 }  // namespace ncclbot

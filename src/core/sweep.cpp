@@ -1,5 +1,6 @@
 #include "ncclbot/core/sweep.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,13 +15,6 @@ namespace {
 std::string describe(const Context& c) {
   return c.fabric + " " + std::string(collective_name(c.collective)) + " " + std::to_string(c.nodes) + "x" +
          std::to_string(c.gpus_per_node) + " " + std::to_string(c.bytes) + "B";
-}
-
-std::string describe_arm(const Arm& arm) {
-  std::string s = std::string(algo_name(arm.algo)) + "/" + std::string(proto_name(arm.proto));
-  if (!arm.default_knobs())
-    s += " channels=" + std::to_string(arm.channels) + " chunk_bytes=" + std::to_string(arm.chunk_bytes);
-  return s;
 }
 
 template <typename T>
@@ -65,6 +59,35 @@ Sweep::Sweep(std::vector<Context> contexts, int samples, KnobArms knob)
     if (knob.arm_begin[c + 1] <= knob.arm_begin[c])
       throw std::invalid_argument("Sweep: a context without arms");
   knob_ = std::move(knob);
+  index_knob_arms();
+}
+
+void Sweep::index_knob_arms() {
+  const KnobArms& k = *knob_;
+  const size_t C = contexts_.size(), R = size_t(samples_);
+  IndexTensors& x = knob_index_;
+  x.arms = 0;
+  for (size_t c = 0; c < C; ++c) x.arms = std::max(x.arms, int(k.arm_begin[c + 1] - k.arm_begin[c]));
+  const size_t A = size_t(x.arms), W = (A + 31) / 32;
+  x.time_us.assign(C * A * R, std::numeric_limits<float>::quiet_NaN());
+  x.mean_us.assign(C * A, std::numeric_limits<double>::quiet_NaN());
+  if (k.prior_us) x.prior_us.emplace(C * A, -1.0f);
+  x.valid.assign(C * W, 0u);
+  x.table.assign(C * A, Arm{});
+  for (size_t c = 0; c < C; ++c)
+    for (int32_t at = k.arm_begin[c]; at < k.arm_begin[c + 1]; ++at) {
+      const size_t i = size_t(at - k.arm_begin[c]), to = c * A + i;
+      double sum = 0.0;
+      for (size_t r = 0; r < R; ++r) {
+        const float t = k.time_us[size_t(at) * R + r];
+        x.time_us[to * R + r] = t;
+        sum += double(t);
+      }
+      x.mean_us[to] = sum / samples_;
+      if (k.prior_us) (*x.prior_us)[to] = (*k.prior_us)[size_t(at)];
+      x.valid[c * W + i / 32] |= 1u << (i % 32);
+      x.table[to] = k.arms[size_t(at)];
+    }
 }
 
 void Sweep::list_slot_arms() {
@@ -114,6 +137,36 @@ SweepView Sweep::view() const {
   return v;
 }
 
+void Sweep::check_arms_per_context(int limit, const std::string& what) const {
+  if (!knob_ || knob_index_.arms <= limit) return;
+  for (size_t c = 0; c + 1 < knob_->arm_begin.size(); ++c) {
+    const int32_t first = knob_->arm_begin[c], count = knob_->arm_begin[c + 1] - first;
+    if (count <= limit) continue;
+    const size_t past = size_t(first + limit);
+    const long line = past < knob_->arm_line.size() ? knob_->arm_line[past] : knob_->knob_line;
+    throw InputError(knob_->source, line,
+                     "context " + describe(contexts_[c]) + " holds " + std::to_string(count) + " arms, but " +
+                         what + " holds at most " + std::to_string(limit) + " per context (this is arm " +
+                         std::to_string(limit + 1) + ")");
+  }
+}
+
+SweepView Sweep::arm_view() const {
+  if (!knob_) return view();
+  SweepView v;
+  v.num_contexts = num_contexts();
+  v.samples = samples_;
+  v.arms = knob_index_.arms;
+  v.time_us = knob_index_.time_us.data();
+  v.mean_us = knob_index_.mean_us.data();
+  v.prior_us = knob_index_.prior_us ? knob_index_.prior_us->data() : nullptr;
+  v.valid = knob_index_.valid.data();
+  v.arm_table = knob_index_.table.data();
+  v.first_use_us = first_use_us_.empty() ? nullptr : first_use_us_.data();
+  v.dynamics = dynamics_.call;
+  return v;
+}
+
 void Sweep::set_dynamics(const SweepDynamics& d) {
   const CallDynamics& c = d.call;
   auto in = [](double x, double lo, double hi) { return x >= lo && x <= hi; };
@@ -153,7 +206,7 @@ void SweepBuilder::add(const Context& ctx, int slot, int sample, float time_us, 
 
 void SweepBuilder::add(const Context& ctx, const Arm& key, int sample, float time_us,
                        std::optional<float> prior_us, long line) {
-  if (const char* fault = arm_fault(key)) throw InputError(source_, line, describe_arm(key) + ": " + fault);
+  if (const char* fault = arm_fault(key)) throw InputError(source_, line, arm_label(key) + ": " + fault);
   if (sample < 0) throw InputError(source_, line, "sample index must be >= 0");
   if (!std::isfinite(time_us) || time_us <= 0.0f)
     throw InputError(source_, line, "time_us must be a positive finite number");
@@ -181,7 +234,7 @@ void SweepBuilder::add(const Context& ctx, const Arm& key, int sample, float tim
   if (!arm.samples.emplace(sample, time_us).second)
     throw InputError(
         source_, line,
-        "duplicate row for " + describe(ctx) + " " + describe_arm(key) + " sample " + std::to_string(sample));
+        "duplicate row for " + describe(ctx) + " " + arm_label(key) + " sample " + std::to_string(sample));
   ++rows_;
 }
 
@@ -197,13 +250,13 @@ Sweep SweepBuilder::build() const {
         r_line = arm.first_line;
       } else if (n != R) {
         throw InputError(source_, arm.first_line,
-                         describe(ctx) + " " + describe_arm(slot) + " has " + std::to_string(n) +
+                         describe(ctx) + " " + arm_label(slot) + " has " + std::to_string(n) +
                              " samples, but the arm at line " + std::to_string(r_line) + " has " +
                              std::to_string(R) + " (every arm needs the same sample count)");
       }
       if (arm.samples.rbegin()->first != n - 1)
         throw InputError(source_, arm.first_line,
-                         describe(ctx) + " " + describe_arm(slot) + ": sample indices must be 0.." +
+                         describe(ctx) + " " + arm_label(slot) + ": sample indices must be 0.." +
                              std::to_string(n - 1));
     }
   }
@@ -244,6 +297,7 @@ Sweep SweepBuilder::build_knobs(int R) const {
     contexts.push_back(ctx);
     for (const auto& [arm_key, arm] : arms) {
       knob.arms.push_back(arm_key);
+      knob.arm_line.push_back(arm.first_line);
       for (const auto& [r, t] : arm.samples) knob.time_us.push_back(t);
       if (knob.prior_us) knob.prior_us->push_back(*arm.prior);
     }

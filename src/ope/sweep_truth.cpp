@@ -73,8 +73,8 @@ std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& dat
       for (uint64_t t = b.first_index[j]; t <= b.last_index[j]; ++t) {
         while (uint64_t(next) <= t) {
           ++shifts;
-          shifted_best_cost(d, v.mean_us + int64_t(where[x]) * kNumArms, v.mask(where[x]), seed, id, shifts,
-                            level);
+          shifted_best_cost(d, v.mean_us + int64_t(where[x]) * kNumArms, v.mask(where[x]), kNumArms, seed, id,
+                            shifts, level);
           next = next_change_point(d, seed, id, shifts, next);
         }
         const double warm =

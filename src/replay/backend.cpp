@@ -61,6 +61,17 @@ ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log)
   return ReplayBackend::kCpu;
 }
 
+ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
+                                std::ostream& log) {
+  if (sweep.slot_shaped() || resolved == ReplayBackend::kCpu) return resolved;
+  const std::string why =
+      "this sweep's arms set channels or chunk sizes, and the CUDA replay kernels hold one arm per "
+      "algorithm and protocol slot";
+  if (requested == ReplayBackend::kCuda) throw UsageError("--backend cuda: " + why + " (use --backend cpu)");
+  log << "ncclbot: " << why << "; replaying on the CPU\n";
+  return ReplayBackend::kCpu;
+}
+
 ReplayResults run_replay(const ReplayJob& job, ReplayBackend resolved) {
   if (resolved == ReplayBackend::kCuda && cuda_replay_engine()) return cuda_replay_engine()(job);
   return run_cpu_replay(job);

@@ -23,14 +23,15 @@ Communicators communicators_of(const Sweep& sweep, const std::vector<int>& conte
     if (fresh) groups.emplace_back();
     groups[size_t(it->second)].push_back(int(i));
   }
-  const SweepView v = sweep.view();
+  const SweepView v = sweep.arm_view();
   Communicators out;
   out.begin.push_back(0);
   for (const auto& g : groups) {
     unsigned algos = 0;  // the distinct algorithms of the members' best arms
     for (int i : g) {
       out.members.push_back(i);
-      algos |= 1u << (best_slot(v, contexts[size_t(i)]) / kNumProtos);
+      const int c = contexts[size_t(i)];
+      algos |= 1u << int(v.arm(c, best_slot(v, c)).algo);
     }
     out.begin.push_back(int(out.members.size()));
     out.connected.push_back(std::popcount(algos));
@@ -39,13 +40,13 @@ Communicators communicators_of(const Sweep& sweep, const std::vector<int>& conte
 }
 
 Communicators first_use_communicators(const Sweep& sweep, const std::vector<int>& contexts) {
-  return sweep.view().first_use_us != nullptr ? communicators_of(sweep, contexts) : Communicators{};
+  return sweep.arm_view().first_use_us != nullptr ? communicators_of(sweep, contexts) : Communicators{};
 }
 
 void charge_first_uses(const ReplayJob& job, const Communicators& comms,
                        const std::vector<uint64_t>& stream_ids, const uint32_t* first_use, double* online,
                        size_t configs, int horizon) {
-  const ChargeFirstUses charge{job.sweep->view(),
+  const ChargeFirstUses charge{job.sweep->arm_view(),
                                job.contexts.data(),
                                stream_ids.data(),
                                comms.members.data(),

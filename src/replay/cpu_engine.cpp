@@ -10,6 +10,7 @@
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
+#include "ncclbot/replay/policy_for_view.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 
@@ -72,13 +73,25 @@ void check_replay_job(const ReplayJob& job) {
         std::to_string(kMaxReplayDelay) + " (got delay " + std::to_string(job.delay) + ", window " +
         std::to_string(job.window) + ")");
   check_call_costs(job);
+  job.sweep->check_arms_per_context(kKnobReplayArms, "the replay engine");
+  for (const PolicySpec& p : job.configs)
+    if (p.slots_only)
+      for (int c : job.contexts) {
+        if (c < 0 || c >= job.sweep->num_contexts()) continue;  // refused below
+        const auto arms = job.sweep->arms(c);
+        if (std::none_of(arms.begin(), arms.end(), [](const Arm& a) { return a.default_knobs(); }))
+          throw UsageError("replay: policy " + p.text +
+                           " plays NCCL's own channels and chunk size only, and " +
+                           job.sweep->context(c).fabric + " " + std::to_string(job.sweep->context(c).bytes) +
+                           " B has no such arm");
+      }
   for (int c : job.contexts)
     if (c < 0 || c >= job.sweep->num_contexts()) throw UsageError("replay: context index out of range");
 }
 
 ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uint64_t stream_id) {
   ReplayTask task;
-  task.sweep = job.sweep->view();
+  task.sweep = job.sweep->arm_view();
   task.context = job.contexts[index];
   task.stream_id = stream_id;
   task.horizon = job.horizon;
@@ -86,6 +99,7 @@ ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uin
   task.window = job.window;
   task.policy_start = job.policy_start;
   task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[config];
+  task.slots_only = job.configs[config].slots_only;
   if (config < job.fixed_slots.size() && !job.fixed_slots[config].empty())
     task.fixed_slot = job.fixed_slots[config][size_t(task.context)];
   return task;
@@ -172,7 +186,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
       const PolicySpec& spec = job.configs[cfg];
       ReplayTask task = replay_task_of(job, cfg, i, stream_ids[i]);
-      visit_policy(spec.config, [&](auto policy) {
+      visit_policy_for(task.sweep, spec.config, [&](auto policy) {
         task.aids = exploration_aids(policy, task);
         // Seeds in groups of kBatch stepped side by side (replay_batch.hpp), each outcome
         // bit-identical to its replay_one().

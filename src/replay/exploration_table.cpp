@@ -43,9 +43,9 @@ const double* exploration_bonus_table(double total0, int horizon) {
 
 const double* sample_log_table(const SweepView& v, int c) {
   thread_local std::vector<double> logs;
-  const size_t n = size_t(kNumArms) * size_t(v.samples);
+  const size_t n = size_t(v.arms) * size_t(v.samples);
   logs.resize(n);
-  const float* times = v.time_us + int64_t(c) * kNumArms * v.samples;
+  const float* times = v.time_us + int64_t(c) * v.arms * v.samples;
   for (size_t i = 0; i < n; ++i) logs[i] = portable_log(double(times[i]));
   return logs.data();
 }

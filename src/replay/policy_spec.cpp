@@ -138,8 +138,10 @@ std::string default_policy_spec(PolicyKind kind) {
   return parse_policy_spec(policy_name(kind)).text;
 }
 
-std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
-  const std::string spec = trim_blanks(spec_text);
+namespace {
+
+// The points of one spec without its arm space (parse_policy_grid).
+std::vector<PolicySpec> parse_policy_points(const std::string& spec) {
   const size_t colon = spec.find(':');
   const std::string name = trim_blanks(std::string_view(spec).substr(0, colon));
   const PolicyInfo* info = nullptr;
@@ -206,6 +208,29 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
     if (i == 0) break;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
+  std::string spec = trim_blanks(spec_text);
+  const std::string whole = spec;
+  bool slots_only = false;
+  if (const size_t at = spec.find('@'); at != std::string::npos) {
+    const std::string space = trim_blanks(std::string_view(spec).substr(at + 1));
+    if (space != "slots")
+      throw UsageError("policy spec '" + whole + "': unknown arm space '@" + space +
+                       "' (valid: @slots, NCCL's own channels and chunk size only)");
+    slots_only = true;
+    spec = trim_blanks(std::string_view(spec).substr(0, at));
+  }
+  std::vector<PolicySpec> points = parse_policy_points(spec);
+  if (slots_only)
+    for (PolicySpec& p : points) {
+      p.slots_only = true;
+      p.text += "@slots";
+    }
+  return points;
 }
 
 PolicySpec parse_policy_spec(std::string_view spec) {

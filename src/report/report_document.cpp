@@ -28,7 +28,8 @@ std::vector<std::string> metric_cells(const json& metrics) {
 std::string source_text(const json& src) {
   if (src.contains("preset"))
     return "synth " + src.at("preset").get<std::string>() + " seed " + src.at("seed").dump() +
-           (src.value("hipipe", false) ? " with the HiPIPE arm" : "");
+           (src.value("hipipe", false) ? " with the HiPIPE arm" : "") +
+           (src.contains("knobs") ? " with knob arms " + src.at("knobs").get<std::string>() : "");
   return src.at("file").get<std::string>();
 }
 

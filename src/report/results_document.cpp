@@ -61,9 +61,11 @@ json metrics_json(const std::vector<double>& losses, const StudySpec& s, const s
           {"above_10pct", interval_json(losses, Statistic::kAbove10pct, s, label)}};
 }
 
-std::string arm_name(int slot) {
-  if (slot < 0 || slot >= kNumArms) return "?";
-  return std::string(algo_name(slot_algo(slot))) + "/" + std::string(proto_name(slot_proto(slot)));
+// The arm a replay settled on at the i-th score context of `sc` (an index into that context's arms,
+// replay/replay.hpp), or "?" for none.
+std::string decision_name(const PreparedScenario& sc, size_t i, int index) {
+  if (index < 0 || i >= sc.score.size()) return "?";
+  return arm_label(sc.sweep->arm_at(sc.score[i], index));
 }
 
 // The "study" block: the study file's settings as run.
@@ -107,15 +109,18 @@ json results_sweeps_json(const PreparedStudy& study) {
       if (!ps.source->nodes.empty()) src["nodes"] = ps.source->nodes;
       if (ps.source->samples > 0) src["samples"] = ps.source->samples;
       if (ps.source->hipipe) src["hipipe"] = true;
+      if (!ps.source->knobs.empty()) src["knobs"] = ps.source->knobs;
     } else {
       src = {{"file", ps.source->file}};
     }
-    sweeps.push_back({{"name", ps.source->name},
-                      {"source", src},
-                      {"sha256", ps.sha256},
-                      {"file", "sweeps/" + ps.source->name + ".csv"},
-                      {"contexts", ps.sweep->num_contexts()},
-                      {"samples", ps.sweep->samples()}});
+    json entry = {{"name", ps.source->name},
+                  {"source", src},
+                  {"sha256", ps.sha256},
+                  {"file", "sweeps/" + ps.source->name + ".csv"},
+                  {"contexts", ps.sweep->num_contexts()},
+                  {"samples", ps.sweep->samples()}};
+    if (!ps.sweep->slot_shaped()) entry["arms_per_context"] = ps.sweep->arms_per_context();
+    sweeps.push_back(std::move(entry));
   }
   return sweeps;
 }
@@ -164,7 +169,7 @@ json results_scenarios_json(const PreparedStudy& study) {
 }
 
 // One entry of the "scores" block: a unit's tuning, losses, curves and metrics.
-json results_score_json(const UnitResult& u, const StudySpec& s) {
+json results_score_json(const UnitResult& u, const PreparedScenario& sc, const StudySpec& s) {
   const auto& losses = scored_losses(u, s.loss);
   json grid = json::array();
   for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
@@ -174,7 +179,7 @@ json results_score_json(const UnitResult& u, const StudySpec& s) {
   for (const auto& c : u.loss_vs_horizon)
     long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
   json decisions = json::array();
-  for (int slot : u.final_slot) decisions.push_back(arm_name(slot));
+  for (size_t i = 0; i < u.final_slot.size(); ++i) decisions.push_back(decision_name(sc, i, u.final_slot[i]));
   return {{"scenario", u.scenario},
           {"policy", u.policy},
           {"config", u.chosen_config()},
@@ -276,7 +281,7 @@ json results_scores_json(const PreparedStudy& study, const std::vector<UnitResul
   json scores = json::array();
   for (size_t si = 0; si < study.scenarios.size(); ++si)
     for (int pi = 0; pi < P; ++pi)
-      scores.push_back(results_score_json(units[si * size_t(P) + size_t(pi)], s));
+      scores.push_back(results_score_json(units[si * size_t(P) + size_t(pi)], study.scenarios[si], s));
   return scores;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "ncclbot/core/error.hpp"
@@ -59,7 +60,7 @@ std::vector<DecisionRow> decision_rows(const json& results, const ExportSelectio
   for (const auto& sc : results.at("scenarios")) scenario_by_name[sc.at("name")] = &sc;
 
   // Context -> (bytes -> decision), checking that overlapping scenarios agree.
-  std::map<Key, std::map<uint64_t, std::pair<std::string, std::string>>> cells;
+  std::map<Key, std::map<uint64_t, Arm>> cells;
   for (const auto& score : results.at("scores")) {
     if (score.at("policy") != sel.policy) continue;
     const std::string scenario = score.at("scenario");
@@ -71,19 +72,18 @@ std::vector<DecisionRow> decision_rows(const json& results, const ExportSelectio
     for (size_t i = 0; i < ctxs.size(); ++i) {
       const json& c = ctxs[i];
       if (!sel.fabric.empty() && c.at("fabric") != sel.fabric) continue;
-      const std::string arm = decisions.at(i);
-      const size_t slash = arm.find('/');
-      if (slash == std::string::npos) throw UsageError("results.json: malformed decision '" + arm + "'");
+      const std::string label = decisions.at(i);
+      const std::optional<Arm> arm = parse_arm_label(label);
+      if (!arm) throw UsageError("results.json: malformed decision '" + label + "'");
       Key k{c.at("fabric"), c.at("collective"), c.at("nodes"), c.at("gpus_per_node")};
-      if (arm.substr(0, slash) == algo_name(Algo::kHiPipe))
+      if (arm->algo == Algo::kHiPipe)
         throw UsageError("policy '" + sel.policy + "' chose the simulated HiPIPE arm for " + k.fabric + " " +
                          k.collective + " at " + std::to_string(k.nodes) + " nodes, " +
                          std::to_string(c.at("bytes").get<uint64_t>()) +
                          " B; NCCL cannot run it, so there is no table to export (pick a policy or "
                          "scenario without it)");
-      const auto decision = std::make_pair(arm.substr(0, slash), arm.substr(slash + 1));
-      auto [it, inserted] = cells[k].emplace(c.at("bytes").get<uint64_t>(), decision);
-      if (!inserted && it->second != decision)
+      auto [it, inserted] = cells[k].emplace(c.at("bytes").get<uint64_t>(), *arm);
+      if (!inserted && it->second != *arm)
         throw UsageError("scenarios decide " + k.fabric + " " + k.collective + " at " +
                          std::to_string(k.nodes) + " nodes, " + std::to_string(it->first) +
                          " B differently; pick one with --scenario");
@@ -94,29 +94,38 @@ std::vector<DecisionRow> decision_rows(const json& results, const ExportSelectio
 
   std::vector<DecisionRow> rows;
   for (const auto& [k, by_size] : cells) {
-    std::vector<std::pair<uint64_t, std::pair<std::string, std::string>>> v(by_size.begin(), by_size.end());
+    std::vector<std::pair<uint64_t, Arm>> v(by_size.begin(), by_size.end());
     for (size_t i = 0; i < v.size(); ++i) {
       const uint64_t lo = i == 0 ? 0 : geometric_split(v[i - 1].first, v[i].first) + 1;
       const uint64_t hi = i + 1 == v.size() ? UINT64_MAX : geometric_split(v[i].first, v[i + 1].first);
-      if (!rows.empty() && i > 0 && rows.back().algo == v[i].second.first &&
-          rows.back().proto == v[i].second.second) {
+      if (i > 0 && v[i - 1].second == v[i].second) {
         rows.back().max_bytes = hi;  // same arm as the previous size: extend its row
         continue;
       }
-      rows.push_back(
-          {k.fabric, k.collective, k.nodes, k.gpus_per_node, lo, hi, v[i].second.first, v[i].second.second});
+      const Arm& a = v[i].second;
+      rows.push_back({k.fabric, k.collective, k.nodes, k.gpus_per_node, lo, hi,
+                      std::string(algo_name(a.algo)), std::string(proto_name(a.proto)), int(a.channels),
+                      a.chunk_bytes});
     }
   }
   return rows;
 }
 
 std::string format_ncclbot_table(const std::vector<DecisionRow>& rows, const std::string& comment) {
-  std::string out =
-      "# " + comment + "\nfabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n";
-  for (const auto& r : rows)
+  // The knob columns (the plugin's table reader takes them: docs/plugin.md) only where some row sets
+  // one, so an algorithm x protocol table keeps its columns.
+  const bool knobs =
+      std::any_of(rows.begin(), rows.end(), [](const DecisionRow& r) { return r.channels || r.chunk_bytes; });
+  std::string out = "# " + comment +
+                    "\nfabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto" +
+                    (knobs ? ",channels,chunk_bytes\n" : "\n");
+  for (const auto& r : rows) {
     out += r.fabric + "," + r.collective + "," + std::to_string(r.nodes) + "," +
            std::to_string(r.gpus_per_node) + "," + std::to_string(r.min_bytes) + "," +
-           std::to_string(r.max_bytes) + "," + r.algo + "," + r.proto + "\n";
+           std::to_string(r.max_bytes) + "," + r.algo + "," + r.proto;
+    if (knobs) out += "," + std::to_string(r.channels) + "," + std::to_string(r.chunk_bytes);
+    out += "\n";
+  }
   return out;
 }
 
@@ -130,13 +139,19 @@ std::string format_nccl_csv(const std::vector<DecisionRow>& rows, const std::str
                        r.fabric + "' both have " + r.collective + " at " + std::to_string(r.nodes) +
                        " nodes; choose one with --fabric");
   }
+  for (const auto& r : rows)
+    if (r.chunk_bytes != 0)
+      throw UsageError("NCCL's CSV format has no chunk size column, and the decisions set one (" +
+                       r.collective + " at " + std::to_string(r.nodes) +
+                       " nodes: " + std::to_string(r.chunk_bytes) +
+                       " B); use --format ncclbot, whose table the plugin reads with its chunk sizes");
   std::string out =
       "# " + comment + "\n# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
   for (const auto& r : rows)
     out += lower_nccl_name(r.collective, false) + "," + std::to_string(r.min_bytes) + "," +
            std::to_string(r.max_bytes) + "," + lower_nccl_name(r.algo, true) + "," +
-           lower_nccl_name(r.proto, false) + ",-1," + std::to_string(r.nodes) + "," +
-           std::to_string(r.nodes * r.gpus_per_node) + "\n";
+           lower_nccl_name(r.proto, false) + "," + (r.channels ? std::to_string(r.channels) : "-1") + "," +
+           std::to_string(r.nodes) + "," + std::to_string(r.nodes * r.gpus_per_node) + "\n";
   return out;
 }
 

@@ -18,6 +18,8 @@ struct DecisionRow {
   int nodes = 0, gpus_per_node = 0;
   uint64_t min_bytes = 0, max_bytes = 0;  // inclusive
   std::string algo, proto;                // "Ring", "LL128"
+  int channels = 0;                       // 0: NCCL's own
+  uint32_t chunk_bytes = 0;               // 0: NCCL's own
 };
 
 struct ExportSelection {

@@ -14,6 +14,7 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/replay.hpp"
+#include "ncclbot/sim/knob_spec.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -169,7 +170,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
   r.only_keys(
       t, "[[sweep]]",
       {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
-       "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "file"});
+       "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs", "file"});
   SweepSource s;
   s.line = toml_line(t);
   const auto* name = r.find(t, "name");
@@ -204,9 +205,18 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "shift_size")) s.shift_size = r.number(*n, "sweep.shift_size", 0.0, 0.899, false);
     if (auto* n = r.find(t, "shift_arm_size"))
       s.shift_arm_size = r.number(*n, "sweep.shift_arm_size", 0.0, 0.899, false);
+    if (auto* n = r.find(t, "knobs")) {
+      s.knobs = r.string(*n, "sweep.knobs");
+      try {
+        (void)sim::parse_knob_spec(s.knobs);
+      } catch (const std::exception& e) {
+        r.fail(*n, std::string("sweep.knobs: ") + e.what());
+      }
+    }
   } else {
-    for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
-                          "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size"})
+    for (const char* k :
+         {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale", "drift",
+          "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");

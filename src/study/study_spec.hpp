@@ -38,7 +38,8 @@ struct SweepSource {
   double noise_scale = 1.0;
   bool drift = true, first_use = true, warmup = true;
   double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;  // negative: the preset's
-  std::string file;  // a sweep CSV (path as resolved against the study file)
+  std::string knobs;  // a knob spec (sim/knob_spec.hpp, as synth --knobs takes): knob arms when non-empty
+  std::string file;   // a sweep CSV (path as resolved against the study file)
 };
 
 // Contexts of one sweep selected by node counts and collectives (empty list = all).

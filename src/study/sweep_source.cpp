@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <set>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
@@ -21,6 +23,33 @@ Sweep produce_sweep(const SweepSource& source, const std::string& study_path) {
   return synthesise_sweep(source, study_path);
 }
 
+namespace {
+
+// merge_sweeps() where either sweep has knob arms: every context's arms, rebuilt in canonical order.
+Sweep merge_knob_sweeps(const Sweep& a, const Sweep& b) {
+  if (&a == &b) return a;
+  SweepBuilder builder("the scenario's tune and score sweeps");
+  std::set<Context> seen;
+  for (const Sweep* s : {&a, &b})
+    for (int c = 0; c < s->num_contexts(); ++c) {
+      const Context& ctx = s->context(c);
+      if (!seen.insert(ctx).second)
+        throw UsageError("sweeps of one scenario share the context " + ctx.fabric + " nodes " +
+                         std::to_string(ctx.nodes) + " bytes " + std::to_string(ctx.bytes) +
+                         "; give them distinct fabric names");
+      const auto arms = s->arms(c);
+      for (size_t i = 0; i < arms.size(); ++i)
+        for (int r = 0; r < s->samples(); ++r)
+          builder.add(ctx, arms[i], r, s->arm_sample(c, int(i), r),
+                      s->has_prior() ? std::optional<float>(s->arm_prior(c, int(i))) : std::nullopt, 0);
+    }
+  Sweep merged = builder.build();
+  merged.set_dynamics(a.dynamics());
+  return merged;
+}
+
+}  // namespace
+
 Sweep merge_sweeps(const Sweep& a, const Sweep& b) {
   if (a.samples() != b.samples())
     throw UsageError("cannot combine sweeps with " + std::to_string(a.samples()) + " and " +
@@ -30,6 +59,7 @@ Sweep merge_sweeps(const Sweep& a, const Sweep& b) {
   if (!(a.dynamics() == b.dynamics()))
     throw UsageError(
         "cannot combine sweeps with different call dynamics (observation models) in one scenario");
+  if (!a.slot_shaped() || !b.slot_shaped()) return merge_knob_sweeps(a, b);
   struct Ref {
     const Sweep* sweep;
     int c;

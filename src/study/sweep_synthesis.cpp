@@ -3,6 +3,7 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/sim/fabric.hpp"
+#include "ncclbot/sim/knob_sweep.hpp"
 #include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::study {
@@ -31,7 +32,10 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   o.shift_size = source.shift_size;
   o.shift_arm_size = source.shift_arm_size;
   try {
+    if (!source.knobs.empty()) return sim::synthesize_knobs(preset, o, sim::parse_knob_spec(source.knobs));
     return sim::synthesize(preset, o);
+  } catch (const InputError& e) {
+    throw InputError(study_path, source.line, "sweep '" + source.name + "': " + e.what());
   } catch (const UsageError& e) {
     throw InputError(study_path, source.line, "sweep '" + source.name + "': " + e.what());
   }

@@ -1,6 +1,7 @@
 // A sweep whose arms set channels or chunk sizes, as a user meets it on the command line: inspect
-// prices NCCL's default against the best arm measured; the commands that run policies refuse it
-// with exit 2 and the line of its first knob arm.
+// prices NCCL's default against the best arm measured, replay plays every knob arm on the CPU, and
+// the commands still on algorithm x protocol slots refuse it with exit 2 and the line of its first
+// knob arm.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -38,12 +39,70 @@ TEST(KnobSweepCli, InspectPricesNcclsDefaultAgainstTheBestKnobArm) {
   EXPECT_NE(r.err.find("NCCL's default"), std::string::npos) << r.err;
 }
 
-TEST(KnobSweepCli, ReplayRefusesAKnobSweepAtItsFirstKnobArm) {
+// The sweep's arms in Arm order: 0 Tree/Simple (mean 9), 1 Ring/Simple NCCL's knobs (mean 11),
+// 2 Ring/Simple 8 channels (mean 8). By hand: AUTO plays arm 1 on every call (prior 10 ties arm 2's
+// and goes to the lower index: NCCL's own knobs), loss 11 / 8 - 1 = 0.375; the oracle plays arm 2,
+// loss 0; etc:m=1 probes arms 0, 1, 2 once each (losses 9 / 8 - 1 = 0.125, 0.375, 0), then keeps arm
+// 2, whose every sample (8) is below every sample of the others: online (0.125 + 0.375) / 10 = 0.05
+// at horizon 10, final 0.
+TEST(KnobSweepCli, ReplayPlaysEveryKnobArm) {
   const std::string dir = temp_dir();
   write_file(dir + "/k.csv", kKnobSweep);
-  const CliResult r = run_cli("replay --sweep '" + dir + "/k.csv' --policy ucb1 --seeds 1 --horizon 10");
+  const CliResult r = run_cli("replay --sweep '" + dir +
+                              "/k.csv' --policy auto --policy oracle --policy etc:m=1 --seeds 3 --horizon 10 "
+                              "--json --raw '" +
+                              dir + "/raw.csv'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["configs"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["configs"][0]["online"]["mean"].get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(j["configs"][0]["final"]["mean"].get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(j["configs"][1]["online"]["mean"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(j["configs"][2]["online"]["mean"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["configs"][2]["final"]["mean"].get<double>(), 0.0);
+  // The raw rows name each replay's final arm by its index in the context's arms.
+  std::ifstream raw(dir + "/raw.csv");
+  std::string header, row;
+  std::getline(raw, header);
+  std::getline(raw, row);
+  EXPECT_EQ(row.substr(row.rfind(',') + 1), "1") << row;  // AUTO: Ring/Simple at NCCL's knobs
+}
+
+// Kept to NCCL's own knobs (@slots) the same policies see arms 0 and 1 only, and still pay against
+// arm 2: etc:m=1@slots probes arm 0 (0.125) and arm 1 (0.375), then keeps arm 0 (samples 9 below 10
+// and 12): online (0.125 + 0.375 + 8 x 0.125) / 10 = 0.15, final 0.125; oracle@slots plays arm 0.
+TEST(KnobSweepCli, SlotsOnlyPoliciesChooseAmongNcclsOwnKnobsAndPayAgainstEveryArm) {
+  const std::string dir = temp_dir();
+  write_file(dir + "/k.csv", kKnobSweep);
+  const CliResult r =
+      run_cli("replay --sweep '" + dir +
+              "/k.csv' --policy etc:m=1@slots --policy oracle@slots --seeds 3 --horizon 10 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["configs"][0]["policy"], "etc:m=1@slots");
+  EXPECT_DOUBLE_EQ(j["configs"][0]["online"]["mean"].get<double>(), 0.15);
+  EXPECT_DOUBLE_EQ(j["configs"][0]["final"]["mean"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(j["configs"][1]["online"]["mean"].get<double>(), 0.125);
+}
+
+TEST(KnobSweepCli, TheCommandsStillOnSlotsRefuseAKnobSweepAtItsFirstKnobArm) {
+  const std::string dir = temp_dir();
+  write_file(dir + "/k.csv", kKnobSweep);
+  // The supervised selectors fit on slots.
+  const CliResult r = run_cli("replay --sweep '" + dir + "/k.csv' --policy knn --seeds 1 --horizon 10");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(dir + "/k.csv:2: this arm sets channels or a chunk size"), std::string::npos) << r.err;
+}
+
+TEST(KnobSweepCli, CudaBackendRefusesAKnobSweepAndAutoReplaysItOnTheCpu) {
+  const std::string dir = temp_dir();
+  write_file(dir + "/k.csv", kKnobSweep);
+  const std::string args = "replay --sweep '" + dir + "/k.csv' --policy auto --seeds 1 --horizon 4 --json";
+  const CliResult a = run_cli(args + " --backend auto");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(a.out)["configs"][0]["online"]["mean"].get<double>(), 0.375);
+  const CliResult c = run_cli(args + " --backend cuda");
+  EXPECT_EQ(c.exit_code, 2);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -30,6 +31,20 @@ TEST(BenchSweep, EveryContextIsDistinctPastFourHundredEighty) {
 TEST(BenchSweep, ArgumentsOutOfRangeAreUsageErrors) {
   EXPECT_THROW(make_bench_sweep(6, 0, 2), UsageError);
   EXPECT_THROW(make_bench_sweep(6, kMaxBenchContexts + 1, 2), UsageError);
-  EXPECT_THROW(make_bench_sweep(22, 4, 2), UsageError);
+  EXPECT_THROW(make_bench_sweep(kMaxBenchArms + 1, 4, 2), UsageError);
   EXPECT_THROW(make_bench_sweep(6, 4, 0), UsageError);
+}
+
+// Above 21 arms the bench sweep holds knob arms: 512 distinct arms per context, each one NCCL can
+// take, arm a at slot a mod 21 with channels 1 + a / 21 and its protocol's grain (a < 1344).
+TEST(BenchSweep, FiveHundredTwelveKnobArmsPerContext) {
+  const Sweep s = make_bench_sweep(512, 2, 1);
+  EXPECT_FALSE(s.slot_shaped());
+  for (int c = 0; c < 2; ++c) {
+    const auto arms = s.arms(c);
+    ASSERT_EQ(arms.size(), 512u);
+    for (const Arm& a : arms) EXPECT_EQ(arm_fault(a), nullptr);
+  }
+  const auto arms = s.arms(0);
+  EXPECT_NE(std::find(arms.begin(), arms.end(), Arm{Algo::kPat, Proto::kSimple, 24, 512}), arms.end());  // a = 503 = 21 x 23 + 20
 }

@@ -126,3 +126,20 @@ TEST(UsableCost, NonNegativeAndFinite) {
   table[10] = 0.0f;
   EXPECT_EQ(nccl_argmin(all, [&](int s) { return table[s]; }), 10);
 }
+
+// An arm's label as reports and tables write it, and back: NCCL's own knobs print no knobs.
+TEST(Names, ArmLabelsRoundTripWithTheirKnobs) {
+  using namespace ncclbot;
+  const Arm plain{Algo::kRing, Proto::kSimple, 0, 0};
+  const Arm knobs{Algo::kNvlsTree, Proto::kLL128, 8, 3840};
+  EXPECT_EQ(arm_label(plain), "Ring/Simple");
+  EXPECT_EQ(arm_label(knobs), "NVLSTree/LL128 channels=8 chunk_bytes=3840");
+  EXPECT_EQ(parse_arm_label("Ring/Simple"), plain);
+  EXPECT_EQ(parse_arm_label(arm_label(knobs)), knobs);
+  EXPECT_EQ(parse_arm_label("Ring/Simple channels=0 chunk_bytes=65536"),
+            (Arm{Algo::kRing, Proto::kSimple, 0, 65536}));
+  for (const char* bad : {"Ring", "Ring/Fast", "Ring/Simple channels=65 chunk_bytes=0",
+                          "Ring/LL128 channels=1 chunk_bytes=3000", "Ring/Simple channels=1", "Ring/Simple x",
+                          "Ring/Simple channels=0 chunk_bytes=0", "Ring/Simple channels=1 chunk_bytes=512 y"})
+    EXPECT_FALSE(parse_arm_label(bad)) << bad;
+}

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "ncclbot/policy/thompson.hpp"
 
@@ -20,18 +22,52 @@ namespace {
 
 // A Thompson state with every one of `k` arms tried: priors from a few values (exact ties in means
 // and counts), sigma wide or narrow so that few or many arms stay in the running.
-ThompsonPolicy tried_thompson_state(std::mt19937_64& gen, int k, float* prior) {
-  PolicyContext ctx;
-  for (int j = 0; j < kNumArms; ++j) prior[j] = -1.0f;
+template <int N>
+ThompsonPolicyT<N> tried_thompson_state(std::mt19937_64& gen, int k, float* prior) {
+  PolicyContextT<N> ctx;
+  ctx.mask = ArmMaskT<N>{};
+  for (int j = 0; j < N; ++j) prior[j] = -1.0f;
   for (int j = 0; j < k; ++j) {
     ctx.mask.set(j);
     prior[j] = float(100.0 * (1.0 + 0.01 * double(gen() % 4)));
   }
   ctx.prior_us = prior;
-  ThompsonPolicy p{};
+  ThompsonPolicyT<N> p{};
   p.params = {double(1 + gen() % 3), gen() % 2 ? 0.5 : 0.02};
   p.reset(ctx);
   return p;
+}
+
+// Random states of `k_of(trial)` arms in a policy with room for N, driven by the policy's own picks
+// and latencies from a handful of values (so means tie exactly): at every step with arms still in
+// the running, the GPU's pick by drawing equals the host's pick by buckets from the same step's
+// words. Returns {steps compared, steps another arm than the best mean won}.
+template <int N, typename ArmsOf>
+std::pair<int, int> compare_thompson_paths(int trials, uint32_t steps, ArmsOf k_of) {
+  std::mt19937_64 gen(20261203);
+  int compared = 0, contested = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const int k = k_of(trial);
+    std::vector<float> prior(N);
+    ThompsonPolicyT<N> p = tried_thompson_state<N>(gen, k, prior.data());
+    for (uint32_t t = 0; t < steps; ++t) {
+      const int best = first_index_of_min(p.stats.mean, k);
+      const ArmIndexSet<N> rivals = p.rivals_of(best);
+      if (rivals.any()) {
+        StepRandom for_drawing(uint64_t(trial), 31, t), for_buckets(uint64_t(trial), 31, t);
+        const int drawn = p.select_by_drawing(for_drawing, best);
+        const int bucketed = p.select_by_buckets(for_buckets, best, rivals);
+        EXPECT_EQ(drawn, bucketed) << "trial " << trial << " (" << k << " arms) step " << t;
+        if (drawn != bucketed) return {compared, contested};
+        ++compared;
+        contested += drawn != best;
+      }
+      StepRandom rng(uint64_t(trial), 31, t);
+      const int slot = p.select(rng);
+      p.update(slot, double(prior[size_t(slot)]) * (1.0 + 0.01 * double(gen() % 3)));
+    }
+  }
+  return {compared, contested};
 }
 
 // The minimum as a plain scan keeps it: strict '<' in index order.
@@ -48,34 +84,21 @@ bool same_double_bits(double a, double b) {
 
 }  // namespace
 
-// Random states of 2 to 21 arms, driven by the policy's own picks and latencies from a handful of
-// values (so means tie exactly): at every step with arms still in the running, the GPU's pick by
-// drawing equals the host's pick by buckets from the same step's words.
+// Random states of 2 to 21 arms in the slot-shaped policy.
 TEST(DevicePathsOnHost, ThompsonDrawingPicksWhatTheBucketsPick) {
-  std::mt19937_64 gen(20261203);
-  int compared = 0, contested = 0;
-  for (int trial = 0; trial < 400; ++trial) {
-    const int k = 2 + trial % 20;
-    float prior[kNumArms];
-    ThompsonPolicy p = tried_thompson_state(gen, k, prior);
-    for (uint32_t t = 0; t < 200; ++t) {
-      const int best = first_index_of_min(p.stats.mean, k);
-      const uint32_t rivals = p.rivals_of(best);
-      if (rivals != 0) {
-        StepRandom for_drawing(uint64_t(trial), 31, t), for_buckets(uint64_t(trial), 31, t);
-        const int drawn = p.select_by_drawing(for_drawing, best);
-        const int bucketed = p.select_by_buckets(for_buckets, best, rivals);
-        ASSERT_EQ(drawn, bucketed) << "trial " << trial << " (" << k << " arms) step " << t;
-        ++compared;
-        contested += drawn != best;
-      }
-      StepRandom rng(uint64_t(trial), 31, t);
-      const int slot = p.select(rng);
-      p.update(slot, double(prior[slot]) * (1.0 + 0.01 * double(gen() % 3)));
-    }
-  }
+  const auto [compared, contested] =
+      compare_thompson_paths<kNumArms>(400, 200, [](int trial) { return 2 + trial % 20; });
   EXPECT_GT(compared, 20000);  // most steps had arms in the running
   EXPECT_GT(contested, 2000);  // and often another arm than the best mean won
+}
+
+// The same with room for 512 arms and 30 to 512 of them, so the rival sets span several words and
+// the best arm's word block lies in any of them.
+TEST(DevicePathsOnHost, ThompsonDrawingPicksWhatTheBucketsPickAcrossManyWords) {
+  const auto [compared, contested] =
+      compare_thompson_paths<512>(24, 150, [](int trial) { return 30 + (trial * 97) % 483; });
+  EXPECT_GT(compared, 2000);
+  EXPECT_GT(contested, 200);
 }
 
 // Every arm count from 1 to 21, the smallest value at every position (every chain and the tail)

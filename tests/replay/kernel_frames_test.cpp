@@ -41,10 +41,10 @@ std::string demangle(const std::string& mangled) {
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
-// "replay_kernel<ncclbot::Ucb1Policy, ncclbot::ReplayCursorT<0> >" -> {"Ucb1Policy", 0}, from the
-// demangled name; nullopt-like {"", -1} for any other function.
+// "replay_kernel<ncclbot::Ucb1PolicyT<24>, ncclbot::ReplayCursorT<0, 24> >" -> {"Ucb1PolicyT", 0},
+// from the demangled name (the kernels hold kNumArms = 24 arms); {"", -1} for any other function.
 std::pair<std::string, int> replay_kernel_of(const std::string& demangled) {
-  static const std::regex kernel(R"(replay_kernel<ncclbot::(\w+), ncclbot::ReplayCursorT<(\d+)> ?>)");
+  static const std::regex kernel(R"(replay_kernel<ncclbot::(\w+)<24>, ncclbot::ReplayCursorT<(\d+), 24> ?>)");
   std::smatch m;
   if (!std::regex_search(demangled, m, kernel)) return {"", -1};
   return {m[1].str(), std::stoi(m[2].str())};
@@ -100,8 +100,8 @@ std::vector<std::string> breaches(const std::map<std::pair<std::string, int>, Ke
 std::string ptxas_entry(const std::string& type, int capacity, long frame, long spills) {
   const std::string n = std::to_string(type.size());
   const std::string mangled = "_ZN7ncclbot12_GLOBAL__N_113replay_kernelINS_" + n + type +
-                              "ENS_13ReplayCursorTILi" + std::to_string(capacity) +
-                              "EEEEEvNS0_16ReplayKernelArgsE";
+                              "ILi24EEENS_13ReplayCursorTILi" + std::to_string(capacity) +
+                              "ELi24EEEEEvNS0_16ReplayKernelArgsE";
   return "ptxas info    : Function properties for " + mangled + "\n    " + std::to_string(frame) +
          " bytes stack frame, " + std::to_string(spills) + " bytes spill stores, " + std::to_string(spills) +
          " bytes spill loads\n";
@@ -110,9 +110,9 @@ std::string ptxas_entry(const std::string& type, int capacity, long frame, long 
 }  // namespace
 
 TEST(KernelFrames, TheCheckCatchesAFrameASpillAndAMissingKernel) {
-  EXPECT_EQ(replay_kernel_of(demangle("_ZN7ncclbot12_GLOBAL__N_113replay_kernelINS_10Ucb1PolicyENS_"
-                                      "13ReplayCursorTILi0EEEEEvNS0_16ReplayKernelArgsE")),
-            std::make_pair(std::string("Ucb1Policy"), 0));
+  EXPECT_EQ(replay_kernel_of(demangle("_ZN7ncclbot12_GLOBAL__N_113replay_kernelINS_11Ucb1PolicyTILi24EEENS_"
+                                      "13ReplayCursorTILi0ELi24EEEEEvNS0_16ReplayKernelArgsE")),
+            std::make_pair(std::string("Ucb1PolicyT"), 0));
   std::string passing;
   for (const std::string& type : registry_types()) {
     passing += ptxas_entry(type, 0, 208, 0);
@@ -130,7 +130,7 @@ TEST(KernelFrames, TheCheckCatchesAFrameASpillAndAMissingKernel) {
   const auto spill = report(passing + ptxas_entry("ThompsonPolicy", ncclbot::kMaxReplayDelay, 100, 8));
   ASSERT_EQ(spill.size(), 1u);
   EXPECT_EQ(spill[0], "ThompsonPolicy (delay capacity 1024): spills");
-  EXPECT_EQ(report(ptxas_entry("Ucb1Policy", 0, 16, 0)).size(), 2 * registry_types().size() - 1);
+  EXPECT_EQ(report(ptxas_entry("Ucb1PolicyT", 0, 16, 0)).size(), 2 * registry_types().size() - 1);
 }
 
 TEST(KernelFrames, EveryReplayKernelKeepsItsStateOutOfItsStackFrame) {

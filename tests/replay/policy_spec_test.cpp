@@ -60,3 +60,22 @@ TEST(PolicySpec, ErrorsNameWhatIsValid) {
   expect_usage_error("ucb1:c=0.1|", "c=''");
   EXPECT_THROW(parse_policy_spec("ucb1:c=0.1|0.2"), UsageError);
 }
+
+// `@slots` keeps a policy to NCCL's own channels and chunk size: on every point of a grid, written
+// back in the canonical text; any other arm space is refused, naming the valid one.
+TEST(PolicySpec, SlotsSuffixMarksEveryPointAndOthersAreRefused) {
+  const auto grid = ncclbot::parse_policy_grid("ucb1:c=0.1|0.2 @slots");
+  ASSERT_EQ(grid.size(), 2u);
+  EXPECT_EQ(grid[0].text, "ucb1:c=0.1,n0=1@slots");
+  EXPECT_EQ(grid[1].text, "ucb1:c=0.2,n0=1@slots");
+  EXPECT_TRUE(grid[0].slots_only && grid[1].slots_only);
+  EXPECT_FALSE(ncclbot::parse_policy_spec("ucb1").slots_only);
+  EXPECT_EQ(ncclbot::parse_policy_spec(grid[1].text).text, grid[1].text);
+  try {
+    ncclbot::parse_policy_spec("ucb1@knobs");
+    FAIL() << "an unknown arm space was taken";
+  } catch (const ncclbot::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown arm space '@knobs' (valid: @slots"), std::string::npos)
+        << e.what();
+  }
+}

@@ -17,12 +17,15 @@ NCCLBOT_HD constexpr bool usable_cost(double v) {
 }
 
 // Returns the chosen slot, or -1 when no slot in `mask` has a usable value. `value(slot)` is any
-// callable returning the slot's value (float or double).
-template <typename ValueOf>
-NCCLBOT_HD int nccl_argmin(ArmMask mask, ValueOf value) {
+// callable returning the slot's value (float or double). `n` is how many indices the mask has room
+// for: a context's arm indices are slots in a slot-shaped sweep (kNumArms) and positions in its
+// list of arms in a knob sweep (core/arm_index_set.hpp), listed in Arm order, so the rule is the
+// same: the lowest algorithm, protocol, then NCCL's own knobs first.
+template <typename Mask, typename ValueOf>
+NCCLBOT_HD int nccl_argmin(const Mask& mask, ValueOf value, int n = kNumArms) {
   int best = -1;
   double best_value = 0.0;
-  for (int s = 0; s < kNumArms; ++s) {
+  for (int s = 0; s < n; ++s) {
     if (!mask.has(s)) continue;
     const double v = double(value(s));
     if (!usable_cost(v)) continue;

@@ -90,6 +90,8 @@ struct ArmMask {
 
   NCCLBOT_HD constexpr bool has(int slot) const { return (bits >> slot) & 1u; }
   NCCLBOT_HD constexpr void set(int slot) { bits |= (1u << slot); }
+  NCCLBOT_HD constexpr void clear(int slot) { bits &= ~(1u << slot); }
+  NCCLBOT_HD constexpr bool any() const { return bits != 0; }
   NCCLBOT_HD constexpr int count() const {
     int n = 0;
     for (int s = 0; s < kNumArms; ++s) n += has(s) ? 1 : 0;

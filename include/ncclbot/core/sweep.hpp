@@ -51,6 +51,7 @@ class Sweep {
     std::optional<std::vector<float>> prior_us;
     std::string source;
     long knob_line = 0;
+    std::vector<long> arm_line;  // each arm's first source line; may be empty (then knob_line is named)
   };
   Sweep(std::vector<Context> contexts, int samples, KnobArms knob);
 
@@ -70,9 +71,24 @@ class Sweep {
   // Whether every arm runs with NCCL's own channels and chunk size: then the slot tensors (view(),
   // time_us(), valid(), ...) hold the sweep. A knob sweep has only the per-arm accessors below.
   bool slot_shaped() const { return !knob_; }
-  // The slot view that policies and the replay engines take; a knob sweep is refused with an
-  // InputError naming its first knob arm's line (the engines hold one arm per algorithm and protocol).
+  // The slot view that the commands still on algorithm x protocol slots take; a knob sweep is
+  // refused with an InputError naming its first knob arm's line.
   SweepView view() const;
+  // The view of either shape (core/sweep_view.hpp): a slot sweep's is view(); a knob sweep's has each
+  // context's arms at indices 0 .. K-1 in Arm order, padded to the largest K with invalid indices.
+  // What the engines that hold any number of arms take (replay/replay.hpp, view_fits_arms()).
+  SweepView arm_view() const;
+  // The arm at index `index` of context c in arm_view(): slot `index` of a slot sweep, the
+  // index-th of arms(c) in a knob sweep.
+  Arm arm_at(int c, int index) const {
+    return knob_ ? knob_index_.table.at(size_t(c) * size_t(knob_index_.arms) + size_t(index))
+                 : Arm::of_slot(index);
+  }
+  // The most arms any context holds: kNumArms for a slot sweep (its indices are slots).
+  int arms_per_context() const { return knob_ ? knob_index_.arms : kNumArms; }
+  // An InputError when a context holds more than `limit` arms, naming the line of its first arm past
+  // the limit and `what` holds no more (an engine, a command).
+  void check_arms_per_context(int limit, const std::string& what) const;
 
   // Every sweep, either shape: the arms of context c in Arm order, and arm i's samples and prior.
   std::span<const Arm> arms(int c) const;
@@ -94,8 +110,19 @@ class Sweep {
   std::vector<Arm> slot_arms_;
   std::vector<int32_t> slot_arm_begin_;
   std::optional<KnobArms> knob_;  // knob sweeps only
+  // A knob sweep's tensors by arm index, in SweepView layout (what arm_view() hands out).
+  struct IndexTensors {
+    int arms = 0;
+    std::vector<float> time_us;
+    std::vector<double> mean_us;
+    std::optional<std::vector<float>> prior_us;
+    std::vector<uint32_t> valid;
+    std::vector<Arm> table;
+  };
+  IndexTensors knob_index_;
 
   void list_slot_arms();
+  void index_knob_arms();
 };
 
 // The most arms one context of a sweep may hold: every algorithm and protocol with 64 channel

@@ -69,33 +69,33 @@ NCCLBOT_HD inline int first_index_of_min(const double* x, int n) {
 
 enum class ObsScale : int8_t { kLinear, kLog };
 
-struct ArmStats {
-  ArmSet arms;
-  double count[kNumArms];  // N_i, packed by arm index
-  double sum[kNumArms];    // n0 * mu0_i + sum of (transformed) observations
-  double mean[kNumArms];   // sum / count; unused while count == 0
-  double total;            // sum of N_i
-  int untried;             // arms with N_i == 0
-  uint32_t prior_only;     // bit j: arm j's estimate is its prior alone, none of its latencies arrived
-  static_assert(kNumArms <= 32, "prior_only holds one bit per arm");
-  int64_t plays;  // real observations so far: 64-bit, as a live policy may outlive 2^31 calls
-                  // (members set by reset(), none initialised)
+template <int N>
+struct ArmStatsT {
+  ArmSetT<N> arms;
+  double count[N];            // N_i, packed by arm index
+  double sum[N];              // n0 * mu0_i + sum of (transformed) observations
+  double mean[N];             // sum / count; unused while count == 0
+  double total;               // sum of N_i
+  int untried;                // arms with N_i == 0
+  ArmIndexSet<N> prior_only;  // bit j: arm j's estimate is its prior alone, none of its latencies arrived
+  int64_t plays;              // real observations so far: 64-bit, as a live policy may outlive 2^31 calls
+                              // (members set by reset(), none initialised)
 
   NCCLBOT_HD static double transform(double x, ObsScale scale) {
     return scale == ObsScale::kLog ? portable_log(x) : x;
   }
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx, double n0, ObsScale scale) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx, double n0, ObsScale scale) {
     arms.assign(ctx.mask);
     total = 0.0;
     untried = 0;
-    prior_only = 0;
+    prior_only.clear_all();
     plays = 0;
     for (int j = 0; j < arms.k; ++j) {
       const int s = arms.slot[j];
       if (n0 > 0.0 && has_prior_value(ctx, s)) {
         const double mu0 = transform(double(ctx.prior_us[s]), scale);
-        prior_only |= 1u << j;
+        prior_only.set(j);
         count[j] = n0;
         sum[j] = n0 * mu0;
         mean[j] = mu0;
@@ -112,7 +112,7 @@ struct ArmStats {
   // Adds one observation (already transformed) to packed arm j.
   NCCLBOT_HD void add(int j, double y) {
     if (count[j] == 0.0) --untried;
-    prior_only &= ~(1u << j);
+    prior_only.clear(j);
     count[j] += 1.0;
     sum[j] += y;
     mean[j] = sum[j] / count[j];
@@ -125,11 +125,11 @@ struct ArmStats {
   // `prior_only` keeps the arms whose count is still reset()'s (a latency adds 1 to it).
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
-    double at_reset[kNumArms];
+    double at_reset[N];
     for (int j = 0; j < arms.k; ++j) at_reset[j] = count[j];
     f(count, arms.k, 0.0, HUGE_VAL);
     for (int j = 0; j < arms.k; ++j)
-      if (count[j] != at_reset[j]) prior_only &= ~(1u << j);
+      if (count[j] != at_reset[j]) prior_only.clear(j);
     f(sum, arms.k, -HUGE_VAL, HUGE_VAL);
     f(mean, arms.k, -HUGE_VAL, HUGE_VAL);
     f(&total, 1, 0.0, HUGE_VAL);
@@ -159,7 +159,7 @@ struct ArmStats {
   // pending; while every unobserved arm has one pending, the best observed arm, or with none observed
   // the fewest pulls (lowest slot). So a batch does not probe one arm over and over before its first
   // latency arrives. Packed index; call it with untried > 0.
-  NCCLBOT_HD int cold_start_pending(const PendingPulls& pending) const {
+  NCCLBOT_HD int cold_start_pending(const PendingPullsT<N>& pending) const {
     int fewest = 0;
     double fewest_pulls = HUGE_VAL;
     for (int j = 0; j < arms.k; ++j) {
@@ -181,29 +181,29 @@ struct ArmStats {
   // the prior is wrong. Pending-aware policies pass such arms over (confidence_bound.hpp, greedy.hpp);
   // an arm whose latency arrived is never one, so some arm is always left. Before any latency
   // arrives nothing is measured, so nothing is passed over. A bit mask of packed indices.
-  NCCLBOT_HD uint32_t blind_bets(const PendingPulls& pending) const {
-    if (plays == 0) return 0;
-    uint32_t bets = 0;
+  NCCLBOT_HD ArmIndexSet<N> blind_bets(const PendingPullsT<N>& pending) const {
+    ArmIndexSet<N> bets = ArmIndexSet<N>::none();
+    if (plays == 0) return bets;
     for (int j = 0; j < arms.k; ++j)
-      if ((prior_only >> j & 1u) && pending.count[arms.slot[j]] > 0) bets |= 1u << j;
+      if (prior_only.has(j) && pending.count[arms.slot[j]] > 0) bets.set(j);
     return bets;
   }
 
   // Packed arm with the smallest mean among observed arms not in `skip` (ties: lowest slot). With
   // skip = blind_bets(), some arm is left: plays > 0, so some arm's latency arrived.
-  NCCLBOT_HD int argmin_mean_skipping(uint32_t skip) const {
+  NCCLBOT_HD int argmin_mean_skipping(const ArmIndexSet<N>& skip) const {
     int best = -1;
     for (int j = 0; j < arms.k; ++j)
-      if (count[j] > 0.0 && !(skip >> j & 1u) && (best < 0 || mean[j] < mean[best])) best = j;
+      if (count[j] > 0.0 && !skip.has(j) && (best < 0 || mean[j] < mean[best])) best = j;
     return best;
   }
 
   // Greedy's arm with decisions pending (greedy.hpp, and epsilon-greedy's greedy branch): the cold
   // start while some arm is untried, else the smallest mean passing over blind bets. Packed index.
-  NCCLBOT_HD int greedy_pending(const PendingPulls& pending) const {
+  NCCLBOT_HD int greedy_pending(const PendingPullsT<N>& pending) const {
     if (untried > 0) return cold_start_pending(pending);
-    const uint32_t skip = blind_bets(pending);
-    return skip == 0 ? argmin_mean() : argmin_mean_skipping(skip);
+    const ArmIndexSet<N> skip = blind_bets(pending);
+    return skip.empty() ? argmin_mean() : argmin_mean_skipping(skip);
   }
 
   // The slot a policy commits to when it stops learning: the smallest mean among observed arms
@@ -214,5 +214,6 @@ struct ArmStats {
     return arms.slot[j < 0 ? 0 : j];
   }
 };
+using ArmStats = ArmStatsT<kNumArms>;
 
 }  // namespace ncclbot

@@ -29,10 +29,11 @@ NCCLBOT_HD inline double exploration_bonus(double total) {
   return total > 1.0 ? sqrt(2.0 * portable_log(total)) : 0.0;
 }
 
-NCCLBOT_HD inline int lower_confidence_argmin_scan(const ArmStats& stats, const double* inv_sqrt_count,
-                                                   double scale) {
+template <int N>
+NCCLBOT_HD int lower_confidence_argmin_scan(const ArmStatsT<N>& stats, const double* inv_sqrt_count,
+                                            double scale) {
   const int k = stats.arms.k;
-  double index[kNumArms];
+  double index[N];
   double m[4] = {HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL};
   int j = 0;
   for (; j + 3 < k; j += 4)
@@ -54,8 +55,9 @@ NCCLBOT_HD inline int lower_confidence_argmin_scan(const ArmStats& stats, const 
   return a;
 }
 
-NCCLBOT_HD inline int lower_confidence_argmin_chains(const ArmStats& stats, const double* inv_sqrt_count,
-                                                     double scale) {
+template <int N>
+NCCLBOT_HD int lower_confidence_argmin_chains(const ArmStatsT<N>& stats, const double* inv_sqrt_count,
+                                              double scale) {
   const int k = stats.arms.k;
   // Chain l keeps the smallest index value of arms l, l + 4, ... and the first arm holding it
   // (strict '<'); the tail arms go to chain 0, after its earlier arms.
@@ -90,11 +92,13 @@ NCCLBOT_HD inline int lower_confidence_argmin_chains(const ArmStats& stats, cons
 #if !defined(__CUDACC__)
 // The CPU's pass and scan two arms at a time: the same products, differences and comparisons as
 // lower_confidence_argmin_scan(), so the same arm.
-inline int lower_confidence_argmin_pairs(const ArmStats& stats, const double* inv_sqrt_count, double scale) {
+template <int N>
+inline int lower_confidence_argmin_pairs(const ArmStatsT<N>& stats, const double* inv_sqrt_count,
+                                         double scale) {
   using D2 = HostDoublePair;
   const int k = stats.arms.k;
   const D2 s = {scale, scale};
-  double index[kNumArms];
+  double index[N];
   D2 m0 = {HUGE_VAL, HUGE_VAL}, m1 = m0;
   int j = 0;
   for (; j + 3 < k; j += 4) {
@@ -126,8 +130,9 @@ inline int lower_confidence_argmin_pairs(const ArmStats& stats, const double* in
 }
 #endif
 
-NCCLBOT_HD inline int lower_confidence_argmin(const ArmStats& stats, const double* inv_sqrt_count,
-                                              double scale) {
+template <int N>
+NCCLBOT_HD int lower_confidence_argmin(const ArmStatsT<N>& stats, const double* inv_sqrt_count,
+                                       double scale) {
 #ifdef __CUDA_ARCH__
   return lower_confidence_argmin_chains(stats, inv_sqrt_count, scale);
 #elif defined(__CUDACC__)
@@ -139,7 +144,8 @@ NCCLBOT_HD inline int lower_confidence_argmin(const ArmStats& stats, const doubl
 
 // select() of a UCB policy that computes its own exploration term (SW-UCB, D-UCB): an unobserved
 // arm first (lowest slot), else the lower-confidence argmin at c * m* * sqrt(2 ln t).
-NCCLBOT_HD inline int confidence_bound_select(const ArmStats& stats, const double* inv_sqrt_count, double c) {
+template <int N>
+NCCLBOT_HD int confidence_bound_select(const ArmStatsT<N>& stats, const double* inv_sqrt_count, double c) {
   const int k = stats.arms.k;
   if (k == 0) return -1;
   if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
@@ -158,8 +164,9 @@ NCCLBOT_HD inline int confidence_bound_select(const ArmStats& stats, const doubl
 //     estimate is still its prior alone and that has a pull pending).
 // With nothing pending this is confidence_bound_select() bit for bit (an arm with p_i = 0 reads its
 // stored 1 / sqrt(N_i), the same IEEE value).
-NCCLBOT_HD inline int confidence_bound_select_pending(const ArmStats& stats, const double* inv_sqrt_count,
-                                                      double c, const PendingPulls& pending) {
+template <int N>
+NCCLBOT_HD int confidence_bound_select_pending(const ArmStatsT<N>& stats, const double* inv_sqrt_count,
+                                               double c, const PendingPullsT<N>& pending) {
   const int k = stats.arms.k;
   if (k == 0) return -1;
   if (stats.untried > 0) {
@@ -175,19 +182,19 @@ NCCLBOT_HD inline int confidence_bound_select_pending(const ArmStats& stats, con
     }
     return stats.arms.slot[fewest];
   }
-  double inv[kNumArms];
+  double inv[N];
   for (int j = 0; j < k; ++j) {
     const int p = pending.count[stats.arms.slot[j]];
     inv[j] = p == 0 ? inv_sqrt_count[j] : 1.0 / sqrt(stats.count[j] + double(p));
   }
   const double scale = c * min_of(stats.mean, k) * exploration_bonus(stats.total + double(pending.total));
-  const uint32_t skip = stats.blind_bets(pending);
-  if (skip == 0) return stats.arms.slot[lower_confidence_argmin(stats, inv, scale)];
+  const ArmIndexSet<N> skip = stats.blind_bets(pending);
+  if (skip.empty()) return stats.arms.slot[lower_confidence_argmin(stats, inv, scale)];
   int best = -1;
   double lowest = HUGE_VAL;
   for (int j = 0; j < k; ++j) {
     const double x = stats.mean[j] - scale * inv[j];
-    if (!(skip >> j & 1u) && (best < 0 || x < lowest)) {
+    if (!skip.has(j) && (best < 0 || x < lowest)) {
       best = j;
       lowest = x;
     }

@@ -16,7 +16,8 @@
 
 namespace ncclbot {
 
-struct DiscountedUcbPolicy {
+template <int N>
+struct DiscountedUcbPolicyT {
   struct Params {
     double c;
     double gamma;
@@ -24,14 +25,14 @@ struct DiscountedUcbPolicy {
   };
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  ArmStats stats;  // count/sum/mean/total: prior + discounted observations, recomputed per update
-  double prior_count[kNumArms];
-  double prior_sum[kNumArms];
-  double discounted_count[kNumArms];
-  double discounted_sum[kNumArms];
-  double inv_sqrt_count[kNumArms];
+  ArmStatsT<N> stats;  // count/sum/mean/total: prior + discounted observations, recomputed per update
+  double prior_count[N];
+  double prior_sum[N];
+  double discounted_count[N];
+  double discounted_sum[N];
+  double inv_sqrt_count[N];
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
     for (int j = 0; j < stats.arms.k; ++j) {
       prior_count[j] = stats.count[j];
@@ -44,7 +45,7 @@ struct DiscountedUcbPolicy {
 
   NCCLBOT_HD int select(StepRandom&) { return confidence_bound_select(stats, inv_sqrt_count, params.c); }
   // With decisions pending: each counts as a pull at its arm's current mean (confidence_bound.hpp).
-  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPullsT<N>& pending) {
     return confidence_bound_select_pending(stats, inv_sqrt_count, params.c, pending);
   }
 
@@ -69,7 +70,7 @@ struct DiscountedUcbPolicy {
     }
     stats.total = total;
     stats.untried = untried;
-    stats.prior_only &= ~(1u << played);
+    stats.prior_only.clear(played);
     ++stats.plays;
   }
 
@@ -83,5 +84,6 @@ struct DiscountedUcbPolicy {
     f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
   }
 };
+using DiscountedUcbPolicy = DiscountedUcbPolicyT<kNumArms>;
 
 }  // namespace ncclbot

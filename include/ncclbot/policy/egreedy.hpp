@@ -10,17 +10,18 @@
 
 namespace ncclbot {
 
-struct EpsGreedyPolicy {
+template <int N>
+struct EpsGreedyPolicyT {
   struct Params {
     double eps;
     double decay;
     double n0;
   };
   Params params;
-  ArmStats stats;
+  ArmStatsT<N> stats;
   static constexpr bool kDeterministic = false;
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
   NCCLBOT_HD int select(StepRandom& rng) {
     bool explored = false;
     return choose(rng, explored);
@@ -43,13 +44,14 @@ struct EpsGreedyPolicy {
   // With decisions pending (policy_context.hpp): the greedy branch takes greedy's pending rule
   // (ArmStats::greedy_pending: its cold start, and no blind bets); the exploring branch is
   // unchanged. The same two words as select().
-  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPullsT<N>& pending) {
     bool explored = false;
     return choose(rng, explored, &pending);
   }
   // select_pending() and the probability of its answer: min(eps_t, 1) / K for exploring, plus the
   // rest when it is the greedy branch's arm.
-  NCCLBOT_HD int select_pending_logged(StepRandom& rng, const PendingPulls& pending, double* probability) {
+  NCCLBOT_HD int select_pending_logged(StepRandom& rng, const PendingPullsT<N>& pending,
+                                       double* probability) {
     bool explored = false;
     const int slot = choose(rng, explored, &pending);
     if (slot < 0) {
@@ -76,11 +78,11 @@ struct EpsGreedyPolicy {
   }
   // The greedy branch's arm (packed index): untried arms first, then the smallest mean; with
   // decisions pending, greedy's pending rule.
-  NCCLBOT_HD int greedy_index(const PendingPulls* pending) const {
+  NCCLBOT_HD int greedy_index(const PendingPullsT<N>* pending) const {
     if (pending && pending->total > 0) return stats.greedy_pending(*pending);
     return stats.untried == 0 ? stats.argmin_mean() : stats.first_untried();
   }
-  NCCLBOT_HD int choose(StepRandom& rng, bool& explored, const PendingPulls* pending = nullptr) {
+  NCCLBOT_HD int choose(StepRandom& rng, bool& explored, const PendingPullsT<N>* pending = nullptr) {
     if (stats.arms.k == 0) return -1;
     const double u = uniform_open01(rng.next_u32());
     const uint32_t w1 = rng.next_u32();
@@ -89,5 +91,6 @@ struct EpsGreedyPolicy {
     return stats.arms.slot[greedy_index(pending)];
   }
 };
+using EpsGreedyPolicy = EpsGreedyPolicyT<kNumArms>;
 
 }  // namespace ncclbot

@@ -8,16 +8,17 @@
 
 namespace ncclbot {
 
-struct ExploreThenCommitPolicy {
+template <int N>
+struct ExploreThenCommitPolicyT {
   struct Params {
     int m;
   };
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  ArmStats stats;
+  ArmStatsT<N> stats;
   int committed;  // packed arm index once exploration is over, else -1
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, 0.0, ObsScale::kLinear);
     committed = -1;
   }
@@ -35,7 +36,7 @@ struct ExploreThenCommitPolicy {
   // With decisions pending: probes already issued count as made, so a batch issues the next probes
   // in order; once every probe is issued but some latencies are still to come, it plays the best
   // mean observed so far (the first valid slot before any), and commits only on all m * k of them.
-  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPullsT<N>& pending) {
     const int k = stats.arms.k;
     if (k == 0 || committed >= 0) return select(rng);
     const int probes = (params.m < 1 ? 1 : params.m) * k;
@@ -57,5 +58,6 @@ struct ExploreThenCommitPolicy {
     return stats.committed_slot();
   }
 };
+using ExploreThenCommitPolicy = ExploreThenCommitPolicyT<kNumArms>;
 
 }  // namespace ncclbot

@@ -8,16 +8,18 @@
 
 namespace ncclbot {
 
-struct FrozenArmPolicy : OneArmPolicy {
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
-    if (ctx.fixed_slot >= 0 && ctx.fixed_slot < kNumArms && ctx.mask.has(ctx.fixed_slot)) {
+template <int N>
+struct FrozenArmPolicyT : OneArmPolicy {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
+    if (ctx.fixed_slot >= 0 && ctx.fixed_slot < N && ctx.mask.has(ctx.fixed_slot)) {
       pick = ctx.fixed_slot;
     } else {
-      AutoPolicy fallback;
+      AutoPolicyT<N> fallback;
       fallback.reset(ctx);
       pick = fallback.pick;
     }
   }
 };
+using FrozenArmPolicy = FrozenArmPolicyT<kNumArms>;
 
 }  // namespace ncclbot

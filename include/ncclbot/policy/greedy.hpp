@@ -7,15 +7,16 @@
 
 namespace ncclbot {
 
-struct GreedyPolicy {
+template <int N>
+struct GreedyPolicyT {
   struct Params {
     double n0;
   };
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  ArmStats stats;
+  ArmStatsT<N> stats;
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
   NCCLBOT_HD int select(StepRandom&) {
     if (stats.arms.k == 0) return -1;
     const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
@@ -24,7 +25,7 @@ struct GreedyPolicy {
   // With decisions pending (policy_context.hpp): a pull at an arm's current mean changes no mean, so
   // only the cold start (ArmStats::cold_start_pending) and blind bets (ArmStats::blind_bets: a
   // prior-only arm with a pull pending, once some latency has arrived) differ.
-  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPullsT<N>& pending) {
     if (stats.arms.k == 0) return -1;
     return stats.arms.slot[stats.greedy_pending(pending)];
   }
@@ -35,5 +36,6 @@ struct GreedyPolicy {
     stats.visit_state(f);
   }
 };
+using GreedyPolicy = GreedyPolicyT<kNumArms>;
 
 }  // namespace ncclbot

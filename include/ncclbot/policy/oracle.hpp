@@ -8,11 +8,17 @@
 
 namespace ncclbot {
 
-struct OraclePolicy : OneArmPolicy {
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
-    pick = ctx.true_mean_us ? nccl_argmin(ctx.mask, [&](int s) { return ctx.true_mean_us[s]; }) : -1;
-    if (pick < 0) pick = nccl_argmin(ctx.mask, [](int) { return 0.0; });
+template <int N>
+struct OraclePolicyT : OneArmPolicy {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
+    pick = ctx.true_mean_us ? nccl_argmin(
+                                  ctx.mask, [&](int s) { return ctx.true_mean_us[s]; }, N)
+                            : -1;
+    if (pick < 0)
+      pick = nccl_argmin(
+          ctx.mask, [](int) { return 0.0; }, N);
   }
 };
+using OraclePolicy = OraclePolicyT<kNumArms>;
 
 }  // namespace ncclbot

@@ -61,22 +61,24 @@ namespace ncclbot {
 // the replay's ground truth (the oracle), or a model fitted on tune contexts (supervised).
 enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
 
-// Policies: X(Kind, number, Type, member, "name", use, keys...). The number is stable (it appears
-// in exported tables and plugin state): append only. `keys` are the spec's keys in contract order
-// and, for a policy with parameters, the fields of Type::Params in declaration order.
-#define NCCLBOT_POLICIES(X)                                                               \
-  X(kAuto, 0, AutoPolicy, auto_, "auto", kLive)                                           \
-  X(kOracle, 1, OraclePolicy, oracle, "oracle", kGroundTruth)                             \
-  X(kRandom, 2, RandomPolicy, random, "random", kLive)                                    \
-  X(kGreedy, 3, GreedyPolicy, greedy, "greedy", kLive, n0)                                \
-  X(kEpsGreedy, 4, EpsGreedyPolicy, egreedy, "egreedy", kLive, eps, decay, n0)            \
-  X(kUcb1, 5, Ucb1Policy, ucb1, "ucb1", kLive, c, n0)                                     \
-  X(kThompson, 6, ThompsonPolicy, thompson, "thompson", kLive, n0, sigma)                 \
-  X(kExploreThenCommit, 7, ExploreThenCommitPolicy, explore_then_commit, "etc", kLive, m) \
-  X(kSwUcb, 8, SwUcbPolicy, swucb, "swucb", kLive, c, window, n0)                         \
-  X(kKnn, 9, FrozenArmPolicy, knn, "knn", kSupervised, k)                                 \
-  X(kTree, 10, FrozenArmPolicy, tree, "tree", kSupervised, depth)                         \
-  X(kDiscountedUcb, 11, DiscountedUcbPolicy, ducb, "ducb", kLive, c, gamma, n0)           \
+// Policies: X(Kind, number, Type, member, "name", use, keys...). Type is the policy's class template
+// over N, the arms a context may hold (policy_context.hpp): Type<kNumArms> for NCCL's slots, larger
+// N for a knob sweep's arms. The number is stable (it appears in exported tables and plugin state):
+// append only. `keys` are the spec's keys in contract order and, for a policy with parameters, the
+// fields of Type::Params in declaration order.
+#define NCCLBOT_POLICIES(X)                                                                \
+  X(kAuto, 0, AutoPolicyT, auto_, "auto", kLive)                                           \
+  X(kOracle, 1, OraclePolicyT, oracle, "oracle", kGroundTruth)                             \
+  X(kRandom, 2, RandomPolicyT, random, "random", kLive)                                    \
+  X(kGreedy, 3, GreedyPolicyT, greedy, "greedy", kLive, n0)                                \
+  X(kEpsGreedy, 4, EpsGreedyPolicyT, egreedy, "egreedy", kLive, eps, decay, n0)            \
+  X(kUcb1, 5, Ucb1PolicyT, ucb1, "ucb1", kLive, c, n0)                                     \
+  X(kThompson, 6, ThompsonPolicyT, thompson, "thompson", kLive, n0, sigma)                 \
+  X(kExploreThenCommit, 7, ExploreThenCommitPolicyT, explore_then_commit, "etc", kLive, m) \
+  X(kSwUcb, 8, SwUcbPolicyT, swucb, "swucb", kLive, c, window, n0)                         \
+  X(kKnn, 9, FrozenArmPolicyT, knn, "knn", kSupervised, k)                                 \
+  X(kTree, 10, FrozenArmPolicyT, tree, "tree", kSupervised, depth)                         \
+  X(kDiscountedUcb, 11, DiscountedUcbPolicyT, ducb, "ducb", kLive, c, gamma, n0)           \
   NCCLBOT_EXTRA_POLICIES(X)
 
 #define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,
@@ -121,19 +123,19 @@ NCCLBOT_HD typename Policy::Params params_from(int, Values... values) {
 
 // Calls f(policy) with a fresh policy object of cfg.kind, its params filled in (state is set by
 // reset()). An unknown kind plays AUTO.
-template <typename F>
+template <int N = kNumArms, typename F>
 NCCLBOT_HD auto visit_policy(const PolicyConfig& cfg, F&& f) {
   switch (cfg.kind) {
-#define NCCLBOT_POLICY_VISIT(Kind, number, Type, member, name, use, ...)               \
-  case PolicyKind::Kind: {                                                             \
-    Type p{};                                                                          \
-    p.params = detail::params_from<Type>(0 NCCLBOT_POLICY_CONFIG_FIELDS(__VA_ARGS__)); \
-    return f(p);                                                                       \
+#define NCCLBOT_POLICY_VISIT(Kind, number, Type, member, name, use, ...)                  \
+  case PolicyKind::Kind: {                                                                \
+    Type<N> p{};                                                                          \
+    p.params = detail::params_from<Type<N>>(0 NCCLBOT_POLICY_CONFIG_FIELDS(__VA_ARGS__)); \
+    return f(p);                                                                          \
   }
     NCCLBOT_POLICIES(NCCLBOT_POLICY_VISIT)
 #undef NCCLBOT_POLICY_VISIT
     default: {
-      AutoPolicy p{};
+      AutoPolicyT<N> p{};
       return f(p);
     }
   }
@@ -141,21 +143,23 @@ NCCLBOT_HD auto visit_policy(const PolicyConfig& cfg, F&& f) {
 
 // The union form, for callers that keep one state per context between calls (the plugin). Only
 // make_policy() changes the active member, by constructing it; with_policy() reads `kind`.
-struct AnyPolicy {
+template <int N>
+struct AnyPolicyT {
   PolicyKind kind;
   union {
-#define NCCLBOT_POLICY_MEMBER(Kind, number, Type, member, ...) Type member;
+#define NCCLBOT_POLICY_MEMBER(Kind, number, Type, member, ...) Type<N> member;
     NCCLBOT_POLICIES(NCCLBOT_POLICY_MEMBER)
 #undef NCCLBOT_POLICY_MEMBER
   };
 
-  NCCLBOT_HD AnyPolicy() : kind(PolicyKind::kAuto), auto_() {}
+  NCCLBOT_HD AnyPolicyT() : kind(PolicyKind::kAuto), auto_() {}
 };
+using AnyPolicy = AnyPolicyT<kNumArms>;
 static_assert(std::is_trivially_copyable_v<AnyPolicy>, "policy state is plain data");
 
 // Applies f to the active member of an AnyPolicy.
-template <typename F>
-NCCLBOT_HD auto with_policy(AnyPolicy& a, F&& f) {
+template <int N, typename F>
+NCCLBOT_HD auto with_policy(AnyPolicyT<N>& a, F&& f) {
   switch (a.kind) {
 #define NCCLBOT_POLICY_WITH(Kind, number, Type, member, ...) \
   case PolicyKind::Kind:                                     \
@@ -169,14 +173,15 @@ NCCLBOT_HD auto with_policy(AnyPolicy& a, F&& f) {
 
 // A value-initialised policy of cfg.kind (every state member zero, params from cfg) as the active
 // member: the same object visit_policy() hands out.
-NCCLBOT_HD inline AnyPolicy make_policy(const PolicyConfig& cfg) {
-  AnyPolicy a;
+template <int N = kNumArms>
+NCCLBOT_HD AnyPolicyT<N> make_policy(const PolicyConfig& cfg) {
+  AnyPolicyT<N> a;
   switch (cfg.kind) {
-#define NCCLBOT_POLICY_MAKE(Kind, number, Type, member, name, use, ...)                       \
-  case PolicyKind::Kind:                                                                      \
-    a.kind = PolicyKind::Kind;                                                                \
-    new (&a.member) Type{};                                                                   \
-    a.member.params = detail::params_from<Type>(0 NCCLBOT_POLICY_CONFIG_FIELDS(__VA_ARGS__)); \
+#define NCCLBOT_POLICY_MAKE(Kind, number, Type, member, name, use, ...)                          \
+  case PolicyKind::Kind:                                                                         \
+    a.kind = PolicyKind::Kind;                                                                   \
+    new (&a.member) Type<N>{};                                                                   \
+    a.member.params = detail::params_from<Type<N>>(0 NCCLBOT_POLICY_CONFIG_FIELDS(__VA_ARGS__)); \
     break;
     NCCLBOT_POLICIES(NCCLBOT_POLICY_MAKE)
 #undef NCCLBOT_POLICY_MAKE
@@ -198,21 +203,26 @@ NCCLBOT_HD inline PolicyUse policy_use(PolicyKind kind) {
   }
 }
 
-NCCLBOT_HD inline void policy_reset(AnyPolicy& a, const PolicyContext& ctx) {
+template <int N>
+NCCLBOT_HD void policy_reset(AnyPolicyT<N>& a, const PolicyContextT<N>& ctx) {
   with_policy(a, [&](auto& p) { p.reset(ctx); });
 }
-NCCLBOT_HD inline int policy_select(AnyPolicy& a, StepRandom& rng) {
+template <int N>
+NCCLBOT_HD int policy_select(AnyPolicyT<N>& a, StepRandom& rng) {
   return with_policy(a, [&](auto& p) { return p.select(rng); });
 }
 // select() with decisions pending (policy_context.hpp, PendingPulls): select_pending() where the
 // policy has one and something is pending, else select().
-NCCLBOT_HD inline int policy_select_pending(AnyPolicy& a, StepRandom& rng, const PendingPulls& pending) {
+template <int N>
+NCCLBOT_HD int policy_select_pending(AnyPolicyT<N>& a, StepRandom& rng, const PendingPullsT<N>& pending) {
   return with_policy(a, [&](auto& p) { return select_pending_with(p, rng, SelectAids{}, pending); });
 }
-NCCLBOT_HD inline void policy_update(AnyPolicy& a, int slot, double latency_us) {
+template <int N>
+NCCLBOT_HD void policy_update(AnyPolicyT<N>& a, int slot, double latency_us) {
   with_policy(a, [&](auto& p) { p.update(slot, latency_us); });
 }
-NCCLBOT_HD inline int policy_commit(AnyPolicy& a, StepRandom& rng) {
+template <int N>
+NCCLBOT_HD int policy_commit(AnyPolicyT<N>& a, StepRandom& rng) {
   return with_policy(a, [&](auto& p) { return p.commit(rng); });
 }
 
@@ -230,7 +240,8 @@ NCCLBOT_HD double propensity_of(const P& p, int slot) {
     return __builtin_nan("");
   }
 }
-NCCLBOT_HD inline double policy_propensity(AnyPolicy& a, int slot) {
+template <int N>
+NCCLBOT_HD double policy_propensity(AnyPolicyT<N>& a, int slot) {
   return with_policy(a, [&](auto& p) { return propensity_of(p, slot); });
 }
 // select() and the propensity of its answer together: the same decision as policy_select(), with
@@ -239,8 +250,8 @@ NCCLBOT_HD inline double policy_propensity(AnyPolicy& a, int slot) {
 // is exact and free (1: no other arm can win); otherwise, when `deferred` is given, it says NaN and
 // `deferred` holds the contest, for thompson_win_probability() to compute off the hot path (without
 // `deferred`, the integral is computed now).
-template <typename P>
-NCCLBOT_HD int select_logged_of(P& p, StepRandom& rng, double* probability, ThompsonContest* deferred) {
+template <typename P, typename Contest>
+NCCLBOT_HD int select_logged_of(P& p, StepRandom& rng, double* probability, Contest* deferred) {
   if constexpr (requires { p.select_logged(rng, probability, deferred); }) {
     return p.select_logged(rng, probability, deferred);
   } else if constexpr (requires { p.select_logged(rng, probability); }) {
@@ -251,16 +262,19 @@ NCCLBOT_HD int select_logged_of(P& p, StepRandom& rng, double* probability, Thom
     return slot;
   }
 }
-NCCLBOT_HD inline int policy_select_logged(AnyPolicy& a, StepRandom& rng, double* probability,
-                                           ThompsonContest* deferred = nullptr) {
+template <int N>
+NCCLBOT_HD int policy_select_logged(AnyPolicyT<N>& a, StepRandom& rng, double* probability,
+                                    ThompsonContestT<N>* deferred = nullptr) {
   return with_policy(a, [&](auto& p) { return select_logged_of(p, rng, probability, deferred); });
 }
 
 // policy_select_logged() with decisions pending: a randomised pending-aware policy says its own
 // probability (select_pending_logged()); a deterministic one with select_pending() has probability 1
 // (asserted); the others decide and log as without pending.
-NCCLBOT_HD inline int policy_select_pending_logged(AnyPolicy& a, StepRandom& rng, const PendingPulls& pending,
-                                                   double* probability, ThompsonContest* deferred = nullptr) {
+template <int N>
+NCCLBOT_HD int policy_select_pending_logged(AnyPolicyT<N>& a, StepRandom& rng,
+                                            const PendingPullsT<N>& pending, double* probability,
+                                            ThompsonContestT<N>* deferred = nullptr) {
   if (pending.total == 0) return policy_select_logged(a, rng, probability, deferred);
   return with_policy(a, [&](auto& p) {
     if constexpr (requires { p.select_pending_logged(rng, pending, probability, deferred); }) {

@@ -14,8 +14,9 @@
 //     ... run the collective, measure latency_us ...
 //     policy.update(slot, latency_us);
 //
-// Every policy type P (policy/*.hpp) has the same members, all NCCLBOT_HD, none allocating or
-// throwing: `P::Params params` (plain data), `void reset(const PolicyContext&)`,
+// Every policy type P = XPolicyT<N> (policy/*.hpp, a class template over the N arms a context may
+// hold) has the same members, all NCCLBOT_HD, none allocating or throwing: `P::Params params` (plain
+// data), `void reset(const PolicyContextT<N>&)`,
 // `int select(StepRandom&)`, `void update(int slot, double latency_us)` and
 // `int commit(StepRandom&) const` (the arm it would settle on now: the replay's "final" arm).
 // reset() must precede the first select(); select() never returns a slot outside the mask while
@@ -24,17 +25,27 @@
 
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/arm_index_set.hpp"
 #include "ncclbot/core/hd.hpp"
 #include "ncclbot/core/philox.hpp"
 
 namespace ncclbot {
 
-struct PolicyContext {
-  ArmMask mask;                          // the arms that may be chosen
-  const float* prior_us = nullptr;       // [kNumArms] model prediction in µs, < 0 = none; may be null
-  const double* true_mean_us = nullptr;  // [kNumArms] measured means; the oracle's input only
+// A context with room for N arms. Its arm indices ("slots") are NCCL's algorithm x protocol slots
+// in a slot-shaped context (N = kNumArms, `arms` null) and positions in its list of arms, in Arm
+// order, in a knob sweep's (`arms` names each): the policies never ask which, they choose indices.
+template <int N>
+struct PolicyContextT {
+  ArmMaskT<N> mask;                      // the arms that may be chosen
+  const float* prior_us = nullptr;       // [N] model prediction in µs, < 0 = none; may be null
+  const double* true_mean_us = nullptr;  // [N] measured means; the oracle's input only
   int fixed_slot = -1;                   // a frozen decision (supervised selectors, exported tables)
+  const Arm* arms = nullptr;             // [N] the arm at each index; null: index s is slot s
+
+  // Whether NCCL can run index s (HiPIPE, simulated only, it cannot: core/arm.hpp).
+  NCCLBOT_HD bool nccl_runs(int s) const { return is_nccl_slot(arms ? arms[s].slot() : s); }
 };
+using PolicyContext = PolicyContextT<kNumArms>;
 
 // Engine-side caches a policy may read when it selects; never part of its state, so a policy's
 // state is the same whoever drives it. The CPU engine hands UCB1 a table of its exploration term
@@ -65,16 +76,18 @@ NCCLBOT_HD int select_with(Policy& policy, StepRandom& rng, const SelectAids& ai
 // a pull, so only their cold start counts them (an arm with a pull pending is not untried:
 // ArmStats::cold_start_pending); past it epsilon-greedy explores as before and Thompson sampling
 // draws its own sample for every decision, so a batch already varies.
-struct PendingPulls {
-  uint16_t count[kNumArms];
+template <int N>
+struct PendingPullsT {
+  uint16_t count[N];
   int total;
 };
+using PendingPulls = PendingPullsT<kNumArms>;
 
 // select_pending() for a policy that has one and some decision pending, else select_with(): with
 // nothing pending every policy decides bit for bit as it would undelayed.
-template <typename Policy>
+template <typename Policy, int N>
 NCCLBOT_HD int select_pending_with(Policy& policy, StepRandom& rng, const SelectAids& aids,
-                                   const PendingPulls& pending) {
+                                   const PendingPullsT<N>& pending) {
   if constexpr (requires { policy.select_pending(rng, pending); }) {
     if (pending.total > 0) return policy.select_pending(rng, pending);
   }
@@ -83,7 +96,8 @@ NCCLBOT_HD int select_pending_with(Policy& policy, StepRandom& rng, const Select
 
 // Whether slot s has a prior prediction that can warm its mean: a usable cost (core/argmin.hpp)
 // that is a time, so not 0 (NCCL's 0 marks a choice, not a duration).
-NCCLBOT_HD inline bool has_prior_value(const PolicyContext& ctx, int s) {
+template <int N>
+NCCLBOT_HD bool has_prior_value(const PolicyContextT<N>& ctx, int s) {
   return ctx.prior_us != nullptr && usable_cost(ctx.prior_us[s]) && ctx.prior_us[s] > 0.0f;
 }
 

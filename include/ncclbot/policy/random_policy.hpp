@@ -6,13 +6,14 @@
 
 namespace ncclbot {
 
-struct RandomPolicy {
+template <int N>
+struct RandomPolicyT {
   struct Params {};
   Params params;
-  ArmSet arms;
+  ArmSetT<N> arms;
   static constexpr bool kDeterministic = false;
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) { arms.assign(ctx.mask); }
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) { arms.assign(ctx.mask); }
   NCCLBOT_HD int select(StepRandom& rng) {
     if (arms.k == 0) return -1;
     return arms.slot[uniform_below(rng.next_u32(), uint32_t(arms.k))];
@@ -28,5 +29,6 @@ struct RandomPolicy {
   template <typename F>
   NCCLBOT_HD void visit_state(F&&) {}
 };
+using RandomPolicy = RandomPolicyT<kNumArms>;
 
 }  // namespace ncclbot

@@ -15,7 +15,8 @@ namespace ncclbot {
 
 inline constexpr int kSwUcbMaxWindow = 512;
 
-struct SwUcbPolicy {
+template <int N>
+struct SwUcbPolicyT {
   struct Params {
     double c;
     int window;
@@ -23,19 +24,19 @@ struct SwUcbPolicy {
   };
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  ArmStats stats;                               // count/sum hold prior + windowed observations
-  double prior_count[kNumArms];                 // n0_i: what count falls back to when the window empties
-  double prior_sum[kNumArms];
-  double inv_sqrt_count[kNumArms];      // 1 / sqrt(N_i), as in ucb1.hpp (0 while N_i = 0)
-  double history_us[kSwUcbMaxWindow];   // ring buffer of the last `window` observations
-  int8_t history_arm[kSwUcbMaxWindow];  // their packed arm indices
-  int head;                             // next ring position to write
+  ArmStatsT<N> stats;                           // count/sum hold prior + windowed observations
+  double prior_count[N];                        // n0_i: what count falls back to when the window empties
+  double prior_sum[N];
+  double inv_sqrt_count[N];                                 // 1 / sqrt(N_i), as in ucb1.hpp (0 while N_i = 0)
+  double history_us[kSwUcbMaxWindow];                       // ring buffer of the last `window` observations
+  typename ArmSetT<N>::Index history_arm[kSwUcbMaxWindow];  // their packed arm indices
+  int head;                                                 // next ring position to write
 
   NCCLBOT_HD int window() const {
     return params.window < 1 ? 1 : (params.window > kSwUcbMaxWindow ? kSwUcbMaxWindow : params.window);
   }
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
     for (int j = 0; j < stats.arms.k; ++j) {
       prior_count[j] = stats.count[j];
@@ -47,7 +48,7 @@ struct SwUcbPolicy {
 
   NCCLBOT_HD int select(StepRandom&) { return confidence_bound_select(stats, inv_sqrt_count, params.c); }
   // With decisions pending: each counts as a pull at its arm's current mean (confidence_bound.hpp).
-  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPullsT<N>& pending) {
     return confidence_bound_select_pending(stats, inv_sqrt_count, params.c, pending);
   }
 
@@ -68,7 +69,7 @@ struct SwUcbPolicy {
     }
     const int j = stats.arms.index[slot];
     history_us[head] = latency_us;
-    history_arm[head] = int8_t(j);
+    history_arm[head] = typename ArmSetT<N>::Index(j);
     head = head + 1 == w ? 0 : head + 1;
     stats.add(j, latency_us);
     inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
@@ -88,5 +89,6 @@ struct SwUcbPolicy {
     f(&head, 1, kept < window() ? double(kept) : 0.0, kept < window() ? double(kept) : double(window() - 1));
   }
 };
+using SwUcbPolicy = SwUcbPolicyT<kNumArms>;
 
 }  // namespace ncclbot

@@ -33,7 +33,8 @@
 
 namespace ncclbot {
 
-struct ThompsonPolicy {
+template <int N>
+struct ThompsonPolicyT {
   struct Params {
     double n0;
     double sigma;
@@ -43,9 +44,9 @@ struct ThompsonPolicy {
 
   Params params;
   static constexpr bool kDeterministic = false;
-  ArmStats stats;
-  double spread[kNumArms];       // s_i = sigma / sqrt(N_i); meaningful once N_i > 0
-  double lowest_draw[kNumArms];  // floor_i: no draw of arm i is lower; meaningful once N_i > 0
+  ArmStatsT<N> stats;
+  double spread[N];       // s_i = sigma / sqrt(N_i); meaningful once N_i > 0
+  double lowest_draw[N];  // floor_i: no draw of arm i is lower; meaningful once N_i > 0
 
   // Arm j's posterior draw at standard normal z. draw() and both bounds evaluate this one expression,
   // which is monotone in z under rounding: that is what makes the bounds exact.
@@ -59,7 +60,7 @@ struct ThompsonPolicy {
     lowest_draw[j] = stats.count[j] > 0.0 ? draw_at(j, kZFloor) : 0.0;
   }
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLog);
     for (int j = 0; j < stats.arms.k; ++j) refresh_bounds(j);
   }
@@ -69,13 +70,12 @@ struct ThompsonPolicy {
   }
 
   NCCLBOT_HD int select(StepRandom& rng) {
-    static_assert(kNumArms <= 32, "rivals is a 32-bit mask");
     const int k = stats.arms.k;
     if (k == 0) return -1;
     if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
     const int best = first_index_of_min(stats.mean, k);
-    const uint32_t rivals = rivals_of(best);
-    if (rivals == 0) return stats.arms.slot[best];
+    const ArmIndexSet<N> rivals = rivals_of(best);
+    if (rivals.empty()) return stats.arms.slot[best];
 #ifdef __CUDA_ARCH__
     return stats.arms.slot[select_by_drawing(rng, best)];
 #else
@@ -86,13 +86,13 @@ struct ThompsonPolicy {
   // With decisions pending (policy_context.hpp): the cold start tries the arms without a pull pending
   // first (ArmStats::cold_start_pending), so a batch does not probe one untried arm over and over;
   // once every arm is observed each decision draws afresh from the posterior, as select() does.
-  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom& rng, const PendingPullsT<N>& pending) {
     if (stats.arms.k == 0 || stats.untried == 0) return select(rng);
     return stats.arms.slot[stats.cold_start_pending(pending)];
   }
   // select_pending() and its propensity: 1 in the cold start (deterministic), else select_logged()'s.
-  NCCLBOT_HD int select_pending_logged(StepRandom& rng, const PendingPulls& pending, double* probability,
-                                       ThompsonContest* deferred) {
+  NCCLBOT_HD int select_pending_logged(StepRandom& rng, const PendingPullsT<N>& pending, double* probability,
+                                       ThompsonContestT<N>* deferred) {
     if (stats.arms.k == 0 || stats.untried == 0) return select_logged(rng, probability, deferred);
     *probability = 1.0;
     return stats.arms.slot[stats.cold_start_pending(pending)];
@@ -100,11 +100,13 @@ struct ThompsonPolicy {
 
   // The arms other than `best` (the best-mean arm) that could still win: those whose floor is not
   // above the best arm's highest draw, as a mask of packed arm indices.
-  NCCLBOT_HD uint32_t rivals_of(int best) const {
+  NCCLBOT_HD ArmIndexSet<N> rivals_of(int best) const {
     const double best_ceiling = highest_draw(best);
-    uint32_t rivals = 0;
-    for (int j = 0; j < stats.arms.k; ++j) rivals |= uint32_t(!(lowest_draw[j] > best_ceiling)) << j;
-    return rivals & ~(1u << best);
+    ArmIndexSet<N> rivals = ArmIndexSet<N>::none();
+    for (int j = 0; j < stats.arms.k; ++j)
+      rivals.words[j >> 5] |= uint32_t(!(lowest_draw[j] > best_ceiling)) << (j & 31);
+    rivals.clear(best);
+    return rivals;
   }
 
   // The winner among arms that can still win, drawing each: the reference definition's pick (the
@@ -127,11 +129,11 @@ struct ThompsonPolicy {
 #ifndef __CUDA_ARCH__
   // The same winner from the words' buckets: each candidate's draw lies in [lo_j, hi_j]; an arm whose
   // lo_j is above the smallest hi cannot win or tie, and when one arm is left it wins undrawn.
-  int select_by_buckets(StepRandom& rng, int best, uint32_t rivals) const {
+  int select_by_buckets(StepRandom& rng, int best, const ArmIndexSet<N>& rivals) const {
     const NormalQuantileBuckets& table = normal_quantile_buckets();
-    int arm[kNumArms];
-    uint32_t word[kNumArms];
-    double lo[kNumArms];
+    int arm[N];
+    uint32_t word[N];
+    double lo[N];
     int n = 0;
     double ceiling = HUGE_VAL;  // the smallest upper bound so far
     const auto consider = [&](int j) {
@@ -148,16 +150,19 @@ struct ThompsonPolicy {
     };
     // The best-mean arm first (the tightest ceiling soonest), then its word block's other arms, then
     // the rest: StepRandom keeps one block, so each block is generated once.
-    const auto consider_floored = [&](uint32_t arms) {  // those whose floor is not above the ceiling
+    // Those of one word of the rival set whose floor is not above the ceiling.
+    const auto consider_floored = [&](uint32_t arms, int first) {
       for (; arms != 0; arms &= arms - 1) {
-        const int j = __builtin_ctz(arms);
+        const int j = first + __builtin_ctz(arms);
         if (!(lowest_draw[j] > ceiling)) consider(j);
       }
     };
     consider(best);
-    const uint32_t group = 15u << (best & ~3);
-    consider_floored(rivals & group);
-    consider_floored(rivals & ~group);
+    const int best_word = best >> 5;
+    const uint32_t group = 15u << (best & 28);  // the four arms of best's word block, in its word
+    consider_floored(rivals.words[best_word] & group, best_word * 32);
+    for (int w = 0; w < ArmIndexSet<N>::kWords; ++w)
+      consider_floored(w == best_word ? rivals.words[w] & ~group : rivals.words[w], w * 32);
     int pick = -1, left = 0;
     for (int i = 0; i < n; ++i)
       if (!(lo[i] > ceiling)) {
@@ -181,7 +186,7 @@ struct ThompsonPolicy {
 
   // The state the propensity of `slot` is computed from (thompson_win_probability): every arm's
   // mean and spread, copied without a branch. Only meaningful once no arm is untried.
-  NCCLBOT_HD void contest(int slot, ThompsonContest* out) const {
+  NCCLBOT_HD void contest(int slot, ThompsonContestT<N>* out) const {
     const int k = stats.arms.k;
     out->n = k;
     out->played = stats.arms.index[slot];
@@ -193,12 +198,12 @@ struct ThompsonPolicy {
 
   // select() and its propensity (policy_select_logged): 1 while trying arms or with one arm;
   // otherwise the integral now, or, given `deferred`, NaN and the contest to compute it from later.
-  NCCLBOT_HD int select_logged(StepRandom& rng, double* probability, ThompsonContest* deferred) {
+  NCCLBOT_HD int select_logged(StepRandom& rng, double* probability, ThompsonContestT<N>* deferred) {
     const int slot = select(rng);
     *probability = 1.0;
     if (slot < 0 || stats.untried > 0 || stats.arms.k == 1) return slot;
-    ThompsonContest local;
-    ThompsonContest* c = deferred ? deferred : &local;
+    ThompsonContestT<N> local;
+    ThompsonContestT<N>* c = deferred ? deferred : &local;
     contest(slot, c);
     *probability = deferred ? __builtin_nan("") : thompson_win_probability(*c);
     return slot;
@@ -207,15 +212,15 @@ struct ThompsonPolicy {
   // The probability that select() returns `slot` in this state: deterministic while arms are
   // untried, then the win probability of its contest (0 when some arm always draws lower).
   NCCLBOT_HD double propensity(int slot) const {
-    if (slot < 0 || slot >= kNumArms || stats.arms.index[slot] < 0) return 0.0;
+    if (slot < 0 || slot >= N || stats.arms.index[slot] < 0) return 0.0;
     if (stats.untried > 0) return slot == stats.arms.slot[stats.first_untried()] ? 1.0 : 0.0;
-    ThompsonContest c;
+    ThompsonContestT<N> c;
     contest(slot, &c);
     return thompson_win_probability(c);
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
-    update_log(slot, ArmStats::transform(latency_us, ObsScale::kLog));
+    update_log(slot, ArmStatsT<N>::transform(latency_us, ObsScale::kLog));
   }
   // update() given the latency's log already (the CPU engine's precomputed sample logs).
   NCCLBOT_HD void update_log(int slot, double log_latency) {
@@ -233,5 +238,6 @@ struct ThompsonPolicy {
     for (int j = 0; j < stats.arms.k; ++j) refresh_bounds(j);  // derived: rebuilt, never stored
   }
 };
+using ThompsonPolicy = ThompsonPolicyT<kNumArms>;
 
 }  // namespace ncclbot

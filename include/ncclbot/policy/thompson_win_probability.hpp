@@ -37,30 +37,36 @@ NCCLBOT_HD inline double thompson_draw(double mean, double spread, double z) {
 // A Thompson sampling state as its decision saw it: arm i draws mean[i] + z_i * spread[i]
 // (spread = sigma / sqrt(N_i) > 0). The whole state, so that gathering it is a plain copy; which
 // arms can take part is decided when the probability is computed.
-struct ThompsonContest {
+template <int N>
+struct ThompsonContestT {
   int n = 0;       // arms
   int played = 0;  // the arm whose probability of winning is asked
-  double mean[kNumArms];
-  double spread[kNumArms];
+  double mean[N];
+  double spread[N];
 };
+using ThompsonContest = ThompsonContestT<kNumArms>;
 
 namespace thompson_detail {
 
 inline constexpr double kZLimit = 6.4;
 inline constexpr double kGrid = 0.5;
 inline constexpr double kStepWidths[9] = {-8, -4, -2, -1, 0, 1, 2, 4, 8};
-inline constexpr int kMaxPoints = 2 + int(2 * kZLimit / kGrid) + 1 + 9 * kNumArms;
+// Panel ends for a contest of up to N arms.
+template <int N>
+inline constexpr int kMaxPoints = 2 + int(2 * kZLimit / kGrid) + 1 + 9 * N;
 
 // The arms that decide the contest, played arm first: m[j], and sd[j] = s_j * sqrt(2) for j >= 1
 // (erfc's scale), sd[0] = s_0.
+template <int N>
 struct Rivals {
   int n;
-  double m[kNumArms];
-  double s[kNumArms];
-  double sd[kNumArms];
+  double m[N];
+  double s[N];
+  double sd[N];
 };
 
-NCCLBOT_HD inline double integrand(const Rivals& r, double z) {
+template <int N>
+NCCLBOT_HD double integrand(const Rivals<N>& r, double z) {
   const double theta = r.m[0] + r.sd[0] * z;
   double f = 0.3989422804014327 * exp(-0.5 * z * z);
   for (int j = 1; j < r.n && f > 0.0; ++j) f *= 0.5 * erfc((theta - r.m[j]) / r.sd[j]);
@@ -68,7 +74,8 @@ NCCLBOT_HD inline double integrand(const Rivals& r, double z) {
 }
 
 // 8-point Gauss-Legendre on [a, b].
-NCCLBOT_HD inline double gauss_legendre8(const Rivals& r, double a, double b) {
+template <int N>
+NCCLBOT_HD double gauss_legendre8(const Rivals<N>& r, double a, double b) {
   constexpr double x[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363};
   constexpr double w[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763};
   const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
@@ -81,12 +88,13 @@ NCCLBOT_HD inline double gauss_legendre8(const Rivals& r, double a, double b) {
 }  // namespace thompson_detail
 
 // P(the played arm draws the smallest theta), within 1e-9 (see above); in [0, 1].
-NCCLBOT_HD inline double thompson_win_probability(const ThompsonContest& c) {
+template <int N>
+NCCLBOT_HD double thompson_win_probability(const ThompsonContestT<N>& c) {
   using namespace thompson_detail;
   const int a = c.played;
   const double top = thompson_draw(c.mean[a], c.spread[a], kThompsonZCeil);
   const double bottom = thompson_draw(c.mean[a], c.spread[a], kThompsonZFloor);
-  Rivals r;
+  Rivals<N> r;
   r.n = 1;
   r.m[0] = c.mean[a];
   r.s[0] = c.spread[a];
@@ -109,7 +117,7 @@ NCCLBOT_HD inline double thompson_win_probability(const ThompsonContest& c) {
     if (cut < hi) hi = cut;
   }
   if (!(hi > lo)) return 0.0;
-  double points[kMaxPoints];
+  double points[kMaxPoints<N>];
   int n = 0;
   points[n++] = lo;
   points[n++] = hi;

@@ -26,18 +26,19 @@
 
 namespace ncclbot {
 
-struct Ucb1Policy {
+template <int N>
+struct Ucb1PolicyT {
   struct Params {
     double c;
     double n0;
   };
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  ArmStats stats;
-  double inv_sqrt_count[kNumArms];  // 1 / sqrt(N_i), refreshed when N_i changes
-  double start_total;               // sum of N_i after reset(): which exploration table fits
+  ArmStatsT<N> stats;
+  double inv_sqrt_count[N];  // 1 / sqrt(N_i), refreshed when N_i changes
+  double start_total;        // sum of N_i after reset(): which exploration table fits
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
     start_total = stats.total;
     for (int j = 0; j < stats.arms.k; ++j)
@@ -59,7 +60,7 @@ struct Ucb1Policy {
 
   // With decisions pending: each counts as a pull at its arm's current mean (confidence_bound.hpp).
   // The bonus's total then differs from every table entry, so it is computed here.
-  NCCLBOT_HD int select_pending(StepRandom&, const PendingPulls& pending) {
+  NCCLBOT_HD int select_pending(StepRandom&, const PendingPullsT<N>& pending) {
     return confidence_bound_select_pending(stats, inv_sqrt_count, params.c, pending);
   }
 
@@ -77,5 +78,6 @@ struct Ucb1Policy {
     f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
   }
 };
+using Ucb1Policy = Ucb1PolicyT<kNumArms>;
 
 }  // namespace ncclbot

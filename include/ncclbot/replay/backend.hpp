@@ -22,6 +22,12 @@ ReplayEngineFn cuda_replay_engine();  // null when this build has none
 // kCpu or kCuda. Fallback notes go to `log`.
 ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log);
 
+// The backend for `sweep` once it is read: `resolved` unless the sweep's arms set channels or chunk
+// sizes, which the CUDA kernels do not hold (they keep one arm per algorithm and protocol slot):
+// then `auto` replays on the CPU, saying so on `log`, and `cuda` is a UsageError.
+ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
+                                std::ostream& log);
+
 // The node-local rank of this process (set by the MPI process group; 0 otherwise). When a GPU
 // backend is resolved, the process first selects device local_rank mod (visible devices), so
 // `mpirun -np 8 ncclbot-mpi ... --backend cuda` on an 8-GPU node puts one rank on each GPU.

@@ -28,7 +28,8 @@ SelectAids exploration_aids(const Policy& policy, const ReplayTask& task) {
     aids.sample_logs = sample_log_table(task.sweep, task.context);
   if constexpr (requires(Policy p, StepRandom r) { p.select(r, aids); }) {
     Policy probe = policy;  // reset() on a copy tells the starting total of this context
-    probe.reset(sweep_policy_context(task.sweep, task.context, task.fixed_slot));
+    probe.reset(sweep_policy_context<kPolicyArms<Policy>>(task.sweep, task.context, task.fixed_slot,
+                                                          task.slots_only));
     aids.exploration_total0 = probe.stats.total;
     aids.exploration = exploration_bonus_table(probe.stats.total, task.horizon);
   }

@@ -40,7 +40,7 @@ namespace ncclbot {
 // own Philox draws.
 NCCLBOT_HD inline double best_cost_at(const SweepView& v, int c, uint64_t seed, uint64_t stream_id,
                                       uint32_t t) {
-  const double* means = v.mean_us + int64_t(c) * kNumArms;
+  const double* means = v.mean_us + int64_t(c) * v.arms;
   const double first = means[best_slot(v, c)];
   const CallDynamics& d = v.dynamics;
   if (!d.shifts()) return first;
@@ -50,7 +50,7 @@ NCCLBOT_HD inline double best_cost_at(const SweepView& v, int c, uint64_t seed, 
     next = next_change_point(d, seed, stream_id, shifts, next);
   }
   if (shifts == 0) return first;
-  return shifted_best_cost(d, means, v.mask(c), seed, stream_id, shifts, nullptr);
+  return shifted_best_cost(d, means, v.valid_arms(c), v.arms, seed, stream_id, shifts, nullptr);
 }
 
 // One algorithm's first use in a communicator: the call t of context `member` (0 .. K-1).

@@ -7,7 +7,8 @@
 namespace ncclbot {
 
 NCCLBOT_HD inline int best_slot(const SweepView& v, int c) {
-  return nccl_argmin(v.mask(c), [&](int s) { return v.mean(c, s); });
+  return nccl_argmin(
+      v.valid_arms(c), [&](int s) { return v.mean(c, s); }, v.arms);
 }
 
 NCCLBOT_HD inline double relative_loss(const SweepView& v, int c, int slot) {
@@ -18,7 +19,9 @@ NCCLBOT_HD inline double relative_loss(const SweepView& v, int c, int slot) {
 // NCCL's tie rule; -1 when the sweep has no prior.
 NCCLBOT_HD inline int auto_slot(const SweepView& v, int c) {
   if (!v.has_prior()) return -1;
-  return nccl_argmin(v.mask(c).nccl_arms(), [&](int s) { return v.prior(c, s); });
+  return nccl_argmin(
+      v.valid_arms(c),
+      [&](int s) { return is_nccl_slot(v.arm(c, s).slot()) ? v.prior(c, s) : __builtin_nanf(""); }, v.arms);
 }
 
 }  // namespace ncclbot

@@ -1,6 +1,7 @@
 #pragma once
 // Policy specs (docs/architecture.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
-// grid (the cartesian product of all lists, first key outermost). The names and keys are the
+// grid (the cartesian product of all lists, first key outermost), and an optional `@slots` at the end
+// keeps the policy to NCCL's own knob settings (PolicySpec::slots_only). The names and keys are the
 // registry's (policy/policy.hpp); policy_names_list() and the parser's messages list them.
 // The same strings come from the command line, from TOML studies and from NCCLBOT_POLICY.
 #include <optional>
@@ -15,6 +16,10 @@ namespace ncclbot {
 struct PolicySpec {
   std::string text;  // canonical: every key of the policy, in contract order, e.g. "ucb1:c=0.1,n0=4"
   PolicyConfig config;
+  // `@slots` after the spec: the policy chooses among the arms at NCCL's own channels and chunk size
+  // only (one per algorithm and protocol), in a knob sweep as in a slot sweep, where it changes
+  // nothing; the losses are still priced against every arm.
+  bool slots_only = false;
 };
 
 // Expands one spec (possibly a grid) into its points. Unknown policy, unknown or repeated key, or a

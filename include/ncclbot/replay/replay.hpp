@@ -73,6 +73,7 @@ struct ReplayTask {
   int window = 1;             // W >= 1: calls decided together (above); W - 1 + D <= kMaxReplayDelay
   int policy_start = 0;       // S >= 0: calls before it play NCCL's own pick (above)
   double call_cost_us = 0.0;  // the policy's own cost per call (>= 0), paid on every call
+  bool slots_only = false;    // the policy sees only the arms at NCCL's own knobs (PolicySpec)
   SelectAids aids;            // engine-side caches the policy may read (CPU engine only), none by default
 };
 
@@ -87,21 +88,55 @@ struct ReplayOutcome {
   uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
 };
 
-// Relative losses of every slot of context c (0 for invalid slots, which are never played);
-// bit-identical to relative_loss() of replay/loss.hpp.
-NCCLBOT_HD inline void context_losses(const SweepView& v, int c, double* loss) {
-  const int best = best_slot(v, c);
-  const ArmMask mask = v.mask(c);
-  for (int s = 0; s < kNumArms; ++s) loss[s] = mask.has(s) ? v.mean(c, s) / v.mean(c, best) - 1.0 : 0.0;
+// The arm capacity N of a policy type P<N> (every registered policy is a class template over it,
+// policy_context.hpp): which cursor and context its replays take. A policy type that is no such
+// template (a test's own) takes PolicyContext, whose capacity is kNumArms.
+template <typename Policy>
+constexpr int policy_arms_of(const Policy*) {
+  return kNumArms;
+}
+template <template <int> class P, int N>
+constexpr int policy_arms_of(const P<N>*) {
+  return N;
+}
+template <typename Policy>
+inline constexpr int kPolicyArms = policy_arms_of(static_cast<const Policy*>(nullptr));
+
+// The most arms per context the engines replay a knob sweep with (the policies' capacity there; a
+// slot sweep's is kNumArms): a sweep with more is refused, naming this limit.
+inline constexpr int kKnobReplayArms = 512;
+
+// Whether a policy with room for N arms can replay `v`: a slot-shaped view needs N = kNumArms
+// exactly (its indices are NCCL's slots), a knob view at most N arms per context.
+NCCLBOT_HD inline bool view_fits_arms(const SweepView& v, int n) {
+  return v.slot_shaped() ? n == kNumArms : v.arms <= n;
 }
 
-// The PolicyContext of a sweep context: its mask, the sweep's prior, the measured means.
-NCCLBOT_HD inline PolicyContext sweep_policy_context(const SweepView& v, int c, int fixed_slot) {
-  PolicyContext ctx;
-  ctx.mask = v.mask(c);
-  ctx.prior_us = v.has_prior() ? v.prior_us + int64_t(c) * kNumArms : nullptr;
-  ctx.true_mean_us = v.mean_us + int64_t(c) * kNumArms;
+// Relative losses of every index of context c, loss[0..N) (0 for invalid indices, which are never
+// played); bit-identical to relative_loss() of replay/loss.hpp.
+template <int N>
+NCCLBOT_HD void context_losses(const SweepView& v, int c, double* loss) {
+  const int best = best_slot(v, c);
+  const ValidArms valid = v.valid_arms(c);
+  for (int s = 0; s < N; ++s)
+    loss[s] = s < v.arms && valid.has(s) ? v.mean(c, s) / v.mean(c, best) - 1.0 : 0.0;
+}
+
+// The PolicyContext of a sweep context: its valid arms (with `slots_only`, those at NCCL's own
+// channels and chunk size), the sweep's prior, the measured means, and in a knob sweep which arm
+// each index is.
+template <int N = kNumArms>
+NCCLBOT_HD PolicyContextT<N> sweep_policy_context(const SweepView& v, int c, int fixed_slot,
+                                                  bool slots_only = false) {
+  PolicyContextT<N> ctx;
+  ctx.mask = v.mask_of<N>(c);
+  if (slots_only && v.arm_table)
+    for (int s = 0; s < v.arms; ++s)
+      if (ctx.mask.has(s) && !v.arm(c, s).default_knobs()) ctx.mask.clear(s);
+  ctx.prior_us = v.has_prior() ? v.prior_us + int64_t(c) * v.arms : nullptr;
+  ctx.true_mean_us = v.mean_us + int64_t(c) * v.arms;
   ctx.fixed_slot = fixed_slot;
+  ctx.arms = v.arm_table ? v.arm_table + int64_t(c) * v.arms : nullptr;
   return ctx;
 }
 
@@ -110,13 +145,15 @@ struct NoStepObserver {
 };
 
 // After the n-th change point (n >= 1): every valid arm's level (written to level[s] when `level` is
-// given) and the cheapest mean x level, what the best choice costs then. One definition for the
-// replay cursor and for the first-use charge (replay/first_use.hpp), so both see the same bits.
-NCCLBOT_HD inline double shifted_best_cost(const CallDynamics& d, const double* means, ArmMask mask,
-                                           uint64_t seed, uint64_t id, uint32_t n, double* level) {
+// given) and the cheapest mean x level, what the best choice costs then, over indices [0, arms). One
+// definition for the replay cursor and for the first-use charge (replay/first_use.hpp), so both see
+// the same bits. An arm's level is drawn by its index: a knob sweep's arms each get their own.
+template <typename Mask>
+NCCLBOT_HD double shifted_best_cost(const CallDynamics& d, const double* means, const Mask& mask, int arms,
+                                    uint64_t seed, uint64_t id, uint32_t n, double* level) {
   double ref = 0.0;
   const double shared = shared_level(d, seed, id, n);
-  for (int s = 0; s < kNumArms; ++s) {
+  for (int s = 0; s < arms; ++s) {
     if (!mask.has(s)) continue;
     const double l = shifted_level(d, seed, id, n, s, shared);
     if (level) level[s] = l;
@@ -134,35 +171,38 @@ NCCLBOT_HD inline double shifted_best_cost(const CallDynamics& d, const double* 
 // A sweep with call dynamics (SweepView::dynamic(), core/call_dynamics.hpp) takes the dynamic path:
 // levels, warm-up and first-use costs on top of the drawn sample; without them a step is exactly
 // the plain draw-observe-pay of docs/architecture.md "Losses".
-template <int DelayCapacity>
+// N is the policy's arm capacity (kPolicyArms).
+template <int DelayCapacity, int N = kNumArms>
 struct ReplayCursorT {
   const float* times = nullptr;  // the context's samples, [slot][sample]
   int samples = 0;
   uint32_t seed_lo = 0, seed_hi = 0, id_lo = 0, id_hi = 0;
   Philox4x32 block{};
   double loss_sum = 0.0;
-  double loss[kNumArms];
+  double loss[N];
   double cost_loss = 0.0;  // call_cost_us relative to the best arm now: added to every call's loss
   // Delayed feedback only: a ring of the calls whose latency has not reached the policy yet,
   // oldest at pending_head: pending[i] the slot, pending_x[i] the latency it observed (what reaches
   // the policy when it arrives); in_flight counts them by slot.
   static constexpr int kRing = DelayCapacity > 0 ? DelayCapacity + 1 : 1;
-  int8_t pending[kRing];
+  ArmIndexT<N> pending[kRing];
   float pending_x[kRing];
   int pending_head = 0, pending_count = 0;
   struct NoPulls {};  // the undelayed cursor keeps none (it lives in the kernels' shared memory)
-  std::conditional_t<(DelayCapacity > 0), PendingPulls, NoPulls> in_flight;
+  std::conditional_t<(DelayCapacity > 0), PendingPullsT<N>, NoPulls> in_flight;
   int nccl_pick = -1;  // with a policy start: AUTO's arm, played before it
   // Call dynamics only.
   bool dynamic = false;
   CallDynamics dyn{};
   const double* means = nullptr;  // the context's measured means
-  double level[kNumArms];         // each arm's current level (1 before the first change point)
+  const Arm* arm_of = nullptr;    // a knob sweep's arms by index (the algorithm a first use names)
+  int arms = 0;                   // the context's arm indices
+  double level[N];                // each arm's current level (1 before the first change point)
   double ref_us = 0.0;            // min over arms of mean * level: what the best choice costs now
   uint32_t next_shift = 0xffffffffu, shifts = 0;
   uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
-  ArmMask mask{};
-  uint16_t plays[kNumArms];
+  ArmMaskT<N> mask{};
+  uint16_t plays[N];
 
   NCCLBOT_HD uint32_t sample_word(uint32_t t, Philox4x32& cache) const {
     if ((t & 3) == 0) cache = philox4x32_10(Philox4x32{{t >> 2, 0u, id_lo, id_hi}}, seed_lo, seed_hi);
@@ -172,24 +212,24 @@ struct ReplayCursorT {
   template <typename Policy>
   NCCLBOT_HD void begin(Policy& policy, const ReplayTask& task) {
     const SweepView& v = task.sweep;
-    context_losses(v, task.context, loss);
-    policy.reset(sweep_policy_context(v, task.context, task.fixed_slot));
+    context_losses<N>(v, task.context, loss);
+    policy.reset(sweep_policy_context<N>(v, task.context, task.fixed_slot, task.slots_only));
     seed_lo = uint32_t(task.seed);
     seed_hi = uint32_t(task.seed >> 32);
     id_lo = uint32_t(task.stream_id);
     id_hi = uint32_t(task.stream_id >> 32);
     samples = v.samples;
-    times = v.time_us + int64_t(task.context) * kNumArms * v.samples;
+    times = v.time_us + int64_t(task.context) * v.arms * v.samples;
     block = Philox4x32{};
     for (int a = 0; a < kNumAlgos; ++a) first_use[a] = kNeverUsed;
     pending_head = 0;
     pending_count = 0;
     if constexpr (DelayCapacity > 0) {
-      for (int s = 0; s < kNumArms; ++s) in_flight.count[s] = 0;
+      for (int s = 0; s < N; ++s) in_flight.count[s] = 0;
       in_flight.total = 0;
       if (task.policy_start > 0) {
-        AutoPolicy nccl;
-        nccl.reset(sweep_policy_context(v, task.context, -1));
+        AutoPolicyT<N> nccl;
+        nccl.reset(sweep_policy_context<N>(v, task.context, -1));
         nccl_pick = nccl.pick;
       }
     }
@@ -198,12 +238,14 @@ struct ReplayCursorT {
     dynamic = v.dynamic();
     if (dynamic) {
       dyn = v.dynamics;
-      means = v.mean_us + int64_t(task.context) * kNumArms;
-      mask = v.mask(task.context);
+      means = v.mean_us + int64_t(task.context) * v.arms;
+      arm_of = v.arm_table ? v.arm_table + int64_t(task.context) * v.arms : nullptr;
+      arms = v.arms;
+      mask = v.mask_of<N>(task.context);
       ref_us = means[best_slot(v, task.context)];
       shifts = 0;
       next_shift = dyn.shifts() ? shift_gap(dyn, task.seed, task.stream_id, 0) : 0xffffffffu;
-      for (int s = 0; s < kNumArms; ++s) {
+      for (int s = 0; s < N; ++s) {
         level[s] = 1.0;
         plays[s] = 0;
       }
@@ -213,8 +255,8 @@ struct ReplayCursorT {
   // A change point: every arm gets a new level, and the losses follow the new best.
   NCCLBOT_HD void shift_levels(const ReplayTask& task) {
     ++shifts;
-    ref_us = shifted_best_cost(dyn, means, mask, task.seed, task.stream_id, shifts, level);
-    for (int s = 0; s < kNumArms; ++s) loss[s] = mask.has(s) ? means[s] * level[s] / ref_us - 1.0 : 0.0;
+    ref_us = shifted_best_cost(dyn, means, mask, arms, task.seed, task.stream_id, shifts, level);
+    for (int s = 0; s < arms; ++s) loss[s] = mask.has(s) ? means[s] * level[s] / ref_us - 1.0 : 0.0;
     cost_loss = task.call_cost_us / ref_us;
     next_shift = next_change_point(dyn, task.seed, task.stream_id, shifts, next_shift);
   }
@@ -248,7 +290,8 @@ struct ReplayCursorT {
         level[slot] * warm_factor(dyn.job_warmup, dyn.job_warmup_calls, uint32_t(t)) * arm_warm;
     call_loss = loss[slot];
     if (arm_warm != 1.0) call_loss += (arm_warm - 1.0) * means[slot] * level[slot] / ref_us;
-    if (first_use[slot / kNumProtos] == kNeverUsed) first_use[slot / kNumProtos] = uint32_t(t);
+    const int algo = arm_of ? int(arm_of[slot].algo) : slot / kNumProtos;
+    if (first_use[algo] == kNeverUsed) first_use[algo] = uint32_t(t);
     if (k < 0xffffu) plays[slot] = uint16_t(k + 1);
     return float(double(x) * factor);
   }
@@ -275,7 +318,7 @@ struct ReplayCursorT {
     if constexpr (DelayCapacity > 0) {
       int at = pending_head + pending_count;
       at = at >= kRing ? at - kRing : at;
-      pending[at] = int8_t(slot);
+      pending[at] = ArmIndexT<N>(slot);
       pending_x[at] = x;
       ++pending_count;
       if (t >= task.policy_start) {
@@ -316,7 +359,7 @@ NCCLBOT_HD ReplayOutcome replay_in_cursor(Cursor& cursor, Policy& policy, const 
                                           Observer& observe) {
   cursor.begin(policy, task);
   for (int t = 0; t < task.horizon; ++t) cursor.step(policy, task, t, observe);
-  if constexpr (!std::is_same_v<Cursor, ReplayCursor>) cursor.deliver_late(policy, task, task.horizon);
+  if constexpr (Cursor::kRing > 1) cursor.deliver_late(policy, task, task.horizon);
   return cursor.finish(policy, task);
 }
 
@@ -342,8 +385,10 @@ NCCLBOT_HD inline bool feedback_delayed(const ReplayTask& task) {
 // Undelayed feedback runs the undelayed cursor, so those replays pay nothing for the delayed path.
 template <typename Policy, typename Observer = NoStepObserver>
 NCCLBOT_HD ReplayOutcome replay_one(Policy& policy, const ReplayTask& task, Observer observe = Observer{}) {
-  if (feedback_delayed(task)) return replay_with_cursor<DelayedReplayCursor>(policy, task, observe);
-  return replay_with_cursor<ReplayCursor>(policy, task, observe);
+  constexpr int kArms = kPolicyArms<Policy>;
+  if (feedback_delayed(task))
+    return replay_with_cursor<ReplayCursorT<kMaxReplayDelay, kArms>>(policy, task, observe);
+  return replay_with_cursor<ReplayCursorT<0, kArms>>(policy, task, observe);
 }
 
 }  // namespace ncclbot

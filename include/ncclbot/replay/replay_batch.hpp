@@ -13,7 +13,7 @@ namespace ncclbot {
 template <int B, typename Policy>
 inline void replay_batch(Policy* policies, const ReplayTask* tasks, ReplayOutcome* out) {
   static_assert(B >= 1, "a batch holds at least one replay");
-  ReplayCursor cursor[B];
+  ReplayCursorT<0, kPolicyArms<Policy>> cursor[B];
   NoStepObserver observe;
   for (int b = 0; b < B; ++b) cursor[b].begin(policies[b], tasks[b]);
   const int horizon = tasks[0].horizon;

@@ -118,7 +118,7 @@ TEST(StateFileFormat, TheArmsStillAtTheirPriorSurviveARoundTrip) {
     const auto prior_only = [](PolicyState& p) {
       return with_policy(p, [](auto& q) -> uint32_t {
         if constexpr (requires { q.stats.prior_only; })
-          return q.stats.prior_only;
+          return q.stats.prior_only.words[0];
         else
           return 0xffffffffu;
       });

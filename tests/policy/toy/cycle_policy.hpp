@@ -10,16 +10,17 @@
 
 namespace ncclbot {
 
-struct CyclePolicy {
+template <int N>
+struct CyclePolicyT {
   struct Params {
     int stride;
   };
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
-  ArmSet arms;
+  ArmSetT<N> arms;
   int calls;  // latencies observed so far
 
-  NCCLBOT_HD void reset(const PolicyContext& ctx) {
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     arms.assign(ctx.mask);
     calls = 0;
   }
@@ -35,9 +36,10 @@ struct CyclePolicy {
  private:
   NCCLBOT_HD int turn() const { return int((int64_t(calls) * params.stride) % arms.k); }
 };
+using CyclePolicy = CyclePolicyT<kNumArms>;
 
 }  // namespace ncclbot
 
 // Its registry lines (in policy/policy.hpp itself for a policy of the project's own).
 #define NCCLBOT_EXTRA_POLICY_KEYS(K) K(stride, int, 1, 1, 64) /* cycle: arms between turns */
-#define NCCLBOT_EXTRA_POLICIES(X) X(kCycle, 12, CyclePolicy, cycle, "cycle", kLive, stride)
+#define NCCLBOT_EXTRA_POLICIES(X) X(kCycle, 12, CyclePolicyT, cycle, "cycle", kLive, stride)
