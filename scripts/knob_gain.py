@@ -13,8 +13,15 @@ the gain mu_default / mu_best - 1 of the best arm that changes only that knob of
   both      AUTO's algorithm and protocol, any channels and chunk;
   any arm   every arm of the context (algorithm and protocol too).
 Prints the median and largest gain per sweep, knob and size band (below 64 KiB, 64 KiB to 4 MiB,
-4 to 128 MiB, above 128 MiB); --figure draws gain against message size, one line per knob (median
-over the contexts of a size), a panel per sweep. Standard library, plus matplotlib for --figure.
+4 to 128 MiB, above 128 MiB), and the knob headroom: the mean over contexts of mu_slot / mu_best - 1,
+mu_slot the best arm at NCCL's own knobs (any algorithm and protocol) and mu_best the best arm, what
+a learner kept to NCCL's knobs loses at best. --figure draws gain against message size, one line per
+knob (median over the contexts of a size), a panel per sweep. Standard library, plus matplotlib for
+--figure.
+
+The gains are of sample means: among arms whose true latencies are equal, the smallest sample mean
+is below their common truth (the winner's curse), so with sampling noise every gain is biased
+upward; a sweep synthesised with --noise-scale 0 gives the knob model's own gains.
 """
 import csv
 import json
@@ -71,19 +78,29 @@ def gains(arms):
     return {k: mu / min(v) - 1.0 for k, v in pick.items()}
 
 
+def headroom(arms):
+    """mu of the best arm at NCCL's own knobs over mu of the best arm, minus 1 (None without one)."""
+    slot = [m for a, (m, _) in arms.items() if a[2] == 0 and a[3] == 0]
+    return min(slot) / min(m for m, _ in arms.values()) - 1.0 if slot else None
+
+
 def summarise(path):
-    per_context = []
+    per_context, rooms = [], []
     for ctx, arms in sorted(read_sweep(path).items()):
         g = gains(arms)
         if g is not None:
             per_context.append((ctx[4], g))
+        h = headroom(arms)
+        if h is not None:
+            rooms.append(h)
     bands = {}
     for name, lo, hi in BANDS:
         rows = [g for b, g in per_context if lo <= b < hi]
         if rows:
             bands[name] = {k: {"median": statistics.median(r[k] for r in rows), "max": max(r[k] for r in rows),
                                "contexts": len(rows)} for k in KNOBS}
-    return per_context, bands
+    room = {"mean": statistics.mean(rooms), "max": max(rooms)} if rooms else None
+    return per_context, bands, room
 
 
 def main(argv):
@@ -96,23 +113,29 @@ def main(argv):
         return 2
     out = {}
     for p in paths:
-        per_context, bands = summarise(p)
-        out[p] = {"contexts": len(per_context), "bands": bands}
+        per_context, bands, room = summarise(p)
+        out[p] = {"contexts": len(per_context), "bands": bands, "knob_headroom": room}
         if "--json" not in argv:
-            print(f"{p}: {len(per_context)} contexts; gain over NCCL's default, median / largest")
+            print(f"{p}: {len(per_context)} contexts; knob headroom mean {room['mean']:.2%}, largest "
+                  f"{room['max']:.2%}; gain over NCCL's default, median / largest")
             for name, row in bands.items():
                 cells = "  ".join(f"{k} {row[k]['median']:.1%} / {row[k]['max']:.1%}" for k in KNOBS)
                 print(f"  {name:>15} ({row['channels']['contexts']:3d}): {cells}")
         if figure:
             out[p]["per_context"] = per_context
     if "--json" in argv:
-        print(json.dumps({p: {"contexts": v["contexts"], "bands": v["bands"]} for p, v in out.items()}, indent=1))
+        print(json.dumps({p: {k: v[k] for k in ("contexts", "bands", "knob_headroom")} for p, v in out.items()},
+                         indent=1))
     if figure:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, axes = plt.subplots(1, len(paths), figsize=(6 * len(paths), 4), squeeze=False)
-        for ax, p in zip(axes[0], paths):
+        cols = min(2, len(paths))
+        rows = (len(paths) + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 3.8 * rows), squeeze=False)
+        for ax in axes.flat[len(paths):]:
+            ax.set_visible(False)
+        for ax, p in zip(axes.flat, paths):
             by_size = defaultdict(list)
             for b, g in out[p]["per_context"]:
                 by_size[b].append(g)
@@ -121,8 +144,8 @@ def main(argv):
                 ax.plot(sizes, [100 * statistics.median(g[k] for g in by_size[s]) for s in sizes], label=k)
             ax.set_xscale("log", base=2)
             ax.set_xlabel("message size (bytes)")
-            ax.set_ylabel("gain over NCCL's default (%), median over node counts")
-            ax.set_title(p.rsplit("/", 1)[-1])
+            ax.set_ylabel("gain over NCCL's default (%)")
+            ax.set_title(p.rsplit("/", 1)[-1].removesuffix(".csv") + ": median over node counts and collectives")
             ax.legend()
         fig.tight_layout()
         fig.savefig(figure, dpi=110)
