@@ -167,6 +167,22 @@ SweepView Sweep::arm_view() const {
   return v;
 }
 
+void Sweep::price_on(const Sweep& truth) {
+  if (truth.contexts_ != contexts_ || truth.slot_shaped() != slot_shaped())
+    throw std::invalid_argument("Sweep::price_on: the truth holds other contexts");
+  for (int c = 0; c < num_contexts(); ++c) {
+    const auto mine = arms(c), theirs = truth.arms(c);
+    if (!std::equal(mine.begin(), mine.end(), theirs.begin(), theirs.end()))
+      throw std::invalid_argument("Sweep::price_on: the truth holds other arms");
+  }
+  if (knob_) {
+    knob_index_.mean_us = truth.knob_index_.mean_us;  // the same arms, so the same padded layout
+  } else {
+    mean_us_ = truth.mean_us_;  // the same valid slots, NaN elsewhere in both
+  }
+  priced_on_truth_ = true;
+}
+
 void Sweep::set_dynamics(const SweepDynamics& d) {
   const CallDynamics& c = d.call;
   auto in = [](double x, double lo, double hi) { return x >= lo && x <= hi; };
@@ -255,9 +271,9 @@ Sweep SweepBuilder::build() const {
                              std::to_string(R) + " (every arm needs the same sample count)");
       }
       if (arm.samples.rbegin()->first != n - 1)
-        throw InputError(source_, arm.first_line,
-                         describe(ctx) + " " + arm_label(slot) + ": sample indices must be 0.." +
-                             std::to_string(n - 1));
+        throw InputError(
+            source_, arm.first_line,
+            describe(ctx) + " " + arm_label(slot) + ": sample indices must be 0.." + std::to_string(n - 1));
     }
   }
   return first_knob_line_ ? build_knobs(R) : build_slots(R);

@@ -29,7 +29,8 @@ std::string source_text(const json& src) {
   if (src.contains("preset"))
     return "synth " + src.at("preset").get<std::string>() + " seed " + src.at("seed").dump() +
            (src.value("hipipe", false) ? " with the HiPIPE arm" : "") +
-           (src.contains("knobs") ? " with knob arms " + src.at("knobs").get<std::string>() : "");
+           (src.contains("knobs") ? " with knob arms " + src.at("knobs").get<std::string>() : "") +
+           (src.value("price", "") == "truth" ? ", priced at the simulator's true latencies" : "");
   return src.at("file").get<std::string>();
 }
 

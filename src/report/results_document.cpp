@@ -110,6 +110,7 @@ json results_sweeps_json(const PreparedStudy& study) {
       if (ps.source->samples > 0) src["samples"] = ps.source->samples;
       if (ps.source->hipipe) src["hipipe"] = true;
       if (!ps.source->knobs.empty()) src["knobs"] = ps.source->knobs;
+      if (ps.source->price_on_truth) src["price"] = "truth";
     } else {
       src = {{"file", ps.source->file}};
     }

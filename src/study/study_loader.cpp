@@ -167,10 +167,10 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 }
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
-  r.only_keys(
-      t, "[[sweep]]",
-      {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
-       "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs", "file"});
+  r.only_keys(t, "[[sweep]]",
+              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation",
+               "noise_scale", "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size",
+               "knobs", "price", "file"});
   SweepSource s;
   s.line = toml_line(t);
   const auto* name = r.find(t, "name");
@@ -205,6 +205,13 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "shift_size")) s.shift_size = r.number(*n, "sweep.shift_size", 0.0, 0.899, false);
     if (auto* n = r.find(t, "shift_arm_size"))
       s.shift_arm_size = r.number(*n, "sweep.shift_arm_size", 0.0, 0.899, false);
+    if (auto* n = r.find(t, "price")) {
+      const std::string price = r.string(*n, "sweep.price");
+      if (price != "samples" && price != "truth")
+        r.fail(*n, "sweep.price '" + price +
+                       "' must be samples (the samples' means) or truth (the simulator's true latencies)");
+      s.price_on_truth = price == "truth";
+    }
     if (auto* n = r.find(t, "knobs")) {
       s.knobs = r.string(*n, "sweep.knobs");
       try {
@@ -216,7 +223,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
   } else {
     for (const char* k :
          {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale", "drift",
-          "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs"})
+          "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs", "price"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");

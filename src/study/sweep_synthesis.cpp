@@ -31,9 +31,22 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   o.shift_rate = source.shift_rate;
   o.shift_size = source.shift_size;
   o.shift_arm_size = source.shift_arm_size;
+  const auto synth = [&](const sim::SynthOptions& opt) {
+    if (!source.knobs.empty()) return sim::synthesize_knobs(preset, opt, sim::parse_knob_spec(source.knobs));
+    return sim::synthesize(preset, opt);
+  };
   try {
-    if (!source.knobs.empty()) return sim::synthesize_knobs(preset, o, sim::parse_knob_spec(source.knobs));
-    return sim::synthesize(preset, o);
+    Sweep sweep = synth(o);
+    if (source.price_on_truth) {
+      // The same contexts and arms with every sample at the true latency: the observation model on
+      // with no noise (its call dynamics are not in the samples), one sample.
+      sim::SynthOptions truth = o;
+      truth.observation = true;
+      truth.noise_scale = 0.0;
+      truth.samples = 1;
+      sweep.price_on(synth(truth));
+    }
+    return sweep;
   } catch (const InputError& e) {
     throw InputError(study_path, source.line, "sweep '" + source.name + "': " + e.what());
   } catch (const UsageError& e) {

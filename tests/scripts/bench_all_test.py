@@ -37,6 +37,7 @@ class Rows(unittest.TestCase):
         doc = {"results": [{"policy": "thompson:n0=1,sigma=0.1", "steps_per_s": 2.04e7},
                            {"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 5.16e7}]}
         self.assertEqual(bench_all.replay_row(doc)[1], "UCB1 5.2×10⁷, Thompson 2.0×10⁷ steps/s")
+        self.assertTrue(bench_all.replay_row(doc, 512)[0].startswith("CPU replay, 512 knob arms, 1 thread"))
 
     def test_replay_row_without_a_policy_is_an_error(self):
         with self.assertRaises(bench_all.BenchError):
@@ -162,8 +163,8 @@ class Readme(unittest.TestCase):
                         section[0])
         self.assertEqual(section[1:4], ["", "| what | result |", "|---|---|"])
         labels = [line.split(" | ")[0][2:] for line in section[4:]]
-        expected_starts = ["CPU replay", "bootstrap", "plugin `getCollInfo`", "plugin feedback lag",
-                           "`ncclbot synth", "GPU replay"]
+        expected_starts = ["CPU replay, 12 arms", "CPU replay, 512 knob arms", "bootstrap", "plugin `getCollInfo`",
+                           "plugin feedback lag", "`ncclbot synth", "GPU replay"]
         self.assertEqual(len(labels), len(expected_starts), labels)
         for label, start in zip(labels, expected_starts):
             self.assertTrue(label.startswith(start), (label, start))

@@ -96,6 +96,12 @@ class Sweep {
   float arm_prior(int c, int i) const;  // -1 without a prior
   // Bitwise equality of every tensor (NaN slots compare by bit pattern).
   bool identical_to(const Sweep& other) const;
+  // Prices every arm at `truth`'s mean of that arm instead of its own samples' mean (mean_us(), the
+  // views' mean_us): a simulated sweep priced at the simulator's true latencies, which no learner
+  // observes, while the replay still draws this sweep's samples. `truth` must hold the same
+  // contexts and arms (std::invalid_argument otherwise).
+  void price_on(const Sweep& truth);
+  bool priced_on_truth() const { return priced_on_truth_; }
 
  private:
   std::vector<Context> contexts_;
@@ -120,6 +126,7 @@ class Sweep {
     std::vector<Arm> table;
   };
   IndexTensors knob_index_;
+  bool priced_on_truth_ = false;
 
   void list_slot_arms();
   void index_knob_arms();

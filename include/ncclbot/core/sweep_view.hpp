@@ -5,7 +5,9 @@
 // sweep index s is the s-th arm of the context's list, in Arm order, and arm_table names it.
 // Layout (all row-major, C contexts, R samples per arm, W = ceil(A / 32) words):
 //   time_us [C][A][R]    measured latencies, NaN at indices that were not measured
-//   mean_us [C][A]       mean of the R samples (summed in sample order, double), NaN if invalid
+//   mean_us [C][A]       each arm's price: the mean of its R samples (summed in sample order, double),
+//                        or its true latency where the sweep is priced on the truth (Sweep::price_on);
+//                        NaN if invalid
 //   prior_us[C][A]       the AUTO model's prediction, -1 where invalid; nullptr if no prior
 //   valid   [C][W]       bits of the measured indices (one ArmMask word per context when A = 24)
 //   arm_table[C][A]      the arm at each index; nullptr in a slot-shaped sweep
