@@ -2,6 +2,7 @@
 // AUTO's picks lose when priced on the measured arms.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -60,7 +61,7 @@ nlohmann::json inspect_knobs(const Sweep& sweep, const std::vector<int>& selecte
   std::set<Arm> seen;
   size_t min_arms = SIZE_MAX, max_arms = 0;
   uint64_t min_bytes = UINT64_MAX, max_bytes = 0;
-  std::vector<double> default_losses;
+  std::vector<double> default_losses, headroom;
   for (int c : selected) {
     const auto arms = sweep.arms(c);
     seen.insert(arms.begin(), arms.end());
@@ -68,11 +69,15 @@ nlohmann::json inspect_knobs(const Sweep& sweep, const std::vector<int>& selecte
     max_arms = std::max(max_arms, arms.size());
     min_bytes = std::min(min_bytes, sweep.context(c).bytes);
     max_bytes = std::max(max_bytes, sweep.context(c).bytes);
+    double best = knob_arm_mean(sweep, c, 0), best_own = HUGE_VAL;  // over every arm, at NCCL's knobs
+    for (int i = 0; i < int(arms.size()); ++i) {
+      const double m = knob_arm_mean(sweep, c, i);
+      best = std::min(best, m);
+      if (arms[size_t(i)].default_knobs()) best_own = std::min(best_own, m);
+    }
+    if (best_own < HUGE_VAL) headroom.push_back(best_own / best - 1.0);
     const int pick = knob_default_arm(sweep, c);
-    if (pick < 0) continue;
-    double best = knob_arm_mean(sweep, c, 0);
-    for (int i = 1; i < int(arms.size()); ++i) best = std::min(best, knob_arm_mean(sweep, c, i));
-    default_losses.push_back(knob_arm_mean(sweep, c, pick) / best - 1.0);
+    if (pick >= 0) default_losses.push_back(knob_arm_mean(sweep, c, pick) / best - 1.0);
   }
   nlohmann::json out;
   out["contexts"] = selected.size();
@@ -84,6 +89,9 @@ nlohmann::json inspect_knobs(const Sweep& sweep, const std::vector<int>& selecte
     out["bytes"] = {{"min", min_bytes}, {"max", max_bytes}};
   }
   if (!default_losses.empty()) out["auto"] = loss_json(default_losses);
+  // The best arm at NCCL's own channels and chunk against the best arm: what a learner kept to NCCL's
+  // knobs loses at best, on the samples' means (which arms of equal latency bias upward).
+  if (!headroom.empty()) out["knob_headroom"] = loss_json(headroom);
   return out;
 }
 
@@ -130,6 +138,13 @@ void print_human(const nlohmann::json& j, std::ostream& os) {
        << ", within 1% of best: " << a["within_1pct"] << "\n";
   } else {
     os << "no prior in this sweep: AUTO's loss cannot be priced\n";
+  }
+  if (j.contains("knob_headroom")) {
+    const auto& h = j["knob_headroom"];
+    os << "knob headroom (the best arm at NCCL's own channels and chunk against the best arm, on the "
+          "samples' means): mean "
+       << h["mean"].get<double>() * 100 << "%, max " << h["max"].get<double>() * 100
+       << "%, contexts above 10%: " << h["above_10pct"] << "\n";
   }
 }
 

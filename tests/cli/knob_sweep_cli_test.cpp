@@ -36,6 +36,8 @@ TEST(KnobSweepCli, InspectPricesNcclsDefaultAgainstTheBestKnobArm) {
   EXPECT_EQ(j["knob_arms"], true);
   EXPECT_DOUBLE_EQ(j["auto"]["mean"].get<double>(), 0.375);
   EXPECT_EQ(j["auto"]["above_10pct"], 1);
+  // The best arm at NCCL's knobs is Tree/Simple (9) against Ring/Simple at 8 channels (8): 0.125.
+  EXPECT_DOUBLE_EQ(j["knob_headroom"]["mean"].get<double>(), 0.125);
   EXPECT_NE(r.err.find("NCCL's default"), std::string::npos) << r.err;
 }
 
