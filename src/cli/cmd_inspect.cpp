@@ -34,13 +34,6 @@ nlohmann::json loss_json(const std::vector<double>& losses) {
           {"within_1pct", within_1pct}};
 }
 
-// The mean of arm i of context c, summed in sample order as the Sweep sums its slot means.
-double knob_arm_mean(const Sweep& sweep, int c, int i) {
-  double sum = 0.0;
-  for (int r = 0; r < sweep.samples(); ++r) sum += double(sweep.arm_sample(c, i, r));
-  return sum / sweep.samples();
-}
-
 // NCCL's default for a knob context: AUTO's algorithm and protocol (argmin of the prior over NCCL's
 // arms, lowest first on a tie) with NCCL's own channels and chunk; -1 without a prior.
 int knob_default_arm(const Sweep& sweep, int c) {
@@ -69,15 +62,15 @@ nlohmann::json inspect_knobs(const Sweep& sweep, const std::vector<int>& selecte
     max_arms = std::max(max_arms, arms.size());
     min_bytes = std::min(min_bytes, sweep.context(c).bytes);
     max_bytes = std::max(max_bytes, sweep.context(c).bytes);
-    double best = knob_arm_mean(sweep, c, 0), best_own = HUGE_VAL;  // over every arm, at NCCL's knobs
+    double best = sweep.arm_mean(c, 0), best_own = HUGE_VAL;  // over every arm, at NCCL's knobs
     for (int i = 0; i < int(arms.size()); ++i) {
-      const double m = knob_arm_mean(sweep, c, i);
+      const double m = sweep.arm_mean(c, i);
       best = std::min(best, m);
       if (arms[size_t(i)].default_knobs()) best_own = std::min(best_own, m);
     }
     if (best_own < HUGE_VAL) headroom.push_back(best_own / best - 1.0);
     const int pick = knob_default_arm(sweep, c);
-    if (pick >= 0) default_losses.push_back(knob_arm_mean(sweep, c, pick) / best - 1.0);
+    if (pick >= 0) default_losses.push_back(sweep.arm_mean(c, pick) / best - 1.0);
   }
   nlohmann::json out;
   out["contexts"] = selected.size();

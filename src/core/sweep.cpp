@@ -17,6 +17,14 @@ std::string describe(const Context& c) {
          std::to_string(c.gpus_per_node) + " " + std::to_string(c.bytes) + "B";
 }
 
+// The mean of one arm's R samples, summed in sample order in double: every arm's price unless the
+// sweep is priced at a truth.
+double mean_of_samples(const float* samples, int R) {
+  double sum = 0.0;
+  for (int r = 0; r < R; ++r) sum += double(samples[r]);
+  return sum / R;
+}
+
 template <typename T>
 bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
@@ -40,9 +48,7 @@ Sweep::Sweep(std::vector<Context> contexts, int samples, std::vector<float> time
   for (size_t c = 0; c < C; ++c)
     for (int a = 0; a < kNumArms; ++a) {
       if (!ArmMask{valid_[c]}.has(a)) continue;
-      double sum = 0.0;
-      for (int r = 0; r < samples_; ++r) sum += double(time_us_[(c * kNumArms + a) * samples_ + r]);
-      mean_us_[c * kNumArms + a] = sum / samples_;
+      mean_us_[c * kNumArms + a] = mean_of_samples(&time_us_[(c * kNumArms + a) * samples_], samples_);
     }
   list_slot_arms();
 }
@@ -77,13 +83,9 @@ void Sweep::index_knob_arms() {
   for (size_t c = 0; c < C; ++c)
     for (int32_t at = k.arm_begin[c]; at < k.arm_begin[c + 1]; ++at) {
       const size_t i = size_t(at - k.arm_begin[c]), to = c * A + i;
-      double sum = 0.0;
-      for (size_t r = 0; r < R; ++r) {
-        const float t = k.time_us[size_t(at) * R + r];
-        x.time_us[to * R + r] = t;
-        sum += double(t);
-      }
-      x.mean_us[to] = sum / samples_;
+      const float* samples = &k.time_us[size_t(at) * R];
+      std::copy_n(samples, R, &x.time_us[to * R]);
+      x.mean_us[to] = mean_of_samples(samples, samples_);
       if (k.prior_us) (*x.prior_us)[to] = (*k.prior_us)[size_t(at)];
       x.valid[c * W + i / 32] |= 1u << (i % 32);
       x.table[to] = k.arms[size_t(at)];
@@ -110,6 +112,11 @@ float Sweep::arm_sample(int c, int i, int r) const {
   if (knob_) return knob_->time_us[(size_t(knob_->arm_begin[size_t(c)] + i)) * size_t(samples_) + size_t(r)];
   const int slot = arms(c)[size_t(i)].slot();
   return time_us_[(size_t(c) * kNumArms + size_t(slot)) * size_t(samples_) + size_t(r)];
+}
+
+double Sweep::arm_mean(int c, int i) const {
+  if (knob_) return knob_index_.mean_us[size_t(c) * size_t(knob_index_.arms) + size_t(i)];
+  return mean_us_[size_t(c) * kNumArms + size_t(arms(c)[size_t(i)].slot())];
 }
 
 float Sweep::arm_prior(int c, int i) const {

@@ -25,6 +25,12 @@ Sweep produce_sweep(const SweepSource& source, const std::string& study_path) {
 
 namespace {
 
+UsageError shared_context(const Context& ctx) {
+  return UsageError("sweeps of one scenario share the context " + ctx.fabric + " nodes " +
+                    std::to_string(ctx.nodes) + " bytes " + std::to_string(ctx.bytes) +
+                    "; give them distinct fabric names");
+}
+
 // merge_sweeps() where either sweep has knob arms: every context's arms, rebuilt in canonical order.
 Sweep merge_knob_sweeps(const Sweep& a, const Sweep& b) {
   if (&a == &b) return a;
@@ -33,10 +39,7 @@ Sweep merge_knob_sweeps(const Sweep& a, const Sweep& b) {
   for (const Sweep* s : {&a, &b})
     for (int c = 0; c < s->num_contexts(); ++c) {
       const Context& ctx = s->context(c);
-      if (!seen.insert(ctx).second)
-        throw UsageError("sweeps of one scenario share the context " + ctx.fabric + " nodes " +
-                         std::to_string(ctx.nodes) + " bytes " + std::to_string(ctx.bytes) +
-                         "; give them distinct fabric names");
+      if (!seen.insert(ctx).second) throw shared_context(ctx);
       const auto arms = s->arms(c);
       for (size_t i = 0; i < arms.size(); ++i)
         for (int r = 0; r < s->samples(); ++r)
@@ -80,9 +83,7 @@ Sweep merge_sweeps(const Sweep& a, const Sweep& b) {
     const Context& ctx = r.sweep->context(r.c);
     if (!contexts.empty() && contexts.back() == ctx) {
       if (&a == &b) continue;
-      throw UsageError("sweeps of one scenario share the context " + ctx.fabric + " nodes " +
-                       std::to_string(ctx.nodes) + " bytes " + std::to_string(ctx.bytes) +
-                       "; give them distinct fabric names");
+      throw shared_context(ctx);
     }
     contexts.push_back(ctx);
     valid.push_back(r.sweep->valid()[size_t(r.c)]);

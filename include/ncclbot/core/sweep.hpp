@@ -94,6 +94,8 @@ class Sweep {
   std::span<const Arm> arms(int c) const;
   float arm_sample(int c, int i, int r) const;
   float arm_prior(int c, int i) const;  // -1 without a prior
+  // Arm i's price: the mean of its samples, or its truth's once price_on() gave one.
+  double arm_mean(int c, int i) const;
   // Bitwise equality of every tensor (NaN slots compare by bit pattern).
   bool identical_to(const Sweep& other) const;
   // Prices every arm at `truth`'s mean of that arm instead of its own samples' mean (mean_us(), the
