@@ -21,6 +21,7 @@
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
+#include "ncclbot/replay/budget_check.hpp"
 #include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_on_ranks.hpp"
@@ -43,6 +44,7 @@ struct ReplayOptions {
   std::string shard, out_path;
   double rank_timeout = 0;
   bool json = false;
+  std::optional<double> budget;
 };
 
 // Rank r of the group replays shard r/size; rank 0 gathers the partials (seed-averaged losses
@@ -70,6 +72,8 @@ void add_replay_options(CLI::App& app, ReplayOptions& opt) {
   app.add_option("--shard", opt.shard, "run only slice I of N (0-based, e.g. 2/8) and write a partial");
   app.add_option("--out", opt.out_path, "with --shard: the partial result file for `ncclbot merge`");
   add_rank_timeout_option(app, opt.rank_timeout);
+  app.add_option("--budget", opt.budget,
+                 "also check every replay against 1 + ALPHA times NCCL's default's cumulative latency");
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
 }
 
@@ -89,6 +93,9 @@ ReplayPlan check_replay_options(const ReplayOptions& opt) {
   if (sharded && opt.out_path.empty()) throw UsageError("--shard needs --out FILE for the partial result");
   if (!sharded && !opt.out_path.empty()) throw UsageError("--out is only used with --shard");
   if (sharded && !opt.raw_path.empty()) throw UsageError("--raw cannot be combined with --shard");
+  if (sharded && opt.budget) throw UsageError("--budget cannot be combined with --shard");
+  if (opt.budget && !(*opt.budget >= 0.0 && *opt.budget <= 10.0))
+    throw UsageError("--budget must be a number in [0, 10]");
   plan.backend = resolve_replay_backend(parse_replay_backend(opt.backend), std::cerr);
   if (!opt.nodes.empty()) plan.filter.nodes = parse_node_list(opt.nodes, "--nodes");
   if (!opt.collectives.empty())
@@ -126,6 +133,7 @@ ProcessGroup* replay_process_group(const ReplayOptions& opt) {
   if (group && !opt.shard.empty())
     throw UsageError("--shard is for separate processes; under mpirun the ranks split the work");
   if (group && !opt.raw_path.empty()) throw UsageError("--raw cannot be combined with MPI ranks");
+  if (group && opt.budget) throw UsageError("--budget cannot be combined with MPI ranks");
   apply_rank_timeout(group, opt.rank_timeout);
   return group;
 }
@@ -193,7 +201,14 @@ int replay_whole(const ReplayOptions& opt, ReplayJob& job, ReplayBackend backend
   const ReplayResults results = run_replay(job, backend);
   progress.finish();
   if (raw) raw->commit();
-  print_replay_report(report, results, opt.json);
+  if (!opt.budget) {
+    print_replay_report(report, results, opt.json);
+    return 0;
+  }
+  ReplayReport checked = report;
+  checked.budget_alpha = opt.budget;
+  checked.budget = check_budget(job, *opt.budget);
+  print_replay_report(checked, results, opt.json);
   return 0;
 }
 
@@ -202,6 +217,7 @@ int run_replay_command(const ReplayOptions& opt) {
   ReplayPlan plan = check_replay_options(opt);
   const Sweep sweep = read_sweep_csv(opt.sweep_path);
   plan.backend = backend_for_sweep(parse_replay_backend(opt.backend), plan.backend, sweep, std::cerr);
+  plan.backend = backend_for_specs(parse_replay_backend(opt.backend), plan.backend, plan.configs, std::cerr);
   ReplayJob job = replay_job_from(opt, plan, sweep);
   ProcessGroup* group = replay_process_group(opt);
   // Ranks on one node share its cores unless told otherwise.

@@ -18,7 +18,15 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
                               {"online", loss_summary_json(summarize_losses(res.online_of(c)))},
                               {"final", loss_summary_json(summarize_losses(res.final_of(c)))}});
     if (!report.call_cost_us.empty()) out["configs"].back()["call_cost_us"] = report.call_cost_us[size_t(c)];
+    if (report.budget_alpha)
+      out["configs"].back()["budget"] = {{"replays_broken", report.budget.replays_broken[size_t(c)]},
+                                         {"seeds_broken", report.budget.seeds_broken[size_t(c)]},
+                                         {"first_break_call", report.budget.first_break_call[size_t(c)]}};
   }
+  if (report.budget_alpha)
+    out["budget"] = {{"alpha", *report.budget_alpha},
+                     {"replays_per_config", report.budget.replays_per_config},
+                     {"largest_relative_deviation", report.budget.largest_relative_deviation}};
   std::ostream& human = json ? std::cerr : std::cout;
   human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
         << replay_setup_text(report) << (report.call_cost_us.empty() ? std::string() : " with per-call costs")
@@ -28,6 +36,16 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
           << std::setprecision(4) << c["online"]["mean"].get<double>() * 100 << "%  p99 "
           << c["online"]["p99"].get<double>() * 100 << "%  >10%: " << c["online"]["above_10pct"]
           << "   final mean " << c["final"]["mean"].get<double>() * 100 << "%\n";
+  if (report.budget_alpha) {
+    human << "budget: cumulative mean latency at most " << 1.0 + *report.budget_alpha
+          << " x NCCL's default's at every call, " << report.budget.replays_per_config
+          << " replays per config; largest relative deviation of a sample from its arm's mean "
+          << report.budget.largest_relative_deviation << "\n";
+    for (const auto& c : out["configs"])
+      human << std::left << std::setw(36) << c["policy"].get<std::string>() << " broken in "
+            << c["budget"]["replays_broken"] << " replays, at " << c["budget"]["seeds_broken"]
+            << " seeds; first at call " << c["budget"]["first_break_call"] << "\n";
+  }
   if (json) std::cout << out.dump(2) << "\n";
 }
 

@@ -72,6 +72,22 @@ ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved,
   return ReplayBackend::kCpu;
 }
 
+ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
+                                const std::vector<PolicySpec>& configs, std::ostream& log) {
+  if (resolved == ReplayBackend::kCpu) return resolved;
+  for (const PolicySpec& p : configs) {
+    if (!p.conservative) continue;
+    const std::string why = "policy " + p.text +
+                            " runs in the conservative wrapper, which the CUDA replay "
+                            "kernels do not hold";
+    if (requested == ReplayBackend::kCuda)
+      throw UsageError("--backend cuda: " + why + " (use --backend cpu)");
+    log << "ncclbot: " << why << "; replaying on the CPU\n";
+    return ReplayBackend::kCpu;
+  }
+  return resolved;
+}
+
 ReplayResults run_replay(const ReplayJob& job, ReplayBackend resolved) {
   if (resolved == ReplayBackend::kCuda && cuda_replay_engine()) return cuda_replay_engine()(job);
   return run_cpu_replay(job);

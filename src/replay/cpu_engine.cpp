@@ -186,7 +186,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
       const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
       const PolicySpec& spec = job.configs[cfg];
       ReplayTask task = replay_task_of(job, cfg, i, stream_ids[i]);
-      visit_policy_for(task.sweep, spec.config, [&](auto policy) {
+      visit_spec_policy_for(task.sweep, spec, [&](auto policy) {
         task.aids = exploration_aids(policy, task);
         // Seeds in groups of kBatch stepped side by side (replay_batch.hpp), each outcome
         // bit-identical to its replay_one().

@@ -18,7 +18,12 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
 
   out.stream_ids = job_stream_ids(job);
   out.configs.clear();
-  for (const PolicySpec& spec : job.configs) out.configs.push_back(spec.config);
+  for (const PolicySpec& spec : job.configs) {
+    if (spec.conservative)  // backend_for_specs() keeps these on the CPU
+      throw UsageError("--backend cuda: policy " + spec.text +
+                       " runs in the conservative wrapper, which the CUDA replay kernels do not hold");
+    out.configs.push_back(spec.config);
+  }
   // Frozen decisions as one [config][sweep context] table; configs without any get -1 (none).
   out.fixed_slots.clear();
   bool any_fixed = false;

@@ -52,8 +52,8 @@ HorizonCurve replay_horizon_curve(const ReplayJob& job, const std::vector<int>& 
     for (size_t s = 0; s < n_seed; ++s) {
       task.seed = job.seed_base + uint64_t(s);
       PrefixLosses prefix{&horizons, sums.data()};
-      const ReplayOutcome o = visit_policy_for(task.sweep, job.configs[cfg].config,
-                                               [&](auto policy) { return replay_one(policy, task, prefix); });
+      const ReplayOutcome o = visit_spec_policy_for(
+          task.sweep, job.configs[cfg], [&](auto policy) { return replay_one(policy, task, prefix); });
       const size_t at = (cfg * n_seed + s) * n_ctx + i;
       for (size_t h = 0; h < n_h; ++h) online[h][at] = sums[h] / double(horizons[h]);
       if (coupled) std::copy_n(o.first_use, kNumAlgos, first_use.begin() + long(at * kNumAlgos));

@@ -212,24 +212,86 @@ std::vector<PolicySpec> parse_policy_points(const std::string& spec) {
 
 }  // namespace
 
-std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
-  std::string spec = trim_blanks(spec_text);
-  const std::string whole = spec;
-  bool slots_only = false;
-  if (const size_t at = spec.find('@'); at != std::string::npos) {
-    const std::string space = trim_blanks(std::string_view(spec).substr(at + 1));
-    if (space != "slots")
-      throw UsageError("policy spec '" + whole + "': unknown arm space '@" + space +
-                       "' (valid: @slots, NCCL's own channels and chunk size only)");
-    slots_only = true;
-    spec = trim_blanks(std::string_view(spec).substr(0, at));
+namespace {
+
+// `conservative` or `conservative:alpha=A,delta=D,noise=R` (policy/conservative.hpp): one value per
+// key, each in range; keys left out keep their defaults.
+ConservativeParams parse_conservative(const std::string& whole, const std::string& modifier) {
+  ConservativeParams p;
+  const size_t colon = modifier.find(':');
+  if (colon == std::string::npos) return p;
+  struct Key {
+    const char* name;
+    double* field;
+    double lo, hi;
+    bool open_lo;
+  };
+  const Key keys[] = {{"alpha", &p.alpha, 0.0, 10.0, false},
+                      {"delta", &p.delta, 0.0, 1.0, true},
+                      {"noise", &p.noise, 0.0, 1.0, true},
+                      {"worst", &p.worst, 1.0, 1e6, false}};
+  constexpr int kKeys = int(sizeof keys / sizeof keys[0]);
+  bool seen[kKeys] = {};
+  for (const std::string& item : split(std::string_view(modifier).substr(colon + 1), ',')) {
+    const size_t eq = item.find('=');
+    const std::string key = trim_blanks(std::string_view(item).substr(0, eq));
+    int ki = -1;
+    for (int i = 0; i < kKeys; ++i)
+      if (key == keys[i].name) ki = i;
+    if (eq == std::string::npos || ki < 0)
+      throw UsageError("policy spec '" + whole + "': '" + item +
+                       "' is no @conservative option (valid: alpha=, delta=, noise=, worst=)");
+    if (seen[ki]) throw UsageError("policy spec '" + whole + "': @conservative's " + key + " given twice");
+    seen[ki] = true;
+    const std::string text = trim_blanks(std::string_view(item).substr(eq + 1));
+    const auto v = parse_double(text);
+    const Key& k = keys[ki];
+    if (!v || !std::isfinite(*v) || *v > k.hi || (k.open_lo ? *v <= k.lo : *v < k.lo))
+      throw UsageError("policy spec '" + whole + "': @conservative's " + key + "='" + text +
+                       "' must be a number in " + (k.open_lo ? "(" : "[") + format_double(k.lo) + ", " +
+                       format_double(k.hi) + "] (one value: a grid is written as several specs)");
+    *k.field = *v;
   }
-  std::vector<PolicySpec> points = parse_policy_points(spec);
-  if (slots_only)
-    for (PolicySpec& p : points) {
+  return p;
+}
+
+}  // namespace
+
+std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
+  const std::string whole = trim_blanks(spec_text);
+  const std::vector<std::string> parts = split(whole, '@');
+  bool slots_only = false;
+  std::optional<ConservativeParams> conservative;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string& m = parts[i];
+    const std::string name = trim_blanks(std::string_view(m).substr(0, m.find(':')));
+    if (m == "slots" && !slots_only) {
+      slots_only = true;
+    } else if (name == "conservative" && !conservative) {
+      conservative = parse_conservative(whole, m);
+    } else {
+      throw UsageError(
+          "policy spec '" + whole + "': " +
+          (name == "slots" || name == "conservative" ? "'@" + name + "' given twice"
+                                                     : "unknown modifier '@" + m + "'") +
+          " (valid: @slots, NCCL's own channels and chunk size only; "
+          "@conservative[:alpha=A,delta=D,noise=R,worst=W], never much worse than NCCL's default)");
+    }
+  }
+  std::vector<PolicySpec> points = parse_policy_points(parts.front());
+  for (PolicySpec& p : points) {
+    if (slots_only) {
       p.slots_only = true;
       p.text += "@slots";
     }
+    if (conservative) {
+      p.conservative = conservative;
+      p.text += "@conservative:alpha=" + format_double(conservative->alpha) +
+                ",delta=" + format_double(conservative->delta) +
+                ",noise=" + format_double(conservative->noise) +
+                ",worst=" + format_double(conservative->worst);
+    }
+  }
   return points;
 }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ncclbot/core/error.hpp"
 
 using namespace ncclbot;
@@ -73,9 +77,57 @@ TEST(PolicySpec, SlotsSuffixMarksEveryPointAndOthersAreRefused) {
   EXPECT_EQ(ncclbot::parse_policy_spec(grid[1].text).text, grid[1].text);
   try {
     ncclbot::parse_policy_spec("ucb1@knobs");
-    FAIL() << "an unknown arm space was taken";
+    FAIL() << "an unknown modifier was taken";
   } catch (const ncclbot::UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown arm space '@knobs' (valid: @slots"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("unknown modifier '@knobs' (valid: @slots"), std::string::npos)
         << e.what();
+  }
+}
+
+// `@conservative` takes its three options in any order, keeps the defaults of those left out
+// (alpha 0.05, delta 0.05, noise 0.1, worst 10: policy/conservative.hpp), goes with `@slots` in either order
+// and writes one canonical text that parses back to itself.
+TEST(PolicySpec, ConservativeModifierKeepsItsOptionsAndCanonicalText) {
+  const auto bare = ncclbot::parse_policy_spec("ucb1@conservative");
+  ASSERT_TRUE(bare.conservative.has_value());
+  EXPECT_EQ(bare.conservative->alpha, 0.05);
+  EXPECT_EQ(bare.conservative->delta, 0.05);
+  EXPECT_EQ(bare.conservative->noise, 0.1);
+  EXPECT_EQ(bare.conservative->worst, 10.0);
+  EXPECT_EQ(bare.text, "ucb1:c=0.1,n0=1@conservative:alpha=0.05,delta=0.05,noise=0.1,worst=10");
+  EXPECT_FALSE(ncclbot::parse_policy_spec("ucb1").conservative.has_value());
+
+  const auto grid = ncclbot::parse_policy_grid("osub:c=0.1|0.3@conservative:noise=0.2,alpha=0.1@slots");
+  ASSERT_EQ(grid.size(), 2u);
+  for (const auto& p : grid) {
+    ASSERT_TRUE(p.conservative.has_value());
+    EXPECT_TRUE(p.slots_only);
+    EXPECT_EQ(p.conservative->alpha, 0.1);
+    EXPECT_EQ(p.conservative->delta, 0.05);
+    EXPECT_EQ(p.conservative->noise, 0.2);
+    EXPECT_EQ(ncclbot::parse_policy_spec(p.text).text, p.text);
+  }
+  EXPECT_EQ(grid[1].text, "osub:c=0.3,n0=1@slots@conservative:alpha=0.1,delta=0.05,noise=0.2,worst=10");
+}
+
+// Options that conflict or fall outside their range are refused, naming the option.
+TEST(PolicySpec, ConservativeModifierRefusesBadOptions) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"ucb1@conservative:alpha=-0.1", "alpha='-0.1' must be a number in [0, 10]"},
+      {"ucb1@conservative:delta=0", "delta='0' must be a number in (0, 1]"},
+      {"ucb1@conservative:noise=0.1|0.2", "noise='0.1|0.2' must be a number"},
+      {"ucb1@conservative:alpha=0.1,alpha=0.2", "alpha given twice"},
+      {"ucb1@conservative:beta=1", "'beta=1' is no @conservative option"},
+      {"ucb1@conservative:worst=0.5", "worst='0.5' must be a number in [1, 1e+06]"},
+      {"ucb1@conservative@conservative", "'@conservative' given twice"},
+      {"ucb1@slots@slots", "'@slots' given twice"},
+  };
+  for (const auto& [spec, message] : bad) {
+    try {
+      ncclbot::parse_policy_spec(spec);
+      ADD_FAILURE() << spec << " was taken";
+    } catch (const ncclbot::UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << spec << ": " << e.what();
+    }
   }
 }

@@ -22,6 +22,7 @@
 #include "ncclbot/policy/frozen_arm_policy.hpp"
 #include "ncclbot/policy/greedy.hpp"
 #include "ncclbot/policy/oracle.hpp"
+#include "ncclbot/policy/osub.hpp"
 #include "ncclbot/policy/random_policy.hpp"
 #include "ncclbot/policy/swucb.hpp"
 #include "ncclbot/policy/thompson.hpp"
@@ -79,6 +80,7 @@ enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
   X(kKnn, 9, FrozenArmPolicyT, knn, "knn", kSupervised, k)                                 \
   X(kTree, 10, FrozenArmPolicyT, tree, "tree", kSupervised, depth)                         \
   X(kDiscountedUcb, 11, DiscountedUcbPolicyT, ducb, "ducb", kLive, c, gamma, n0)           \
+  X(kOsub, 12, OsubPolicyT, osub, "osub", kLive, c, n0)                                    \
   NCCLBOT_EXTRA_POLICIES(X)
 
 #define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,

@@ -28,6 +28,11 @@ ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log)
 ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
                                 std::ostream& log);
 
+// The same for the policies: a config in the conservative wrapper (`@conservative`) replays on the
+// CPU alone.
+ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
+                                const std::vector<PolicySpec>& configs, std::ostream& log);
+
 // The node-local rank of this process (set by the MPI process group; 0 otherwise). When a GPU
 // backend is resolved, the process first selects device local_rank mod (visible devices), so
 // `mpirun -np 8 ncclbot-mpi ... --backend cuda` on an 8-GPU node puts one rank on each GPU.

@@ -24,14 +24,18 @@ const double* sample_log_table(const SweepView& v, int c);
 template <typename Policy>
 SelectAids exploration_aids(const Policy& policy, const ReplayTask& task) {
   SelectAids aids;
-  if constexpr (requires(Policy p) { p.update_log(0, 0.0); })
-    aids.sample_logs = sample_log_table(task.sweep, task.context);
-  if constexpr (requires(Policy p, StepRandom r) { p.select(r, aids); }) {
-    Policy probe = policy;  // reset() on a copy tells the starting total of this context
-    probe.reset(sweep_policy_context<kPolicyArms<Policy>>(task.sweep, task.context, task.fixed_slot,
-                                                          task.slots_only));
-    aids.exploration_total0 = probe.stats.total;
-    aids.exploration = exploration_bonus_table(probe.stats.total, task.horizon);
+  if constexpr (requires { policy.base; }) {
+    aids = exploration_aids(policy.base, task);  // a wrapper (policy/conservative.hpp): its policy's
+  } else {
+    if constexpr (requires(Policy p) { p.update_log(0, 0.0); })
+      aids.sample_logs = sample_log_table(task.sweep, task.context);
+    if constexpr (requires(Policy p, StepRandom r) { p.select(r, aids); }) {
+      Policy probe = policy;  // reset() on a copy tells the starting total of this context
+      probe.reset(sweep_policy_context<kPolicyArms<Policy>>(task.sweep, task.context, task.fixed_slot,
+                                                            task.slots_only));
+      aids.exploration_total0 = probe.stats.total;
+      aids.exploration = exploration_bonus_table(probe.stats.total, task.horizon);
+    }
   }
   return aids;
 }

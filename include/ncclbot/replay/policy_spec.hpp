@@ -1,7 +1,8 @@
 #pragma once
 // Policy specs (docs/architecture.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
-// grid (the cartesian product of all lists, first key outermost), and an optional `@slots` at the end
-// keeps the policy to NCCL's own knob settings (PolicySpec::slots_only). The names and keys are the
+// grid (the cartesian product of all lists, first key outermost); modifiers after it, in any order:
+// `@slots` keeps the policy to NCCL's own knob settings (PolicySpec::slots_only), `@conservative`
+// keeps its cumulative latency near NCCL's default (PolicySpec::conservative). The names and keys are the
 // registry's (policy/policy.hpp); policy_names_list() and the parser's messages list them.
 // The same strings come from the command line, from TOML studies and from NCCLBOT_POLICY.
 #include <optional>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ncclbot/policy/conservative.hpp"
 #include "ncclbot/policy/policy.hpp"
 
 namespace ncclbot {
@@ -20,6 +22,9 @@ struct PolicySpec {
   // only (one per algorithm and protocol), in a knob sweep as in a slot sweep, where it changes
   // nothing; the losses are still priced against every arm.
   bool slots_only = false;
+  // `@conservative[:alpha=A,delta=D,noise=R,worst=W]` after the spec: the policy runs inside the conservative
+  // wrapper (policy/conservative.hpp), never much worse than NCCL's default; CPU engines only.
+  std::optional<ConservativeParams> conservative;
 };
 
 // Expands one spec (possibly a grid) into its points. Unknown policy, unknown or repeated key, or a

@@ -93,7 +93,10 @@ struct ReplayOutcome {
 // template (a test's own) takes PolicyContext, whose capacity is kNumArms.
 template <typename Policy>
 constexpr int policy_arms_of(const Policy*) {
-  return kNumArms;
+  if constexpr (requires { Policy::kArms; })
+    return Policy::kArms;  // a wrapper of a policy (policy/conservative.hpp) says its own
+  else
+    return kNumArms;
 }
 template <template <int> class P, int N>
 constexpr int policy_arms_of(const P<N>*) {

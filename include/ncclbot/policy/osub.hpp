@@ -1,0 +1,104 @@
+#pragma once
+// `osub:c,n0`: OSUB (Combes and Proutière, "Unimodal bandits: regret lower bounds and optimal
+// algorithms", ICML 2014, Algorithm 1) on the knob graph of knob_lattice.hpp, turned into a lower
+// confidence bound for latencies as UCB1 is (ucb1.hpp: the bonus scaled by the best mean, c on that
+// scale, the prior as n0 pseudo-pulls). At each call:
+//   - the leader L is the arm with the smallest mean among the observed arms (ties: lowest index;
+//     the first arm while none is observed), and l_L, the number of calls at which L was the leader,
+//     grows by one;
+//   - if (l_L - 1) is a multiple of gamma + 1 (gamma: the graph's largest degree), play L;
+//   - else play, among L and its neighbours, an unobserved arm first (lowest index), else
+//       argmin_j  mean_j - c * mean_L * sqrt(2 ln l_L) / sqrt(N_j)     (ties: lowest index).
+// So it explores only around the current leader, with a bonus that grows with the leader's own count
+// rather than with t: the paper's regret bound (Theorem 4.2) grows with the leader's neighbours, not
+// with the number of arms, when the mean latency is unimodal on the graph. The paper's index is
+// KL-UCB with ln l_L + c ln ln l_L; this is its Gaussian form without the ln ln term, the form UCB1
+// takes here. Where the latencies are not unimodal on the graph (across algorithms and protocols
+// nothing says they are), OSUB can settle on a local best: the knobs study measures how often that
+// costs it.
+//
+// What the knob arms share: a knob arm's prior is its algorithm and protocol's (the cost model
+// predicts no knob), and a prior that is wrong for NCCL's own knobs is wrong for the others too. So
+// once the arm at NCCL's own channels and chunk size of an algorithm and protocol has a latency, every
+// arm of that algorithm and protocol without a latency of its own takes that arm's mean as its prior
+// value (still n0 pseudo-pulls): one measurement tells what the model got wrong for the whole
+// family, instead of one per knob setting. The pseudo-pulls stay n0 per arm, so as in UCB1 with a
+// prior they shift the estimates by a bounded amount that the arm's own latencies wash out.
+// Committed arm: argmin of the means.
+#include <cmath>
+#include <cstdint>
+
+#include "ncclbot/policy/confidence_bound.hpp"
+#include "ncclbot/policy/knob_lattice.hpp"
+
+namespace ncclbot {
+
+template <int N>
+struct OsubPolicyT {
+  struct Params {
+    double c;
+    double n0;
+  };
+  Params params;
+  static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
+  ArmStatsT<N> stats;
+  KnobLatticeT<N> lattice;
+  double leader_count[N];    // l_j: the calls at which arm j was the leader
+  double inv_sqrt_count[N];  // 1 / sqrt(N_j), refreshed when N_j changes
+
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
+    stats.reset(ctx, params.n0, ObsScale::kLinear);
+    lattice.assign(stats.arms, ctx.arms);
+    for (int j = 0; j < stats.arms.k; ++j) {
+      leader_count[j] = 0.0;
+      inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
+    }
+  }
+
+  NCCLBOT_HD int select(StepRandom&) {
+    const int k = stats.arms.k;
+    if (k == 0) return -1;
+    const int observed_best = stats.argmin_mean();
+    const int leader = observed_best < 0 ? 0 : observed_best;
+    const double l = leader_count[leader] += 1.0;
+    if ((int64_t(l) - 1) % (int64_t(lattice.max_degree) + 1) == 0) return stats.arms.slot[leader];
+    for (int j = 0; j < k; ++j)
+      if (stats.count[j] == 0.0 && (j == leader || lattice.adjacent(leader, j))) return stats.arms.slot[j];
+    const double scale = params.c * stats.mean[leader] * exploration_bonus(l);
+    int best = leader;
+    double lowest = stats.mean[leader] - scale * inv_sqrt_count[leader];
+    for (int j = 0; j < k; ++j) {
+      if (!lattice.adjacent(leader, j)) continue;
+      const double x = stats.mean[j] - scale * inv_sqrt_count[j];
+      if (x < lowest || (x == lowest && j < best)) {
+        best = j;
+        lowest = x;
+      }
+    }
+    return stats.arms.slot[best];
+  }
+
+  NCCLBOT_HD void update(int slot, double latency_us) {
+    const int j = stats.arms.index[slot];
+    stats.add(j, latency_us);
+    inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
+    if (lattice.channels[j] != 0 || lattice.chunk[j] != 0) return;  // NCCL's own knobs only (above)
+    for (int i = 0; i < stats.arms.k; ++i)
+      if (i != j && lattice.group[i] == lattice.group[j] && stats.prior_only.has(i)) {
+        stats.sum[i] = stats.count[i] * stats.mean[j];
+        stats.mean[i] = stats.mean[j];
+      }
+  }
+
+  NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
+  // Learned fields (arm_stats.hpp) and the leaders' counts; the graph comes from the arms at reset().
+  template <typename F>
+  NCCLBOT_HD void visit_state(F&& f) {
+    stats.visit_state(f);
+    f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
+    f(leader_count, stats.arms.k, 0.0, 9.0e18);
+  }
+};
+using OsubPolicy = OsubPolicyT<kNumArms>;
+
+}  // namespace ncclbot

@@ -1,0 +1,205 @@
+// OSUB (policy/osub.hpp) and its knob graph (policy/knob_lattice.hpp): neighbours written out by
+// hand for a small knob grid, a trace worked by hand on three arms, and a walk on a unimodal
+// 512-arm knob context checked against a leader recomputed here from what was observed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/policy/knob_lattice.hpp"
+#include "ncclbot/policy/osub.hpp"
+#include "ncclbot/replay/replay.hpp"
+#include "support/policy_trace.hpp"
+#include "support/tiny_sweep.hpp"
+
+using namespace ncclbot;
+using namespace ncclbot::test;
+
+namespace {
+
+constexpr int kN = 64;
+
+// Ring/Simple at channels {0, 4, 8} x chunks {0, 128K, 512K}, a 256K chunk at channels 8 only, and
+// Tree/LL at NCCL's own knobs and at (4, 128K): 12 arms, in Arm order (Tree first).
+std::vector<Arm> grid_arms() {
+  std::vector<Arm> arms = {{Algo::kTree, Proto::kLL, 0, 0}, {Algo::kTree, Proto::kLL, 4, 131072}};
+  for (uint16_t ch : {0, 4, 8})
+    for (uint32_t ck : {0u, 131072u, 262144u, 524288u})
+      if (ck != 262144u || ch == 8) arms.push_back({Algo::kRing, Proto::kSimple, ch, ck});
+  return arms;
+}
+
+int index_of(const std::vector<Arm>& arms, Arm a) {
+  for (size_t i = 0; i < arms.size(); ++i)
+    if (arms[i] == a) return int(i);
+  return -1;
+}
+
+KnobLatticeT<kN> lattice_of(const std::vector<Arm>& arms) {
+  ArmSetT<kN> set;
+  ArmIndexSet<kN> mask = ArmIndexSet<kN>::none();
+  for (size_t i = 0; i < arms.size(); ++i) mask.set(int(i));
+  set.assign(mask);
+  KnobLatticeT<kN> lattice;
+  lattice.assign(set, arms.data());
+  return lattice;
+}
+
+}  // namespace
+
+// Each arm's neighbours, listed by hand from the rules in knob_lattice.hpp.
+TEST(KnobLattice, NeighboursAreOneKnobStepOrTheSameKnobsElsewhere) {
+  const std::vector<Arm> arms = grid_arms();
+  ASSERT_EQ(arms.size(), 12u);
+  const KnobLatticeT<kN> g = lattice_of(arms);
+  const auto ring = [&](int ch, int ck) {
+    return index_of(arms, {Algo::kRing, Proto::kSimple, uint16_t(ch), uint32_t(ck)});
+  };
+  const int tree0 = 0, tree4 = 1;
+  const int K = 131072, H = 262144, M = 524288;
+  const auto neighbours = [&](int i) {
+    std::set<int> out;
+    for (int j = 0; j < int(arms.size()); ++j)
+      if (g.adjacent(i, j)) out.insert(j);
+    return out;
+  };
+  // (4, 128K): channels 0 (NCCL's own, next to every count) and 8; chunks 0 and 512K (no 256K at 4
+  // channels); Tree/LL at the same knobs.
+  EXPECT_EQ(neighbours(ring(4, K)), (std::set<int>{ring(0, K), ring(8, K), ring(4, 0), ring(4, M), tree4}));
+  // (8, 128K): 256K lies between 128K and 512K at 8 channels, so 512K is no neighbour.
+  EXPECT_EQ(neighbours(ring(8, K)), (std::set<int>{ring(0, K), ring(4, K), ring(8, 0), ring(8, H)}));
+  // NCCL's own knobs: every channel count at chunk 0, every chunk at channels 0, Tree/LL's own.
+  EXPECT_EQ(neighbours(ring(0, 0)), (std::set<int>{ring(4, 0), ring(8, 0), ring(0, K), ring(0, M), tree0}));
+  // Tree/LL's two arms differ in both knobs, so they are no neighbours: each reaches the other
+  // through Ring/Simple.
+  EXPECT_EQ(neighbours(tree0), (std::set<int>{ring(0, 0)}));
+  EXPECT_EQ(neighbours(tree4), (std::set<int>{ring(4, K)}));
+  // The relation is symmetric, and no arm is its own neighbour.
+  for (int i = 0; i < int(arms.size()); ++i) {
+    EXPECT_FALSE(g.adjacent(i, i));
+    for (int j = 0; j < int(arms.size()); ++j) EXPECT_EQ(g.adjacent(i, j), g.adjacent(j, i)) << i << "," << j;
+  }
+  // The largest degree: (4, 128K) and (0, 0) have 5; (0, 128K) has (4, 128K), (8, 128K), (0, 0),
+  // (0, 512K) and no Tree arm at (0, 128K): 4.
+  EXPECT_EQ(g.max_degree, 5);
+}
+
+// Without knob arms every arm neighbours every other: one complete graph.
+TEST(KnobLattice, ASlotContextIsOneCompleteGraph) {
+  ArmSetT<kNumArms> set;
+  ArmMask mask;
+  for (int s : {0, 2, 5, 7}) mask.set(s);
+  set.assign(mask);
+  KnobLatticeT<kNumArms> g;
+  g.assign(set, nullptr);
+  EXPECT_EQ(g.max_degree, 3);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(g.adjacent(i, j), i != j);
+}
+
+// Three arms with one sample each (10, 12, 20 µs), cold (n0 = 0), c = 0.1; gamma = 2. Worked by hand:
+//   call 1: nothing observed, leader arm 0, l = 1: (1 - 1) mod 3 = 0, play the leader, slot 0;
+//   calls 2, 3: leader 0 (10 µs), l = 2, 3: the untried neighbours in index order, slots 2 and 7;
+//   call 4: l = 4, (4 - 1) mod 3 = 0: the leader;
+//   call 5: l = 5, bonus 0.1 * 10 * sqrt(2 ln 5) = 1.794: indices 10 - 1.794 / sqrt(2) = 8.73,
+//           12 - 1.794 = 10.21, 20 - 1.794 = 18.21: slot 0; call 6 likewise (8.91, 10.11, 18.11);
+//   call 7: l = 7, (7 - 1) mod 3 = 0: the leader.
+TEST(Osub, ThreeArmTraceWorkedByHand) {
+  const Sweep s =
+      tiny_sweep({{tiny_context(1, 1024), {{0, {10.0f}, 9.0f}, {2, {12.0f}, 12.0f}, {7, {20.0f}, 15.0f}}}});
+  PolicyConfig cfg = config_of(PolicyKind::kOsub);
+  cfg.c = 0.1;
+  cfg.n0 = 0.0;
+  const Trace tr = trace_policy(cfg, s, 0, 7);
+  EXPECT_EQ(tr.picks, (std::vector<int>{0, 2, 7, 0, 0, 0, 0}));
+  EXPECT_EQ(tr.outcome.final_slot, 0);
+}
+
+// One context of 64 channels x 8 chunks, latency 100 + 0.5 (c - 37)^2 + 3 (k - 5)^2 µs (one sample
+// each, so an observation is its arm's latency): unimodal on the knob graph, smallest at (37, 5).
+// Every call plays the leader or one of its neighbours, the leader being recomputed here from the
+// observations (smallest latency, lowest index on ties), and OSUB walks to the best arm, having
+// tried far fewer than the 512 arms.
+TEST(Osub, WalksAUnimodalKnobContextThroughNeighboursOnly) {
+  SweepBuilder b("knobs.csv");
+  const Context ctx{"h100", Collective::kAllReduce, 2, 8, 1 << 24};
+  const auto latency = [](int c, int k) {
+    return 100.0 + 0.5 * (c - 37) * (c - 37) + 3.0 * (k - 5) * (k - 5);
+  };
+  long line = 1;
+  for (int c = 1; c <= 64; ++c)
+    for (int k = 1; k <= 8; ++k)
+      b.add(ctx, Arm{Algo::kRing, Proto::kSimple, uint16_t(c), uint32_t(512 * k)}, 0, float(latency(c, k)),
+            50.0f, line++);
+  const Sweep s = b.build();
+  ReplayTask task;
+  task.sweep = s.arm_view();
+  task.context = 0;
+  task.seed = 3;
+  task.stream_id = 9;
+  task.horizon = 3000;
+  OsubPolicyT<512> policy{};
+  policy.params = {0.1, 0.0};
+  std::vector<int> picks;
+  const ReplayOutcome out = replay_one(policy, task, [&](int, int slot, float) { picks.push_back(slot); });
+  // Index i is channels 1 + i / 8, chunk 512 (1 + i % 8).
+  const auto channel = [](int i) { return 1 + i / 8; };
+  const auto chunk = [](int i) { return 1 + i % 8; };
+  std::vector<double> seen(512, -1.0);
+  std::set<int> tried;
+  for (size_t t = 0; t < picks.size(); ++t) {
+    int leader = 0;
+    for (int i = 0; i < 512; ++i)
+      if (seen[i] >= 0.0 && (seen[leader] < 0.0 || seen[i] < seen[leader])) leader = i;
+    const int p = picks[t];
+    const int dc = std::abs(channel(p) - channel(leader)), dk = std::abs(chunk(p) - chunk(leader));
+    EXPECT_TRUE(p == leader || (dc + dk == 1))
+        << "call " << t << " played " << p << " next to leader " << leader;
+    seen[p] = latency(channel(p), chunk(p));
+    tried.insert(p);
+  }
+  EXPECT_EQ(out.final_slot, 8 * 36 + 4);
+  EXPECT_EQ(out.final_loss, 0.0);
+  EXPECT_LT(tried.size(), 200u);
+}
+
+// Once the arm at NCCL's own knobs has a latency, the arms of its algorithm and protocol that have
+// none take its mean as their prior value; an arm with a latency of its own keeps its mean, and other
+// algorithms and protocols are untouched. Priors 50 µs, n0 = 1, by hand:
+//   Ring/Simple (0, 0) sees 100: its mean (50 + 100) / 2 = 75, so (4, 0) and (8, 0) start at 75;
+//   (4, 0) sees 80: (75 + 80) / 2 = 77.5;
+//   (0, 0) sees 120: (50 + 100 + 120) / 3 = 90, so (8, 0) moves to 90 and (4, 0) stays at 77.5.
+TEST(Osub, AFamilyShareTheLatencyOfItsArmAtNcclsOwnKnobs) {
+  const std::vector<Arm> arms = {{Algo::kTree, Proto::kLL, 0, 0},
+                                 {Algo::kTree, Proto::kLL, 4, 0},
+                                 {Algo::kRing, Proto::kSimple, 0, 0},
+                                 {Algo::kRing, Proto::kSimple, 4, 0},
+                                 {Algo::kRing, Proto::kSimple, 8, 0}};
+  PolicyContextT<kN> ctx;
+  ctx.mask = ArmIndexSet<kN>::none();
+  float prior[kN];
+  for (int i = 0; i < 5; ++i) {
+    ctx.mask.set(i);
+    prior[i] = 50.0f;
+  }
+  ctx.prior_us = prior;
+  ctx.arms = arms.data();
+  OsubPolicyT<kN> p{};
+  p.params = {0.1, 1.0};
+  p.reset(ctx);
+  p.update(2, 100.0);
+  EXPECT_EQ(p.stats.mean[3], 75.0);
+  EXPECT_EQ(p.stats.mean[4], 75.0);
+  EXPECT_EQ(p.stats.count[4], 1.0);
+  EXPECT_EQ(p.stats.mean[0], 50.0);
+  EXPECT_EQ(p.stats.mean[1], 50.0);
+  p.update(3, 80.0);
+  EXPECT_EQ(p.stats.mean[3], 77.5);
+  p.update(2, 120.0);
+  EXPECT_EQ(p.stats.mean[2], 90.0);
+  EXPECT_EQ(p.stats.mean[4], 90.0);
+  EXPECT_EQ(p.stats.mean[3], 77.5);
+  EXPECT_EQ(p.stats.mean[1], 50.0);
+}
