@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "ncclbot/policy/auto_policy.hpp"
+#include "ncclbot/policy/autoccl.hpp"
 #include "ncclbot/policy/ducb.hpp"
 #include "ncclbot/policy/egreedy.hpp"
 #include "ncclbot/policy/explore_then_commit.hpp"
@@ -56,6 +57,8 @@ namespace ncclbot {
   K(window, int, 100, 1, kSwUcbMaxWindow) /* swucb */                    \
   K(k, int, 5, 1, 1e6)                    /* knn neighbours */           \
   K(depth, int, 4, 1, 32)                 /* tree depth */               \
+  K(pretrain, int, 360, 0, 1e6)           /* autoccl sampling calls */   \
+  K(train, int, 240, 0, 1e6)              /* autoccl descent calls */    \
   NCCLBOT_EXTRA_POLICY_KEYS(K)
 
 // What a policy needs to run: live (in the plugin, from NCCL's cost table and measured latencies),
@@ -81,6 +84,7 @@ enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
   X(kTree, 10, FrozenArmPolicyT, tree, "tree", kSupervised, depth)                         \
   X(kDiscountedUcb, 11, DiscountedUcbPolicyT, ducb, "ducb", kLive, c, gamma, n0)           \
   X(kOsub, 12, OsubPolicyT, osub, "osub", kLive, c, n0)                                    \
+  X(kAutoccl, 13, AutocclPolicyT, autoccl, "autoccl", kLive, pretrain, train)              \
   NCCLBOT_EXTRA_POLICIES(X)
 
 #define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,
