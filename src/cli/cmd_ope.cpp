@@ -84,6 +84,10 @@ std::vector<OpeTarget> parse_ope_targets(const OpeCliOptions& opt) {
       targets.emplace_back(p, std::nullopt);
     else
       targets.emplace_back("", parse_policy_spec(p));
+    if (targets.back().second) {
+      if (const std::string why = replay_only_modifier(*targets.back().second); !why.empty())
+        throw UsageError("--policy: " + why);
+    }
   }
   return targets;
 }

@@ -87,6 +87,7 @@ PolicySpec check_plugin_check_options(const PluginCheckOptions& opt) {
     if (a.find('=') == std::string::npos || a.find('=') == 0)
       throw UsageError("--plugin-env " + a + ": expected NAME=VALUE");
   const PolicySpec spec = parse_policy_spec(opt.policy);
+  if (const std::string why = replay_only_modifier(spec); !why.empty()) throw UsageError("--policy: " + why);
   if (policy_use(spec.config.kind) != PolicyUse::kLive)
     throw UsageError("--policy " + opt.policy + ": " + std::string(policy_name(spec.config.kind)) +
                      " cannot run inside NCCL (it needs the sweep's ground truth or a fitted model); its "

@@ -41,10 +41,13 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
           << " x NCCL's default's at every call, " << report.budget.replays_per_config
           << " replays per config; largest relative deviation of a sample from its arm's mean "
           << report.budget.largest_relative_deviation << "\n";
-    for (const auto& c : out["configs"])
+    for (const auto& c : out["configs"]) {
       human << std::left << std::setw(36) << c["policy"].get<std::string>() << " broken in "
-            << c["budget"]["replays_broken"] << " replays, at " << c["budget"]["seeds_broken"]
-            << " seeds; first at call " << c["budget"]["first_break_call"] << "\n";
+            << c["budget"]["replays_broken"] << " replays, at " << c["budget"]["seeds_broken"] << " seeds";
+      const int64_t first = c["budget"]["first_break_call"].get<int64_t>();
+      if (first > 0) human << "; first at call " << first;
+      human << "\n";
+    }
   }
   if (json) std::cout << out.dump(2) << "\n";
 }

@@ -11,6 +11,10 @@ std::shared_ptr<const PolicyEngine> PolicyEngine::create(const std::string& spec
     // The same parser as `ncclbot replay` (src/replay/policy_spec.cpp), so a spec means the same
     // thing in a study, in plugin-check and in NCCLBOT_POLICY. One configuration only.
     const PolicySpec parsed = parse_policy_spec(spec);
+    if (const std::string why = replay_only_modifier(parsed); !why.empty()) {
+      *error = why;
+      return nullptr;
+    }
     if (policy_use(parsed.config.kind) != PolicyUse::kLive) {
       *error = "'" + spec + "': " + std::string(policy_name(parsed.config.kind)) +
                " needs a replay's ground truth or a fitted model and cannot run live; export a table instead";

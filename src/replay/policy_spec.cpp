@@ -295,6 +295,13 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
   return points;
 }
 
+std::string replay_only_modifier(const PolicySpec& spec) {
+  if (!spec.conservative) return "";
+  return "policy " + spec.text +
+         ": the conservative wrapper runs in the CPU replay engines only (replay, tune, run), not in the "
+         "tuner plugin, plugin-check or ope";
+}
+
 PolicySpec parse_policy_spec(std::string_view spec) {
   auto points = parse_policy_grid(spec);
   if (points.size() != 1)

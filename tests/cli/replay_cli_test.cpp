@@ -53,6 +53,38 @@ TEST(ReplayCli, JsonShapeAndAutoLoss) {
   EXPECT_EQ(nlohmann::json::parse(f.out)["contexts"], 2);
 }
 
+// One context where NCCL's default (the lowest prior: Ring/LL128, 20 µs) is the best arm and Tree/LL
+// costs 30 µs. Cold UCB1 tries Tree/LL (slot 0) first: 30 > 1.05 x 20 at call 1, in each of the 3
+// replays. In the conservative wrapper it never does; the samples lie within 5% of their arm's mean.
+TEST(ReplayCli, BudgetCountsTheReplaysAboveOnePlusAlpha) {
+  std::string csv = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us,prior_us\n";
+  const std::string ctx = "h100-ib-a,allreduce,4,8,1024";
+  for (int r = 0; r < 2; ++r) {
+    csv += ctx + ",Tree,LL," + std::to_string(r) + (r ? ",31.5,10\n" : ",28.5,10\n");
+    csv += ctx + ",Ring,LL128," + std::to_string(r) + (r ? ",21,5\n" : ",19,5\n");
+  }
+  const std::string sweep = temp_dir() + "/budget.csv";
+  write_file(sweep, csv);
+  const CliResult r =
+      run_cli("replay --sweep '" + sweep +
+              "' --policy ucb1:n0=0 --policy 'ucb1:n0=0@conservative' --seeds 3 --horizon 200 "
+              "--budget 0.05 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["budget"]["alpha"], 0.05);
+  EXPECT_EQ(j["budget"]["replays_per_config"], 3);
+  EXPECT_NEAR(j["budget"]["largest_relative_deviation"].get<double>(), 0.05, 1e-6);
+  EXPECT_EQ(j["configs"][0]["budget"]["replays_broken"], 3);
+  EXPECT_EQ(j["configs"][0]["budget"]["seeds_broken"], 3);
+  EXPECT_EQ(j["configs"][0]["budget"]["first_break_call"], 1);
+  EXPECT_EQ(j["configs"][1]["budget"]["replays_broken"], 0);
+  EXPECT_EQ(j["configs"][1]["budget"]["first_break_call"], 0);
+  const CliResult bad =
+      run_cli("replay --sweep '" + sweep + "' --policy auto --seeds 1 --horizon 5 --budget -1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--budget must be a number in [0, 10]"), std::string::npos) << bad.err;
+}
+
 TEST(ReplayCli, SameOutputForOneAndTwoThreads) {
   const std::string sweep = write_sweep();
   const std::string args =

@@ -156,6 +156,10 @@ TEST(PluginCheckCli, BadUsageExitsTwo) {
   EXPECT_EQ(rc, 2);
   check(plugin_path(), "ucb1:c=0.1|0.2", 0, &rc, &err);
   EXPECT_EQ(rc, 2);
+  check(plugin_path(), "ucb1@conservative", 0, &rc, &err);  // the plugin would run it unwrapped
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("the conservative wrapper runs in the CPU replay engines only"), std::string::npos)
+      << err;
   const std::string no_prior = temp_dir() + "/no_prior.csv";
   write_file(no_prior,
              "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,sample,time_us\nh,allreduce,1,8,1024,"

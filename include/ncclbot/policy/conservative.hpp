@@ -80,12 +80,16 @@ struct ConservativePolicyT {
     const double r = radius(j, spread_t);
     return r < 1.0 ? seen.mean[j] / (1.0 - r) : HUGE_VAL;
   }
-  // U_j: the bound from its latencies, at most worst * U_b.
-  NCCLBOT_HD double upper(int j, double spread_t) const {
-    const double cap = params.worst * upper_from_latencies(baseline, spread_t);
-    const double own = upper_from_latencies(j, spread_t);
-    return own < cap ? own : cap;
+  // worst * U_b: what no arm's upper bound exceeds.
+  NCCLBOT_HD double cap(double spread_t) const {
+    return params.worst * upper_from_latencies(baseline, spread_t);
   }
+  // U_j: the bound from its latencies, at most cap (worst * U_b, passed in so a loop computes it once).
+  NCCLBOT_HD double upper(int j, double spread_t, double cap_t) const {
+    const double own = upper_from_latencies(j, spread_t);
+    return own < cap_t ? own : cap_t;
+  }
+  NCCLBOT_HD double upper(int j, double spread_t) const { return upper(j, spread_t, cap(spread_t)); }
   NCCLBOT_HD double lower(int j, double spread_t) const {
     const double r = radius(j, spread_t);
     return r == HUGE_VAL ? 0.0 : seen.mean[j] / (1.0 + r);
@@ -93,10 +97,10 @@ struct ConservativePolicyT {
 
   // Whether proposing packed arm j at call t (1-based) keeps the pessimistic cost within the budget.
   NCCLBOT_HD bool affordable(int j, double t) const {
-    const double w = spread(t);
-    double cost = upper(j, w);
+    const double w = spread(t), most = cap(w);
+    double cost = upper(j, w, most);
     for (int i = 0; i < seen.arms.k && cost < HUGE_VAL; ++i)
-      if (i != baseline && decided[i] > 0.0) cost += decided[i] * upper(i, w);
+      if (i != baseline && decided[i] > 0.0) cost += decided[i] * upper(i, w, most);
     return cost <= ((1.0 + params.alpha) * t - decided[baseline]) * lower(baseline, w);
   }
 

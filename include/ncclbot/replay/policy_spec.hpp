@@ -32,6 +32,10 @@ struct PolicySpec {
 std::vector<PolicySpec> parse_policy_grid(std::string_view spec);
 // One point only (a `|` is an error): what the plugin and `plugin-check` take.
 PolicySpec parse_policy_spec(std::string_view spec);
+// Why `spec` cannot run where the policy runs bare, without the replay engines' wrapper (the tuner
+// plugin, `plugin-check`, `ope`), or an empty string: `@conservative` is honoured by the CPU replay
+// engines only, and running the policy unwrapped would drop the promise without a word.
+std::string replay_only_modifier(const PolicySpec& spec);
 
 std::string_view policy_name(PolicyKind kind);
 std::optional<PolicyKind> policy_kind_named(std::string_view name);  // nullopt: no such policy
