@@ -217,7 +217,10 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
       try {
         (void)sim::parse_knob_spec(s.knobs);
       } catch (const std::exception& e) {
-        r.fail(*n, std::string("sweep.knobs: ") + e.what());
+        // The parser speaks of the command-line flag; here the key is the one to name.
+        std::string why = e.what();
+        if (why.rfind("--knobs: ", 0) == 0) why.erase(0, 9);
+        r.fail(*n, "sweep.knobs: " + why);
       }
     }
   } else {

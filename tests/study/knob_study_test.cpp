@@ -122,6 +122,22 @@ TEST(KnobStudy, DecisionsNameTheirKnobsAndTheSlotPoliciesKeepNcclsOwn) {
 // arm's mean): the best knob arm in hindsight pays nothing, the
 // best algorithm x protocol at NCCL's knobs no more than AUTO (one of its arms) in every context, and
 // more than nothing where the best knob arm set a knob.
+// A bad knobs key is exit 2 at its line, naming the key once (not the command line's --knobs flag).
+TEST(KnobStudy, ABadKnobsKeyNamesTheKeyAndItsLine) {
+  std::string text = knob_study_text();
+  const std::string good = std::string("knobs = \"") + kKnobSpec + "\"";
+  const size_t at = text.find(good);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, good.size(), "knobs = \"channels=abc\"");
+  const std::string path = ncclbot::test::temp_dir() + "/bad-knobs.toml";
+  ncclbot::test::write_file(path, text);
+  const CliResult r = run_cli("run '" + path + "' --out '" + path + ".out' --no-figures");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad-knobs.toml:21:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sweep.knobs: channels: 'abc' is not a count"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--knobs"), std::string::npos) << r.err;
+}
+
 TEST(KnobStudy, LossesArePricedAgainstTheBestKnobArm) {
   const KnobStudy& s = knob_study();
   const auto& best = s.score("best-knob");
