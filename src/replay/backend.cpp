@@ -61,30 +61,38 @@ ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log)
   return ReplayBackend::kCpu;
 }
 
-ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
-                                std::ostream& log) {
-  if (sweep.slot_shaped() || resolved == ReplayBackend::kCpu) return resolved;
-  const std::string why =
-      "this sweep's arms set channels or chunk sizes, and the CUDA replay kernels hold one arm per "
-      "algorithm and protocol slot";
+namespace {
+
+// What the CUDA kernels cannot replay, for `why`: `cuda` asked for is a UsageError, `auto` replays on
+// the CPU and says so on `log`.
+ReplayBackend cpu_instead(ReplayBackend requested, const std::string& why, std::ostream& log) {
   if (requested == ReplayBackend::kCuda) throw UsageError("--backend cuda: " + why + " (use --backend cpu)");
   log << "ncclbot: " << why << "; replaying on the CPU\n";
   return ReplayBackend::kCpu;
 }
 
+}  // namespace
+
+ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
+                                std::ostream& log) {
+  if (sweep.slot_shaped() || resolved == ReplayBackend::kCpu) return resolved;
+  return cpu_instead(
+      requested,
+      "this sweep's arms set channels or chunk sizes, and the CUDA replay kernels hold one arm "
+      "per algorithm and protocol slot",
+      log);
+}
+
 ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
                                 const std::vector<PolicySpec>& configs, std::ostream& log) {
   if (resolved == ReplayBackend::kCpu) return resolved;
-  for (const PolicySpec& p : configs) {
-    if (!p.conservative) continue;
-    const std::string why = "policy " + p.text +
-                            " runs in the conservative wrapper, which the CUDA replay "
-                            "kernels do not hold";
-    if (requested == ReplayBackend::kCuda)
-      throw UsageError("--backend cuda: " + why + " (use --backend cpu)");
-    log << "ncclbot: " << why << "; replaying on the CPU\n";
-    return ReplayBackend::kCpu;
-  }
+  for (const PolicySpec& p : configs)
+    if (p.conservative)
+      return cpu_instead(requested,
+                         "policy " + p.text +
+                             " runs in the conservative wrapper, which the CUDA replay kernels "
+                             "do not hold",
+                         log);
   return resolved;
 }
 

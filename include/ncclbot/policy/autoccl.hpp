@@ -156,6 +156,20 @@ struct AutocclPolicyT {
   NCCLBOT_HD double knob(int j, int a) const {
     return a == 0 ? double(lattice.channels[j]) : double(lattice.chunk[j]);
   }
+  // How far packed arm j lies from arm c along axis a in direction `sign` (> 0: on that side), and
+  // across it (the other knob's distance): findKCandidatesWithAxis's two sort keys.
+  NCCLBOT_HD double along(int j, int c, int a, int sign) const {
+    return (knob(j, a) - knob(c, a)) * double(sign);
+  }
+  NCCLBOT_HD double across(int j, int c, int a) const {
+    const double x = knob(j, 1 - a), y = knob(c, 1 - a);
+    return x > y ? x - y : y - x;
+  }
+  // The best score over everything measured, NCCL's default before anything is.
+  NCCLBOT_HD int best_or_default() const {
+    const int best = best_of(-1);
+    return best >= 0 ? best : default_arm;
+  }
 
   NCCLBOT_HD void add_to_round(int j) {
     round[round_len++] = Index(j);
@@ -211,18 +225,15 @@ struct AutocclPolicyT {
     int n = 0;
     for (int j = 0; j < arms.k; ++j) {
       if (lattice.group[j] != g || visited.has(j)) continue;
-      const double d = (knob(j, a) - knob(c, a)) * double(dir[g]);
+      const double d = along(j, c, a, dir[g]);
       if (!(d > 0.0)) continue;
       // Insert by (axis distance, off-axis distance), then index.
-      const double off =
-          knob(j, 1 - a) > knob(c, 1 - a) ? knob(j, 1 - a) - knob(c, 1 - a) : knob(c, 1 - a) - knob(j, 1 - a);
+      const double off = across(j, c, a);
       int at = n++;
       while (at > 0) {
         const int p = order[at - 1];
-        const double dp = (knob(p, a) - knob(c, a)) * double(dir[g]);
-        const double offp = knob(p, 1 - a) > knob(c, 1 - a) ? knob(p, 1 - a) - knob(c, 1 - a)
-                                                            : knob(c, 1 - a) - knob(p, 1 - a);
-        if (dp < d || (dp == d && offp <= off)) break;
+        const double dp = along(p, c, a, dir[g]);
+        if (dp < d || (dp == d && across(p, c, a) <= off)) break;
         order[at] = order[at - 1];
         --at;
       }
@@ -348,7 +359,7 @@ struct AutocclPolicyT {
       if (round_len == 0) {
         bool done = true;
         for (int g = 0; g < kGroups; ++g) done = done && phase[g] == 2;
-        const int best = best_of(-1) >= 0 ? best_of(-1) : default_arm;
+        const int best = best_or_default();
         if (done) final_arm = best;
         return arms.slot[best];  // else every subspace waits for latencies: the best so far meanwhile
       }
@@ -395,9 +406,7 @@ struct AutocclPolicyT {
 
   NCCLBOT_HD int commit(StepRandom&) const {
     if (arms.k == 0) return -1;
-    if (final_arm >= 0) return arms.slot[final_arm];
-    const int best = best_of(-1);
-    return arms.slot[best >= 0 ? best : default_arm];
+    return arms.slot[final_arm >= 0 ? final_arm : best_or_default()];
   }
 };
 using AutocclPolicy = AutocclPolicyT<kNumArms>;
