@@ -96,6 +96,12 @@ ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
   return resolved;
 }
 
+ReplayBackend backend_for_job(ReplayBackend resolved, const ReplayJob& job, std::ostream& log) {
+  if (job.sweep == nullptr) return resolved;
+  const ReplayBackend b = backend_for_sweep(ReplayBackend::kAuto, resolved, *job.sweep, log);
+  return backend_for_specs(ReplayBackend::kAuto, b, job.configs, log);
+}
+
 ReplayResults run_replay(const ReplayJob& job, ReplayBackend resolved) {
   if (resolved == ReplayBackend::kCuda && cuda_replay_engine()) return cuda_replay_engine()(job);
   return run_cpu_replay(job);

@@ -1,8 +1,10 @@
 #include "ncclbot/replay/tune.hpp"
 
 #include <cmath>
+#include <iostream>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/supervised.hpp"
 
@@ -140,7 +142,7 @@ void record_scores(const ReplayResults& scored, std::vector<TunedPolicy>& polici
 
 std::vector<TunedPolicy> tune_and_score(const TuneRequest& req) {
   const auto run = [&](const ReplayJob& job) {
-    return req.engine ? req.engine(job) : run_replay(job, req.backend);
+    return req.engine ? req.engine(job) : run_replay(job, backend_for_job(req.backend, job, std::cerr));
   };
   std::vector<TunedPolicy> policies = expand_tune_grids(req.grids);
   const ReplayJob tune_job = make_tune_job(req, policies);

@@ -92,7 +92,7 @@ std::vector<std::string> expand_policy_grid(const std::string& spec) {
 std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
                                        const std::vector<std::string>& configs, const ReplaySettings& s) {
   const ReplayJob job = make_job(sweep, tune_contexts, configs, tune_contexts, true, s);
-  const ReplayResults r = run_replay(job, backend_of(s));
+  const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, std::cerr));
   std::vector<ConfigLosses> out;
   for (int i = 0; i < int(configs.size()); ++i) out.push_back({r.online_of(i), r.final_of(i), {}});
   return out;
@@ -107,7 +107,7 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
   // order (tests/gpu/cuda_engine_test.cpp).
   std::ostringstream raw;
   if (with_final_slots) job.raw = &raw;
-  const ReplayResults r = run_replay(job, backend_of(s));
+  const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, std::cerr));
   std::vector<std::vector<int>> slots;
   if (with_final_slots) slots = modal_final_slots(raw.str(), sweep, score_contexts, configs.size());
   std::vector<ConfigLosses> out;

@@ -143,3 +143,30 @@ TEST(KnobReplay, TheCudaBackendIsNotChosenForAKnobSweep) {
   const Sweep slots = b.build();
   EXPECT_EQ(backend_for_sweep(ReplayBackend::kCuda, ReplayBackend::kCuda, slots, log), ReplayBackend::kCuda);
 }
+
+// tune and a study resolve their backend before they hold every job: a job of a knob sweep, or with a
+// config in the conservative wrapper, goes to the CPU and says which; any other keeps CUDA.
+TEST(KnobReplay, AJobTheKernelsCannotHoldReplaysOnTheCpu) {
+  SweepBuilder b("slots.csv");
+  b.add(Context{"h100", Collective::kAllReduce, 1, 8, 1024}, Arm::of_slot(arm_slot(Algo::kRing, Proto::kLL)),
+        0, 5.0f, std::nullopt, 2);
+  const Sweep slots = b.build(), knobs = knob_sweep();
+  ReplayJob job;
+  job.sweep = &slots;
+  job.configs = {parse_policy_spec("ucb1")};
+  std::ostringstream log;
+  EXPECT_EQ(backend_for_job(ReplayBackend::kCuda, job, log), ReplayBackend::kCuda);
+  EXPECT_EQ(log.str(), "");
+  job.configs.push_back(parse_policy_spec("ucb1@conservative"));
+  EXPECT_EQ(backend_for_job(ReplayBackend::kCuda, job, log), ReplayBackend::kCpu);
+  EXPECT_NE(log.str().find(
+                "@conservative:alpha=0.05,delta=0.05,noise=0.1,worst=10 runs in the conservative wrapper"),
+            std::string::npos)
+      << log.str();
+  EXPECT_EQ(backend_for_job(ReplayBackend::kCpu, job, log), ReplayBackend::kCpu);
+  job.configs.pop_back();
+  job.sweep = &knobs;
+  log.str("");
+  EXPECT_EQ(backend_for_job(ReplayBackend::kCuda, job, log), ReplayBackend::kCpu);
+  EXPECT_NE(log.str().find("set channels or chunk sizes"), std::string::npos) << log.str();
+}

@@ -33,6 +33,11 @@ ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved,
 ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
                                 const std::vector<PolicySpec>& configs, std::ostream& log);
 
+// Where one job of a command that resolved its backend before it knew every job (tune's grids, a
+// study's units) replays: `resolved`, or the CPU, said on `log`, when the job's sweep or one of its
+// configs is what the CUDA kernels do not hold (backend_for_sweep, backend_for_specs as `auto`).
+ReplayBackend backend_for_job(ReplayBackend resolved, const ReplayJob& job, std::ostream& log);
+
 // The node-local rank of this process (set by the MPI process group; 0 otherwise). When a GPU
 // backend is resolved, the process first selects device local_rank mod (visible devices), so
 // `mpirun -np 8 ncclbot-mpi ... --backend cuda` on an 8-GPU node puts one rank on each GPU.
