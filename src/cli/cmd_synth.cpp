@@ -163,7 +163,7 @@ std::string knob_spec_text(const std::string& value) {
 int run_synth(const SynthCliOptions& opt, bool knobs) {
   const sim::FabricPreset f = sim::load_fabric(opt.fabric);
   const sim::SynthOptions o = synth_options_from(opt);
-  const Sweep sweep = knobs ? sim::synthesize_knobs(f, o, sim::parse_knob_spec(knob_spec_text(opt.knobs)))
+  const Sweep sweep = knobs ? sim::synthesize_knobs(f, o, parse_knob_spec(knob_spec_text(opt.knobs)))
                             : sim::synthesize(f, o);
   write_sweep_csv(sweep, opt.out);
   std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "

@@ -53,6 +53,7 @@
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/feedback_lag.hpp"
+#include "plugin/latency_sink.hpp"
 #include "plugin/policy_engine.hpp"
 
 namespace ncclbot::plugin {
@@ -75,15 +76,15 @@ struct MemoLimits {
 // The process-wide memo budget (256 MiB).
 std::atomic<int64_t>& process_memo_budget();
 
-class OnlineLearner {
+class OnlineLearner final : public LatencySink {
  public:
   OnlineLearner(uint64_t comm_id, int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine,
                 bool memoize, MemoLimits limits = {});
-  ~OnlineLearner();
+  ~OnlineLearner() override;
 
   uint64_t comm_id() const { return comm_id_; }
-  int nranks() const { return nranks_; }
-  int nnodes() const { return nnodes_; }
+  int nranks() const override { return nranks_; }
+  int nnodes() const override { return nnodes_; }
 
   // Decision for this rank's next call of context `key` (slot, or -1 = keep NCCL's choice).
   // `prior` holds the call's costs by slot (kNumArms entries, < 0 = not usable; only NCCL's 21
@@ -112,16 +113,21 @@ class OnlineLearner {
   // Leader mode: held back until the protocol lets the policy see it (header comment); a report
   // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
   bool observe(int key, int slot, double latency_us);
+  // observe() with what ran as the profiler says it (the channel count is not an arm here).
+  bool observe_ran(int key, const RanKnobs& ran, double latency_us) override {
+    return observe(key, ran.algo >= 0 && ran.proto >= 0 ? ran.algo * kNumProtos + ran.proto : kUnnamedArm,
+                   latency_us);
+  }
   // CUDA graphs (docs/plugin.md "CUDA graphs"). The call this rank just decided in context `key`
   // was captured into a graph: its latency will never come as that call's (each replay runs the
   // captured arm without asking), so it is settled now as a report the policy cannot use: it stops
   // counting as pending, arrivals stay numbered by call (leader mode), and with a log its decision
   // leaves the pending ring unlogged.
-  void captured(int key, int slot);
+  void captured(int key, int slot) override;
   // One replay of a captured collective of `slot` in `key` (`bytes` as the tuner saw them): logged
   // as a graph replay with no decision and no probability, never fed to the policy, never taken for
   // a call's latency.
-  void observe_replay(int key, int slot, uint64_t bytes, double latency_us);
+  void observe_replay(int key, int slot, uint64_t bytes, double latency_us) override;
   uint64_t captured_calls() const;
   uint64_t graph_replays() const;
 

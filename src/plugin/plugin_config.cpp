@@ -55,6 +55,7 @@ PluginConfig PluginConfig::from_environment() {
   c.table_path = env("NCCLBOT_TABLE");
   c.fabric = env("NCCLBOT_FABRIC");
   c.policy_spec = env("NCCLBOT_POLICY");
+  c.knobs = env("NCCLBOT_KNOBS");
   c.state_path = env("NCCLBOT_STATE");
   c.leader_address = env("NCCLBOT_LEADER");
   c.leader_secret = env("NCCLBOT_LEADER_SECRET");

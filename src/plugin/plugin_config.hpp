@@ -7,6 +7,8 @@
 //   NCCLBOT_FABRIC    keep only table rows of this fabric (rows with fabric "*" always apply)
 //   NCCLBOT_POLICY    policy spec for online mode, e.g. "ucb1:c=0.5,n0=8"
 //   NCCLBOT_SEED      seed of the policy's random stream (default 0)
+//   NCCLBOT_KNOBS     knob arms for a rank-local learner: channel and chunk lists as `synth --knobs`
+//                     takes them, e.g. "channels=0,8,16;chunk=0,128K" (docs/plugin.md "Knob mode")
 //   NCCLBOT_STATE     state file: learned statistics loaded at init, saved at finalize
 //   NCCLBOT_LEADER    host:port of the decision leader (online mode with several ranks)
 //   NCCLBOT_RANK      this process's rank in the job (default: RANK, OMPI_COMM_WORLD_RANK,
@@ -30,7 +32,7 @@ enum class Agreement { kLeader, kLocal };
 
 struct PluginConfig {
   Mode mode = Mode::kOff;
-  std::string table_path, fabric, policy_spec, state_path, leader_address;
+  std::string table_path, fabric, policy_spec, state_path, leader_address, knobs;
   std::string leader_secret, leader_secret_file;
   uint64_t seed = 0;
   int rank = -1;  // -1: unknown

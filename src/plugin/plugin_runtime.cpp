@@ -14,7 +14,7 @@ PluginRuntime& PluginRuntime::instance() {
 }
 
 TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes,
-                                    nccl_logger_t logger) {
+                                    nccl_logger_t logger, bool chunk_hook) {
   CommIdentity id;
   id.comm_id = comm_id;
   id.has_comm_id = has_comm_id;
@@ -36,7 +36,7 @@ TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t n
           cfg.nccl_algo.c_str(), cfg.nccl_proto.c_str(), algo_label(only / kNumProtos),
           proto_label(only % kNumProtos));
     } else {
-      setup_online(*comm, cfg);
+      setup_online(*comm, cfg, chunk_hook);
       if ((!cfg.nccl_algo.empty() || !cfg.nccl_proto.empty()) && comm->role() != Role::kPassThrough)
         id.log.init_info(
             "NCCL_ALGO=%s NCCL_PROTO=%s restrict NCCL's cost tables: ncclbot learns over the arms each table "
@@ -45,7 +45,7 @@ TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t n
             cfg.nccl_proto.empty() ? "(unset)" : cfg.nccl_proto.c_str());
     }
   }
-  if (const CommLearner* l = comm->learner()) learners_.add(has_comm_id ? comm_id : 0, l->shared_learner());
+  if (auto sink = comm->latency_sink()) learners_.add(has_comm_id ? comm_id : 0, sink);
   id.log.init_info("tuner initialised: commId 0x%llx, %d ranks, %d nodes, mode %s%s",
                    (unsigned long long)comm_id, id.nranks, id.nnodes, role_name(comm->role()),
                    comm->describe(cfg.table_path).c_str());
@@ -69,7 +69,7 @@ void PluginRuntime::setup_table(TunerComm& comm, const PluginConfig& cfg) {
   comm.become<TableTuner>(std::move(table), std::move(rows));
 }
 
-void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
+void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg, bool chunk_hook) {
   const CommIdentity& id = comm.id();
   std::string error;
   auto engine =
@@ -79,7 +79,13 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg) {
     return;
   }
   const bool restricted = !cfg.nccl_algo.empty() || !cfg.nccl_proto.empty();
-  if (id.nranks <= 1 || cfg.agreement == Agreement::kLocal) return setup_local(comm, cfg, engine, restricted);
+  const bool local = id.nranks <= 1 || cfg.agreement == Agreement::kLocal;
+  if (local && setup_knobs(comm, cfg, engine, chunk_hook)) return;
+  if (!local && !cfg.knobs.empty())
+    id.log.warn(
+        "NCCLBOT_KNOBS: knob arms are learned by a rank-local learner only (one rank, or "
+        "NCCLBOT_AGREEMENT=local); the leader learns algorithm and protocol");
+  if (local) return setup_local(comm, cfg, engine, restricted);
   if (!id.has_comm_id) {
     id.log.warn(
         "online mode with %d ranks needs the v5 tuner ABI (NCCL 2.28) to tell communicators apart; "
@@ -123,6 +129,35 @@ void PluginRuntime::setup_local(TunerComm& comm, const PluginConfig& cfg,
   local.learner().restore_state(id);
 }
 
+bool PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
+                                const std::shared_ptr<const PolicyEngine>& engine, bool chunk_hook) {
+  if (cfg.knobs.empty()) return false;
+  const CommIdentity& id = comm.id();
+  KnobSpec spec;
+  try {
+    spec = parse_knob_spec(cfg.knobs, "NCCLBOT_KNOBS");
+  } catch (const std::exception& e) {
+    id.log.warn("%s; using NCCL's own choices", e.what());
+    return true;
+  }
+  bool chunks = false;
+  for (const auto& list : spec.chunks)
+    chunks = chunks || list.size() > 1 || (list.size() == 1 && list[0] != 0);
+  if (chunks && !chunk_hook) {
+    // Without getChunkSize a chunk arm would run NCCL's chunk and be credited as another arm.
+    id.log.warn(
+        "NCCLBOT_KNOBS: chunk sizes need tuner v6 (getChunkSize, NCCL 2.30 and later), which this NCCL "
+        "did not load; learning over the channel counts alone");
+    for (auto& list : spec.chunks) list = {0};
+  }
+  if (!cfg.log_path.empty() || !cfg.state_path.empty())
+    id.log.warn(
+        "NCCLBOT_KNOBS: the decision log and the state file do not hold knob arms yet; "
+        "NCCLBOT_LOG and NCCLBOT_STATE are not written");
+  comm.become<KnobTuner>(std::make_shared<KnobLearner>(id.nranks, id.nnodes, engine, std::move(spec)));
+  return true;
+}
+
 void PluginRuntime::finalize_comm(TunerComm* comm) {
   if (!comms_.remove(comm)) {  // finalized before, or never handed out: nothing of it may be read
     if (warn_once("tuner finalize of a context not live"))
@@ -133,8 +168,8 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
   if (const CommLearner* l = comm->learner()) {
     l->flush_log(comm->id());
     l->save_state(comm->id());
-    learners_.remove(l->shared_learner());
   }
+  if (auto sink = comm->latency_sink()) learners_.remove(sink);
   comm->log_summary();
   delete comm;
 }
@@ -146,7 +181,7 @@ bool PluginRuntime::report(uint64_t comm_id, int nranks, int nnodes, int coll, u
   if (key < 0) return false;
   auto learner = learner_for(comm_id, nranks, nnodes);
   if (!learner) return false;
-  return learner->observe(key, algo * kNumProtos + proto, latency_us);
+  return learner->observe_ran(key, RanKnobs{algo, proto, -1}, latency_us);
 }
 
 }  // namespace ncclbot::plugin

@@ -25,16 +25,16 @@ class PluginRuntime {
 
   // Never throw; failures degrade the communicator to pass-through with a warning. finalize_comm
   // frees only a context init_comm handed out and no finalize took back (else warns once).
-  TunerComm* init_comm(uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes,
-                       nccl_logger_t logger);
+  // `chunk_hook`: NCCL loaded the v6 tuner, so getChunkSize will be called.
+  TunerComm* init_comm(uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes, nccl_logger_t logger,
+                       bool chunk_hook = false);
   void finalize_comm(TunerComm* comm);
   // The tuner's calls, answered by the communicator's role (TunerComm).
   void get_coll_info(TunerComm* comm, int coll, size_t bytes, int num_pipe_ops, float** table, int num_algo,
                      int num_proto, int reg_buff, int* nchannels) {
     comm->get_coll_info(coll, bytes, num_pipe_ops, table, num_algo, num_proto, reg_buff, nchannels);
   }
-  void get_chunk_size(TunerComm* comm, int coll, size_t bytes, int algo, int proto,
-                      size_t* chunk_size) const {
+  void get_chunk_size(TunerComm* comm, int coll, size_t bytes, int algo, int proto, size_t* chunk_size) {
     comm->get_chunk_size(coll, bytes, algo, proto, chunk_size);
   }
   void get_coll_info_v2(TunerComm* comm, int coll, size_t bytes, int coll_net, int nvls, int num_pipe_ops,
@@ -44,7 +44,7 @@ class PluginRuntime {
 
   // The learner measurements of communicator `comm_id` feed (profiler, report function): the one
   // with that hash, else (ABI v2..v4 tuners pass no hash) the newest of the same shape.
-  std::shared_ptr<OnlineLearner> learner_for(uint64_t comm_id, int nranks, int nnodes) {
+  std::shared_ptr<LatencySink> learner_for(uint64_t comm_id, int nranks, int nnodes) {
     return learners_.find(comm_id, nranks, nnodes);
   }
   // Measured latency of one collective; false when it joins no online context.
@@ -54,7 +54,10 @@ class PluginRuntime {
  private:
   PluginRuntime() = default;
   void setup_table(TunerComm& comm, const PluginConfig& cfg);
-  void setup_online(TunerComm& comm, const PluginConfig& cfg);
+  void setup_online(TunerComm& comm, const PluginConfig& cfg, bool chunk_hook);
+  // setup_online's rank-local learner over knob arms (NCCLBOT_KNOBS); false when it is not set.
+  bool setup_knobs(TunerComm& comm, const PluginConfig& cfg,
+                   const std::shared_ptr<const PolicyEngine>& engine, bool chunk_hook);
   // setup_online's rank-local learner (one rank, or NCCLBOT_AGREEMENT=local).
   void setup_local(TunerComm& comm, const PluginConfig& cfg,
                    const std::shared_ptr<const PolicyEngine>& engine, bool restricted);

@@ -39,18 +39,23 @@ class PolicyEngine {
   uint64_t fingerprint() const { return fingerprint_; }
 
   void reset(PolicyState& state, ArmMask mask, const float* prior_us) const {
-    state = make_policy(config_);
+    PolicyContext ctx;
+    ctx.mask = mask;
+    ctx.prior_us = prior_us;
+    reset(state, ctx);
+  }
+  // The same for a context of any capacity N (knob mode: its arms named in ctx.arms).
+  template <int N>
+  void reset(AnyPolicyT<N>& state, const PolicyContextT<N>& ctx) const {
+    state = make_policy<N>(config_);
     // The active member value-initialised with its parameters, so nothing in it (UCB1's bonus
     // table pointer included) is left indeterminate.
-    visit_policy(config_, [&](auto& fresh) {
+    visit_policy<N>(config_, [&](auto& fresh) {
       with_policy(state, [&](auto& member) {
         if constexpr (std::is_same_v<std::decay_t<decltype(member)>, std::decay_t<decltype(fresh)>>)
           member = fresh;
       });
     });
-    PolicyContext ctx;
-    ctx.mask = mask;
-    ctx.prior_us = prior_us;
     policy_reset(state, ctx);
   }
   // The step counter is 64-bit; the Philox key takes its low 32 bits, as the replay engine does
@@ -69,8 +74,9 @@ class PolicyEngine {
   // select() and select_logged() with decisions pending (PendingPulls: the leader's decisions whose
   // latencies have not reached the policy, docs/plugin.md "Decision windows"): the same Philox step,
   // and with nothing pending the same answer bit for bit.
-  int select_pending(PolicyState& state, uint64_t stream_id, uint64_t step,
-                     const PendingPulls& pending) const {
+  template <int N>
+  int select_pending(AnyPolicyT<N>& state, uint64_t stream_id, uint64_t step,
+                     const PendingPullsT<N>& pending) const {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select_pending(state, rng, pending);
   }
@@ -80,7 +86,8 @@ class PolicyEngine {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select_pending_logged(state, rng, pending, probability, deferred);
   }
-  void update(PolicyState& state, int slot, double latency_us) const {
+  template <int N>
+  void update(AnyPolicyT<N>& state, int slot, double latency_us) const {
     policy_update(state, slot, latency_us);
   }
 

@@ -53,6 +53,7 @@ struct CollRecord {
   uint32_t magic = kCollMagic;
   ProfilerContext* owner = nullptr;
   int key = -1, slot = -1;
+  RanKnobs ran;        // the algorithm, protocol and channel count the descriptor says ran
   uint64_t bytes = 0;  // as the tuner saw them
   int expected_channels = 0, started_channels = 0, stopped_channels = 0;
   bool coll_stopped = false;
@@ -82,7 +83,7 @@ struct ProfilerContext {
   PluginLog log;
   std::mutex mu;  // Coll records are shared by the thread that enqueues and the proxy thread
   std::set<CollRecord*> live;
-  std::shared_ptr<OnlineLearner> learner;  // resolved lazily: the tuner's init runs after ours
+  std::shared_ptr<LatencySink> learner;  // resolved lazily: the tuner's init runs after ours
   uint64_t delivered = 0;
   uint64_t copy_engine = 0;   // copy-engine collectives seen (v6): not learned
   std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
@@ -106,7 +107,7 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
     if (coll->captured) {
       ctx->learner->observe_replay(coll->key, coll->slot, coll->bytes, us);
       ++ctx->replays;
-    } else if (ctx->learner->observe(coll->key, coll->slot, us)) {
+    } else if (ctx->learner->observe_ran(coll->key, coll->ran, us)) {
       ++ctx->delivered;
     }
   }
@@ -134,6 +135,7 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
     if (coll == 2 || coll == 3) bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
     rec->key = context_key(coll, bytes);
     rec->slot = algo >= 0 && proto >= 0 ? algo * 3 + proto : OnlineLearner::kUnnamedArm;
+    rec->ran = algo >= 0 && proto >= 0 ? RanKnobs{algo, proto, d.nChannels} : RanKnobs{};
     rec->bytes = bytes;
   }
   std::lock_guard<std::mutex> lock(ctx->mu);

@@ -12,6 +12,8 @@ const char* role_name(Role r) {
       return "online (leader)";
     case Role::kFollower:
       return "online (follower)";
+    case Role::kKnobLocal:
+      return "online (rank-local learner over knob arms)";
     default:
       return "off (NCCL's own choices)";
   }
@@ -33,18 +35,26 @@ const CommLearner* TunerComm::learner() const {
   return nullptr;
 }
 
+std::shared_ptr<LatencySink> TunerComm::latency_sink() const {
+  if (const CommLearner* l = learner()) return l->shared_learner();
+  if (const auto* k = std::get_if<KnobTuner>(&roles_)) return k->learner();
+  return nullptr;
+}
+
 std::string TunerComm::describe(const std::string& table_path) const {
   if (const auto* t = std::get_if<TableTuner>(&roles_))
     return ", table " + table_path + " (" + std::to_string(t->rows_applied()) + " rows apply)";
   const PolicyEngine* engine = nullptr;
   if (const CommLearner* l = learner()) engine = &l->engine();
   if (const auto* f = std::get_if<FollowerTuner>(&roles_)) engine = &f->engine();
+  if (const auto* k = std::get_if<KnobTuner>(&roles_)) engine = &k->learner()->engine();
   return engine ? ", policy " + engine->spec() + ", seed " + std::to_string(engine->seed()) : std::string();
 }
 
 void TunerComm::log_summary() const {
   if (const CommLearner* l = learner()) l->log_totals(id_);
   if (const auto* f = std::get_if<FollowerTuner>(&roles_)) f->log_waits(id_);
+  if (const auto* k = std::get_if<KnobTuner>(&roles_)) k->log_summary(id_);
 }
 
 }  // namespace ncclbot::plugin

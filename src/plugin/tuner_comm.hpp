@@ -5,12 +5,14 @@
 // allocation, no virtual call on NCCL's hot path).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
 
 #include "plugin/comm_identity.hpp"
 #include "plugin/follower_tuner.hpp"
+#include "plugin/knob_tuner.hpp"
 #include "plugin/leader_tuner.hpp"
 #include "plugin/local_tuner.hpp"
 #include "plugin/pass_through_tuner.hpp"
@@ -19,7 +21,7 @@
 namespace ncclbot::plugin {
 
 // In the order of TunerComm's variant.
-enum class Role { kPassThrough, kTable, kLocal, kLeader, kFollower };
+enum class Role { kPassThrough, kTable, kLocal, kLeader, kFollower, kKnobLocal };
 
 const char* role_name(Role r);
 
@@ -41,11 +43,14 @@ class TunerComm {
   // roles' own hot paths are inline, so this compiles into one function with a switch on the role.
   void get_coll_info(int coll, size_t bytes, int num_pipe_ops, float** cost_table, int num_algo,
                      int num_proto, int reg_buff, int* nchannels);
-  // Tuner v6 and v2: only table mode answers them (TableTuner).
-  void get_chunk_size(int coll, size_t bytes, int algo, int proto, size_t* chunk_size) const {
+  // Tuner v6: table mode (TableTuner) and knob mode (KnobTuner) answer it.
+  void get_chunk_size(int coll, size_t bytes, int algo, int proto, size_t* chunk_size) {
     if (const auto* t = std::get_if<TableTuner>(&roles_))
       t->get_chunk_size(id_, coll, bytes, algo, proto, chunk_size);
+    else if (auto* k = std::get_if<KnobTuner>(&roles_))
+      k->get_chunk_size(id_, coll, algo, proto, chunk_size);
   }
+  // Tuner v2: only table mode answers it.
   void get_coll_info_v2(int coll, size_t bytes, int coll_net, int nvls, int num_pipe_ops, int* algorithm,
                         int* protocol, int* nchannels) const {
     if (const auto* t = std::get_if<TableTuner>(&roles_))
@@ -54,6 +59,9 @@ class TunerComm {
 
   // The learner of the local and leader roles; nullptr for the others.
   const CommLearner* learner() const;
+  // Where the profiler's and the report function's latencies go: the learner of the local, leader
+  // and knob roles; nullptr for the others.
+  std::shared_ptr<LatencySink> latency_sink() const;
   // What the init line adds after the mode: the table and its rows, or the policy and seed.
   std::string describe(const std::string& table_path) const;
   // The role's own finalize lines (decisions and latencies, or a follower's waits).
@@ -61,7 +69,7 @@ class TunerComm {
 
  private:
   CommIdentity id_;
-  std::variant<PassThroughTuner, TableTuner, LocalTuner, LeaderTuner, FollowerTuner> roles_;
+  std::variant<PassThroughTuner, TableTuner, LocalTuner, LeaderTuner, FollowerTuner, KnobTuner> roles_;
 };
 
 }  // namespace ncclbot::plugin

@@ -13,11 +13,11 @@ using ncclbot::plugin::TunerComm;
 namespace {
 
 nccl_result_t init_any(void** ctx, uint64_t comm_id, bool has_comm_id, size_t nranks, size_t nnodes,
-                       nccl_logger_t logger) {
+                       nccl_logger_t logger, bool chunk_hook = false) {
   if (ctx == nullptr) return kNcclSuccess;
   *ctx = nullptr;
   try {
-    *ctx = PluginRuntime::instance().init_comm(comm_id, has_comm_id, nranks, nnodes, logger);
+    *ctx = PluginRuntime::instance().init_comm(comm_id, has_comm_id, nranks, nnodes, logger, chunk_hook);
   } catch (...) {
     *ctx = nullptr;  // a NULL context makes every later call a pass-through
   }
@@ -27,6 +27,12 @@ nccl_result_t init_any(void** ctx, uint64_t comm_id, bool has_comm_id, size_t nr
 nccl_result_t init_v5(void** ctx, uint64_t comm_id, size_t nranks, size_t nnodes, nccl_logger_t logger,
                       NcclNvlDomainInfoV5*, NcclTunerConstantsV5*) {
   return init_any(ctx, comm_id, true, nranks, nnodes, logger);
+}
+
+// NCCL loaded the v6 table, so it will call getChunkSize (the v2..v5 adapters set it to NULL).
+nccl_result_t init_v6(void** ctx, uint64_t comm_id, size_t nranks, size_t nnodes, nccl_logger_t logger,
+                      NcclNvlDomainInfoV5*, NcclTunerConstantsV5*) {
+  return init_any(ctx, comm_id, true, nranks, nnodes, logger, true);
 }
 
 nccl_result_t init_v4(size_t nranks, size_t nnodes, nccl_logger_t logger, void** ctx) {
@@ -92,7 +98,7 @@ NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV4 ncclTunerPlugin_v4;
 NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV3 ncclTunerPlugin_v3;
 NCCLBOT_PLUGIN_EXPORT extern const NcclTunerV2 ncclTunerPlugin_v2;
 
-const NcclTunerV6 ncclTunerPlugin_v6 = {"ncclbot", init_v5, get_coll_info_v4, finalize_any,
+const NcclTunerV6 ncclTunerPlugin_v6 = {"ncclbot", init_v6, get_coll_info_v4, finalize_any,
                                         get_chunk_size_v6};
 const NcclTunerV5 ncclTunerPlugin_v5 = {"ncclbot", init_v5, get_coll_info_v4, finalize_any};
 const NcclTunerV4 ncclTunerPlugin_v4 = {"ncclbot", init_v4, get_coll_info_v4, finalize_any};

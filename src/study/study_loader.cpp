@@ -14,7 +14,7 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/replay.hpp"
-#include "ncclbot/sim/knob_spec.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -215,7 +215,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "knobs")) {
       s.knobs = r.string(*n, "sweep.knobs");
       try {
-        (void)sim::parse_knob_spec(s.knobs);
+        (void)parse_knob_spec(s.knobs);
       } catch (const std::exception& e) {
         // The parser speaks of the command-line flag; here the key is the one to name.
         std::string why = e.what();

@@ -38,7 +38,7 @@ struct SweepSource {
   double noise_scale = 1.0;
   bool drift = true, first_use = true, warmup = true;
   double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;  // negative: the preset's
-  std::string knobs;  // a knob spec (sim/knob_spec.hpp, as synth --knobs takes): knob arms when non-empty
+  std::string knobs;  // a knob spec (core/knob_spec.hpp, as synth --knobs takes): knob arms when non-empty
   // `price = "truth"`: losses priced at the simulator's true latencies (Sweep::price_on), not at the
   // samples' means, which the learners see.
   bool price_on_truth = false;

@@ -16,8 +16,12 @@
 //                       stop; no tuner call, no kernel channels;
 //   another arm         (run_instead) NCCL runs an arm other than the tuner's pick, as a registered
 //                       buffer, a user restriction or a symmetric kernel makes it: the Coll event
-//                       names the arm that ran, getChunkSize is asked for it, its channels time it.
+//                       names the arm that ran, getChunkSize is asked for it, its channels time it;
+//   channels            NCCL's own count (2 unless set) when the tuner leaves nChannels 0, else the
+//                       tuner's, at most a cap (NCCL's overrides: small messages, 32 KiB cells);
+//                       the Coll event announces that many and that many kernel channels report.
 // Every plugin call's result is counted; a failure is any result other than success.
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -96,10 +100,16 @@ class StandInNccl {
       const int arm = ran_ ? ran_(pick, table) : pick;
       picks_.push_back(pick);
       arms.push_back(arm);
+      tuner_channels_ = channels;
+      ran_channels_ = channels > 0 ? std::min(channels, channel_cap_) : nccl_channels_;
+      ran_chunk_ = nccl_chunk_;
       if (release_.tuner == 6 && arm >= 0) {
-        size_t chunk = 131072;
-        count(plugin().v6->getChunkSize(tuner_, ops[i].coll, ops[i].bytes, arm / 3, arm % 3, 2, &chunk));
-        if (chunk != 131072) ++chunks_changed_;
+        size_t chunk = nccl_chunk_;
+        // Per channel, as NCCL asks outside CollNet: nChannels 1 and the channel's bytes.
+        count(plugin().v6->getChunkSize(tuner_, ops[i].coll, ops[i].bytes / size_t(ran_channels_), arm / 3,
+                                        arm % 3, 1, &chunk));
+        if (chunk != nccl_chunk_) ++chunks_changed_;
+        ran_chunk_ = chunk;
       }
       void* coll = start_coll(ops[i], arm, apis[i]);
       count(stop(coll));
@@ -159,6 +169,17 @@ class StandInNccl {
     fault_ = fault;
     faulty_channels_ = channels;
   }
+  // NCCL's own channel count, the most channels it runs whatever the tuner says, and its chunk size
+  // on getChunkSize's entry.
+  void set_channels(int nccl_own, int cap) {
+    nccl_channels_ = nccl_own;
+    channel_cap_ = cap;
+  }
+  void set_nccl_chunk(size_t bytes) { nccl_chunk_ = bytes; }
+  // What the collective being timed runs: its channel count and chunk size (for a latency function).
+  int ran_channels() const { return ran_channels_; }
+  int tuner_channels() const { return tuner_channels_; }  // what the tuner wrote into nChannels
+  size_t ran_chunk() const { return ran_chunk_; }
   int failures() const { return failures_; }
   int revived() const { return revived_; }
   int chunks_changed() const { return chunks_changed_; }
@@ -248,7 +269,7 @@ class StandInNccl {
     d.coll.func = func_name(op.coll);
     d.coll.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
     d.coll.datatype = "ncclInt8";
-    d.coll.nChannels = 2;
+    d.coll.nChannels = uint8_t(ran_channels_);
     d.coll.algo = arm >= 0 ? algos[arm / 3] : arm == kStandInUnnamedArm ? "SYMK_LD" : "Ring";
     d.coll.proto = arm >= 0 ? protos[arm % 3] : "Simple";
     void* h = nullptr;
@@ -278,11 +299,12 @@ class StandInNccl {
       count(record_stop(h, stop_override_ns_ != 0 ? stop_override_ns_ : clock_ns_ + span_ns));
     count(stop(h));
   }
-  // Two channels; the slower spans the latency (whole microseconds, exact in float).
+  // The collective's channels; the last one spans the latency, the others half of it (whole
+  // microseconds, exact in float).
   void run_channels(void* coll, double latency_us) {
     const uint64_t ns = uint64_t(latency_us * 1000.0);
-    for (int ch = 0; ch < 2; ++ch) {
-      const uint64_t span = ch == 0 ? ns / 2 : ns;
+    for (int ch = 0; ch < ran_channels_; ++ch) {
+      const uint64_t span = ch + 1 < ran_channels_ ? ns / 2 : ns;
       if (release_.profiler == 4)
         channel<NcclProfilerEventDescrV4>(coll, ch, span);
       else if (release_.profiler == 5)
@@ -301,6 +323,8 @@ class StandInNccl {
   void* prof_ = nullptr;
   uint64_t mask_ = 0, seq_ = 0, clock_ns_ = 1000000, stop_override_ns_ = 0;
   int failures_ = 0, revived_ = 0, chunks_changed_ = 0, faulty_channels_ = 0;
+  int nccl_channels_ = 2, channel_cap_ = 64, ran_channels_ = 2, tuner_channels_ = 0;
+  size_t nccl_chunk_ = 131072, ran_chunk_ = 131072;
   ChannelFault fault_ = ChannelFault::kNoStopState;
   long tuner_calls_ = 0;
   std::vector<Captured> captured_;

@@ -2,7 +2,7 @@
 // `synth --knobs`: a forced-arm sweep whose arms cross every measured algorithm and protocol with the
 // channel and chunk values of a KnobSpec, timed by the knob model (sim/knob_model.hpp).
 #include "ncclbot/core/sweep.hpp"
-#include "ncclbot/sim/knob_spec.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::sim {

@@ -1,4 +1,4 @@
-#include "ncclbot/sim/knob_spec.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/knob_limits.hpp"
 
-namespace ncclbot::sim {
+namespace ncclbot {
 namespace {
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -27,14 +27,14 @@ uint64_t parse_size(const std::string& key, const std::string& v) {
   }
   if (digits.empty() || digits.size() > 10 ||
       !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
-    throw UsageError("--knobs: " + key + ": '" + v + "' is not a count (digits, optionally K or M)");
+    throw UsageError(key + ": '" + v + "' is not a count (digits, optionally K or M)");
   return std::stoull(digits) * scale;
 }
 
 std::vector<uint64_t> parse_list(const std::string& key, const std::string& list) {
   std::vector<uint64_t> out;
   for (const std::string& v : split(list, ',')) out.push_back(parse_size(key, v));
-  if (list.empty()) throw UsageError("--knobs: " + key + " has an empty list");
+  if (list.empty()) throw UsageError(key + " has an empty list");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -42,19 +42,16 @@ std::vector<uint64_t> parse_list(const std::string& key, const std::string& list
 
 void check_chunk(const std::string& key, uint64_t c, int proto) {
   if (c == 0) return;
-  if (c > kMaxChunkBytes) throw UsageError("--knobs: " + key + ": " + std::to_string(c) + " is above 2^30");
+  if (c > kMaxChunkBytes) throw UsageError(key + ": " + std::to_string(c) + " is above 2^30");
   if (proto >= 0 && !chunk_fits_grain(c, proto))
-    throw UsageError("--knobs: " + key + ": " + std::to_string(c) +
-                     " is not a multiple of the protocol's grain (" +
+    throw UsageError(key + ": " + std::to_string(c) + " is not a multiple of the protocol's grain (" +
                      std::to_string(chunk_grain_bytes(proto)) + " B)");
   if (proto < 0 && !chunk_fits_grain(c, 0) && !chunk_fits_grain(c, 1) && !chunk_fits_grain(c, 2))
-    throw UsageError("--knobs: chunk: " + std::to_string(c) +
+    throw UsageError("chunk: " + std::to_string(c) +
                      " is a multiple of no protocol's grain (LL 16, LL128 1920, Simple 512 B)");
 }
 
-}  // namespace
-
-KnobSpec parse_knob_spec(const std::string& text) {
+KnobSpec parse_knob_text(const std::string& text) {
   static const char* const kProtoKeys[kNumProtos] = {"chunk.LL", "chunk.LL128", "chunk.Simple"};
   KnobSpec spec;
   bool have_channels = false, have_own[kNumProtos] = {};
@@ -62,12 +59,11 @@ KnobSpec parse_knob_spec(const std::string& text) {
   for (const std::string& part : split(text, ';')) {
     const size_t eq = part.find('=');
     const std::string key = part.substr(0, eq);
-    if (eq == std::string::npos) throw UsageError("--knobs: '" + part + "' is not KEY=LIST");
+    if (eq == std::string::npos) throw UsageError("'" + part + "' is not KEY=LIST");
     const std::vector<uint64_t> values = parse_list(key, part.substr(eq + 1));
     if (key == "channels") {
       for (uint64_t c : values)
-        if (c > uint64_t(kMaxChannels))
-          throw UsageError("--knobs: channels: " + std::to_string(c) + " is above 64");
+        if (c > uint64_t(kMaxChannels)) throw UsageError("channels: " + std::to_string(c) + " is above 64");
       spec.channels.assign(values.begin(), values.end()), have_channels = true;
       continue;
     }
@@ -78,8 +74,7 @@ KnobSpec parse_knob_spec(const std::string& text) {
     }
     const auto* it = std::find(std::begin(kProtoKeys), std::end(kProtoKeys), key);
     if (it == std::end(kProtoKeys))
-      throw UsageError("--knobs: unknown key '" + key +
-                       "' (channels, chunk, chunk.LL, chunk.LL128, chunk.Simple)");
+      throw UsageError("unknown key '" + key + "' (channels, chunk, chunk.LL, chunk.LL128, chunk.Simple)");
     const int p = int(it - std::begin(kProtoKeys));
     for (uint64_t c : values) check_chunk(key, c, p);
     spec.chunks[p].assign(values.begin(), values.end()), have_own[p] = true;
@@ -92,6 +87,16 @@ KnobSpec parse_knob_spec(const std::string& text) {
   return spec;
 }
 
+}  // namespace
+
+KnobSpec parse_knob_spec(const std::string& text, const std::string& source) {
+  try {
+    return parse_knob_text(text);
+  } catch (const UsageError& e) {
+    throw UsageError(source + ": " + e.what());
+  }
+}
+
 std::vector<Arm> knob_arms(const KnobSpec& spec, int slot) {
   std::vector<Arm> arms;
   for (int c : spec.channels)
@@ -100,4 +105,4 @@ std::vector<Arm> knob_arms(const KnobSpec& spec, int slot) {
   return arms;
 }
 
-}  // namespace ncclbot::sim
+}  // namespace ncclbot

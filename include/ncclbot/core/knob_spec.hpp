@@ -9,18 +9,19 @@
 
 #include "ncclbot/core/arm.hpp"
 
-namespace ncclbot::sim {
+namespace ncclbot {
 
 struct KnobSpec {
   std::vector<int> channels;                 // 0..64, 0 = NCCL's own
   std::vector<uint32_t> chunks[kNumProtos];  // per protocol, 0 = NCCL's own
 };
 
-// UsageError (one line, exit 2) on an unknown key, an empty list, channels outside [0, 64], a chunk
-// off its protocol's grain or above 2^30, or a malformed number.
-KnobSpec parse_knob_spec(const std::string& text);
+// UsageError (one line, exit 2, starting with `source`: the flag or setting that gave the text) on
+// an unknown key, an empty list, channels outside [0, 64], a chunk off its protocol's grain or above
+// 2^30, or a malformed number.
+KnobSpec parse_knob_spec(const std::string& text, const std::string& source = "--knobs");
 
 // The arms of one algorithm x protocol slot: every channel value crossed with its protocol's chunks.
 std::vector<Arm> knob_arms(const KnobSpec& spec, int slot);
 
-}  // namespace ncclbot::sim
+}  // namespace ncclbot

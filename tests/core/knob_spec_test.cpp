@@ -1,6 +1,6 @@
 // `--knobs` values: lists with K/M suffixes, chunks skipped for protocols whose grain they miss, and
 // one-line usage errors for everything NCCL could not be given.
-#include "ncclbot/sim/knob_spec.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "ncclbot/core/error.hpp"
 
-namespace ncclbot::sim {
+namespace ncclbot {
 namespace {
 
 TEST(KnobSpec, CrossesChannelsWithEachProtocolsValidChunks) {
@@ -38,5 +38,22 @@ TEST(KnobSpec, BadInputIsAUsageError) {
     EXPECT_THROW(parse_knob_spec(bad), UsageError) << bad;
 }
 
+// The error names where the text came from: the flag by default, the plugin's setting when it asks.
+TEST(KnobSpec, AnErrorNamesItsSource) {
+  try {
+    parse_knob_spec("channels=65", "NCCLBOT_KNOBS");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "NCCLBOT_KNOBS: channels: 65 is above 64");
+  }
+  try {
+    parse_knob_spec("threads=4");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--knobs: unknown key 'threads' (channels, chunk, chunk.LL, chunk.LL128, chunk.Simple)");
+  }
+}
+
 }  // namespace
-}  // namespace ncclbot::sim
+}  // namespace ncclbot

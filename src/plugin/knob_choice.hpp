@@ -1,0 +1,65 @@
+#pragma once
+// Knob mode's arithmetic, apart from the learner so that tests check it by hand: the arms a context
+// learns over, the chunk size NCCL is handed for a decided chunk, and the arm a measured call is
+// credited to (docs/plugin.md "Knob mode").
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/knob_limits.hpp"
+#include "ncclbot/core/knob_spec.hpp"
+
+namespace ncclbot::plugin {
+
+// The arms of a context whose cost table leaves the slots of `usable`: each slot crossed with the
+// spec's channel and chunk values, in Arm order (as a knob sweep holds them). CollNet keeps NCCL's
+// own channel count: NCCL's CollNet path loops over the tuner's nChannels with no cap (NCCL
+// src/enqueue.cc, scheduleCollTasksToPlan's CollNet branch), and a tuner cannot see the
+// communicator's channel count to stay below it.
+inline std::vector<Arm> context_knob_arms(ArmMask usable, const KnobSpec& spec) {
+  std::vector<Arm> arms;
+  for (int s = 0; s < kNumNcclArms; ++s) {
+    if (!usable.has(s)) continue;
+    const bool collnet = slot_algo(s) == Algo::kCollNetDirect || slot_algo(s) == Algo::kCollNetChain;
+    arms.push_back(Arm::of_slot(s));  // NCCL's own knobs are always an arm, listed or not
+    for (const Arm& a : knob_arms(spec, s))
+      if (!a.default_knobs() && !(collnet && a.channels != 0)) arms.push_back(a);
+  }
+  std::sort(arms.begin(), arms.end());
+  arms.erase(std::unique(arms.begin(), arms.end()), arms.end());
+  return arms;
+}
+
+// The chunk handed to NCCL when the decision wants `want` bytes of protocol `proto` and NCCL
+// computed `nccl` (getChunkSize's value on entry): a multiple of the protocol's grain within
+// [grain, nccl], so never the 0 that NCCL divides by nor more than its buffers hold. `nccl` itself
+// when it is below the grain (there is nothing to choose).
+inline uint64_t clamp_chunk(uint64_t want, int proto, uint64_t nccl) {
+  const uint64_t grain = uint64_t(chunk_grain_bytes(proto));
+  if (grain == 0 || nccl < grain) return nccl;
+  const uint64_t v = std::min(want, nccl) / grain * grain;
+  return v < grain ? grain : v;
+}
+
+// What the profiler or the report says ran. channels < 0: not said (the report function).
+struct RanKnobs {
+  int algo = -1, proto = -1;
+  int channels = -1;
+};
+
+// The arm a call ran when `decided` was asked for and `chunk_set` is the chunk getChunkSize handed
+// NCCL for it (0: none, NCCL's own). Channels: a decision of NCCL's own count ran NCCL's count (arm
+// channels 0); an explicit count ran the count NCCL reports, which is less when NCCL overrode it
+// (small messages, registered buffers, its 32 KiB cells). Chunk: the one handed over, on the
+// decided algorithm and protocol only (getChunkSize is matched to them); another algorithm and
+// protocol ran NCCL's chunk, with the decided channel count (NCCL applies a tuner's nChannels to
+// whichever arm it runs).
+inline Arm arm_that_ran(const Arm& decided, const RanKnobs& ran, uint32_t chunk_set) {
+  Arm a{Algo(ran.algo), Proto(ran.proto), decided.channels, 0};
+  if (decided.channels != 0 && ran.channels >= 0) a.channels = uint16_t(ran.channels);
+  if (a.slot() == decided.slot()) a.chunk_bytes = chunk_set;
+  return a;
+}
+
+}  // namespace ncclbot::plugin

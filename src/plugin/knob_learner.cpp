@@ -1,0 +1,144 @@
+#include "plugin/knob_learner.hpp"
+
+#include <algorithm>
+
+#include "ncclbot/log/decision_log_format.hpp"
+#include "ncclbot/replay/stream_id.hpp"
+
+namespace ncclbot::plugin {
+
+KnobLearner::KnobLearner(int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine, KnobSpec spec)
+    : nranks_(nranks), nnodes_(nnodes), engine_(std::move(engine)), spec_(std::move(spec)) {}
+
+KnobLearner::Context& KnobLearner::context_locked(int key, uint64_t bytes, const CostTable& table) {
+  if (contexts_[key]) return *contexts_[key];
+  auto c = std::make_unique<Context>();
+  float slot_prior[kNumArms];
+  table.prior(slot_prior);
+  c->arms = context_knob_arms(usable_prior_arms(slot_prior), spec_);
+  if (c->arms.size() > size_t(kKnobArms)) c->arms.clear();  // more than a policy holds: NCCL's choice
+  PolicyContextT<kKnobArms> ctx;
+  ctx.mask = ArmMaskT<kKnobArms>{};
+  for (size_t i = 0; i < c->arms.size(); ++i) {
+    c->prior.push_back(slot_prior[c->arms[i].slot()]);
+    ctx.mask.set(int(i));
+  }
+  c->prior.resize(size_t(kKnobArms), -1.0f);
+  ctx.prior_us = c->prior.data();
+  ctx.arms = c->arms.data();
+  engine_->reset(c->policy, ctx);
+  // The replay stream of this context, as OnlineLearner keys it (plugin-check compares call for call).
+  const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
+  c->stream_id = replay_stream_id(key_collective(key), nnodes_, gpn, bytes);
+  c->waiting.resize(kWaitCap);
+  contexts_[key] = std::move(c);
+  return *contexts_[key];
+}
+
+KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& table) {
+  if (key < 0 || key >= kNumContextKeys) return {};
+  std::lock_guard<std::mutex> lock(mu_);
+  Context& c = context_locked(key, bytes, table);
+  ++decisions_;
+  // With no latency for kPendingWithoutFeedback decisions nothing counts as pending until one comes.
+  const bool counted = c.steps - c.steps_at_feedback < kPendingWithoutFeedback;
+  if (!counted && c.in_flight.total > 0) {
+    c.in_flight = PendingPullsT<kKnobArms>{};
+    for (size_t k = 0; k < c.count; ++k) c.waiting[(c.head + k) % kWaitCap].pending = -1;
+  }
+  KnobDecision d;
+  if (!c.arms.empty()) {
+    const int index = engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
+    ++c.steps;
+    if (index >= 0 && index < int(c.arms.size())) d = {index, c.arms[size_t(index)]};
+  }
+  if (c.count == kWaitCap) {  // the oldest call's latency never came: let it go
+    unpend_locked(c, c.waiting[c.head]);
+    c.head = (c.head + 1) % kWaitCap;
+    --c.count;
+  }
+  Waiting w{int16_t(d.index), -1, 0};
+  if (counted && d.index >= 0 && c.in_flight.count[d.index] < UINT16_MAX) {
+    ++c.in_flight.count[d.index];
+    ++c.in_flight.total;
+    w.pending = int16_t(d.index);
+  }
+  c.waiting[(c.head + c.count++) % kWaitCap] = w;
+  return d;
+}
+
+void KnobLearner::chunk_set(int key, uint32_t chunk) {
+  if (key < 0 || key >= kNumContextKeys) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  if (c == nullptr || c->count == 0) return;
+  c->waiting[(c->head + c->count - 1) % kWaitCap].chunk_set = chunk;
+}
+
+void KnobLearner::unpend_locked(Context& c, const Waiting& w) {
+  if (w.pending >= 0 && c.in_flight.count[w.pending] > 0) {
+    --c.in_flight.count[w.pending];
+    --c.in_flight.total;
+  }
+}
+
+int KnobLearner::find_arm(const Context& c, const Arm& a) const {
+  const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
+  return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
+}
+
+bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us) {
+  if (key < 0 || key >= kNumContextKeys) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  if (c == nullptr || c->count == 0) return false;
+  const Waiting w = c->waiting[c->head];
+  c->head = (c->head + 1) % kWaitCap;
+  --c->count;
+  unpend_locked(*c, w);
+  c->steps_at_feedback = c->steps;
+  const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
+  // NCCL's own choice was decided as the arm at NCCL's knobs of whatever NCCL picks.
+  const Arm decided = w.index >= 0 ? c->arms[size_t(w.index)] : Arm{};
+  const int index = named ? find_arm(*c, arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0)) : -1;
+  if (index < 0 || !decision_log::latency_measurable(latency_us)) {
+    ++uncredited_;
+    return false;
+  }
+  engine_->update(c->policy, index, latency_us);
+  ++observations_;
+  return true;
+}
+
+void KnobLearner::captured(int key, int /*slot*/) {
+  if (key < 0 || key >= kNumContextKeys) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  if (c == nullptr || c->count == 0) return;
+  --c->count;  // the newest call: the one just decided
+  unpend_locked(*c, c->waiting[(c->head + c->count) % kWaitCap]);
+  ++uncredited_;
+}
+
+std::vector<Arm> KnobLearner::arms(int key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (key < 0 || key >= kNumContextKeys || !contexts_[key]) return {};
+  return contexts_[key]->arms;
+}
+
+uint64_t KnobLearner::decisions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return decisions_;
+}
+
+uint64_t KnobLearner::observations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return observations_;
+}
+
+uint64_t KnobLearner::uncredited() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return uncredited_;
+}
+
+}  // namespace ncclbot::plugin

@@ -1,0 +1,98 @@
+#pragma once
+// Local mode over knob arms (NCCLBOT_KNOBS, docs/plugin.md "Knob mode"): one policy per context,
+// whose arms are the algorithm x protocol pairs of its first cost table crossed with the knob lists
+// (knob_choice.hpp), each with its slot's cost as the prior (NCCL's model does not see knobs), and
+// stepping exactly like a replay of a knob sweep:
+//   call t of a context: StepRandom(seed, stream id, t) -> policy.select -> arm index
+//   its latency (profiler or report function) -> policy.update(index of the arm that ran, latency)
+// Latencies come back in call order, so each answers the oldest call still waiting; the arm it is
+// credited to is the one that ran (arm_that_ran), which may not be the one decided, and a call
+// whose arm is none of the context's is settled without teaching the policy anything. Decisions
+// whose latencies have not come back count as pending, as in OnlineLearner's local mode.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ncclbot/core/knob_spec.hpp"
+#include "ncclbot/policy/policy.hpp"
+#include "ncclbot/replay/replay.hpp"
+#include "plugin/context_key.hpp"
+#include "plugin/cost_table.hpp"
+#include "plugin/knob_choice.hpp"
+#include "plugin/latency_sink.hpp"
+#include "plugin/policy_engine.hpp"
+
+namespace ncclbot::plugin {
+
+// The arms a knob context may hold: the replay engine's knob capacity, so both run one policy type.
+inline constexpr int kKnobArms = kKnobReplayArms;
+
+struct KnobDecision {
+  int index = -1;  // into the context's arms; -1: NCCL's own choice
+  Arm arm{};
+};
+
+class KnobLearner final : public LatencySink {
+ public:
+  KnobLearner(int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine, KnobSpec spec);
+
+  int nranks() const override { return nranks_; }
+  int nnodes() const override { return nnodes_; }
+  const PolicyEngine& engine() const { return *engine_; }
+
+  // Decision for this rank's next call of context `key`; the context's arms come from `table` on
+  // its first call. NCCL's choice (-1) when the table leaves no arm or more than kKnobArms.
+  KnobDecision decide_next(int key, uint64_t bytes, const CostTable& table);
+  // getChunkSize handed NCCL the decided chunk `chunk` (clamped to NCCL's own at most) for the
+  // newest decided call of `key`: that call ran it.
+  void chunk_set(int key, uint32_t chunk);
+  // The latency of the oldest call of `key` still waiting, and what ran; false when the context is
+  // unknown or no call waits. A bad latency or an arm none of the context's settles the call and
+  // teaches nothing.
+  bool observe_ran(int key, const RanKnobs& ran, double latency_us) override;
+  // The call just decided in `key` was captured into a CUDA graph: its latency will never come as
+  // the call's, so it is settled now, unlearned. Replays of captured calls are never learned from.
+  void captured(int key, int slot) override;
+  void observe_replay(int, int, uint64_t, double) override {}
+
+  // The arms of context `key` (empty before its first call), for logs and tests.
+  std::vector<Arm> arms(int key) const;
+  uint64_t decisions() const;
+  uint64_t observations() const;  // latencies the policy learned from
+  // Calls settled without teaching the policy: the arm that ran is none of its context's, the
+  // latency is no measurement, or the call was captured into a graph.
+  uint64_t uncredited() const;
+
+ private:
+  struct Waiting {
+    int16_t index;       // the decided arm; -1: NCCL's choice
+    int16_t pending;     // the index counted pending for it; -1: none
+    uint32_t chunk_set;  // the chunk getChunkSize handed over; 0: none
+  };
+  struct Context {
+    std::vector<Arm> arms;
+    std::vector<float> prior;
+    AnyPolicyT<kKnobArms> policy;
+    PendingPullsT<kKnobArms> in_flight{};
+    uint64_t stream_id = 0;
+    uint64_t steps = 0;
+    uint64_t steps_at_feedback = 0;
+    std::vector<Waiting> waiting;  // a ring of kWaitCap, oldest at `head`
+    size_t head = 0, count = 0;
+  };
+  static constexpr size_t kWaitCap = 2048;
+
+  Context& context_locked(int key, uint64_t bytes, const CostTable& table);
+  void unpend_locked(Context& c, const Waiting& w);
+  int find_arm(const Context& c, const Arm& a) const;
+
+  const int nranks_, nnodes_;
+  const std::shared_ptr<const PolicyEngine> engine_;
+  const KnobSpec spec_;
+  mutable std::mutex mu_;
+  uint64_t decisions_ = 0, observations_ = 0, uncredited_ = 0;
+  std::unique_ptr<Context> contexts_[kNumContextKeys];
+};
+
+}  // namespace ncclbot::plugin

@@ -1,0 +1,61 @@
+#include "plugin/knob_tuner.hpp"
+
+#include <string>
+
+#include "plugin/plugin_names.hpp"
+
+namespace ncclbot::plugin {
+namespace {
+
+// "Ring/Simple, 8 channels, chunk 131072 B", with NCCL's own values said as such.
+std::string arm_text(const Arm& a) {
+  std::string s = std::string(algo_label(int(a.algo))) + "/" + proto_label(int(a.proto)) + ", ";
+  s += a.channels ? std::to_string(a.channels) + " channels" : std::string("NCCL's channels");
+  s += a.chunk_bytes ? ", chunk " + std::to_string(a.chunk_bytes) + " B" : std::string(", NCCL's chunk");
+  return s;
+}
+
+}  // namespace
+
+void KnobTuner::get_chunk_size(const CommIdentity& id, int coll, int algo, int proto, size_t* chunk_size) {
+  if (chunk_size == nullptr || coll < 0 || coll >= kNumKnownCollectives) return;
+  const Pending& p = pending_[size_t(coll)];
+  if (p.key < 0 || p.arm.chunk_bytes == 0 || int(p.arm.algo) != algo || int(p.arm.proto) != proto) return;
+  const uint64_t nccl = uint64_t(*chunk_size);
+  const uint64_t chunk = clamp_chunk(p.arm.chunk_bytes, proto, nccl);
+  // Never an error back to NCCL (it fails the collective on one): a chunk it cannot run is clamped
+  // and the clamp said once per context. An arm's chunk means "this size, or NCCL's own where that
+  // is smaller", so the call still ran the decided arm (knob_choice.hpp clamp_chunk).
+  if (chunk != p.arm.chunk_bytes && clamped_.first(p.key))
+    id.log.info(
+        "%s: decided chunk %u B clamped to %llu B (NCCL's chunk here %llu B, grain %llu B); said once "
+        "per context",
+        collective_label(coll), p.arm.chunk_bytes, (unsigned long long)chunk, (unsigned long long)nccl,
+        (unsigned long long)chunk_grain_bytes(proto));
+  *chunk_size = size_t(chunk);
+  learner_->chunk_set(p.key, p.arm.chunk_bytes);
+}
+
+void KnobTuner::log_first_call(const CommIdentity& id, const CostTable& table, int coll, size_t bytes,
+                               const KnobDecision& d) const {
+  const int nccl_slot = table.nccl_pick_slot();
+  const std::string ours = d.index < 0 ? std::string("NCCL's own") : arm_text(d.arm);
+  id.log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s (%zu knob arms)",
+              collective_label(coll), bytes, (unsigned long long)id.comm_id,
+              nccl_slot < 0 ? "none" : algo_label(nccl_slot / kNumProtos),
+              nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos), ours.c_str(),
+              learner_->arms(context_key(coll, bytes)).size());
+}
+
+void KnobTuner::warn_unusable(const CommIdentity& id, int coll, size_t bytes, const Arm& arm) {
+  id.log.warn("decided arm %s is not usable for %s %zu bytes on this rank; kept NCCL's choice",
+              arm_text(arm).c_str(), collective_label(coll), bytes);
+}
+
+void KnobTuner::log_summary(const CommIdentity& id) const {
+  id.log.info("knob learner: %llu decisions, %llu latencies learned, %llu calls settled unlearned",
+              (unsigned long long)learner_->decisions(), (unsigned long long)learner_->observations(),
+              (unsigned long long)learner_->uncredited());
+}
+
+}  // namespace ncclbot::plugin

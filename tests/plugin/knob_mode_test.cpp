@@ -1,0 +1,237 @@
+// Knob mode (NCCLBOT_KNOBS, docs/plugin.md "Knob mode") through the built plugin and the stand-in
+// NCCL: the learner's decision sets nChannels in getCollInfo and the chunk in v6 getChunkSize, asked
+// per channel as NCCL asks it; a latency is credited to the arm that ran; a chunk NCCL cannot run is
+// clamped and said once; an NCCL without getChunkSize gets no chunk arms.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ncclbot/core/knob_spec.hpp"
+#include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_for_view.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/replay/replay.hpp"
+#include "plugin/standin_nccl.hpp"
+
+using namespace ncclbot::test;
+
+namespace {
+
+struct KnobOnline {
+  EnvVar mode{"NCCLBOT_MODE", "online"}, agree{"NCCLBOT_AGREEMENT", "local"}, seed{"NCCLBOT_SEED", "5"};
+  EnvVar policy, knobs;
+  KnobOnline(const std::string& spec, const std::string& knob_lists)
+      : policy("NCCLBOT_POLICY", spec), knobs("NCCLBOT_KNOBS", knob_lists) {}
+};
+
+// Tree/Simple and Ring/Simple; NCCL's model prefers Ring.
+CostTable7x3 two_simple_arms() {
+  CostTable7x3 t;
+  t.t[0][2] = 12.0f;
+  t.t[1][2] = 10.0f;
+  return t;
+}
+
+// A latency that falls with channels and with a 64 KiB chunk: Ring/Simple on 8 channels with 64 KiB
+// chunks is the fastest (40 us) of the arms channels=0,4,8 x chunk=0,64K.
+double knob_latency(int arm, int channels, size_t chunk) {
+  double us = arm == 5 ? 100.0 : 120.0;
+  us -= channels == 8 ? 40.0 : channels == 4 ? 20.0 : 0.0;
+  us -= chunk == 65536 ? 20.0 : 0.0;
+  return us;
+}
+
+// One all-reduce of 1 MiB offered two_simple_arms(), timed by knob_latency for what ran; the arm
+// that ran.
+int knob_call(StandInNccl& comm) {
+  return comm.group({{4, 1 << 20}}, two_simple_arms(), false,
+                    [&](size_t, int a) { return knob_latency(a, comm.ran_channels(), comm.ran_chunk()); })[0];
+}
+
+// The finalize line's counts, "ncclbot: knob learner: D decisions, L latencies learned, U calls settled
+// unlearned".
+struct KnobTotals {
+  long decisions = -1, learned = -1, unlearned = -1;
+};
+KnobTotals knob_totals() {
+  std::lock_guard<std::mutex> lock(log_mutex());
+  KnobTotals t;
+  for (const auto& l : log_lines())
+    if (l.text.rfind("ncclbot: knob learner: ", 0) == 0)
+      std::sscanf(l.text.c_str(), "ncclbot: knob learner: %ld decisions, %ld latencies learned, %ld calls",
+                  &t.decisions, &t.learned, &t.unlearned);
+  return t;
+}
+
+}  // namespace
+
+// NCCL 2.30 (tuner v6): over 12 knob arms UCB1 settles on Ring/Simple with 8 channels and 64 KiB
+// chunks, which the plugin sets through nChannels and getChunkSize; every latency is learned.
+TEST(KnobMode, LearnsChannelsAndChunkThroughGetCollInfoAndGetChunkSize) {
+  KnobOnline online("ucb1", "channels=0,4,8;chunk=0,64K");
+  clear_log();
+  int best_late = 0;
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f62, 1, 1);
+    for (int k = 0; k < 600; ++k) {
+      const int arm = knob_call(comm);
+      if (k >= 500 && arm == 5 && comm.ran_channels() == 8 && comm.ran_chunk() == 65536) ++best_late;
+    }
+    EXPECT_EQ(comm.failures(), 0);
+    EXPECT_GT(comm.chunks_changed(), 0);
+  }
+  EXPECT_GE(best_late, 90);
+  EXPECT_TRUE(logged(kNcclLogInfo, "online (rank-local learner over knob arms)"));
+  EXPECT_TRUE(logged(kNcclLogInfo, "(12 knob arms)"));
+  const KnobTotals t = knob_totals();
+  EXPECT_EQ(t.decisions, 600);
+  EXPECT_EQ(t.learned, 600);
+  EXPECT_EQ(t.unlearned, 0);
+}
+
+// NCCL 2.28 binds tuner v5, which has no getChunkSize: one warning at init, the chunk lists dropped
+// (a chunk arm would run NCCL's chunk), and the channel counts still learned.
+TEST(KnobMode, WithoutGetChunkSizeTheChunkArmsAreRefused) {
+  KnobOnline online("ucb1", "channels=0,4,8;chunk=0,64K");
+  clear_log();
+  int eight = 0;
+  {
+    StandInNccl comm(kNccl228, 0x6b6e6f63, 1, 1);
+    for (int k = 0; k < 300; ++k) {
+      knob_call(comm);
+      eight += comm.ran_channels() == 8;
+    }
+    EXPECT_EQ(comm.failures(), 0);
+    EXPECT_EQ(comm.chunks_changed(), 0);
+  }
+  EXPECT_TRUE(logged(kNcclLogWarn, "chunk sizes need tuner v6 (getChunkSize, NCCL 2.30 and later)"));
+  EXPECT_TRUE(logged(kNcclLogInfo, "(6 knob arms)"));
+  EXPECT_GT(eight, 200);
+  EXPECT_EQ(knob_totals().learned, 300);
+}
+
+// NCCL computed a 40,000 B chunk, below the decided 64 KiB: the plugin hands NCCL 39,936 B (40,000
+// rounded down to Simple's 512 B grain, by hand), never more than NCCL's nor off the grain, says so
+// once, and the call still counts as the decided arm's.
+TEST(KnobMode, AChunkAboveNcclsIsClampedAndSaidOnce) {
+  KnobOnline online("ucb1", "chunk=0,64K");
+  clear_log();
+  int clamped = 0;
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f64, 1, 1);
+    comm.set_nccl_chunk(40000);
+    for (int k = 0; k < 200; ++k) {
+      comm.group({{4, 1 << 20}}, two_simple_arms(), false,
+                 [&](size_t, int a) { return a == 5 ? 50.0 : 70.0; });
+      EXPECT_TRUE(comm.ran_chunk() == 40000 || comm.ran_chunk() == 39936) << comm.ran_chunk();
+      clamped += comm.ran_chunk() == 39936;
+    }
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_GT(clamped, 0);
+  int lines = 0;
+  {
+    std::lock_guard<std::mutex> lock(log_mutex());
+    for (const auto& l : log_lines())
+      lines += l.text.find("decided chunk 65536 B clamped to 39936 B") != std::string::npos;
+  }
+  EXPECT_EQ(lines, 1);
+  EXPECT_EQ(knob_totals().unlearned, 0);
+}
+
+// NCCL runs at most 4 channels (small messages, its 32 KiB cells): a decision of 8 channels ran 4,
+// and is credited to the 4-channel arm when the context has one; with channels=0,8 it has none, and
+// exactly those calls teach the policy nothing.
+TEST(KnobMode, ALatencyGoesToTheChannelCountThatRan) {
+  for (const std::string lists : {"channels=0,4,8", "channels=0,8"}) {
+    KnobOnline online("ucb1", lists);
+    clear_log();
+    int capped = 0;
+    {
+      StandInNccl comm(kNccl230, 0x6b6e6f65, 1, 1);
+      comm.set_channels(2, 4);
+      for (int k = 0; k < 300; ++k) {
+        comm.group({{4, 1 << 20}}, two_simple_arms(), false,
+                   [&](size_t, int a) { return a == 5 ? 50.0 : 70.0; });
+        capped += comm.tuner_channels() == 8;
+      }
+      EXPECT_EQ(comm.failures(), 0);
+    }
+    ASSERT_GT(capped, 0) << lists;
+    const KnobTotals t = knob_totals();
+    EXPECT_EQ(t.decisions, 300) << lists;
+    EXPECT_EQ(t.unlearned, lists == "channels=0,8" ? capped : 0) << lists;
+    EXPECT_EQ(t.learned, 300 - t.unlearned) << lists;
+  }
+}
+
+// A knob list the plugin cannot use: one warning naming NCCLBOT_KNOBS and the reason, and NCCL's own
+// choices (nothing is written into the cost table or nChannels).
+TEST(KnobMode, ABadKnobListKeepsNcclsChoices) {
+  KnobOnline online("ucb1", "channels=0,65");
+  clear_log();
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f66, 1, 1);
+    for (int k = 0; k < 20; ++k) {
+      comm.group({{4, 1 << 20}}, two_simple_arms(), false, [](size_t, int) { return 10.0; });
+      EXPECT_EQ(comm.tuner_channels(), 0);
+    }
+    for (int pick : comm.picks()) EXPECT_EQ(pick, 5);
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_TRUE(logged(kNcclLogWarn, "NCCLBOT_KNOBS: channels: 65 is above 64; using NCCL's own choices"));
+}
+
+// The plugin decides exactly as the replay engine on a knob sweep: the sweep's one context holds the
+// arms the plugin builds from the same lists (Tree/Simple and Ring/Simple x channels 0,4,8 x chunk
+// 0,64K, each with its slot's cost as the prior), the replay runs UCB1, OSUB and Thompson sampling on it with
+// the seed the plugin is given, and every one of 400 calls through the stand-in NCCL runs the arm the replay
+// chose at that step (channels from nChannels, the chunk from getChunkSize), fed the replay's
+// latency.
+TEST(KnobMode, DecidesCallForCallAsTheReplayOfAKnobSweep) {
+  using namespace ncclbot;
+  const Context ctx{"standin", Collective::kAllReduce, 1, 1, uint64_t(1) << 20};
+  SweepBuilder b("knobs.csv");
+  const KnobSpec spec = parse_knob_spec("channels=0,4,8;chunk=0,64K");
+  long line = 1;
+  for (const int slot : {arm_slot(Algo::kTree, Proto::kSimple), arm_slot(Algo::kRing, Proto::kSimple)})
+    for (const Arm& a : knob_arms(spec, slot))
+      for (int r = 0; r < 4; ++r)  // whole microseconds: exact through the profiler's nanoseconds
+        b.add(ctx, a, r, float(knob_latency(slot, a.channels, a.chunk_bytes) + 3 * r),
+              slot == arm_slot(Algo::kRing, Proto::kSimple) ? 10.0f : 12.0f, line++);
+  const Sweep sweep = b.build();
+  const SweepView v = sweep.arm_view();
+  ASSERT_FALSE(v.slot_shaped());
+  for (const std::string policy : {"ucb1", "osub", "thompson"}) {
+    ReplayTask task;
+    task.sweep = v;
+    task.context = 0;
+    task.seed = 5;
+    task.stream_id = context_stream_id(ctx);
+    task.horizon = 400;
+    std::vector<int> chosen(400, -1);
+    std::vector<float> latency(400, 0.0f);
+    visit_policy_for(v, parse_policy_spec(policy).config, [&](auto p) {
+      replay_one(p, task, [&](int t, int index, float x) {
+        chosen[size_t(t)] = index;
+        latency[size_t(t)] = x;
+      });
+      return 0;
+    });
+    KnobOnline online(policy, "channels=0,4,8;chunk=0,64K");
+    StandInNccl comm(kNccl230, 0x6b6e6f67, 1, 1);
+    int t = 0;
+    for (; t < 400; ++t) {
+      const int ran = comm.group({{4, size_t(1) << 20}}, two_simple_arms(), false,
+                                 [&](size_t, int) { return double(latency[size_t(t)]); })[0];
+      const Arm plugin_arm{slot_algo(ran), slot_proto(ran), uint16_t(comm.tuner_channels()),
+                           comm.ran_chunk() == 131072 ? 0u : uint32_t(comm.ran_chunk())};
+      if (!(plugin_arm == v.arm(0, chosen[size_t(t)]))) break;
+    }
+    EXPECT_EQ(t, 400) << policy << ": the plugin's arm differs from the replay's at call " << t;
+    EXPECT_EQ(comm.failures(), 0);
+  }
+}
