@@ -19,10 +19,10 @@
 namespace ncclbot::cli {
 namespace plugin_check_command {
 
+using plugin_check::arm_label;
 using plugin_check::CheckTotals;
 using plugin_check::kMaxCheckRanks;
 using plugin_check::Mismatch;
-using plugin_check::slot_label;
 
 // The check's settings, and what the command adds: which contexts, how much to print.
 struct PluginCheckOptions : plugin_check::CheckSettings {
@@ -127,8 +127,8 @@ void print_mismatches(const std::vector<Mismatch>& mismatches, const Sweep& swee
                 << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
                 << ctx.bytes << " B) "
                 << (m.rank >= 0 ? (end - k > 1 ? "ranks " : "rank ") + ranks + " " : std::string()) << "step "
-                << m.step << ": plugin " << slot_label(m.plugin_slot) << ", replay "
-                << slot_label(m.replay_slot) << "\n";
+                << m.step << ": plugin " << arm_label(sweep, m.context, m.plugin_slot) << ", replay "
+                << arm_label(sweep, m.context, m.replay_slot) << "\n";
       ++printed;
     }
     k = end;
@@ -159,8 +159,8 @@ void print_check_summary(const CheckTotals& totals, const PolicySpec& spec, cons
 }
 
 // --json: the verdict and every first difference as one JSON document on stdout.
-void print_check_json(const CheckTotals& totals, const PolicySpec& spec, const PluginCheckOptions& opt,
-                      bool equal) {
+void print_check_json(const CheckTotals& totals, const Sweep& sweep, const PolicySpec& spec,
+                      const PluginCheckOptions& opt, bool equal) {
   nlohmann::json j;
   j["policy"] = spec.text;
   j["seed"] = opt.seed;
@@ -181,8 +181,8 @@ void print_check_json(const CheckTotals& totals, const PolicySpec& spec, const P
   for (const Mismatch& m : totals.mismatches) {
     nlohmann::json e = {{"context", m.context},
                         {"step", m.step},
-                        {"plugin", slot_label(m.plugin_slot)},
-                        {"replay", slot_label(m.replay_slot)}};
+                        {"plugin", arm_label(sweep, m.context, m.plugin_slot)},
+                        {"replay", arm_label(sweep, m.context, m.replay_slot)}};
     if (m.rank >= 0) e["rank"] = m.rank;
     list.push_back(e);
   }
@@ -209,7 +209,7 @@ int run_plugin_check(const PluginCheckOptions& opt) {
   const bool equal =
       totals.mismatches.empty() && totals.checked > 0 && totals.not_joined == 0 && totals.failure.empty();
   print_check_summary(totals, spec, opt, equal);
-  if (opt.json) print_check_json(totals, spec, opt, equal);
+  if (opt.json) print_check_json(totals, sweep, spec, opt, equal);
   return equal ? 0 : 1;
 }
 

@@ -21,7 +21,8 @@ KnobLearner::Context& KnobLearner::context_locked(int key, uint64_t bytes, const
   ctx.mask = ArmMaskT<kKnobArms>{};
   for (size_t i = 0; i < c->arms.size(); ++i) {
     c->prior.push_back(slot_prior[c->arms[i].slot()]);
-    ctx.mask.set(int(i));
+    // `@slots` keeps the arms in the list (indices as a knob sweep's) but out of the policy's choice.
+    if (!engine_->slots_only() || c->arms[i].default_knobs()) ctx.mask.set(int(i));
   }
   c->prior.resize(size_t(kKnobArms), -1.0f);
   ctx.prior_us = c->prior.data();

@@ -24,6 +24,7 @@ std::shared_ptr<const PolicyEngine> PolicyEngine::create(const std::string& spec
     engine->config_ = parsed.config;
     engine->spec_ = parsed.text;
     engine->seed_ = seed;
+    engine->slots_only_ = parsed.slots_only;
     // The canonical text names every key, so it identifies the configuration. The state file
     // stores fields one by one and checks their number, so no layout size enters here.
     engine->fingerprint_ = fnv1a64(parsed.text.data(), parsed.text.size());

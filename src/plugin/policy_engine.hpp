@@ -24,6 +24,8 @@ class PolicyEngine {
   const std::string& spec() const { return spec_; }
   uint64_t seed() const { return seed_; }
   PolicyKind kind() const { return config_.kind; }
+  // `@slots`: over knob arms, the policy chooses among those at NCCL's own channels and chunk size.
+  bool slots_only() const { return slots_only_; }
   // Whether a logged decision may leave its propensity to the log's writer thread (a contest).
   bool defers_propensity() const {
     bool defers = false;
@@ -96,6 +98,7 @@ class PolicyEngine {
   std::string spec_;
   uint64_t seed_ = 0;
   uint64_t fingerprint_ = 0;
+  bool slots_only_ = false;
 };
 
 }  // namespace ncclbot::plugin

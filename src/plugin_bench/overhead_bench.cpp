@@ -4,12 +4,16 @@
 // (CLOCK_THREAD_CPUTIME_ID, through the benchmark harness, bench/harness.hpp, with no warm-up run),
 // so preemption on a loaded machine does not count; wall time is reported beside it. The cases: off, table
 // mode, every policy the plugin can run live at its defaults (the registry's, policy/policy.hpp) with a
-// latency reported after every call, and UCB1 without feedback. Prints one JSON document:
-//   {"results": [{"mode", "policy", "ns_per_call_median", "ns_per_call_min", "wall_ns_per_call_median",
-//                 "baseline_ns", ...}]}
+// latency reported after every call, and UCB1 without feedback; with --knobs LISTS, every live
+// policy again in knob mode (NCCLBOT_KNOBS=LISTS through tuner v6: each call is getCollInfo and the
+// one getChunkSize NCCL then makes, timed together). Prints one JSON document:
+//   {"results": [{"mode", "policy", "knobs", "arms", "ns_per_call_median", "ns_per_call_min",
+//                 "wall_ns_per_call_median", "baseline_ns", ...}]}
 // and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
-// (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp).
-// Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions] [--write-costs FILE]
+// (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp; slot mode
+// only).
+// Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions] [--knobs LISTS]
+//        [--write-costs FILE]
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,8 +30,10 @@
 
 #include "ncclbot/bench/harness.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
+#include "plugin/knob_choice.hpp"
 #include "plugin/loaded_tuner.hpp"
 
 namespace {
@@ -51,12 +57,14 @@ volatile float sink;
 struct Case {
   std::string mode;
   std::string policy;
-  bool feedback;  // a latency reported after every call, so the policy's state keeps changing
+  bool feedback;      // a latency reported after every call, so the policy's state keeps changing
+  std::string knobs;  // knob mode's lists; empty: slot mode
 };
 
 struct CaseResult {
   Case c;
   double median_ns, min_ns, wall_median_ns;
+  size_t arms = 0;  // knob mode: the context's arms
 };
 
 // Off, table mode (what a supervised selector deploys as), every live policy at its defaults with
@@ -67,6 +75,22 @@ std::vector<Case> overhead_cases() {
     cases.push_back({"online", ncclbot::default_policy_spec(kind), true});
   cases.push_back({"online", ncclbot::default_policy_spec(ncclbot::PolicyKind::kUcb1), false});
   return cases;
+}
+
+// Every live policy with feedback over the knob arms of `knobs`.
+std::vector<Case> knob_cases(const std::string& knobs) {
+  std::vector<Case> cases;
+  for (ncclbot::PolicyKind kind : ncclbot::live_policies())
+    cases.push_back({"online", ncclbot::default_policy_spec(kind), true, knobs});
+  return cases;
+}
+
+// The knob arms the bench's table gives a context: its usable slots crossed with `knobs`.
+size_t knob_arm_count(const Table& base, const std::string& knobs) {
+  ncclbot::ArmMask usable;
+  for (int s = 0; s < ncclbot::kNumNcclArms; ++s)
+    if (base.t[s / 3][s % 3] >= 0.0f) usable.set(s);
+  return ncclbot::plugin::context_knob_arms(usable, ncclbot::parse_knob_spec(knobs)).size();
 }
 
 // The decision table table mode reads: one row per size class of a sweep's contexts, the row the
@@ -106,13 +130,33 @@ CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, 
                      const Table& base, long calls, int reps) {
   setenv("NCCLBOT_MODE", c.mode.c_str(), 1);
   setenv("NCCLBOT_POLICY", c.policy.c_str(), 1);
+  setenv("NCCLBOT_KNOBS", c.knobs.c_str(), 1);
   void* ctx = nullptr;
-  loaded.tuner->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
+  // Knob mode binds tuner v6, as NCCL 2.30 does, so that getChunkSize is asked.
+  const NcclTunerV6* v6 = c.knobs.empty() ? nullptr : loaded.tuner6;
+  if (v6)
+    v6->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
+  else
+    loaded.tuner->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
   const auto calls_of_one_repetition = [&] {
     for (long i = 0; i < calls; ++i) {
       Table t = base;
-      loaded.tuner->getCollInfo(ctx, 4, size_t(1) << 20, 1, reinterpret_cast<float**>(t.t), 7, 3, 0, nullptr);
+      int channels = 0;
+      loaded.tuner->getCollInfo(ctx, 4, size_t(1) << 20, 1, reinterpret_cast<float**>(t.t), 7, 3, 0,
+                                &channels);
       sink = t.t[1][0];
+      if (v6) {  // NCCL's next tuner call for the collective: the chunk of the arm it runs (its pick, a
+                 // scan of the 21 entries, is timed with it)
+        int pick = 0;
+        for (int s = 1; s < 21; ++s)
+          if (t.t[s / 3][s % 3] >= 0.0f &&
+              (t.t[pick / 3][pick % 3] < 0.0f || t.t[s / 3][s % 3] < t.t[pick / 3][pick % 3]))
+            pick = s;
+        size_t chunk = size_t(1) << 22;
+        v6->getChunkSize(ctx, 4, (size_t(1) << 20) / size_t(channels > 0 ? channels : 2), pick / 3, pick % 3,
+                         1, &chunk);
+        sink = float(chunk);
+      }
     }
   };
   const auto reports = [&] {
@@ -134,11 +178,12 @@ std::string results_json(const std::vector<CaseResult>& results, long calls, int
     char line[512];
     std::snprintf(
         line, sizeof line,
-        "%s{\"mode\": \"%s\", \"policy\": \"%s\", \"feedback\": %s, \"calls\": %ld, \"repetitions\": %d, "
+        "%s{\"mode\": \"%s\", \"policy\": \"%s\", \"knobs\": \"%s\", \"arms\": %zu, \"feedback\": %s, "
+        "\"calls\": %ld, \"repetitions\": %d, "
         "\"ns_per_call_median\": %.1f, \"ns_per_call_min\": %.1f, \"wall_ns_per_call_median\": %.1f, "
         "\"baseline_ns\": %.1f}",
-        k ? ", " : "", r.c.mode.c_str(), r.c.policy.c_str(), r.c.feedback ? "true" : "false", calls, reps,
-        r.median_ns, r.min_ns, r.wall_median_ns, baseline);
+        k ? ", " : "", r.c.mode.c_str(), r.c.policy.c_str(), r.c.knobs.c_str(), r.arms,
+        r.c.feedback ? "true" : "false", calls, reps, r.median_ns, r.min_ns, r.wall_median_ns, baseline);
     json += line;
   }
   return json + "]}";
@@ -177,7 +222,7 @@ void write_costs(const std::string& path, const std::vector<CaseResult>& results
     const std::string name = r.c.policy.substr(0, r.c.policy.find(':'));
     if (r.c.mode == "table")
       out << "table," << r.median_ns << "\n";
-    else if (r.c.mode == "online" && r.c.feedback && name != "auto")
+    else if (r.c.mode == "online" && r.c.feedback && name != "auto" && r.c.knobs.empty())
       out << name << "," << r.median_ns << "\n";
   }
   ncclbot::write_output_file(path, out.str(), "--write-costs");
@@ -187,15 +232,18 @@ void write_costs(const std::string& path, const std::vector<CaseResult>& results
 
 int main(int argc, char** argv) {
   std::vector<std::string> positional;
-  std::string costs_path;
+  std::string costs_path, knobs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--write-costs") == 0 && i + 1 < argc)
       costs_path = argv[++i];
+    else if (std::strcmp(argv[i], "--knobs") == 0 && i + 1 < argc)
+      knobs = argv[++i];
     else
       positional.push_back(argv[i]);
   }
   if (positional.empty() || positional.size() > 3) {
-    std::fprintf(stderr, "usage: %s PLUGIN.so [calls] [repetitions] [--write-costs FILE]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s PLUGIN.so [calls] [repetitions] [--knobs LISTS] [--write-costs FILE]\n",
+                 argv[0]);
     return 2;
   }
   const long calls = positional.size() > 1 ? std::atol(positional[1].c_str()) : 1000000;
@@ -210,6 +258,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Table base = nccl_like_table();
+  size_t knob_arms = 0;
+  if (!knobs.empty()) {
+    try {
+      knob_arms = knob_arm_count(base, knobs);
+    } catch (const ncclbot::UsageError& e) {
+      std::fprintf(stderr, "plugin_overhead_bench: %s\n", e.what());
+      return 2;
+    }
+    if (!loaded.tuner6) {
+      std::fprintf(stderr, "plugin_overhead_bench: --knobs needs the plugin's ncclTunerPlugin_v6\n");
+      return 2;
+    }
+  }
   const double baseline = baseline_ns(base, calls, reps);
   const std::string table_path = write_overhead_table();
   if (table_path.empty()) {
@@ -217,10 +278,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   setenv("NCCLBOT_TABLE", table_path.c_str(), 1);
-  const std::vector<Case> cases = overhead_cases();
+  std::vector<Case> cases = overhead_cases();
+  if (!knobs.empty())
+    for (const Case& c : knob_cases(knobs)) cases.push_back(c);
   std::vector<CaseResult> results;
-  for (size_t k = 0; k < cases.size(); ++k)
+  for (size_t k = 0; k < cases.size(); ++k) {
     results.push_back(time_case(loaded, cases[k], 4242 + k, base, calls, reps));
+    if (!cases[k].knobs.empty()) results.back().arms = knob_arms;
+  }
   unlink(table_path.c_str());
   std::printf("%s\n", results_json(results, calls, reps, baseline).c_str());
   if (!costs_path.empty()) {

@@ -14,7 +14,9 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_for_view.hpp"
 #include "ncclbot/replay/replay.hpp"
+#include "plugin_check/knob_context.hpp"
 
 namespace ncclbot::plugin_check {
 namespace {
@@ -36,11 +38,11 @@ const char* profiler_func_name(Collective c) {
 }
 
 // Call t's latency of `ns` nanoseconds, fed back through NCCL's profiler events as NCCL emits
-// them: a Coll event (`count` per rank, int8 so count = bytes), stopped when "enqueued", then two
-// kernel channels whose slower one spans the latency, with GPU timestamps from `clock_ns`, which
-// moves past them.
+// them: a Coll event (`count` per rank, int8 so count = bytes) announcing `channels` channels,
+// stopped when "enqueued", then that many kernel channels whose slowest (the last) spans the latency,
+// with GPU timestamps from `clock_ns`, which moves past them.
 void feed_profiler_events(const NcclProfilerV5& profiler, void* prof, Collective collective, size_t count,
-                          int t, int pick, long long ns, uint64_t& clock_ns) {
+                          int t, int pick, int channels, long long ns, uint64_t& clock_ns) {
   NcclProfilerEventDescrV5 d;
   std::memset(&d, 0, sizeof d);
   d.type = kNcclProfileColl;
@@ -49,7 +51,7 @@ void feed_profiler_events(const NcclProfilerV5& profiler, void* prof, Collective
   d.coll.func = profiler_func_name(collective);
   d.coll.count = count;
   d.coll.datatype = "ncclInt8";
-  d.coll.nChannels = 2;
+  d.coll.nChannels = uint8_t(channels);
   d.coll.nWarps = 16;
   const std::string algo(algo_name(slot_algo(pick))), proto(proto_name(slot_proto(pick)));
   d.coll.algo = algo.c_str();
@@ -57,8 +59,8 @@ void feed_profiler_events(const NcclProfilerV5& profiler, void* prof, Collective
   void* coll = nullptr;
   profiler.startEvent(prof, &coll, &d);
   profiler.stopEvent(coll);
-  const uint64_t span[2] = {uint64_t(ns) / 2, uint64_t(ns)};
-  for (int ch = 0; ch < 2; ++ch) {
+  for (int ch = 0; ch < channels; ++ch) {
+    const uint64_t span = ch + 1 < channels ? uint64_t(ns) / 2 : uint64_t(ns);
     NcclProfilerEventDescrV5 k;
     std::memset(&k, 0, sizeof k);
     k.type = kNcclProfileKernelCh;
@@ -68,23 +70,52 @@ void feed_profiler_events(const NcclProfilerV5& profiler, void* prof, Collective
     void* h = nullptr;
     profiler.startEvent(prof, &h, &k);
     NcclProfilerEventStateArgs args;
-    args.kernelCh.pTimer = k.kernelCh.pTimer + span[ch];
+    args.kernelCh.pTimer = k.kernelCh.pTimer + span;
     profiler.recordEventState(h, kNcclProfilerKernelChStop, &args);
     profiler.stopEvent(h);
   }
   clock_ns += uint64_t(ns) + 1000;
 }
 
-// The arm NCCL runs for one call: the tuner edits a copy of the cost table, then NCCL's rule picks.
-int tuner_pick(const NcclTunerV5& plugin_tuner, void* comm, const Context& ctx,
-               const float (&table)[kNumNcclAlgos][kNumProtos]) {
+// NCCL's own channel count in the check (what the profiler reports when the tuner leaves nChannels 0)
+// and its chunk size on getChunkSize's entry: above every chunk a sweep may hold (2^30), so the
+// plugin's chunk comes back unclamped and NCCL's own is told apart.
+constexpr int kNcclChannels = 2;
+constexpr size_t kNcclChunk = size_t(1) << 31;
+
+// The arm NCCL runs for one call: the tuner edits a copy of the cost table, then NCCL's rule picks;
+// with `chunk_hook` (a knob sweep, tuner v6) NCCL asks the chunk for the picked arm, per channel as
+// it does outside CollNet. The channels and chunk are the tuner's (0: NCCL's own).
+struct PluginPick {
+  int slot = -1;  // -1: none
+  Arm arm{};
+};
+PluginPick tuner_pick(const NcclTunerV5& plugin_tuner, const NcclTunerV6* chunk_hook, void* comm,
+                      const Context& ctx, const float (&table)[kNumNcclAlgos][kNumProtos]) {
   float call_table[kNumNcclAlgos][kNumProtos];
   std::memcpy(call_table, table, sizeof table);
   int channels = 0;
   plugin_tuner.getCollInfo(comm, int(ctx.collective), size_t(ctx.bytes), 1,
                            reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
-  return nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
-                     [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
+  const int slot = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
+                               [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
+  PluginPick pick{slot, Arm::of_slot(slot >= 0 ? slot : 0)};
+  if (slot < 0 || chunk_hook == nullptr) return pick;
+  pick.arm.channels = uint16_t(channels > 0 ? channels : 0);
+  size_t chunk = kNcclChunk;
+  const size_t per_channel = size_t(ctx.bytes) / size_t(channels > 0 ? channels : kNcclChannels);
+  chunk_hook->getChunkSize(comm, int(ctx.collective), per_channel, int(pick.arm.algo), int(pick.arm.proto), 1,
+                           &chunk);
+  pick.arm.chunk_bytes = chunk == kNcclChunk ? 0 : uint32_t(chunk);
+  return pick;
+}
+
+// The index of `a` among context c's measured arms; -2 when it is none of them.
+int arm_index(const SweepView& v, int c, const Arm& a) {
+  const ValidArms valid = v.valid_arms(c);
+  for (int s = 0; s < v.arms; ++s)
+    if (valid.has(s) && v.arm(c, s) == a) return s;
+  return -2;
 }
 
 }  // namespace
@@ -94,6 +125,7 @@ LoadedPlugin load_plugin(const std::string& path) {
   p.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!p.handle) throw UsageError("--plugin: cannot load '" + path + "': " + dlerror());
   p.tuner = static_cast<const NcclTunerV5*>(dlsym(p.handle, "ncclTunerPlugin_v5"));
+  p.tuner6 = static_cast<const NcclTunerV6*>(dlsym(p.handle, "ncclTunerPlugin_v6"));
   p.profiler = static_cast<const NcclProfilerV5*>(dlsym(p.handle, "ncclProfiler_v5"));
   p.report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(p.handle, "ncclbotReportLatency"));
   if (!p.tuner || !p.tuner->init || !p.tuner->getCollInfo || !p.tuner->finalize)
@@ -147,11 +179,12 @@ ReplayReference replay_reference(const SweepView& v, const Context& ctx, int c, 
   task.delay = delay;
   task.window = window;
   task.policy_start = policy_start;
+  task.slots_only = spec.slots_only;
   ReplayReference ref;
   ref.stream_id = task.stream_id;
   ref.slots.assign(size_t(settings.horizon), -1);
   ref.latency.assign(size_t(settings.horizon), 0.0f);
-  visit_policy(spec.config, [&](auto& policy) {
+  visit_policy_for(v, spec.config, [&](auto policy) {
     replay_one(policy, task, [&](int t, int slot, float x) {
       ref.slots[size_t(t)] = slot;
       ref.latency[size_t(t)] = x;
@@ -171,10 +204,16 @@ void apply_plugin_env(const std::vector<std::string>& assignments) {
 ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int c, const PolicySpec& spec,
                              const CheckSettings& settings) {
   ContextOutcome out;
-  const SweepView v = sweep.view();
+  const SweepView v = sweep.arm_view();
   const Context& ctx = sweep.context(c);
+  const bool knobs = !v.slot_shaped();
   CostTable7x3 cost;
-  if (!context_cost_table(v, c, &cost, &out.skipped)) return out;
+  std::string knob_lists;
+  if (knobs ? !knob_context(v, c, &cost, &knob_lists, &out.skipped)
+            : !context_cost_table(v, c, &cost, &out.skipped))
+    return out;
+  // A knob sweep's context: its own lists for the plugin's knob mode, read at the communicator's init.
+  if (knobs) setenv("NCCLBOT_KNOBS", knob_lists.c_str(), 1);
   const auto& table = cost.t;
   const int ranks = ctx.nodes * ctx.gpus_per_node;
   const bool per_rank_count =
@@ -186,48 +225,54 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   const std::vector<float>& replay_latency = ref.latency;
 
   // One communicator per context, with an id of its own; the profiler is initialised first, as
-  // NCCL does.
+  // NCCL does. A knob sweep binds tuner v6, whose getChunkSize sets the chunk.
   const uint64_t comm_id = 0x6e63636c62000000ull + uint64_t(c);
   void* prof = nullptr;
   void* tuner = nullptr;
   int mask_bits = 0;
+  const NcclTunerV6* chunk_hook = knobs ? plugin.tuner6 : nullptr;
   plugin.profiler->init(&prof, comm_id, &mask_bits, "plugin-check", ctx.nodes, ranks, 0, nullptr);
-  plugin.tuner->init(&tuner, comm_id, size_t(ranks), size_t(ctx.nodes), nullptr, nullptr, nullptr);
+  if (chunk_hook)
+    chunk_hook->init(&tuner, comm_id, size_t(ranks), size_t(ctx.nodes), nullptr, nullptr, nullptr);
+  else
+    plugin.tuner->init(&tuner, comm_id, size_t(ranks), size_t(ctx.nodes), nullptr, nullptr, nullptr);
   out.checked = true;
   uint64_t clock_ns = 1000000;
   // A call's latency goes back to the plugin as NCCL's profiler would deliver it, `delay` calls
   // late: after call t + D is decided and before call t + D + 1 (replay/replay.hpp).
-  auto report_latency = [&](int t, int pick, float x) {
+  auto report_latency = [&](int t, const PluginPick& pick, float x) {
     const long long ns = std::llround(double(x) * 1000.0);
     const bool exact_in_ns = ns > 0 && float(double(ns) / 1000.0) == x;
     const bool use_profiler =
         settings.feed == "profiler" || (settings.feed == "auto" && exact_in_ns && bytes_fit_descriptor);
     if (use_profiler) {
       feed_profiler_events(*plugin.profiler, prof, ctx.collective,
-                           size_t(per_rank_count ? ctx.bytes / uint64_t(ranks) : ctx.bytes), t, pick, ns,
-                           clock_ns);
+                           size_t(per_rank_count ? ctx.bytes / uint64_t(ranks) : ctx.bytes), t, pick.slot,
+                           pick.arm.channels > 0 ? int(pick.arm.channels) : kNcclChannels, ns, clock_ns);
       ++out.via_profiler;
     } else {
       if (!plugin.report)
         throw UsageError("--plugin exports no ncclbotReportLatency, needed for --feed report");
       const int rc = plugin.report(comm_id, ranks, ctx.nodes, int(ctx.collective), size_t(ctx.bytes),
-                                   int(slot_algo(pick)), int(slot_proto(pick)), double(x));
+                                   int(slot_algo(pick.slot)), int(slot_proto(pick.slot)), double(x));
       if (rc != 0) ++out.not_joined;
       ++out.via_report;
     }
   };
-  std::deque<std::tuple<int, int, float>> in_flight;
+  std::deque<std::tuple<int, PluginPick, float>> in_flight;
   for (int t = 0; t < settings.horizon; ++t) {
-    const int pick = tuner_pick(*plugin.tuner, tuner, ctx, table);
+    const PluginPick pick = tuner_pick(*plugin.tuner, chunk_hook, tuner, ctx, table);
+    // In a knob sweep the replay chooses arm indices: the plugin's arm is looked up among them.
+    const int chosen = knobs ? (pick.slot < 0 ? -1 : arm_index(v, c, pick.arm)) : pick.slot;
     ++out.steps;
-    if (pick != replay_slots[size_t(t)]) {
-      out.mismatches.push_back({c, t, pick, replay_slots[size_t(t)]});
+    if (chosen != replay_slots[size_t(t)]) {
+      out.mismatches.push_back({c, t, chosen, replay_slots[size_t(t)]});
       break;  // later steps follow from different observations
     }
     // The latency the call observed: the replay's draw, re-derived here as a check; with call
     // dynamics (levels, warm-up) it is the replay core's observed value.
     const float x =
-        v.dynamic() ? replay_latency[size_t(t)] : replay_draw(v, c, pick, settings.seed, ref.stream_id, t);
+        v.dynamic() ? replay_latency[size_t(t)] : replay_draw(v, c, chosen, settings.seed, ref.stream_id, t);
     if (std::memcmp(&x, &replay_latency[size_t(t)], sizeof x) != 0)
       throw std::runtime_error("plugin-check's draw differs from the replay's at context " +
                                std::to_string(c) + " step " + std::to_string(t));

@@ -17,6 +17,7 @@ namespace ncclbot::plugin_check {
 struct LoadedPlugin {
   void* handle = nullptr;
   const NcclTunerV5* tuner = nullptr;
+  const NcclTunerV6* tuner6 = nullptr;  // null when the plugin has no v6 (no chunk: no knob sweeps)
   const NcclProfilerV5* profiler = nullptr;
   ncclbotReportLatency_t report = nullptr;
 };

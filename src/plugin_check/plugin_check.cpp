@@ -8,6 +8,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "plugin_check/context_check.hpp"
+#include "plugin_check/knob_context.hpp"
 #include "plugin_check/rank_processes.hpp"
 
 namespace ncclbot::plugin_check {
@@ -76,11 +77,18 @@ void check_contexts_local_mode(CheckTotals& totals, const Sweep& sweep, const st
   setenv("NCCLBOT_SEED", std::to_string(settings.seed).c_str(), 1);
   setenv("NCCLBOT_AGREEMENT", "local", 1);
   for (const char* name : {"NCCLBOT_STATE", "NCCLBOT_TABLE", "NCCLBOT_LEADER", "NCCLBOT_LOG",
-                           "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK"})
+                           "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK", "NCCLBOT_KNOBS"})
     unsetenv(name);
+  const bool knobs = !sweep.slot_shaped();
+  if (knobs && !settings.log_path.empty())
+    throw UsageError(
+        "--log: the plugin writes no decision log over knob arms yet (docs/plugin.md \"Knob mode\")");
   if (!settings.log_path.empty()) use_decision_log(settings);
   apply_plugin_env(settings.plugin_env);
   const LoadedPlugin plugin = load_plugin(settings.plugin_path);
+  if (knobs && !plugin.tuner6)
+    throw UsageError("--plugin: '" + settings.plugin_path +
+                     "' exports no ncclTunerPlugin_v6, whose getChunkSize a knob sweep's chunk sizes need");
   for (size_t i = 0; i < contexts.size(); ++i)
     tally_context(totals, i, contexts[i], check_context(plugin, sweep, contexts[i], spec, settings), settings,
                   contexts.size());
@@ -93,8 +101,18 @@ void check_contexts_local_mode(CheckTotals& totals, const Sweep& sweep, const st
 
 }  // namespace
 
+std::string arm_label(const Sweep& sweep, int context, int index) {
+  if (sweep.slot_shaped()) return slot_label(index);
+  if (index == -2) return "none of the context's arms";
+  return index < 0 ? std::string("none") : knob_arm_label(sweep.arm_view().arm(context, index));
+}
+
 CheckTotals check_plugin(const CheckSettings& settings, const Sweep& sweep, const std::vector<int>& contexts,
                          const PolicySpec& spec) {
+  if (settings.ranks > 1 && !sweep.slot_shaped())
+    throw UsageError(
+        "--ranks: leader mode does not learn knob arms yet (docs/plugin.md \"Knob mode\"); "
+        "check a knob sweep in local mode");
   CheckTotals totals;
   if (settings.ranks > 1)
     check_contexts_leader_mode(totals, sweep, contexts, spec, settings);

@@ -1,13 +1,16 @@
 #pragma once
 // The check behind `ncclbot plugin-check`: it loads the built tuner plugin as NCCL does (dlopen
-// RTLD_NOW | RTLD_LOCAL, the versioned v5 structs) and checks that, driven with the sweep, it makes
-// the replay engine's decisions call for call:
+// RTLD_NOW | RTLD_LOCAL, the versioned v5 structs; v6 for a knob sweep) and checks that, driven with
+// the sweep, it makes the replay engine's decisions call for call:
 //   for every context: one communicator (tuner + profiler init), then T calls of
 //     cost table = the sweep's prior on the measured arms, -1 elsewhere (NCCL's layout) ->
 //     getCollInfo -> the pick by NCCL's rule (smallest non-negative, strict <, row-major) ->
 //     compare with the replay's step t -> latency of the picked arm drawn from the sweep with the
 //     replay's Philox keying -> fed back through profiler events (Coll + KernelCh with GPU
 //     timestamps), or through ncclbotReportLatency when nanosecond timestamps cannot carry it exactly.
+// A knob sweep (local mode only) sets NCCLBOT_KNOBS per context to the lists whose crossing is its
+// arms (knob_context.hpp), reads the plugin's channel count from nChannels and its chunk from v6
+// getChunkSize, and compares arms.
 // With ranks = N (2..64) it checks leader mode instead, the plugin as a multi-rank job runs it: for
 // every context, N processes each dlopen the plugin with NCCLBOT_LEADER on loopback (process 0 the
 // leader), hold the communicator's nodes x GPUs-per-node ranks between them (process 0 rank 0
@@ -43,6 +46,8 @@ struct CheckSettings {
 };
 
 struct Mismatch {
+  // Slots in a slot sweep, indices of the context's arms in a knob sweep (arm_label names both); -2:
+  // the plugin ran an arm none of the context's.
   int context = 0, step = 0, plugin_slot = -1, replay_slot = -1;
   int rank = -1;  // the communicator rank, in leader mode
 };
@@ -67,6 +72,9 @@ struct CheckTotals {
 
 // "Ring/LL", or "none" for no arm.
 std::string slot_label(int slot);
+// A mismatch's arm `index` of context `context`: slot_label in a slot sweep, the knob arm in a knob
+// sweep ("Ring/Simple 8 channels chunk 65536 B").
+std::string arm_label(const Sweep& sweep, int context, int index);
 
 // Checks the plugin on `contexts` of `sweep` (read from settings.sweep_path) with the live policy
 // `spec`: in this process, or with settings.ranks > 1 in leader mode. Says on stderr why a context

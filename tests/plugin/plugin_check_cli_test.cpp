@@ -189,6 +189,42 @@ TEST(PluginCheckCli, SimulatedSweepWhenSynthIsAvailable) {
     }
 }
 
+// A knob sweep (synth --knobs): the plugin's knob mode, set per context to the context's own lists,
+// runs the replay's arm on every call, its channels read from nChannels and its chunk from v6
+// getChunkSize, for the structured learner, a flat one, a randomised one and one kept to NCCL's own
+// knobs, with and without delayed feedback. Another seed for the plugin is caught, with the knob arms
+// named; leader mode and a decision log, which knob mode does not have yet, are usage errors.
+TEST(PluginCheckCli, AKnobSweepMatchesTheReplayCallForCall) {
+  const std::string dir = temp_dir(), sweep = dir + "/knobs.csv";
+  const CliResult s =
+      run_cli("synth --fabric h100-ib-a --seed 2 --out '" + sweep +
+              "' --nodes 2 --collectives allreduce --samples 5 --knobs 'channels=0,4,8;chunk=0,128K'");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const std::string base = "plugin-check --plugin '" + plugin_path() + "' --sweep '" + sweep + "' --seed 4 ";
+  for (const char* policy : {"osub", "ucb1", "thompson", "ucb1@slots"})
+    for (const char* delay : {"0", "3"}) {
+      const CliResult r =
+          run_cli(base + "--policy '" + policy + "' --horizon 250 --delay " + delay + " --json");
+      ASSERT_EQ(r.exit_code, 0) << policy << " delay " << delay << "\n" << r.out << r.err;
+      const nlohmann::json j = nlohmann::json::parse(r.out);
+      EXPECT_TRUE(j["equal"].get<bool>()) << r.out;
+      EXPECT_EQ(j["skipped"].get<int>(), 0) << r.err;
+      EXPECT_EQ(j["decisions"].get<int>(), j["contexts"].get<int>() * 250) << r.out;
+    }
+  const CliResult other =
+      run_cli(base + "--policy thompson --horizon 250 --plugin-env NCCLBOT_SEED=9 --json");
+  EXPECT_EQ(other.exit_code, 1) << other.err;
+  const nlohmann::json j = nlohmann::json::parse(other.out);
+  ASSERT_FALSE(j["mismatches"].empty()) << other.out;
+  EXPECT_NE(j["mismatches"][0]["replay"].get<std::string>().find("channels"), std::string::npos) << other.out;
+  const CliResult ranks = run_cli(base + "--policy ucb1 --ranks 2");
+  EXPECT_EQ(ranks.exit_code, 2);
+  EXPECT_NE(ranks.err.find("leader mode does not learn knob arms yet"), std::string::npos) << ranks.err;
+  const CliResult log = run_cli(base + "--policy ucb1 --log '" + dir + "/k.log'");
+  EXPECT_EQ(log.exit_code, 2);
+  EXPECT_NE(log.err.find("no decision log over knob arms yet"), std::string::npos) << log.err;
+}
+
 // Leader mode as a job runs it: the real plugin in 2 or 3 processes on loopback, the communicator's
 // ranks (nodes x GPUs per node) held between them, in lockstep. Every rank's every decision equals
 // the replay of the leader's protocol: NCCL's pick on calls 0..11, the policy from call 12 with its
