@@ -59,10 +59,18 @@ TEST(KnobLattice, NeighboursAreOneKnobStepOrTheSameKnobsElsewhere) {
   };
   const int tree0 = 0, tree4 = 1;
   const int K = 131072, H = 262144, M = 524288;
+  // The neighbours select() visits (each once), which must be exactly the pairs adjacent() names.
   const auto neighbours = [&](int i) {
-    std::set<int> out;
+    std::set<int> out, adjacent;
+    size_t visits = 0;
+    g.for_each_neighbour(i, [&](int j) {
+      out.insert(j);
+      ++visits;
+    });
     for (int j = 0; j < int(arms.size()); ++j)
-      if (g.adjacent(i, j)) out.insert(j);
+      if (g.adjacent(i, j)) adjacent.insert(j);
+    EXPECT_EQ(visits, out.size()) << "arm " << i << " visits a neighbour twice";
+    EXPECT_EQ(out, adjacent) << "arm " << i;
     return out;
   };
   // (4, 128K): channels 0 (NCCL's own, next to every count) and 8; chunks 0 and 512K (no 256K at 4
@@ -78,6 +86,7 @@ TEST(KnobLattice, NeighboursAreOneKnobStepOrTheSameKnobsElsewhere) {
   EXPECT_EQ(neighbours(tree4), (std::set<int>{ring(4, K)}));
   // The relation is symmetric, and no arm is its own neighbour.
   for (int i = 0; i < int(arms.size()); ++i) {
+    neighbours(i);
     EXPECT_FALSE(g.adjacent(i, i));
     for (int j = 0; j < int(arms.size()); ++j) EXPECT_EQ(g.adjacent(i, j), g.adjacent(j, i)) << i << "," << j;
   }
@@ -95,8 +104,16 @@ TEST(KnobLattice, ASlotContextIsOneCompleteGraph) {
   KnobLatticeT<kNumArms> g;
   g.assign(set, nullptr);
   EXPECT_EQ(g.max_degree, 3);
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) EXPECT_EQ(g.adjacent(i, j), i != j);
+  for (int i = 0; i < 4; ++i) {
+    std::multiset<int> visited;
+    g.for_each_neighbour(i, [&](int j) { visited.insert(j); });
+    std::multiset<int> others;
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_EQ(g.adjacent(i, j), i != j);
+      if (j != i) others.insert(j);
+    }
+    EXPECT_EQ(visited, others) << "arm " << i;
+  }
 }
 
 // Three arms with one sample each (10, 12, 20 µs), cold (n0 = 0), c = 0.1; gamma = 2. Worked by hand:

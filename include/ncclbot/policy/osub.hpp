@@ -45,6 +45,7 @@ struct OsubPolicyT {
   KnobLatticeT<N> lattice;
   double leader_count[N];    // l_j: the calls at which arm j was the leader
   double inv_sqrt_count[N];  // 1 / sqrt(N_j), refreshed when N_j changes
+  int leader;                // stats.argmin_mean() (-1: none observed), kept as means change
 
   NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
@@ -53,41 +54,76 @@ struct OsubPolicyT {
       leader_count[j] = 0.0;
       inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
     }
+    leader = stats.argmin_mean();
   }
 
   NCCLBOT_HD int select(StepRandom&) {
     const int k = stats.arms.k;
     if (k == 0) return -1;
-    const int observed_best = stats.argmin_mean();
-    const int leader = observed_best < 0 ? 0 : observed_best;
-    const double l = leader_count[leader] += 1.0;
-    if ((int64_t(l) - 1) % (int64_t(lattice.max_degree) + 1) == 0) return stats.arms.slot[leader];
-    for (int j = 0; j < k; ++j)
-      if (stats.count[j] == 0.0 && (j == leader || lattice.adjacent(leader, j))) return stats.arms.slot[j];
-    const double scale = params.c * stats.mean[leader] * exploration_bonus(l);
-    int best = leader;
-    double lowest = stats.mean[leader] - scale * inv_sqrt_count[leader];
-    for (int j = 0; j < k; ++j) {
-      if (!lattice.adjacent(leader, j)) continue;
+    const int at = leader < 0 ? 0 : leader;
+    const double l = leader_count[at] += 1.0;
+    if ((int64_t(l) - 1) % (int64_t(lattice.max_degree) + 1) == 0) return stats.arms.slot[at];
+    // One pass over L's neighbours: the lowest unobserved index among L and them, else the index.
+    int unobserved = stats.count[at] == 0.0 ? at : k;
+    const double scale = params.c * stats.mean[at] * exploration_bonus(l);
+    int best = at;
+    double lowest = stats.mean[at] - scale * inv_sqrt_count[at];
+    lattice.for_each_neighbour(at, [&](int j) {
+      if (stats.count[j] == 0.0) {
+        if (j < unobserved) unobserved = j;
+        return;
+      }
       const double x = stats.mean[j] - scale * inv_sqrt_count[j];
       if (x < lowest || (x == lowest && j < best)) {
         best = j;
         lowest = x;
       }
-    }
+    });
+    if (unobserved < k) return stats.arms.slot[unobserved];
     return stats.arms.slot[best];
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int j = stats.arms.index[slot];
+    const double before = stats.mean[j];
+    const bool was_observed = stats.count[j] > 0.0;
     stats.add(j, latency_us);
     inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
+    // The leader, as argmin_mean() would find it: only arm j's mean moved (and below, those of its
+    // family's prior-only arms), so the leader is the better of the old one and the moved ones,
+    // unless the old leader itself got worse.
+    if (j == leader && was_observed && stats.mean[j] > before)
+      leader = stats.argmin_mean();
+    else
+      leader = better_leader(leader, j);
     if (lattice.channels[j] != 0 || lattice.chunk[j] != 0) return;  // NCCL's own knobs only (above)
-    for (int i = 0; i < stats.arms.k; ++i)
-      if (i != j && lattice.group[i] == lattice.group[j] && stats.prior_only.has(i)) {
+    // Its family: arms of one algorithm and protocol are contiguous in Arm order.
+    int first = j, last = j;
+    while (first > 0 && lattice.group[first - 1] == lattice.group[j]) --first;
+    while (last + 1 < stats.arms.k && lattice.group[last + 1] == lattice.group[j]) ++last;
+    bool leader_moved = false;
+    for (int i = first; i <= last; ++i)
+      if (i != j && stats.prior_only.has(i)) {
+        leader_moved = leader_moved || i == leader;
         stats.sum[i] = stats.count[i] * stats.mean[j];
         stats.mean[i] = stats.mean[j];
       }
+    if (leader_moved) {
+      leader = stats.argmin_mean();
+      return;
+    }
+    for (int i = first; i <= last; ++i)
+      if (i != j && stats.prior_only.has(i)) leader = better_leader(leader, i);
+  }
+
+  // The leader argmin_mean() picks between the current one and observed arm i: the smaller mean, on a
+  // tie the lower index.
+  NCCLBOT_HD int better_leader(int current, int i) const {
+    if (stats.count[i] == 0.0) return current;
+    if (current < 0) return i;
+    return stats.mean[i] < stats.mean[current] || (stats.mean[i] == stats.mean[current] && i < current)
+               ? i
+               : current;
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
@@ -97,6 +133,7 @@ struct OsubPolicyT {
     stats.visit_state(f);
     f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
     f(leader_count, stats.arms.k, 0.0, 9.0e18);
+    leader = stats.argmin_mean();  // derived from the means, which a state file may have restored
   }
 };
 using OsubPolicy = OsubPolicyT<kNumArms>;
