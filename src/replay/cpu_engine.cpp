@@ -56,8 +56,19 @@ void check_call_costs(const ReplayJob& job) {
   if (job.call_cost_us.empty()) return;
   if (job.call_cost_us.size() != job.configs.size())
     throw UsageError("replay: one per-call cost per policy config is needed");
-  for (double c : job.call_cost_us)
+  bool charged = false;
+  for (double c : job.call_cost_us) {
     if (!(c >= 0.0) || !std::isfinite(c)) throw UsageError("replay: a per-call cost must be finite and >= 0");
+    charged = charged || c > 0.0;
+  }
+  // The measured costs are the plugin's over one arm per algorithm and protocol; over knob arms a
+  // call costs several times more, growing with the arms (docs/plugin.md "Overhead"). Charging them
+  // to a knob sweep would understate what the plugin costs there.
+  if (charged && job.sweep && !job.sweep->slot_shaped())
+    throw UsageError(
+        "--as-deployed: the plugin's measured per-call costs (data/plugin_call_costs.csv) are those of "
+        "contexts with one arm per algorithm and protocol, and over knob arms a call costs more, growing "
+        "with the arms (docs/plugin.md \"Overhead\"): a knob sweep is not scored as deployed");
 }
 
 void check_replay_job(const ReplayJob& job) {

@@ -170,3 +170,23 @@ TEST(KnobReplay, AJobTheKernelsCannotHoldReplaysOnTheCpu) {
   EXPECT_EQ(backend_for_job(ReplayBackend::kCuda, job, log), ReplayBackend::kCpu);
   EXPECT_NE(log.str().find("set channels or chunk sizes"), std::string::npos) << log.str();
 }
+
+// Scoring as deployed charges the plugin's measured per-call costs, which are those of slot contexts:
+// a knob sweep is refused rather than undercharged; a cost of 0 (AUTO's) is no charge and passes.
+TEST(KnobReplay, AKnobSweepIsNotScoredAsDeployed) {
+  const Sweep knobs = knob_sweep();
+  ReplayJob job;
+  job.sweep = &knobs;
+  job.contexts = {0};
+  job.configs = {parse_policy_spec("ucb1"), parse_policy_spec("auto")};
+  job.call_cost_us = {0.0431, 0.0};
+  try {
+    run_cpu_replay(job);
+    FAIL() << "a knob sweep was charged slot-mode costs";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("a knob sweep is not scored as deployed"), std::string::npos)
+        << e.what();
+  }
+  job.call_cost_us = {0.0, 0.0};
+  EXPECT_NO_THROW(run_cpu_replay(job));
+}
