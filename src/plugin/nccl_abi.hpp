@@ -183,6 +183,40 @@ struct NcclProfilerEventDescrV6 {
   };
 };
 
+// v7 (NCCL 2.31, 2.32): every API, collective and copy-engine descriptor gains a trailing userTag,
+// and the collective one, before it, the kernel that ran: kernelVariant, and isSymColl when it was
+// one of NCCL's symmetric kernels rather than a general (algorithm, protocol) pair. Layout as
+// NCCL src/include/plugin/profiler/profiler_v7.h, checked against the debug information of the released
+// 2.32.3 library (tests/plugin/abi_layout_test.cpp has the offsets and the command).
+struct NcclProfileCollApiV7 {
+  NcclProfileCollApiV5 v5;
+  uint64_t userTag;
+};
+
+struct NcclProfileCollV7 {
+  NcclProfileCollV5 v5;
+  const char* kernelVariant;
+  bool isSymColl;
+  uint64_t userTag;
+};
+
+struct NcclProfileCeCollV7 {
+  NcclProfileCeCollV6 v6;
+  uint64_t userTag;
+};
+
+struct NcclProfilerEventDescrV7 {
+  uint64_t type;
+  void* parentObj;
+  int rank;
+  union {
+    NcclProfileCollApiV7 collApi;
+    NcclProfileCollV7 coll;
+    NcclProfileKernelCh kernelCh;
+    NcclProfileCeCollV7 ceColl;
+  };
+};
+
 struct NcclProfilerEventDescrV4 {
   uint8_t type;
   void* parentObj;
@@ -203,25 +237,23 @@ union NcclProfilerEventStateArgs {
   } kernelCh;
 };
 
-struct NcclProfilerV5 {
+// The function table of v5 and later: the same six functions over each version's descriptor (a
+// template, so C++ linkage; the tables hold only C function pointers).
+extern "C++" {
+template <typename Descr>
+struct NcclProfilerOf {
   const char* name;
   nccl_result_t (*init)(void** ctx, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
                         int nranks, int rank, nccl_logger_t logfn);
-  nccl_result_t (*startEvent)(void* ctx, void** eHandle, NcclProfilerEventDescrV5* eDescr);
+  nccl_result_t (*startEvent)(void* ctx, void** eHandle, Descr* eDescr);
   nccl_result_t (*stopEvent)(void* eHandle);
   nccl_result_t (*recordEventState)(void* eHandle, int eState, NcclProfilerEventStateArgs* eStateArgs);
   nccl_result_t (*finalize)(void* ctx);
 };
-
-struct NcclProfilerV6 {
-  const char* name;
-  nccl_result_t (*init)(void** ctx, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
-                        int nranks, int rank, nccl_logger_t logfn);
-  nccl_result_t (*startEvent)(void* ctx, void** eHandle, NcclProfilerEventDescrV6* eDescr);
-  nccl_result_t (*stopEvent)(void* eHandle);
-  nccl_result_t (*recordEventState)(void* eHandle, int eState, NcclProfilerEventStateArgs* eStateArgs);
-  nccl_result_t (*finalize)(void* ctx);
-};
+using NcclProfilerV5 = NcclProfilerOf<NcclProfilerEventDescrV5>;
+using NcclProfilerV6 = NcclProfilerOf<NcclProfilerEventDescrV6>;
+using NcclProfilerV7 = NcclProfilerOf<NcclProfilerEventDescrV7>;
+}  // extern "C++"
 
 struct NcclProfilerV4 {
   const char* name;

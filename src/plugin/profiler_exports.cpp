@@ -1,9 +1,8 @@
-// The profiler half of the plugin (v6 for NCCL 2.29 and later, v5 for 2.28, v4 for 2.27): turns
-// kernel-channel events into
-// one measured latency per collective, latency = max over channels of (stop - start) of the GPU
-// globaltimer (the same rule as NCCL's Inspector), and joins it to the online context that chose
-// the arm: communicator hash, collective, bytes (x nRanks for AllGather / ReduceScatter, as the
-// tuner saw them), algorithm and protocol from the collective's descriptor.
+// The profiler half of the plugin (v7 for NCCL 2.31 and later, v6 for 2.29 and 2.30, v5 for 2.28, v4
+// for 2.27): turns kernel-channel events into one measured latency per collective, latency = max over
+// channels of (stop - start) of the GPU globaltimer (the same rule as NCCL's Inspector), and joins it to the
+// online context that chose the arm: communicator hash, collective, bytes (x nRanks for AllGather /
+// ReduceScatter, as the tuner saw them), algorithm and protocol from the collective's descriptor.
 //
 // Event lifetime: NCCL stops a Coll event when it is enqueued, before its kernel channels report,
 // and passes the Coll handle as parentObj of each KernelCh event. So a Coll record lives until it
@@ -86,6 +85,7 @@ struct ProfilerContext {
   std::shared_ptr<LatencySink> learner;  // resolved lazily: the tuner's init runs after ours
   uint64_t delivered = 0;
   uint64_t copy_engine = 0;   // copy-engine collectives seen (v6): not learned
+  uint64_t symmetric = 0;     // collectives NCCL ran with a symmetric kernel (v7): not learned
   std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
   uint64_t captured = 0, replays = 0;
   size_t captured_live = 0;  // captured records in `live`
@@ -121,8 +121,11 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   delete coll;
 }
 
+// `symmetric`: v7 says NCCL ran one of its symmetric kernels, which the tuner never saw: no general
+// (algorithm, protocol) arm ran, whatever the descriptor's algorithm and protocol say, so the call is
+// settled and nothing is learned from it (docs/plugin.md "When NCCL runs another arm").
 template <typename Coll>
-void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent) {
+void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent, bool symmetric) {
   auto rec = std::make_unique<CollRecord>();
   rec->owner = ctx;
   rec->expected_channels = d.nChannels;
@@ -134,11 +137,13 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
     uint64_t bytes = uint64_t(d.count) * type_size;
     if (coll == 2 || coll == 3) bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
     rec->key = context_key(coll, bytes);
-    rec->slot = algo >= 0 && proto >= 0 ? algo * 3 + proto : OnlineLearner::kUnnamedArm;
-    rec->ran = algo >= 0 && proto >= 0 ? RanKnobs{algo, proto, d.nChannels} : RanKnobs{};
+    const bool named = algo >= 0 && proto >= 0 && !symmetric;
+    rec->slot = named ? algo * 3 + proto : OnlineLearner::kUnnamedArm;
+    rec->ran = named ? RanKnobs{algo, proto, d.nChannels} : RanKnobs{};
     rec->bytes = bytes;
   }
   std::lock_guard<std::mutex> lock(ctx->mu);
+  if (symmetric) ++ctx->symmetric;
   if (!ctx->learner)
     ctx->learner = PluginRuntime::instance().learner_for(ctx->comm_id, ctx->nranks, ctx->nnodes);
   if (auto* api = static_cast<ApiRecord*>(parent); api != nullptr && ctx->apis.erase(api)) {
@@ -191,7 +196,10 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
     auto* ctx = static_cast<ProfilerContext*>(context);
     const uint64_t type = uint64_t(d->type);
     if (type == kNcclProfileColl) {
-      start_coll(ctx, handle, d->coll, d->parentObj);
+      if constexpr (requires { d->coll.isSymColl; })  // v7: v5's collective, then the kernel that ran
+        start_coll(ctx, handle, d->coll.v5, d->parentObj, d->coll.isSymColl);
+      else
+        start_coll(ctx, handle, d->coll, d->parentObj, false);
     } else if (type == kNcclProfileKernelCh) {
       start_channel(ctx, handle, d->parentObj, d->kernelCh.pTimer);
     } else if (type == kNcclProfileCeColl) {
@@ -200,6 +208,8 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
       // Its API call's record, if any, has no Coll event to wait for.
       if (auto* api = static_cast<ApiRecord*>(d->parentObj); api != nullptr && ctx->apis.erase(api))
         delete api;
+    } else if constexpr (requires { d->collApi.v5.graphCaptured; }) {
+      if (type == kNcclProfileCollApi) start_api(ctx, handle, d->collApi.v5.graphCaptured);
     } else if constexpr (requires { d->collApi.graphCaptured; }) {
       if (type == kNcclProfileCollApi) start_api(ctx, handle, d->collApi.graphCaptured);
     }
@@ -328,10 +338,12 @@ nccl_result_t finalize(void* context) {
       ctx->log.info(
           "profiler finalised: commId 0x%llx, %llu latencies delivered, %zu collectives unfinished, %llu "
           "copy-engine collectives not learned (no tuner decision, no kernel channels to time), %llu "
+          "symmetric-kernel collectives not learned (no arm the tuner offered), %llu "
           "CUDA-graph replays of %llu captured collectives logged and not learned (no decision of their own)",
           (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered,
           ctx->live.size() - captured_live, (unsigned long long)ctx->copy_engine,
-          (unsigned long long)ctx->replays, (unsigned long long)ctx->captured);
+          (unsigned long long)ctx->symmetric, (unsigned long long)ctx->replays,
+          (unsigned long long)ctx->captured);
       for (CollRecord* c : ctx->live) delete c;
       ctx->live.clear();
       for (ApiRecord* a : ctx->apis) delete a;
@@ -347,10 +359,14 @@ nccl_result_t finalize(void* context) {
 
 extern "C" {
 
+NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV7 ncclProfiler_v7;
 NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV6 ncclProfiler_v6;
 NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV5 ncclProfiler_v5;
 NCCLBOT_PLUGIN_EXPORT extern const NcclProfilerV4 ncclProfiler_v4;
 
+// v7 listens to the same events as v6 (its init is v6's).
+const NcclProfilerV7 ncclProfiler_v7 = {"ncclbot",  init_v6,      start_event<NcclProfilerEventDescrV7>,
+                                        stop_event, record_state, finalize};
 const NcclProfilerV6 ncclProfiler_v6 = {"ncclbot",  init_v6,      start_event<NcclProfilerEventDescrV6>,
                                         stop_event, record_state, finalize};
 const NcclProfilerV5 ncclProfiler_v5 = {"ncclbot",  init_v5,      start_event<NcclProfilerEventDescrV5>,

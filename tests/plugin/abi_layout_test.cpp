@@ -90,6 +90,42 @@ TEST(AbiLayout, ProfilerDescriptorV6) {
   EXPECT_EQ(offsetof(NcclProfilerV6, recordEventState), 32u);
 }
 
+TEST(AbiLayout, ProfilerDescriptorV7) {
+  // The released NCCL 2.32.3 library's own debug information (pip nvidia-nccl-cu13 2.32.3):
+  //   gdb -batch -ex 'ptype /o ncclProfilerEventDescr_v7_t' -ex 'ptype /o ncclProfiler_v7_t' \
+  //     .../site-packages/nvidia/nccl/lib/libnccl.so.2
+  // coll: kernelVariant @112, isSymColl @120, userTag @128, 112 bytes; collApi: graphCaptured @64,
+  // userTag @72; ceColl: userTag @112 (96 bytes); kernelCh: pTimer @32; the descriptor 136 bytes.
+  constexpr size_t coll = offsetof(NcclProfilerEventDescrV7, coll);
+  constexpr size_t api = offsetof(NcclProfilerEventDescrV7, collApi);
+  const struct {
+    const char* field;
+    size_t offset, expected;
+  } fields[] = {
+      {"coll", coll, 24},
+      {"coll.nChannels", coll + offsetof(NcclProfileCollV5, nChannels), 80},
+      {"coll.algo", coll + offsetof(NcclProfileCollV5, algo), 88},
+      {"coll.proto", coll + offsetof(NcclProfileCollV5, proto), 96},
+      {"coll.parentGroup", coll + offsetof(NcclProfileCollV5, parentGroup), 104},
+      {"coll.kernelVariant", coll + offsetof(NcclProfileCollV7, kernelVariant), 112},
+      {"coll.isSymColl", coll + offsetof(NcclProfileCollV7, isSymColl), 120},
+      {"coll.userTag", coll + offsetof(NcclProfileCollV7, userTag), 128},
+      {"collApi.graphCaptured", api + offsetof(NcclProfileCollApiV5, graphCaptured), 64},
+      {"collApi.userTag", api + offsetof(NcclProfileCollApiV7, userTag), 72},
+      {"ceColl.userTag", offsetof(NcclProfilerEventDescrV7, ceColl) + offsetof(NcclProfileCeCollV7, userTag),
+       112},
+      {"kernelCh.pTimer",
+       offsetof(NcclProfilerEventDescrV7, kernelCh) + offsetof(NcclProfileKernelCh, pTimer), 32},
+      {"sizeof descriptor", sizeof(NcclProfilerEventDescrV7), 136},
+      {"sizeof coll", sizeof(NcclProfileCollV7), 112},
+      {"sizeof ceColl", sizeof(NcclProfileCeCollV7), 96},
+      {"sizeof table", sizeof(NcclProfilerV7), 48},
+      {"table.startEvent", offsetof(NcclProfilerV7, startEvent), 16},
+      {"table.recordEventState", offsetof(NcclProfilerV7, recordEventState), 32},
+  };
+  for (const auto& f : fields) EXPECT_EQ(f.offset, f.expected) << f.field;
+}
+
 TEST(AbiLayout, ProfilerDescriptorV4) {
   // type is a u8 in v4 but parentObj stays 8-aligned @8; the collective member lacks parentGroup
   // (80 bytes), so the descriptor is 24 + 80 = 104 bytes.
@@ -109,6 +145,7 @@ TEST(AbiLayout, EnumValues) {
   EXPECT_EQ(kNcclProfileColl, 2u);
   EXPECT_EQ(kNcclProfileKernelCh, 64u);
   EXPECT_EQ(kNcclProfileCeColl, 4096u);  // 1 << 12
+  EXPECT_EQ(kNcclProfileCollApi, 512u);  // 1 << 9; the same in 2.32.3 (gdb: print (int)ncclProfileCollApi)
   EXPECT_EQ(kNcclProfilerKernelChStop, 22);
   EXPECT_EQ(kNcclLogTuning, 0x40ul);
   EXPECT_EQ(kNcclLogWarn, 2);

@@ -235,3 +235,39 @@ TEST(OverriddenArm, OpeAndTelemetryReadTheLogOfARunNcclOverrode) {
   ASSERT_EQ(tel.exit_code, 0) << tel.err;
   EXPECT_EQ(nlohmann::json::parse(read_all(report + "/telemetry.json"))["overridden_calls"], overridden);
 }
+
+// NCCL 2.31+ (profiler v7): on a share of the calls a symmetric kernel runs, which the tuner never
+// saw, and its Coll event names the tuner's pick as its algorithm and protocol but says isSymColl.
+// Over three communicators of 10,000 calls each (learning carried from one to the next by the state
+// file), the policy's count of each arm is its one prior pseudo-observation plus exactly the calls
+// that ran that general arm: no latency of a symmetric kernel is credited to the arm decided. Every
+// call still answers its own decision (the symmetric ones settled unlearned), and the profiler's
+// finalize line counts them.
+TEST(OverriddenArm, ASymmetricKernelIsNeverCreditedToTheDecidedArm) {
+  OverriddenOnline online("egreedy:eps=0.3,decay=0,n0=1");
+  const std::string state = temp_dir() + "/symmetric.state";
+  EnvVar state_env("NCCLBOT_STATE", state);
+  std::map<int, int> runs;
+  int symmetric = 0;
+  clear_log();
+  for (uint64_t comm_id : {0x5e01ull, 0x5e02ull, 0x5e03ull}) {
+    StandInNccl comm(kNccl231, comm_id, 8, 1);
+    OverriddenShare share{20};
+    comm.run_instead([&](int pick, const CostTable7x3& t) {
+      return share(pick, t) == pick ? pick : kStandInSymmetricArm;
+    });
+    for (int arm : overridden_run(comm, 10000)) {
+      if (arm == kStandInSymmetricArm)
+        ++symmetric;
+      else
+        ++runs[arm];
+    }
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_GT(symmetric, 4000);
+  const std::vector<double> counts = overridden_state_counts(state, 4);
+  ASSERT_EQ(counts.size(), 4u);
+  for (size_t j = 0; j < 4; ++j)
+    EXPECT_EQ(counts[j], 1.0 + runs[kOverriddenArms[j]]) << "slot " << kOverriddenArms[j];
+  EXPECT_TRUE(logged(kNcclLogInfo, "symmetric-kernel collectives not learned"));
+}

@@ -23,6 +23,7 @@ struct Plugin {
   const NcclTunerV4* v4 = nullptr;
   const NcclTunerV3* v3 = nullptr;
   const NcclTunerV2* v2 = nullptr;
+  const NcclProfilerV7* prof7 = nullptr;
   const NcclProfilerV6* prof6 = nullptr;
   const NcclProfilerV5* prof5 = nullptr;
   const NcclProfilerV4* prof4 = nullptr;
@@ -36,12 +37,13 @@ struct Plugin {
     v4 = static_cast<const NcclTunerV4*>(dlsym(handle, "ncclTunerPlugin_v4"));
     v3 = static_cast<const NcclTunerV3*>(dlsym(handle, "ncclTunerPlugin_v3"));
     v2 = static_cast<const NcclTunerV2*>(dlsym(handle, "ncclTunerPlugin_v2"));
+    prof7 = static_cast<const NcclProfilerV7*>(dlsym(handle, "ncclProfiler_v7"));
     prof6 = static_cast<const NcclProfilerV6*>(dlsym(handle, "ncclProfiler_v6"));
     prof5 = static_cast<const NcclProfilerV5*>(dlsym(handle, "ncclProfiler_v5"));
     prof4 = static_cast<const NcclProfilerV4*>(dlsym(handle, "ncclProfiler_v4"));
     report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(handle, "ncclbotReportLatency"));
   }
-  bool ok() const { return v6 && v5 && v4 && v3 && v2 && prof6 && prof5 && prof4 && report; }
+  bool ok() const { return v6 && v5 && v4 && v3 && v2 && prof7 && prof6 && prof5 && prof4 && report; }
 };
 
 // One process-wide copy (the library is -z nodelete anyway).

@@ -1,6 +1,6 @@
 #pragma once
 // A stand-in for NCCL: drives the built plugin through its tuner and profiler in the order NCCL
-// 2.27-2.30 makes the calls (NCCL src/enqueue.cc, NCCL src/plugin/profiler.cc and NCCL
+// 2.27-2.31 makes the calls (NCCL src/enqueue.cc, NCCL src/plugin/profiler.cc and NCCL
 // src/plugin/tuner.cc; the ABI as plugin/nccl_abi.hpp declares it), without a GPU:
 //   communicator init   profiler init, then tuner init; finalize: tuner, then profiler;
 //   a collective        CollApi start (graphCaptured) and stop when it is called (v5, v6); at group
@@ -37,11 +37,15 @@ struct NcclRelease {
   int tuner, profiler;  // the ABI versions that release binds (docs/plugin.md "Which NCCL binds what")
 };
 inline constexpr NcclRelease kNccl227{"2.27", 4, 4}, kNccl228{"2.28", 5, 5}, kNccl229{"2.29", 5, 6},
-    kNccl230{"2.30", 6, 6};
+    kNccl230{"2.30", 6, 6}, kNccl231{"2.31", 6, 7};
 
-// The arm run_instead() returns for a kernel the plugin cannot name (NCCL 2.31's symmetric kernels
-// have no (algorithm, protocol) pair): its Coll event names the algorithm "SYMK_LD".
+// The arm run_instead() returns for a kernel the plugin cannot name (no (algorithm, protocol) pair):
+// its Coll event names the algorithm "SYMK_LD".
 inline constexpr int kStandInUnnamedArm = -2;
+// The arm run_instead() returns for one of NCCL 2.31's symmetric kernels: profiler v7 says so
+// (isSymColl, kernelVariant "SYMK_LD") and names the tuner's pick as the algorithm and protocol, the
+// worst case for a plugin that would credit by those names; before v7 it is an unnamed kernel.
+inline constexpr int kStandInSymmetricArm = -3;
 
 struct StandInOp {
   int coll = 4;         // ncclFunc_t: 4 = AllReduce
@@ -58,8 +62,10 @@ class StandInNccl {
       count(p.prof4->init(&prof_, &mask, "stand-in", comm_id, nnodes, nranks, 0, recording_logger));
     else if (release.profiler == 5)
       count(p.prof5->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
-    else
+    else if (release.profiler == 6)
       count(p.prof6->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
+    else
+      count(p.prof7->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
     mask_ = uint64_t(mask);
     if (release.tuner == 4)
       count(p.v4->init(size_t(nranks), size_t(nnodes), recording_logger, &tuner_));
@@ -100,6 +106,7 @@ class StandInNccl {
       const int arm = ran_ ? ran_(pick, table) : pick;
       picks_.push_back(pick);
       arms.push_back(arm);
+      pick_ = pick;
       tuner_channels_ = channels;
       ran_channels_ = channels > 0 ? std::min(channels, channel_cap_) : nccl_channels_;
       ran_chunk_ = nccl_chunk_;
@@ -132,15 +139,24 @@ class StandInNccl {
   void copy_engine(const StandInOp& op) {
     void* api = start_api(op, false);
     if (release_.profiler < 6) return;
-    NcclProfilerEventDescrV6 d;
-    std::memset(&d, 0, sizeof d);
-    d.type = kNcclProfileCeColl;
-    d.parentObj = api;
-    d.ceColl.func = "AllGather";
-    d.ceColl.count = op.bytes;
-    d.ceColl.datatype = "ncclInt8";
     void* h = nullptr;
-    count(plugin().prof6->startEvent(prof_, &h, &d));
+    const auto fill = [&](auto& d, auto& ce) {
+      std::memset(&d, 0, sizeof d);
+      d.type = kNcclProfileCeColl;
+      d.parentObj = api;
+      ce.func = "AllGather";
+      ce.count = op.bytes;
+      ce.datatype = "ncclInt8";
+    };
+    if (release_.profiler == 6) {
+      NcclProfilerEventDescrV6 d;
+      fill(d, d.ceColl);
+      count(plugin().prof6->startEvent(prof_, &h, &d));
+    } else {
+      NcclProfilerEventDescrV7 d;
+      fill(d, d.ceColl.v6);
+      count(plugin().prof7->startEvent(prof_, &h, &d));
+    }
     count(stop(h));
   }
 
@@ -156,7 +172,8 @@ class StandInNccl {
     const Plugin& p = plugin();
     count(release_.profiler == 4   ? p.prof4->finalize(prof_)
           : release_.profiler == 5 ? p.prof5->finalize(prof_)
-                                   : p.prof6->finalize(prof_));
+          : release_.profiler == 6 ? p.prof6->finalize(prof_)
+                                   : p.prof7->finalize(prof_));
     prof_ = nullptr;
   }
 
@@ -216,14 +233,17 @@ class StandInNccl {
       return p.prof4->startEvent(prof_, handle, d);
     else if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV5>)
       return p.prof5->startEvent(prof_, handle, d);
-    else
+    else if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV6>)
       return p.prof6->startEvent(prof_, handle, d);
+    else
+      return p.prof7->startEvent(prof_, handle, d);
   }
   nccl_result_t stop(void* handle) {
     const Plugin& p = plugin();
     return release_.profiler == 4   ? p.prof4->stopEvent(handle)
            : release_.profiler == 5 ? p.prof5->stopEvent(handle)
-                                    : p.prof6->stopEvent(handle);
+           : release_.profiler == 6 ? p.prof6->stopEvent(handle)
+                                    : p.prof7->stopEvent(handle);
   }
   nccl_result_t record_stop(void* handle, uint64_t ns) {
     NcclProfilerEventStateArgs args;
@@ -232,7 +252,17 @@ class StandInNccl {
     const Plugin& p = plugin();
     return release_.profiler == 4   ? p.prof4->recordEventState(handle, kNcclProfilerKernelChStop, &args)
            : release_.profiler == 5 ? p.prof5->recordEventState(handle, kNcclProfilerKernelChStop, &args)
-                                    : p.prof6->recordEventState(handle, kNcclProfilerKernelChStop, &args);
+           : release_.profiler == 6 ? p.prof6->recordEventState(handle, kNcclProfilerKernelChStop, &args)
+                                    : p.prof7->recordEventState(handle, kNcclProfilerKernelChStop, &args);
+  }
+
+  // The v5-shaped members of a descriptor: v7 nests them first in its own, before what it appends.
+  template <typename Member>
+  static auto& v5_part(Member& m) {
+    if constexpr (requires { m.v5; })
+      return m.v5;
+    else
+      return m;
   }
 
   template <typename Descr>
@@ -240,10 +270,11 @@ class StandInNccl {
     Descr d;
     std::memset(&d, 0, sizeof d);
     d.type = kNcclProfileCollApi;
-    d.collApi.func = func_name(op.coll);
-    d.collApi.count = op.bytes;
-    d.collApi.datatype = "ncclInt8";
-    d.collApi.graphCaptured = captured;
+    auto& api = v5_part(d.collApi);
+    api.func = func_name(op.coll);
+    api.count = op.bytes;
+    api.datatype = "ncclInt8";
+    api.graphCaptured = captured;
     void* h = nullptr;
     count(start(&h, &d));
     if (h != nullptr) count(stop(h));  // NCCL stops it when the call returns, before group end
@@ -253,6 +284,7 @@ class StandInNccl {
     if (!(mask_ & kNcclProfileCollApi)) return nullptr;
     if (release_.profiler == 5) return api_event<NcclProfilerEventDescrV5>(op, captured);
     if (release_.profiler == 6) return api_event<NcclProfilerEventDescrV6>(op, captured);
+    if (release_.profiler == 7) return api_event<NcclProfilerEventDescrV7>(op, captured);
     return nullptr;
   }
 
@@ -265,13 +297,24 @@ class StandInNccl {
     std::memset(&d, 0, sizeof d);
     d.type = kNcclProfileColl;
     d.parentObj = api;
-    d.coll.seqNumber = seq_++;
-    d.coll.func = func_name(op.coll);
-    d.coll.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
-    d.coll.datatype = "ncclInt8";
-    d.coll.nChannels = uint8_t(ran_channels_);
-    d.coll.algo = arm >= 0 ? algos[arm / 3] : arm == kStandInUnnamedArm ? "SYMK_LD" : "Ring";
-    d.coll.proto = arm >= 0 ? protos[arm % 3] : "Simple";
+    auto& c = v5_part(d.coll);
+    c.seqNumber = seq_++;
+    c.func = func_name(op.coll);
+    c.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
+    c.datatype = "ncclInt8";
+    c.nChannels = uint8_t(ran_channels_);
+    c.algo = arm >= 0 ? algos[arm / 3] : arm == kStandInUnnamedArm ? "SYMK_LD" : "Ring";
+    c.proto = arm >= 0 ? protos[arm % 3] : "Simple";
+    if (arm == kStandInSymmetricArm) {
+      if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV7>) {
+        d.coll.isSymColl = true;
+        d.coll.kernelVariant = "SYMK_LD";
+        c.algo = pick_ >= 0 ? algos[pick_ / 3] : "Ring";
+        c.proto = pick_ >= 0 ? protos[pick_ % 3] : "Simple";
+      } else {
+        c.algo = "SYMK_LD";
+      }
+    }
     void* h = nullptr;
     count(start(&h, &d));
     return h;
@@ -279,7 +322,8 @@ class StandInNccl {
   void* start_coll(const StandInOp& op, int arm, void* api) {
     if (release_.profiler == 4) return coll_event<NcclProfilerEventDescrV4>(op, arm, api);
     if (release_.profiler == 5) return coll_event<NcclProfilerEventDescrV5>(op, arm, api);
-    return coll_event<NcclProfilerEventDescrV6>(op, arm, api);
+    if (release_.profiler == 6) return coll_event<NcclProfilerEventDescrV6>(op, arm, api);
+    return coll_event<NcclProfilerEventDescrV7>(op, arm, api);
   }
 
   template <typename Descr>
@@ -309,8 +353,10 @@ class StandInNccl {
         channel<NcclProfilerEventDescrV4>(coll, ch, span);
       else if (release_.profiler == 5)
         channel<NcclProfilerEventDescrV5>(coll, ch, span);
-      else
+      else if (release_.profiler == 6)
         channel<NcclProfilerEventDescrV6>(coll, ch, span);
+      else
+        channel<NcclProfilerEventDescrV7>(coll, ch, span);
     }
     clock_ns_ += ns + 1000;
     stop_override_ns_ = 0;
@@ -324,6 +370,7 @@ class StandInNccl {
   uint64_t mask_ = 0, seq_ = 0, clock_ns_ = 1000000, stop_override_ns_ = 0;
   int failures_ = 0, revived_ = 0, chunks_changed_ = 0, faulty_channels_ = 0;
   int nccl_channels_ = 2, channel_cap_ = 64, ran_channels_ = 2, tuner_channels_ = 0;
+  int pick_ = -1;  // the tuner's pick of the collective being started
   size_t nccl_chunk_ = 131072, ran_chunk_ = 131072;
   ChannelFault fault_ = ChannelFault::kNoStopState;
   long tuner_calls_ = 0;

@@ -82,7 +82,7 @@ TEST(StandInNccl, ThirtyThousandV6CallsOverThreeCommunicatorsNeverFail) {
 
 // The same loop in the call order of each earlier release the plugin binds.
 TEST(StandInNccl, EveryReleasesCallOrderNeverFails) {
-  for (const NcclRelease& r : {kNccl227, kNccl228, kNccl229}) {
+  for (const NcclRelease& r : {kNccl227, kNccl228, kNccl229, kNccl231}) {
     Online online;
     int failures = 0, revived = 0;
     EXPECT_EQ(training_loop(r, 400, &failures, &revived), 3000) << r.name;
@@ -94,7 +94,7 @@ TEST(StandInNccl, EveryReleasesCallOrderNeverFails) {
 // Mode off: NCCL's table comes back as it went in, whatever the release.
 TEST(StandInNccl, OffNeverChangesAPick) {
   EnvVar mode("NCCLBOT_MODE", "off");
-  for (const NcclRelease& r : {kNccl227, kNccl228, kNccl229, kNccl230}) {
+  for (const NcclRelease& r : {kNccl227, kNccl228, kNccl229, kNccl230, kNccl231}) {
     StandInNccl comm(r, 0x0ff, 8, 1);
     for (int step = 0; step < 50; ++step) {
       const CostTable7x3 t = step % 2 ? restricted_table(4096) : full_table(4096);
