@@ -16,6 +16,7 @@ KnobLearner::Context& KnobLearner::context_locked(int key, uint64_t bytes, const
   float slot_prior[kNumArms];
   table.prior(slot_prior);
   c->arms = context_knob_arms(usable_prior_arms(slot_prior), spec_);
+  c->crossing = c->arms.size();
   if (c->arms.size() > size_t(kKnobArms)) c->arms.clear();  // more than a policy holds: NCCL's choice
   PolicyContextT<kKnobArms> ctx;
   ctx.mask = ArmMaskT<kKnobArms>{};
@@ -125,6 +126,12 @@ std::vector<Arm> KnobLearner::arms(int key) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (key < 0 || key >= kNumContextKeys || !contexts_[key]) return {};
   return contexts_[key]->arms;
+}
+
+size_t KnobLearner::crossing(int key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (key < 0 || key >= kNumContextKeys || !contexts_[key]) return 0;
+  return contexts_[key]->crossing;
 }
 
 uint64_t KnobLearner::decisions() const {

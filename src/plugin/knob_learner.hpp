@@ -56,8 +56,10 @@ class KnobLearner final : public LatencySink {
   void captured(int key, int slot) override;
   void observe_replay(int, int, uint64_t, double) override {}
 
-  // The arms of context `key` (empty before its first call), for logs and tests.
+  // The arms of context `key` (empty before its first call, and when the lists give it more than
+  // kKnobArms), for logs and tests; how many the lists give it.
   std::vector<Arm> arms(int key) const;
+  size_t crossing(int key) const;
   uint64_t decisions() const;
   uint64_t observations() const;  // latencies the policy learned from
   // Calls settled without teaching the policy: the arm that ran is none of its context's, the
@@ -72,6 +74,7 @@ class KnobLearner final : public LatencySink {
   };
   struct Context {
     std::vector<Arm> arms;
+    size_t crossing = 0;  // the arms the lists give the context, kept or not
     std::vector<float> prior;
     AnyPolicyT<kKnobArms> policy;
     PendingPullsT<kKnobArms> in_flight{};

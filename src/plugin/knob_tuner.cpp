@@ -38,13 +38,21 @@ void KnobTuner::get_chunk_size(const CommIdentity& id, int coll, int algo, int p
 
 void KnobTuner::log_first_call(const CommIdentity& id, const CostTable& table, int coll, size_t bytes,
                                const KnobDecision& d) const {
+  const int key = context_key(coll, bytes);
+  const size_t crossing = learner_->crossing(key);
+  if (crossing > size_t(kKnobArms)) {
+    id.log.warn(
+        "%s %zu bytes on commId 0x%llx: NCCLBOT_KNOBS gives this context %zu arms, more than the %d a "
+        "policy holds; NCCL's own choices here (shorten the lists)",
+        collective_label(coll), bytes, (unsigned long long)id.comm_id, crossing, kKnobArms);
+    return;
+  }
   const int nccl_slot = table.nccl_pick_slot();
   const std::string ours = d.index < 0 ? std::string("NCCL's own") : arm_text(d.arm);
   id.log.info("first call of %s %zu bytes on commId 0x%llx: NCCL's pick %s/%s, ncclbot's %s (%zu knob arms)",
               collective_label(coll), bytes, (unsigned long long)id.comm_id,
               nccl_slot < 0 ? "none" : algo_label(nccl_slot / kNumProtos),
-              nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos), ours.c_str(),
-              learner_->arms(context_key(coll, bytes)).size());
+              nccl_slot < 0 ? "" : proto_label(nccl_slot % kNumProtos), ours.c_str(), crossing);
 }
 
 void KnobTuner::warn_unusable(const CommIdentity& id, int coll, size_t bytes, const Arm& arm) {

@@ -235,3 +235,23 @@ TEST(KnobMode, DecidesCallForCallAsTheReplayOfAKnobSweep) {
     EXPECT_EQ(comm.failures(), 0);
   }
 }
+
+// Lists that give a context more arms than a policy holds (65 channel values x 5 chunks x 2 slots =
+// 650 > 512): one warning naming the count, and NCCL's own choices there, never a truncated arm set.
+TEST(KnobMode, AContextWithMoreArmsThanAPolicyHoldsKeepsNcclsChoices) {
+  std::string channels = "channels=0";
+  for (int c = 1; c <= 64; ++c) channels += "," + std::to_string(c);
+  KnobOnline online("ucb1", channels + ";chunk=0,512,1K,2K,4K");
+  clear_log();
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f68, 1, 1);
+    for (int k = 0; k < 10; ++k) {
+      knob_call(comm);
+      EXPECT_EQ(comm.tuner_channels(), 0);
+      EXPECT_EQ(comm.picks().back(), 5);  // NCCL's pick, Ring/Simple
+    }
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_TRUE(
+      logged(kNcclLogWarn, "NCCLBOT_KNOBS gives this context 650 arms, more than the 512 a policy holds"));
+}

@@ -111,7 +111,8 @@ TEST(OnlineFeedback, ProfilerV6LearnsFromKernelsAndCountsCopyEngineCollectives) 
   void* tuner = nullptr;
   int mask = 0;
   ASSERT_EQ(plugin().prof6->init(&prof, 106, &mask, "v6", 1, 1, 0, recording_logger), kNcclSuccess);
-  EXPECT_EQ(uint64_t(mask), kNcclProfileColl | kNcclProfileKernelCh | kNcclProfileCollApi | kNcclProfileCeColl);
+  EXPECT_EQ(uint64_t(mask),
+            kNcclProfileColl | kNcclProfileKernelCh | kNcclProfileCollApi | kNcclProfileCeColl);
   ASSERT_EQ(plugin().v6->init(&tuner, 106, 1, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
   CostTable7x3 t = two_arms();
   plugin().v6->getCollInfo(tuner, 4, 1 << 20, 1, t.ptr(), 7, 3, 0, nullptr);
@@ -142,18 +143,7 @@ TEST(OnlineFeedback, ProfilerV6LearnsFromKernelsAndCountsCopyEngineCollectives) 
   plugin().prof6->startEvent(prof, &coll, &d);
   ASSERT_NE(coll, nullptr);
   plugin().prof6->stopEvent(coll);
-  NcclProfilerEventDescrV6 k;
-  std::memset(&k, 0, sizeof k);
-  k.type = kNcclProfileKernelCh;
-  k.parentObj = coll;
-  k.kernelCh.pTimer = 1000;
-  void* ch = nullptr;
-  plugin().prof6->startEvent(prof, &ch, &k);
-  ASSERT_NE(ch, nullptr);
-  NcclProfilerEventStateArgs args;
-  args.kernelCh.pTimer = 4000;
-  plugin().prof6->recordEventState(ch, kNcclProfilerKernelChStop, &args);
-  plugin().prof6->stopEvent(ch);
+  ASSERT_TRUE(run_kernel_channel<NcclProfilerEventDescrV6>(*plugin().prof6, prof, coll, 1000, 4000));
   plugin().v6->finalize(tuner);
   plugin().prof6->finalize(prof);
   EXPECT_TRUE(

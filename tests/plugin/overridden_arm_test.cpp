@@ -271,3 +271,33 @@ TEST(OverriddenArm, ASymmetricKernelIsNeverCreditedToTheDecidedArm) {
     EXPECT_EQ(counts[j], 1.0 + runs[kOverriddenArms[j]]) << "slot " << kOverriddenArms[j];
   EXPECT_TRUE(logged(kNcclLogInfo, "symmetric-kernel collectives not learned"));
 }
+
+// Bad input from a v7 profiler: a symmetric-kernel Coll event with no kernelVariant, algorithm or
+// protocol, for a context no decision was made in, with its one kernel channel: every call returns
+// success, nothing is credited, and the finalize line counts it.
+TEST(OverriddenArm, ASymmetricEventWithNoNamesAndNoDecisionIsCountedAndHarmless) {
+  OverriddenOnline online("greedy:n0=1");
+  clear_log();
+  const Plugin& p = plugin();
+  void* prof = nullptr;
+  void* tuner = nullptr;
+  int mask = 0;
+  ASSERT_EQ(p.prof7->init(&prof, 0x5e7d, &mask, "bad-v7", 1, 8, 0, recording_logger), kNcclSuccess);
+  ASSERT_EQ(p.v6->init(&tuner, 0x5e7d, 8, 1, recording_logger, nullptr, nullptr), kNcclSuccess);
+  NcclProfilerEventDescrV7 d;
+  std::memset(&d, 0, sizeof d);
+  d.type = kNcclProfileColl;
+  d.coll.v5.func = "AllReduce";
+  d.coll.v5.count = 4096;
+  d.coll.v5.datatype = "ncclInt8";
+  d.coll.v5.nChannels = 1;
+  d.coll.isSymColl = true;  // kernelVariant, algo and proto left null
+  void* coll = nullptr;
+  EXPECT_EQ(p.prof7->startEvent(prof, &coll, &d), kNcclSuccess);
+  EXPECT_EQ(p.prof7->stopEvent(coll), kNcclSuccess);
+  EXPECT_TRUE(run_kernel_channel<NcclProfilerEventDescrV7>(*p.prof7, prof, coll, 1000, 51000));
+  EXPECT_EQ(p.v6->finalize(tuner), kNcclSuccess);
+  EXPECT_EQ(p.prof7->finalize(prof), kNcclSuccess);
+  EXPECT_TRUE(logged(kNcclLogInfo, "0 latencies delivered"));
+  EXPECT_TRUE(logged(kNcclLogInfo, "1 symmetric-kernel collectives not learned"));
+}

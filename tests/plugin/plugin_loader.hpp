@@ -6,6 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -88,6 +89,26 @@ inline bool logged(int level, const std::string& needle) {
   for (const auto& l : log_lines())
     if (l.level == level && l.text.find(needle) != std::string::npos) return true;
   return false;
+}
+
+// One kernel channel of the Coll event `coll` from GPU time `start_ns` to `stop_ns`, as NCCL reports
+// it (start, the KernelChStop state, stop) through the profiler table `prof` (v5 and later). Whether
+// the plugin gave the channel a handle.
+template <typename Descr, typename Profiler>
+bool run_kernel_channel(const Profiler& prof, void* ctx, void* coll, uint64_t start_ns, uint64_t stop_ns) {
+  Descr k;
+  std::memset(&k, 0, sizeof k);
+  k.type = kNcclProfileKernelCh;
+  k.parentObj = coll;
+  k.kernelCh.pTimer = start_ns;
+  void* ch = nullptr;
+  prof.startEvent(ctx, &ch, &k);
+  if (ch == nullptr) return false;
+  NcclProfilerEventStateArgs args;
+  args.kernelCh.pTimer = stop_ns;
+  prof.recordEventState(ch, kNcclProfilerKernelChStop, &args);
+  prof.stopEvent(ch);
+  return true;
 }
 
 // A cost table as NCCL builds it: contiguous float[7][3], every entry -1 until filled.
