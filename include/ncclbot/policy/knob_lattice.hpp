@@ -43,7 +43,7 @@ struct KnobLatticeT {
   // Arms of `set` (packed, as the policy's stats hold them); `arms` names each index, null for a
   // slot-shaped context (index s is slot s at NCCL's own knobs).
   NCCLBOT_HD void assign(const ArmSetT<N>& set, const Arm* arms) {
-    const int k = set.k;
+    const int k = set.k < N ? set.k : N;  // never above N (an ArmSet holds at most N)
     for (int j = 0; j < k; ++j) {
       const int s = set.slot[j];
       const Arm a = arms ? arms[s] : Arm::of_slot(s);
