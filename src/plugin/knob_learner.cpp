@@ -41,7 +41,7 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
   if (key < 0 || key >= kNumContextKeys) return {};
   std::lock_guard<std::mutex> lock(mu_);
   Context& c = context_locked(key, bytes, table);
-  ++decisions_;
+  ++totals_.decisions;
   // With no latency for kPendingWithoutFeedback decisions nothing counts as pending until one comes.
   const bool counted = c.steps - c.steps_at_feedback < kPendingWithoutFeedback;
   if (!counted && c.in_flight.total > 0) {
@@ -104,11 +104,11 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us) {
   const Arm decided = w.index >= 0 ? c->arms[size_t(w.index)] : Arm{};
   const int index = named ? find_arm(*c, arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0)) : -1;
   if (index < 0 || !decision_log::latency_measurable(latency_us)) {
-    ++uncredited_;
+    ++totals_.unlearned;
     return false;
   }
   engine_->update(c->policy, index, latency_us);
-  ++observations_;
+  ++totals_.learned;
   return true;
 }
 
@@ -119,13 +119,7 @@ void KnobLearner::captured(int key, int /*slot*/) {
   if (c == nullptr || c->count == 0) return;
   --c->count;  // the newest call: the one just decided
   unpend_locked(*c, c->waiting[(c->head + c->count) % kWaitCap]);
-  ++uncredited_;
-}
-
-std::vector<Arm> KnobLearner::arms(int key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (key < 0 || key >= kNumContextKeys || !contexts_[key]) return {};
-  return contexts_[key]->arms;
+  ++totals_.unlearned;
 }
 
 size_t KnobLearner::crossing(int key) const {
@@ -134,19 +128,9 @@ size_t KnobLearner::crossing(int key) const {
   return contexts_[key]->crossing;
 }
 
-uint64_t KnobLearner::decisions() const {
+KnobLearner::Totals KnobLearner::totals() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return decisions_;
-}
-
-uint64_t KnobLearner::observations() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return observations_;
-}
-
-uint64_t KnobLearner::uncredited() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return uncredited_;
+  return totals_;
 }
 
 }  // namespace ncclbot::plugin

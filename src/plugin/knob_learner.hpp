@@ -56,15 +56,17 @@ class KnobLearner final : public LatencySink {
   void captured(int key, int slot) override;
   void observe_replay(int, int, uint64_t, double) override {}
 
-  // The arms of context `key` (empty before its first call, and when the lists give it more than
-  // kKnobArms), for logs and tests; how many the lists give it.
-  std::vector<Arm> arms(int key) const;
+  // How many arms the lists give context `key` (0 before its first call), kept or not: a context
+  // given more than kKnobArms keeps NCCL's choices.
   size_t crossing(int key) const;
-  uint64_t decisions() const;
-  uint64_t observations() const;  // latencies the policy learned from
-  // Calls settled without teaching the policy: the arm that ran is none of its context's, the
-  // latency is no measurement, or the call was captured into a graph.
-  uint64_t uncredited() const;
+  struct Totals {
+    uint64_t decisions = 0;
+    uint64_t learned = 0;  // latencies the policy learned from
+    // Calls settled without teaching the policy: the arm that ran is none of its context's, the
+    // latency is no measurement, or the call was captured into a graph.
+    uint64_t unlearned = 0;
+  };
+  Totals totals() const;
 
  private:
   struct Waiting {
@@ -94,7 +96,7 @@ class KnobLearner final : public LatencySink {
   const std::shared_ptr<const PolicyEngine> engine_;
   const KnobSpec spec_;
   mutable std::mutex mu_;
-  uint64_t decisions_ = 0, observations_ = 0, uncredited_ = 0;
+  Totals totals_;
   std::unique_ptr<Context> contexts_[kNumContextKeys];
 };
 

@@ -61,9 +61,10 @@ void KnobTuner::warn_unusable(const CommIdentity& id, int coll, size_t bytes, co
 }
 
 void KnobTuner::log_summary(const CommIdentity& id) const {
+  const KnobLearner::Totals t = learner_->totals();
   id.log.info("knob learner: %llu decisions, %llu latencies learned, %llu calls settled unlearned",
-              (unsigned long long)learner_->decisions(), (unsigned long long)learner_->observations(),
-              (unsigned long long)learner_->uncredited());
+              (unsigned long long)t.decisions, (unsigned long long)t.learned,
+              (unsigned long long)t.unlearned);
 }
 
 }  // namespace ncclbot::plugin

@@ -253,6 +253,16 @@ struct NcclProfilerOf {
 using NcclProfilerV5 = NcclProfilerOf<NcclProfilerEventDescrV5>;
 using NcclProfilerV6 = NcclProfilerOf<NcclProfilerEventDescrV6>;
 using NcclProfilerV7 = NcclProfilerOf<NcclProfilerEventDescrV7>;
+
+// The members every version from v4 (coll) or v5 (collApi) on has where it had them: a v7 member's
+// nested `v5`, any other version's member itself. One path reads them from every version.
+template <typename Member>
+auto& v5_part(Member& m) {
+  if constexpr (requires { m.v5; })
+    return m.v5;
+  else
+    return m;
+}
 }  // extern "C++"
 
 struct NcclProfilerV4 {

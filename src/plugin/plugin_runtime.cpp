@@ -79,13 +79,14 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg, bool 
     return;
   }
   const bool restricted = !cfg.nccl_algo.empty() || !cfg.nccl_proto.empty();
-  const bool local = id.nranks <= 1 || cfg.agreement == Agreement::kLocal;
-  if (local && setup_knobs(comm, cfg, engine, chunk_hook)) return;
-  if (!local && !cfg.knobs.empty())
+  if (id.nranks <= 1 || cfg.agreement == Agreement::kLocal) {
+    if (!setup_knobs(comm, cfg, engine, chunk_hook)) setup_local(comm, cfg, engine, restricted);
+    return;
+  }
+  if (!cfg.knobs.empty())
     id.log.warn(
         "NCCLBOT_KNOBS: knob arms are learned by a rank-local learner only (one rank, or "
         "NCCLBOT_AGREEMENT=local); the leader learns algorithm and protocol");
-  if (local) return setup_local(comm, cfg, engine, restricted);
   if (!id.has_comm_id) {
     id.log.warn(
         "online mode with %d ranks needs the v5 tuner ABI (NCCL 2.28) to tell communicators apart; "

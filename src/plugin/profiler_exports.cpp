@@ -196,10 +196,9 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
     auto* ctx = static_cast<ProfilerContext*>(context);
     const uint64_t type = uint64_t(d->type);
     if (type == kNcclProfileColl) {
-      if constexpr (requires { d->coll.isSymColl; })  // v7: v5's collective, then the kernel that ran
-        start_coll(ctx, handle, d->coll.v5, d->parentObj, d->coll.isSymColl);
-      else
-        start_coll(ctx, handle, d->coll, d->parentObj, false);
+      bool symmetric = false;  // v7 names the kernel that ran
+      if constexpr (requires { d->coll.isSymColl; }) symmetric = d->coll.isSymColl;
+      start_coll(ctx, handle, v5_part(d->coll), d->parentObj, symmetric);
     } else if (type == kNcclProfileKernelCh) {
       start_channel(ctx, handle, d->parentObj, d->kernelCh.pTimer);
     } else if (type == kNcclProfileCeColl) {
@@ -208,10 +207,8 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
       // Its API call's record, if any, has no Coll event to wait for.
       if (auto* api = static_cast<ApiRecord*>(d->parentObj); api != nullptr && ctx->apis.erase(api))
         delete api;
-    } else if constexpr (requires { d->collApi.v5.graphCaptured; }) {
-      if (type == kNcclProfileCollApi) start_api(ctx, handle, d->collApi.v5.graphCaptured);
-    } else if constexpr (requires { d->collApi.graphCaptured; }) {
-      if (type == kNcclProfileCollApi) start_api(ctx, handle, d->collApi.graphCaptured);
+    } else if constexpr (requires { v5_part(d->collApi).graphCaptured; }) {  // v5 and later
+      if (type == kNcclProfileCollApi) start_api(ctx, handle, v5_part(d->collApi).graphCaptured);
     }
   } catch (...) {
     *handle = nullptr;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "ncclbot/bench/harness.hpp"
+#include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -70,10 +71,10 @@ struct CaseResult {
 // Off, table mode (what a supervised selector deploys as), every live policy at its defaults with
 // feedback (the costs a study scoring "as deployed" charges per call), and UCB1 without feedback.
 std::vector<Case> overhead_cases() {
-  std::vector<Case> cases = {{"off", "", false}, {"table", "", false}};
+  std::vector<Case> cases = {{"off", "", false, ""}, {"table", "", false, ""}};
   for (ncclbot::PolicyKind kind : ncclbot::live_policies())
-    cases.push_back({"online", ncclbot::default_policy_spec(kind), true});
-  cases.push_back({"online", ncclbot::default_policy_spec(ncclbot::PolicyKind::kUcb1), false});
+    cases.push_back({"online", ncclbot::default_policy_spec(kind), true, ""});
+  cases.push_back({"online", ncclbot::default_policy_spec(ncclbot::PolicyKind::kUcb1), false, ""});
   return cases;
 }
 
@@ -147,11 +148,8 @@ CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, 
       sink = t.t[1][0];
       if (v6) {  // NCCL's next tuner call for the collective: the chunk of the arm it runs (its pick, a
                  // scan of the 21 entries, is timed with it)
-        int pick = 0;
-        for (int s = 1; s < 21; ++s)
-          if (t.t[s / 3][s % 3] >= 0.0f &&
-              (t.t[pick / 3][pick % 3] < 0.0f || t.t[s / 3][s % 3] < t.t[pick / 3][pick % 3]))
-            pick = s;
+        const int pick = ncclbot::nccl_argmin(ncclbot::ArmMask{(1u << ncclbot::kNumNcclArms) - 1},
+                                              [&](int s) { return t.t[s / 3][s % 3]; });
         size_t chunk = size_t(1) << 22;
         v6->getChunkSize(ctx, 4, (size_t(1) << 20) / size_t(channels > 0 ? channels : 2), pick / 3, pick % 3,
                          1, &chunk);

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "ncclbot/core/knob_spec.hpp"
-#include "ncclbot/core/names.hpp"
 #include "plugin/knob_choice.hpp"
 
 namespace ncclbot::plugin_check {
@@ -18,13 +17,6 @@ std::string joined(const std::set<uint32_t>& values) {
 }
 
 }  // namespace
-
-std::string knob_arm_label(const Arm& a) {
-  std::string s = std::string(algo_name(a.algo)) + "/" + std::string(proto_name(a.proto));
-  s += a.channels ? " " + std::to_string(a.channels) + " channels" : std::string(" NCCL's channels");
-  s += a.chunk_bytes ? " chunk " + std::to_string(a.chunk_bytes) + " B" : std::string(" NCCL's chunk");
-  return s;
-}
 
 bool knob_context(const SweepView& v, int c, CostTable7x3* table, std::string* knobs, std::string* skipped) {
   std::vector<Arm> arms;

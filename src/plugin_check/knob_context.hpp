@@ -1,8 +1,8 @@
 #pragma once
 // A knob sweep's context as plugin-check hands it to the plugin (docs/plugin.md "Knob mode"): NCCL's
 // cost table (each algorithm x protocol's entry is the prior its arms share: NCCL's model does not
-// see knobs), the NCCLBOT_KNOBS text whose crossing the plugin builds is exactly the context's arms,
-// and labels for its arms.
+// see knobs) and the NCCLBOT_KNOBS text whose crossing the plugin builds is exactly the context's
+// arms.
 #include <string>
 
 #include "ncclbot/core/arm.hpp"
@@ -17,8 +17,5 @@ namespace ncclbot::plugin_check {
 // crossing of the context's own channel and chunk values (the plugin builds crossings) with every
 // arm measured.
 bool knob_context(const SweepView& v, int c, CostTable7x3* table, std::string* knobs, std::string* skipped);
-
-// "Ring/Simple 8 channels chunk 65536 B", with NCCL's own values said as such.
-std::string knob_arm_label(const Arm& a);
 
 }  // namespace ncclbot::plugin_check

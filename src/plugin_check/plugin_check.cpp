@@ -6,9 +6,9 @@
 
 #include "base/random_key.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "plugin_check/context_check.hpp"
-#include "plugin_check/knob_context.hpp"
 #include "plugin_check/rank_processes.hpp"
 
 namespace ncclbot::plugin_check {
@@ -104,7 +104,7 @@ void check_contexts_local_mode(CheckTotals& totals, const Sweep& sweep, const st
 std::string arm_label(const Sweep& sweep, int context, int index) {
   if (sweep.slot_shaped()) return slot_label(index);
   if (index == -2) return "none of the context's arms";
-  return index < 0 ? std::string("none") : knob_arm_label(sweep.arm_view().arm(context, index));
+  return index < 0 ? std::string("none") : ncclbot::arm_label(sweep.arm_view().arm(context, index));
 }
 
 CheckTotals check_plugin(const CheckSettings& settings, const Sweep& sweep, const std::vector<int>& contexts,

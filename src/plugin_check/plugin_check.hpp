@@ -72,8 +72,8 @@ struct CheckTotals {
 
 // "Ring/LL", or "none" for no arm.
 std::string slot_label(int slot);
-// A mismatch's arm `index` of context `context`: slot_label in a slot sweep, the knob arm in a knob
-// sweep ("Ring/Simple 8 channels chunk 65536 B").
+// A mismatch's arm `index` of context `context`: slot_label in a slot sweep, the knob arm as reports
+// name it in a knob sweep (arm_label, core/names.hpp: "Ring/Simple channels=8 chunk_bytes=65536").
 std::string arm_label(const Sweep& sweep, int context, int index);
 
 // Checks the plugin on `contexts` of `sweep` (read from settings.sweep_path) with the live policy

@@ -92,8 +92,8 @@ TEST(AbiLayout, ProfilerDescriptorV6) {
 
 TEST(AbiLayout, ProfilerDescriptorV7) {
   // The released NCCL 2.32.3 library's own debug information (pip nvidia-nccl-cu13 2.32.3):
-  //   gdb -batch -ex 'ptype /o ncclProfilerEventDescr_v7_t' -ex 'ptype /o ncclProfiler_v7_t' \
-  //     .../site-packages/nvidia/nccl/lib/libnccl.so.2
+  //   gdb -batch -ex 'ptype /o ncclProfilerEventDescr_v7_t' -ex 'ptype /o ncclProfiler_v7_t'
+  //       .../site-packages/nvidia/nccl/lib/libnccl.so.2   (one command line)
   // coll: kernelVariant @112, isSymColl @120, userTag @128, 112 bytes; collApi: graphCaptured @64,
   // userTag @72; ceColl: userTag @112 (96 bytes); kernelCh: pTimer @32; the descriptor 136 bytes.
   constexpr size_t coll = offsetof(NcclProfilerEventDescrV7, coll);

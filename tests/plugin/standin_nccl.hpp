@@ -256,15 +256,6 @@ class StandInNccl {
                                     : p.prof7->recordEventState(handle, kNcclProfilerKernelChStop, &args);
   }
 
-  // The v5-shaped members of a descriptor: v7 nests them first in its own, before what it appends.
-  template <typename Member>
-  static auto& v5_part(Member& m) {
-    if constexpr (requires { m.v5; })
-      return m.v5;
-    else
-      return m;
-  }
-
   template <typename Descr>
   void* api_event(const StandInOp& op, bool captured) {
     Descr d;

@@ -101,19 +101,17 @@ struct OsubPolicyT {
     int first = j, last = j;
     while (first > 0 && lattice.group[first - 1] == lattice.group[j]) --first;
     while (last + 1 < stats.arms.k && lattice.group[last + 1] == lattice.group[j]) ++last;
-    bool leader_moved = false;
+    // The leader before these moves: if its own mean moves, the leader is found again from all.
+    const int held = leader;
+    bool held_moved = false;
     for (int i = first; i <= last; ++i)
       if (i != j && stats.prior_only.has(i)) {
-        leader_moved = leader_moved || i == leader;
+        held_moved = held_moved || i == held;
         stats.sum[i] = stats.count[i] * stats.mean[j];
         stats.mean[i] = stats.mean[j];
+        leader = better_leader(leader, i);
       }
-    if (leader_moved) {
-      leader = stats.argmin_mean();
-      return;
-    }
-    for (int i = first; i <= last; ++i)
-      if (i != j && stats.prior_only.has(i)) leader = better_leader(leader, i);
+    if (held_moved) leader = stats.argmin_mean();
   }
 
   // The leader argmin_mean() picks between the current one and observed arm i: the smaller mean, on a
