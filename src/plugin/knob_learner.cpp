@@ -1,6 +1,7 @@
 #include "plugin/knob_learner.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "ncclbot/log/decision_log_format.hpp"
 #include "ncclbot/replay/stream_id.hpp"
@@ -65,16 +66,15 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
     ++c.in_flight.total;
     w.pending = int16_t(d.index);
   }
-  c.waiting[(c.head + c.count++) % kWaitCap] = w;
+  Waiting& entry = c.waiting[(c.head + c.count++) % kWaitCap];
+  entry = w;
+  if (d.index >= 0) d.chunk_record = &entry.chunk_set;
   return d;
 }
 
-void KnobLearner::chunk_set(int key, uint32_t chunk) {
-  if (key < 0 || key >= kNumContextKeys) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  Context* c = contexts_[key].get();
-  if (c == nullptr || c->count == 0) return;
-  c->waiting[(c->head + c->count - 1) % kWaitCap].chunk_set = chunk;
+void KnobLearner::chunk_set(const KnobDecision& d, uint32_t chunk) {
+  if (d.chunk_record != nullptr)
+    std::atomic_ref<uint32_t>(*d.chunk_record).store(chunk, std::memory_order_relaxed);
 }
 
 void KnobLearner::unpend_locked(Context& c, const Waiting& w) {
@@ -94,7 +94,9 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us) {
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
   if (c == nullptr || c->count == 0) return false;
-  const Waiting w = c->waiting[c->head];
+  Waiting& oldest = c->waiting[c->head];
+  const Waiting w{oldest.index, oldest.pending,
+                  std::atomic_ref<uint32_t>(oldest.chunk_set).load(std::memory_order_relaxed)};
   c->head = (c->head + 1) % kWaitCap;
   --c->count;
   unpend_locked(*c, w);

@@ -31,6 +31,8 @@ inline constexpr int kKnobArms = kKnobReplayArms;
 struct KnobDecision {
   int index = -1;  // into the context's arms; -1: NCCL's own choice
   Arm arm{};
+  // Where the call's handed-over chunk is recorded (KnobLearner::chunk_set); null for NCCL's choice.
+  uint32_t* chunk_record = nullptr;
 };
 
 class KnobLearner final : public LatencySink {
@@ -44,9 +46,12 @@ class KnobLearner final : public LatencySink {
   // Decision for this rank's next call of context `key`; the context's arms come from `table` on
   // its first call. NCCL's choice (-1) when the table leaves no arm or more than kKnobArms.
   KnobDecision decide_next(int key, uint64_t bytes, const CostTable& table);
-  // getChunkSize handed NCCL the decided chunk `chunk` (clamped to NCCL's own at most) for the
-  // newest decided call of `key`: that call ran it.
-  void chunk_set(int key, uint32_t chunk);
+  // getChunkSize handed NCCL the decided chunk `chunk` (clamped to NCCL's own at most) for the call
+  // of decision `d`: that call ran it. Without the learner's lock (NCCL's hot path), so only on the
+  // thread that made the decision, before its next decision: NCCL asks for the chunk right after
+  // getCollInfo, on the thread that enqueues. The record is read under the lock when the call's
+  // latency comes, which is after the call ran, so after this store.
+  static void chunk_set(const KnobDecision& d, uint32_t chunk);
   // The latency of the oldest call of `key` still waiting, and what ran; false when the context is
   // unknown or no call waits. A bad latency or an arm none of the context's settles the call and
   // teaches nothing.
@@ -72,7 +77,7 @@ class KnobLearner final : public LatencySink {
   struct Waiting {
     int16_t index;       // the decided arm; -1: NCCL's choice
     int16_t pending;     // the index counted pending for it; -1: none
-    uint32_t chunk_set;  // the chunk getChunkSize handed over; 0: none
+    uint32_t chunk_set;  // the chunk getChunkSize handed over; 0: none (atomic_ref access)
   };
   struct Context {
     std::vector<Arm> arms;

@@ -39,7 +39,7 @@ class KnobTuner {
       return;
     }
     if (d.arm.channels > 0 && nchannels != nullptr) *nchannels = int(d.arm.channels);
-    p = {key, d.arm};
+    p = {key, d};
   }
   // Tuner v6: the pending decision's chunk when NCCL runs its algorithm and protocol.
   void get_chunk_size(const CommIdentity& id, int coll, int algo, int proto, size_t* chunk_size);
@@ -50,7 +50,7 @@ class KnobTuner {
  private:
   struct Pending {
     int key = -1;  // -1: none
-    Arm arm{};
+    KnobDecision decision{};
   };
   void log_first_call(const CommIdentity& id, const CostTable& table, int coll, size_t bytes,
                       const KnobDecision& d) const;

@@ -5,15 +5,18 @@
 // so preemption on a loaded machine does not count; wall time is reported beside it. The cases: off, table
 // mode, every policy the plugin can run live at its defaults (the registry's, policy/policy.hpp) with a
 // latency reported after every call, and UCB1 without feedback; with --knobs LISTS, every live
-// policy again in knob mode (NCCLBOT_KNOBS=LISTS through tuner v6: each call is getCollInfo and the
-// one getChunkSize NCCL then makes, timed together). Prints one JSON document:
-//   {"results": [{"mode", "policy", "knobs", "arms", "ns_per_call_median", "ns_per_call_min",
+// policy again in knob mode (NCCLBOT_KNOBS=LISTS through tuner v6), twice: each call getCollInfo,
+// NCCL's pick over the table and the one getChunkSize NCCL then makes, timed together; and
+// getCollInfo alone. Prints one JSON document:
+//   {"results": [{"mode", "policy", "knobs", "arms", "timed", "ns_per_call_median", "ns_per_call_min",
 //                 "wall_ns_per_call_median", "baseline_ns", ...}]}
 // and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
 // (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp; slot mode
 // only).
+// With --only NAME only the cases of policy NAME (its registry name, e.g. osub) are timed, for a
+// profiler's run.
 // Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions] [--knobs LISTS]
-//        [--write-costs FILE]
+//        [--write-costs FILE] [--only NAME]
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,6 +63,9 @@ struct Case {
   std::string policy;
   bool feedback;      // a latency reported after every call, so the policy's state keeps changing
   std::string knobs;  // knob mode's lists; empty: slot mode
+  // Knob mode: each timed call is getCollInfo, NCCL's pick and the getChunkSize NCCL then makes;
+  // false: getCollInfo alone (no chunk is ever asked, so no chunk arm is credited as handed over).
+  bool chunk_calls = true;
 };
 
 struct CaseResult {
@@ -78,11 +84,13 @@ std::vector<Case> overhead_cases() {
   return cases;
 }
 
-// Every live policy with feedback over the knob arms of `knobs`.
+// Every live policy with feedback over the knob arms of `knobs`: getCollInfo with the getChunkSize
+// NCCL then makes, and getCollInfo alone.
 std::vector<Case> knob_cases(const std::string& knobs) {
   std::vector<Case> cases;
   for (ncclbot::PolicyKind kind : ncclbot::live_policies())
-    cases.push_back({"online", ncclbot::default_policy_spec(kind), true, knobs});
+    for (bool chunk_calls : {true, false})
+      cases.push_back({"online", ncclbot::default_policy_spec(kind), true, knobs, chunk_calls});
   return cases;
 }
 
@@ -139,6 +147,7 @@ CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, 
     v6->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
   else
     loaded.tuner->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
+  const NcclTunerV6* chunk_calls = c.chunk_calls ? v6 : nullptr;
   const auto calls_of_one_repetition = [&] {
     for (long i = 0; i < calls; ++i) {
       Table t = base;
@@ -146,13 +155,14 @@ CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, 
       loaded.tuner->getCollInfo(ctx, 4, size_t(1) << 20, 1, reinterpret_cast<float**>(t.t), 7, 3, 0,
                                 &channels);
       sink = t.t[1][0];
-      if (v6) {  // NCCL's next tuner call for the collective: the chunk of the arm it runs (its pick, a
-                 // scan of the 21 entries, is timed with it)
+      if (chunk_calls) {  // NCCL's next tuner call for the collective: the chunk of the arm it runs (its
+                          // pick, a
+                          // scan of the 21 entries, is timed with it)
         const int pick = ncclbot::nccl_argmin(ncclbot::ArmMask{(1u << ncclbot::kNumNcclArms) - 1},
                                               [&](int s) { return t.t[s / 3][s % 3]; });
         size_t chunk = size_t(1) << 22;
-        v6->getChunkSize(ctx, 4, (size_t(1) << 20) / size_t(channels > 0 ? channels : 2), pick / 3, pick % 3,
-                         1, &chunk);
+        chunk_calls->getChunkSize(ctx, 4, (size_t(1) << 20) / size_t(channels > 0 ? channels : 2), pick / 3,
+                                  pick % 3, 1, &chunk);
         sink = float(chunk);
       }
     }
@@ -173,15 +183,17 @@ std::string results_json(const std::vector<CaseResult>& results, long calls, int
   std::string json = "{\"results\": [";
   for (size_t k = 0; k < results.size(); ++k) {
     const CaseResult& r = results[k];
-    char line[512];
+    char line[1024];
     std::snprintf(
         line, sizeof line,
         "%s{\"mode\": \"%s\", \"policy\": \"%s\", \"knobs\": \"%s\", \"arms\": %zu, \"feedback\": %s, "
-        "\"calls\": %ld, \"repetitions\": %d, "
+        "\"timed\": \"%s\", \"calls\": %ld, \"repetitions\": %d, "
         "\"ns_per_call_median\": %.1f, \"ns_per_call_min\": %.1f, \"wall_ns_per_call_median\": %.1f, "
         "\"baseline_ns\": %.1f}",
         k ? ", " : "", r.c.mode.c_str(), r.c.policy.c_str(), r.c.knobs.c_str(), r.arms,
-        r.c.feedback ? "true" : "false", calls, reps, r.median_ns, r.min_ns, r.wall_median_ns, baseline);
+        r.c.feedback ? "true" : "false",
+        r.c.knobs.empty() || !r.c.chunk_calls ? "getCollInfo" : "getCollInfo+pick+getChunkSize", calls, reps,
+        r.median_ns, r.min_ns, r.wall_median_ns, baseline);
     json += line;
   }
   return json + "]}";
@@ -230,18 +242,26 @@ void write_costs(const std::string& path, const std::vector<CaseResult>& results
 
 int main(int argc, char** argv) {
   std::vector<std::string> positional;
-  std::string costs_path, knobs;
+  std::string costs_path, knobs, only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--write-costs") == 0 && i + 1 < argc)
       costs_path = argv[++i];
     else if (std::strcmp(argv[i], "--knobs") == 0 && i + 1 < argc)
       knobs = argv[++i];
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
     else
       positional.push_back(argv[i]);
   }
   if (positional.empty() || positional.size() > 3) {
-    std::fprintf(stderr, "usage: %s PLUGIN.so [calls] [repetitions] [--knobs LISTS] [--write-costs FILE]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s PLUGIN.so [calls] [repetitions] [--knobs LISTS] [--write-costs FILE] [--only NAME]\n",
+        argv[0]);
+    return 2;
+  }
+  if (!only.empty() && !costs_path.empty()) {
+    std::fprintf(stderr, "plugin_overhead_bench: --write-costs needs every case; drop --only\n");
     return 2;
   }
   const long calls = positional.size() > 1 ? std::atol(positional[1].c_str()) : 1000000;
@@ -279,6 +299,13 @@ int main(int argc, char** argv) {
   std::vector<Case> cases = overhead_cases();
   if (!knobs.empty())
     for (const Case& c : knob_cases(knobs)) cases.push_back(c);
+  if (!only.empty()) {
+    std::erase_if(cases, [&](const Case& c) { return c.policy.substr(0, c.policy.find(':')) != only; });
+    if (cases.empty()) {
+      std::fprintf(stderr, "plugin_overhead_bench: --only %s: no live policy of that name\n", only.c_str());
+      return 2;
+    }
+  }
   std::vector<CaseResult> results;
   for (size_t k = 0; k < cases.size(); ++k) {
     results.push_back(time_case(loaded, cases[k], 4242 + k, base, calls, reps));

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
@@ -35,6 +36,20 @@ int index_of(const std::vector<Arm>& arms, Arm a) {
   for (size_t i = 0; i < arms.size(); ++i)
     if (arms[i] == a) return int(i);
   return -1;
+}
+
+// Replays `policy` (params set) on the one context of `s` for `horizon` calls, seed 3, stream 9; the
+// slots it played go to `picks`.
+template <int N>
+ReplayOutcome replay_knob_context(OsubPolicyT<N>& policy, const Sweep& s, int horizon,
+                                  std::vector<int>& picks) {
+  ReplayTask task;
+  task.sweep = s.arm_view();
+  task.context = 0;
+  task.seed = 3;
+  task.stream_id = 9;
+  task.horizon = horizon;
+  return replay_one(policy, task, [&](int, int slot, float) { picks.push_back(slot); });
 }
 
 KnobLatticeT<kN> lattice_of(const std::vector<Arm>& arms) {
@@ -150,17 +165,10 @@ TEST(Osub, WalksAUnimodalKnobContextThroughNeighboursOnly) {
     for (int k = 1; k <= 8; ++k)
       b.add(ctx, Arm{Algo::kRing, Proto::kSimple, uint16_t(c), uint32_t(512 * k)}, 0, float(latency(c, k)),
             50.0f, line++);
-  const Sweep s = b.build();
-  ReplayTask task;
-  task.sweep = s.arm_view();
-  task.context = 0;
-  task.seed = 3;
-  task.stream_id = 9;
-  task.horizon = 3000;
   OsubPolicyT<512> policy{};
   policy.params = {0.1, 0.0};
   std::vector<int> picks;
-  const ReplayOutcome out = replay_one(policy, task, [&](int, int slot, float) { picks.push_back(slot); });
+  const ReplayOutcome out = replay_knob_context(policy, b.build(), 3000, picks);
   // Index i is channels 1 + i / 8, chunk 512 (1 + i % 8).
   const auto channel = [](int i) { return 1 + i / 8; };
   const auto chunk = [](int i) { return 1 + i % 8; };
@@ -219,4 +227,60 @@ TEST(Osub, AFamilyShareTheLatencyOfItsArmAtNcclsOwnKnobs) {
   EXPECT_EQ(p.stats.mean[4], 90.0);
   EXPECT_EQ(p.stats.mean[3], 77.5);
   EXPECT_EQ(p.stats.mean[1], 50.0);
+}
+
+// A leader with more neighbours than OSUB lists (kListed) is walked on the lattice every call, and
+// still offers every neighbour. Ring/Simple at NCCL's own knobs (0, 0) with channels 1..64 at NCCL's
+// chunk and chunks 512 B .. 4 KiB at NCCL's channels: (0, 0) has 64 + 8 = 72 neighbours, every other
+// arm at most 3, so gamma = 72. (0, 0) is the fastest (10 µs, the others 100 µs and more) and, with no
+// prior (n0 = 0), stays the leader: call 1 is its turn (l = 1), calls 2..73 are its unobserved
+// neighbours in index order (indices 1..72, Arm order: (0, 512 k) first, then (c, 0)), and call 74 is
+// its turn again ((74 - 1) mod 73 = 0).
+TEST(Osub, ALeaderWithMoreNeighboursThanItListsOffersThemAll) {
+  SweepBuilder b("knobs.csv");
+  const Context ctx{"h100", Collective::kAllReduce, 2, 8, 1 << 24};
+  long line = 1;
+  b.add(ctx, Arm{Algo::kRing, Proto::kSimple, 0, 0}, 0, 10.0f, 50.0f, line++);
+  for (uint32_t k = 1; k <= 8; ++k)
+    b.add(ctx, Arm{Algo::kRing, Proto::kSimple, 0, 512 * k}, 0, float(100 + k), 50.0f, line++);
+  for (uint16_t c = 1; c <= 64; ++c)
+    b.add(ctx, Arm{Algo::kRing, Proto::kSimple, c, 0}, 0, float(200 + c), 50.0f, line++);
+  OsubPolicyT<128> policy{};
+  policy.params = {0.1, 0.0};
+  std::vector<int> picks;
+  replay_knob_context(policy, b.build(), 74, picks);
+  ASSERT_EQ(policy.lattice.max_degree, 72);
+  ASSERT_GT(policy.lattice.max_degree, OsubPolicyT<128>::kListed);
+  std::vector<int> expected = {0};
+  for (int i = 1; i <= 72; ++i) expected.push_back(i);
+  expected.push_back(0);
+  EXPECT_EQ(picks, expected);
+}
+
+// What a state file restores is read through visit_state; the 1 / sqrt(N_j) cache that select() reads
+// (0 meaning "unobserved") is recomputed from the restored counts, never taken from the file. A file
+// that says arm 1 was pulled 4 times but carries 0 for its cache would otherwise leave arm 1
+// "unobserved" for ever.
+TEST(Osub, AStateFileCannotLeaveTheCountCacheDisagreeingWithTheCounts) {
+  const std::vector<Arm> arms = {{Algo::kRing, Proto::kSimple, 0, 0}, {Algo::kRing, Proto::kSimple, 4, 0}};
+  PolicyContextT<kN> ctx;
+  ctx.mask = ArmIndexSet<kN>::none();
+  ctx.mask.set(0);
+  ctx.mask.set(1);
+  ctx.arms = arms.data();
+  OsubPolicyT<kN> p{};
+  p.params = {0.1, 0.0};
+  p.reset(ctx);
+  p.visit_state([&](auto* field, int n, double, double) {
+    if constexpr (std::is_same_v<decltype(field), double*>) {
+      if (field == p.stats.count) field[1] = 4.0;
+      if (field == p.stats.sum) field[1] = 40.0;
+      if (field == p.stats.mean) field[1] = 10.0;
+      if (field == p.inv_sqrt_count)
+        for (int j = 0; j < n; ++j) field[j] = 0.0;
+    }
+  });
+  EXPECT_EQ(p.inv_sqrt_count[1], 0.5);
+  EXPECT_EQ(p.inv_sqrt_count[0], 0.0);  // never pulled
+  EXPECT_EQ(p.leader, 1);
 }

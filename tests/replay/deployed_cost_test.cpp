@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -143,5 +144,30 @@ TEST(DeployedCost, TheOverheadBenchWritesAFileTheLibraryReads) {
   for (const MeasuredCallCost& c : costs) names.push_back(c.policy);
   EXPECT_EQ(names, expected);
   std::remove(path.c_str());
+}
+
+// --only NAME times that policy's cases alone: in knob mode twice, with and without the getChunkSize
+// NCCL makes after getCollInfo. A name no live policy has, or --only with --write-costs (which needs
+// every case), exits 2.
+TEST(DeployedCost, TheOverheadBenchTimesOnePolicyWhenAsked) {
+  const std::string bench = std::string(NCCLBOT_OVERHEAD_BENCH) + " " + NCCLBOT_TUNER_PLUGIN + " 200 1 ";
+  const std::string out_path = testing::TempDir() + "ncclbot_overhead_only.json";
+  const std::string cmd = bench + "--knobs 'channels=0,4;chunk=0,64K' --only osub >" + out_path;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(out_path);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"policy\": \""), 3u) << json;  // slot mode, then knob mode twice
+  EXPECT_EQ(count("\"policy\": \"osub:"), 3u) << json;
+  EXPECT_EQ(count("\"timed\": \"getCollInfo+pick+getChunkSize\""), 1u) << json;
+  EXPECT_EQ(count("\"timed\": \"getCollInfo\""), 2u) << json;
+  std::remove(out_path.c_str());
+  EXPECT_EQ(WEXITSTATUS(std::system((bench + "--only nosuch >/dev/null 2>&1").c_str())), 2);
+  EXPECT_EQ(WEXITSTATUS(std::system((bench + "--only osub --write-costs /dev/null >/dev/null 2>&1").c_str())),
+            2);
 }
 #endif

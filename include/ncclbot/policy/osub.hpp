@@ -46,6 +46,14 @@ struct OsubPolicyT {
   double leader_count[N];    // l_j: the calls at which arm j was the leader
   double inv_sqrt_count[N];  // 1 / sqrt(N_j), refreshed when N_j changes
   int leader;                // stats.argmin_mean() (-1: none observed), kept as means change
+  // The neighbours of arm `listed_for` (-1: none listed), listed when select() first meets it as the
+  // leader, so that the calls it leads read a flat list rather than walk the lattice's links; an arm
+  // with more than kListed neighbours is walked every call (listed_count -1). An engine cache, never
+  // state: the graph is fixed at reset().
+  static constexpr int kListed = 64;
+  typename KnobLatticeT<N>::Index listed[kListed];
+  int listed_count;
+  int listed_for;
 
   NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
@@ -55,6 +63,17 @@ struct OsubPolicyT {
       inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
     }
     leader = stats.argmin_mean();
+    listed_for = -1;
+  }
+
+  NCCLBOT_HD void list_neighbours(int at) {
+    int n = 0;
+    lattice.for_each_neighbour(at, [&](int j) {
+      if (n < kListed) listed[n] = typename KnobLatticeT<N>::Index(j);
+      ++n;
+    });
+    listed_count = n <= kListed ? n : -1;
+    listed_for = at;
   }
 
   NCCLBOT_HD int select(StepRandom&) {
@@ -62,14 +81,15 @@ struct OsubPolicyT {
     if (k == 0) return -1;
     const int at = leader < 0 ? 0 : leader;
     const double l = leader_count[at] += 1.0;
-    if ((int64_t(l) - 1) % (int64_t(lattice.max_degree) + 1) == 0) return stats.arms.slot[at];
+    if (leader_turn(l)) return stats.arms.slot[at];
     // One pass over L's neighbours: the lowest unobserved index among L and them, else the index.
-    int unobserved = stats.count[at] == 0.0 ? at : k;
+    // An arm is unobserved exactly where inv_sqrt_count is 0 (N_j = 0), so the pass reads two arrays.
+    int unobserved = inv_sqrt_count[at] == 0.0 ? at : k;
     const double scale = params.c * stats.mean[at] * exploration_bonus(l);
     int best = at;
     double lowest = stats.mean[at] - scale * inv_sqrt_count[at];
-    lattice.for_each_neighbour(at, [&](int j) {
-      if (stats.count[j] == 0.0) {
+    const auto consider = [&](int j) NCCLBOT_INLINE_LAMBDA {
+      if (inv_sqrt_count[j] == 0.0) {
         if (j < unobserved) unobserved = j;
         return;
       }
@@ -78,9 +98,23 @@ struct OsubPolicyT {
         best = j;
         lowest = x;
       }
-    });
+    };
+    // Each neighbour once; the answer does not depend on their order (ties go to the lowest index).
+    if (listed_for != at) list_neighbours(at);
+    if (listed_count >= 0)
+      for (int n = 0; n < listed_count; ++n) consider(int(listed[n]));
+    else
+      lattice.for_each_neighbour(at, consider);
     if (unobserved < k) return stats.arms.slot[unobserved];
     return stats.arms.slot[best];
+  }
+
+  // Whether the leader's l-th call as leader is its own turn: (l - 1) a multiple of gamma + 1. In 32
+  // bits while l allows (a 64-bit division costs several times a 32-bit one), the same answer.
+  NCCLBOT_HD bool leader_turn(double l) const {
+    const uint64_t turn = uint64_t(l) - 1, period = uint64_t(lattice.max_degree) + 1;
+    if (turn <= UINT32_MAX) return uint32_t(turn) % uint32_t(period) == 0;
+    return turn % period == 0;
   }
 
   NCCLBOT_HD void update(int slot, double latency_us) {
@@ -131,7 +165,11 @@ struct OsubPolicyT {
     stats.visit_state(f);
     f(inv_sqrt_count, stats.arms.k, 0.0, HUGE_VAL);
     f(leader_count, stats.arms.k, 0.0, 9.0e18);
-    leader = stats.argmin_mean();  // derived from the means, which a state file may have restored
+    // Derived from the counts and means, which a state file may have restored: a file's own
+    // inv_sqrt_count is never trusted to agree with its counts (select reads 0 as "unobserved").
+    for (int j = 0; j < stats.arms.k; ++j)
+      inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
+    leader = stats.argmin_mean();
   }
 };
 using OsubPolicy = OsubPolicyT<kNumArms>;
