@@ -178,8 +178,8 @@ def parse_log(path, np):
     if len(buf) < 16 or buf[:8] != b"NCBTLOG\n":
         raise ValueError(f"{path}: not an ncclbot decision log")
     version, header_bytes = struct.unpack_from("<II", buf, 8)
-    if version not in (1, 2, 3):
-        raise ValueError(f"{path}: decision log version {version}, this script reads versions 1 to 3")
+    if version not in (1, 2, 3, 4):
+        raise ValueError(f"{path}: decision log version {version}, this script reads versions 1 to 4")
     if header_bytes < 16 or header_bytes % 8 or header_bytes > len(buf):
         raise ValueError(f"{path}: damaged header")
     header = {}
@@ -197,6 +197,9 @@ def parse_log(path, np):
             dropped = end - at
             break
         kind, size = struct.unpack_from("<II", buf, at)
+        if kind == 3 and size == 88:  # version 4's knob call: decided over knob arms, as `ope` refuses it
+            raise ValueError(f"{path}: byte {at}: a knob call record (a knob-mode log): off-policy "
+                             "estimates over channels and chunk sizes are not built")
         want = {1: 72, 2: 136}.get(kind)
         if want is None or size != want:
             raise ValueError(f"{path}: byte {at}: unknown record (kind {kind}, {size} bytes)")

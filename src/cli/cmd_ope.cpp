@@ -205,12 +205,25 @@ nlohmann::json evaluate_ope_target(const OpeTarget& target, const ReplayMethodOu
   return entry;
 }
 
+// A knob-mode log (version 4, NCCLBOT_KNOBS) logs decisions over a context's knob arms, with their
+// probabilities over that set; the targets here decide over the slots, so no estimate would be
+// sound. The first file holding knob calls is named; `telemetry` reads such logs.
+void refuse_knob_logs(const LogBlocks& data) {
+  for (const DecisionLogFile& f : data.files)
+    if (f.knob_calls > 0)
+      throw InputError(f.path, 0,
+                       std::to_string(f.knob_calls) +
+                           " calls decided over knob arms (a knob-mode log): off-policy estimates over "
+                           "channels and chunk sizes are not built; `ncclbot telemetry` reads this log");
+}
+
 // The command's work once the options are parsed: every target's estimates, as text or JSON.
 int run_ope(const OpeCliOptions& opt) {
   const std::vector<OpeTarget> targets = parse_ope_targets(opt);
   const BlockRule rule = opt.blocks.rule();
   const ResampleBackend backend = opt.blocks.resample_backend();
   const LogBlocks data = read_log_blocks(opt.logs, rule);
+  refuse_knob_logs(data);
   SweepTruth truth = read_sweep_truth(opt.sweep_path, data);
   const OpeOptions options{opt.resamples, opt.seed, opt.level, opt.blocks.threads, backend};
   // The replay method for every live target at once: one more pass over the logs.

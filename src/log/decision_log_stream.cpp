@@ -11,9 +11,11 @@
 
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/knob_limits.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
+#include "ncclbot/replay/replay.hpp"
 
 namespace ncclbot {
 namespace {
@@ -122,11 +124,11 @@ std::string header_value(const DecisionLogFile& file, const char* key) {
 // The probabilities the header's policy can give: 1 for a deterministic policy, 1/K for `random`,
 // eps/K or eps/K + 1 - eps for epsilon-greedy without decay, for a whole number of arms K in 1..21
 // (the context's arms as the policy saw them, which in leader mode the ranks' tables decide, not
-// the logged one); any for Thompson sampling and decaying epsilon-greedy. A record with another sits
-// under a header of another policy.
+// the logged one), in 1..kKnobReplayArms for a knob log (its header's `knobs` line); any for Thompson
+// sampling and decaying epsilon-greedy. A record with another sits under a header of another policy.
 class PolicyProbabilities {
  public:
-  PolicyProbabilities(const std::string& policy, const std::string& path) {
+  PolicyProbabilities(const std::string& policy, const std::string& path, int max_arms) {
     PolicySpec spec;
     try {
       spec = parse_policy_spec(policy);
@@ -140,7 +142,7 @@ class PolicyProbabilities {
     any_ = !deterministic && kind != PolicyKind::kRandom && !fixed_eps;
     const double e = spec.config.eps;
     if (deterministic) allowed_.push_back(1.0);
-    for (int k = 1; k <= kNumNcclArms && !deterministic && !any_; ++k) {
+    for (int k = 1; k <= max_arms && !deterministic && !any_; ++k) {
       if (kind == PolicyKind::kRandom) {
         allowed_.push_back(1.0 / double(k));
       } else {
@@ -321,7 +323,8 @@ bool overridden_call(const decision_log::CallRecord& r, const DecisionLogFile& f
   if (file.version < 3)
     fail_at(path, offset,
             "a flag of version 3 in a version-" + std::to_string(file.version) + " log (damaged?)");
-  if (r.decided_slot < 0 || r.decided_slot >= kNumNcclArms || r.decided_slot == r.slot)
+  const bool same_knobs = r.decided_channels == r.channels && r.decided_chunk_bytes == r.chunk_bytes;
+  if (r.decided_slot < 0 || r.decided_slot >= kNumNcclArms || (r.decided_slot == r.slot && same_knobs))
     fail_at(path, offset,
             "the arm decided, " + std::to_string(r.decided_slot) + ", is no arm or the one that ran");
   if (!probabilities.possible(r.propensity)) {
@@ -334,6 +337,24 @@ bool overridden_call(const decision_log::CallRecord& r, const DecisionLogFile& f
   return true;
 }
 
+// A knob call record (kind 3) is one of a version-4 log whose header gives the knob lists, with a
+// channel count NCCL can run and no decided arm unless NCCL overrode it.
+void check_knob_call(const decision_log::CallRecord& r, DecisionLogFile& file, const std::string& path,
+                     uint64_t offset) {
+  if (file.version < 4)
+    fail_at(path, offset,
+            "a knob call record in a version-" + std::to_string(file.version) + " log (damaged?)");
+  if (!file.header.count("knobs"))
+    fail_at(path, offset, "a knob call record under a header without a `knobs` line (damaged?)");
+  if (r.channels > kMaxChannels || r.decided_channels > kMaxChannels)
+    fail_at(path, offset,
+            "channels " + std::to_string(std::max(r.channels, r.decided_channels)) +
+                " is more than NCCL runs (" + std::to_string(kMaxChannels) + ")");
+  if (!r.overridden && (r.decided_channels != 0 || r.decided_chunk_bytes != 0))
+    fail_at(path, offset, "a decided arm's knobs on a call NCCL ran as decided (damaged?)");
+  ++file.knob_calls;
+}
+
 // Checks and passes on one call record (its checksum already verified) at byte `offset` of the file.
 void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogFile& file,
                       PolicyProbabilities& probabilities, const std::string& policy, CallsOnce& once,
@@ -342,6 +363,7 @@ void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogF
   const std::string& path = file.path;
   const CallRecord r = decode_call(record);
   if (!call_fits(r)) fail_at(path, offset, call_problem(r));
+  if (r.knobs) check_knob_call(r, file, path, offset);
   // A latency no collective has (a wrapped profiler timer, a reported 1e300) is no measurement:
   // that call is skipped and counted, the log's other calls still count.
   const bool measured = latency_measurable(r.latency_us);
@@ -396,9 +418,10 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
       if (got - used < 8) break;
       const uint32_t kind = decision_log::detail::get<uint32_t>(p + used, 0);
       const uint32_t bytes = decision_log::detail::get<uint32_t>(p + used, 4);
-      const uint32_t want = kind == kKindCall      ? kCallRecordBytes
-                            : kind == kKindContext ? kContextRecordBytes
-                                                   : 0;
+      const uint32_t want = kind == kKindCall       ? kCallRecordBytes
+                            : kind == kKindContext  ? kContextRecordBytes
+                            : kind == kKindKnobCall ? kKnobCallRecordBytes
+                                                    : 0;
       if (want == 0 || bytes != want) {
         stop = true;  // an error, raised below in file order
         break;
@@ -412,7 +435,7 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
     for (size_t i = 0; i < count; ++i) {
       const uint64_t offset = in.offset() + uint64_t(at[i] - p);
       if (!ok[i]) fail_at(path, offset, "record checksum does not match (the file is damaged)");
-      if (size[i] == kCallRecordBytes) {
+      if (size[i] == kCallRecordBytes || size[i] == kKnobCallRecordBytes) {
         read_call_record(at[i], offset, file, probabilities, policy, once, sink);
       } else {
         const ContextRecord r = decode_context(at[i]);
@@ -463,7 +486,7 @@ DecisionLogSummary stream_decision_logs(const std::vector<std::string>& paths, D
     if (out.files.empty()) {
       out.policy = policy;
       out.seed = seed;
-      probabilities.emplace(policy, path);
+      probabilities.emplace(policy, path, file.header.count("knobs") ? kKnobReplayArms : kNumNcclArms);
     } else if (policy != out.policy || seed != out.seed) {
       throw InputError(path, 0,
                        "logged by policy '" + policy + "' seed " + seed + ", but " + out.files.front().path +

@@ -85,7 +85,8 @@ int BlockBuilder::add_context(const OpeContext& c) {
   return int(out_.contexts.size()) - 1;
 }
 
-void BlockBuilder::add_call(int context, int slot, double propensity, double latency_us, uint64_t index) {
+void BlockBuilder::add_call(int context, int slot, double propensity, double latency_us, uint64_t index,
+                            bool knob_call) {
   ContextBlocks& b = out_.blocks[size_t(context)];
   const size_t j = size_t(b.calls / b.length);
   if (j == b.blocks()) {
@@ -99,9 +100,10 @@ void BlockBuilder::add_call(int context, int slot, double propensity, double lat
   sums[j].add(propensity, latency_us);
   b.last_index[j] = index;
   b.p_min = std::min(b.p_min, propensity);
-  b.played.set(slot);
+  if (slot < kNumArms) b.played.set(slot);
   ++b.calls;
   ++out_.calls;
+  out_.knob_calls += knob_call;
   lengthen_if_needed(b);
 }
 
@@ -204,7 +206,9 @@ class BlockSink final : public DecisionLogSink {
       check.slots_seen.set(r.slot);
       check.first_of_slot[size_t(r.slot)] = CallPlace{path, offset, r};
     }
-    builder_.add_call(x, r.slot, r.propensity, r.latency_us, r.call_index);
+    const bool off_nccl_knobs = r.knobs && (r.channels != 0 || r.chunk_bytes != 0);
+    builder_.add_call(x, off_nccl_knobs ? kOffNcclKnobs : r.slot, r.propensity, r.latency_us, r.call_index,
+                      r.knobs);
   }
 
   LogBlocks finish(DecisionLogSummary summary) {

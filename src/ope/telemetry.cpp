@@ -44,7 +44,7 @@ constexpr size_t kR = 0, kCalls = 1, kD = 2, kDepartures = 3, kColumns = 4;
 std::vector<double> saving_columns(const ContextBlocks& b, int nccl, bool supported, double qn) {
   const size_t m = b.blocks();
   std::vector<double> columns(kColumns * m, 0.0);
-  for (int s = 0; s < kNumArms; ++s) {
+  for (int s = 0; s <= kOffNcclKnobs; ++s) {  // a knob arm off NCCL's knobs is never NCCL's pick
     const std::vector<ArmSums>& arm = b.arms[size_t(s)];
     if (arm.empty()) continue;
     for (size_t j = 0; j < m; ++j) {
@@ -192,6 +192,7 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   doc["graph_replays"] = data.graph_replays;                 // logged, left out: no decision of the plugin's
   doc["skipped_latencies"] = skipped_latencies(data.files);  // no measurement: left out, counted
   doc["overridden_calls"] = overridden_calls(data.files);    // NCCL ran another arm: left out, counted
+  doc["knob_calls"] = data.knob_calls;  // knob mode: those off NCCL's own knobs are departures
   doc["contexts"] = nc;
   doc["level"] = options.level;
   doc["resamples"] = B;

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "ncclbot/log/decision_log_format.hpp"
+#include "plugin/decision_logs.hpp"
 #include "plugin/state_file.hpp"
 
 namespace ncclbot::plugin {
@@ -45,12 +46,7 @@ void CommLearner::save_state(const CommIdentity& id) const {
 }
 
 void CommLearner::flush_log(const CommIdentity& id) const {
-  if (!log_) return;
-  log_->flush();
-  if (log_->dropped() > 0 || log_->failed_writes() > 0)
-    id.log.warn("NCCLBOT_LOG %s: %llu records dropped (the buffer was full), %llu writes failed, so far",
-                log_->path().c_str(), (unsigned long long)log_->dropped(),
-                (unsigned long long)log_->failed_writes());
+  if (log_) flush_decision_log(*log_, id.log);
 }
 
 void CommLearner::log_totals(const CommIdentity& id) const {

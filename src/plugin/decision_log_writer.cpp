@@ -208,4 +208,22 @@ void DecisionLog::run() {
   }
 }
 
+int log_context(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes, int nranks,
+                const CostTable& table) {
+  decision_log::ContextRecord r;
+  r.comm_hash = comm_hash;
+  r.bytes = bytes;
+  r.nodes = uint32_t(nnodes);
+  r.ranks = uint32_t(nranks);
+  r.collective = collective;
+  r.nccl_slot = table.nccl_pick_slot();
+  float prior[kNumArms];
+  table.prior(prior);
+  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = prior[s];
+  unsigned char out[decision_log::kContextRecordBytes];
+  decision_log::encode(r, out);
+  log.append(out, sizeof out);
+  return r.nccl_slot;
+}
+
 }  // namespace ncclbot::plugin

@@ -21,6 +21,7 @@
 
 #include "ncclbot/log/decision_log_format.hpp"
 #include "ncclbot/policy/thompson_win_probability.hpp"
+#include "plugin/cost_table.hpp"
 
 namespace ncclbot::plugin {
 
@@ -86,5 +87,11 @@ class DecisionLog {
   std::atomic<uint64_t> dropped_{0}, failed_writes_{0}, written_{0};
   std::thread writer_;
 };
+
+// Appends the context record of a size's first call to `log`: NCCL's cost table `table` as this call
+// passed it, for `collective` of `bytes` on communicator `comm_hash` of `nnodes` nodes and `nranks`
+// ranks. Returns NCCL's pick from the table (-1: none).
+int log_context(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes, int nranks,
+                const CostTable& table);
 
 }  // namespace ncclbot::plugin

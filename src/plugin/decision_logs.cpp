@@ -22,6 +22,14 @@ std::string nccl_version_text() {
 
 }  // namespace
 
+void flush_decision_log(DecisionLog& log, const PluginLog& id_log) {
+  log.flush();
+  if (log.dropped() > 0 || log.failed_writes() > 0)
+    id_log.warn("NCCLBOT_LOG %s: %llu records dropped (the buffer was full), %llu writes failed, so far",
+                log.path().c_str(), (unsigned long long)log.dropped(),
+                (unsigned long long)log.failed_writes());
+}
+
 std::shared_ptr<DecisionLog> DecisionLogs::open(const PluginConfig& cfg, const PluginLog& log) {
   const std::string path = DecisionLog::expand(cfg.log_path, cfg.rank);
   std::lock_guard<std::mutex> lock(mu_);
@@ -33,6 +41,14 @@ std::shared_ptr<DecisionLog> DecisionLogs::open(const PluginConfig& cfg, const P
                      "\npid=" + std::to_string(::getpid()) + "\nplugin_version=" + std::string(kVersion) +
                      "\nnccl_version=" + nccl_version_text() +
                      "\nstarted_unix=" + std::to_string(::time(nullptr)) + "\n";
+  // Knob mode's lists (NCCLBOT_KNOBS), on one line: a reader takes the log's knob call records only
+  // under it.
+  if (!cfg.knobs.empty()) {
+    std::string knobs = cfg.knobs;
+    for (char& ch : knobs)
+      if (ch == '\n' || ch == '\r') ch = ' ';
+    text += "knobs=" + knobs + "\n";
+  }
   std::string error;
   DecisionLogSettings settings{cfg.log_path, cfg.log_max_bytes, text};
   std::shared_ptr<DecisionLog> opened = DecisionLog::open(settings, cfg.rank, &error);

@@ -12,6 +12,10 @@
 
 namespace ncclbot::plugin {
 
+// Writes what `log` buffers now (a communicator's finalize) and, when records were lost so far, one
+// WARN line on `id`'s log saying how many.
+void flush_decision_log(DecisionLog& log, const PluginLog& id_log);
+
 class DecisionLogs {
  public:
   // The log for `cfg` (this rank's path), or nullptr when it cannot be opened (one WARN per path).

@@ -3,13 +3,56 @@
 #include <algorithm>
 #include <atomic>
 
+#include "ncclbot/core/knob_limits.hpp"
 #include "ncclbot/log/decision_log_format.hpp"
 #include "ncclbot/replay/stream_id.hpp"
+#include "plugin/decision_log_writer.hpp"
 
 namespace ncclbot::plugin {
 
 KnobLearner::KnobLearner(int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine, KnobSpec spec)
     : nranks_(nranks), nnodes_(nnodes), engine_(std::move(engine)), spec_(std::move(spec)) {}
+
+void KnobLearner::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t comm_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  log_ = std::move(log);
+  comm_id_ = comm_id;
+}
+
+// The cost table of `bytes` in `key`, logged at the size's first call; NCCL's pick there.
+int8_t KnobLearner::log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
+  for (const auto& [size, nccl] : c.logged_sizes)
+    if (size == bytes) return nccl;
+  const int nccl = log_context(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table);
+  c.logged_sizes.emplace_back(bytes, int8_t(nccl));
+  return int8_t(nccl);
+}
+
+void KnobLearner::log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran,
+                                  double latency_us) {
+  decision_log::CallRecord r;
+  r.comm_hash = comm_id_;
+  r.call_index = l.call_index;
+  r.bytes = l.bytes;
+  r.latency_us = latency_us;
+  r.propensity = l.propensity;
+  r.nodes = uint32_t(nnodes_);
+  r.ranks = uint32_t(nranks_);
+  r.collective = key_collective(key);
+  r.slot = ran.slot();
+  r.nccl_slot = l.nccl_slot;
+  r.knobs = true;
+  r.channels = ran.channels;
+  r.chunk_bytes = ran.chunk_bytes;
+  r.overridden = !(ran == decided);
+  if (r.overridden) {
+    r.decided_slot = decided.slot();
+    r.decided_channels = decided.channels;
+    r.decided_chunk_bytes = decided.chunk_bytes;
+  }
+  unsigned char out[decision_log::kKnobCallRecordBytes];
+  log_->append(out, decision_log::encode_call(r, out));
+}
 
 KnobLearner::Context& KnobLearner::context_locked(int key, uint64_t bytes, const CostTable& table) {
   if (contexts_[key]) return *contexts_[key];
@@ -50,12 +93,23 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
     for (size_t k = 0; k < c.count; ++k) c.waiting[(c.head + k) % kWaitCap].pending = -1;
   }
   KnobDecision d;
+  Logged logged{UINT64_MAX, bytes, 1.0, -1};
   if (!c.arms.empty()) {
-    const int index = engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
+    int index;
+    if (log_) {  // the same decision, with its probability (PolicyEngine::select_pending_logged)
+      if (c.logged.empty()) c.logged.resize(kWaitCap);
+      logged.nccl_slot = log_size_locked(key, c, bytes, table);
+      logged.call_index = c.steps;
+      index = engine_->select_pending_logged(c.policy, c.stream_id, c.steps, c.in_flight, &logged.propensity,
+                                             static_cast<ThompsonContestT<kKnobArms>*>(nullptr));
+    } else {
+      index = engine_->select_pending(c.policy, c.stream_id, c.steps, c.in_flight);
+    }
     ++c.steps;
     if (index >= 0 && index < int(c.arms.size())) d = {index, c.arms[size_t(index)]};
   }
-  if (c.count == kWaitCap) {  // the oldest call's latency never came: let it go
+  if (d.index < 0) logged.call_index = UINT64_MAX;  // NCCL's own choice: no decision to log
+  if (c.count == kWaitCap) {                        // the oldest call's latency never came: let it go
     unpend_locked(c, c.waiting[c.head]);
     c.head = (c.head + 1) % kWaitCap;
     --c.count;
@@ -66,8 +120,10 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
     ++c.in_flight.total;
     w.pending = int16_t(d.index);
   }
-  Waiting& entry = c.waiting[(c.head + c.count++) % kWaitCap];
+  const size_t at = (c.head + c.count++) % kWaitCap;
+  Waiting& entry = c.waiting[at];
   entry = w;
+  if (!c.logged.empty()) c.logged[at] = logged;
   if (d.index >= 0) d.chunk_record = &entry.chunk_set;
   return d;
 }
@@ -97,6 +153,7 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us) {
   Waiting& oldest = c->waiting[c->head];
   const Waiting w{oldest.index, oldest.pending,
                   std::atomic_ref<uint32_t>(oldest.chunk_set).load(std::memory_order_relaxed)};
+  const Logged logged = c->logged.empty() ? Logged{UINT64_MAX} : c->logged[c->head];
   c->head = (c->head + 1) % kWaitCap;
   --c->count;
   unpend_locked(*c, w);
@@ -104,8 +161,14 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us) {
   const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
   // NCCL's own choice was decided as the arm at NCCL's knobs of whatever NCCL picks.
   const Arm decided = w.index >= 0 ? c->arms[size_t(w.index)] : Arm{};
-  const int index = named ? find_arm(*c, arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0)) : -1;
-  if (index < 0 || !decision_log::latency_measurable(latency_us)) {
+  const Arm ran_arm = arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0);
+  const int index = named ? find_arm(*c, ran_arm) : -1;
+  const bool measured = decision_log::latency_measurable(latency_us);
+  // Logged whatever ran (a call NCCL ran otherwise is flagged, and the readers leave it out), as long
+  // as it names an arm and a measurement.
+  if (log_ && named && measured && logged.call_index != UINT64_MAX && ran_arm.channels <= kMaxChannels)
+    log_call_locked(key, logged, decided, ran_arm, latency_us);
+  if (index < 0 || !measured) {
     ++totals_.unlearned;
     return false;
   }

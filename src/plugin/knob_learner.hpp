@@ -9,6 +9,10 @@
 // credited to is the one that ran (arm_that_ran), which may not be the one decided, and a call
 // whose arm is none of the context's is settled without teaching the policy anything. Decisions
 // whose latencies have not come back count as pending, as in OnlineLearner's local mode.
+// With a decision log (NCCLBOT_LOG) each context's cost table is logged at each new size, and each
+// decided call whose latency comes back as a knob call record (version 4, log/decision_log_format.hpp):
+// the arm that ran, the arm decided when NCCL ran another, and the decision's probability over the
+// context's knob arms.
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -25,6 +29,8 @@
 
 namespace ncclbot::plugin {
 
+class DecisionLog;
+
 // The arms a knob context may hold: the replay engine's knob capacity, so both run one policy type.
 inline constexpr int kKnobArms = kKnobReplayArms;
 
@@ -38,6 +44,11 @@ struct KnobDecision {
 class KnobLearner final : public LatencySink {
  public:
   KnobLearner(int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine, KnobSpec spec);
+
+  // Log every decided call from now on (`comm_id`: the communicator's hash, as OnlineLearner logs
+  // it). Not for a policy that defers its probabilities (PolicyEngine::defers_propensity).
+  void set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t comm_id);
+  const std::shared_ptr<DecisionLog>& decision_log() const { return log_; }
 
   int nranks() const override { return nranks_; }
   int nnodes() const override { return nnodes_; }
@@ -79,6 +90,13 @@ class KnobLearner final : public LatencySink {
     int16_t pending;     // the index counted pending for it; -1: none
     uint32_t chunk_set;  // the chunk getChunkSize handed over; 0: none (atomic_ref access)
   };
+  // What the log needs of a waiting call (a ring beside `waiting`, kept only with a log).
+  struct Logged {
+    uint64_t call_index = 0;  // the policy's step of the context; UINT64_MAX: not logged
+    uint64_t bytes = 0;
+    double propensity = 0.0;
+    int8_t nccl_slot = -1;
+  };
   struct Context {
     std::vector<Arm> arms;
     size_t crossing = 0;  // the arms the lists give the context, kept or not
@@ -90,12 +108,16 @@ class KnobLearner final : public LatencySink {
     uint64_t steps_at_feedback = 0;
     std::vector<Waiting> waiting;  // a ring of kWaitCap, oldest at `head`
     size_t head = 0, count = 0;
+    std::vector<Logged> logged;                             // with a log: beside `waiting`
+    std::vector<std::pair<uint64_t, int8_t>> logged_sizes;  // sizes whose table is logged, NCCL's pick
   };
   static constexpr size_t kWaitCap = 2048;
 
   Context& context_locked(int key, uint64_t bytes, const CostTable& table);
   void unpend_locked(Context& c, const Waiting& w);
   int find_arm(const Context& c, const Arm& a) const;
+  int8_t log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
+  void log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran, double latency_us);
 
   const int nranks_, nnodes_;
   const std::shared_ptr<const PolicyEngine> engine_;
@@ -103,6 +125,8 @@ class KnobLearner final : public LatencySink {
   mutable std::mutex mu_;
   Totals totals_;
   std::unique_ptr<Context> contexts_[kNumContextKeys];
+  std::shared_ptr<DecisionLog> log_;
+  uint64_t comm_id_ = 0;
 };
 
 }  // namespace ncclbot::plugin

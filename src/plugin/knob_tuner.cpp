@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "plugin/decision_logs.hpp"
 #include "plugin/plugin_names.hpp"
 
 namespace ncclbot::plugin {
@@ -62,6 +63,7 @@ void KnobTuner::warn_unusable(const CommIdentity& id, int coll, size_t bytes, co
 }
 
 void KnobTuner::log_summary(const CommIdentity& id) const {
+  if (const auto& log = learner_->decision_log()) flush_decision_log(*log, id.log);
   const KnobLearner::Totals t = learner_->totals();
   id.log.info("knob learner: %llu decisions, %llu latencies learned, %llu calls settled unlearned",
               (unsigned long long)t.decisions, (unsigned long long)t.learned,

@@ -89,22 +89,11 @@ int OnlineLearner::log_size_locked(int key, Context& c, uint64_t bytes, const Co
       c.last_logged = {size, nccl};
       return nccl;
     }
-  decision_log::ContextRecord r;
-  r.comm_hash = comm_id_;
-  r.bytes = bytes;
-  r.nodes = uint32_t(nnodes_);
-  r.ranks = uint32_t(nranks_);
-  r.collective = key_collective(key);
-  r.nccl_slot = table.nccl_pick_slot();
-  float prior[kNumArms];
-  table.prior(prior);  // this call's table: what NCCL passed for this size
-  for (int s = 0; s < kNumNcclArms; ++s) r.cost_us[s] = prior[s];
-  c.logged_sizes.emplace_back(bytes, int8_t(r.nccl_slot));
+  // This call's table: what NCCL passed for this size.
+  const int nccl = log_context(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table);
+  c.logged_sizes.emplace_back(bytes, int8_t(nccl));
   c.last_logged = c.logged_sizes.back();
-  unsigned char out[decision_log::kContextRecordBytes];
-  decision_log::encode(r, out);
-  log_->append(out, sizeof out);
-  return r.nccl_slot;
+  return nccl;
 }
 
 }  // namespace ncclbot::plugin

@@ -151,11 +151,19 @@ bool PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
         "did not load; learning over the channel counts alone");
     for (auto& list : spec.chunks) list = {0};
   }
-  if (!cfg.log_path.empty() || !cfg.state_path.empty())
-    id.log.warn(
-        "NCCLBOT_KNOBS: the decision log and the state file do not hold knob arms yet; "
-        "NCCLBOT_LOG and NCCLBOT_STATE are not written");
-  comm.become<KnobTuner>(std::make_shared<KnobLearner>(id.nranks, id.nnodes, engine, std::move(spec)));
+  if (!cfg.state_path.empty())
+    id.log.warn("NCCLBOT_KNOBS: the state file does not hold knob arms yet; NCCLBOT_STATE is not written");
+  auto learner = std::make_shared<KnobLearner>(id.nranks, id.nnodes, engine, std::move(spec));
+  if (cfg.logs_this_rank()) {
+    if (engine->defers_propensity())  // Thompson sampling: an integral over up to 512 arms per call
+      id.log.warn(
+          "NCCLBOT_LOG: %s states its probabilities over knob arms only as integrals, which knob mode "
+          "does not compute; no decision log",
+          engine->spec().c_str());
+    else if (std::shared_ptr<DecisionLog> log = decision_logs_.open(cfg, id.log))
+      learner->set_decision_log(std::move(log), id.comm_id);
+  }
+  comm.become<KnobTuner>(std::move(learner));
   return true;
 }
 

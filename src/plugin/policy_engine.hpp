@@ -82,9 +82,10 @@ class PolicyEngine {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select_pending(state, rng, pending);
   }
-  int select_pending_logged(PolicyState& state, uint64_t stream_id, uint64_t step,
-                            const PendingPulls& pending, double* probability,
-                            ThompsonContest* deferred) const {
+  template <int N>
+  int select_pending_logged(AnyPolicyT<N>& state, uint64_t stream_id, uint64_t step,
+                            const PendingPullsT<N>& pending, double* probability,
+                            ThompsonContestT<N>* deferred) const {
     StepRandom rng(seed_, stream_id, uint32_t(step));
     return policy_select_pending_logged(state, rng, pending, probability, deferred);
   }

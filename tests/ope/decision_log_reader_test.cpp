@@ -189,9 +189,9 @@ TEST(DecisionLogReader, DamageIsAnErrorNamingTheFile) {
   const std::string whole = log_bytes("random", 4);
   const std::string truncated = write_log(whole.substr(0, 12));
   EXPECT_NE(error_of({truncated}).find(truncated + ": not an ncclbot decision log"), std::string::npos);
-  std::string v4 = whole;
-  v4[8] = 4;
-  EXPECT_NE(error_of({write_log(v4)}).find("decision log version 4, this ncclbot reads versions 1 to 3"),
+  std::string v5 = whole;
+  v5[8] = 5;
+  EXPECT_NE(error_of({write_log(v5)}).find("decision log version 5, this ncclbot reads versions 1 to 4"),
             std::string::npos);
   std::string flipped = whole;
   flipped[flipped.size() - 100] ^= 0x10;

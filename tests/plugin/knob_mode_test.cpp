@@ -4,12 +4,15 @@
 // clamped and said once; an NCCL without getChunkSize gets no chunk arms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/core/sweep.hpp"
+#include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/policy_for_view.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
@@ -254,4 +257,63 @@ TEST(KnobMode, AContextWithMoreArmsThanAPolicyHoldsKeepsNcclsChoices) {
   }
   EXPECT_TRUE(
       logged(kNcclLogWarn, "NCCLBOT_KNOBS gives this context 650 arms, more than the 512 a policy holds"));
+}
+
+// With NCCLBOT_LOG, knob mode writes a version-4 decision log (docs/ope.md): the context's cost table,
+// then every decided call as a knob call record naming the arm that ran, with the call's own latency
+// and UCB1's probability 1. NCCL runs at most 4 channels here, so a decision of 8 ran on 4: that call
+// is flagged as run otherwise, with the 8 decided, and the readers leave it out and count it.
+TEST(KnobMode, LogsEveryDecidedCallWithTheArmThatRan) {
+  KnobOnline online("ucb1", "channels=0,4,8");
+  const std::string log = temp_dir() + "/knobs.log";
+  EnvVar log_env("NCCLBOT_LOG", log);
+  std::vector<int> ran, decided;
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f66, 1, 1);
+    comm.set_channels(2, 4);
+    for (int k = 0; k < 300; ++k) {
+      ran.push_back(comm.group({{4, 1 << 20}}, two_simple_arms(), false,
+                               [&](size_t, int a) { return (a == 5 ? 50.0 : 70.0) + k; })[0]);
+      decided.push_back(comm.tuner_channels());
+    }
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  const size_t capped = size_t(std::count(decided.begin(), decided.end(), 8));
+  ASSERT_GT(capped, 0u);
+  const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
+  EXPECT_EQ(data.files[0].version, 4u);
+  EXPECT_EQ(data.files[0].header.at("knobs"), "channels=0,4,8");
+  EXPECT_EQ(data.files[0].knob_calls, 300u);
+  EXPECT_EQ(data.files[0].overridden, capped);
+  ASSERT_EQ(data.calls.size(), 300u - capped);
+  ASSERT_EQ(data.contexts.size(), 1u);
+  EXPECT_EQ(data.contexts[0].nccl_slot, 5);  // Ring/Simple, the cheaper of the two entries
+  for (const auto& r : data.calls) {
+    const size_t k = size_t(r.call_index);
+    ASSERT_LT(k, ran.size());
+    EXPECT_TRUE(r.knobs);
+    EXPECT_EQ(r.slot, ran[k]) << k;
+    EXPECT_EQ(r.channels, decided[k]) << k;
+    EXPECT_EQ(r.chunk_bytes, 0u);
+    EXPECT_EQ(r.latency_us, (ran[k] == 5 ? 50.0 : 70.0) + double(k)) << k;
+    EXPECT_EQ(r.propensity, 1.0);
+  }
+}
+
+// Thompson sampling states its probabilities only as integrals, over up to 512 arms in knob mode,
+// which the plugin does not compute there: one warning, and no log is written rather than one with
+// probabilities no estimator could use.
+TEST(KnobMode, ThompsonSamplingWritesNoKnobLog) {
+  KnobOnline online("thompson", "channels=0,4,8");
+  const std::string log = temp_dir() + "/thompson_knobs.log";
+  EnvVar log_env("NCCLBOT_LOG", log);
+  clear_log();
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f67, 1, 1);
+    for (int k = 0; k < 20; ++k) knob_call(comm);
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_TRUE(logged(kNcclLogWarn, "only as integrals, which knob mode does not compute; no decision log"));
+  EXPECT_FALSE(std::ifstream(log).good());
+  EXPECT_EQ(knob_totals().learned, 20);
 }

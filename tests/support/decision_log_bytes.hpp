@@ -49,11 +49,11 @@ inline decision_log::CallRecord decision_log_call_record(uint64_t index, int slo
   return r;
 }
 
-// A call record's bytes, sealed.
+// A call record's bytes, sealed: a knob call (kind 3) when r.knobs.
 inline std::string encoded(const decision_log::CallRecord& r) {
-  unsigned char out[decision_log::kCallRecordBytes];
-  decision_log::encode(r, out);
-  return std::string(reinterpret_cast<char*>(out), sizeof out);
+  unsigned char out[decision_log::kKnobCallRecordBytes];
+  const uint32_t n = decision_log::encode_call(r, out);
+  return std::string(reinterpret_cast<char*>(out), n);
 }
 
 // The bytes of decision_log_call_record().

@@ -26,6 +26,8 @@ struct DecisionLogFile {
   // Call records on which NCCL ran another arm than the decided one (docs/ope.md "Calls NCCL ran
   // otherwise"): left out, not among `calls`.
   size_t overridden = 0;
+  // Knob call records (version 4, knob mode), whatever became of them.
+  size_t knob_calls = 0;
 };
 
 struct DecisionLogData {

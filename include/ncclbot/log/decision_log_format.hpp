@@ -22,6 +22,12 @@
 //     kind 2, context (136 bytes): the cost table NCCL passed on a context's first call:
 //                 u64 comm_hash, u64 bytes, u32 nodes, u32 ranks, u8 collective, i8 nccl_slot,
 //                 6 bytes 0, f32 cost_us[21] (slot order; < 0 = not usable), 4 bytes 0
+//     kind 3, knob call (version 4, 88 bytes; knob mode, NCCLBOT_KNOBS, whose lists the header's
+//                 `knobs` line gives): a call record's 64 bytes before its checksum, the slots
+//                 naming the arms' algorithm and protocol, then u32 chunk_bytes and u32 decided
+//                 chunk_bytes, u16 channels and u16 decided channels (0: NCCL's own; the decided
+//                 pair 0 unless flag bit 1 is set), 4 bytes 0. The propensity is over the context's
+//                 knob arms (the policy's own arm set).
 //
 // A record is written with one write() of whole bytes, so a killed job leaves at most a partial
 // last record, which a reader drops and reports; any other damage is an error.
@@ -35,14 +41,17 @@ namespace ncclbot::decision_log {
 
 inline constexpr char kMagic[8] = {'N', 'C', 'B', 'T', 'L', 'O', 'G', '\n'};
 // 1: no flags byte (read as no flags); 2: no decided slot, and a call on which NCCL ran another arm
-// than the decided one has a NaN propensity (docs/ope.md "Calls NCCL ran otherwise").
-inline constexpr uint32_t kDecisionLogVersion = 3;
+// than the decided one has a NaN propensity (docs/ope.md "Calls NCCL ran otherwise"); 3: no knob
+// call records.
+inline constexpr uint32_t kDecisionLogVersion = 4;
 inline constexpr uint32_t kOldestDecisionLogVersion = 1;
 inline constexpr uint8_t kCallFlagGraphReplay = 1;
 inline constexpr uint8_t kCallFlagOverridden = 2;
 inline constexpr uint32_t kKindCall = 1;
 inline constexpr uint32_t kKindContext = 2;
+inline constexpr uint32_t kKindKnobCall = 3;
 inline constexpr uint32_t kCallRecordBytes = 72;
+inline constexpr uint32_t kKnobCallRecordBytes = 88;
 inline constexpr uint32_t kContextRecordBytes = 136;
 inline constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
 
@@ -69,6 +78,11 @@ struct CallRecord {
   bool graph_replay = false;
   bool overridden = false;  // NCCL ran `slot`, not `decided_slot` (the propensity is the decision's)
   int decided_slot = -1;
+  // A knob call (kind 3): the channels and chunk size of the arm that ran and, when overridden, of
+  // the arm decided; 0 is NCCL's own value.
+  bool knobs = false;
+  uint16_t channels = 0, decided_channels = 0;
+  uint32_t chunk_bytes = 0, decided_chunk_bytes = 0;
 };
 
 struct ContextRecord {
@@ -104,20 +118,44 @@ inline void seal(unsigned char* out, uint32_t kind, uint32_t size) {
 }
 }  // namespace detail
 
-inline void encode(const CallRecord& r, unsigned char (&out)[kCallRecordBytes]) {
-  std::memset(out, 0, sizeof out);
-  detail::put<uint64_t>(out, 8, r.comm_hash);
-  detail::put<uint64_t>(out, 16, r.call_index);
-  detail::put<uint64_t>(out, 24, r.bytes);
-  detail::put<double>(out, 32, r.latency_us);
-  detail::put<double>(out, 40, r.propensity);
-  detail::put<uint32_t>(out, 48, r.nodes);
-  detail::put<uint32_t>(out, 52, r.ranks);
+namespace detail {
+// The fields a call and a knob call share: bytes 8..63 of either.
+inline void put_call_fields(const CallRecord& r, unsigned char* out) {
+  put<uint64_t>(out, 8, r.comm_hash);
+  put<uint64_t>(out, 16, r.call_index);
+  put<uint64_t>(out, 24, r.bytes);
+  put<double>(out, 32, r.latency_us);
+  put<double>(out, 40, r.propensity);
+  put<uint32_t>(out, 48, r.nodes);
+  put<uint32_t>(out, 52, r.ranks);
   out[56] = uint8_t(r.collective);
   out[57] = uint8_t(int8_t(r.slot));
   out[58] = uint8_t(int8_t(r.nccl_slot));
   out[59] = uint8_t((r.graph_replay ? kCallFlagGraphReplay : 0) | (r.overridden ? kCallFlagOverridden : 0));
   out[60] = uint8_t(int8_t(r.overridden ? r.decided_slot : -1));
+}
+}  // namespace detail
+
+// The record a call is written as: a knob call (kind 3) when r.knobs, else a call (kind 1); `out`
+// holds kKnobCallRecordBytes. Returns the record's size.
+inline uint32_t encode_call(const CallRecord& r, unsigned char* out) {
+  const uint32_t size = r.knobs ? kKnobCallRecordBytes : kCallRecordBytes;
+  std::memset(out, 0, size);
+  detail::put_call_fields(r, out);
+  if (r.knobs) {
+    detail::put<uint32_t>(out, 64, r.chunk_bytes);
+    detail::put<uint32_t>(out, 68, r.overridden ? r.decided_chunk_bytes : 0);
+    detail::put<uint16_t>(out, 72, r.channels);
+    detail::put<uint16_t>(out, 74, r.overridden ? r.decided_channels : 0);
+  }
+  detail::seal(out, r.knobs ? kKindKnobCall : kKindCall, size);
+  return size;
+}
+
+// A call (kind 1): r.knobs is ignored.
+inline void encode(const CallRecord& r, unsigned char (&out)[kCallRecordBytes]) {
+  std::memset(out, 0, sizeof out);
+  detail::put_call_fields(r, out);
   detail::seal(out, kKindCall, kCallRecordBytes);
 }
 
@@ -153,6 +191,13 @@ inline CallRecord decode_call(const unsigned char* in) {
   r.graph_replay = (in[59] & kCallFlagGraphReplay) != 0;
   r.overridden = (in[59] & kCallFlagOverridden) != 0;
   r.decided_slot = r.overridden ? int8_t(in[60]) : -1;  // byte 60 is 0 before version 3
+  if (detail::get<uint32_t>(in, 0) == kKindKnobCall) {
+    r.knobs = true;
+    r.chunk_bytes = detail::get<uint32_t>(in, 64);
+    r.decided_chunk_bytes = detail::get<uint32_t>(in, 68);
+    r.channels = detail::get<uint16_t>(in, 72);
+    r.decided_channels = detail::get<uint16_t>(in, 74);
+  }
   return r;
 }
 

@@ -57,12 +57,19 @@ struct BlockRule {
 // "auto" or a whole number of calls in [1, 2^20]; UsageError naming `option` otherwise.
 BlockRule parse_block_rule(const std::string& text, const std::string& option);
 
+// The bucket of a context's calls that ran a knob arm off NCCL's own channels and chunk size (a
+// knob-mode log, NCCLBOT_KNOBS): a departure from NCCL's pick, whatever its algorithm and protocol.
+// A knob call at NCCL's own knobs counts at its slot. Only telemetry reads knob logs (ope refuses
+// them: its targets decide over the slots).
+inline constexpr int kOffNcclKnobs = kNumArms;
+
 struct ContextBlocks {
   uint64_t calls = 0;
-  uint64_t length = 1;                              // calls per block; the last may hold fewer
-  std::vector<uint64_t> first_index, last_index;    // call index of each block's first and last call
-  std::array<std::vector<ArmSums>, kNumArms> arms;  // [slot][block]; empty for a slot never played
-  double p_min = 1.0;                               // the smallest propensity logged here
+  uint64_t length = 1;                            // calls per block; the last may hold fewer
+  std::vector<uint64_t> first_index, last_index;  // call index of each block's first and last call
+  // [slot][block]; empty for a slot never played; [kOffNcclKnobs] for knob arms off NCCL's knobs.
+  std::array<std::vector<ArmSums>, kNumArms + 1> arms;
+  double p_min = 1.0;  // the smallest propensity logged here
   ArmMask played;
   size_t blocks() const { return first_index.size(); }
   ArmSums total(int slot) const;  // over every block
@@ -75,6 +82,7 @@ struct LogBlocks {
   std::string behaviour;
   uint64_t calls = 0;
   uint64_t graph_replays = 0;  // logged CUDA-graph replays, left out: no decision of the behaviour's
+  uint64_t knob_calls = 0;     // knob call records (version 4) among `calls`
   BlockRule rule;
   // Where the log came from, for messages and output.
   std::vector<DecisionLogFile> files;
@@ -90,7 +98,9 @@ class BlockBuilder {
   void set_context(int context, const OpeContext& c);
   const OpeContext& context(int context) const { return out_.contexts[size_t(context)]; }
   void count_graph_replay();
-  void add_call(int context, int slot, double propensity, double latency_us, uint64_t index);
+  // `slot` may be kOffNcclKnobs; `knob_call` counts the call among LogBlocks::knob_calls.
+  void add_call(int context, int slot, double propensity, double latency_us, uint64_t index,
+                bool knob_call = false);
   LogBlocks finish(std::string behaviour);
 
  private:
