@@ -16,6 +16,7 @@
 // The graph is computed once, at reset(), from the context's arms, as links along each knob and a ring
 // of the arms that share their knobs, so for_each_neighbour() visits an arm's neighbours in
 // O(degree), not O(arms); adjacent() answers one pair.
+#include <algorithm>
 #include <cstdint>
 
 #include "ncclbot/core/arm.hpp"
@@ -52,45 +53,111 @@ struct KnobLatticeT {
       chunk[j] = a.chunk_bytes;
     }
     for (int j = 0; j < k; ++j) {
-      int up_ch = -1, up_ck = -1, down_ch = -1, down_ck = -1, zero_ch = -1, zero_ck = -1;
-      int first_ch = -1, first_ck = -1, same = -1;
-      for (int i = 0; i < k; ++i) {
-        if (i != j && channels[i] == channels[j] && chunk[i] == chunk[j]) {
-          if (i < j && same < 0) same = i;                // the lowest before j, unless one comes after
-          if (i > j && (same < 0 || same < j)) same = i;  // the first after j
-        }
-        if (group[i] != group[j]) continue;
-        if (chunk[i] == chunk[j] && channels[i] != channels[j]) {
-          if (channels[i] == 0) zero_ch = i;
-          if (channels[i] != 0 && (first_ch < 0 || channels[i] < channels[first_ch])) first_ch = i;
-          if (channels[j] != 0 && channels[i] > channels[j] && (up_ch < 0 || channels[i] < channels[up_ch]))
-            up_ch = i;
-          if (channels[i] != 0 && channels[i] < channels[j] &&
-              (down_ch < 0 || channels[i] > channels[down_ch]))
-            down_ch = i;
-        }
-        if (channels[i] == channels[j] && chunk[i] != chunk[j]) {
-          if (chunk[i] == 0) zero_ck = i;
-          if (chunk[i] != 0 && (first_ck < 0 || chunk[i] < chunk[first_ck])) first_ck = i;
-          if (chunk[j] != 0 && chunk[i] > chunk[j] && (up_ck < 0 || chunk[i] < chunk[up_ck])) up_ck = i;
-          if (chunk[i] != 0 && chunk[i] < chunk[j] && (down_ck < 0 || chunk[i] > chunk[down_ck])) down_ck = i;
-        }
-      }
-      up_channels[j] = Index(up_ch);
-      up_chunk[j] = Index(up_ck);
-      down_channels[j] = Index(channels[j] != 0 ? down_ch : -1);
-      down_chunk[j] = Index(chunk[j] != 0 ? down_ck : -1);
-      zero_channels[j] = Index(channels[j] != 0 ? zero_ch : -1);
-      zero_chunk[j] = Index(chunk[j] != 0 ? zero_ck : -1);
-      first_channels[j] = Index(channels[j] == 0 ? first_ch : -1);
-      first_chunk[j] = Index(chunk[j] == 0 ? first_ck : -1);
-      same_knobs[j] = Index(same < 0 ? j : same);
+      up_channels[j] = up_chunk[j] = down_channels[j] = zero_channels[j] = first_channels[j] = Index(-1);
+      down_chunk[j] = zero_chunk[j] = first_chunk[j] = Index(-1);
+    }
+    // Sorted runs instead of comparing every pair (O(arms log arms), not O(arms^2)): the runs of one
+    // group and chunk size by channel count give the channel links, those of one group and channel
+    // count by chunk size the chunk links, those of one channel count and chunk size by index the
+    // rings of arms that share their knobs.
+    Index order[N];
+    link_runs(
+        order, k,
+        [&](int a, int b) {
+          return key_less(group[a], chunk[a], channels[a], group[b], chunk[b], channels[b]);
+        },
+        [&](int a, int b) { return group[a] == group[b] && chunk[a] == chunk[b]; }, channels, up_channels,
+        down_channels, zero_channels, first_channels);
+    link_runs(
+        order, k,
+        [&](int a, int b) {
+          return key_less(group[a], channels[a], chunk[a], group[b], channels[b], chunk[b]);
+        },
+        [&](int a, int b) { return group[a] == group[b] && channels[a] == channels[b]; }, chunk, up_chunk,
+        down_chunk, zero_chunk, first_chunk);
+    for (int j = 0; j < k; ++j) order[j] = Index(j);
+    sort_indices(order, k,
+                 [&](int a, int b) { return key_less(channels[a], chunk[a], a, channels[b], chunk[b], b); });
+    for (int s = 0; s < k;) {
+      int e = s;
+      while (e + 1 < k && channels[order[e + 1]] == channels[order[s]] &&
+             chunk[order[e + 1]] == chunk[order[s]])
+        ++e;
+      for (int p = s; p <= e; ++p) same_knobs[order[p]] = p < e ? order[p + 1] : order[s];
+      s = e + 1;
     }
     max_degree = 0;
     for (int j = 0; j < k; ++j) {
       int degree = 0;
       for_each_neighbour(j, [&](int) { ++degree; });
       max_degree = degree > max_degree ? degree : max_degree;
+    }
+  }
+
+  // (a1, a2, a3) < (b1, b2, b3), lexicographically.
+  template <typename A, typename B, typename C>
+  NCCLBOT_HD static bool key_less(A a1, B a2, C a3, A b1, B b2, C b3) {
+    if (a1 != b1) return a1 < b1;
+    if (a2 != b2) return a2 < b2;
+    return a3 < b3;
+  }
+
+  // idx[0..n) sorted by less (a strict total order, so one answer whatever the algorithm), in place:
+  // std::sort on the host, a heap sort on the device.
+  template <typename Less>
+  NCCLBOT_HD static void sort_indices(Index* idx, int n, Less less) {
+#if !defined(__CUDA_ARCH__)
+    std::sort(idx, idx + n, [&](Index a, Index b) { return less(int(a), int(b)); });
+#else
+    heap_sort_indices(idx, n, less);
+#endif
+  }
+  // The device's sort_indices (tested on the host against std::sort).
+  template <typename Less>
+  NCCLBOT_HD static void heap_sort_indices(Index* idx, int n, Less less) {
+    const auto sift = [&](int root, int end) {
+      while (2 * root + 1 < end) {
+        int child = 2 * root + 1;
+        if (child + 1 < end && less(idx[child], idx[child + 1])) ++child;
+        if (!less(idx[root], idx[child])) return;
+        const Index t = idx[root];
+        idx[root] = idx[child];
+        idx[child] = t;
+        root = child;
+      }
+    };
+    for (int start = n / 2 - 1; start >= 0; --start) sift(start, n);
+    for (int end = n - 1; end > 0; --end) {
+      const Index t = idx[0];
+      idx[0] = idx[end];
+      idx[end] = t;
+      sift(0, end);
+    }
+  }
+
+  // The links along one knob (values `knob`): the arms sorted by `less` fall into runs that `same_run`
+  // holds together, each ascending in the knob with NCCL's own value (0) first; an arm off 0 links up
+  // and down its run and to the run's 0, the arm at 0 to the run's smallest other value.
+  template <typename K, typename Less, typename SameRun>
+  NCCLBOT_HD static void link_runs(Index* order, int k, Less less, SameRun same_run, const K* knob, Index* up,
+                                   Index* down, Index* zero, Index* first) {
+    for (int j = 0; j < k; ++j) order[j] = Index(j);
+    sort_indices(order, k, less);
+    for (int s = 0; s < k;) {
+      int e = s;
+      while (e + 1 < k && same_run(order[s], order[e + 1])) ++e;
+      const int at_zero = knob[order[s]] == 0 ? int(order[s]) : -1;
+      for (int p = s; p <= e; ++p) {
+        const int j = order[p];
+        if (knob[j] == 0) {
+          first[j] = Index(p < e ? int(order[p + 1]) : -1);
+          continue;
+        }
+        up[j] = Index(p < e ? int(order[p + 1]) : -1);
+        down[j] = Index(p > s && knob[order[p - 1]] != 0 ? int(order[p - 1]) : -1);
+        zero[j] = Index(at_zero);
+      }
+      s = e + 1;
     }
   }
 

@@ -33,6 +33,13 @@
 
 namespace ncclbot {
 
+// The smallest power of two at least n (n >= 1).
+constexpr int pow2_at_least(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
 template <int N>
 struct OsubPolicyT {
   struct Params {
@@ -46,6 +53,13 @@ struct OsubPolicyT {
   double leader_count[N];    // l_j: the calls at which arm j was the leader
   double inv_sqrt_count[N];  // 1 / sqrt(N_j), refreshed when N_j changes
   int leader;                // stats.argmin_mean() (-1: none observed), kept as means change
+  // The leader as a tournament over the packed arms, in argmin_mean()'s order (the observed arm with
+  // the smallest mean, the lower index on a tie): leaf `leaves + j` is arm j (-1 while unobserved),
+  // node n the better of nodes 2n and 2n + 1, node 1 the leader. A moved mean costs O(log arms), not
+  // the scan argmin_mean() makes; the order is the same, so the leader is the same arm.
+  static constexpr int kTournament = 2 * pow2_at_least(N);
+  typename KnobLatticeT<N>::Index tournament[kTournament];
+  int leaves;
   // The neighbours of arm `listed_for` (-1: none listed), listed when select() first meets it as the
   // leader, so that the calls it leads read a flat list rather than walk the lattice's links; an arm
   // with more than kListed neighbours is walked every call (listed_count -1). An engine cache, never
@@ -62,8 +76,32 @@ struct OsubPolicyT {
       leader_count[j] = 0.0;
       inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
     }
-    leader = stats.argmin_mean();
+    build_tournament();
     listed_for = -1;
+  }
+
+  // The better of arms a and b (either -1: none) as argmin_mean() orders them.
+  NCCLBOT_HD int better(int a, int b) const {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return stats.mean[b] < stats.mean[a] || (stats.mean[b] == stats.mean[a] && b < a) ? b : a;
+  }
+  NCCLBOT_HD void build_tournament() {
+    leaves = 1;
+    while (leaves < stats.arms.k) leaves *= 2;
+    for (int j = 0; j < leaves; ++j)
+      tournament[leaves + j] =
+          typename KnobLatticeT<N>::Index(j < stats.arms.k && stats.count[j] > 0.0 ? j : -1);
+    for (int n = leaves - 1; n >= 1; --n)
+      tournament[n] = typename KnobLatticeT<N>::Index(better(tournament[2 * n], tournament[2 * n + 1]));
+    leader = stats.arms.k > 0 ? int(tournament[1]) : -1;
+  }
+  // Arm j's mean or count moved: its path to the root is played again.
+  NCCLBOT_HD void replay_tournament(int j) {
+    int n = leaves + j;
+    tournament[n] = typename KnobLatticeT<N>::Index(stats.count[j] > 0.0 ? j : -1);
+    for (n /= 2; n >= 1; n /= 2)
+      tournament[n] = typename KnobLatticeT<N>::Index(better(tournament[2 * n], tournament[2 * n + 1]));
   }
 
   NCCLBOT_HD void list_neighbours(int at) {
@@ -119,43 +157,22 @@ struct OsubPolicyT {
 
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int j = stats.arms.index[slot];
-    const double before = stats.mean[j];
-    const bool was_observed = stats.count[j] > 0.0;
     stats.add(j, latency_us);
     inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
-    // The leader, as argmin_mean() would find it: only arm j's mean moved (and below, those of its
-    // family's prior-only arms), so the leader is the better of the old one and the moved ones,
-    // unless the old leader itself got worse.
-    if (j == leader && was_observed && stats.mean[j] > before)
-      leader = stats.argmin_mean();
-    else
-      leader = better_leader(leader, j);
-    if (lattice.channels[j] != 0 || lattice.chunk[j] != 0) return;  // NCCL's own knobs only (above)
-    // Its family: arms of one algorithm and protocol are contiguous in Arm order.
-    int first = j, last = j;
-    while (first > 0 && lattice.group[first - 1] == lattice.group[j]) --first;
-    while (last + 1 < stats.arms.k && lattice.group[last + 1] == lattice.group[j]) ++last;
-    // The leader before these moves: if its own mean moves, the leader is found again from all.
-    const int held = leader;
-    bool held_moved = false;
-    for (int i = first; i <= last; ++i)
-      if (i != j && stats.prior_only.has(i)) {
-        held_moved = held_moved || i == held;
-        stats.sum[i] = stats.count[i] * stats.mean[j];
-        stats.mean[i] = stats.mean[j];
-        leader = better_leader(leader, i);
-      }
-    if (held_moved) leader = stats.argmin_mean();
-  }
-
-  // The leader argmin_mean() picks between the current one and observed arm i: the smaller mean, on a
-  // tie the lower index.
-  NCCLBOT_HD int better_leader(int current, int i) const {
-    if (stats.count[i] == 0.0) return current;
-    if (current < 0) return i;
-    return stats.mean[i] < stats.mean[current] || (stats.mean[i] == stats.mean[current] && i < current)
-               ? i
-               : current;
+    replay_tournament(j);
+    if (lattice.channels[j] == 0 && lattice.chunk[j] == 0) {  // NCCL's own knobs: its family (above)
+      // Arms of one algorithm and protocol are contiguous in Arm order.
+      int first = j, last = j;
+      while (first > 0 && lattice.group[first - 1] == lattice.group[j]) --first;
+      while (last + 1 < stats.arms.k && lattice.group[last + 1] == lattice.group[j]) ++last;
+      for (int i = first; i <= last; ++i)
+        if (i != j && stats.prior_only.has(i)) {
+          stats.sum[i] = stats.count[i] * stats.mean[j];
+          stats.mean[i] = stats.mean[j];
+          replay_tournament(i);
+        }
+    }
+    leader = tournament[1];
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
@@ -169,7 +186,7 @@ struct OsubPolicyT {
     // inv_sqrt_count is never trusted to agree with its counts (select reads 0 as "unobserved").
     for (int j = 0; j < stats.arms.k; ++j)
       inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
-    leader = stats.argmin_mean();
+    build_tournament();
   }
 };
 using OsubPolicy = OsubPolicyT<kNumArms>;
