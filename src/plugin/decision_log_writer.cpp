@@ -208,8 +208,13 @@ void DecisionLog::run() {
   }
 }
 
-int log_context(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes, int nranks,
-                const CostTable& table) {
+int LoggedSizes::find_or_log(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes,
+                             int nranks, const CostTable& table) {
+  for (const auto& size : sizes_)
+    if (size.first == bytes) {
+      last_ = size;
+      return size.second;
+    }
   decision_log::ContextRecord r;
   r.comm_hash = comm_hash;
   r.bytes = bytes;
@@ -223,6 +228,8 @@ int log_context(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t b
   unsigned char out[decision_log::kContextRecordBytes];
   decision_log::encode(r, out);
   log.append(out, sizeof out);
+  sizes_.emplace_back(bytes, int8_t(r.nccl_slot));
+  last_ = sizes_.back();
   return r.nccl_slot;
 }
 

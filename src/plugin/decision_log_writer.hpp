@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ncclbot/log/decision_log_format.hpp"
@@ -88,10 +89,24 @@ class DecisionLog {
   std::thread writer_;
 };
 
-// Appends the context record of a size's first call to `log`: NCCL's cost table `table` as this call
-// passed it, for `collective` of `bytes` on communicator `comm_hash` of `nnodes` nodes and `nranks`
-// ranks. Returns NCCL's pick from the table (-1: none).
-int log_context(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes, int nranks,
-                const CostTable& table);
+// The sizes of one context whose cost tables a decision log holds, each with NCCL's pick there.
+class LoggedSizes {
+ public:
+  // NCCL's pick (-1: none) for a call of `collective` of `bytes` on communicator `comm_hash` of `nnodes`
+  // nodes and `nranks` ranks; at a size's first call, NCCL's cost table `table` as this call passed it
+  // is appended to `log` first, as a context record. A call of the last call's size (most are) costs
+  // one comparison.
+  int nccl_pick(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes, int nranks,
+                const CostTable& table) {
+    return last_.first == bytes ? last_.second
+                                : find_or_log(log, comm_hash, collective, bytes, nnodes, nranks, table);
+  }
+
+ private:
+  int find_or_log(DecisionLog& log, uint64_t comm_hash, int collective, uint64_t bytes, int nnodes,
+                  int nranks, const CostTable& table);
+  std::vector<std::pair<uint64_t, int8_t>> sizes_;
+  std::pair<uint64_t, int8_t> last_{UINT64_MAX, -1};  // the size of the last call asked about
+};
 
 }  // namespace ncclbot::plugin

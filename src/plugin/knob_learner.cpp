@@ -19,15 +19,6 @@ void KnobLearner::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t co
   comm_id_ = comm_id;
 }
 
-// The cost table of `bytes` in `key`, logged at the size's first call; NCCL's pick there.
-int8_t KnobLearner::log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
-  for (const auto& [size, nccl] : c.logged_sizes)
-    if (size == bytes) return nccl;
-  const int nccl = log_context(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table);
-  c.logged_sizes.emplace_back(bytes, int8_t(nccl));
-  return int8_t(nccl);
-}
-
 void KnobLearner::log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran,
                                   double latency_us) {
   decision_log::CallRecord r;
@@ -98,7 +89,8 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
     int index;
     if (log_) {  // the same decision, with its probability (PolicyEngine::select_pending_logged)
       if (c.logged.empty()) c.logged.resize(kWaitCap);
-      logged.nccl_slot = log_size_locked(key, c, bytes, table);
+      logged.nccl_slot = int8_t(
+          c.logged_sizes.nccl_pick(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table));
       logged.call_index = c.steps;
       index = engine_->select_pending_logged(c.policy, c.stream_id, c.steps, c.in_flight, &logged.propensity,
                                              static_cast<ThompsonContestT<kKnobArms>*>(nullptr));

@@ -23,13 +23,12 @@
 #include "ncclbot/replay/replay.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
+#include "plugin/decision_log_writer.hpp"
 #include "plugin/knob_choice.hpp"
 #include "plugin/latency_sink.hpp"
 #include "plugin/policy_engine.hpp"
 
 namespace ncclbot::plugin {
-
-class DecisionLog;
 
 // The arms a knob context may hold: the replay engine's knob capacity, so both run one policy type.
 inline constexpr int kKnobArms = kKnobReplayArms;
@@ -108,15 +107,14 @@ class KnobLearner final : public LatencySink {
     uint64_t steps_at_feedback = 0;
     std::vector<Waiting> waiting;  // a ring of kWaitCap, oldest at `head`
     size_t head = 0, count = 0;
-    std::vector<Logged> logged;                             // with a log: beside `waiting`
-    std::vector<std::pair<uint64_t, int8_t>> logged_sizes;  // sizes whose table is logged, NCCL's pick
+    std::vector<Logged> logged;  // with a log: beside `waiting`
+    LoggedSizes logged_sizes;    // with a log
   };
   static constexpr size_t kWaitCap = 2048;
 
   Context& context_locked(int key, uint64_t bytes, const CostTable& table);
   void unpend_locked(Context& c, const Waiting& w);
   int find_arm(const Context& c, const Arm& a) const;
-  int8_t log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
   void log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran, double latency_us);
 
   const int nranks_, nnodes_;

@@ -52,13 +52,13 @@
 #include "ncclbot/core/arm.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
+#include "plugin/decision_log_writer.hpp"
 #include "plugin/feedback_lag.hpp"
 #include "plugin/latency_sink.hpp"
 #include "plugin/policy_engine.hpp"
 
 namespace ncclbot::plugin {
 
-class DecisionLog;
 class StateFile;
 
 // How far (calls) a follower may ask ahead of the leader's own call count in a context.
@@ -234,8 +234,7 @@ class OnlineLearner final : public LatencySink {
     // Beside pending[i] whose propensity is an integral (Thompson sampling: NaN in pending[i]): the
     // contest the log's writer thread computes it from. Allocated with pending, for such policies.
     std::vector<ThompsonContest> contests;
-    std::vector<std::pair<uint64_t, int8_t>> logged_sizes;
-    std::pair<uint64_t, int8_t> last_logged{UINT64_MAX, -1};  // the size the last call had (most are)
+    LoggedSizes logged_sizes;
     // Leader mode with a log: the decisions made for calls the logging rank has not reached yet (a
     // follower asked ahead), oldest first, each with its probability (and contest, beside it),
     // until that rank's own call takes them. A ring that doubles up to kAheadCap: followers stay
@@ -345,12 +344,9 @@ class OnlineLearner final : public LatencySink {
   // contest (into `contest`, when deferred); false when the ring lost it.
   bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContest* contest);
   // NCCL's pick for this call's size, logging the size's cost table the first time it is seen.
-  // Inline for the common case, a call of the same size as the context's last one.
   int logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
-    return c.last_logged.first == bytes ? c.last_logged.second : log_size_locked(key, c, bytes, table);
+    return c.logged_sizes.nccl_pick(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table);
   }
-  // The same for a size other than the last one: looked up, or logged now.
-  int log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table);
   void retire_locked(Context& c, int slot);
   bool grow_memo_locked(Context& c);
 

@@ -83,17 +83,4 @@ void OnlineLearner::stop_decision_log() {
     }
 }
 
-int OnlineLearner::log_size_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
-  for (const auto& [size, nccl] : c.logged_sizes)
-    if (size == bytes) {
-      c.last_logged = {size, nccl};
-      return nccl;
-    }
-  // This call's table: what NCCL passed for this size.
-  const int nccl = log_context(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table);
-  c.logged_sizes.emplace_back(bytes, int8_t(nccl));
-  c.last_logged = c.logged_sizes.back();
-  return nccl;
-}
-
 }  // namespace ncclbot::plugin
