@@ -15,7 +15,7 @@
 // own knobs, or a slot-shaped context) is one complete graph: every arm is every other's neighbour.
 // The graph is computed once, at reset(), from the context's arms, as links along each knob and a ring
 // of the arms that share their knobs, so for_each_neighbour() visits an arm's neighbours in
-// O(degree), not O(arms); adjacent() answers one pair.
+// O(degree), not O(arms).
 #include <algorithm>
 #include <cstdint>
 
@@ -179,17 +179,6 @@ struct KnobLatticeT {
       if (up_chunk[j] >= 0) f(int(up_chunk[j]));
     }
     for (int i = same_knobs[j]; i != j; i = same_knobs[i]) f(i);
-  }
-
-  // Whether packed arms i and j are neighbours (above); an arm is not its own neighbour.
-  NCCLBOT_HD bool adjacent(int i, int j) const {
-    if (i == j) return false;
-    if (group[i] != group[j]) return channels[i] == channels[j] && chunk[i] == chunk[j];
-    if (channels[i] == channels[j] && chunk[i] != chunk[j])
-      return chunk[i] == 0 || chunk[j] == 0 || up_chunk[i] == j || up_chunk[j] == i;
-    if (chunk[i] == chunk[j] && channels[i] != channels[j])
-      return channels[i] == 0 || channels[j] == 0 || up_channels[i] == j || up_channels[j] == i;
-    return false;
   }
 };
 

@@ -52,11 +52,10 @@ struct OsubPolicyT {
   KnobLatticeT<N> lattice;
   double leader_count[N];    // l_j: the calls at which arm j was the leader
   double inv_sqrt_count[N];  // 1 / sqrt(N_j), refreshed when N_j changes
-  int leader;                // stats.argmin_mean() (-1: none observed), kept as means change
   // The leader as a tournament over the packed arms, in argmin_mean()'s order (the observed arm with
   // the smallest mean, the lower index on a tie): leaf `leaves + j` is arm j (-1 while unobserved),
-  // node n the better of nodes 2n and 2n + 1, node 1 the leader. A moved mean costs O(log arms), not
-  // the scan argmin_mean() makes; the order is the same, so the leader is the same arm.
+  // node n the better of nodes 2n and 2n + 1, node 1 the leader (leader()). A moved mean costs
+  // O(log arms), not the scan argmin_mean() makes; the order is the same, so the leader is the same arm.
   static constexpr int kTournament = 2 * pow2_at_least(N);
   typename KnobLatticeT<N>::Index tournament[kTournament];
   int leaves;
@@ -74,10 +73,17 @@ struct OsubPolicyT {
     lattice.assign(stats.arms, ctx.arms);
     for (int j = 0; j < stats.arms.k; ++j) {
       leader_count[j] = 0.0;
-      inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
+      inv_sqrt_count[j] = inv_sqrt_of(j);
     }
     build_tournament();
     listed_for = -1;
+  }
+
+  // stats.argmin_mean(): -1 while no arm is observed.
+  NCCLBOT_HD int leader() const { return tournament[1]; }
+  // 1 / sqrt(N_j), 0 for an arm never pulled.
+  NCCLBOT_HD double inv_sqrt_of(int j) const {
+    return stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
   }
 
   // The better of arms a and b (either -1: none) as argmin_mean() orders them.
@@ -94,7 +100,6 @@ struct OsubPolicyT {
           typename KnobLatticeT<N>::Index(j < stats.arms.k && stats.count[j] > 0.0 ? j : -1);
     for (int n = leaves - 1; n >= 1; --n)
       tournament[n] = typename KnobLatticeT<N>::Index(better(tournament[2 * n], tournament[2 * n + 1]));
-    leader = stats.arms.k > 0 ? int(tournament[1]) : -1;
   }
   // Arm j's mean or count moved: its path to the root is played again.
   NCCLBOT_HD void replay_tournament(int j) {
@@ -117,7 +122,7 @@ struct OsubPolicyT {
   NCCLBOT_HD int select(StepRandom&) {
     const int k = stats.arms.k;
     if (k == 0) return -1;
-    const int at = leader < 0 ? 0 : leader;
+    const int at = leader() < 0 ? 0 : leader();
     const double l = leader_count[at] += 1.0;
     if (leader_turn(l)) return stats.arms.slot[at];
     // One pass over L's neighbours: the lowest unobserved index among L and them, else the index.
@@ -158,7 +163,7 @@ struct OsubPolicyT {
   NCCLBOT_HD void update(int slot, double latency_us) {
     const int j = stats.arms.index[slot];
     stats.add(j, latency_us);
-    inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
+    inv_sqrt_count[j] = inv_sqrt_of(j);
     replay_tournament(j);
     if (lattice.channels[j] == 0 && lattice.chunk[j] == 0) {  // NCCL's own knobs: its family (above)
       // Arms of one algorithm and protocol are contiguous in Arm order.
@@ -172,7 +177,6 @@ struct OsubPolicyT {
           replay_tournament(i);
         }
     }
-    leader = tournament[1];
   }
 
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
@@ -184,8 +188,7 @@ struct OsubPolicyT {
     f(leader_count, stats.arms.k, 0.0, 9.0e18);
     // Derived from the counts and means, which a state file may have restored: a file's own
     // inv_sqrt_count is never trusted to agree with its counts (select reads 0 as "unobserved").
-    for (int j = 0; j < stats.arms.k; ++j)
-      inv_sqrt_count[j] = stats.count[j] > 0.0 ? 1.0 / sqrt(stats.count[j]) : 0.0;
+    for (int j = 0; j < stats.arms.k; ++j) inv_sqrt_count[j] = inv_sqrt_of(j);
     build_tournament();
   }
 };
