@@ -2,8 +2,9 @@
 // `greedy:n0`: deterministic, warm-started from the prior. With N_i and mean_i of arm_stats.hpp
 // (n0 pseudo-pulls at the prior's value), it plays the lowest-slot arm with N_i = 0 if any, else
 // argmin_i mean_i (ties: lowest slot). n0 = 0: play each arm once, then exploit. Committed arm:
-// argmin of the means over the arms observed so far.
-#include "ncclbot/policy/arm_stats.hpp"
+// argmin of the means over the arms observed so far. Over knob arms the host finds the argmin
+// through per-block minima (arm_blocks.hpp): the same arm.
+#include "ncclbot/policy/arm_blocks.hpp"
 
 namespace ncclbot {
 
@@ -15,12 +16,17 @@ struct GreedyPolicyT {
   Params params;
   static constexpr bool kDeterministic = true;  // select() reads no random word: propensity 1
   ArmStatsT<N> stats;
+  [[no_unique_address]] ArmBlocksT<N> blocks;  // derived from mean, used where kUsed
 
-  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
+    stats.reset(ctx, params.n0, ObsScale::kLinear);
+    if constexpr (ArmBlocksT<N>::kUsed) blocks.build(stats);
+  }
   NCCLBOT_HD int select(StepRandom&) {
     if (stats.arms.k == 0) return -1;
-    const int j = stats.untried > 0 ? stats.first_untried() : stats.argmin_mean();
-    return stats.arms.slot[j];
+    if (stats.untried > 0) return stats.arms.slot[stats.first_untried()];
+    if constexpr (ArmBlocksT<N>::kUsed) return stats.arms.slot[blocks.argmin_mean(stats)];
+    return stats.arms.slot[stats.argmin_mean()];
   }
   // With decisions pending (policy_context.hpp): a pull at an arm's current mean changes no mean, so
   // only the cold start (ArmStats::cold_start_pending) and blind bets (ArmStats::blind_bets: a
@@ -29,11 +35,16 @@ struct GreedyPolicyT {
     if (stats.arms.k == 0) return -1;
     return stats.arms.slot[stats.greedy_pending(pending)];
   }
-  NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
+  NCCLBOT_HD void update(int slot, double latency_us) {
+    const int j = stats.arms.index[slot];
+    stats.add(j, latency_us);
+    if constexpr (ArmBlocksT<N>::kUsed) blocks.refresh(stats, j);
+  }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
     stats.visit_state(f);
+    if constexpr (ArmBlocksT<N>::kUsed) blocks.build(stats);
   }
 };
 using GreedyPolicy = GreedyPolicyT<kNumArms>;

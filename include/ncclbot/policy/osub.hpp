@@ -28,17 +28,11 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ncclbot/core/pow2.hpp"
 #include "ncclbot/policy/confidence_bound.hpp"
 #include "ncclbot/policy/knob_lattice.hpp"
 
 namespace ncclbot {
-
-// The smallest power of two at least n (n >= 1).
-constexpr int pow2_at_least(int n) {
-  int p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
 
 template <int N>
 struct OsubPolicyT {
