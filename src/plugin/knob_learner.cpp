@@ -102,17 +102,18 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
   }
   if (d.index < 0) logged.call_index = UINT64_MAX;  // NCCL's own choice: no decision to log
   if (c.count == kWaitCap) {                        // the oldest call's latency never came: let it go
-    unpend_locked(c, c.waiting[c.head]);
-    c.head = (c.head + 1) % kWaitCap;
-    --c.count;
+    ++totals_.lost;
+    ++totals_.unlearned;
+    settle_locked(c, c.waiting[c.head]);
   }
-  Waiting w{int16_t(d.index), -1, 0};
+  Waiting w{int16_t(d.index), -1, 0, false};
   if (counted && d.index >= 0 && c.in_flight.count[d.index] < UINT16_MAX) {
     ++c.in_flight.count[d.index];
     ++c.in_flight.total;
     w.pending = int16_t(d.index);
   }
   const size_t at = (c.head + c.count++) % kWaitCap;
+  ++c.calls;
   Waiting& entry = c.waiting[at];
   entry = w;
   if (!c.logged.empty()) c.logged[at] = logged;
@@ -132,23 +133,61 @@ void KnobLearner::unpend_locked(Context& c, const Waiting& w) {
   }
 }
 
+KnobLearner::Waiting* KnobLearner::waiting_locked(Context& c, uint64_t call) {
+  const uint64_t first = c.calls - c.count;
+  if (call < first || call >= c.calls) return nullptr;
+  Waiting& w = c.waiting[(c.head + size_t(call - first)) % kWaitCap];
+  return w.settled ? nullptr : &w;
+}
+
+void KnobLearner::settle_locked(Context& c, Waiting& w) {
+  unpend_locked(c, w);
+  w.pending = -1;
+  w.settled = true;
+  while (c.count > 0 && c.waiting[c.head].settled) {
+    c.head = (c.head + 1) % kWaitCap;
+    --c.count;
+  }
+}
+
+uint64_t KnobLearner::take_unbound_locked(Context& c) {
+  const uint64_t call = std::max(c.bound, c.calls - c.count);  // calls let go of are taken by none
+  if (call >= c.calls) return kNoCall;
+  c.bound = call + 1;
+  return call;
+}
+
+uint64_t KnobLearner::bind_call(int key) {
+  if (key < 0 || key >= kNumContextKeys) return kNoCall;
+  std::lock_guard<std::mutex> lock(mu_);
+  Context* c = contexts_[key].get();
+  return c == nullptr ? kNoCall : take_unbound_locked(*c);
+}
+
 int KnobLearner::find_arm(const Context& c, const Arm& a) const {
   const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
   return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
 }
 
-bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us) {
+bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) {
   if (key < 0 || key >= kNumContextKeys) return false;
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
   if (c == nullptr || c->count == 0) return false;
-  Waiting& oldest = c->waiting[c->head];
-  const Waiting w{oldest.index, oldest.pending,
-                  std::atomic_ref<uint32_t>(oldest.chunk_set).load(std::memory_order_relaxed)};
-  const Logged logged = c->logged.empty() ? Logged{UINT64_MAX} : c->logged[c->head];
-  c->head = (c->head + 1) % kWaitCap;
-  --c->count;
-  unpend_locked(*c, w);
+  if (call == kOldestCall) call = c->calls - c->count;  // the head waits: settled entries leave it
+  Waiting* entry = waiting_locked(*c, call);
+  if (entry == nullptr) return false;  // no decision waits for it (none made, or given up as lost)
+  const size_t at = size_t(entry - c->waiting.data());
+  const Waiting w{entry->index, entry->pending,
+                  std::atomic_ref<uint32_t>(entry->chunk_set).load(std::memory_order_relaxed), false};
+  const Logged logged = c->logged.empty() ? Logged{UINT64_MAX} : c->logged[at];
+  settle_locked(*c, *entry);
+  // Bound calls kLostAfter or more before this one that still wait: their latencies were lost.
+  while (c->count > 0 && c->calls - c->count + kLostAfter <= call && c->calls - c->count < c->bound) {
+    ++totals_.lost;
+    ++totals_.unlearned;
+    settle_locked(*c, c->waiting[c->head]);
+  }
   c->steps_at_feedback = c->steps;
   const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
   // NCCL's own choice was decided as the arm at NCCL's knobs of whatever NCCL picks.
@@ -173,9 +212,11 @@ void KnobLearner::captured(int key, int /*slot*/) {
   if (key < 0 || key >= kNumContextKeys) return;
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
-  if (c == nullptr || c->count == 0) return;
-  --c->count;  // the newest call: the one just decided
-  unpend_locked(*c, c->waiting[(c->head + c->count) % kWaitCap]);
+  if (c == nullptr) return;
+  // The next call to start, as a Coll event would take it (in a group, not the newest decided).
+  Waiting* w = waiting_locked(*c, take_unbound_locked(*c));
+  if (w == nullptr) return;
+  settle_locked(*c, *w);
   ++totals_.unlearned;
 }
 

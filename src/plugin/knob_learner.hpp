@@ -5,10 +5,14 @@
 // stepping exactly like a replay of a knob sweep:
 //   call t of a context: StepRandom(seed, stream id, t) -> policy.select -> arm index
 //   its latency (profiler or report function) -> policy.update(index of the arm that ran, latency)
-// Latencies come back in call order, so each answers the oldest call still waiting; the arm it is
-// credited to is the one that ran (arm_that_ran), which may not be the one decided, and a call
-// whose arm is none of the context's is settled without teaching the policy anything. Decisions
-// whose latencies have not come back count as pending, as in OnlineLearner's local mode.
+// A profiler latency answers the call its Coll event was bound to when it started (bind_call: Coll
+// events start in call order, after the tuner decided the call), so a call whose latency never
+// comes (kernel-channel events lost) shifts no other call's pairing: the chunk a latency is credited
+// with is its own call's. Such a call is settled unlearned once a call kLostAfter later in its
+// context has been answered. A report-function latency answers the oldest call still waiting. The
+// arm a latency is credited to is the one that ran (arm_that_ran), which may not be the one decided,
+// and a call whose arm is none of the context's is settled without teaching the policy anything.
+// Decisions whose latencies have not come back count as pending, as in OnlineLearner's local mode.
 // With a decision log (NCCLBOT_LOG) each context's cost table is logged at each new size, and each
 // decided call whose latency comes back as a knob call record (version 4, log/decision_log_format.hpp):
 // the arm that ran, the arm decided when NCCL ran another, and the decision's probability over the
@@ -62,11 +66,13 @@ class KnobLearner final : public LatencySink {
   // getCollInfo, on the thread that enqueues. The record is read under the lock when the call's
   // latency comes, which is after the call ran, so after this store.
   static void chunk_set(const KnobDecision& d, uint32_t chunk);
-  // The latency of the oldest call of `key` still waiting, and what ran; false when the context is
-  // unknown or no call waits. A bad latency or an arm none of the context's settles the call and
-  // teaches nothing.
-  bool observe_ran(int key, const RanKnobs& ran, double latency_us) override;
-  // The call just decided in `key` was captured into a CUDA graph: its latency will never come as
+  // The oldest call of `key` that no Coll event has taken yet (kNoCall: none waits).
+  uint64_t bind_call(int key) override;
+  // The latency of call `call` of `key` (kOldestCall: the oldest still waiting), and what ran; false
+  // when the context is unknown or the call no longer waits. A bad latency or an arm none of the
+  // context's settles the call and teaches nothing.
+  bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) override;
+  // The next call of `key` to start was captured into a CUDA graph: its latency will never come as
   // the call's, so it is settled now, unlearned. Replays of captured calls are never learned from.
   void captured(int key, int slot) override;
   void observe_replay(int, int, uint64_t, double) override {}
@@ -80,7 +86,11 @@ class KnobLearner final : public LatencySink {
     // Calls settled without teaching the policy: the arm that ran is none of its context's, the
     // latency is no measurement, or the call was captured into a graph.
     uint64_t unlearned = 0;
+    uint64_t lost = 0;  // of those, calls whose latency never came (kLostAfter later calls answered)
   };
+  // A bound call still waiting when a call this many later in its context is answered: its
+  // latency was lost. Later than completion order can be shuffled by the channels' reports.
+  static constexpr uint64_t kLostAfter = 64;
   Totals totals() const;
 
  private:
@@ -88,6 +98,7 @@ class KnobLearner final : public LatencySink {
     int16_t index;       // the decided arm; -1: NCCL's choice
     int16_t pending;     // the index counted pending for it; -1: none
     uint32_t chunk_set;  // the chunk getChunkSize handed over; 0: none (atomic_ref access)
+    bool settled;        // answered (or given up) out of order: waits to leave the ring's head
   };
   // What the log needs of a waiting call (a ring beside `waiting`, kept only with a log).
   struct Logged {
@@ -107,6 +118,8 @@ class KnobLearner final : public LatencySink {
     uint64_t steps_at_feedback = 0;
     std::vector<Waiting> waiting;  // a ring of kWaitCap, oldest at `head`
     size_t head = 0, count = 0;
+    uint64_t calls = 0;          // calls decided, each with an entry: the one at `head` is call calls - count
+    uint64_t bound = 0;          // the next call a Coll event takes
     std::vector<Logged> logged;  // with a log: beside `waiting`
     LoggedSizes logged_sizes;    // with a log
   };
@@ -114,6 +127,12 @@ class KnobLearner final : public LatencySink {
 
   Context& context_locked(int key, uint64_t bytes, const CostTable& table);
   void unpend_locked(Context& c, const Waiting& w);
+  // The entry of call `call` while it waits (in the ring and not settled), else null.
+  Waiting* waiting_locked(Context& c, uint64_t call);
+  // Entry `w` is answered or given up: off the pending counts; settled entries leave the head.
+  void settle_locked(Context& c, Waiting& w);
+  // The next call no Coll event has taken (kNoCall: none), which the caller takes.
+  static uint64_t take_unbound_locked(Context& c);
   int find_arm(const Context& c, const Arm& a) const;
   void log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran, double latency_us);
 

@@ -65,9 +65,11 @@ void KnobTuner::warn_unusable(const CommIdentity& id, int coll, size_t bytes, co
 void KnobTuner::log_summary(const CommIdentity& id) const {
   if (const auto& log = learner_->decision_log()) flush_decision_log(*log, id.log);
   const KnobLearner::Totals t = learner_->totals();
-  id.log.info("knob learner: %llu decisions, %llu latencies learned, %llu calls settled unlearned",
-              (unsigned long long)t.decisions, (unsigned long long)t.learned,
-              (unsigned long long)t.unlearned);
+  id.log.info(
+      "knob learner: %llu decisions, %llu latencies learned, %llu calls settled unlearned (%llu whose "
+      "latency never came)",
+      (unsigned long long)t.decisions, (unsigned long long)t.learned, (unsigned long long)t.unlearned,
+      (unsigned long long)t.lost);
 }
 
 }  // namespace ncclbot::plugin

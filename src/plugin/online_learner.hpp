@@ -113,8 +113,11 @@ class OnlineLearner final : public LatencySink {
   // Leader mode: held back until the protocol lets the policy see it (header comment); a report
   // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
   bool observe(int key, int slot, double latency_us);
+  // Latencies answer this rank's calls in arrival order (local mode: the oldest call waiting; leader
+  // mode: numbered by call), so a Coll event binds no call of its own.
+  uint64_t bind_call(int) override { return kOldestCall; }
   // observe() with what ran as the profiler says it (the channel count is not an arm here).
-  bool observe_ran(int key, const RanKnobs& ran, double latency_us) override {
+  bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t /*call*/) override {
     return observe(key, ran.algo >= 0 && ran.proto >= 0 ? ran.algo * kNumProtos + ran.proto : kUnnamedArm,
                    latency_us);
   }

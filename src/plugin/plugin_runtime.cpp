@@ -190,7 +190,7 @@ bool PluginRuntime::report(uint64_t comm_id, int nranks, int nnodes, int coll, u
   if (key < 0) return false;
   auto learner = learner_for(comm_id, nranks, nnodes);
   if (!learner) return false;
-  return learner->observe_ran(key, RanKnobs{algo, proto, -1}, latency_us);
+  return learner->observe_ran(key, RanKnobs{algo, proto, -1}, latency_us, LatencySink::kOldestCall);
 }
 
 }  // namespace ncclbot::plugin

@@ -52,8 +52,9 @@ struct CollRecord {
   uint32_t magic = kCollMagic;
   ProfilerContext* owner = nullptr;
   int key = -1, slot = -1;
-  RanKnobs ran;        // the algorithm, protocol and channel count the descriptor says ran
-  uint64_t bytes = 0;  // as the tuner saw them
+  uint64_t call = LatencySink::kNoCall;  // the learner's call it answers (LatencySink::bind_call)
+  RanKnobs ran;                          // the algorithm, protocol and channel count the descriptor says ran
+  uint64_t bytes = 0;                    // as the tuner saw them
   int expected_channels = 0, started_channels = 0, stopped_channels = 0;
   bool coll_stopped = false;
   bool captured = false;  // into a CUDA graph: each round of its channels is a replay
@@ -107,7 +108,7 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
     if (coll->captured) {
       ctx->learner->observe_replay(coll->key, coll->slot, coll->bytes, us);
       ++ctx->replays;
-    } else if (ctx->learner->observe_ran(coll->key, coll->ran, us)) {
+    } else if (ctx->learner->observe_ran(coll->key, coll->ran, us, coll->call)) {
       ++ctx->delivered;
     }
   }
@@ -158,8 +159,12 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
     // go unlogged, never taken for another collective's.
     if (ctx->captured_live >= kMaxCapturedCollectives) return;
     ++ctx->captured_live;
-  } else if (ctx->live.size() - ctx->captured_live >= kMaxLiveCollectives) {
-    return;  // channel events are not arriving: stop tracking
+  } else {
+    // Its call, taken now: Coll events start in call order, so a collective whose channels never
+    // report leaves no other call answered by the wrong latency.
+    if (ctx->learner && rec->key >= 0) rec->call = ctx->learner->bind_call(rec->key);
+    if (ctx->live.size() - ctx->captured_live >= kMaxLiveCollectives)
+      return;  // channel events are not arriving: stop tracking
   }
   ctx->live.insert(rec.get());
   *handle = rec.release();

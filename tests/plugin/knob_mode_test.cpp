@@ -55,17 +55,19 @@ int knob_call(StandInNccl& comm) {
 }
 
 // The finalize line's counts, "ncclbot: knob learner: D decisions, L latencies learned, U calls settled
-// unlearned".
+// unlearned (N whose latency never came)".
 struct KnobTotals {
-  long decisions = -1, learned = -1, unlearned = -1;
+  long decisions = -1, learned = -1, unlearned = -1, lost = -1;
 };
 KnobTotals knob_totals() {
   std::lock_guard<std::mutex> lock(log_mutex());
   KnobTotals t;
   for (const auto& l : log_lines())
     if (l.text.rfind("ncclbot: knob learner: ", 0) == 0)
-      std::sscanf(l.text.c_str(), "ncclbot: knob learner: %ld decisions, %ld latencies learned, %ld calls",
-                  &t.decisions, &t.learned, &t.unlearned);
+      std::sscanf(
+          l.text.c_str(),
+          "ncclbot: knob learner: %ld decisions, %ld latencies learned, %ld calls settled unlearned (%ld",
+          &t.decisions, &t.learned, &t.unlearned, &t.lost);
   return t;
 }
 
@@ -298,6 +300,59 @@ TEST(KnobMode, LogsEveryDecidedCallWithTheArmThatRan) {
     EXPECT_EQ(r.latency_us, (ran[k] == 5 ? 50.0 : 70.0) + double(k)) << k;
     EXPECT_EQ(r.propensity, 1.0);
   }
+}
+
+// Kernel-channel events that never arrive (every ninth call's): each latency still meets its own
+// call's decision, so the chunk it is credited with is the chunk that call ran (arrival order alone
+// would pair every later latency with the call before it). A lost call is settled unlearned once a
+// call 64 later in its context has been answered, and UCB1 still settles on the best arm.
+TEST(KnobMode, ALostLatencyLeavesEveryOtherCallItsOwnDecision) {
+  KnobOnline online("ucb1", "channels=0,4,8;chunk=0,64K");
+  const std::string log = temp_dir() + "/lost_knobs.log";
+  EnvVar log_env("NCCLBOT_LOG", log);
+  clear_log();
+  constexpr int kCalls = 600;
+  const auto lost = [](int k) { return k % 9 == 4; };
+  std::vector<int> ran, channels, decided_channels;
+  std::vector<size_t> chunk;
+  int best_late = 0, late = 0;
+  {
+    StandInNccl comm(kNccl230, 0x6b6e6f70, 1, 1);
+    for (int k = 0; k < kCalls; ++k) {
+      if (lost(k)) comm.lose_next_channels();
+      ran.push_back(knob_call(comm));
+      channels.push_back(comm.ran_channels());
+      decided_channels.push_back(comm.tuner_channels());  // 0: NCCL's own, which the arm names as 0
+      chunk.push_back(comm.ran_chunk());
+      if (k >= 500 && !lost(k)) {
+        ++late;
+        best_late += ran.back() == 5 && channels.back() == 8 && chunk.back() == 65536;
+      }
+    }
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  long lost_calls = 0, given_up = 0;
+  for (int k = 0; k < kCalls; ++k)
+    if (lost(k)) {
+      ++lost_calls;
+      given_up += k + 64 <= kCalls - 1;  // the last call (599) is answered
+    }
+  const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
+  ASSERT_EQ(data.calls.size(), size_t(kCalls - lost_calls));
+  for (const auto& r : data.calls) {
+    const int k = int(r.call_index);
+    ASSERT_TRUE(k >= 0 && k < kCalls && !lost(k)) << k;
+    EXPECT_EQ(r.slot, ran[size_t(k)]) << k;
+    EXPECT_EQ(r.channels, decided_channels[size_t(k)]) << k;
+    EXPECT_EQ(r.chunk_bytes, chunk[size_t(k)] == 131072 ? 0u : chunk[size_t(k)]) << k;  // NCCL's: 0
+    EXPECT_EQ(r.latency_us, knob_latency(ran[size_t(k)], channels[size_t(k)], chunk[size_t(k)])) << k;
+  }
+  const KnobTotals t = knob_totals();
+  EXPECT_EQ(t.decisions, kCalls);
+  EXPECT_EQ(t.learned, kCalls - lost_calls);
+  EXPECT_EQ(t.lost, given_up);
+  EXPECT_EQ(t.unlearned, given_up);
+  EXPECT_GE(best_late, late * 9 / 10);
 }
 
 // Thompson sampling states its probabilities only as integrals, over up to 512 arms in knob mode,

@@ -19,7 +19,8 @@
 //                       names the arm that ran, getChunkSize is asked for it, its channels time it;
 //   channels            NCCL's own count (2 unless set) when the tuner leaves nChannels 0, else the
 //                       tuner's, at most a cap (NCCL's overrides: small messages, 32 KiB cells);
-//                       the Coll event announces that many and that many kernel channels report.
+//                       the Coll event announces that many and that many kernel channels report
+//                       (none, when told to lose them).
 // Every plugin call's result is counted; a failure is any result other than success.
 #include <algorithm>
 #include <cstring>
@@ -193,6 +194,9 @@ class StandInNccl {
     channel_cap_ = cap;
   }
   void set_nccl_chunk(size_t bytes) { nccl_chunk_ = bytes; }
+  // The next collective's kernel channels never report (events lost): its Coll event starts and
+  // stops, and no latency can come for it.
+  void lose_next_channels() { lose_channels_ = true; }
   // What the collective being timed runs: its channel count and chunk size (for a latency function).
   int ran_channels() const { return ran_channels_; }
   int tuner_channels() const { return tuner_channels_; }  // what the tuner wrote into nChannels
@@ -338,7 +342,7 @@ class StandInNccl {
   // microseconds, exact in float).
   void run_channels(void* coll, double latency_us) {
     const uint64_t ns = uint64_t(latency_us * 1000.0);
-    for (int ch = 0; ch < ran_channels_; ++ch) {
+    for (int ch = 0; ch < ran_channels_ && !lose_channels_; ++ch) {
       const uint64_t span = ch + 1 < ran_channels_ ? ns / 2 : ns;
       if (release_.profiler == 4)
         channel<NcclProfilerEventDescrV4>(coll, ch, span);
@@ -352,6 +356,7 @@ class StandInNccl {
     clock_ns_ += ns + 1000;
     stop_override_ns_ = 0;
     faulty_channels_ = 0;
+    lose_channels_ = false;
   }
 
   const NcclRelease release_;
@@ -364,6 +369,7 @@ class StandInNccl {
   int pick_ = -1;  // the tuner's pick of the collective being started
   size_t nccl_chunk_ = 131072, ran_chunk_ = 131072;
   ChannelFault fault_ = ChannelFault::kNoStopState;
+  bool lose_channels_ = false;
   long tuner_calls_ = 0;
   std::vector<Captured> captured_;
   std::function<int(int, const CostTable7x3&)> ran_;
