@@ -62,6 +62,11 @@ void CommLearner::log_totals(const CommIdentity& id) const {
       (unsigned long long)id.comm_id, (unsigned long long)learner_->decisions(),
       (unsigned long long)learner_->observations(), (unsigned long long)learner_->unmeasurable_latencies(),
       decision_log::kMinLatencyUs, decision_log::kMaxLatencyUs);
+  if (const uint64_t lost = learner_->lost_calls(); lost > 0)
+    id.log.info(
+        "commId 0x%llx: %llu calls whose latency never came (settled once a call %llu later was answered)",
+        (unsigned long long)id.comm_id, (unsigned long long)lost,
+        (unsigned long long)OnlineLearner::kLostAfter);
   const FeedbackLagHistogram lag = learner_->feedback_lag();
   if (lag.count() > 0)
     id.log.info(

@@ -151,10 +151,7 @@ void KnobLearner::settle_locked(Context& c, Waiting& w) {
 }
 
 uint64_t KnobLearner::take_unbound_locked(Context& c) {
-  const uint64_t call = std::max(c.bound, c.calls - c.count);  // calls let go of are taken by none
-  if (call >= c.calls) return kNoCall;
-  c.bound = call + 1;
-  return call;
+  return take_unbound(c.bound, c.calls - c.count, c.calls);
 }
 
 uint64_t KnobLearner::bind_call(int key) {

@@ -88,9 +88,6 @@ class KnobLearner final : public LatencySink {
     uint64_t unlearned = 0;
     uint64_t lost = 0;  // of those, calls whose latency never came (kLostAfter later calls answered)
   };
-  // A bound call still waiting when a call this many later in its context is answered: its
-  // latency was lost. Later than completion order can be shuffled by the channels' reports.
-  static constexpr uint64_t kLostAfter = 64;
   Totals totals() const;
 
  private:

@@ -18,10 +18,23 @@ class LatencySink {
   // oldest call still waiting (kOldestCall: the report function, which names no call), or none
   // (kNoCall: a collective no decision was waiting for).
   static constexpr uint64_t kNoCall = UINT64_MAX, kOldestCall = UINT64_MAX - 1;
+  // A bound call still waiting when a call this many later in its context has been answered: its
+  // latency was lost (its kernel-channel events never arrived), and it is settled unlearned. A
+  // margin, as the channels' reports may complete two calls out of order.
+  static constexpr uint64_t kLostAfter = 64;
   // A Coll event of context `key` started (NCCL starts them in call order, after the tuner decided
   // the call): the call it is, for observe_ran. A learner that pairs latencies in arrival order
   // answers kOldestCall.
   virtual uint64_t bind_call(int key) = 0;
+  // bind_call's rule over a context's calls: the next one no Coll event has taken, from the oldest
+  // call still waiting on (earlier ones are settled or let go of) and below the next call to be
+  // decided; it advances `bound`. kNoCall when every decided call is taken.
+  static uint64_t take_unbound(uint64_t& bound, uint64_t oldest_waiting, uint64_t next_call) {
+    const uint64_t call = bound > oldest_waiting ? bound : oldest_waiting;
+    if (call >= next_call) return kNoCall;
+    bound = call + 1;
+    return call;
+  }
   // One measured latency of call `call` of context `key`, and what ran (algorithm or protocol -1:
   // NCCL ran something the plugin cannot name). Whether the learner took it as the call's.
   virtual bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) = 0;

@@ -172,6 +172,11 @@ uint64_t OnlineLearner::observations() const {
   return observations_;
 }
 
+uint64_t OnlineLearner::lost_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lost_;
+}
+
 uint64_t OnlineLearner::unmeasurable_latencies() const {
   std::lock_guard<std::mutex> lock(mu_);
   return unmeasurable_;

@@ -112,14 +112,18 @@ class OnlineLearner final : public LatencySink {
   // logged.
   // Leader mode: held back until the protocol lets the policy see it (header comment); a report
   // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
-  bool observe(int key, int slot, double latency_us);
-  // Latencies answer this rank's calls in arrival order (local mode: the oldest call waiting; leader
-  // mode: numbered by call), so a Coll event binds no call of its own.
-  uint64_t bind_call(int) override { return kOldestCall; }
+  // `call`: the call it answers (local mode, from bind_call; kNoCall: none, so it settles nothing and
+  // is not logged), or kOldestCall: the oldest waiting (the report function; leader mode).
+  bool observe(int key, int slot, double latency_us, uint64_t call = kOldestCall);
+  // Local mode: the oldest call of `key` that no Coll event has taken yet (kNoCall: none waits), so
+  // that a latency answers its own call's decision (pending counts, decision log) even when another
+  // call's latency never comes (knob_learner.hpp has the same rule). Leader mode numbers arrivals by
+  // call (header comment): kOldestCall.
+  uint64_t bind_call(int key) override;
   // observe() with what ran as the profiler says it (the channel count is not an arm here).
-  bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t /*call*/) override {
+  bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) override {
     return observe(key, ran.algo >= 0 && ran.proto >= 0 ? ran.algo * kNumProtos + ran.proto : kUnnamedArm,
-                   latency_us);
+                   latency_us, call);
   }
   // CUDA graphs (docs/plugin.md "CUDA graphs"). The call this rank just decided in context `key`
   // was captured into a graph: its latency will never come as that call's (each replay runs the
@@ -170,6 +174,8 @@ class OnlineLearner final : public LatencySink {
   // Latencies outside decision_log::latency_measurable (a wrapped timer, a reported 1e300): dropped,
   // neither learned from nor logged.
   uint64_t unmeasurable_latencies() const;
+  // Local mode: calls whose latency never came (settled kLostAfter calls later).
+  uint64_t lost_calls() const;
   // Contexts retired because the ranks' cost tables had other usable arms (before the context
   // started, or a follower's later table lacked one of the policy's arms).
   uint64_t table_mismatches() const;
@@ -220,6 +226,7 @@ class OnlineLearner final : public LatencySink {
     std::vector<int8_t> awaiting;
     size_t awaiting_head = 0, awaiting_count = 0;
     uint64_t awaiting_first = 0;
+    uint64_t bound = 0;  // local mode: the next call a Coll event takes (bind_call)
     // With a decision log: the decided calls not yet measured, oldest first, and each size of the
     // context whose cost table the log holds, with NCCL's pick for it (a size class holds several
     // sizes; a context restored from a state file starts with none).
@@ -289,11 +296,26 @@ class OnlineLearner final : public LatencySink {
   // call order, so it answers the oldest call still waiting, whose decision is settled whichever
   // arm NCCL ran (captured calls, whose latency never comes, are passed over).
   static void settle_oldest_locked(Context& c);
+  // Local mode: the latency of call `call` (from bind_call) came back: its decision is settled, and
+  // bound calls kLostAfter or more before it that still wait are settled as lost (counted).
+  void settle_call_locked(Context& c, uint64_t call);
+  // Local mode: the next call no Coll event has taken (kNoCall: none), which the caller takes.
+  static uint64_t take_unbound_locked(Context& c);
+  // settle_call_locked, or settle_oldest_locked for kOldestCall; nothing for kNoCall.
+  void settle_answer_locked(Context& c, uint64_t call) {
+    if (call == kOldestCall)
+      settle_oldest_locked(c);
+    else if (call != kNoCall)
+      settle_call_locked(c, call);
+  }
+  // Local mode with a log: the pending ring's entries of calls before `call` are dropped (their
+  // latencies never came, or came out of order); whether the head is then call `call`'s.
+  bool align_pending_locked(Context& c, uint64_t call);
   // Local mode: call `index` was captured into a CUDA graph: its decision is settled now.
   static void settle_captured_locked(Context& c, uint64_t index);
   // Updates the policy with the latency of the context's next call (`absorbed`), and takes that
   // call's decision off the pending counts.
-  void absorb_locked(Context& c, int slot, double latency_us);
+  void absorb_locked(Context& c, int slot, double latency_us, uint64_t call = kOldestCall);
   // Absorbs held latencies while fewer than `end` are absorbed.
   void absorb_held_locked(Context& c, uint64_t end) {
     while (c.absorbed < end && !c.held.empty()) {
@@ -360,7 +382,8 @@ class OnlineLearner final : public LatencySink {
   const MemoLimits limits_;
   mutable std::mutex mu_;
   bool active_ = true;
-  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0, unmeasurable_ = 0;
+  uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0, unmeasurable_ = 0,
+           lost_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
   bool last_counted_ = false;               // the last fresh decision counts as pending

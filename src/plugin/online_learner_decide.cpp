@@ -75,6 +75,34 @@ void OnlineLearner::settle_oldest_locked(Context& c) {
   if (c.awaiting_count > 0) unpend(c, pop());
 }
 
+void OnlineLearner::settle_call_locked(Context& c, uint64_t call) {
+  settle_captured_locked(c, call);
+  while (c.awaiting_count > 0) {
+    const int8_t s = c.awaiting[c.awaiting_head];
+    const bool lost = c.awaiting_first + kLostAfter <= call && c.awaiting_first < c.bound;
+    if (s != Context::kSettled && !lost) break;
+    if (s != Context::kSettled) {
+      unpend(c, s);
+      ++lost_;
+    }
+    c.awaiting_head = (c.awaiting_head + 1) % Context::kAwaitCap;
+    --c.awaiting_count;
+    ++c.awaiting_first;
+  }
+}
+
+uint64_t OnlineLearner::take_unbound_locked(Context& c) {
+  return take_unbound(c.bound, c.awaiting_count > 0 ? c.awaiting_first : c.next_call, c.next_call);
+}
+
+uint64_t OnlineLearner::bind_call(int key) {
+  if (key < 0 || key >= kNumContextKeys) return kNoCall;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (memoize_) return kOldestCall;
+  Context* c = contexts_[key].get();
+  return c == nullptr ? kNoCall : take_unbound_locked(*c);
+}
+
 void OnlineLearner::settle_captured_locked(Context& c, uint64_t index) {
   if (index < c.awaiting_first || index - c.awaiting_first >= c.awaiting_count) return;
   int8_t& s = c.awaiting[(c.awaiting_head + size_t(index - c.awaiting_first)) % Context::kAwaitCap];

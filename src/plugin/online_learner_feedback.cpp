@@ -11,9 +11,9 @@
 
 namespace ncclbot::plugin {
 
-void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us) {
+void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us, uint64_t call) {
   if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
-  if (!memoize_) settle_oldest_locked(c);  // whichever arm ran: credited to it, its call settled
+  if (!memoize_) settle_answer_locked(c, call);  // whichever arm ran: credited to it, its call settled
   const uint64_t index = c.absorbed++;
   // The decision of that call is no longer pending (calls outside the memo were never counted).
   if (index < c.memo_base || index - c.memo_base >= c.memo.size()) return;
@@ -73,7 +73,15 @@ void OnlineLearner::log_call_locked(int key, Context& c, int slot, double latenc
   }
 }
 
-bool OnlineLearner::observe(int key, int slot, double latency_us) {
+bool OnlineLearner::align_pending_locked(Context& c, uint64_t call) {
+  while (c.pending_count > 0 && c.pending[c.pending_head].index < call) {
+    pop_pending_locked(c);
+    log_->drop();
+  }
+  return c.pending_count > 0 && c.pending[c.pending_head].index == call;
+}
+
+bool OnlineLearner::observe(int key, int slot, double latency_us, uint64_t call) {
   if (key < 0 || key >= kNumContextKeys || !(is_nccl_slot(slot) || slot == kUnnamedArm)) return false;
   // A value the log readers would refuse is no measurement: never learned from, never logged.
   const bool measurable = decision_log::latency_measurable(latency_us);
@@ -82,13 +90,24 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
   Context* c = contexts_[key].get();
   if (c == nullptr) return false;
   c->steps_at_feedback = c->steps;
-  // Still the answer to this rank's oldest logged decision, whose call is then not logged: the
-  // next latency must meet its own call's decision.
+  if (memoize_) call = kOldestCall;  // leader mode: arrivals numbered by call
+  // With a log, the decision this latency answers is at the pending ring's head: its own call's
+  // (local mode with a bound call: the entries of earlier calls whose latencies never came are
+  // dropped first; none when the call's decision is gone), or the oldest's.
+  const bool own_entry = !log_ || call == kOldestCall || (call != kNoCall && align_pending_locked(*c, call));
+  const auto log_call = [&] {
+    if (own_entry)
+      log_call_locked(key, *c, slot, latency_us);
+    else
+      log_->drop();
+  };
+  // Still the answer to its logged decision, whose call is then not logged: the next latency must
+  // meet its own call's decision.
   const bool named = slot != kUnnamedArm;
-  if ((!measurable || !named) && log_ && c->pending_count > 0) pop_pending_locked(*c);
+  if ((!measurable || !named) && log_ && own_entry && c->pending_count > 0) pop_pending_locked(*c);
   // An arm outside the context's (NCCL ran something the table did not offer): logged as a call
   // NCCL ran otherwise, never learned from.
-  if (measurable && named && !c->mask.has(slot) && log_) log_call_locked(key, *c, slot, latency_us);
+  if (measurable && named && !c->mask.has(slot) && log_) log_call();
   if (!measurable || !named || !c->mask.has(slot)) {
     // Leader mode: still the report of the leader's next call in this context, which the policy
     // cannot learn from; a placeholder keeps the arrivals numbered by call.
@@ -98,12 +117,12 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
       hold_captured_locked(*c);
       release_held_locked(key, *c);
     } else if (!memoize_) {
-      settle_oldest_locked(*c);  // local mode: still the answer to this rank's oldest call
+      settle_answer_locked(*c, call);  // local mode: still the answer to its call
     }
     return false;
   }
   if (absorbs_at_once_locked() && c->held.empty()) {
-    absorb_locked(*c, slot, latency_us);
+    absorb_locked(*c, slot, latency_us, call);
   } else {
     hold_captured_locked(*c);
     c->held.push_back({latency_us, slot});
@@ -111,7 +130,7 @@ bool OnlineLearner::observe(int key, int slot, double latency_us) {
     release_held_locked(key, *c);
   }
   ++observations_;
-  if (log_) log_call_locked(key, *c, slot, latency_us);
+  if (log_) log_call();
   return true;
 }
 
@@ -121,8 +140,10 @@ void OnlineLearner::captured(int key, int /*slot: settled by its call index*/) {
   Context* c = contexts_[key].get();
   if (c == nullptr || c->next_call + own_calls_[key] == 0) return;
   ++captured_;
-  // The captured call: this rank's latest of the context.
-  const uint64_t index = memoize_ ? own_calls_[key] - 1 : c->next_call - 1;
+  // The captured call: this rank's latest of the context (leader mode), the next call to start
+  // (local mode: in a group, not always the newest decided).
+  uint64_t index = memoize_ ? own_calls_[key] - 1 : take_unbound_locked(*c);
+  if (index == kNoCall) index = c->next_call - 1;
   if (!absorbs_at_once_locked()) {
     // Its place among the arrivals: now, when every earlier call's latency is in, else when they are.
     if (index <= c->absorbed + c->held.size()) {

@@ -207,6 +207,54 @@ TEST(OverriddenArm, ACallRunAsAnUnnamedKernelIsAnsweredAndLaterCallsKeepTheirOwn
   }
 }
 
+// Kernel-channel events that never arrive (every seventh call's): each later latency is still
+// logged with its own call and its own decision's probability (ε-greedy: the greedy arm's and an
+// explored arm's differ), the lost calls are left out, and the tuner's finalize line counts those
+// given up (a call 64 later answered). Before, every latency after a lost one was logged with the
+// call before its own.
+TEST(OverriddenArm, ALostLatencyLeavesEveryLaterCallItsOwnDecision) {
+  OverriddenOnline online("egreedy:eps=0.3,decay=0,n0=1");
+  const std::string log = temp_dir() + "/lost.log";
+  EnvVar log_env("NCCLBOT_LOG", log);
+  clear_log();
+  constexpr int kCalls = 400;
+  const auto lost = [](int k) { return k % 7 == 3; };
+  std::vector<int> ran, picks;
+  {
+    StandInNccl comm(kNccl231, 0x1057, 8, 1);
+    for (int call = 0; call < kCalls; ++call) {
+      if (lost(call)) comm.lose_next_channels();
+      ran.push_back(
+          comm.group({{4, 4096}}, overridden_table(), false, [&](size_t, int) { return 100.0 + call; })[0]);
+    }
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  long lost_calls = 0, given_up = 0;
+  for (int k = 0; k < kCalls; ++k)
+    if (lost(k)) {
+      ++lost_calls;
+      given_up += k + 64 <= kCalls - 1;
+    }
+  const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
+  ASSERT_EQ(data.calls.size(), size_t(kCalls - lost_calls));
+  int greedy_probability = 0, explored_probability = 0;
+  for (const auto& r : data.calls) {
+    const int k = int(r.call_index);
+    ASSERT_TRUE(k < kCalls && !lost(k)) << k;
+    EXPECT_EQ(r.latency_us, 100.0 + double(k)) << k;
+    EXPECT_EQ(r.slot, ran[size_t(k)]) << k;
+    // eps = 0.3 over 4 arms: 0.3 / 4 + 0.7 for the greedy arm, 0.3 / 4 for any other.
+    const bool greedy = std::fabs(r.propensity - 0.775) < 1e-9,
+               explored = std::fabs(r.propensity - 0.075) < 1e-9;
+    EXPECT_TRUE(greedy || explored) << k << " " << r.propensity;
+    greedy_probability += greedy;
+    explored_probability += explored;
+  }
+  EXPECT_GT(explored_probability, 20);
+  EXPECT_GT(greedy_probability, 200);
+  EXPECT_TRUE(logged(kNcclLogInfo, std::to_string(given_up) + " calls whose latency never came"));
+}
+
 // `ope` and `telemetry` read the log of a greedy run with 20% of its calls run otherwise (the
 // policy of the message they refused it with before): those calls are left out and counted.
 TEST(OverriddenArm, OpeAndTelemetryReadTheLogOfARunNcclOverrode) {

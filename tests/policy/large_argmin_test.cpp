@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ncclbot/policy/arm_blocks.hpp"
+#include "ncclbot/policy/egreedy.hpp"
 #include "ncclbot/policy/greedy.hpp"
 #include "ncclbot/policy/kinetic_argmin.hpp"
 #include "ncclbot/policy/ucb1.hpp"
@@ -184,8 +185,10 @@ TEST(KineticArgmin, Ucb1OverManyArmsPicksAsItsRuleReadOverEveryArm) {
   }
 }
 
-// Greedy over knob arms (block minima) picks the smallest mean, lowest arm on a tie.
-TEST(ArmBlocks, GreedyOverManyArmsPicksTheSmallestMean) {
+// Greedy and epsilon-greedy's greedy branch (eps = 0) over knob arms (block minima) pick the
+// smallest mean, lowest arm on a tie.
+template <typename Policy>
+void picks_the_smallest_mean(typename Policy::Params params) {
   const int k = 200;
   std::vector<float> prior(kLarge, -1.0f);
   for (int j = 0; j < k; ++j) prior[size_t(j)] = float(60 - j % 5);  // ties: arms 4, 9, 14, ... at 56
@@ -193,8 +196,8 @@ TEST(ArmBlocks, GreedyOverManyArmsPicksTheSmallestMean) {
   ctx.mask = ArmIndexSet<kLarge>::none();
   for (int j = 0; j < k; ++j) ctx.mask.set(j);
   ctx.prior_us = prior.data();
-  GreedyPolicyT<kLarge> policy;
-  policy.params = {1.0};
+  Policy policy;
+  policy.params = params;
   policy.reset(ctx);
   StepRandom rng(1, 2, 0);
   EXPECT_EQ(policy.select(rng), 4);
@@ -202,4 +205,9 @@ TEST(ArmBlocks, GreedyOverManyArmsPicksTheSmallestMean) {
   EXPECT_EQ(policy.select(rng), 9);
   policy.update(197, 10.0);  // (58 + 10) / 2 = 34
   EXPECT_EQ(policy.select(rng), 197);
+}
+
+TEST(ArmBlocks, GreedyOverManyArmsPicksTheSmallestMean) {
+  picks_the_smallest_mean<GreedyPolicyT<kLarge>>({1.0});
+  picks_the_smallest_mean<EpsGreedyPolicyT<kLarge>>({0.0, 0.0, 1.0});
 }

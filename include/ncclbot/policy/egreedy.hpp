@@ -5,8 +5,9 @@
 //   Machine Learning 47, 2002).
 // Each step draws two policy words: u = uniform_open01(w0), w1. If u < eps_t it explores,
 // a_t = arm[uniform_below(w1, K)]; otherwise it plays greedy's choice (greedy.hpp: untried arms
-// first, then argmin of the prior-warmed means). Committed arm: argmin of the means.
-#include "ncclbot/policy/arm_stats.hpp"
+// first, then argmin of the prior-warmed means). Committed arm: argmin of the means. Over knob
+// arms the host finds the smallest mean through per-block minima (arm_blocks.hpp): the same arm.
+#include "ncclbot/policy/arm_blocks.hpp"
 
 namespace ncclbot {
 
@@ -19,9 +20,13 @@ struct EpsGreedyPolicyT {
   };
   Params params;
   ArmStatsT<N> stats;
+  [[no_unique_address]] ArmBlocksT<N> blocks;  // derived from mean, used where kUsed
   static constexpr bool kDeterministic = false;
 
-  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) { stats.reset(ctx, params.n0, ObsScale::kLinear); }
+  NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
+    stats.reset(ctx, params.n0, ObsScale::kLinear);
+    if constexpr (ArmBlocksT<N>::kUsed) blocks.build(stats);
+  }
   NCCLBOT_HD int select(StepRandom& rng) {
     bool explored = false;
     return choose(rng, explored);
@@ -62,11 +67,16 @@ struct EpsGreedyPolicyT {
     *probability = greedy_arm ? greedy_probability() : explore_rate() / double(stats.arms.k);
     return slot;
   }
-  NCCLBOT_HD void update(int slot, double latency_us) { stats.add(stats.arms.index[slot], latency_us); }
+  NCCLBOT_HD void update(int slot, double latency_us) {
+    const int j = stats.arms.index[slot];
+    stats.add(j, latency_us);
+    if constexpr (ArmBlocksT<N>::kUsed) blocks.refresh(stats, j);
+  }
   NCCLBOT_HD int commit(StepRandom&) const { return stats.committed_slot(); }
   template <typename F>
   NCCLBOT_HD void visit_state(F&& f) {
     stats.visit_state(f);
+    if constexpr (ArmBlocksT<N>::kUsed) blocks.build(stats);
   }
 
  private:
@@ -80,7 +90,9 @@ struct EpsGreedyPolicyT {
   // decisions pending, greedy's pending rule.
   NCCLBOT_HD int greedy_index(const PendingPullsT<N>* pending) const {
     if (pending && pending->total > 0) return stats.greedy_pending(*pending);
-    return stats.untried == 0 ? stats.argmin_mean() : stats.first_untried();
+    if (stats.untried > 0) return stats.first_untried();
+    if constexpr (ArmBlocksT<N>::kUsed) return blocks.argmin_mean(stats);
+    return stats.argmin_mean();
   }
   NCCLBOT_HD int choose(StepRandom& rng, bool& explored, const PendingPullsT<N>* pending = nullptr) {
     if (stats.arms.k == 0) return -1;
