@@ -95,7 +95,7 @@ TEST(KineticArgmin, EveryArgminEqualsTheScan) {
   for (int k : {1, 2, 3, 17, 160, 300, 448, 512}) {
     LargeArms a(k, 11 + uint64_t(k));
     KineticArgminT<kLarge> tournament;
-    tournament.build(a.stats);
+    tournament.build(a.stats, 1);
     double s = 0.0;
     int at_crossings = 0;
     for (int step = 0; step < 4000; ++step) {
@@ -134,7 +134,7 @@ TEST(KineticArgmin, EveryArgminEqualsTheScan) {
 TEST(KineticArgmin, ABoundlessScaleReadsEveryArm) {
   LargeArms a(300, 5);
   KineticArgminT<kLarge> tournament;
-  tournament.build(a.stats);
+  tournament.build(a.stats, 1);
   for (double s : {-0.7, 1.5, -3.0, 0.25})
     EXPECT_EQ(tournament.argmin(a.stats, a.inv, s), first_min_index(a, s)) << s;
   EXPECT_EQ(tournament.argmin(a.stats, a.inv, HUGE_VAL), lower_confidence_argmin(a.stats, a.inv, HUGE_VAL));
@@ -154,7 +154,7 @@ TEST(KineticArgmin, Ucb1OverManyArmsPicksAsItsRuleReadOverEveryArm) {
     Ucb1PolicyT<kLarge> policy;
     policy.params = {0.3, 1.0};
     policy.reset(ctx);
-    EXPECT_EQ(policy.use_tournament, k >= Ucb1PolicyT<kLarge>::kTournamentArms);
+    EXPECT_EQ(policy.tournament.active, k >= KineticArgminT<kLarge>::kMinArms);
     std::vector<double> count(size_t(k), 1.0), sum(size_t(k), 0.0);
     for (int j = 0; j < k; ++j) sum[size_t(j)] = double(prior[size_t(j)]);
     StepRandom step_rng(1, 2, 0);

@@ -38,12 +38,20 @@ struct KineticArgminT {
   static constexpr bool kUsed = true;
 #endif
   static constexpr int kNodes = 2 * pow2_at_least(N);
+  // Below this many arms the scan is cheaper than the path of plays an update costs (docs/
+  // performance.md: on knob sweeps of 105 and 210 arms the tournament replayed 1.3x slower and
+  // 1.5x faster than the scan), so build() leaves the tournament off and the policy scans.
+  static constexpr int kMinArms = 160;
+  bool active;             // k >= kMinArms: argmin() may be asked
   int16_t winner[kNodes];  // packed arm; -1 for a leaf past the last arm
   double lo[kNodes];       // the subtree's window: every comparison in it holds for s in [lo, hi]
   double hi[kNodes];
   int leaves;  // (members set by build(), none initialised)
 
-  NCCLBOT_HD void build(const ArmStatsT<N>& stats) {
+  // `min_arms`: tests build it for any k.
+  NCCLBOT_HD void build(const ArmStatsT<N>& stats, int min_arms = kMinArms) {
+    active = stats.arms.k >= min_arms;
+    if (!active) return;
     leaves = pow2_at_least(stats.arms.k > 0 ? stats.arms.k : 1);
     for (int j = 0; j < leaves; ++j) {
       winner[leaves + j] = int16_t(j < stats.arms.k ? j : -1);
@@ -54,7 +62,8 @@ struct KineticArgminT {
   }
   // Arm j's mean or 1 / sqrt(N_j) changed: its path is played again at the next argmin.
   NCCLBOT_HD void moved(int j) {
-    for (int n = (leaves + j) / 2; n >= 1; n /= 2) stale(n);
+    if (active)
+      for (int n = (leaves + j) / 2; n >= 1; n /= 2) stale(n);
   }
 
   // lower_confidence_argmin(stats, inv, scale), k >= 1.

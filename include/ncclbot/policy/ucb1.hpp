@@ -22,10 +22,8 @@
 // The CUDA kernels and the tuner plugin pass none and compute the value.
 //
 // Over knob arms (N > kNumArms) the host finds m* through per-block minima (arm_blocks.hpp) and, in
-// contexts of at least kTournamentArms arms, the argmin through a kinetic tournament
-// (kinetic_argmin.hpp): the same arm, without reading every arm on every call. Below that the scan
-// is cheaper than the tournament's path of plays (docs/performance.md: on knob sweeps of 105 and
-// 210 arms the tournament replayed 1.3x slower and 1.5x faster than the scan).
+// contexts of at least KineticArgminT::kMinArms arms, the argmin through a kinetic tournament
+// (kinetic_argmin.hpp): the same arm, without reading every arm on every call.
 #include <cmath>
 
 #include "ncclbot/policy/arm_blocks.hpp"
@@ -48,8 +46,6 @@ struct Ucb1PolicyT {
   // Engine caches derived from mean and inv_sqrt_count, never state; used where kUsed.
   [[no_unique_address]] ArmBlocksT<N> blocks;
   [[no_unique_address]] KineticArgminT<N> tournament;
-  bool use_tournament;  // kUsed and k >= kTournamentArms
-  static constexpr int kTournamentArms = 160;
 
   NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     stats.reset(ctx, params.n0, ObsScale::kLinear);
@@ -60,11 +56,9 @@ struct Ucb1PolicyT {
   }
 
   NCCLBOT_HD void build_caches() {
-    use_tournament = false;
     if constexpr (ArmBlocksT<N>::kUsed) {
       blocks.build(stats);
-      use_tournament = stats.arms.k >= kTournamentArms;
-      if (use_tournament) tournament.build(stats);
+      tournament.build(stats);
     }
   }
 
@@ -79,7 +73,7 @@ struct Ucb1PolicyT {
                              : exploration_bonus(stats.total);
     if constexpr (ArmBlocksT<N>::kUsed) {
       const double scale = params.c * blocks.lowest() * bonus;
-      if (use_tournament) return stats.arms.slot[tournament.argmin(stats, inv_sqrt_count, scale)];
+      if (tournament.active) return stats.arms.slot[tournament.argmin(stats, inv_sqrt_count, scale)];
       return stats.arms.slot[lower_confidence_argmin(stats, inv_sqrt_count, scale)];
     }
     const double scale = params.c * min_of(stats.mean, k) * bonus;
@@ -98,7 +92,7 @@ struct Ucb1PolicyT {
     inv_sqrt_count[j] = 1.0 / sqrt(stats.count[j]);
     if constexpr (ArmBlocksT<N>::kUsed) {
       blocks.refresh(stats, j);
-      if (use_tournament) tournament.moved(j);
+      tournament.moved(j);
     }
   }
 
