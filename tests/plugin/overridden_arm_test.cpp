@@ -323,6 +323,36 @@ TEST(OverriddenArm, ASymmetricKernelIsNeverCreditedToTheDecidedArm) {
 // Bad input from a v7 profiler: a symmetric-kernel Coll event with no kernelVariant, algorithm or
 // protocol, for a context no decision was made in, with its one kernel channel: every call returns
 // success, nothing is credited, and the finalize line counts it.
+// NCCL 2.31's own selection in the stand-in: a symmetric kernel, priced per call from 2 to 21 us
+// against general entries of 10 to 13 us, runs whenever it is below every entry the tuner left.
+// With the plugin off, it runs on about two fifths of the calls, and the profiler settles each one
+// unlearned; with an online policy deciding every call (its entry written as 0), the decided
+// general arm runs on every call and no symmetric kernel does.
+TEST(OverriddenArm, UnderNccl231sSelectionTheDecidedArmAlwaysRuns) {
+  const auto symmetric_us = [](long call) { return 2.0f + float((uint64_t(call) * 7919u) % 20u); };
+  int symmetric_off = 0;
+  {
+    EnvVar off("NCCLBOT_MODE", "off");
+    StandInNccl comm(kNccl231, 0x5e10, 8, 1);
+    comm.price_symmetric_kernels(symmetric_us);
+    for (int arm : overridden_run(comm, 2000)) symmetric_off += arm == kStandInSymmetricArm;
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_GT(symmetric_off, 600);
+  EXPECT_LT(symmetric_off, 1000);
+  OverriddenOnline online("egreedy:eps=0.3,decay=0,n0=1");
+  clear_log();
+  {
+    StandInNccl comm(kNccl231, 0x5e11, 8, 1);
+    comm.price_symmetric_kernels(symmetric_us);
+    const std::vector<int> ran = overridden_run(comm, 3000);
+    ASSERT_EQ(comm.picks().size(), ran.size());
+    for (size_t k = 0; k < ran.size(); ++k) ASSERT_EQ(ran[k], comm.picks()[k]) << k;
+    EXPECT_EQ(comm.failures(), 0);
+  }
+  EXPECT_TRUE(logged(kNcclLogInfo, "), 0 symmetric-kernel collectives not learned"));
+}
+
 TEST(OverriddenArm, ASymmetricEventWithNoNamesAndNoDecisionIsCountedAndHarmless) {
   OverriddenOnline online("greedy:n0=1");
   clear_log();

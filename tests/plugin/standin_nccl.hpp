@@ -14,6 +14,8 @@
 //                       tuner call;
 //   copy-engine (v6)    CollApi start and stop, CeColl start (parentObj: its CollApi handle) and
 //                       stop; no tuner call, no kernel channels;
+//   symmetric kernels   (price_symmetric_kernels, 2.31 on) one more modelled time per collective,
+//                       never shown to the tuner; it runs when below every entry the tuner left;
 //   another arm         (run_instead) NCCL runs an arm other than the tuner's pick, as a registered
 //                       buffer, a user restriction or a symmetric kernel makes it: the Coll event
 //                       names the arm that ran, getChunkSize is asked for it, its channels time it;
@@ -104,7 +106,12 @@ class StandInNccl {
       for (int s = 0; s < 21; ++s)  // an entry NCCL removed stays removed
         if (table.t[s / 3][s % 3] < 0.0f && t.t[s / 3][s % 3] >= 0.0f) ++revived_;
       const int pick = t.pick();
-      const int arm = ran_ ? ran_(pick, table) : pick;
+      int arm = ran_ ? ran_(pick, table) : pick;
+      // NCCL 2.31's rule: a symmetric kernel priced below every entry the tuner left runs instead.
+      if (symmetric_us_ && arm == pick && pick >= 0) {
+        const float sym = symmetric_us_(tuner_calls_ - 1);
+        if (sym >= 0.0f && sym < t.t[pick / 3][pick % 3]) arm = kStandInSymmetricArm;
+      }
       picks_.push_back(pick);
       arms.push_back(arm);
       pick_ = pick;
@@ -164,6 +171,10 @@ class StandInNccl {
   // From now on NCCL runs ran(pick, offered) instead of the tuner's pick (`offered`: the table NCCL
   // passed the tuner); an empty function runs the pick.
   void run_instead(std::function<int(int pick, const CostTable7x3& offered)> ran) { ran_ = std::move(ran); }
+  // NCCL 2.31 and later: the modelled time of the cheapest symmetric kernel for the `call`-th
+  // collective (negative: none), which NCCL never shows the tuner and runs when it is below every
+  // entry of the table the tuner returned (NCCL src/tuning/tuning.cc: the minimum over all ids).
+  void price_symmetric_kernels(std::function<float(long call)> us) { symmetric_us_ = std::move(us); }
   // The tuner's pick of every collective so far, in call order.
   const std::vector<int>& picks() const { return picks_; }
 
@@ -373,6 +384,7 @@ class StandInNccl {
   long tuner_calls_ = 0;
   std::vector<Captured> captured_;
   std::function<int(int, const CostTable7x3&)> ran_;
+  std::function<float(long)> symmetric_us_;
   std::vector<int> picks_;
 };
 
