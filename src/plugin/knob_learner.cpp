@@ -100,12 +100,8 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
     ++c.steps;
     if (index >= 0 && index < int(c.arms.size())) d = {index, c.arms[size_t(index)]};
   }
-  if (d.index < 0) logged.call_index = UINT64_MAX;  // NCCL's own choice: no decision to log
-  if (c.count == kWaitCap) {                        // the oldest call's latency never came: let it go
-    ++totals_.lost;
-    ++totals_.unlearned;
-    settle_locked(c, c.waiting[c.head]);
-  }
+  if (d.index < 0) logged.call_index = UINT64_MAX;        // NCCL's own choice: no decision to log
+  if (c.count == kWaitCap) settle_oldest_lost_locked(c);  // its latency never came: let it go
   Waiting w{int16_t(d.index), -1, 0, false};
   if (counted && d.index >= 0 && c.in_flight.count[d.index] < UINT16_MAX) {
     ++c.in_flight.count[d.index];
@@ -150,6 +146,12 @@ void KnobLearner::settle_locked(Context& c, Waiting& w) {
   }
 }
 
+void KnobLearner::settle_oldest_lost_locked(Context& c) {
+  ++totals_.lost;
+  ++totals_.unlearned;
+  settle_locked(c, c.waiting[c.head]);
+}
+
 uint64_t KnobLearner::take_unbound_locked(Context& c) {
   return take_unbound(c.bound, c.calls - c.count, c.calls);
 }
@@ -180,11 +182,8 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, u
   const Logged logged = c->logged.empty() ? Logged{UINT64_MAX} : c->logged[at];
   settle_locked(*c, *entry);
   // Bound calls kLostAfter or more before this one that still wait: their latencies were lost.
-  while (c->count > 0 && c->calls - c->count + kLostAfter <= call && c->calls - c->count < c->bound) {
-    ++totals_.lost;
-    ++totals_.unlearned;
-    settle_locked(*c, c->waiting[c->head]);
-  }
+  while (c->count > 0 && c->calls - c->count + kLostAfter <= call && c->calls - c->count < c->bound)
+    settle_oldest_lost_locked(*c);
   c->steps_at_feedback = c->steps;
   const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
   // NCCL's own choice was decided as the arm at NCCL's knobs of whatever NCCL picks.

@@ -128,6 +128,8 @@ class KnobLearner final : public LatencySink {
   Waiting* waiting_locked(Context& c, uint64_t call);
   // Entry `w` is answered or given up: off the pending counts; settled entries leave the head.
   void settle_locked(Context& c, Waiting& w);
+  // The oldest waiting call's latency never came: settled unlearned and counted lost (count > 0).
+  void settle_oldest_lost_locked(Context& c);
   // The next call no Coll event has taken (kNoCall: none), which the caller takes.
   static uint64_t take_unbound_locked(Context& c);
   int find_arm(const Context& c, const Arm& a) const;

@@ -2,7 +2,7 @@
 
 namespace ncclbot {
 
-// The smallest power of two at least n (n >= 1): the leaves of a tournament over n entries.
+// The smallest power of two at least n (1 for n <= 1): the leaves of a tournament over n entries.
 constexpr int pow2_at_least(int n) {
   int p = 1;
   while (p < n) p *= 2;

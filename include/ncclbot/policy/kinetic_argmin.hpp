@@ -52,7 +52,7 @@ struct KineticArgminT {
   NCCLBOT_HD void build(const ArmStatsT<N>& stats, int min_arms = kMinArms) {
     active = stats.arms.k >= min_arms;
     if (!active) return;
-    leaves = pow2_at_least(stats.arms.k > 0 ? stats.arms.k : 1);
+    leaves = pow2_at_least(stats.arms.k);
     for (int j = 0; j < leaves; ++j) {
       winner[leaves + j] = int16_t(j < stats.arms.k ? j : -1);
       lo[leaves + j] = -HUGE_VAL;

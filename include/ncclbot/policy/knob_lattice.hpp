@@ -61,20 +61,8 @@ struct KnobLatticeT {
     // count by chunk size the chunk links, those of one channel count and chunk size by index the
     // rings of arms that share their knobs.
     Index order[N];
-    link_runs(
-        order, k,
-        [&](int a, int b) {
-          return key_less(group[a], chunk[a], channels[a], group[b], chunk[b], channels[b]);
-        },
-        [&](int a, int b) { return group[a] == group[b] && chunk[a] == chunk[b]; }, channels, up_channels,
-        down_channels, zero_channels, first_channels);
-    link_runs(
-        order, k,
-        [&](int a, int b) {
-          return key_less(group[a], channels[a], chunk[a], group[b], channels[b], chunk[b]);
-        },
-        [&](int a, int b) { return group[a] == group[b] && channels[a] == channels[b]; }, chunk, up_chunk,
-        down_chunk, zero_chunk, first_chunk);
+    link_runs(order, k, group, chunk, channels, up_channels, down_channels, zero_channels, first_channels);
+    link_runs(order, k, group, channels, chunk, up_chunk, down_chunk, zero_chunk, first_chunk);
     for (int j = 0; j < k; ++j) order[j] = Index(j);
     sort_indices(order, k,
                  [&](int a, int b) { return key_less(channels[a], chunk[a], a, channels[b], chunk[b], b); });
@@ -135,14 +123,18 @@ struct KnobLatticeT {
     }
   }
 
-  // The links along one knob (values `knob`): the arms sorted by `less` fall into runs that `same_run`
-  // holds together, each ascending in the knob with NCCL's own value (0) first; an arm off 0 links up
-  // and down its run and to the run's 0, the arm at 0 to the run's smallest other value.
-  template <typename K, typename Less, typename SameRun>
-  NCCLBOT_HD static void link_runs(Index* order, int k, Less less, SameRun same_run, const K* knob, Index* up,
-                                   Index* down, Index* zero, Index* first) {
+  // The links along one knob (values `knob`): the arms sorted by (group, other knob, knob) fall into
+  // runs of one group and one value of the other knob, each ascending in the knob with NCCL's own
+  // value (0) first; an arm off 0 links up and down its run and to the run's 0, the arm at 0 to the
+  // run's smallest other value.
+  template <typename K, typename Other>
+  NCCLBOT_HD static void link_runs(Index* order, int k, const int8_t* group, const Other* other,
+                                   const K* knob, Index* up, Index* down, Index* zero, Index* first) {
     for (int j = 0; j < k; ++j) order[j] = Index(j);
-    sort_indices(order, k, less);
+    sort_indices(order, k, [&](int a, int b) {
+      return key_less(group[a], other[a], knob[a], group[b], other[b], knob[b]);
+    });
+    const auto same_run = [&](int a, int b) { return group[a] == group[b] && other[a] == other[b]; };
     for (int s = 0; s < k;) {
       int e = s;
       while (e + 1 < k && same_run(order[s], order[e + 1])) ++e;

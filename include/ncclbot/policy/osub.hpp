@@ -87,8 +87,7 @@ struct OsubPolicyT {
     return stats.mean[b] < stats.mean[a] || (stats.mean[b] == stats.mean[a] && b < a) ? b : a;
   }
   NCCLBOT_HD void build_tournament() {
-    leaves = 1;
-    while (leaves < stats.arms.k) leaves *= 2;
+    leaves = pow2_at_least(stats.arms.k);
     for (int j = 0; j < leaves; ++j)
       tournament[leaves + j] =
           typename KnobLatticeT<N>::Index(j < stats.arms.k && stats.count[j] > 0.0 ? j : -1);
