@@ -70,7 +70,7 @@ void FollowerLink::receive_loop(int fd, uint64_t generation) {
         const uint64_t w = d.start / uint64_t(kLeaderWindow);
         if (d.status == DecisionStatus::kOk) {
           s.requested.erase(w);
-          s.windows[w].assign(d.slots, d.slots + kLeaderWindow);
+          s.windows[w].assign(d.arms, d.arms + kLeaderWindow);
         } else {  // too far ahead of the leader for now: ask again shortly
           s.requested[w] = Clock::now() + std::chrono::milliseconds(2);
         }
@@ -161,8 +161,9 @@ void count_wait(FollowerWaits* waits, std::chrono::steady_clock::time_point sinc
 
 }  // namespace
 
-int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
-                           int timeout_ms, const std::function<void(int)>& waiting, FollowerWaits* waits) {
+DecidedArm FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64_t bytes,
+                                  const float* prior, int timeout_ms, const std::function<void(int)>& waiting,
+                                  FollowerWaits* waits) {
   const uint64_t w = index / uint64_t(kLeaderWindow);
   // The lookahead: window k goes out at call kW - P, so by this call every window up to `ahead`.
   const uint64_t ahead = (index + uint64_t(kLeaderPrefetch)) / uint64_t(kLeaderWindow);
@@ -171,12 +172,12 @@ int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64
   Stream& s = streams_[{who.comm_id, who.ordinal, key}];
   auto it = s.windows.find(w);
   if (it != s.windows.end()) {  // the common case: the lookahead brought the window in time
-    const int slot = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
+    const DecidedArm arm = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
     // Call indices only grow: the windows before this one are not needed again.
     while (s.windows.begin()->first < w) s.windows.erase(s.windows.begin());
     for (uint64_t k = w + 1; k <= ahead; ++k)
       if (!s.windows.count(k)) request_locked(s, who, key, k, bytes, prior);
-    return slot;
+    return arm;
   }
   // The window is not there: this call waits for it.
   const auto started = Clock::now();
@@ -197,11 +198,11 @@ int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64
     slept = true;
     it = s.windows.find(w);
     if (it != s.windows.end()) {
-      const int slot = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
+      const DecidedArm arm = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
       while (s.windows.begin()->first < w) s.windows.erase(s.windows.begin());
       lock.unlock();
       if (waits) count_wait(waits, started);
-      return slot;
+      return arm;
     }
     const auto now = Clock::now();
     if (now >= next_warning) {
@@ -214,7 +215,7 @@ int FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64
   }
   lock.unlock();
   if (waits && slept) count_wait(waits, started);  // passing through at once is no wait
-  return -1;
+  return DecidedArm{};
 }
 
 }  // namespace ncclbot::plugin

@@ -62,15 +62,16 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   // sending the HELLO again when the connection breaks first.
   Joined hello(const WireHello& h, int timeout_ms);
 
-  // The leader's decision for call `index` of context `key` of the rank `who` (as announced): a slot
-  // or -1 (NCCL's choice). Asks for every window up to the one holding call index + kLeaderPrefetch
-  // that is neither held nor asked for already, so window k goes out at call kW - P. Waits as long as
-  // it takes for the window of `index` (see the header comment); `waiting` is called once per
-  // `timeout_ms` waited. -1 at once when the rank's HELLO was refused or the leader is gone.
+  // The leader's decision for call `index` of context `key` of the rank `who` (as announced): an arm
+  // (with its channels and chunk over knob arms), or NCCL's choice. Asks for every window up to the
+  // one holding call index + kLeaderPrefetch that is neither held nor asked for already, so window k
+  // goes out at call kW - P. Waits as long as it takes for the window of `index` (see the header
+  // comment); `waiting` is called once per `timeout_ms` waited. NCCL's choice at once when the rank's
+  // HELLO was refused or the leader is gone.
   // `waits` (may be null) counts the call, and whether and how long it waited.
-  int decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
-               int timeout_ms, const std::function<void(int waited_ms)>& waiting,
-               FollowerWaits* waits = nullptr);
+  DecidedArm decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
+                      int timeout_ms, const std::function<void(int waited_ms)>& waiting,
+                      FollowerWaits* waits = nullptr);
 
   // Whether the current connection is up (a broken one is reopened by the next decision).
   bool healthy();
@@ -85,7 +86,7 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
  private:
   using Clock = std::chrono::steady_clock;
   struct Stream {
-    std::map<uint64_t, std::vector<int8_t>> windows;  // received, by window number
+    std::map<uint64_t, std::vector<DecidedArm>> windows;  // received, by window number
     // Asked for and not received: when it may be asked again (max() while an answer is due).
     std::map<uint64_t, Clock::time_point> requested;
   };

@@ -8,7 +8,7 @@
 namespace ncclbot::plugin {
 
 void FollowerTuner::get_coll_info(const CommIdentity& id, int coll, size_t bytes, int /*num_pipe_ops*/,
-                                  CostTable table, int /*reg_buff*/, int* /*nchannels*/) {
+                                  CostTable table, int /*reg_buff*/, int* nchannels) {
   const int key = context_key(coll, bytes);
   if (key < 0) return;
   float prior[kNumArms];
@@ -16,7 +16,7 @@ void FollowerTuner::get_coll_info(const CommIdentity& id, int coll, size_t bytes
   const uint64_t index = calls_.next(key);
   // A counted follower never decides on its own (the others would play the leader's decision); it
   // waits for the leader, which a live job always has, and says so while it waits.
-  const int slot = link_->decision(
+  const DecidedArm arm = link_->decision(
       self_, key, index, bytes, prior, timeout_ms_,
       [&](int waited_ms) {
         id.log.warn(
@@ -25,13 +25,13 @@ void FollowerTuner::get_coll_info(const CommIdentity& id, int coll, size_t bytes
             waited_ms, (unsigned long long)index, collective_label(coll), bytes);
       },
       &waits_);
-  if (slot < 0 && !warned_gone_.load(std::memory_order_relaxed) && link_->leader_gone() &&
+  if (arm.nccl_own() && !warned_gone_.load(std::memory_order_relaxed) && link_->leader_gone() &&
       !warned_gone_.exchange(true))
     id.log.warn(
         "the leader refuses connections (its process is gone, and with it every communicator it was part "
         "of): commId 0x%llx uses NCCL's own choices from call %llu of %s %zu bytes on",
         (unsigned long long)id.comm_id, (unsigned long long)index, collective_label(coll), bytes);
-  pick_.play(id, table, coll, bytes, key, slot);
+  pick_.play_arm(id, table, coll, bytes, key, arm, index, nchannels);
 }
 
 void FollowerTuner::log_waits(const CommIdentity& id) const {

@@ -1,7 +1,8 @@
 #pragma once
 // Online mode on every rank but 0 of several: a follower. It plays the leader's decision for each of
 // its calls, fetched over its link (follower_link.hpp), and never decides on its own once the
-// leader may have counted it.
+// leader may have counted it. Over knob arms the decision carries the channel count and chunk size,
+// played as the leader plays them.
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -36,6 +37,10 @@ class FollowerTuner {
   // when its window is not in yet (with a WARN per timeout period).
   void get_coll_info(const CommIdentity& id, int coll, size_t bytes, int num_pipe_ops, CostTable table,
                      int reg_buff, int* nchannels);
+  // Tuner v6: the chunk of the leader's knob arm for this collective (chunk_handover.hpp).
+  void get_chunk_size(const CommIdentity& id, int coll, int algo, int proto, size_t* chunk_size) {
+    pick_.hand_over(id, coll, algo, proto, chunk_size);
+  }
   // The finalize line: how often the lookahead (docs/plugin.md "Decision windows") was late.
   void log_waits(const CommIdentity& id) const;
 

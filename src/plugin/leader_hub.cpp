@@ -8,9 +8,11 @@
 namespace ncclbot::plugin {
 
 bool LeaderHub::start(const PluginConfig& cfg, const LeaderKey& key,
-                      std::shared_ptr<const PolicyEngine> engine, const PluginLog& log) {
+                      std::shared_ptr<const PolicyEngine> engine, const PluginLog& log,
+                      std::shared_ptr<const KnobSpec> knobs) {
   std::lock_guard<std::mutex> lock(mu_);
   if (started_) return true;
+  knobs_ = std::move(knobs);
   LeaderHandler handler;
   handler.hello = &LeaderHub::on_hello;
   handler.decide = &LeaderHub::on_request;
@@ -20,11 +22,17 @@ bool LeaderHub::start(const PluginConfig& cfg, const LeaderKey& key,
   if (!LeaderServer::start(cfg.leader_address, key, handler, LeaderLimits{}, &error)) {
     log.warn("%s; using NCCL's own choices", error.c_str());
     engine_.reset();
+    knobs_.reset();
     return false;
   }
   started_ = true;
   log.init_info("decision leader listening on %s (authenticated)", cfg.leader_address.c_str());
   return true;
+}
+
+std::shared_ptr<const KnobSpec> LeaderHub::knobs() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return knobs_;
 }
 
 LeaderHub::Joined LeaderHub::join(const CommIdentity& id, std::shared_ptr<DecisionLog> log) {
@@ -33,7 +41,7 @@ LeaderHub::Joined LeaderHub::join(const CommIdentity& id, std::shared_ptr<Decisi
   joined.learner = learner_locked(id.comm_id, id.nranks, id.nnodes, true);
   if (!joined.learner) return joined;
   const int local_ranks = ++local_members_[id.comm_id];
-  joined.member = OnlineLearner::local_member(uint32_t(local_ranks - 1));
+  joined.member = LeaderLearner::local_member(uint32_t(local_ranks - 1));
   joined.learner->add_member(joined.member);
   if (log) {
     if (local_ranks == 1) {
@@ -51,7 +59,7 @@ LeaderHub::Joined LeaderHub::join(const CommIdentity& id, std::shared_ptr<Decisi
   return joined;
 }
 
-std::shared_ptr<OnlineLearner> LeaderHub::learner_locked(uint64_t comm_id, int nranks, int nnodes,
+std::shared_ptr<LeaderLearner> LeaderHub::learner_locked(uint64_t comm_id, int nranks, int nnodes,
                                                          bool local) {
   auto it = learners_.find(comm_id);
   if (it != learners_.end()) {
@@ -62,7 +70,12 @@ std::shared_ptr<OnlineLearner> LeaderHub::learner_locked(uint64_t comm_id, int n
   if (!local && foreign_learners_ >= kMaxForeignLearners) return nullptr;
   // A communicator the leader has not joined (yet): its decisions stay NCCL's own until all of its
   // ranks, the leader's included, are present.
-  auto learner = std::make_shared<OnlineLearner>(comm_id, nranks, nnodes, engine_, true);
+  std::shared_ptr<LeaderLearner> learner;
+  if (knobs_)
+    learner =
+        std::make_shared<KnobLeaderLearner>(comm_id, nranks, nnodes, engine_, true, MemoLimits{}, *knobs_);
+  else
+    learner = std::make_shared<OnlineLearner>(comm_id, nranks, nnodes, engine_, true);
   learner->set_active(false);
   learners_.emplace(comm_id, learner);
   if (!local) ++foreign_learners_;
@@ -86,7 +99,7 @@ bool LeaderHub::on_hello(void* self, const WireHello& h) {
     std::lock_guard<std::mutex> l(hub->mu_);
     auto learner = hub->learner_locked(h.comm_id, int(h.nranks), int(h.nnodes), false);
     if (!learner) return false;
-    learner->add_member(OnlineLearner::follower_member(h.rank, h.ordinal));  // a repeated HELLO counts once
+    learner->add_member(LeaderLearner::follower_member(h.rank, h.ordinal));  // a repeated HELLO counts once
     hub->update_activation_locked(h.comm_id);
     return true;
   } catch (...) {
@@ -98,7 +111,7 @@ void LeaderHub::on_request(void* self, const WireRequest& r, WireDecisions* d) {
   auto* hub = static_cast<LeaderHub*>(self);
   d->status = DecisionStatus::kLater;
   try {
-    std::shared_ptr<OnlineLearner> learner;
+    std::shared_ptr<LeaderLearner> learner;
     {
       std::lock_guard<std::mutex> l(hub->mu_);
       learner = hub->learner_locked(r.comm_id, int(r.nranks), int(r.nnodes), false);
@@ -107,8 +120,8 @@ void LeaderHub::on_request(void* self, const WireRequest& r, WireDecisions* d) {
     float prior[kNumArms];
     std::memcpy(prior, r.prior, sizeof r.prior);
     for (int s = kNumNcclArms; s < kNumArms; ++s) prior[s] = -1.0f;
-    if (learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots,
-                              OnlineLearner::follower_member(r.rank, r.ordinal)))
+    if (learner->decide_window(int(r.key), r.bytes, prior, r.start, int(r.count), d->arms,
+                               LeaderLearner::follower_member(r.rank, r.ordinal)))
       d->status = DecisionStatus::kOk;
   } catch (...) {
     d->status = DecisionStatus::kLater;

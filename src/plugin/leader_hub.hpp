@@ -27,13 +27,19 @@ class LeaderHub {
  public:
   // Starts the server on cfg's address with `engine` for every learner, unless it runs already;
   // false (and one WARN) when it cannot listen.
+  // `knobs` (null: one arm per algorithm x protocol): every learner decides over knob arms
+  // (KnobLeaderLearner) crossing each context's slots with these lists.
   bool start(const PluginConfig& cfg, const LeaderKey& key, std::shared_ptr<const PolicyEngine> engine,
-             const PluginLog& log);
+             const PluginLog& log, std::shared_ptr<const KnobSpec> knobs = nullptr);
+  // The lists the learners cross (null: none), fixed by the first start.
+  std::shared_ptr<const KnobSpec> knobs();
 
   struct Joined {
-    std::shared_ptr<OnlineLearner> learner;  // null: the leader knows the communicator with another shape
-    uint64_t member = 0;                     // this rank, as the learner counts it
-    bool logs = false;                       // `log` was given to the learner for this rank's decisions
+    // OnlineLearner, or KnobLeaderLearner with knob lists; null: the leader knows the communicator
+    // with another shape.
+    std::shared_ptr<LeaderLearner> learner;
+    uint64_t member = 0;  // this rank, as the learner counts it
+    bool logs = false;    // `log` was given to the learner for this rank's decisions
   };
   // Counts one more of this process's ranks in communicator `id`. The first one logs its decisions
   // in `log` (may be null); a second one ends the communicator's log (the latencies the profiler
@@ -43,7 +49,7 @@ class LeaderHub {
  private:
   // nullptr when the communicator is new and the cap on learners for communicators this process has
   // not joined is reached, or its shape contradicts the learner's.
-  std::shared_ptr<OnlineLearner> learner_locked(uint64_t comm_id, int nranks, int nnodes, bool local);
+  std::shared_ptr<LeaderLearner> learner_locked(uint64_t comm_id, int nranks, int nnodes, bool local);
   void update_activation_locked(uint64_t comm_id);
   // The server's callbacks (LeaderHandler): run on its thread, never throw.
   static bool on_hello(void* self, const WireHello& h);
@@ -52,7 +58,8 @@ class LeaderHub {
   std::mutex mu_;
   bool started_ = false;
   std::shared_ptr<const PolicyEngine> engine_;
-  std::map<uint64_t, std::shared_ptr<OnlineLearner>> learners_;  // by comm id
+  std::shared_ptr<const KnobSpec> knobs_;
+  std::map<uint64_t, std::shared_ptr<LeaderLearner>> learners_;  // by comm id
   std::map<uint64_t, int> local_members_;                        // ranks of each communicator in this process
   size_t foreign_learners_ = 0;  // learners of communicators this process has not joined
 };

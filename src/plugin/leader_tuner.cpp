@@ -2,26 +2,38 @@
 
 #include "plugin/decision_logs.hpp"
 #include "plugin/leader_hub.hpp"
+#include "plugin/plugin_log.hpp"
 #include "plugin/tuner_comm.hpp"
 
 namespace ncclbot::plugin {
 
 bool become_leader(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& key,
                    const std::shared_ptr<const PolicyEngine>& engine, bool restricted, LeaderHub& hub,
-                   DecisionLogs& logs) {
+                   DecisionLogs& logs, std::shared_ptr<const KnobSpec> knobs) {
   const CommIdentity& id = comm.id();
-  if (!hub.start(cfg, key, engine, id.log)) return false;
+  if (!hub.start(cfg, key, engine, id.log, std::move(knobs))) return false;
+  const bool over_knobs = hub.knobs() != nullptr;
+  if (over_knobs && cfg.logs_this_rank() && warn_once("NCCLBOT_LOG knob leader"))
+    id.log.warn("NCCLBOT_LOG: the leader writes no decision log over knob arms yet; no decision log");
+  if (over_knobs && !cfg.state_path.empty() && warn_once("NCCLBOT_STATE knob leader"))
+    id.log.warn("NCCLBOT_KNOBS: the state file does not hold knob arms yet; NCCLBOT_STATE is not written");
   // The leader logs the decisions of its own rank.
-  std::shared_ptr<DecisionLog> log = cfg.logs_this_rank() ? logs.open(cfg, id.log) : nullptr;
+  std::shared_ptr<DecisionLog> log = cfg.logs_this_rank() && !over_knobs ? logs.open(cfg, id.log) : nullptr;
   LeaderHub::Joined joined = hub.join(id, log);
   if (!joined.learner) {
     id.log.warn("the leader already knows communicator 0x%llx with another shape; using NCCL's own choices",
                 (unsigned long long)id.comm_id);
     return false;
   }
-  LeaderTuner& leader = comm.become<LeaderTuner>(
-      CommLearner(engine, joined.learner, joined.logs ? log : nullptr, cfg.state_path), joined.member,
-      restricted);
+  if (over_knobs) {
+    comm.become<KnobLeaderTuner>(engine, std::static_pointer_cast<KnobLeaderLearner>(joined.learner),
+                                 joined.member, restricted);
+    return true;
+  }
+  LeaderTuner& leader =
+      comm.become<LeaderTuner>(CommLearner(engine, std::static_pointer_cast<OnlineLearner>(joined.learner),
+                                           joined.logs ? log : nullptr, cfg.state_path),
+                               joined.member, restricted);
   leader.learner().restore_state(id);
   return true;
 }

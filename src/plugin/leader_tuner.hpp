@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "ncclbot/core/knob_spec.hpp"
 #include "plugin/call_counter.hpp"
 #include "plugin/comm_identity.hpp"
 #include "plugin/comm_learner.hpp"
@@ -45,10 +46,11 @@ class LeaderTuner {
 };
 
 // Makes `comm` the leader: starts (or joins) the process's leader server and counts this rank in its
-// communicator's learner, then restores the state file. false (and one WARN) when the communicator
-// passes through instead.
+// communicator's learner, then restores the state file. With `knobs` (the process's first leader
+// fixes them) the leader learns knob arms instead (KnobLeaderTuner), with no state file or log.
+// false (and one WARN) when the communicator passes through instead.
 bool become_leader(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& key,
                    const std::shared_ptr<const PolicyEngine>& engine, bool restricted, LeaderHub& hub,
-                   DecisionLogs& logs);
+                   DecisionLogs& logs, std::shared_ptr<const KnobSpec> knobs = nullptr);
 
 }  // namespace ncclbot::plugin

@@ -202,10 +202,10 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   d.key = r.key;
   d.count = r.count;
   d.ordinal = r.ordinal;
-  std::memset(d.slots, -1, sizeof d.slots);
+  for (DecidedArm& a : d.arms) a = DecidedArm{};
   handler.decide(handler.ctx, r, &d);
   const size_t count = d.status == DecisionStatus::kOk ? size_t(kLeaderWindow) : 0;
-  const size_t payload_size = kDecisionsHead + count;
+  const size_t payload_size = kDecisionsHead + count * kDecisionBytes;
   const size_t at = out->size();
   out->resize(at + kFrameHeaderBytes + payload_size + kTagBytes);
   uint8_t* f = out->data() + at;
@@ -216,7 +216,13 @@ bool LeaderSession::frame_done(const LeaderHandler& handler, std::vector<uint8_t
   store_le<uint32_t>(f + 36, uint32_t(count));
   store_le<uint32_t>(f + 40, uint32_t(d.status));
   store_le<uint32_t>(f + 44, d.ordinal);
-  std::memcpy(f + kFrameHeaderBytes + kDecisionsHead, d.slots, count);
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t* a = f + kFrameHeaderBytes + kDecisionsHead + i * kDecisionBytes;
+    a[0] = uint8_t(d.arms[i].slot);
+    a[1] = 0;
+    store_le<uint16_t>(a + 2, d.arms[i].channels);
+    store_le<uint32_t>(a + 4, d.arms[i].chunk_bytes);
+  }
   out_mac_->sign(f, kFrameHeaderBytes + payload_size, f + kFrameHeaderBytes + payload_size);
   return true;
 }
@@ -271,7 +277,7 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
           welcomed_ ? ((kind == uint32_t(FrameKind::kAck) || kind == uint32_t(FrameKind::kRefused)) &&
                        len == kHelloPayload) ||
                           (kind == uint32_t(FrameKind::kDecisions) &&
-                           (len == kDecisionsHead || len == kDecisionsHead + size_t(kLeaderWindow)))
+                           (len == kDecisionsHead || len == kDecisionsHead + kLeaderWindow * kDecisionBytes))
                     : kind == uint32_t(FrameKind::kWelcome) && len == kWelcomePayload;
       if (load_le<uint32_t>(buf_.data()) != kWireMagic || load_le<uint32_t>(buf_.data() + 12) != 0 || !ok_len)
         return Event::kBad;
@@ -297,13 +303,16 @@ FollowerSession::Event FollowerSession::feed(const uint8_t* data, size_t n, size
       d->count = load_le<uint32_t>(p + 20);
       const uint32_t status = load_le<uint32_t>(p + 24);
       d->ordinal = load_le<uint32_t>(p + 28);
-      const size_t carried = body - kFrameHeaderBytes - kDecisionsHead;
+      const size_t carried = (body - kFrameHeaderBytes - kDecisionsHead) / kDecisionBytes;
       if (status > uint32_t(DecisionStatus::kLater) || d->count != carried) return Event::kBad;
       if ((status == uint32_t(DecisionStatus::kOk)) != (carried == size_t(kLeaderWindow))) return Event::kBad;
       d->status = DecisionStatus(status);
-      std::memcpy(d->slots, p + kDecisionsHead, carried);
-      for (size_t i = 0; i < carried; ++i)
-        if (d->slots[i] < -1 || d->slots[i] >= kNumNcclArms) return Event::kBad;
+      for (size_t i = 0; i < carried; ++i) {
+        const uint8_t* a = p + kDecisionsHead + i * kDecisionBytes;
+        d->arms[i] = DecidedArm{int8_t(a[0]), load_le<uint16_t>(a + 2), load_le<uint32_t>(a + 4)};
+        // Nothing a rank could not hand NCCL: a slot outside its 21, knobs it cannot run.
+        if (a[1] != 0 || decided_arm_fault(d->arms[i]) != nullptr) return Event::kBad;
+      }
       e = Event::kDecisions;
     }
     buf_.clear();

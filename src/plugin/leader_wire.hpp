@@ -20,15 +20,17 @@
 
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
+#include "plugin/decided_arm.hpp"
 #include "plugin/leader_secret.hpp"
 
 namespace ncclbot::plugin {
 
 // A request asks for one decision window of kLeaderWindow calls (replay/leader_protocol.hpp, the
-// protocol the replay models). Version 5: windows of 4 calls (version 4 had 8, version 3 256); a peer of
-// another version fails the greeting and is never counted.
+// protocol the replay models). Version 6: each decision is a whole arm, with its channels and chunk
+// (version 5 sent the slot alone; 5 had windows of 4 calls, 4 of 8, 3 of 256); a peer of another
+// version fails the greeting and is never counted.
 inline constexpr uint32_t kWireMagic = 0x4e43424cu;  // "LBCN"
-inline constexpr uint32_t kWireVersion = 5;
+inline constexpr uint32_t kWireVersion = 6;
 inline constexpr size_t kNonceBytes = 24;
 inline constexpr size_t kTagBytes = 16;
 inline constexpr size_t kFrameHeaderBytes = 16;
@@ -71,7 +73,7 @@ struct WireDecisions {
   uint32_t key = 0, count = 0;
   uint32_t ordinal = 0;  // the asking rank's, echoed: several ranks of one process read separate streams
   DecisionStatus status = DecisionStatus::kOk;  // kLater: ask again (count is then 0)
-  int8_t slots[kLeaderWindow] = {};
+  DecidedArm arms[kLeaderWindow] = {};
 };
 
 // Field checks shared by both ends (what a frame may say at all; the leader adds its own limits).
@@ -94,10 +96,12 @@ class FrameMac {
   uint64_t seq_ = 0;
 };
 
-// Payload sizes by kind (fixed; decisions: head + count bytes).
+// Payload sizes by kind (fixed; decisions: head + count decisions of kDecisionBytes: i8 slot, u8 0,
+// u16 channels, u32 chunk bytes, little-endian).
 inline constexpr size_t kHelloPayload = 24;
 inline constexpr size_t kRequestPayload = 48 + 4 * kNumNcclArms;
 inline constexpr size_t kDecisionsHead = 32;
+inline constexpr size_t kDecisionBytes = 8;
 inline constexpr size_t kWelcomePayload = 8;
 
 // What the leader's session needs from the plugin. `hello` returns whether the rank is accepted

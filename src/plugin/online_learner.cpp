@@ -14,20 +14,26 @@ std::atomic<int64_t>& process_memo_budget() {
   return budget;
 }
 
-OnlineLearner::OnlineLearner(uint64_t comm_id, int nranks, int nnodes,
-                             std::shared_ptr<const PolicyEngine> engine, bool memoize, MemoLimits limits)
+template <int N>
+OnlineLearnerT<N>::OnlineLearnerT(uint64_t comm_id, int nranks, int nnodes,
+                                  std::shared_ptr<const PolicyEngine> engine, bool memoize, MemoLimits limits,
+                                  KnobSpec knobs)
     : comm_id_(comm_id),
       nranks_(nranks),
       nnodes_(nnodes),
       engine_(std::move(engine)),
       memoize_(memoize),
-      limits_{limits.per_context, limits.budget ? limits.budget : &process_memo_budget()} {}
+      limits_{limits.per_context, limits.budget ? limits.budget : &process_memo_budget()},
+      knobs_(std::move(knobs)) {}
 
-OnlineLearner::~OnlineLearner() {
+template <int N>
+OnlineLearnerT<N>::~OnlineLearnerT() {
   limits_.budget->fetch_add(memo_charged_);
 }
 
-OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, const float* prior) {
+template <int N>
+typename OnlineLearnerT<N>::Context& OnlineLearnerT<N>::context_locked(int key, uint64_t bytes,
+                                                                       const float* prior) {
   std::unique_ptr<Context>& c = contexts_[key];
   if (!c) {
     c = std::make_unique<Context>();
@@ -37,7 +43,8 @@ OnlineLearner::Context& OnlineLearner::context_locked(int key, uint64_t bytes, c
   return *c;
 }
 
-uint64_t OnlineLearner::policy_start_locked(int key) const {
+template <int N>
+uint64_t OnlineLearnerT<N>::policy_start_locked(int key) const {
   // Past every call answered with NCCL's choice, at a window's first call, and never before
   // kLeaderStart (docs/plugin.md "Decision windows").
   const uint64_t w = uint64_t(kLeaderWindow);
@@ -45,11 +52,31 @@ uint64_t OnlineLearner::policy_start_locked(int key) const {
   return answered > uint64_t(kLeaderStart) ? answered : uint64_t(kLeaderStart);
 }
 
-void OnlineLearner::seed_locked(Context& c, int key, uint64_t bytes, const float* prior) {
+template <int N>
+void OnlineLearnerT<N>::seed_locked(Context& c, int key, uint64_t bytes, const float* prior) {
   c.first_bytes = bytes;
-  std::memcpy(c.prior, prior, sizeof c.prior);
-  c.mask = usable_prior_arms(prior);
-  engine_->reset(c.policy, c.mask, c.prior);
+  c.slots = usable_prior_arms(prior);
+  if constexpr (kKnobs) {
+    // The arms KnobLearner builds from the same table and lists; more than N keep NCCL's choice.
+    c.arms = context_knob_arms(c.slots, knobs_);
+    if (c.arms.size() > size_t(N)) c.arms.clear();
+    PolicyContextT<N> ctx;
+    ctx.mask = ArmMaskT<N>{};
+    for (int i = 0; i < N; ++i) c.prior[i] = -1.0f;
+    for (size_t i = 0; i < c.arms.size(); ++i) {
+      c.prior[i] = prior[c.arms[i].slot()];
+      // `@slots` keeps the arms in the list (indices as a knob sweep's) but out of the policy's choice.
+      if (!engine_->slots_only() || c.arms[i].default_knobs()) ctx.mask.set(int(i));
+    }
+    c.mask = ctx.mask;
+    ctx.prior_us = c.prior;
+    ctx.arms = c.arms.data();
+    engine_->reset(c.policy, ctx);
+  } else {
+    std::memcpy(c.prior, prior, sizeof c.prior);
+    c.mask = c.slots;
+    engine_->reset(c.policy, c.mask, c.prior);
+  }
   c.steps = 0;
   // The replay stream of this context: what the replay engine uses for the same
   // (collective, nodes, GPUs per node, bytes), so plugin-check can compare call for call.
@@ -57,7 +84,8 @@ void OnlineLearner::seed_locked(Context& c, int key, uint64_t bytes, const float
   c.stream_id = replay_stream_id(key_collective(key), nnodes_, gpn, c.first_bytes);
 }
 
-size_t OnlineLearner::add_member(uint64_t member) {
+template <int N>
+size_t OnlineLearnerT<N>::add_member(uint64_t member) {
   std::lock_guard<std::mutex> lock(mu_);
   // The leader's own ranks always join: a context must never start without their tables.
   const bool local = (member >> 63) != 0;
@@ -68,24 +96,27 @@ size_t OnlineLearner::add_member(uint64_t member) {
     for (auto& c : contexts_)
       if (c) {
         absorb_held_locked(*c, UINT64_MAX);
-        c->in_flight = PendingPulls{};
+        c->in_flight = PendingPullsT<N>{};
       }
   }
   return members_.size();
 }
 
-size_t OnlineLearner::members() const {
+template <int N>
+size_t OnlineLearnerT<N>::members() const {
   std::lock_guard<std::mutex> lock(mu_);
   return members_.size();
 }
 
-bool OnlineLearner::started(int key) const {
+template <int N>
+bool OnlineLearnerT<N>::started(int key) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (key < 0 || key >= kNumContextKeys) return false;
   return memoize_ ? started_[key] : active_;
 }
 
-long OnlineLearner::table_wanted_locked(int key, uint64_t member) const {
+template <int N>
+long OnlineLearnerT<N>::table_wanted_locked(int key, uint64_t member) const {
   // Tables are gathered only for communicators the leader belongs to (one of its own ranks is a
   // member): the others never start, and a stranger's communicators must cost nothing.
   if (!memoize_ || started_[key] || members_.empty() || (members_.rbegin()->first >> 63) == 0) return -1;
@@ -97,7 +128,8 @@ long OnlineLearner::table_wanted_locked(int key, uint64_t member) const {
   return long(m->second);
 }
 
-void OnlineLearner::add_table_locked(int key, long index, uint64_t bytes, const float* prior) {
+template <int N>
+void OnlineLearnerT<N>::add_table_locked(int key, long index, uint64_t bytes, const float* prior) {
   std::unique_ptr<Agreement>& a = agreements_[key];
   const ArmMask mask = usable_prior_arms(prior);
   if (!a) {
@@ -118,12 +150,13 @@ void OnlineLearner::add_table_locked(int key, long index, uint64_t bytes, const 
 // Starts context `key` at policy_start_locked (kLeaderStart when every table came in time): with
 // the policy when every rank's table offered the same arms, else retired to NCCL's choice for
 // everyone.
-void OnlineLearner::start_locked(int key, bool tables_agree) {
+template <int N>
+void OnlineLearnerT<N>::start_locked(int key, bool tables_agree) {
   const Agreement& a = *agreements_[key];
   Context* c = contexts_[key].get();
   if (c == nullptr)
     c = &context_locked(key, a.bytes, a.prior);
-  else if (tables_agree && c->mask.bits != a.mask.bits)
+  else if (tables_agree && c->slots.bits != a.mask.bits)
     // Restored from a state file for other arms (or seeded by a call of another data type): the
     // policy plays the arms every rank offered, learning afresh.
     seed_locked(*c, key, a.bytes, a.prior);
@@ -136,7 +169,8 @@ void OnlineLearner::start_locked(int key, bool tables_agree) {
   agreements_[key].reset();
 }
 
-void OnlineLearner::set_active(bool active) {
+template <int N>
+void OnlineLearnerT<N>::set_active(bool active) {
   std::lock_guard<std::mutex> lock(mu_);
   active_ = active;
   if (!active || !memoize_ || members_.size() < size_t(nranks_)) return;
@@ -147,61 +181,102 @@ void OnlineLearner::set_active(bool active) {
       start_locked(key, true);
 }
 
-bool OnlineLearner::active() const {
+template <int N>
+bool OnlineLearnerT<N>::active() const {
   std::lock_guard<std::mutex> lock(mu_);
   return active_;
 }
 
-uint64_t OnlineLearner::captured_calls() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::captured_calls() const {
   std::lock_guard<std::mutex> lock(mu_);
   return captured_;
 }
 
-uint64_t OnlineLearner::graph_replays() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::graph_replays() const {
   std::lock_guard<std::mutex> lock(mu_);
   return replays_;
 }
 
-uint64_t OnlineLearner::decisions() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::decisions() const {
   std::lock_guard<std::mutex> lock(mu_);
   return decisions_;
 }
 
-uint64_t OnlineLearner::observations() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::observations() const {
   std::lock_guard<std::mutex> lock(mu_);
   return observations_;
 }
 
-uint64_t OnlineLearner::lost_calls() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::lost_calls() const {
   std::lock_guard<std::mutex> lock(mu_);
   return lost_;
 }
 
-uint64_t OnlineLearner::unmeasurable_latencies() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::unmeasurable_latencies() const {
   std::lock_guard<std::mutex> lock(mu_);
   return unmeasurable_;
 }
 
-FeedbackLagHistogram OnlineLearner::feedback_lag() const {
+template <int N>
+FeedbackLagHistogram OnlineLearnerT<N>::feedback_lag() const {
   std::lock_guard<std::mutex> lock(mu_);
   return lag_;
 }
 
-uint64_t OnlineLearner::table_mismatches() const {
+template <int N>
+uint64_t OnlineLearnerT<N>::table_mismatches() const {
   std::lock_guard<std::mutex> lock(mu_);
   return mismatches_;
 }
 
-uint64_t OnlineLearner::memo_base(int key) const {
+template <int N>
+uint64_t OnlineLearnerT<N>::memo_base(int key) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Context* c = key >= 0 && key < kNumContextKeys ? contexts_[key].get() : nullptr;
   return c ? c->memo_base : UINT64_MAX;
 }
 
-uint64_t OnlineLearner::retired_at(int key) const {
+template <int N>
+uint64_t OnlineLearnerT<N>::retired_at(int key) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Context* c = key >= 0 && key < kNumContextKeys ? contexts_[key].get() : nullptr;
   return c ? c->retired_at : UINT64_MAX;
 }
+
+// This file's members for both arm capacities (online_learner.hpp): each is compiled here only.
+#define NCCLBOT_ONLINE_LEARNER_MEMBERS(N_)                                                                   \
+  template OnlineLearnerT<N_>::~OnlineLearnerT();                                                            \
+  template OnlineLearnerT<N_>::OnlineLearnerT(uint64_t, int, int, std::shared_ptr<const PolicyEngine>, bool, \
+                                              MemoLimits, KnobSpec);                                         \
+  template OnlineLearnerT<N_>::Context& OnlineLearnerT<N_>::context_locked(int, uint64_t, const float*);     \
+  template uint64_t OnlineLearnerT<N_>::policy_start_locked(int) const;                                      \
+  template void OnlineLearnerT<N_>::seed_locked(Context&, int, uint64_t, const float*);                      \
+  template size_t OnlineLearnerT<N_>::add_member(uint64_t);                                                  \
+  template size_t OnlineLearnerT<N_>::members() const;                                                       \
+  template bool OnlineLearnerT<N_>::started(int) const;                                                      \
+  template long OnlineLearnerT<N_>::table_wanted_locked(int, uint64_t) const;                                \
+  template void OnlineLearnerT<N_>::add_table_locked(int, long, uint64_t, const float*);                     \
+  template void OnlineLearnerT<N_>::start_locked(int, bool);                                                 \
+  template void OnlineLearnerT<N_>::set_active(bool);                                                        \
+  template bool OnlineLearnerT<N_>::active() const;                                                          \
+  template uint64_t OnlineLearnerT<N_>::captured_calls() const;                                              \
+  template uint64_t OnlineLearnerT<N_>::graph_replays() const;                                               \
+  template uint64_t OnlineLearnerT<N_>::decisions() const;                                                   \
+  template uint64_t OnlineLearnerT<N_>::observations() const;                                                \
+  template uint64_t OnlineLearnerT<N_>::lost_calls() const;                                                  \
+  template uint64_t OnlineLearnerT<N_>::unmeasurable_latencies() const;                                      \
+  template FeedbackLagHistogram OnlineLearnerT<N_>::feedback_lag() const;                                    \
+  template uint64_t OnlineLearnerT<N_>::table_mismatches() const;                                            \
+  template uint64_t OnlineLearnerT<N_>::memo_base(int) const;                                                \
+  template uint64_t OnlineLearnerT<N_>::retired_at(int) const;
+NCCLBOT_ONLINE_LEARNER_MEMBERS(kNumArms)
+NCCLBOT_ONLINE_LEARNER_MEMBERS(kKnobReplayArms)
+#undef NCCLBOT_ONLINE_LEARNER_MEMBERS
 
 }  // namespace ncclbot::plugin

@@ -46,15 +46,19 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/knob_spec.hpp"
+#include "ncclbot/replay/replay.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/decision_log_writer.hpp"
 #include "plugin/feedback_lag.hpp"
 #include "plugin/latency_sink.hpp"
+#include "plugin/leader_learner.hpp"
 #include "plugin/policy_engine.hpp"
 
 namespace ncclbot::plugin {
@@ -69,18 +73,30 @@ inline constexpr uint64_t kMaxFollowerLead = 4096;
 inline constexpr size_t kMaxHeldLatencies = 4 * kMaxFollowerLead;
 
 struct MemoLimits {
-  size_t per_context = size_t(1) << 24;    // decisions kept per context (1 byte each)
+  size_t per_context = size_t(1) << 24;    // decisions kept per context (1 byte each; 2 over knob arms)
   std::atomic<int64_t>* budget = nullptr;  // bytes left for memos in this process, shared by learners
 };
 
 // The process-wide memo budget (256 MiB).
 std::atomic<int64_t>& process_memo_budget();
 
-class OnlineLearner final : public LatencySink {
+// N: the arms a context may hold. kNumArms: one per algorithm x protocol (OnlineLearner, its index
+// the slot). kKnobReplayArms: knob arms in leader mode (KnobLeaderLearner, NCCLBOT_KNOBS; docs/plugin.md
+// "Knob mode"): each context's arms are its first cost table's usable slots crossed with `knobs`
+// (context_knob_arms), each with its slot's cost as the prior, as KnobLearner builds them; the memo
+// and the protocol are the same, over arm indices, and the ranks play the arm (decided_arm.hpp).
+// Over knob arms a latency is credited to the arm that ran (arm_that_ran): the algorithm, protocol
+// and channels NCCL reports and the chunk getChunkSize handed over for that call (chunk_set); the
+// state file and the decision log hold slot arms only.
+template <int N>
+class OnlineLearnerT final : public LeaderLearner {
  public:
-  OnlineLearner(uint64_t comm_id, int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine,
-                bool memoize, MemoLimits limits = {});
-  ~OnlineLearner() override;
+  static constexpr bool kKnobs = N > kNumArms;
+  // A decision as the memo keeps it: an arm index, -1 for NCCL's own choice.
+  using Index = std::conditional_t<(N < 128), int8_t, int16_t>;
+  OnlineLearnerT(uint64_t comm_id, int nranks, int nnodes, std::shared_ptr<const PolicyEngine> engine,
+                 bool memoize, MemoLimits limits = {}, KnobSpec knobs = {});
+  ~OnlineLearnerT() override;
 
   uint64_t comm_id() const { return comm_id_; }
   int nranks() const override { return nranks_; }
@@ -103,8 +119,17 @@ class OnlineLearner final : public LatencySink {
   // false (nothing decided) when the context has started and `start` is more than
   // kMaxFollowerLead past the leader's own calls (or the policy's start) in that context: the
   // follower asks again. Never waits for anyone: before the context starts the answers are NCCL's.
-  bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, int8_t* out,
+  bool decide_range(int key, uint64_t bytes, const float* prior, uint64_t start, int count, Index* out,
                     uint64_t member);
+  // decide_range() with each decision as the ranks play it (the leader's server).
+  bool decide_window(int key, uint64_t bytes, const float* prior, uint64_t start, int count, DecidedArm* out,
+                     uint64_t member) override;
+  // The arm `index` of context `key` names (NCCL's own for -1 or an unknown context).
+  DecidedArm decided_arm(int key, int index) const;
+  // Knob arms: getChunkSize handed NCCL the decided chunk for this rank's call `call` of `key` (its
+  // latency is credited to the arm with that chunk). A call whose chunk was never handed over ran
+  // NCCL's own.
+  void chunk_set(int key, uint64_t call, uint32_t chunk);
   // The slot of a collective NCCL ran with an algorithm or protocol the plugin cannot name.
   static constexpr int kUnnamedArm = -1;
   // One measured latency of `slot` in context `key`; ignored for unseen contexts and bad values.
@@ -114,17 +139,17 @@ class OnlineLearner final : public LatencySink {
   // the policy cannot use (an arm outside the context's, a bad value) still counts as the call's.
   // `call`: the call it answers (local mode, from bind_call; kNoCall: none, so it settles nothing and
   // is not logged), or kOldestCall: the oldest waiting (the report function; leader mode).
+  // Over knob arms `slot` is an arm index (observe_ran finds it).
   bool observe(int key, int slot, double latency_us, uint64_t call = kOldestCall);
   // Local mode: the oldest call of `key` that no Coll event has taken yet (kNoCall: none waits), so
   // that a latency answers its own call's decision (pending counts, decision log) even when another
   // call's latency never comes (knob_learner.hpp has the same rule). Leader mode numbers arrivals by
   // call (header comment): kOldestCall.
   uint64_t bind_call(int key) override;
-  // observe() with what ran as the profiler says it (the channel count is not an arm here).
-  bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) override {
-    return observe(key, ran.algo >= 0 && ran.proto >= 0 ? ran.algo * kNumProtos + ran.proto : kUnnamedArm,
-                   latency_us, call);
-  }
+  // observe() with what ran as the profiler says it (the channel count is not an arm in slot mode).
+  // Over knob arms, the arm that ran is found from the call's own decision (leader mode: the arrival's
+  // call, numbered as above).
+  bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) override;
   // CUDA graphs (docs/plugin.md "CUDA graphs"). The call this rank just decided in context `key`
   // was captured into a graph: its latency will never come as that call's (each replay runs the
   // captured arm without asking), so it is settled now as a report the policy cannot use: it stops
@@ -144,23 +169,17 @@ class OnlineLearner final : public LatencySink {
   // Leader mode: the calls of decide_at by `member`, which must be the only rank of the
   // communicator in this process (the latencies observe() gets do not say whose they are): a
   // decision made earlier for a follower keeps its probability until `member` reaches that call.
-  void set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member = 0);
+  // Over knob arms, no log is kept (the caller says so).
+  void set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member = 0) override;
   // Stops logging (leader mode, when a second rank of the communicator joins this process).
-  void stop_decision_log();
+  void stop_decision_log() override;
 
   // Leader mode: decisions are NCCL's own (-1) until every rank of the communicator is connected.
-  void set_active(bool active);
-  bool active() const;
-  // Leader mode: the ranks whose cost tables a context waits for before it starts, by identity (a
-  // rank in the leader's process, or a follower's (rank, ordinal) as in its HELLO). Registering one
-  // again changes nothing; followers past nranks members are not kept (the leader's own ranks
-  // always are). Returns how many there are.
-  static uint64_t local_member(uint32_t ordinal) { return (uint64_t(1) << 63) | ordinal; }
-  static uint64_t follower_member(uint32_t rank, uint32_t ordinal) {
-    return (uint64_t(rank) << 32) | ordinal;
-  }
-  size_t add_member(uint64_t member);
-  size_t members() const;
+  void set_active(bool active) override;
+  bool active() const override;
+  // Leader mode: the ranks whose cost tables a context waits for (LeaderLearner).
+  size_t add_member(uint64_t member) override;
+  size_t members() const override;
   // Whether the policy decides in context `key` (leader mode: started, see above).
   bool started(int key) const;
 
@@ -189,9 +208,11 @@ class OnlineLearner final : public LatencySink {
 
  private:
   struct Context {
-    ArmMask mask;
-    float prior[kNumArms];
-    PolicyState policy;
+    ArmMaskT<N> mask;       // the arms the policy may choose
+    ArmMask slots;          // the usable slots of the table it was seeded from (slot mode: `mask`)
+    std::vector<Arm> arms;  // knob arms, in Arm order (index: the memo's); empty in slot mode
+    float prior[N];
+    AnyPolicyT<N> policy;
     uint64_t first_bytes = 0;  // nBytes of the context's first call: keys its Philox stream
     uint64_t stream_id = 0;
     uint64_t steps = 0;      // policy selections so far: the Philox step of the next one
@@ -200,7 +221,7 @@ class OnlineLearner final : public LatencySink {
     uint64_t memo_base = 0;  // call index of memo[0]; calls before it are NCCL's choice
     uint64_t retired_at = UINT64_MAX;
     int retired_slot = -1;
-    std::deque<int8_t> memo;  // decisions by call index (leader mode)
+    std::deque<Index> memo;  // decisions by call index (leader mode)
     // Leader mode: the latencies arrived and held back, oldest first (the front one is call
     // `absorbed`'s; slot -1: a report the policy cannot use, an arm outside the mask or a bad
     // value, kept so that arrivals stay numbered by call), and the policy's decisions whose
@@ -214,7 +235,7 @@ class OnlineLearner final : public LatencySink {
     // Leader mode: the indices of captured calls whose place among the arrivals is still ahead
     // (ascending): when arrivals reach one, a placeholder takes it.
     std::deque<uint64_t> captured_ahead;
-    PendingPulls in_flight{};
+    PendingPullsT<N> in_flight{};
     uint64_t steps_at_feedback = 0;  // `steps` when the last report of this context came in
     // Local mode: this rank's calls whose latencies have not come back, oldest first, from call
     // `awaiting_first` on, each with the arm its decision counts pending (-1: none; kSettled: a
@@ -222,8 +243,8 @@ class OnlineLearner final : public LatencySink {
     // ran, so a decision NCCL overrode is never left pending. Allocated on the context's first
     // call; past kAwaitCap calls the oldest is settled unanswered.
     static constexpr size_t kAwaitCap = 2048;
-    static constexpr int8_t kSettled = -2;
-    std::vector<int8_t> awaiting;
+    static constexpr Index kSettled = -2;
+    std::vector<Index> awaiting;
     size_t awaiting_head = 0, awaiting_count = 0;
     uint64_t awaiting_first = 0;
     uint64_t bound = 0;  // local mode: the next call a Coll event takes (bind_call)
@@ -233,8 +254,9 @@ class OnlineLearner final : public LatencySink {
     struct Pending {  // 32 bytes
       uint64_t index, bytes;
       double propensity;
-      int8_t slot, nccl_slot;  // the arm that will run; NCCL's pick
-      bool lost = false;       // its probability was lost (a full ahead ring): the call goes unlogged
+      Index slot;         // the arm that will run
+      int8_t nccl_slot;   // NCCL's pick
+      bool lost = false;  // its probability was lost (a full ahead ring): the call goes unlogged
     };
     // A ring of the last kPendingCap decisions (a latency later than that is logged without its
     // decision): allocated on the context's first logged call, no allocation per call.
@@ -243,7 +265,7 @@ class OnlineLearner final : public LatencySink {
     size_t pending_head = 0, pending_count = 0;
     // Beside pending[i] whose propensity is an integral (Thompson sampling: NaN in pending[i]): the
     // contest the log's writer thread computes it from. Allocated with pending, for such policies.
-    std::vector<ThompsonContest> contests;
+    std::vector<ThompsonContestT<N>> contests;
     LoggedSizes logged_sizes;
     // Leader mode with a log: the decisions made for calls the logging rank has not reached yet (a
     // follower asked ahead), oldest first, each with its probability (and contest, beside it),
@@ -257,7 +279,15 @@ class OnlineLearner final : public LatencySink {
     };
     static constexpr size_t kAheadCap = 4 * kMaxFollowerLead;
     std::vector<Ahead> ahead;
-    std::vector<ThompsonContest> ahead_contests;
+    std::vector<ThompsonContestT<N>> ahead_contests;
+    // Knob arms: the chunk getChunkSize handed over for this rank's recent calls, by call (a ring of
+    // kChunkCap, allocated at the first; call UINT64_MAX: none), read when the call's latency comes.
+    struct ChunkSet {
+      uint64_t call = UINT64_MAX;
+      uint32_t chunk = 0;
+    };
+    static constexpr size_t kChunkCap = 1024;
+    std::vector<ChunkSet> chunks;
     size_t ahead_head = 0, ahead_count = 0;
   };
 
@@ -265,12 +295,24 @@ class OnlineLearner final : public LatencySink {
   struct Agreement {
     std::vector<uint64_t> seen;  // one bit per member whose table arrived
     size_t count = 0;
-    ArmMask mask;  // the first table's usable arms; every other must have the same
+    ArmMask mask;  // the first table's usable slots; every other must have the same
     float prior[kNumArms];
     uint64_t bytes = 0;
   };
 
   Context& context_locked(int key, uint64_t bytes, const float* prior);
+  // observe() with the lock held.
+  bool observe_locked(int key, int slot, double latency_us, uint64_t call);
+  // Knob arms: the index of the arm this rank's call `call` of `c` ran, given what NCCL reported
+  // (-1: none of the context's arms, or the call's chunk is no longer known).
+  int knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const;
+  // Knob arms: the chunk handed over for this rank's call `call` (0 when its decision is made).
+  static void set_chunk_locked(Context& c, uint64_t call, uint32_t chunk) {
+    if (c.chunks.empty()) c.chunks.resize(Context::kChunkCap);
+    c.chunks[call % Context::kChunkCap] = {call, chunk};
+  }
+  // The decision the memo holds for call `index` (-1: NCCL's own).
+  int memo_decision_locked(const Context& c, uint64_t index) const;
   void seed_locked(Context& c, int key, uint64_t bytes, const float* prior);
   // The member's index when its table of `key` is still wanted for the context's start, else -1.
   long table_wanted_locked(int key, uint64_t member) const;
@@ -280,12 +322,20 @@ class OnlineLearner final : public LatencySink {
   uint64_t policy_start_locked(int key) const;
   int decide_at_locked(int key, Context* c, uint64_t index);
   int fresh_decision_locked(Context& c, uint64_t index);
+  // Whether the policy's answer `i` is an arm the ranks can play (else NCCL's choice).
+  static bool playable(const Context& c, int i) {
+    if (i < 0 || i >= N || !c.mask.has(i)) return false;
+    if constexpr (kKnobs)
+      return size_t(i) < c.arms.size();
+    else
+      return is_nccl_slot(i);
+  }
   // Leader mode: whether latencies skip the hold-back (several ranks of the communicator here).
   bool absorbs_at_once_locked() const { return !memoize_ || local_ranks_ > 1; }
   // Local mode: one decision of `slot` is no longer pending (a call NCCL decided was never counted,
   // and the count never goes below 0).
   static void unpend(Context& c, int slot) {
-    if (slot >= 0 && slot < kNumArms && c.in_flight.count[slot] > 0) {
+    if (slot >= 0 && slot < N && c.in_flight.count[slot] > 0) {
       --c.in_flight.count[slot];
       --c.in_flight.total;
     }
@@ -319,7 +369,7 @@ class OnlineLearner final : public LatencySink {
   // Absorbs held latencies while fewer than `end` are absorbed.
   void absorb_held_locked(Context& c, uint64_t end) {
     while (c.absorbed < end && !c.held.empty()) {
-      const Context::Arrival a = c.held.front();
+      const typename Context::Arrival a = c.held.front();
       c.held.pop_front();
       absorb_locked(c, a.slot, a.latency_us);
     }
@@ -340,8 +390,8 @@ class OnlineLearner final : public LatencySink {
   // call (with its decision's probability; flagged when NCCL ran another arm than decided).
   void log_call_locked(int key, Context& c, int slot, double latency_us);
   // Takes the oldest logged decision off the ring (pending_count > 0).
-  static Context::Pending pop_pending_locked(Context& c) {
-    const Context::Pending p = c.pending[c.pending_head];
+  static typename Context::Pending pop_pending_locked(Context& c) {
+    const typename Context::Pending p = c.pending[c.pending_head];
     c.pending_head = (c.pending_head + 1) % Context::kPendingCap;
     --c.pending_count;
     return p;
@@ -362,12 +412,12 @@ class OnlineLearner final : public LatencySink {
   void push_pending_locked(int key, Context& c, size_t at, uint64_t index, uint64_t bytes, double propensity,
                            bool lost, int slot, const CostTable& table) {
     const int nccl = logged_nccl_slot_locked(key, c, bytes, table);
-    c.pending[at] = {index, bytes, propensity, int8_t(slot >= 0 ? slot : nccl), int8_t(nccl), lost};
+    c.pending[at] = {index, bytes, propensity, Index(slot >= 0 ? slot : nccl), int8_t(nccl), lost};
     ++c.pending_count;
   }
   // The probability of the memo's decision for call `index`, taken from the ahead ring with its
   // contest (into `contest`, when deferred); false when the ring lost it.
-  bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContest* contest);
+  bool take_ahead_locked(Context& c, uint64_t index, double* propensity, ThompsonContestT<N>* contest);
   // NCCL's pick for this call's size, logging the size's cost table the first time it is seen.
   int logged_nccl_slot_locked(int key, Context& c, uint64_t bytes, const CostTable& table) {
     return c.logged_sizes.nccl_pick(*log_, comm_id_, key_collective(key), bytes, nnodes_, nranks_, table);
@@ -380,15 +430,16 @@ class OnlineLearner final : public LatencySink {
   const std::shared_ptr<const PolicyEngine> engine_;
   const bool memoize_;
   const MemoLimits limits_;
+  const KnobSpec knobs_;  // knob arms: the lists each context's slots are crossed with
   mutable std::mutex mu_;
   bool active_ = true;
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0, unmeasurable_ = 0,
            lost_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
-  bool last_counted_ = false;               // the last fresh decision counts as pending
-  double last_propensity_ = 1.0;            // of the last fresh decision (with a log)
-  ThompsonContest* contest_out_ = nullptr;  // where its contest goes, when the integral is deferred
+  bool last_counted_ = false;                   // the last fresh decision counts as pending
+  double last_propensity_ = 1.0;                // of the last fresh decision (with a log)
+  ThompsonContestT<N>* contest_out_ = nullptr;  // where its contest goes, when the integral is deferred
   // Leader mode with a log: the rank whose calls are logged, and the call it is deciding now
   // (UINT64_MAX when none), whose fresh decision goes straight into its pending ring.
   uint64_t log_member_ = 0;
@@ -407,5 +458,8 @@ class OnlineLearner final : public LatencySink {
   std::unique_ptr<Agreement> agreements_[kNumContextKeys];
   std::map<uint64_t, size_t> members_;  // identity -> index into Agreement::seen
 };
+
+using OnlineLearner = OnlineLearnerT<kNumArms>;
+using KnobLeaderLearner = OnlineLearnerT<kKnobReplayArms>;
 
 }  // namespace ncclbot::plugin

@@ -11,7 +11,8 @@
 
 namespace ncclbot::plugin {
 
-void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us, uint64_t call) {
+template <int N>
+void OnlineLearnerT<N>::absorb_locked(Context& c, int slot, double latency_us, uint64_t call) {
   if (slot >= 0) engine_->update(c.policy, slot, latency_us);  // -1: a report the policy cannot use
   if (!memoize_) settle_answer_locked(c, call);  // whichever arm ran: credited to it, its call settled
   const uint64_t index = c.absorbed++;
@@ -24,7 +25,8 @@ void OnlineLearner::absorb_locked(Context& c, int slot, double latency_us, uint6
   }
 }
 
-void OnlineLearner::release_held_locked(int key, Context& c) {
+template <int N>
+void OnlineLearnerT<N>::release_held_locked(int key, Context& c) {
   if (c.retired_at != UINT64_MAX || absorbs_at_once_locked()) {  // no decision waits for them
     absorb_held_locked(c, UINT64_MAX);
     return;
@@ -39,7 +41,8 @@ void OnlineLearner::release_held_locked(int key, Context& c) {
   while (c.held.size() > kMaxHeldLatencies) absorb_held_locked(c, c.absorbed + 1);  // the bound
 }
 
-void OnlineLearner::log_call_locked(int key, Context& c, int slot, double latency_us) {
+template <int N>
+void OnlineLearnerT<N>::log_call_locked(int key, Context& c, int slot, double latency_us) {
   // A latency no decision of this rank is waiting for, or one whose probability is gone: not
   // logged rather than logged without a probability.
   const size_t at = c.pending_head;
@@ -48,7 +51,7 @@ void OnlineLearner::log_call_locked(int key, Context& c, int slot, double latenc
     log_->drop();
     return;
   }
-  const Context::Pending p = pop_pending_locked(c);
+  const typename Context::Pending p = pop_pending_locked(c);
   decision_log::CallRecord r;
   r.comm_hash = comm_id_;
   r.call_index = p.index;
@@ -64,16 +67,21 @@ void OnlineLearner::log_call_locked(int key, Context& c, int slot, double latenc
   r.propensity = p.propensity;
   r.overridden = p.slot != slot;
   r.decided_slot = p.slot;
-  if (std::isnan(p.propensity) && !c.contests.empty()) {
-    log_->append_deferred(r, c.contests[at]);
-  } else {
+  if constexpr (!kKnobs) {
+    if (std::isnan(p.propensity) && !c.contests.empty()) {
+      log_->append_deferred(r, c.contests[at]);
+      return;
+    }
+  }
+  {
     unsigned char out[decision_log::kCallRecordBytes];
     decision_log::encode(r, out);
     log_->append(out, sizeof out);
   }
 }
 
-bool OnlineLearner::align_pending_locked(Context& c, uint64_t call) {
+template <int N>
+bool OnlineLearnerT<N>::align_pending_locked(Context& c, uint64_t call) {
   while (c.pending_count > 0 && c.pending[c.pending_head].index < call) {
     pop_pending_locked(c);
     log_->drop();
@@ -81,11 +89,64 @@ bool OnlineLearner::align_pending_locked(Context& c, uint64_t call) {
   return c.pending_count > 0 && c.pending[c.pending_head].index == call;
 }
 
-bool OnlineLearner::observe(int key, int slot, double latency_us, uint64_t call) {
-  if (key < 0 || key >= kNumContextKeys || !(is_nccl_slot(slot) || slot == kUnnamedArm)) return false;
+template <int N>
+bool OnlineLearnerT<N>::observe(int key, int slot, double latency_us, uint64_t call) {
+  const bool arm = kKnobs ? slot >= 0 && slot < N : is_nccl_slot(slot);
+  if (key < 0 || key >= kNumContextKeys || !(arm || slot == kUnnamedArm)) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  return observe_locked(key, slot, latency_us, call);
+}
+
+template <int N>
+bool OnlineLearnerT<N>::observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) {
+  const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
+  if constexpr (!kKnobs) {
+    return observe(key, named ? ran.algo * kNumProtos + ran.proto : kUnnamedArm, latency_us, call);
+  } else {
+    if (key < 0 || key >= kNumContextKeys) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    Context* c = contexts_[key].get();
+    if (c == nullptr) return false;
+    int index = kUnnamedArm;
+    if (named && memoize_ && !absorbs_at_once_locked()) {
+      // Arrival j is call j's (header comment): its decision and chunk say which knob arm ran.
+      hold_captured_locked(*c);
+      index = knob_arm_that_ran_locked(*c, c->absorbed + c->held.size(), ran);
+    }
+    // Elsewhere (local mode is KnobLearner's; a leader holding several ranks cannot tell whose call a
+    // latency is) nothing says which chunk ran: the call is settled, nothing learned.
+    return observe_locked(key, index, latency_us, call);
+  }
+}
+
+template <int N>
+int OnlineLearnerT<N>::knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const {
+  const int decided = memo_decision_locked(c, call);
+  uint32_t chunk = 0;
+  if (decided >= 0 && size_t(decided) < c.arms.size() && c.arms[size_t(decided)].chunk_bytes != 0) {
+    // The chunk handed over for this call (0: none, NCCL's own ran), when the ring still holds the call;
+    // else no arm can be named.
+    const typename Context::ChunkSet* e = c.chunks.empty() ? nullptr : &c.chunks[call % Context::kChunkCap];
+    if (e == nullptr || e->call != call) return -1;
+    chunk = e->chunk;
+  }
+  const Arm decided_arm = decided >= 0 && size_t(decided) < c.arms.size() ? c.arms[size_t(decided)] : Arm{};
+  const Arm a = arm_that_ran(decided_arm, ran, decided >= 0 ? chunk : 0);
+  const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
+  return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
+}
+
+template <int N>
+void OnlineLearnerT<N>::chunk_set(int key, uint64_t call, uint32_t chunk) {
+  if (key < 0 || key >= kNumContextKeys) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Context* c = contexts_[key].get()) set_chunk_locked(*c, call, chunk);
+}
+
+template <int N>
+bool OnlineLearnerT<N>::observe_locked(int key, int slot, double latency_us, uint64_t call) {
   // A value the log readers would refuse is no measurement: never learned from, never logged.
   const bool measurable = decision_log::latency_measurable(latency_us);
-  std::lock_guard<std::mutex> lock(mu_);
   if (!measurable) ++unmeasurable_;
   Context* c = contexts_[key].get();
   if (c == nullptr) return false;
@@ -134,7 +195,8 @@ bool OnlineLearner::observe(int key, int slot, double latency_us, uint64_t call)
   return true;
 }
 
-void OnlineLearner::captured(int key, int /*slot: settled by its call index*/) {
+template <int N>
+void OnlineLearnerT<N>::captured(int key, int /*slot: settled by its call index*/) {
   if (key < 0 || key >= kNumContextKeys) return;
   std::lock_guard<std::mutex> lock(mu_);
   Context* c = contexts_[key].get();
@@ -171,7 +233,8 @@ void OnlineLearner::captured(int key, int /*slot: settled by its call index*/) {
   }
 }
 
-void OnlineLearner::observe_replay(int key, int slot, uint64_t bytes, double latency_us) {
+template <int N>
+void OnlineLearnerT<N>::observe_replay(int key, int slot, uint64_t bytes, double latency_us) {
   if (key < 0 || key >= kNumContextKeys || !is_nccl_slot(slot)) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (contexts_[key] == nullptr) return;
@@ -197,5 +260,23 @@ void OnlineLearner::observe_replay(int key, int slot, uint64_t bytes, double lat
   decision_log::encode(r, out);
   log_->append(out, sizeof out);
 }
+
+// This file's members for both arm capacities (online_learner.hpp): each is compiled here only.
+#define NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS(N_)                                                    \
+  template void OnlineLearnerT<N_>::absorb_locked(Context&, int, double, uint64_t);                    \
+  template void OnlineLearnerT<N_>::release_held_locked(int, Context&);                                \
+  template void OnlineLearnerT<N_>::log_call_locked(int, Context&, int, double);                       \
+  template bool OnlineLearnerT<N_>::align_pending_locked(Context&, uint64_t);                          \
+  template bool OnlineLearnerT<N_>::observe(int, int, double, uint64_t);                               \
+  template bool OnlineLearnerT<N_>::observe_ran(int, const RanKnobs&, double, uint64_t);               \
+  template int OnlineLearnerT<N_>::knob_arm_that_ran_locked(const Context&, uint64_t, const RanKnobs&) \
+      const;                                                                                           \
+  template void OnlineLearnerT<N_>::chunk_set(int, uint64_t, uint32_t);                                \
+  template bool OnlineLearnerT<N_>::observe_locked(int, int, double, uint64_t);                        \
+  template void OnlineLearnerT<N_>::captured(int, int);                                                \
+  template void OnlineLearnerT<N_>::observe_replay(int, int, uint64_t, double);
+NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS(kNumArms)
+NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS(kKnobReplayArms)
+#undef NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS
 
 }  // namespace ncclbot::plugin

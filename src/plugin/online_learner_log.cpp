@@ -10,12 +10,14 @@
 
 namespace ncclbot::plugin {
 
-void OnlineLearner::allocate_pending_locked(Context& c) {
+template <int N>
+void OnlineLearnerT<N>::allocate_pending_locked(Context& c) {
   c.pending.resize(Context::kPendingCap);
   if (engine_->defers_propensity()) c.contests.resize(Context::kPendingCap);
 }
 
-int OnlineLearner::logged_memo_decision_locked(Context& c, uint64_t index) {
+template <int N>
+int OnlineLearnerT<N>::logged_memo_decision_locked(Context& c, uint64_t index) {
   const bool own = index == logging_index_ && &c == contexts_[logging_key_].get();
   if (own) {  // the logging rank's current call: contest_out_ already points into its pending ring
     last_propensity_ = 1.0;
@@ -25,8 +27,8 @@ int OnlineLearner::logged_memo_decision_locked(Context& c, uint64_t index) {
   if (c.ahead_count == c.ahead.size()) {
     if (c.ahead.size() < Context::kAheadCap) {  // grow, keeping the order (oldest first)
       const size_t cap = c.ahead.empty() ? 64 : 2 * c.ahead.size();
-      std::vector<Context::Ahead> grown(cap);
-      std::vector<ThompsonContest> grown_contests(engine_->defers_propensity() ? cap : 0);
+      std::vector<typename Context::Ahead> grown(cap);
+      std::vector<ThompsonContestT<N>> grown_contests(engine_->defers_propensity() ? cap : 0);
       for (size_t i = 0; i < c.ahead_count; ++i) {
         const size_t from = (c.ahead_head + i) % c.ahead.size();
         grown[i] = c.ahead[from];
@@ -41,7 +43,7 @@ int OnlineLearner::logged_memo_decision_locked(Context& c, uint64_t index) {
     }
   }
   const size_t at = (c.ahead_head + c.ahead_count) % c.ahead.size();
-  ThompsonContest* saved = contest_out_;
+  ThompsonContestT<N>* saved = contest_out_;
   contest_out_ = c.ahead_contests.empty() ? nullptr : &c.ahead_contests[at];
   last_propensity_ = 1.0;
   const int slot = fresh_decision_locked(c, index);
@@ -51,10 +53,11 @@ int OnlineLearner::logged_memo_decision_locked(Context& c, uint64_t index) {
   return slot;
 }
 
-bool OnlineLearner::take_ahead_locked(Context& c, uint64_t index, double* propensity,
-                                      ThompsonContest* contest) {
+template <int N>
+bool OnlineLearnerT<N>::take_ahead_locked(Context& c, uint64_t index, double* propensity,
+                                          ThompsonContestT<N>* contest) {
   while (c.ahead_count > 0) {
-    const Context::Ahead a = c.ahead[c.ahead_head];
+    const typename Context::Ahead a = c.ahead[c.ahead_head];
     if (a.index > index) break;
     const size_t at = c.ahead_head;
     c.ahead_head = (c.ahead_head + 1) % c.ahead.size();
@@ -67,13 +70,16 @@ bool OnlineLearner::take_ahead_locked(Context& c, uint64_t index, double* propen
   return false;
 }
 
-void OnlineLearner::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member) {
+template <int N>
+void OnlineLearnerT<N>::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member) {
+  if constexpr (kKnobs) return;  // the log holds slot arms only (the caller says so)
   std::lock_guard<std::mutex> lock(mu_);
   log_ = std::move(log);
   log_member_ = member;
 }
 
-void OnlineLearner::stop_decision_log() {
+template <int N>
+void OnlineLearnerT<N>::stop_decision_log() {
   std::lock_guard<std::mutex> lock(mu_);
   log_.reset();
   for (auto& c : contexts_)
@@ -82,5 +88,16 @@ void OnlineLearner::stop_decision_log() {
       c->ahead_count = 0;
     }
 }
+
+// This file's members for both arm capacities (online_learner.hpp): each is compiled here only.
+#define NCCLBOT_ONLINE_LEARNER_LOG_MEMBERS(N_)                                                             \
+  template void OnlineLearnerT<N_>::allocate_pending_locked(Context&);                                     \
+  template int OnlineLearnerT<N_>::logged_memo_decision_locked(Context&, uint64_t);                        \
+  template bool OnlineLearnerT<N_>::take_ahead_locked(Context&, uint64_t, double*, ThompsonContestT<N_>*); \
+  template void OnlineLearnerT<N_>::set_decision_log(std::shared_ptr<DecisionLog>, uint64_t);              \
+  template void OnlineLearnerT<N_>::stop_decision_log();
+NCCLBOT_ONLINE_LEARNER_LOG_MEMBERS(kNumArms)
+NCCLBOT_ONLINE_LEARNER_LOG_MEMBERS(kKnobReplayArms)
+#undef NCCLBOT_ONLINE_LEARNER_LOG_MEMBERS
 
 }  // namespace ncclbot::plugin

@@ -79,14 +79,15 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg, bool 
     return;
   }
   const bool restricted = !cfg.nccl_algo.empty() || !cfg.nccl_proto.empty();
+  std::shared_ptr<const KnobSpec> knobs;
+  if (!cfg.knobs.empty() && !(knobs = knob_lists(id, cfg, chunk_hook))) return;
   if (id.nranks <= 1 || cfg.agreement == Agreement::kLocal) {
-    if (!setup_knobs(comm, cfg, engine, chunk_hook)) setup_local(comm, cfg, engine, restricted);
+    if (knobs)
+      setup_knobs(comm, cfg, engine, *knobs);
+    else
+      setup_local(comm, cfg, engine, restricted);
     return;
   }
-  if (!cfg.knobs.empty())
-    id.log.warn(
-        "NCCLBOT_KNOBS: knob arms are learned by a rank-local learner only (one rank, or "
-        "NCCLBOT_AGREEMENT=local); the leader learns algorithm and protocol");
   if (!id.has_comm_id) {
     id.log.warn(
         "online mode with %d ranks needs the v5 tuner ABI (NCCL 2.28) to tell communicators apart; "
@@ -115,7 +116,7 @@ void PluginRuntime::setup_online(TunerComm& comm, const PluginConfig& cfg, bool 
     return;
   }
   if (cfg.rank == 0)
-    become_leader(comm, cfg, key, engine, restricted, leader_, decision_logs_);
+    become_leader(comm, cfg, key, engine, restricted, leader_, decision_logs_, std::move(knobs));
   else
     become_follower(comm, cfg, key, engine, restricted, followers_);
 }
@@ -130,16 +131,14 @@ void PluginRuntime::setup_local(TunerComm& comm, const PluginConfig& cfg,
   local.learner().restore_state(id);
 }
 
-bool PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
-                                const std::shared_ptr<const PolicyEngine>& engine, bool chunk_hook) {
-  if (cfg.knobs.empty()) return false;
-  const CommIdentity& id = comm.id();
+std::shared_ptr<const KnobSpec> PluginRuntime::knob_lists(const CommIdentity& id, const PluginConfig& cfg,
+                                                          bool chunk_hook) {
   KnobSpec spec;
   try {
     spec = parse_knob_spec(cfg.knobs, "NCCLBOT_KNOBS");
   } catch (const std::exception& e) {
     id.log.warn("%s; using NCCL's own choices", e.what());
-    return true;
+    return nullptr;
   }
   bool chunks = false;
   for (const auto& list : spec.chunks)
@@ -151,9 +150,15 @@ bool PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
         "did not load; learning over the channel counts alone");
     for (auto& list : spec.chunks) list = {0};
   }
+  return std::make_shared<const KnobSpec>(std::move(spec));
+}
+
+void PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
+                                const std::shared_ptr<const PolicyEngine>& engine, const KnobSpec& spec) {
+  const CommIdentity& id = comm.id();
   if (!cfg.state_path.empty())
     id.log.warn("NCCLBOT_KNOBS: the state file does not hold knob arms yet; NCCLBOT_STATE is not written");
-  auto learner = std::make_shared<KnobLearner>(id.nranks, id.nnodes, engine, std::move(spec));
+  auto learner = std::make_shared<KnobLearner>(id.nranks, id.nnodes, engine, spec);
   if (cfg.logs_this_rank()) {
     if (engine->defers_propensity())  // Thompson sampling: an integral over up to 512 arms per call
       id.log.warn(
@@ -164,7 +169,6 @@ bool PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
       learner->set_decision_log(std::move(log), id.comm_id);
   }
   comm.become<KnobTuner>(std::move(learner));
-  return true;
 }
 
 void PluginRuntime::finalize_comm(TunerComm* comm) {

@@ -55,9 +55,13 @@ class PluginRuntime {
   PluginRuntime() = default;
   void setup_table(TunerComm& comm, const PluginConfig& cfg);
   void setup_online(TunerComm& comm, const PluginConfig& cfg, bool chunk_hook);
-  // setup_online's rank-local learner over knob arms (NCCLBOT_KNOBS); false when it is not set.
-  bool setup_knobs(TunerComm& comm, const PluginConfig& cfg,
-                   const std::shared_ptr<const PolicyEngine>& engine, bool chunk_hook);
+  // NCCLBOT_KNOBS as this NCCL can play them (chunk lists dropped, one WARN, without getChunkSize);
+  // null, with one WARN, when they do not parse (the communicator keeps NCCL's own choices).
+  static std::shared_ptr<const KnobSpec> knob_lists(const CommIdentity& id, const PluginConfig& cfg,
+                                                    bool chunk_hook);
+  // A rank-local learner over knob arms (KnobTuner).
+  void setup_knobs(TunerComm& comm, const PluginConfig& cfg,
+                   const std::shared_ptr<const PolicyEngine>& engine, const KnobSpec& spec);
   // setup_online's rank-local learner (one rank, or NCCLBOT_AGREEMENT=local).
   void setup_local(TunerComm& comm, const PluginConfig& cfg,
                    const std::shared_ptr<const PolicyEngine>& engine, bool restricted);

@@ -14,6 +14,8 @@ const char* role_name(Role r) {
       return "online (follower)";
     case Role::kKnobLocal:
       return "online (rank-local learner over knob arms)";
+    case Role::kKnobLeader:
+      return "online (leader over knob arms)";
     default:
       return "off (NCCL's own choices)";
   }
@@ -38,6 +40,7 @@ const CommLearner* TunerComm::learner() const {
 std::shared_ptr<LatencySink> TunerComm::latency_sink() const {
   if (const CommLearner* l = learner()) return l->shared_learner();
   if (const auto* k = std::get_if<KnobTuner>(&roles_)) return k->learner();
+  if (const auto* l = std::get_if<KnobLeaderTuner>(&roles_)) return l->learner();
   return nullptr;
 }
 
@@ -48,6 +51,7 @@ std::string TunerComm::describe(const std::string& table_path) const {
   if (const CommLearner* l = learner()) engine = &l->engine();
   if (const auto* f = std::get_if<FollowerTuner>(&roles_)) engine = &f->engine();
   if (const auto* k = std::get_if<KnobTuner>(&roles_)) engine = &k->learner()->engine();
+  if (const auto* l = std::get_if<KnobLeaderTuner>(&roles_)) engine = &l->engine();
   return engine ? ", policy " + engine->spec() + ", seed " + std::to_string(engine->seed()) : std::string();
 }
 
@@ -55,6 +59,7 @@ void TunerComm::log_summary() const {
   if (const CommLearner* l = learner()) l->log_totals(id_);
   if (const auto* f = std::get_if<FollowerTuner>(&roles_)) f->log_waits(id_);
   if (const auto* k = std::get_if<KnobTuner>(&roles_)) k->log_summary(id_);
+  if (const auto* l = std::get_if<KnobLeaderTuner>(&roles_)) l->log_summary(id_);
 }
 
 }  // namespace ncclbot::plugin

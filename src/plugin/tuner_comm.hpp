@@ -12,6 +12,7 @@
 
 #include "plugin/comm_identity.hpp"
 #include "plugin/follower_tuner.hpp"
+#include "plugin/knob_leader_tuner.hpp"
 #include "plugin/knob_tuner.hpp"
 #include "plugin/leader_tuner.hpp"
 #include "plugin/local_tuner.hpp"
@@ -21,7 +22,7 @@
 namespace ncclbot::plugin {
 
 // In the order of TunerComm's variant.
-enum class Role { kPassThrough, kTable, kLocal, kLeader, kFollower, kKnobLocal };
+enum class Role { kPassThrough, kTable, kLocal, kLeader, kFollower, kKnobLocal, kKnobLeader };
 
 const char* role_name(Role r);
 
@@ -43,12 +44,16 @@ class TunerComm {
   // roles' own hot paths are inline, so this compiles into one function with a switch on the role.
   void get_coll_info(int coll, size_t bytes, int num_pipe_ops, float** cost_table, int num_algo,
                      int num_proto, int reg_buff, int* nchannels);
-  // Tuner v6: table mode (TableTuner) and knob mode (KnobTuner) answer it.
+  // Tuner v6: table mode (TableTuner) and the roles that play knob arms answer it.
   void get_chunk_size(int coll, size_t bytes, int algo, int proto, size_t* chunk_size) {
     if (const auto* t = std::get_if<TableTuner>(&roles_))
       t->get_chunk_size(id_, coll, bytes, algo, proto, chunk_size);
     else if (auto* k = std::get_if<KnobTuner>(&roles_))
       k->get_chunk_size(id_, coll, algo, proto, chunk_size);
+    else if (auto* f = std::get_if<FollowerTuner>(&roles_))
+      f->get_chunk_size(id_, coll, algo, proto, chunk_size);
+    else if (auto* l = std::get_if<KnobLeaderTuner>(&roles_))
+      l->get_chunk_size(id_, coll, algo, proto, chunk_size);
   }
   // Tuner v2: only table mode answers it.
   void get_coll_info_v2(int coll, size_t bytes, int coll_net, int nvls, int num_pipe_ops, int* algorithm,
@@ -69,7 +74,9 @@ class TunerComm {
 
  private:
   CommIdentity id_;
-  std::variant<PassThroughTuner, TableTuner, LocalTuner, LeaderTuner, FollowerTuner, KnobTuner> roles_;
+  std::variant<PassThroughTuner, TableTuner, LocalTuner, LeaderTuner, FollowerTuner, KnobTuner,
+               KnobLeaderTuner>
+      roles_;
 };
 
 }  // namespace ncclbot::plugin

@@ -83,41 +83,6 @@ void feed_profiler_events(const NcclProfilerV5& profiler, void* prof, Collective
 constexpr int kNcclChannels = 2;
 constexpr size_t kNcclChunk = size_t(1) << 31;
 
-// The arm NCCL runs for one call: the tuner edits a copy of the cost table, then NCCL's rule picks;
-// with `chunk_hook` (a knob sweep, tuner v6) NCCL asks the chunk for the picked arm, per channel as
-// it does outside CollNet. The channels and chunk are the tuner's (0: NCCL's own).
-struct PluginPick {
-  int slot = -1;  // -1: none
-  Arm arm{};
-};
-PluginPick tuner_pick(const NcclTunerV5& plugin_tuner, const NcclTunerV6* chunk_hook, void* comm,
-                      const Context& ctx, const float (&table)[kNumNcclAlgos][kNumProtos]) {
-  float call_table[kNumNcclAlgos][kNumProtos];
-  std::memcpy(call_table, table, sizeof table);
-  int channels = 0;
-  plugin_tuner.getCollInfo(comm, int(ctx.collective), size_t(ctx.bytes), 1,
-                           reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
-  const int slot = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
-                               [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
-  PluginPick pick{slot, Arm::of_slot(slot >= 0 ? slot : 0)};
-  if (slot < 0 || chunk_hook == nullptr) return pick;
-  pick.arm.channels = uint16_t(channels > 0 ? channels : 0);
-  size_t chunk = kNcclChunk;
-  const size_t per_channel = size_t(ctx.bytes) / size_t(channels > 0 ? channels : kNcclChannels);
-  chunk_hook->getChunkSize(comm, int(ctx.collective), per_channel, int(pick.arm.algo), int(pick.arm.proto), 1,
-                           &chunk);
-  pick.arm.chunk_bytes = chunk == kNcclChunk ? 0 : uint32_t(chunk);
-  return pick;
-}
-
-// The index of `a` among context c's measured arms; -2 when it is none of them.
-int arm_index(const SweepView& v, int c, const Arm& a) {
-  const ValidArms valid = v.valid_arms(c);
-  for (int s = 0; s < v.arms; ++s)
-    if (valid.has(s) && v.arm(c, s) == a) return s;
-  return -2;
-}
-
 }  // namespace
 
 LoadedPlugin load_plugin(const std::string& path) {
@@ -201,6 +166,38 @@ void apply_plugin_env(const std::vector<std::string>& assignments) {
   }
 }
 
+PluginPick tuner_pick(const NcclTunerV5& plugin_tuner, const NcclTunerV6* chunk_hook, void* comm,
+                      const Context& ctx, const float (&table)[kNumNcclAlgos][kNumProtos]) {
+  float call_table[kNumNcclAlgos][kNumProtos];
+  std::memcpy(call_table, table, sizeof table);
+  int channels = 0;
+  plugin_tuner.getCollInfo(comm, int(ctx.collective), size_t(ctx.bytes), 1,
+                           reinterpret_cast<float**>(call_table), kNumNcclAlgos, kNumProtos, 0, &channels);
+  const int slot = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
+                               [&](int s) { return call_table[s / kNumProtos][s % kNumProtos]; });
+  PluginPick pick{slot, Arm::of_slot(slot >= 0 ? slot : 0)};
+  if (slot < 0 || chunk_hook == nullptr) return pick;
+  pick.arm.channels = uint16_t(channels > 0 ? channels : 0);
+  size_t chunk = kNcclChunk;
+  const size_t per_channel = size_t(ctx.bytes) / size_t(channels > 0 ? channels : kNcclChannels);
+  chunk_hook->getChunkSize(comm, int(ctx.collective), per_channel, int(pick.arm.algo), int(pick.arm.proto), 1,
+                           &chunk);
+  pick.arm.chunk_bytes = chunk == kNcclChunk ? 0 : uint32_t(chunk);
+  return pick;
+}
+
+int arm_index(const SweepView& v, int c, const Arm& a) {
+  const ValidArms valid = v.valid_arms(c);
+  for (int s = 0; s < v.arms; ++s)
+    if (valid.has(s) && v.arm(c, s) == a) return s;
+  return -2;
+}
+
+bool context_table(const SweepView& v, int c, CostTable7x3* table, std::string* knobs, std::string* skipped) {
+  if (v.slot_shaped()) return context_cost_table(v, c, table, skipped);
+  return knob_context(v, c, table, knobs, skipped);
+}
+
 ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int c, const PolicySpec& spec,
                              const CheckSettings& settings) {
   ContextOutcome out;
@@ -209,9 +206,7 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   const bool knobs = !v.slot_shaped();
   CostTable7x3 cost;
   std::string knob_lists;
-  if (knobs ? !knob_context(v, c, &cost, &knob_lists, &out.skipped)
-            : !context_cost_table(v, c, &cost, &out.skipped))
-    return out;
+  if (!context_table(v, c, &cost, &knob_lists, &out.skipped)) return out;
   // A knob sweep's context: its own lists for the plugin's knob mode, read at the communicator's init.
   if (knobs) setenv("NCCLBOT_KNOBS", knob_lists.c_str(), 1);
   const auto& table = cost.t;

@@ -36,6 +36,22 @@ struct CostTable7x3 {
 };
 bool context_cost_table(const SweepView& v, int c, CostTable7x3* table, std::string* skipped);
 
+// context_cost_table, or for a knob sweep (`v` its arm view) knob_context, which also gives the
+// NCCLBOT_KNOBS text in `knobs`.
+bool context_table(const SweepView& v, int c, CostTable7x3* table, std::string* knobs, std::string* skipped);
+
+// The arm NCCL runs for one call: the tuner edits a copy of the cost table, then NCCL's rule picks;
+// with `chunk_hook` (a knob sweep, tuner v6) NCCL asks the chunk for the picked arm, per channel as
+// it does outside CollNet. The channels and chunk are the tuner's (0: NCCL's own).
+struct PluginPick {
+  int slot = -1;  // -1: none
+  Arm arm{};
+};
+PluginPick tuner_pick(const NcclTunerV5& plugin_tuner, const NcclTunerV6* chunk_hook, void* comm,
+                      const Context& ctx, const float (&table)[kNumNcclAlgos][kNumProtos]);
+// The index of `a` among context c's measured arms; -2 when it is none of them.
+int arm_index(const SweepView& v, int c, const Arm& a);
+
 // The reference: the replay engine's own steps (replay_one, the code the CPU engine runs), each
 // step's slot and observed latency.
 struct ReplayReference {

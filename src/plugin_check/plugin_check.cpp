@@ -80,9 +80,6 @@ void check_contexts_local_mode(CheckTotals& totals, const Sweep& sweep, const st
                            "NCCLBOT_LOG_RANKS", "NCCLBOT_RANK", "NCCLBOT_KNOBS"})
     unsetenv(name);
   const bool knobs = !sweep.slot_shaped();
-  if (knobs && !settings.log_path.empty())
-    throw UsageError(
-        "--log: the plugin writes no decision log over knob arms yet (docs/plugin.md \"Knob mode\")");
   if (!settings.log_path.empty()) use_decision_log(settings);
   apply_plugin_env(settings.plugin_env);
   const LoadedPlugin plugin = load_plugin(settings.plugin_path);
@@ -109,10 +106,6 @@ std::string arm_label(const Sweep& sweep, int context, int index) {
 
 CheckTotals check_plugin(const CheckSettings& settings, const Sweep& sweep, const std::vector<int>& contexts,
                          const PolicySpec& spec) {
-  if (settings.ranks > 1 && !sweep.slot_shaped())
-    throw UsageError(
-        "--ranks: leader mode does not learn knob arms yet (docs/plugin.md \"Knob mode\"); "
-        "check a knob sweep in local mode");
   CheckTotals totals;
   if (settings.ranks > 1)
     check_contexts_leader_mode(totals, sweep, contexts, spec, settings);

@@ -34,7 +34,8 @@ namespace {
 
 // What one context's processes share (one MAP_SHARED mapping), followed by every rank's decisions,
 // rank-major: decisions[rank * T + t], the arm the rank's call t ran (NCCL's rule on the table the
-// plugin returned).
+// plugin returned; in a knob sweep the index of the arm among the context's, its channels and chunk
+// as the plugin set them, -2 when it is none of them).
 struct RankProcessState {
   std::atomic<int64_t> call{-1};   // the call it is playing: -1 while loading the plugin and initialising
   std::atomic<int> not_joined{0};  // rank 0: reports the plugin did not join to a decision
@@ -57,8 +58,9 @@ struct RanksJob {
   std::vector<int> first_rank;  // process p holds communicator ranks [first_rank[p], first_rank[p + 1])
   uint64_t comm_id = 0;
   std::string policy, address, secret;
+  std::string knobs;  // a knob sweep's NCCLBOT_KNOBS for the context (empty: a slot sweep)
   RanksShared* shared = nullptr;
-  int8_t* decisions = nullptr;
+  int16_t* decisions = nullptr;
 };
 
 // "rank process 0 (NCCLBOT_RANK=0, communicator rank 0, the leader)" and the like.
@@ -110,6 +112,10 @@ void rank_logger(int level, unsigned long, const char*, int, const char* fmt, ..
   setenv("NCCLBOT_LEADER", job.address.c_str(), 1);
   setenv("NCCLBOT_LEADER_SECRET", job.secret.c_str(), 1);
   setenv("NCCLBOT_LEADER_TIMEOUT_MS", "20000", 1);
+  if (job.knobs.empty())
+    unsetenv("NCCLBOT_KNOBS");
+  else
+    setenv("NCCLBOT_KNOBS", job.knobs.c_str(), 1);
   apply_plugin_env(settings.plugin_env);
   g_rank_log_prefix = "plugin-check: context " + std::to_string(job.c) + ", " + process_label(job, p) + ": ";
 
@@ -119,28 +125,32 @@ void rank_logger(int level, unsigned long, const char*, int, const char* fmt, ..
   const auto report = reinterpret_cast<ncclbotReportLatency_t>(dlsym(handle, "ncclbotReportLatency"));
   if (!tuner || !tuner->init || !tuner->getCollInfo || !tuner->finalize || !report)
     fail("the plugin exports no usable ncclTunerPlugin_v5 and ncclbotReportLatency");
+  // A knob sweep binds tuner v6, whose getChunkSize sets the chunk (as the local check does).
+  const auto* chunk_hook =
+      job.knobs.empty() ? nullptr : static_cast<const NcclTunerV6*>(dlsym(handle, "ncclTunerPlugin_v6"));
+  if (!job.knobs.empty() && (!chunk_hook || !chunk_hook->init || !chunk_hook->getChunkSize))
+    fail("the plugin exports no usable ncclTunerPlugin_v6, whose getChunkSize a knob sweep needs");
   const Context& ctx = *job.ctx;
   const SweepView& v = *job.v;
   const ReplayReference& ref = *job.ref;
   const int first = job.first_rank[size_t(p)], count = job.first_rank[size_t(p) + 1] - first;
   std::vector<void*> comms(size_t(count), nullptr);
-  for (int k = 0; k < count; ++k)
-    if (tuner->init(&comms[size_t(k)], job.comm_id, size_t(job.comm_ranks), size_t(ctx.nodes), rank_logger,
-                    nullptr, nullptr) != 0)
+  for (int k = 0; k < count; ++k) {
+    const auto init = chunk_hook ? chunk_hook->init : tuner->init;
+    if (init(&comms[size_t(k)], job.comm_id, size_t(job.comm_ranks), size_t(ctx.nodes), rank_logger, nullptr,
+             nullptr) != 0)
       fail("the tuner's init of communicator rank " + std::to_string(first + k) + " failed");
+  }
   pthread_barrier_wait(&job.shared->barrier);  // communicator init is collective
   const int horizon = settings.horizon;
   for (int t = 0; t < horizon; ++t) {
     me.call.store(t, std::memory_order_relaxed);
     for (int k = 0; k < count; ++k) {
-      CostTable7x3 call = *job.table;
-      int channels = 0;
-      tuner->getCollInfo(comms[size_t(k)], int(ctx.collective), size_t(ctx.bytes), 1,
-                         reinterpret_cast<float**>(call.t), kNumNcclAlgos, kNumProtos, 0, &channels);
-      const int pick = nccl_argmin(ArmMask{(1u << kNumNcclArms) - 1},
-                                   [&](int s) { return call.t[s / kNumProtos][s % kNumProtos]; });
-      job.decisions[size_t(first + k) * size_t(horizon) + size_t(t)] = int8_t(pick);
-      if (pick < 0) continue;  // no arm left usable: nothing ran
+      const PluginPick played = tuner_pick(*tuner, chunk_hook, comms[size_t(k)], ctx, job.table->t);
+      // In a knob sweep the replay chooses arm indices: the plugin's arm is looked up among them.
+      const int pick = job.knobs.empty() || played.slot < 0 ? played.slot : arm_index(v, job.c, played.arm);
+      job.decisions[size_t(first + k) * size_t(horizon) + size_t(t)] = int16_t(pick);
+      if (pick < 0) continue;  // no arm left usable, or none of the context's: nothing to draw
       // The latency the call observed, drawn as the local check draws it; every rank reports its
       // own (the plugin learns from the leader's alone), before the next call: none in flight.
       const float x =
@@ -148,7 +158,7 @@ void rank_logger(int level, unsigned long, const char*, int, const char* fmt, ..
       if (pick == ref.slots[size_t(t)] && std::memcmp(&x, &ref.latency[size_t(t)], sizeof x) != 0)
         fail("plugin-check's draw differs from the replay's at step " + std::to_string(t));
       const int rc = report(job.comm_id, job.comm_ranks, ctx.nodes, int(ctx.collective), size_t(ctx.bytes),
-                            int(slot_algo(pick)), int(slot_proto(pick)), double(x));
+                            int(played.arm.algo), int(played.arm.proto), double(x));
       if (first + k == 0 && rc != 0) me.not_joined.fetch_add(1, std::memory_order_relaxed);
     }
     pthread_barrier_wait(&job.shared->barrier);  // a collective: every rank's call t ends together
@@ -200,16 +210,16 @@ class RanksMapping {
   size_t bytes_;
 };
 
-// Maps what job's processes share (RanksShared, then every decision, -2: never decided), with a
+// Maps what job's processes share (RanksShared, then every decision, -3: never decided), with a
 // barrier for `processes` of them, and points job.shared and job.decisions into it.
 RanksMapping map_ranks_shared(RanksJob& job, int processes) {
   const size_t horizon = size_t(job.settings->horizon);
-  const size_t bytes = sizeof(RanksShared) + size_t(job.comm_ranks) * horizon;
+  const size_t bytes = sizeof(RanksShared) + size_t(job.comm_ranks) * horizon * sizeof(int16_t);
   void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) throw std::runtime_error(std::string("plugin-check: mmap: ") + std::strerror(errno));
   job.shared = new (mem) RanksShared{};
-  job.decisions = static_cast<int8_t*>(mem) + sizeof(RanksShared);
-  std::memset(job.decisions, -2, size_t(job.comm_ranks) * horizon);  // -2: never decided
+  job.decisions = reinterpret_cast<int16_t*>(static_cast<char*>(mem) + sizeof(RanksShared));
+  std::fill_n(job.decisions, size_t(job.comm_ranks) * horizon, int16_t(-3));  // -3: never decided
   pthread_barrierattr_t attr;
   pthread_barrierattr_init(&attr);
   pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -309,7 +319,7 @@ void compare_rank_decisions(const RanksJob& job, const ReplayReference& ref, Con
   out.via_report = settings.horizon;  // the leader's rank: the latencies the plugin learns from
   out.not_joined = job.shared->procs[0].not_joined.load();
   for (int r = 0; r < comm_ranks; ++r) {
-    const int8_t* d = job.decisions + size_t(r) * horizon;
+    const int16_t* d = job.decisions + size_t(r) * horizon;
     for (int t = 0; t < settings.horizon; ++t)
       if (d[t] != ref.slots[size_t(t)]) {
         out.mismatches.push_back({job.c, t, d[t], ref.slots[size_t(t)], r});
@@ -329,10 +339,11 @@ void compare_rank_decisions(const RanksJob& job, const ReplayReference& ref, Con
 ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& spec,
                                    const CheckSettings& settings, const std::string& secret) {
   ContextOutcome out;
-  const SweepView v = sweep.view();
+  const SweepView v = sweep.arm_view();
   const Context& ctx = sweep.context(c);
   CostTable7x3 table;
-  if (!context_cost_table(v, c, &table, &out.skipped)) return out;
+  std::string knobs;
+  if (!context_table(v, c, &table, &knobs, &out.skipped)) return out;
   const int comm_ranks = ctx.nodes * ctx.gpus_per_node;
   if (comm_ranks < 2) {
     out.skipped = "a one-rank communicator never asks a leader (plugin-check without --ranks checks it)";
@@ -353,6 +364,7 @@ ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& 
   job.policy = spec.text;
   job.address = "127.0.0.1:" + std::to_string(ncclbot::plugin::free_loopback_port());
   job.secret = secret;
+  job.knobs = knobs;
   const int processes = std::min(settings.ranks, comm_ranks);
   job.first_rank = first_ranks_of_processes(comm_ranks, processes);
   const RanksMapping mapping = map_ranks_shared(job, processes);

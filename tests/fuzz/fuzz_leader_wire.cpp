@@ -39,8 +39,8 @@ LeaderHandler handler(Leader* leader) {
     ++l->calls;
     float prior[kNumArms];
     for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? r.prior[s] : -1.0f;
-    d->status = l->learner->decide_range(int(r.key), r.bytes, prior, r.start, int(r.count), d->slots,
-                                         OnlineLearner::follower_member(r.rank, r.ordinal))
+    d->status = l->learner->decide_window(int(r.key), r.bytes, prior, r.start, int(r.count), d->arms,
+                                          OnlineLearner::follower_member(r.rank, r.ordinal))
                     ? DecisionStatus::kOk
                     : DecisionStatus::kLater;
   };

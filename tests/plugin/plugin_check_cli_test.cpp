@@ -193,7 +193,7 @@ TEST(PluginCheckCli, SimulatedSweepWhenSynthIsAvailable) {
 // runs the replay's arm on every call, its channels read from nChannels and its chunk from v6
 // getChunkSize, for the structured learner, a flat one, a randomised one and one kept to NCCL's own
 // knobs, with and without delayed feedback. Another seed for the plugin is caught, with the knob arms
-// named; leader mode and a decision log, which knob mode does not have yet, are usage errors.
+// named. The decision log it writes holds every call as a knob call, and telemetry reads it.
 TEST(PluginCheckCli, AKnobSweepMatchesTheReplayCallForCall) {
   const std::string dir = temp_dir(), sweep = dir + "/knobs.csv";
   const CliResult s =
@@ -217,12 +217,13 @@ TEST(PluginCheckCli, AKnobSweepMatchesTheReplayCallForCall) {
   const nlohmann::json j = nlohmann::json::parse(other.out);
   ASSERT_FALSE(j["mismatches"].empty()) << other.out;
   EXPECT_NE(j["mismatches"][0]["replay"].get<std::string>().find("channels"), std::string::npos) << other.out;
-  const CliResult ranks = run_cli(base + "--policy ucb1 --ranks 2");
-  EXPECT_EQ(ranks.exit_code, 2);
-  EXPECT_NE(ranks.err.find("leader mode does not learn knob arms yet"), std::string::npos) << ranks.err;
-  const CliResult log = run_cli(base + "--policy ucb1 --log '" + dir + "/k.log'");
-  EXPECT_EQ(log.exit_code, 2);
-  EXPECT_NE(log.err.find("no decision log over knob arms yet"), std::string::npos) << log.err;
+  const CliResult log = run_cli(base + "--policy ucb1 --horizon 250 --log '" + dir + "/k.log'");
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const CliResult tel = run_cli("telemetry '" + dir + "/k.log' --out '" + dir + "/tel' --resamples 99");
+  ASSERT_EQ(tel.exit_code, 0) << tel.err;
+  const nlohmann::json t = nlohmann::json::parse(read_all(dir + "/tel/telemetry.json"));
+  EXPECT_EQ(t["calls"].get<int>(), j["contexts"].get<int>() * 250) << t.dump();
+  EXPECT_EQ(t["knob_calls"].get<int>(), t["calls"].get<int>());
 }
 
 // Leader mode as a job runs it: the real plugin in 2 or 3 processes on loopback, the communicator's
@@ -304,6 +305,38 @@ TEST(PluginCheckCli, LeaderModeCatchesAPluginThatDecidesOtherwise) {
   ASSERT_TRUE(j.is_object()) << err;
   EXPECT_FALSE(j["equal"].get<bool>());
   EXPECT_FALSE(j["mismatches"].empty());
+}
+
+// Leader mode over knob arms: the leader decides whole arms (algorithm, protocol, channels, chunk)
+// and every rank plays them, the followers' chunk from getChunkSize too; the leader credits its
+// latencies to the arm that ran with the chunk it handed NCCL. Every rank's every call equals the
+// replay of the leader's protocol over the knob arms, for the structured, a flat, a randomised
+// learner and one kept to NCCL's own knobs. Not vacuous: NCCL's own choices throughout, or a
+// plugin crossing other lists, differ.
+TEST(PluginCheckCli, LeaderModeOverKnobArmsMatchesTheAsDeployedReplayOnEveryRank) {
+  const std::string dir = temp_dir(), sweep = dir + "/knobs.csv";
+  const CliResult s =
+      run_cli("synth --fabric h100-ib-a --seed 2 --out '" + sweep +
+              "' --nodes 2 --collectives allreduce --samples 5 --knobs 'channels=0,4,8;chunk=0,128K'");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  for (const char* policy : {"osub", "ucb1", "thompson", "ucb1@slots"}) {
+    int rc = -1;
+    std::string err;
+    const nlohmann::json j = check_ranks(sweep, 3, policy, "", &rc, &err);
+    ASSERT_EQ(rc, 0) << policy << "\n" << err;
+    EXPECT_TRUE(j["equal"].get<bool>()) << policy << "\n" << err;
+    EXPECT_EQ(j["skipped"].get<int>(), 0) << err;
+    EXPECT_EQ(j["decisions"].get<int>(), j["contexts"].get<int>() * 16 * 150) << policy;  // 2x8 ranks each
+    EXPECT_EQ(j["rank_disagreements"].get<int>(), 0) << policy;
+  }
+  for (const char* other : {"NCCLBOT_POLICY=auto", "NCCLBOT_KNOBS='channels=0,4,8;chunk=0'"}) {
+    int rc = -1;
+    std::string err;
+    const nlohmann::json j = check_ranks(sweep, 3, "ucb1", std::string("--plugin-env ") + other, &rc, &err);
+    EXPECT_EQ(rc, 1) << other << "\n" << err;
+    ASSERT_TRUE(j.is_object()) << err;
+    EXPECT_FALSE(j["equal"].get<bool>()) << other;
+  }
 }
 
 TEST(PluginCheckCli, LeaderModeBadUsageExitsTwo) {

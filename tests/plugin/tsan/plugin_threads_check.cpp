@@ -247,7 +247,7 @@ int main() {
       float prior[21];
       for (float& p : prior) p = 3.0f;
       for (int i = 0; i < kLeaderCalls; ++i) {
-        const int slot = link->decision(hello, 4 * 65 + 10, uint64_t(i), 512, prior, 5000, nullptr);
+        const int slot = link->decision(hello, 4 * 65 + 10, uint64_t(i), 512, prior, 5000, nullptr).slot;
         seen[size_t(2 + f)][size_t(i)] = slot < 0 ? 0 : slot;  // -1 = NCCL's pick: slot 0 on this table
         if (slot < 0) ++nccl_picks;
         if (i == 0) ++followers_answered;

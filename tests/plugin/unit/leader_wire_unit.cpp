@@ -20,6 +20,7 @@ LeaderKey key_of(const char* secret) {
 }
 
 struct Calls {
+  DecidedArm knob_arm{5, 8, 131072};  // what the handler decides for the window's third call
   int hellos = 0, requests = 0;
   WireHello last_hello;
   WireRequest last_request;
@@ -38,7 +39,8 @@ LeaderHandler handler_for(Calls* calls) {
     auto* calls = static_cast<Calls*>(c);
     ++calls->requests;
     calls->last_request = r;
-    for (int i = 0; i < kLeaderWindow; ++i) d->slots[i] = int8_t(i % 3 == 0 ? -1 : 5);
+    for (int i = 0; i < kLeaderWindow; ++i) d->arms[i] = DecidedArm::of_slot(i % 3 == 0 ? -1 : 5);
+    d->arms[2] = calls->knob_arm;  // Ring/Simple with a channel count and a chunk size by default
   };
   return h;
 }
@@ -109,8 +111,8 @@ TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
   EXPECT_EQ(calls.last_request.rank, 3u);
   EXPECT_EQ(calls.last_request.ordinal, 1u);
   EXPECT_EQ(calls.last_request.prior[5], 7.5f);
-  // Header 16 + hello 24 + tag 16, then header 16 + decisions head 32 + 4 slots + tag 16.
-  ASSERT_EQ(replies.size(), size_t(56 + 68));
+  // Header 16 + hello 24 + tag 16, then header 16 + decisions head 32 + 4 arms of 8 + tag 16.
+  ASSERT_EQ(replies.size(), size_t(56 + 96));
   size_t used = 0;
   WireHello ack;
   WireDecisions d;
@@ -122,8 +124,39 @@ TEST(LeaderWire, HelloAndRequestRoundTripWithTheSameSecret) {
             FollowerSession::Event::kDecisions);
   EXPECT_EQ(d.start, 512u);
   EXPECT_EQ(d.ordinal, 1u);  // echoed: the stream of the rank that asked
-  EXPECT_EQ(d.slots[0], -1);
-  EXPECT_EQ(d.slots[1], 5);
+  EXPECT_EQ(d.arms[0], DecidedArm{});
+  EXPECT_EQ(d.arms[1], DecidedArm::of_slot(5));
+  EXPECT_EQ(d.arms[2], (DecidedArm{5, 8, 131072}));  // the whole knob arm crosses the wire
+  EXPECT_EQ(d.arms[3], DecidedArm{});
+}
+
+// A follower plays what the leader sends into NCCL's calls: an arm NCCL cannot be given (a chunk
+// off its protocol's grain, channels above 64, knobs beside NCCL's own choice, a slot outside the
+// 21) ends the connection instead, even with a valid tag.
+TEST(LeaderWire, AnArmNoRankCouldPlayEndsTheConnection) {
+  const LeaderKey key = key_of("the-same-secret-on-both-ends");
+  // What a follower makes of a window whose third decision is `arm`.
+  const auto follower_reads = [&](const DecidedArm& arm, WireDecisions* d) {
+    Pair p(key, key);
+    Calls calls;
+    calls.knob_arm = arm;
+    std::vector<uint8_t> frames, replies;
+    p.follower.request(a_request(), &frames);
+    EXPECT_TRUE(p.leader.feed(frames.data(), frames.size(), handler_for(&calls), &replies));
+    size_t used = 0;
+    WireHello ack;
+    return p.follower.feed(replies.data(), replies.size(), &used, &ack, d);
+  };
+  const DecidedArm bad[] = {{5, 0, 100}, {5, 65, 0}, {-1, 8, 0}, {-1, 0, 131072}, {21, 0, 0}, {-2, 0, 0}};
+  for (const DecidedArm& arm : bad) {
+    WireDecisions d;
+    EXPECT_EQ(follower_reads(arm, &d), FollowerSession::Event::kBad)
+        << int(arm.slot) << " " << arm.channels << " " << arm.chunk_bytes;
+  }
+  // The same frame with a playable arm there is read: Ring/LL128 at twice its 1920 B grain.
+  WireDecisions d;
+  ASSERT_EQ(follower_reads(DecidedArm{4, 64, 3840}, &d), FollowerSession::Event::kDecisions);
+  EXPECT_EQ(d.arms[2], (DecidedArm{4, 64, 3840}));
 }
 
 TEST(LeaderWire, AWrongSecretEndsTheConnectionBeforeTheHandler) {
@@ -320,21 +353,21 @@ TEST(LeaderWire, NoFrameIsAcceptedBeforeTheWelcome) {
   EXPECT_FALSE(follower.welcomed());
 }
 
-// Wire version 5 asks for windows of 4 calls; a version-4 peer (windows of 8) must never be
-// counted. Its greeting fails the follower's check before anything is sent, and the greeting of a
-// version-5 leader carries version 5, which a version-4 follower refuses the same way.
+// Wire version 6 sends whole arms (version 5 sent slots); a version-5 peer must never be counted.
+// Its greeting fails the follower's check before anything is sent, and the greeting of a version-6
+// leader carries version 6, which a version-5 follower refuses the same way.
 TEST(LeaderWire, APeerOfAnotherWireVersionFailsTheGreeting) {
   const LeaderKey key = key_of("the-same-secret-on-both-ends");
   LeaderSession leader(key, std::vector<uint8_t>(kNonceBytes, 7).data());
   std::vector<uint8_t> g = leader.greeting();
   ASSERT_EQ(g.size(), kGreetingBytes);
-  EXPECT_EQ(g[4] | g[5] << 8 | g[6] << 16 | g[7] << 24, 5);
+  EXPECT_EQ(g[4] | g[5] << 8 | g[6] << 16 | g[7] << 24, 6);
   std::vector<uint8_t> client_nonce(kNonceBytes, 9), out;
-  g[4] = 4;  // the previous version
+  g[4] = 5;  // the previous version
   FollowerSession follower(key);
   EXPECT_FALSE(follower.start(g.data(), g.size(), client_nonce.data(), &out));
   EXPECT_TRUE(out.empty());
-  g[4] = 5;
+  g[4] = 6;
   FollowerSession current(key);
   EXPECT_TRUE(current.start(g.data(), g.size(), client_nonce.data(), &out));
 }

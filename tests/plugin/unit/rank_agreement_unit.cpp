@@ -334,8 +334,8 @@ bool count_hello(OnlineLearner& l, const WireHello& h) {
 void answer(OnlineLearner& l, const WireRequest& r, WireDecisions* d) {
   std::vector<float> prior(kNumArms, -1.0f);
   std::copy(r.prior, r.prior + kNumNcclArms, prior.begin());
-  d->status = l.decide_range(int(r.key), r.bytes, prior.data(), r.start, int(r.count), d->slots,
-                             OnlineLearner::follower_member(r.rank, r.ordinal))
+  d->status = l.decide_window(int(r.key), r.bytes, prior.data(), r.start, int(r.count), d->arms,
+                              OnlineLearner::follower_member(r.rank, r.ordinal))
                   ? DecisionStatus::kOk
                   : DecisionStatus::kLater;
 }
@@ -552,7 +552,7 @@ TEST(RankAgreement, ABrokenConnectionReconnectsAndKeepsTheLeadersDecisions) {
   for (uint64_t i = 0; i < 2000; ++i) {
     if (i == 700 || i == 1300) link->break_connection_for_test();
     const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr).slot, own) << i;
     policy += own >= 0;
   }
   EXPECT_EQ(policy, 2000 - kLeaderStart);  // the context started with the follower's first request
@@ -572,7 +572,8 @@ TEST(RankAgreement, AFollowerWaitsOutAStalledLeaderInsteadOfFallingBack) {
     leader.hold = false;
   });
   int warnings = 0;
-  const int slot = link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 100, [&](int) { ++warnings; });
+  const int slot =
+      link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 100, [&](int) { ++warnings; }).slot;
   release.join();
   CostTable cost = table.cost();
   EXPECT_EQ(slot, leader.learner->decide_at(kKey, kBytes, cost, 0, kOwn));
@@ -598,7 +599,7 @@ TEST(RankAgreement, AHelloCountedWhoseAckIsLostIsSentAgainNotGivenUp) {
   int policy = 0;
   for (uint64_t i = 0; i < 600; ++i) {
     const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr).slot, own) << i;
     policy += own >= 0;
   }
   EXPECT_EQ(policy, 600 - kLeaderStart);
@@ -615,7 +616,7 @@ TEST(RankAgreement, OnlyASignedRefusalLetsAnAnnouncedRankPassThrough) {
   EXPECT_TRUE(link->healthy());              // and the connection stays
   Table table;
   const auto prior = table.prior();
-  EXPECT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr), -1);
+  EXPECT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr).slot, -1);
   // Another rank of the process is still welcome on the same connection.
   leader.refuse = false;
   WireHello second = rank_one();
@@ -648,13 +649,13 @@ TEST(RankAgreement, AFollowerPassesThroughOnceTheLeaderProcessIsGone) {
   const auto prior = table.prior();
   for (uint64_t i = 0; i < 300; ++i) {
     const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr).slot, own) << i;
   }
   leader.vanish();
   int slot = -2;
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(finishes_within(std::chrono::seconds(10), [&] {
-    slot = link->decision(rank_one(), kKey, 600, kBytes, prior.data(), 300, nullptr);
+    slot = link->decision(rank_one(), kKey, 600, kBytes, prior.data(), 300, nullptr).slot;
   })) << "the follower still waits for a leader that is gone";
   EXPECT_EQ(slot, -1);
   EXPECT_TRUE(link->leader_gone());
@@ -677,7 +678,8 @@ TEST(RankAgreement, AFollowerKeepsWaitingForALeaderThatIsStoppedButAlive) {
     leader.accepting = true;
   });
   int warnings = 0;
-  const int slot = link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 100, [&](int) { ++warnings; });
+  const int slot =
+      link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 100, [&](int) { ++warnings; }).slot;
   resume.join();
   EXPECT_FALSE(link->leader_gone());
   EXPECT_GE(warnings, 3);
@@ -739,7 +741,7 @@ TEST(RankAgreement, AFollowerAsksForEachWindowOnceAtItsLookahead) {
   const auto prior = table.prior();
   for (uint64_t i = 0; i < 300; ++i) {
     const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), own) << i;
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr).slot, own) << i;
     // decision() sent its requests before returning; the leader reads them in order.
     const uint64_t last = (i + kLeaderPrefetch) / kLeaderWindow * kLeaderWindow;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -766,7 +768,7 @@ TEST(RankAgreement, AFollowerCountsTheDecisionsThatWaitedForTheirWindow) {
     leader.hold = false;
   });
   CostTable cost = table.cost();
-  const int first = link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr, &waits);
+  const int first = link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr, &waits).slot;
   release.join();
   EXPECT_EQ(first, leader.learner->decide_at(kKey, kBytes, cost, 0, kOwn));
   EXPECT_EQ(waits.decisions.load(), 1u);
@@ -775,7 +777,8 @@ TEST(RankAgreement, AFollowerCountsTheDecisionsThatWaitedForTheirWindow) {
   // The rest of window 0 is held: no more waiting.
   for (uint64_t i = 1; i < kLeaderWindow; ++i) {
     const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
-    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr, &waits), own) << i;
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr, &waits).slot, own)
+        << i;
   }
   EXPECT_EQ(waits.decisions.load(), uint64_t(kLeaderWindow));
   EXPECT_EQ(waits.waited.load(), 1u);
@@ -794,14 +797,14 @@ TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
   for (uint64_t i = 0; i < 3000; ++i) {
     played.push_back(leader.learner->decide_at(kKey, kBytes, cost, i, kOwn));
     if (i == 0) {  // the follower's first call hands in its table: the context starts at kLeaderStart
-      ASSERT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr), played[0]);
+      ASSERT_EQ(link->decision(rank_one(), kKey, 0, kBytes, prior.data(), 2000, nullptr).slot, played[0]);
     }
     const int ran = played.back() >= 0 ? played.back() : 0;
     leader.learner->observe(kKey, ran, ran == 0 ? 10.0 + double(i % 7) : 11.0 + double(i % 5));
   }
   int policy = 0;
   for (uint64_t i = 0; i < 3000; ++i) {
-    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr), played[i]) << i;
+    ASSERT_EQ(link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr).slot, played[i]) << i;
     policy += played[i] >= 0;
   }
   EXPECT_EQ(policy, 3000 - kLeaderStart);

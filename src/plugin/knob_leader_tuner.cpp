@@ -1,0 +1,16 @@
+#include "plugin/knob_leader_tuner.hpp"
+
+namespace ncclbot::plugin {
+
+void KnobLeaderTuner::log_summary(const CommIdentity& id) const {
+  if (learner_->table_mismatches() > 0)
+    id.log.warn(
+        "commId 0x%llx: %llu contexts switched to NCCL's choice for every rank because a follower's cost "
+        "table lacked an arm of the leader's",
+        (unsigned long long)id.comm_id, (unsigned long long)learner_->table_mismatches());
+  id.log.info("knob leader: commId 0x%llx, %llu decisions, %llu latencies learned over knob arms",
+              (unsigned long long)id.comm_id, (unsigned long long)learner_->decisions(),
+              (unsigned long long)learner_->observations());
+}
+
+}  // namespace ncclbot::plugin
