@@ -1,48 +1,17 @@
 #include "plugin/comm_learner.hpp"
 
-#include <mutex>
-
 #include "ncclbot/log/decision_log_format.hpp"
 #include "plugin/decision_logs.hpp"
-#include "plugin/state_file.hpp"
+#include "plugin/state_keeping.hpp"
 
 namespace ncclbot::plugin {
-namespace {
-
-// State file reads and writes, one at a time in the process (communicators may share the file).
-std::mutex& state_file_mutex() {
-  static std::mutex* mu = new std::mutex();  // never destroyed, like the runtime
-  return *mu;
-}
-
-}  // namespace
 
 void CommLearner::restore_state(const CommIdentity& id) const {
-  if (state_path_.empty()) return;
-  std::lock_guard<std::mutex> lock(state_file_mutex());
-  StateFile file(*engine_);
-  std::string warning;
-  if (!file.load(state_path_, &warning)) {
-    id.log.warn("%s", warning.c_str());
-    return;
-  }
-  const int restored = learner_->import_contexts(file);
-  // Whether this communicator continues or starts clean (a split or shrunk one is a new shape).
-  if (restored > 0)
-    id.log.info("commId 0x%llx: restored %d contexts from %s", (unsigned long long)id.comm_id, restored,
-                state_path_.c_str());
-  else
-    id.log.info("commId 0x%llx: %s holds no context of %d ranks on %d nodes: starts clean",
-                (unsigned long long)id.comm_id, state_path_.c_str(), id.nranks, id.nnodes);
+  restore_learner_state<kNumArms>(id, *engine_, nullptr, state_path_, *learner_);
 }
 
 void CommLearner::save_state(const CommIdentity& id) const {
-  if (state_path_.empty()) return;
-  std::lock_guard<std::mutex> lock(state_file_mutex());
-  StateFile file(*engine_);
-  learner_->export_contexts(file);
-  std::string warning;
-  if (!file.save(state_path_, &warning)) id.log.warn("state not saved: %s", warning.c_str());
+  save_learner_state<kNumArms>(id, *engine_, nullptr, state_path_, *learner_);
 }
 
 void CommLearner::flush_log(const CommIdentity& id) const {

@@ -1,6 +1,16 @@
 #include "plugin/knob_leader_tuner.hpp"
 
+#include "plugin/state_keeping.hpp"
+
 namespace ncclbot::plugin {
+
+void KnobLeaderTuner::restore_state(const CommIdentity& id) const {
+  restore_learner_state<kKnobReplayArms>(id, *engine_, &learner_->knobs(), state_path_, *learner_);
+}
+
+void KnobLeaderTuner::save_state(const CommIdentity& id) const {
+  save_learner_state<kKnobReplayArms>(id, *engine_, &learner_->knobs(), state_path_, *learner_);
+}
 
 void KnobLeaderTuner::log_summary(const CommIdentity& id) const {
   if (learner_->table_mismatches() > 0)

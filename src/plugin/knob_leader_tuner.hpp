@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "plugin/call_counter.hpp"
 #include "plugin/comm_identity.hpp"
@@ -21,9 +22,14 @@ namespace ncclbot::plugin {
 class KnobLeaderTuner {
  public:
   // `member`: this rank as the learner counts it (LeaderLearner::local_member).
+  // `state_path`: NCCLBOT_STATE (empty: none).
   KnobLeaderTuner(std::shared_ptr<const PolicyEngine> engine, std::shared_ptr<KnobLeaderLearner> learner,
-                  uint64_t member, bool restricted)
-      : engine_(std::move(engine)), learner_(std::move(learner)), member_(member), pick_(restricted) {}
+                  uint64_t member, bool restricted, std::string state_path)
+      : engine_(std::move(engine)),
+        learner_(std::move(learner)),
+        member_(member),
+        state_path_(std::move(state_path)),
+        pick_(restricted) {}
 
   const PolicyEngine& engine() const { return *engine_; }
   const std::shared_ptr<KnobLeaderLearner>& learner() const { return learner_; }
@@ -43,11 +49,16 @@ class KnobLeaderTuner {
   }
   // The finalize line: decisions and latencies learned.
   void log_summary(const CommIdentity& id) const;
+  // NCCLBOT_STATE, as for the slot leader (CommLearner): restored after the rank joins, saved at
+  // finalize.
+  void restore_state(const CommIdentity& id) const;
+  void save_state(const CommIdentity& id) const;
 
  private:
   std::shared_ptr<const PolicyEngine> engine_;
   std::shared_ptr<KnobLeaderLearner> learner_;
   const uint64_t member_;
+  const std::string state_path_;
   CallCounter calls_;
   OnlinePick pick_;
 };

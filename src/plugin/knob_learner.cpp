@@ -7,6 +7,8 @@
 #include "ncclbot/log/decision_log_format.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 #include "plugin/decision_log_writer.hpp"
+#include "plugin/knob_seed.hpp"
+#include "plugin/state_file.hpp"
 
 namespace ncclbot::plugin {
 
@@ -47,29 +49,57 @@ void KnobLearner::log_call_locked(int key, const Logged& l, const Arm& decided, 
 
 KnobLearner::Context& KnobLearner::context_locked(int key, uint64_t bytes, const CostTable& table) {
   if (contexts_[key]) return *contexts_[key];
-  auto c = std::make_unique<Context>();
   float slot_prior[kNumArms];
   table.prior(slot_prior);
-  c->arms = context_knob_arms(usable_prior_arms(slot_prior), spec_);
-  c->crossing = c->arms.size();
-  if (c->arms.size() > size_t(kKnobArms)) c->arms.clear();  // more than a policy holds: NCCL's choice
-  PolicyContextT<kKnobArms> ctx;
-  ctx.mask = ArmMaskT<kKnobArms>{};
-  for (size_t i = 0; i < c->arms.size(); ++i) {
-    c->prior.push_back(slot_prior[c->arms[i].slot()]);
-    // `@slots` keeps the arms in the list (indices as a knob sweep's) but out of the policy's choice.
-    if (!engine_->slots_only() || c->arms[i].default_knobs()) ctx.mask.set(int(i));
-  }
-  c->prior.resize(size_t(kKnobArms), -1.0f);
-  ctx.prior_us = c->prior.data();
-  ctx.arms = c->arms.data();
-  engine_->reset(c->policy, ctx);
+  contexts_[key] = seed_context(key, bytes, slot_prior);
+  return *contexts_[key];
+}
+
+std::unique_ptr<KnobLearner::Context> KnobLearner::seed_context(int key, uint64_t bytes,
+                                                                const float* slot_prior) const {
+  auto c = std::make_unique<Context>();
+  c->slots = usable_prior_arms(slot_prior);
+  std::copy(slot_prior, slot_prior + kNumNcclArms, c->slot_prior);
+  c->bytes = bytes;
+  c->prior.resize(size_t(kKnobArms));
+  ArmMaskT<kKnobArms> mask;  // more arms than a policy holds: none (NCCL's choice)
+  c->crossing =
+      seed_knob_policy<kKnobArms>(*engine_, spec_, slot_prior, c->arms, c->prior.data(), mask, c->policy);
   // The replay stream of this context, as OnlineLearner keys it (plugin-check compares call for call).
   const int gpn = nnodes_ > 0 ? nranks_ / nnodes_ : nranks_;
   c->stream_id = replay_stream_id(key_collective(key), nnodes_, gpn, bytes);
   c->waiting.resize(kWaitCap);
-  contexts_[key] = std::move(c);
-  return *contexts_[key];
+  return c;
+}
+
+void KnobLearner::export_contexts(KnobStateFile& file) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int key = 0; key < kNumContextKeys; ++key) {
+    const Context* c = contexts_[key].get();
+    if (c == nullptr || c->arms.empty()) continue;  // no arms: nothing learned
+    file.put(
+        KnobStateEntry::of(nranks_, nnodes_, key, c->slots, c->slot_prior, c->steps, c->bytes, c->policy));
+  }
+}
+
+int KnobLearner::import_contexts(const KnobStateFile& file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int restored = 0;
+  for (const KnobStateEntry& e : file.entries()) {
+    if (e.nranks != uint32_t(nranks_) || e.nnodes != uint32_t(nnodes_) ||
+        e.key >= uint32_t(kNumContextKeys) || contexts_[e.key])
+      continue;
+    float slot_prior[kNumArms];
+    for (int s = 0; s < kNumArms; ++s) slot_prior[s] = s < kNumNcclArms ? e.prior[s] : -1.0f;
+    // The arms the file's lists (this learner's) give the context, then its saved policy, which the
+    // state file validated against them.
+    auto c = seed_context(int(e.key), e.bytes, slot_prior);
+    c->policy = e.policy;
+    c->steps = e.steps;
+    contexts_[e.key] = std::move(c);
+    ++restored;
+  }
+  return restored;
 }
 
 KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& table) {

@@ -34,6 +34,9 @@
 
 namespace ncclbot::plugin {
 
+template <int N>
+class StateFileT;
+
 // The arms a knob context may hold: the replay engine's knob capacity, so both run one policy type.
 inline constexpr int kKnobArms = kKnobReplayArms;
 
@@ -77,6 +80,12 @@ class KnobLearner final : public LatencySink {
   void captured(int key, int slot) override;
   void observe_replay(int, int, uint64_t, double) override {}
 
+  // Persistence (NCCLBOT_STATE): the contexts with their policy state; how many were restored (a
+  // context already decided in is kept).
+  void export_contexts(StateFileT<kKnobArms>& file) const;
+  int import_contexts(const StateFileT<kKnobArms>& file);
+  const KnobSpec& spec() const { return spec_; }
+
   // How many arms the lists give context `key` (0 before its first call), kept or not: a context
   // given more than kKnobArms keeps NCCL's choices.
   size_t crossing(int key) const;
@@ -107,6 +116,9 @@ class KnobLearner final : public LatencySink {
   struct Context {
     std::vector<Arm> arms;
     size_t crossing = 0;  // the arms the lists give the context, kept or not
+    ArmMask slots;        // the usable slots of its first cost table, and their costs (the state file's)
+    float slot_prior[kNumNcclArms] = {};
+    uint64_t bytes = 0;  // nBytes of its first call (keys its Philox stream)
     std::vector<float> prior;
     AnyPolicyT<kKnobArms> policy;
     PendingPullsT<kKnobArms> in_flight{};
@@ -123,6 +135,8 @@ class KnobLearner final : public LatencySink {
   static constexpr size_t kWaitCap = 2048;
 
   Context& context_locked(int key, uint64_t bytes, const CostTable& table);
+  // A context as its first call's table (`slot_prior`, by slot) seeds it.
+  std::unique_ptr<Context> seed_context(int key, uint64_t bytes, const float* slot_prior) const;
   void unpend_locked(Context& c, const Waiting& w);
   // The entry of call `call` while it waits (in the ring and not settled), else null.
   Waiting* waiting_locked(Context& c, uint64_t call);

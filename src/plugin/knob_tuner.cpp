@@ -4,6 +4,7 @@
 
 #include "plugin/decision_logs.hpp"
 #include "plugin/plugin_names.hpp"
+#include "plugin/state_keeping.hpp"
 
 namespace ncclbot::plugin {
 namespace {
@@ -45,6 +46,14 @@ void KnobTuner::log_first_call(const CommIdentity& id, const CostTable& table, i
 void KnobTuner::warn_unusable(const CommIdentity& id, int coll, size_t bytes, const Arm& arm) {
   id.log.warn("decided arm %s is not usable for %s %zu bytes on this rank; kept NCCL's choice",
               arm_text(arm).c_str(), collective_label(coll), bytes);
+}
+
+void KnobTuner::restore_state(const CommIdentity& id) const {
+  restore_learner_state<kKnobArms>(id, learner_->engine(), &learner_->spec(), state_path_, *learner_);
+}
+
+void KnobTuner::save_state(const CommIdentity& id) const {
+  save_learner_state<kKnobArms>(id, learner_->engine(), &learner_->spec(), state_path_, *learner_);
 }
 
 void KnobTuner::log_summary(const CommIdentity& id) const {

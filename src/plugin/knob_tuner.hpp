@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "plugin/chunk_handover.hpp"
 #include "plugin/comm_identity.hpp"
@@ -17,7 +18,9 @@ namespace ncclbot::plugin {
 
 class KnobTuner {
  public:
-  explicit KnobTuner(std::shared_ptr<KnobLearner> learner) : learner_(std::move(learner)) {}
+  // `state_path`: NCCLBOT_STATE (empty: none).
+  KnobTuner(std::shared_ptr<KnobLearner> learner, std::string state_path)
+      : learner_(std::move(learner)), state_path_(std::move(state_path)) {}
 
   const std::shared_ptr<KnobLearner>& learner() const { return learner_; }
 
@@ -42,6 +45,10 @@ class KnobTuner {
 
   // The finalize line: decisions, latencies learned, calls settled unlearned.
   void log_summary(const CommIdentity& id) const;
+  // NCCLBOT_STATE: the contexts the file holds for this shape and these lists, and at finalize
+  // this communicator's.
+  void restore_state(const CommIdentity& id) const;
+  void save_state(const CommIdentity& id) const;
 
  private:
   void log_first_call(const CommIdentity& id, const CostTable& table, int coll, size_t bytes,
@@ -49,6 +56,7 @@ class KnobTuner {
   static void warn_unusable(const CommIdentity& id, int coll, size_t bytes, const Arm& arm);
 
   std::shared_ptr<KnobLearner> learner_;
+  const std::string state_path_;
   ChunkHandover chunks_;
   FirstCalls first_calls_;
   std::atomic<bool> warned_unusable_{false};

@@ -15,8 +15,6 @@ bool become_leader(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& ke
   const bool over_knobs = hub.knobs() != nullptr;
   if (over_knobs && cfg.logs_this_rank() && warn_once("NCCLBOT_LOG knob leader"))
     id.log.warn("NCCLBOT_LOG: the leader writes no decision log over knob arms yet; no decision log");
-  if (over_knobs && !cfg.state_path.empty() && warn_once("NCCLBOT_STATE knob leader"))
-    id.log.warn("NCCLBOT_KNOBS: the state file does not hold knob arms yet; NCCLBOT_STATE is not written");
   // The leader logs the decisions of its own rank.
   std::shared_ptr<DecisionLog> log = cfg.logs_this_rank() && !over_knobs ? logs.open(cfg, id.log) : nullptr;
   LeaderHub::Joined joined = hub.join(id, log);
@@ -26,8 +24,10 @@ bool become_leader(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& ke
     return false;
   }
   if (over_knobs) {
-    comm.become<KnobLeaderTuner>(engine, std::static_pointer_cast<KnobLeaderLearner>(joined.learner),
-                                 joined.member, restricted);
+    KnobLeaderTuner& leader =
+        comm.become<KnobLeaderTuner>(engine, std::static_pointer_cast<KnobLeaderLearner>(joined.learner),
+                                     joined.member, restricted, cfg.state_path);
+    leader.restore_state(id);
     return true;
   }
   LeaderTuner& leader =

@@ -6,6 +6,7 @@
 
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/replay.hpp"
+#include "plugin/knob_seed.hpp"
 
 namespace ncclbot::plugin {
 
@@ -56,22 +57,10 @@ template <int N>
 void OnlineLearnerT<N>::seed_locked(Context& c, int key, uint64_t bytes, const float* prior) {
   c.first_bytes = bytes;
   c.slots = usable_prior_arms(prior);
+  std::memcpy(c.slot_prior, prior, sizeof c.slot_prior);
   if constexpr (kKnobs) {
     // The arms KnobLearner builds from the same table and lists; more than N keep NCCL's choice.
-    c.arms = context_knob_arms(c.slots, knobs_);
-    if (c.arms.size() > size_t(N)) c.arms.clear();
-    PolicyContextT<N> ctx;
-    ctx.mask = ArmMaskT<N>{};
-    for (int i = 0; i < N; ++i) c.prior[i] = -1.0f;
-    for (size_t i = 0; i < c.arms.size(); ++i) {
-      c.prior[i] = prior[c.arms[i].slot()];
-      // `@slots` keeps the arms in the list (indices as a knob sweep's) but out of the policy's choice.
-      if (!engine_->slots_only() || c.arms[i].default_knobs()) ctx.mask.set(int(i));
-    }
-    c.mask = ctx.mask;
-    ctx.prior_us = c.prior;
-    ctx.arms = c.arms.data();
-    engine_->reset(c.policy, ctx);
+    seed_knob_policy<N>(*engine_, knobs_, prior, c.arms, c.prior, c.mask, c.policy);
   } else {
     std::memcpy(c.prior, prior, sizeof c.prior);
     c.mask = c.slots;

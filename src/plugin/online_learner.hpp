@@ -64,7 +64,8 @@
 
 namespace ncclbot::plugin {
 
-class StateFile;
+template <int N>
+class StateFileT;
 
 // The most latencies a context holds back (leader mode); beyond it the oldest is absorbed at once.
 // The protocol holds fewer than kLeaderPrefetch + kLeaderWindow when the leader's latencies arrive
@@ -122,6 +123,8 @@ class OnlineLearnerT final : public LeaderLearner {
   // decide_range() with each decision as the ranks play it (the leader's server).
   bool decide_window(int key, uint64_t bytes, const float* prior, uint64_t start, int count, DecidedArm* out,
                      uint64_t member) override;
+  // Knob arms: the lists every context's slots are crossed with.
+  const KnobSpec& knobs() const { return knobs_; }
   // The arm `index` of context `key` names (NCCL's own for -1 or an unknown context).
   DecidedArm decided_arm(int key, int index) const;
   // Knob arms: getChunkSize handed NCCL the decided chunk for this rank's call `call` of `key` (its
@@ -182,8 +185,8 @@ class OnlineLearnerT final : public LeaderLearner {
   bool started(int key) const;
 
   // Persistence: contexts with their policy state (state_file.hpp keeps the format).
-  void export_contexts(StateFile& file) const;
-  int import_contexts(const StateFile& file);  // returns how many contexts were restored
+  void export_contexts(StateFileT<N>& file) const;
+  int import_contexts(const StateFileT<N>& file);  // returns how many contexts were restored
 
   // Statistics for logs and tests.
   uint64_t decisions() const;

@@ -25,9 +25,10 @@ using LearnerIndex = std::conditional_t<(N < 128), int8_t, int16_t>;
 template <int N>
 struct LearnerContext {
   using Index = LearnerIndex<N>;
-  ArmMaskT<N> mask;       // the arms the policy may choose
-  ArmMask slots;          // the usable slots of the table it was seeded from (slot mode: `mask`)
-  std::vector<Arm> arms;  // knob arms, in Arm order (index: the memo's); empty in slot mode
+  ArmMaskT<N> mask;                // the arms the policy may choose
+  ArmMask slots;                   // the usable slots of the table it was seeded from (slot mode: `mask`)
+  float slot_prior[kNumNcclArms];  // that table's costs by slot (the state file keeps them)
+  std::vector<Arm> arms;           // knob arms, in Arm order (index: the memo's); empty in slot mode
   float prior[N];
   AnyPolicyT<N> policy;
   uint64_t first_bytes = 0;  // nBytes of the context's first call: keys its Philox stream

@@ -156,8 +156,6 @@ std::shared_ptr<const KnobSpec> PluginRuntime::knob_lists(const CommIdentity& id
 void PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
                                 const std::shared_ptr<const PolicyEngine>& engine, const KnobSpec& spec) {
   const CommIdentity& id = comm.id();
-  if (!cfg.state_path.empty())
-    id.log.warn("NCCLBOT_KNOBS: the state file does not hold knob arms yet; NCCLBOT_STATE is not written");
   auto learner = std::make_shared<KnobLearner>(id.nranks, id.nnodes, engine, spec);
   if (cfg.logs_this_rank()) {
     if (engine->defers_propensity())  // Thompson sampling: an integral over up to 512 arms per call
@@ -168,7 +166,7 @@ void PluginRuntime::setup_knobs(TunerComm& comm, const PluginConfig& cfg,
     else if (std::shared_ptr<DecisionLog> log = decision_logs_.open(cfg, id.log))
       learner->set_decision_log(std::move(log), id.comm_id);
   }
-  comm.become<KnobTuner>(std::move(learner));
+  comm.become<KnobTuner>(std::move(learner), cfg.state_path).restore_state(id);
 }
 
 void PluginRuntime::finalize_comm(TunerComm* comm) {
@@ -182,6 +180,7 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
     l->flush_log(comm->id());
     l->save_state(comm->id());
   }
+  comm->save_knob_state();
   if (auto sink = comm->latency_sink()) learners_.remove(sink);
   comm->log_summary();
   delete comm;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <thread>
 #include <type_traits>
 
@@ -18,7 +19,9 @@
 #include "ncclbot/core/byte_codec.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
+#include "plugin/knob_seed.hpp"
 #include "plugin/regular_file.hpp"
+#include "plugin/state_file_io.hpp"
 
 namespace ncclbot::plugin {
 namespace {
@@ -45,6 +48,12 @@ class Reader {
     return v;
   }
   uint32_t u32() { return get<uint32_t>(); }
+  void skip(size_t n) {
+    if (!ok_ || end_ - at_ < n)
+      ok_ = false;
+    else
+      at_ += n;
+  }
   uint64_t u64() { return get<uint64_t>(); }
   float f32() { return get<float>(); }
 
@@ -110,67 +119,6 @@ struct ValueReader {
   }
 };
 
-std::string dir_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-std::string base_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string errno_text() {
-  return std::strerror(errno);
-}
-
-// Reads up to `size` bytes from `fd` (fewer if the file shrank) and closes it.
-std::string read_and_close(int fd, size_t size) {
-  std::string bytes(size, '\0');
-  size_t have = 0;
-  while (have < bytes.size()) {
-    const ssize_t n = ::read(fd, bytes.data() + have, bytes.size() - have);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    have += size_t(n);
-  }
-  ::close(fd);
-  bytes.resize(have);
-  return bytes;
-}
-
-// Writes `out` to a new temporary file beside `base` in the directory `dfd`, fsyncs it and renames
-// it over `base`. false + `why` when a step fails (the temporary file, if made, is removed). Called
-// by StateFile::save with the directory's flock held.
-bool replace_file_atomically(int dfd, const std::string& base, const std::string& out, std::string* why) {
-  uint64_t salt = 0;
-  if (::getrandom(&salt, sizeof salt, 0) != ssize_t(sizeof salt))
-    salt = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^ uint64_t(::getpid());
-  char suffix[40];
-  std::snprintf(suffix, sizeof suffix, ".tmp.%016llx", (unsigned long long)salt);
-  const std::string tmp = base + suffix;
-  const int fd = ::openat(dfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    *why = "cannot create a temporary file beside it (" + errno_text() + ")";
-    return false;
-  }
-  size_t done = 0;
-  bool ok = true;
-  while (ok && done < out.size()) {
-    const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += size_t(n);
-  }
-  if (!ok) *why = "write failed (" + errno_text() + ")";
-  if (ok && ::fsync(fd) != 0) ok = false, *why = "fsync failed (" + errno_text() + ")";
-  if (::close(fd) != 0 && ok) ok = false, *why = "close failed (" + errno_text() + ")";
-  if (ok && ::renameat(dfd, tmp.c_str(), dfd, base.c_str()) != 0)
-    ok = false, *why = "rename failed (" + errno_text() + ")";
-  if (!ok) ::unlinkat(dfd, tmp.c_str(), 0);
-  return ok;
-}
-
 }  // namespace
 
 uint64_t fnv1a64(const void* data, size_t n, uint64_t h) {
@@ -186,8 +134,9 @@ bool has_state_magic(const std::string& bytes) {
   return bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 8) == 0;
 }
 
-void StateFile::put(StateEntry entry) {
-  for (StateEntry& e : entries_)
+template <int N>
+void StateFileT<N>::put(StateEntryT<N> entry) {
+  for (StateEntryT<N>& e : entries_)
     if (e.nranks == entry.nranks && e.nnodes == entry.nnodes && e.key == entry.key) {
       e = std::move(entry);
       return;
@@ -195,16 +144,76 @@ void StateFile::put(StateEntry entry) {
   entries_.push_back(std::move(entry));
 }
 
-std::string StateFile::encode() const {
+template <int N>
+bool StateFileT<N>::fresh_policy(uint32_t mask, const float* prior, AnyPolicyT<N>* policy) const {
+  if constexpr (kKnobs) {
+    float slot_prior[kNumArms], arm_prior[N];
+    for (int s = 0; s < kNumArms; ++s) slot_prior[s] = s < kNumNcclArms ? prior[s] : -1.0f;
+    std::vector<Arm> arms;
+    ArmMaskT<N> arm_mask;
+    (void)mask;  // the slots the prior leaves (decode checks they agree)
+    return seed_knob_policy<N>(engine_, *knobs_, slot_prior, arms, arm_prior, arm_mask, *policy) <= size_t(N);
+  } else {
+    engine_.reset(*policy, ArmMask{mask}, prior);
+    return true;
+  }
+}
+
+template <int N>
+void StateFileT<N>::encode_arms(std::string& out) const {
+  append_le<uint32_t>(out, kKnobs ? 1 : 0);
+  if constexpr (kKnobs) {
+    append_le<uint32_t>(out, uint32_t(knobs_->channels.size()));
+    for (int c : knobs_->channels) append_le<uint32_t>(out, uint32_t(c));
+    for (const auto& list : knobs_->chunks) {
+      append_le<uint32_t>(out, uint32_t(list.size()));
+      for (uint32_t c : list) append_le<uint32_t>(out, c);
+    }
+  }
+}
+
+template <int N>
+std::string StateFileT<N>::decode_arms(const std::string& bytes, size_t* at) const {
+  Reader in(bytes, bytes.size() - 8);
+  in.skip(*at);
+  const uint32_t knob_arms = in.u32();
+  if (!in.ok() || knob_arms > 1) return "bad header";
+  // A list as long as the file could hold, read whole: compared with this job's afterwards.
+  const auto list = [&in](std::vector<uint32_t>& out) {
+    const uint32_t n = in.u32();
+    for (uint32_t i = 0; i < n && in.ok(); ++i) out.push_back(in.u32());
+  };
+  std::vector<uint32_t> channels, chunks[kNumProtos];
+  if (knob_arms == 1) {
+    list(channels);
+    for (auto& c : chunks) list(c);
+  }
+  if (!in.ok()) return "truncated";
+  *at = in.at();
+  if (!kKnobs && knob_arms == 1) return "written over knob arms (NCCLBOT_KNOBS), not here";
+  if (kKnobs && knob_arms == 0) return "written over one arm per algorithm and protocol, not knob arms";
+  if constexpr (kKnobs) {
+    bool same = channels.size() == knobs_->channels.size() &&
+                std::equal(channels.begin(), channels.end(), knobs_->channels.begin(),
+                           [](uint32_t a, int b) { return a == uint32_t(b); });
+    for (int p = 0; p < kNumProtos; ++p) same = same && chunks[p] == knobs_->chunks[p];
+    if (!same) return "written for other NCCLBOT_KNOBS lists";
+  }
+  return std::string();
+}
+
+template <int N>
+std::string StateFileT<N>::encode() const {
   std::string out(kMagic, 8);
   append_le<uint32_t>(out, kStateFileVersion);
   append_le<uint32_t>(out, 0);
   append_le<uint64_t>(out, engine_.fingerprint());
   append_le<uint32_t>(out, uint32_t(engine_.kind()));
+  encode_arms(out);
   const size_t count_at = out.size();
   append_le<uint32_t>(out, 0);
   uint32_t written = 0;
-  for (const StateEntry& e : entries_) {
+  for (const StateEntryT<N>& e : entries_) {
     std::string entry;
     append_le<uint32_t>(entry, e.nranks);
     append_le<uint32_t>(entry, e.nnodes);
@@ -215,9 +224,9 @@ std::string StateFile::encode() const {
     for (float f : e.prior) append_le<float>(entry, f);
     std::string values;
     ValueWriter writer{&values};
-    PolicyState copy = e.policy;
-    with_policy(copy, [&](auto& p) { p.visit_state(writer); });
-    if (!writer.ok || writer.count > kMaxStateValues) continue;  // a state that would not load again
+    const auto copy = std::make_unique<AnyPolicyT<N>>(e.policy);  // visit_state takes it mutable
+    with_policy(*copy, [&](auto& p) { p.visit_state(writer); });
+    if (!writer.ok || writer.count > kMaxStateValues<N>) continue;  // a state that would not load again
     append_le<uint32_t>(entry, writer.count);
     append_le<uint32_t>(entry, 0);
     out += entry;
@@ -229,7 +238,8 @@ std::string StateFile::encode() const {
   return out;
 }
 
-bool StateFile::decode(const std::string& bytes, std::string* why) {
+template <int N>
+bool StateFileT<N>::decode(const std::string& bytes, std::string* why) {
   entries_.clear();
   auto fail = [&](const std::string& reason) {
     entries_.clear();
@@ -242,24 +252,31 @@ bool StateFile::decode(const std::string& bytes, std::string* why) {
   Reader in(bytes, bytes.size() - 8);
   in.u64();  // the magic, checked above (has_state_magic)
   const uint32_t version = in.u32();
-  if (version != kStateFileVersion)
+  if (version != kStateFileVersion && version != 2)
     return fail("state file version " + std::to_string(version) + " is not " +
-                std::to_string(kStateFileVersion));
+                std::to_string(kStateFileVersion) + " or 2");
   if (fnv1a64(bytes.data(), bytes.size() - 8) != checksum)
     return fail("checksum mismatch (corrupt or truncated)");
   const uint32_t reserved = in.u32();
   const uint64_t fingerprint = in.u64();
   const uint32_t kind = in.u32();
-  const uint32_t count = in.u32();
   if (reserved != 0) return fail("bad header");
   if (fingerprint != engine_.fingerprint() || kind != uint32_t(engine_.kind()))
     return fail("written for another policy (" + engine_.spec() + " here)");
+  if (version == 2 && kKnobs) return fail("format 2 holds no knob arms");
+  if (version != 2) {  // format 3: which arms
+    size_t at = in.at();
+    const std::string other = decode_arms(bytes, &at);
+    if (!other.empty()) return fail(other);
+    in.skip(at - in.at());
+  }
+  const uint32_t count = in.u32();
   if (count > kMaxStateEntries || count > (bytes.size() - kHeaderBytes) / kEntryFixedBytes)
     return fail("entry count " + std::to_string(count) + " does not fit the file");
   entries_.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     const std::string where = "entry " + std::to_string(i) + ": ";
-    StateEntry e;
+    StateEntryT<N> e;
     e.nranks = in.u32();
     e.nnodes = in.u32();
     e.key = in.u32();
@@ -275,8 +292,8 @@ bool StateFile::decode(const std::string& bytes, std::string* why) {
     if (e.key >= uint32_t(kNumContextKeys) || zero != 0) return fail(where + "bad context key");
     if (ArmMask{e.mask} != ArmMask{e.mask}.nccl_arms() || !(ArmMask{e.mask} == usable_prior_arms(e.prior)))
       return fail(where + "arm mask does not match the prior");
-    if (values > kMaxStateValues) return fail(where + "too many values");
-    engine_.reset(e.policy, ArmMask{e.mask}, e.prior);
+    if (values > kMaxStateValues<N>) return fail(where + "too many values");
+    if (!fresh_policy(e.mask, e.prior, &e.policy)) return fail(where + "more knob arms than a policy holds");
     ValueReader reader{&in, values};
     with_policy(e.policy, [&](auto& p) { p.visit_state(reader); });
     if (!reader.ok || !in.ok()) return fail(where + "a policy value is out of range or missing");
@@ -287,7 +304,8 @@ bool StateFile::decode(const std::string& bytes, std::string* why) {
   return true;
 }
 
-bool StateFile::load(const std::string& path, std::string* warning) {
+template <int N>
+bool StateFileT<N>::load(const std::string& path, std::string* warning) {
   entries_.clear();
   ReadRules rules;
   rules.max_bytes = kMaxStateFileBytes;
@@ -306,55 +324,28 @@ bool StateFile::load(const std::string& path, std::string* warning) {
   return true;
 }
 
-bool StateFile::save(const std::string& path, std::string* warning) const {
-  const std::string dir = dir_of(path), base = base_of(path);
-  if (base.empty() || base == "." || base == "..") {
-    *warning = "NCCLBOT_STATE=" + path + ": not a file name";
-    return false;
-  }
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) {
-    *warning = "NCCLBOT_STATE=" + path + ": cannot open its directory (" + errno_text() + ")";
-    return false;
-  }
-  auto give_up = [&](const std::string& why) {
-    *warning = "NCCLBOT_STATE=" + path + ": " + why;
-    ::close(dfd);  // also releases the lock
-    return false;
-  };
-  // Concurrent jobs take turns (and merge); a lock held for seconds is not worth stalling NCCL's
-  // finalize for.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (::flock(dfd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR)
-      return give_up("cannot lock its directory (" + errno_text() + ")");
-    if (std::chrono::steady_clock::now() >= deadline)
-      return give_up("its directory stayed locked; not saved");
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  StateFile merged(engine_);
-  struct stat st;
-  if (::fstatat(dfd, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (!S_ISREG(st.st_mode)) return give_up("not a regular file; left alone, not saved");
-    if (uint64_t(st.st_size) > kMaxStateFileBytes)
-      return give_up("larger than an ncclbot state file; left alone");
-    const int fd = ::openat(dfd, base.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return give_up("cannot read (" + errno_text() + "); not saved");
-    std::string bytes = read_and_close(fd, size_t(st.st_size));
-    if (!has_state_magic(bytes)) return give_up("not written by ncclbot; left alone, not saved");
-    std::string why;
-    if (!merged.decode(bytes, &why)) merged.entries_.clear();  // ncclbot's but unusable: replaced
-  } else if (errno != ENOENT) {
-    return give_up("cannot stat (" + errno_text() + "); not saved");
-  }
-  for (const StateEntry& e : entries_) merged.put(e);
-  const std::string out = merged.encode();
-
-  std::string why;
-  if (!replace_file_atomically(dfd, base, out, &why)) return give_up(why);
-  ::fsync(dfd);  // the rename itself survives a crash
-  ::close(dfd);
-  return true;
+template <int N>
+bool StateFileT<N>::save(const std::string& path, std::string* warning) const {
+  // Merged under the directory's lock: entries of other contexts and shapes kept, this job's replace
+  // their own; an ncclbot file that no longer decodes (another policy or arms) is replaced.
+  return save_state_bytes(
+      path,
+      [&](const std::string* existing) {
+        StateFileT<N> merged(engine_, knobs_);
+        std::string why;
+        if (existing != nullptr && !merged.decode(*existing, &why)) merged.entries_.clear();
+        for (const StateEntryT<N>& e : entries_) merged.put(e);
+        return merged.encode();
+      },
+      warning);
 }
+
+std::mutex& state_file_mutex() {
+  static std::mutex* mu = new std::mutex();  // never destroyed, like the runtime
+  return *mu;
+}
+
+template class StateFileT<kNumArms>;
+template class StateFileT<kKnobReplayArms>;
 
 }  // namespace ncclbot::plugin

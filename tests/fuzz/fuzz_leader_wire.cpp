@@ -3,7 +3,8 @@
 //    from the input; the session must close or wait, never reach the handler;
 //  - odd: the rest is a sequence of frames from a peer that holds the secret (kind byte, then raw
 //    payload bytes), signed here, so every field check and the leader's memo behind the handler
-//    (a real OnlineLearner) are exercised.
+//    (a real OnlineLearner, or with bit 2 of byte 0 a KnobLeaderLearner over knob lists) are
+//    exercised.
 // The follower end parses the leader's answers and must accept every one of them.
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "ncclbot/core/knob_spec.hpp"
 #include "plugin/leader_wire.hpp"
 #include "plugin/online_learner.hpp"
 
@@ -21,7 +23,7 @@ using namespace ncclbot::plugin;
 namespace {
 
 struct Leader {
-  std::shared_ptr<OnlineLearner> learner;
+  std::shared_ptr<LeaderLearner> learner;
   int calls = 0;
 };
 
@@ -31,7 +33,7 @@ LeaderHandler handler(Leader* leader) {
   h.hello = [](void* c, const WireHello& hello) {
     auto* l = static_cast<Leader*>(c);
     ++l->calls;
-    l->learner->add_member(OnlineLearner::follower_member(hello.rank, hello.ordinal));
+    l->learner->add_member(LeaderLearner::follower_member(hello.rank, hello.ordinal));
     return (hello.rank & 7) != 7;  // some are refused
   };
   h.decide = [](void* c, const WireRequest& r, WireDecisions* d) {
@@ -40,7 +42,7 @@ LeaderHandler handler(Leader* leader) {
     float prior[kNumArms];
     for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? r.prior[s] : -1.0f;
     d->status = l->learner->decide_window(int(r.key), r.bytes, prior, r.start, int(r.count), d->arms,
-                                          OnlineLearner::follower_member(r.rank, r.ordinal))
+                                          LeaderLearner::follower_member(r.rank, r.ordinal))
                     ? DecisionStatus::kOk
                     : DecisionStatus::kLater;
   };
@@ -64,8 +66,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Leader leader;
   MemoLimits limits;
   limits.per_context = 4096;  // small, so the fuzzer reaches the retirement path
-  leader.learner = std::make_shared<OnlineLearner>(1, 4, 2, engine, true, limits);
-  leader.learner->add_member(OnlineLearner::local_member(0));  // contexts start with three followers' tables
+  static const KnobSpec knobs = parse_knob_spec("channels=0,2,64;chunk=0,1920,64K,1M");
+  if (data[0] & 4)
+    leader.learner = std::make_shared<KnobLeaderLearner>(1, 4, 2, engine, true, limits, knobs);
+  else
+    leader.learner = std::make_shared<OnlineLearner>(1, 4, 2, engine, true, limits);
+  leader.learner->add_member(LeaderLearner::local_member(0));  // contexts start with three followers' tables
   leader.learner->set_active(data[0] & 2);
   const uint8_t server_nonce[kNonceBytes] = {1};
   LeaderSession session(key, server_nonce);

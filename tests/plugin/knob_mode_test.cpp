@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -371,4 +372,57 @@ TEST(KnobMode, ThompsonSamplingWritesNoKnobLog) {
   EXPECT_TRUE(logged(kNcclLogWarn, "only as integrals, which knob mode does not compute; no decision log"));
   EXPECT_FALSE(std::ifstream(log).good());
   EXPECT_EQ(knob_totals().learned, 20);
+}
+
+// NCCLBOT_STATE over knob arms: a job that stops after 200 calls and a second job that restores it
+// decide, call for call, as one job of 400 calls would (the policy's state and its Philox steps
+// carry over; the arms are the same crossing of the same table and lists). A job with other lists
+// finds another learner's file: one warning, and it starts clean (as a fresh learner decides).
+TEST(KnobMode, AStateFileCarriesTheKnobArmsToTheNextJob) {
+  using Played = std::vector<std::array<long, 3>>;
+  const auto run = [](StandInNccl& comm, int calls, Played& played) {
+    for (int k = 0; k < calls; ++k) {
+      const int arm = knob_call(comm);
+      played.push_back({arm, comm.ran_channels(), long(comm.ran_chunk())});
+    }
+  };
+  for (const std::string policy : {"ucb1", "osub", "thompson"}) {
+    Played whole, resumed;
+    {
+      KnobOnline online(policy, "channels=0,4,8;chunk=0,64K");
+      StandInNccl comm(kNccl230, 0x6b6e6f70, 1, 1);
+      run(comm, 400, whole);
+    }
+    const std::string state = temp_dir() + "/knobs.state";
+    EnvVar st("NCCLBOT_STATE", state);
+    {
+      KnobOnline online(policy, "channels=0,4,8;chunk=0,64K");
+      StandInNccl comm(kNccl230, 0x6b6e6f71, 1, 1);
+      run(comm, 200, resumed);
+    }
+    clear_log();
+    {
+      KnobOnline online(policy, "channels=0,4,8;chunk=0,64K");
+      StandInNccl comm(kNccl230, 0x6b6e6f72, 1, 1);
+      run(comm, 200, resumed);
+    }
+    EXPECT_TRUE(logged(kNcclLogInfo, "restored 1 contexts from " + state)) << policy;
+    EXPECT_EQ(resumed, whole) << policy;
+    // Other lists: another learner's file, and a clean start.
+    clear_log();
+    Played other, fresh;
+    {
+      KnobOnline online(policy, "channels=0,8;chunk=0,64K");
+      StandInNccl comm(kNccl230, 0x6b6e6f73, 1, 1);
+      run(comm, 50, other);
+    }
+    EXPECT_TRUE(logged(kNcclLogWarn, "written for other NCCLBOT_KNOBS lists")) << policy;
+    {
+      EnvVar none("NCCLBOT_STATE", "");
+      KnobOnline online(policy, "channels=0,8;chunk=0,64K");
+      StandInNccl comm(kNccl230, 0x6b6e6f74, 1, 1);
+      run(comm, 50, fresh);
+    }
+    EXPECT_EQ(other, fresh) << policy;
+  }
 }

@@ -80,11 +80,11 @@ std::vector<int> overridden_run(StandInNccl& comm, int calls) {
   return ran;
 }
 
-// The observation counts the state file (docs/plugin.md "State file", format 2) holds for the one
+// The observation counts the state file (docs/plugin.md "State file", format 3) holds for the one
 // context of the file: the policy's first values, ArmStats's counts, one per arm in slot order.
 std::vector<double> overridden_state_counts(const std::string& path, size_t arms) {
   const std::string bytes = read_all(path);
-  constexpr size_t kHeader = 8 + 4 + 4 + 8 + 4 + 4;
+  constexpr size_t kHeader = 8 + 4 + 4 + 8 + 4 + 4 + 4;  // with the arms field (0: slot arms)
   constexpr size_t kEntryFixed = 4 * 4 + 8 + 8 + 21 * 4 + 4 + 4;
   std::vector<double> counts;
   if (bytes.size() < kHeader + kEntryFixed + 8 * arms) return counts;

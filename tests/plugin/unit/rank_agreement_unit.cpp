@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/follower_link.hpp"
 #include "plugin/leader_server.hpp"
@@ -808,4 +809,41 @@ TEST(RankAgreement, ASlowFollowerPlaysWhatTheLeaderPlayedLongBefore) {
     policy += played[i] >= 0;
   }
   EXPECT_EQ(policy, 3000 - kLeaderStart);
+}
+
+// The knob leader's learner (KnobLeaderLearner) keeps its contexts in the state file like the slot
+// one: its arms are the crossing of the table's slots with its lists, its policy is saved and read
+// back bit for bit, and a learner restored from it decides, arm for arm, as the saved one goes on
+// deciding (the Philox steps carry over). The arms it decides name knobs, not slots.
+TEST(RankAgreement, AKnobLearnersStateCarriesItsArmsAndPolicy) {
+  Table table;
+  auto eng = engine("ucb1:c=0.5,n0=1");
+  const KnobSpec spec = parse_knob_spec("channels=0,4,8;chunk=0,128K");
+  KnobLeaderLearner job(1, 2, 1, eng, false, MemoLimits{}, spec);
+  const auto latency = [](const DecidedArm& a) {
+    return 10.0 + (a.slot == 5 ? 3.0 : 0.0) - a.channels * 0.25 + (a.chunk_bytes ? 1.0 : 0.0);
+  };
+  std::set<std::pair<int, uint32_t>> knobs_played;
+  for (int i = 0; i < 40; ++i) {
+    const int a = job.decide_next(kKey, kBytes, table.prior().data());
+    ASSERT_GE(a, 0);
+    const DecidedArm arm = job.decided_arm(kKey, a);
+    knobs_played.insert({arm.channels, arm.chunk_bytes});
+    job.observe(kKey, a, latency(arm));
+  }
+  EXPECT_EQ(knobs_played.size(), 6u);  // every channel count with both chunks: UCB1 tries each arm
+  KnobStateFile saved(*eng, &spec);
+  job.export_contexts(saved);
+  KnobStateFile loaded(*eng, &spec);
+  std::string why;
+  ASSERT_TRUE(loaded.decode(saved.encode(), &why)) << why;
+  KnobLeaderLearner continued(1, 2, 1, eng, false, MemoLimits{}, spec);
+  ASSERT_EQ(continued.import_contexts(loaded), 1);
+  for (int i = 0; i < 60; ++i) {
+    const int a = job.decide_next(kKey, kBytes, table.prior().data());
+    ASSERT_EQ(continued.decide_next(kKey, kBytes, table.prior().data()), a) << i;
+    ASSERT_EQ(continued.decided_arm(kKey, a), job.decided_arm(kKey, a));
+    job.observe(kKey, a, latency(job.decided_arm(kKey, a)));
+    continued.observe(kKey, a, latency(job.decided_arm(kKey, a)));
+  }
 }

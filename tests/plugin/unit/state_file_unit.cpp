@@ -11,8 +11,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <thread>
 
+#include "ncclbot/core/knob_spec.hpp"
 #include "plugin/decision_table.hpp"
 #include "plugin/state_file.hpp"
 
@@ -69,10 +71,11 @@ std::string patched(std::string bytes, size_t at, uint64_t value) {
   return bytes;
 }
 
-// Offsets (format 2, docs/plugin.md): header 32 bytes; entry fixed part 4*4 + 8 + 8 + 21*4 + 4 + 4
+// Offsets (format 3 over slot arms, state_file.hpp): header 36 bytes (magic 8, version, reserved,
+// fingerprint 8, kind, arms 0, entry count); entry fixed part 4*4 + 8 + 8 + 21*4 + 4 + 4
 // = 124 bytes; then the values.
-constexpr size_t kFirstEntry = 32;
-constexpr size_t kFirstValue = 32 + 124;
+constexpr size_t kFirstEntry = 36;
+constexpr size_t kFirstValue = 36 + 124;
 
 }  // namespace
 
@@ -198,13 +201,87 @@ TEST(StateFileFormat, CountsThatDoNotFitTheFileAreRefused) {
   const std::string good = a.encode();
   StateFile b(*eng);
   std::string why;
-  // Entry count (offset 28, with the kind at 24) 2^32 - 1.
-  EXPECT_FALSE(
-      b.decode(patched(good, 24, (uint64_t(0xffffffffu) << 32) | uint32_t(PolicyKind::kGreedy)), &why));
-  // Value count (offset 32 + 116) larger than the policy reads.
+  // Entry count (offset 32, with the arms field 0 at 28) 2^32 - 1.
+  EXPECT_FALSE(b.decode(patched(good, 28, uint64_t(0xffffffffu) << 32), &why));
+  EXPECT_NE(why.find("entry count"), std::string::npos) << why;
+  // Value count (offset 36 + 116) larger than the policy reads.
   EXPECT_FALSE(b.decode(patched(good, kFirstEntry + 116, 9), &why));
   EXPECT_FALSE(b.decode(good.substr(0, good.size() - 9), &why));
   EXPECT_FALSE(b.decode(std::string("NCCLBOTS"), &why));
+}
+
+// Over knob arms (format 3 with its lists): a learned policy over the crossing of two slots with
+// channels 0,4,8 x chunk 0,64K round-trips bit for bit and decides as the original does; a file of
+// other lists, a slot learner's file and a knob learner's file are each other's strangers.
+TEST(StateFileFormat, KnobArmsRoundTripAndOtherListsAreAnotherLearners) {
+  const KnobSpec spec = parse_knob_spec("channels=0,4,8;chunk=0,64K");
+  const KnobSpec other = parse_knob_spec("channels=0,8;chunk=0,64K");
+  for (const char* policy : {"ucb1:c=0.5,n0=1", "osub", "thompson:n0=1,sigma=0.1", "greedy:n0=1"}) {
+    auto eng = state_file_engine(policy);
+    KnobStateFile a(*eng, &spec);
+    const auto e = std::make_unique<KnobStateEntry>();
+    e->nranks = 8;
+    e->nnodes = 2;
+    e->key = 4 * 65 + 13;
+    for (float& p : e->prior) p = -1.0f;
+    e->prior[2] = 12.0f;  // Tree/Simple
+    e->prior[5] = 10.0f;  // Ring/Simple
+    e->mask = (1u << 2) | (1u << 5);
+    e->steps = 60;
+    e->bytes = 4096;
+    ASSERT_TRUE(a.fresh_policy(e->mask, e->prior, &e->policy));  // 2 slots x 3 channels x 2 chunks
+    for (uint64_t t = 0; t < 60; ++t) {
+      const int arm = eng->select_pending(e->policy, 77, t, PendingPullsT<kKnobReplayArms>{});
+      ASSERT_GE(arm, 0);
+      ASSERT_LT(arm, 12);
+      eng->update(e->policy, arm, 10.0 + double((arm * 7 + t) % 5));
+    }
+    a.put(*e);
+    const std::string bytes = a.encode();
+    KnobStateFile b(*eng, &spec);
+    std::string why;
+    ASSERT_TRUE(b.decode(bytes, &why)) << policy << ": " << why;
+    ASSERT_EQ(b.entries().size(), 1u);
+    EXPECT_EQ(b.encode(), bytes) << policy;
+    auto x = std::make_unique<AnyPolicyT<kKnobReplayArms>>(a.entries()[0].policy);
+    auto y = std::make_unique<AnyPolicyT<kKnobReplayArms>>(b.entries()[0].policy);
+    for (uint64_t t = 60; t < 90; ++t) {
+      const int sx = eng->select_pending(*x, 77, t, PendingPullsT<kKnobReplayArms>{});
+      ASSERT_EQ(sx, eng->select_pending(*y, 77, t, PendingPullsT<kKnobReplayArms>{})) << policy << " " << t;
+      eng->update(*x, sx, 11.0);
+      eng->update(*y, sx, 11.0);
+    }
+    KnobStateFile c(*eng, &other);
+    EXPECT_FALSE(c.decode(bytes, &why)) << policy;
+    EXPECT_NE(why.find("written for other NCCLBOT_KNOBS lists"), std::string::npos) << why;
+    StateFile slots(*eng);
+    EXPECT_FALSE(slots.decode(bytes, &why)) << policy;
+    EXPECT_NE(why.find("written over knob arms"), std::string::npos) << why;
+    StateFile slot_file(*eng);
+    slot_file.put(entry(*eng, 4 * 65 + 13, 5));
+    EXPECT_FALSE(b.decode(slot_file.encode(), &why)) << policy;
+    EXPECT_NE(why.find("not knob arms"), std::string::npos) << why;
+  }
+}
+
+// A format-2 file (before the arms field: version 2 at offset 8, the entry count at 28) is still
+// read by a slot learner, with the same entries; a knob learner refuses it.
+TEST(StateFileFormat, AFormat2FileIsStillRead) {
+  auto eng = state_file_engine("ucb1:c=0.5,n0=8");
+  StateFile a(*eng);
+  a.put(entry(*eng, 4 * 65 + 13, 20));
+  const std::string v3 = a.encode();
+  std::string v2 = v3.substr(0, 28) + v3.substr(32);  // without the arms field (0: slot arms)
+  v2[8] = 2;
+  v2 = patched(v2, 0, 0x53544f424c43434eull);  // the magic again, and the checksum recomputed
+  StateFile b(*eng);
+  std::string why;
+  ASSERT_TRUE(b.decode(v2, &why)) << why;
+  EXPECT_EQ(b.encode(), v3);  // written back as format 3, the same entry
+  const KnobSpec spec = parse_knob_spec("channels=0,8");
+  KnobStateFile k(*eng, &spec);
+  EXPECT_FALSE(k.decode(v2, &why));
+  EXPECT_NE(why.find("format 2 holds no knob arms"), std::string::npos) << why;
 }
 
 TEST(StateFileSafety, ASymlinkADeviceAFifoAndAUsersFileAreLeftAlone) {
