@@ -1,5 +1,6 @@
 #include "plugin/knob_leader_tuner.hpp"
 
+#include "plugin/decision_logs.hpp"
 #include "plugin/state_keeping.hpp"
 
 namespace ncclbot::plugin {
@@ -13,6 +14,7 @@ void KnobLeaderTuner::save_state(const CommIdentity& id) const {
 }
 
 void KnobLeaderTuner::log_summary(const CommIdentity& id) const {
+  if (log_) flush_decision_log(*log_, id.log);
   if (learner_->table_mismatches() > 0)
     id.log.warn(
         "commId 0x%llx: %llu contexts switched to NCCL's choice for every rank because a follower's cost "

@@ -14,6 +14,7 @@
 #include "plugin/comm_identity.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
+#include "plugin/decision_log_writer.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/online_pick.hpp"
 
@@ -22,12 +23,14 @@ namespace ncclbot::plugin {
 class KnobLeaderTuner {
  public:
   // `member`: this rank as the learner counts it (LeaderLearner::local_member).
-  // `state_path`: NCCLBOT_STATE (empty: none).
+  // `log`: the decision log the learner writes this rank's calls to (null: none); `state_path`:
+  // NCCLBOT_STATE (empty: none).
   KnobLeaderTuner(std::shared_ptr<const PolicyEngine> engine, std::shared_ptr<KnobLeaderLearner> learner,
-                  uint64_t member, bool restricted, std::string state_path)
+                  uint64_t member, bool restricted, std::shared_ptr<DecisionLog> log, std::string state_path)
       : engine_(std::move(engine)),
         learner_(std::move(learner)),
         member_(member),
+        log_(std::move(log)),
         state_path_(std::move(state_path)),
         pick_(restricted) {}
 
@@ -47,7 +50,7 @@ class KnobLeaderTuner {
     if (const ChunkHandover::Pending* p = pick_.hand_over(id, coll, algo, proto, chunk_size))
       learner_->chunk_set(p->key, p->call, p->arm.chunk_bytes);
   }
-  // The finalize line: decisions and latencies learned.
+  // The finalize lines: the decision log written out, decisions and latencies learned.
   void log_summary(const CommIdentity& id) const;
   // NCCLBOT_STATE, as for the slot leader (CommLearner): restored after the rank joins, saved at
   // finalize.
@@ -58,6 +61,7 @@ class KnobLeaderTuner {
   std::shared_ptr<const PolicyEngine> engine_;
   std::shared_ptr<KnobLeaderLearner> learner_;
   const uint64_t member_;
+  const std::shared_ptr<DecisionLog> log_;
   const std::string state_path_;
   CallCounter calls_;
   OnlinePick pick_;

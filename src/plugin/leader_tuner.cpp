@@ -13,10 +13,17 @@ bool become_leader(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& ke
   const CommIdentity& id = comm.id();
   if (!hub.start(cfg, key, engine, id.log, std::move(knobs))) return false;
   const bool over_knobs = hub.knobs() != nullptr;
-  if (over_knobs && cfg.logs_this_rank() && warn_once("NCCLBOT_LOG knob leader"))
-    id.log.warn("NCCLBOT_LOG: the leader writes no decision log over knob arms yet; no decision log");
-  // The leader logs the decisions of its own rank.
-  std::shared_ptr<DecisionLog> log = cfg.logs_this_rank() && !over_knobs ? logs.open(cfg, id.log) : nullptr;
+  // The leader logs the decisions of its own rank (over knob arms as knob calls, as knob mode does).
+  bool logs_here = cfg.logs_this_rank();
+  if (logs_here && over_knobs && engine->defers_propensity()) {
+    logs_here = false;
+    if (warn_once("NCCLBOT_LOG knob leader"))
+      id.log.warn(
+          "NCCLBOT_LOG: %s states its probabilities over knob arms only as integrals, which knob mode does "
+          "not compute; no decision log",
+          engine->spec().c_str());
+  }
+  std::shared_ptr<DecisionLog> log = logs_here ? logs.open(cfg, id.log) : nullptr;
   LeaderHub::Joined joined = hub.join(id, log);
   if (!joined.learner) {
     id.log.warn("the leader already knows communicator 0x%llx with another shape; using NCCL's own choices",
@@ -26,7 +33,7 @@ bool become_leader(TunerComm& comm, const PluginConfig& cfg, const LeaderKey& ke
   if (over_knobs) {
     KnobLeaderTuner& leader =
         comm.become<KnobLeaderTuner>(engine, std::static_pointer_cast<KnobLeaderLearner>(joined.learner),
-                                     joined.member, restricted, cfg.state_path);
+                                     joined.member, restricted, joined.logs ? log : nullptr, cfg.state_path);
     leader.restore_state(id);
     return true;
   }

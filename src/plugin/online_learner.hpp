@@ -40,6 +40,7 @@
 // they arrive and nothing counts as pending (the decisions depend on timing, as before this protocol; ranks
 // still agree, since every one plays the memo). Local mode (memoize off) absorbs every latency at
 // once and decides undelayed.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -170,7 +171,8 @@ class OnlineLearnerT final : public LeaderLearner {
   // Leader mode: the calls of decide_at by `member`, which must be the only rank of the
   // communicator in this process (the latencies observe() gets do not say whose they are): a
   // decision made earlier for a follower keeps its probability until `member` reaches that call.
-  // Over knob arms, no log is kept (the caller says so).
+  // Over knob arms the records are knob calls (version 4); not for a policy that defers its
+  // probabilities (PolicyEngine::defers_propensity): the caller says so.
   void set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member = 0) override;
   // Stops logging (leader mode, when a second rank of the communicator joins this process).
   void stop_decision_log() override;
@@ -214,6 +216,11 @@ class OnlineLearnerT final : public LeaderLearner {
   Context& context_locked(int key, uint64_t bytes, const float* prior);
   // observe() with the lock held.
   bool observe_locked(int key, int slot, double latency_us, uint64_t call);
+  // Knob arms: the index of arm `a` in the context's (-1: none of them).
+  static int knob_arm_index(const Context& c, const Arm& a) {
+    const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
+    return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
+  }
   // Knob arms: the index of the arm this rank's call `call` of `c` ran, given what NCCL reported
   // (-1: none of the context's arms, or the call's chunk is no longer known).
   int knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const;
@@ -323,7 +330,11 @@ class OnlineLearnerT final : public LeaderLearner {
   void push_pending_locked(int key, Context& c, size_t at, uint64_t index, uint64_t bytes, double propensity,
                            bool lost, int slot, const CostTable& table) {
     const int nccl = logged_nccl_slot_locked(key, c, bytes, table);
-    c.pending[at] = {index, bytes, propensity, Index(slot >= 0 ? slot : nccl), int8_t(nccl), lost};
+    // NCCL's own choice is decided as NCCL's pick at NCCL's knobs (over knob arms, that arm's index).
+    int decided = slot >= 0 ? slot : nccl;
+    if constexpr (kKnobs)
+      if (slot < 0) decided = nccl >= 0 ? knob_arm_index(c, Arm::of_slot(nccl)) : -1;
+    c.pending[at] = {index, bytes, propensity, Index(decided), int8_t(nccl), lost};
     ++c.pending_count;
   }
   // The probability of the memo's decision for call `index`, taken from the ahead ring with its

@@ -60,20 +60,36 @@ void OnlineLearnerT<N>::log_call_locked(int key, Context& c, int slot, double la
   r.nodes = uint32_t(nnodes_);
   r.ranks = uint32_t(nranks_);
   r.collective = key_collective(key);
-  r.slot = slot;
   r.nccl_slot = p.nccl_slot;
   // The probability of the decision, also when NCCL ran another arm (docs/ope.md "Calls NCCL ran
   // otherwise"): such a call names the arm decided, and the readers leave it out and count it.
   r.propensity = p.propensity;
-  r.overridden = p.slot != slot;
-  r.decided_slot = p.slot;
-  if constexpr (!kKnobs) {
+  if constexpr (kKnobs) {
+    // A knob call record (version 4, as KnobLearner writes it): the arm that ran and, when NCCL ran
+    // another, the arm decided; the probability is over the context's knob arms.
+    if (slot < 0 || size_t(slot) >= c.arms.size()) return log_->drop();
+    const Arm ran = c.arms[size_t(slot)];
+    const Arm decided = p.slot >= 0 ? c.arms[size_t(p.slot)] : Arm::of_slot(p.nccl_slot);
+    r.slot = ran.slot();
+    r.knobs = true;
+    r.channels = ran.channels;
+    r.chunk_bytes = ran.chunk_bytes;
+    r.overridden = !(ran == decided);
+    if (r.overridden) {
+      r.decided_slot = decided.slot();
+      r.decided_channels = decided.channels;
+      r.decided_chunk_bytes = decided.chunk_bytes;
+    }
+    unsigned char out[decision_log::kKnobCallRecordBytes];
+    log_->append(out, decision_log::encode_call(r, out));
+  } else {
+    r.slot = slot;
+    r.overridden = p.slot != slot;
+    r.decided_slot = p.slot;
     if (std::isnan(p.propensity) && !c.contests.empty()) {
       log_->append_deferred(r, c.contests[at]);
       return;
     }
-  }
-  {
     unsigned char out[decision_log::kCallRecordBytes];
     decision_log::encode(r, out);
     log_->append(out, sizeof out);
@@ -131,9 +147,7 @@ int OnlineLearnerT<N>::knob_arm_that_ran_locked(const Context& c, uint64_t call,
     chunk = e->chunk;
   }
   const Arm decided_arm = decided >= 0 && size_t(decided) < c.arms.size() ? c.arms[size_t(decided)] : Arm{};
-  const Arm a = arm_that_ran(decided_arm, ran, decided >= 0 ? chunk : 0);
-  const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
-  return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
+  return knob_arm_index(c, arm_that_ran(decided_arm, ran, decided >= 0 ? chunk : 0));
 }
 
 template <int N>

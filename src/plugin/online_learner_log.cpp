@@ -72,7 +72,6 @@ bool OnlineLearnerT<N>::take_ahead_locked(Context& c, uint64_t index, double* pr
 
 template <int N>
 void OnlineLearnerT<N>::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t member) {
-  if constexpr (kKnobs) return;  // the log holds slot arms only (the caller says so)
   std::lock_guard<std::mutex> lock(mu_);
   log_ = std::move(log);
   log_member_ = member;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "log_records.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/context_key.hpp"
@@ -180,4 +181,64 @@ TEST(LeaderLog, StoppingTheLogKeepsWhatWasWritten) {
   ASSERT_EQ(got.size(), 30u);
   for (const auto& r : got)  // NCCL's calls, then random over two arms
     EXPECT_EQ(r.propensity, r.call_index < uint64_t(kLeaderStart) ? 1.0 : 0.5) << r.call_index;
+}
+
+// Over knob arms (KnobLeaderLearner) the leader logs its own calls as knob call records: NCCL's
+// calls before kLeaderStart as NCCL's pick at NCCL's knobs with probability 1, then each decided
+// arm with its channels and the chunk getChunkSize handed NCCL, its probability over the context's
+// knob arms (ε-greedy's, in (0, 1]). A call whose channel count NCCL lowered is logged as run, with
+// the arm decided beside it. The learner credits what ran, so the log and the policy agree.
+TEST(LeaderLog, OverKnobArmsTheLeaderLogsKnobCallsWithTheArmThatRan) {
+  Table table;
+  CostTable cost = table.cost();
+  Log leader_log("knobs");
+  const KnobSpec spec = parse_knob_spec("channels=0,4,8;chunk=0,128K");
+  auto leader =
+      std::make_unique<KnobLeaderLearner>(1, 2, 1, engine("egreedy:eps=0.3,n0=1"), true, MemoLimits{}, spec);
+  leader->add_member(kOwn);
+  leader->add_member(kFollower);
+  leader->set_decision_log(leader_log.log, kOwn);
+  int16_t none[1];
+  ASSERT_TRUE(leader->decide_range(kKey, kBytes, table.prior().data(), 0, 0, none, kFollower));
+  // The follower's table is in: the context starts at call 12.
+  std::vector<DecidedArm> decided, ran;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const int a = leader->decide_at(kKey, kBytes, cost, i, kOwn);
+    DecidedArm d = leader->decided_arm(kKey, a);
+    if (d.nccl_own()) d = DecidedArm::of_slot(0);  // NCCL's pick on Table: Tree/LL at its own knobs
+    decided.push_back(d);
+    if (d.chunk_bytes != 0) leader->chunk_set(kKey, i, d.chunk_bytes);  // getChunkSize handed it over
+    DecidedArm r = d;
+    if (i % 3 == 1 && d.channels == 8) r.channels = 4;  // NCCL lowered the count (its 32 KiB cells)
+    ran.push_back(r);
+    leader->observe_ran(kKey, RanKnobs{r.slot / kNumProtos, r.slot % kNumProtos, r.channels ? r.channels : 2},
+                        10.0 + r.channels * 0.1 + i % 3, LatencySink::kOldestCall);
+  }
+  leader_log.log->flush();
+  std::vector<decision_log::CallRecord> got;
+  test::for_each_record(leader_log.path, [&](uint32_t kind, const unsigned char* r) {
+    if (kind == decision_log::kKindKnobCall) got.push_back(decision_log::decode_call(r));
+    EXPECT_NE(kind, decision_log::kKindCall);  // no slot call record over knob arms
+  });
+  ASSERT_EQ(got.size(), 300u);
+  int knob_arms = 0, overridden = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const DecidedArm logged{int8_t(got[i].slot), got[i].channels, got[i].chunk_bytes};
+    ASSERT_EQ(got[i].call_index, i);
+    ASSERT_TRUE(got[i].knobs);
+    ASSERT_EQ(logged, ran[i]) << i;
+    ASSERT_EQ(got[i].overridden, !(ran[i] == decided[i])) << i;
+    if (got[i].overridden) {
+      ++overridden;
+      ASSERT_EQ(
+          (DecidedArm{int8_t(got[i].decided_slot), got[i].decided_channels, got[i].decided_chunk_bytes}),
+          decided[i])
+          << i;
+    }
+    if (i < size_t(kLeaderStart)) ASSERT_EQ(got[i].propensity, 1.0) << i;
+    ASSERT_TRUE(got[i].propensity > 0.0 && got[i].propensity <= 1.0) << i;
+    knob_arms += ran[i].channels != 0 || ran[i].chunk_bytes != 0;
+  }
+  EXPECT_GT(knob_arms, 100);
+  EXPECT_GT(overridden, 3);
 }
