@@ -42,6 +42,22 @@ class DecisionLog {
   ~DecisionLog();  // writes what is buffered
 
   void append(const void* record, size_t bytes);
+  // `r` as a knob call record (version 4): the arm that ran and, when NCCL ran another, the one
+  // `decided` (r's other fields the caller's).
+  void append_knob_call(decision_log::CallRecord r, const Arm& ran, const Arm& decided) {
+    r.slot = ran.slot();
+    r.knobs = true;
+    r.channels = ran.channels;
+    r.chunk_bytes = ran.chunk_bytes;
+    r.overridden = !(ran == decided);
+    if (r.overridden) {
+      r.decided_slot = decided.slot();
+      r.decided_channels = decided.channels;
+      r.decided_chunk_bytes = decided.chunk_bytes;
+    }
+    unsigned char out[decision_log::kKnobCallRecordBytes];
+    append(out, decision_log::encode_call(r, out));
+  }
   // A call record whose propensity is the win probability of `contest` (Thompson sampling): the
   // integral is computed by the writer thread, never by the caller. Dropped (counted) when full.
   void append_deferred(const decision_log::CallRecord& record, const ThompsonContest& contest);

@@ -32,19 +32,8 @@ void KnobLearner::log_call_locked(int key, const Logged& l, const Arm& decided, 
   r.nodes = uint32_t(nnodes_);
   r.ranks = uint32_t(nranks_);
   r.collective = key_collective(key);
-  r.slot = ran.slot();
   r.nccl_slot = l.nccl_slot;
-  r.knobs = true;
-  r.channels = ran.channels;
-  r.chunk_bytes = ran.chunk_bytes;
-  r.overridden = !(ran == decided);
-  if (r.overridden) {
-    r.decided_slot = decided.slot();
-    r.decided_channels = decided.channels;
-    r.decided_chunk_bytes = decided.chunk_bytes;
-  }
-  unsigned char out[decision_log::kKnobCallRecordBytes];
-  log_->append(out, decision_log::encode_call(r, out));
+  log_->append_knob_call(r, ran, decided);
 }
 
 KnobLearner::Context& KnobLearner::context_locked(int key, uint64_t bytes, const CostTable& table) {

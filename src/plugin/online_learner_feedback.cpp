@@ -68,20 +68,8 @@ void OnlineLearnerT<N>::log_call_locked(int key, Context& c, int slot, double la
     // A knob call record (version 4, as KnobLearner writes it): the arm that ran and, when NCCL ran
     // another, the arm decided; the probability is over the context's knob arms.
     if (slot < 0 || size_t(slot) >= c.arms.size()) return log_->drop();
-    const Arm ran = c.arms[size_t(slot)];
-    const Arm decided = p.slot >= 0 ? c.arms[size_t(p.slot)] : Arm::of_slot(p.nccl_slot);
-    r.slot = ran.slot();
-    r.knobs = true;
-    r.channels = ran.channels;
-    r.chunk_bytes = ran.chunk_bytes;
-    r.overridden = !(ran == decided);
-    if (r.overridden) {
-      r.decided_slot = decided.slot();
-      r.decided_channels = decided.channels;
-      r.decided_chunk_bytes = decided.chunk_bytes;
-    }
-    unsigned char out[decision_log::kKnobCallRecordBytes];
-    log_->append(out, decision_log::encode_call(r, out));
+    log_->append_knob_call(r, c.arms[size_t(slot)],
+                           p.slot >= 0 ? c.arms[size_t(p.slot)] : Arm::of_slot(p.nccl_slot));
   } else {
     r.slot = slot;
     r.overridden = p.slot != slot;
