@@ -55,6 +55,12 @@ LeaderHub::Joined LeaderHub::join(const CommIdentity& id, std::shared_ptr<Decisi
           local_ranks, (unsigned long long)id.comm_id);
     }
   }
+  if (knobs_ && local_ranks == 2)
+    id.log.warn(
+        "NCCLBOT_KNOBS: this process holds 2 or more ranks of commId 0x%llx, whose latencies do not say "
+        "which call ran which chunk; the leader learns nothing over knob arms from here on (every rank "
+        "still plays its decisions)",
+        (unsigned long long)id.comm_id);
   update_activation_locked(id.comm_id);
   return joined;
 }

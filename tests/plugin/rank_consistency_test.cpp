@@ -283,6 +283,38 @@ TEST(RankConsistency, ASecondRankInTheLeadersProcessEndsItsLog) {
   EXPECT_EQ(ncclbot::plugin::test::call_records(log).size(), 40u);
 }
 
+// Over knob arms the leader credits a latency with the chunk its own call was handed, which a
+// process holding two ranks of one communicator cannot tell apart: the second rank's init says, in
+// one warning, that the leader learns nothing over knob arms from then on.
+TEST(RankConsistency, ASecondRankInTheKnobLeadersProcessIsSaidToStopItsLearning) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("NCCLBOT_MODE", "online", 1);
+    setenv("NCCLBOT_POLICY", "ucb1", 1);
+    setenv("NCCLBOT_KNOBS", "channels=0,8", 1);
+    setenv("NCCLBOT_RANK", "0", 1);
+    setenv("NCCLBOT_LEADER", ("127.0.0.1:" + std::to_string(free_loopback_port())).c_str(), 1);
+    setenv("NCCLBOT_LEADER_SECRET", kSecret, 1);
+    Plugin p;
+    if (!p.ok()) _exit(3);
+    clear_log();
+    void* first = nullptr;
+    void* second = nullptr;
+    p.v5->init(&first, kCommId, 2, 1, recording_logger, nullptr, nullptr);
+    const bool before = logged(kNcclLogWarn, "learns nothing over knob arms");
+    p.v5->init(&second, kCommId, 2, 1, recording_logger, nullptr, nullptr);
+    const bool after = logged(kNcclLogWarn, "learns nothing over knob arms") &&
+                       logged(kNcclLogInfo, "online (leader over knob arms)");
+    p.v5->finalize(second);
+    p.v5->finalize(first);
+    _exit(!before && after ? 0 : 4);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 TEST(RankConsistency, NaiveRankLocalLearnerDisagrees) {
   const RankRun run = run_ranks(4, false, "egreedy:eps=0.2,n0=1");
   ASSERT_TRUE(run.ok);
