@@ -2,6 +2,7 @@
 // header, and coordinate descent finding the best arm of a unimodal family from any random start.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
@@ -79,4 +80,57 @@ TEST(Autoccl, DescentFindsTheBestOfAUnimodalFamilyFromAnyStart) {
     EXPECT_EQ(out.final_slot, 5) << "seed " << seed;
     for (size_t t = 70; t < picks.size(); ++t) ASSERT_EQ(picks[t], 5) << "seed " << seed << " call " << t;
   }
+}
+
+// While every subspace waits for latencies, select() repeats its last waiting pass's answer instead
+// of scoring every arm again. It must decide exactly as the full pass: against a twin that forgets
+// that answer before every call, on 60 knob arms of 3 algorithm x protocol subspaces, with the
+// latencies held back 0 to 400 calls (the plugin's leader holds them back too), every decision and
+// every committed arm are the same, and the shortcut is taken.
+TEST(Autoccl, AWaitingPassGivesWhatAFullPassWould) {
+  constexpr int kArms = 60;
+  const int slots[] = {arm_slot(Algo::kTree, Proto::kLL), arm_slot(Algo::kRing, Proto::kLL128),
+                       arm_slot(Algo::kRing, Proto::kSimple)};
+  const uint16_t channels[] = {0, 2, 4, 8, 16, 32};
+  const uint32_t chunk[] = {0, 15360, 30720, 61440};  // multiples of LL128's 1920 B and Simple's 512 B
+  Arm arms[kArms];
+  float prior[kArms];
+  int k = 0;
+  for (int s : slots)
+    for (uint16_t c : channels)
+      for (int x = 0; x < 4 && k < kArms; ++x) {
+        if (slot_proto(s) == Proto::kLL && x > 0) continue;  // LL: NCCL's chunk only
+        arms[k] = Arm{slot_algo(s), slot_proto(s), c, chunk[x]};
+        prior[k++] = 10.0f + float(s);
+      }
+  PolicyContextT<kArms> ctx;
+  ctx.mask = ArmMaskT<kArms>{};
+  for (int j = 0; j < k; ++j) ctx.mask.set(j);
+  ctx.prior_us = prior;
+  ctx.arms = arms;
+  int shortcuts = 0;
+  for (int delay : {0, 7, 40, 400}) {
+    auto fast = std::make_unique<AutocclPolicyT<kArms>>();
+    fast->params = {120, 60};
+    fast->reset(ctx);
+    auto full = std::make_unique<AutocclPolicyT<kArms>>(*fast);
+    std::vector<int> played;
+    for (int t = 0; t < 3000; ++t) {
+      StepRandom r1(9, 77, uint32_t(t)), r2(9, 77, uint32_t(t));
+      full->idle_best = -1;  // the full pass every call
+      const int a = fast->select(r1);
+      shortcuts += fast->idle_best >= 0 && fast->idle_updates == fast->updates;
+      ASSERT_EQ(a, full->select(r2)) << "delay " << delay << " call " << t;
+      played.push_back(a);
+      if (t >= delay) {
+        const int j = played[size_t(t - delay)];
+        const double us = 10.0 + double((j * 37) % 11) + 0.25 * double(t % 5);
+        fast->update(j, us);
+        full->update(j, us);
+      }
+      StepRandom c1(9, 78, uint32_t(t)), c2(9, 78, uint32_t(t));
+      ASSERT_EQ(fast->commit(c1), full->commit(c2)) << "delay " << delay << " call " << t;
+    }
+  }
+  EXPECT_GT(shortcuts, 100);
 }

@@ -86,6 +86,12 @@ struct AutocclPolicyT {
   Index next[kGroups][kTopK];
   int8_t next_len[kGroups];
   int32_t pretrain_calls, train_calls;  // P and T
+  // A pass over the subspaces that found every one waiting for latencies and changed none of them:
+  // its answer, and the latencies had by then. Until another arrives a pass would do the same (it
+  // reads no random word and the turn comes full circle), so select() gives the answer again
+  // without scoring every arm. idle_best -1: none.
+  int32_t idle_best;
+  int64_t idle_updates;
 
   NCCLBOT_HD void reset(const PolicyContextT<N>& ctx) {
     arms.assign(ctx.mask);
@@ -96,6 +102,8 @@ struct AutocclPolicyT {
     nccl.reset(ctx);
     default_arm = nccl.pick >= 0 ? arms.index[nccl.pick] : 0;
     calls = updates = 0;
+    idle_best = -1;
+    idle_updates = 0;
     round_len = round_pos = round_calls_left = per_candidate = 0;
     turn = 0;
     combined = default_arm;
@@ -348,20 +356,29 @@ struct AutocclPolicyT {
       round_calls_left = per_candidate;
     }
     if (round_calls_left == 0) {
+      if (idle_best >= 0 && idle_updates == updates) return arms.slot[idle_best];
+      idle_best = -1;
       round_len = round_pos = 0;
+      int changed = 0;  // subspaces whose phase the pass moved
       for (int tries = 0; tries < kGroups && round_len == 0; ++tries) {
         const int g = turn;
         turn = (turn + 1) % kGroups;
         if (phase[g] == 2) continue;
         subspace_round(g, rng);
         maybe_prune(g);
+        changed += phase[g] == 2 ? 1 : 0;
       }
       if (round_len == 0) {
         bool done = true;
         for (int g = 0; g < kGroups; ++g) done = done && phase[g] == 2;
         const int best = best_or_default();
         if (done) final_arm = best;
-        return arms.slot[best];  // else every subspace waits for latencies: the best so far meanwhile
+        // Else every subspace waits for latencies: the best so far meanwhile.
+        if (!done && changed == 0) {
+          idle_best = best;
+          idle_updates = updates;
+        }
+        return arms.slot[best];
       }
       round_calls_left = per_candidate;
     }
