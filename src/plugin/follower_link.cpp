@@ -162,7 +162,7 @@ void count_wait(FollowerWaits* waits, std::chrono::steady_clock::time_point sinc
 }  // namespace
 
 DecidedArm FollowerLink::decision(const WireHello& who, int key, uint64_t index, uint64_t bytes,
-                                  const float* prior, int timeout_ms, const std::function<void(int)>& waiting,
+                                  const float* prior, int timeout_ms, FunctionRef<void(int)> waiting,
                                   FollowerWaits* waits) {
   const uint64_t w = index / uint64_t(kLeaderWindow);
   // The lookahead: window k goes out at call kW - P, so by this call every window up to `ahead`.

@@ -23,7 +23,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +30,7 @@
 #include <tuple>
 #include <vector>
 
+#include "plugin/function_ref.hpp"
 #include "plugin/leader_wire.hpp"
 
 namespace ncclbot::plugin {
@@ -70,7 +70,7 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   // HELLO was refused or the leader is gone.
   // `waits` (may be null) counts the call, and whether and how long it waited.
   DecidedArm decision(const WireHello& who, int key, uint64_t index, uint64_t bytes, const float* prior,
-                      int timeout_ms, const std::function<void(int waited_ms)>& waiting,
+                      int timeout_ms, FunctionRef<void(int waited_ms)> waiting,
                       FollowerWaits* waits = nullptr);
 
   // Whether the current connection is up (a broken one is reopened by the next decision).

@@ -9,7 +9,10 @@
 // NCCL's pick over the table and the one getChunkSize NCCL then makes, timed together; and
 // getCollInfo alone. Prints one JSON document:
 //   {"results": [{"mode", "policy", "knobs", "arms", "timed", "ns_per_call_median", "ns_per_call_min",
-//                 "wall_ns_per_call_median", "baseline_ns", ...}]}
+//                 "wall_ns_per_call_median", "baseline_ns", "allocations_per_call",
+//                 "allocations_per_report", ...}]}
+// where the allocations are counted in one more repetition after the timed ones (the steady state:
+// heap allocations per getCollInfo, and per latency report), through the benchmark's own malloc.
 // and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
 // (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp; slot mode
 // only).
@@ -39,6 +42,7 @@
 #include "ncclbot/replay/policy_spec.hpp"
 #include "plugin/knob_choice.hpp"
 #include "plugin/loaded_tuner.hpp"
+#include "plugin_bench/allocation_counter.hpp"
 
 namespace {
 
@@ -71,6 +75,9 @@ struct Case {
 struct CaseResult {
   Case c;
   double median_ns, min_ns, wall_median_ns;
+  // Heap allocations per call in one more repetition after the timed ones (steady state), and per
+  // latency report after it (NCCL's profiler thread would make those).
+  double allocations_per_call = 0, allocations_per_report = 0;
   size_t arms = 0;  // knob mode: the context's arms
 };
 
@@ -143,10 +150,19 @@ CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, 
   void* ctx = nullptr;
   // Knob mode binds tuner v6, as NCCL 2.30 does, so that getChunkSize is asked.
   const NcclTunerV6* v6 = c.knobs.empty() ? nullptr : loaded.tuner6;
+  // The plugin's init allocates its communicator: that the count sees it proves the plugin's
+  // allocations reach the counter (else the zeros below would mean nothing).
+  ncclbot::bench::start_counting_allocations();
   if (v6)
     v6->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
   else
     loaded.tuner->init(&ctx, comm, 1, 1, nullptr, nullptr, nullptr);
+  if (ncclbot::bench::stop_counting_allocations() == 0) {
+    std::fprintf(stderr,
+                 "plugin_overhead_bench: the plugin's init allocated nothing this benchmark saw: "
+                 "its allocations do not reach the counter\n");
+    std::exit(1);
+  }
   const NcclTunerV6* chunk_calls = c.chunk_calls ? v6 : nullptr;
   const auto calls_of_one_repetition = [&] {
     for (long i = 0; i < calls; ++i) {
@@ -174,9 +190,21 @@ CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, 
   const ncclbot::BenchTiming t = ncclbot::measure(
       calls_of_one_repetition,
       ncclbot::BenchSettings{0, reps, c.feedback ? std::function<void()>(reports) : nullptr});
+  ncclbot::bench::start_counting_allocations();
+  calls_of_one_repetition();
+  const uint64_t call_allocations = ncclbot::bench::stop_counting_allocations();
+  uint64_t report_allocations = 0;
+  if (c.feedback) {
+    ncclbot::bench::start_counting_allocations();
+    reports();
+    report_allocations = ncclbot::bench::stop_counting_allocations();
+  }
   loaded.tuner->finalize(ctx);
   const double per_call = 1e9 / double(calls);
-  return {c, t.median_thread_cpu_s * per_call, t.min_thread_cpu_s * per_call, t.median_s * per_call};
+  CaseResult r{c, t.median_thread_cpu_s * per_call, t.min_thread_cpu_s * per_call, t.median_s * per_call};
+  r.allocations_per_call = double(call_allocations) / double(calls);
+  r.allocations_per_report = double(report_allocations) / double(calls);
+  return r;
 }
 
 std::string results_json(const std::vector<CaseResult>& results, long calls, int reps, double baseline) {
@@ -189,11 +217,11 @@ std::string results_json(const std::vector<CaseResult>& results, long calls, int
         "%s{\"mode\": \"%s\", \"policy\": \"%s\", \"knobs\": \"%s\", \"arms\": %zu, \"feedback\": %s, "
         "\"timed\": \"%s\", \"calls\": %ld, \"repetitions\": %d, "
         "\"ns_per_call_median\": %.1f, \"ns_per_call_min\": %.1f, \"wall_ns_per_call_median\": %.1f, "
-        "\"baseline_ns\": %.1f}",
+        "\"baseline_ns\": %.1f, \"allocations_per_call\": %.4f, \"allocations_per_report\": %.4f}",
         k ? ", " : "", r.c.mode.c_str(), r.c.policy.c_str(), r.c.knobs.c_str(), r.arms,
         r.c.feedback ? "true" : "false",
         r.c.knobs.empty() || !r.c.chunk_calls ? "getCollInfo" : "getCollInfo+pick+getChunkSize", calls, reps,
-        r.median_ns, r.min_ns, r.wall_median_ns, baseline);
+        r.median_ns, r.min_ns, r.wall_median_ns, baseline, r.allocations_per_call, r.allocations_per_report);
     json += line;
   }
   return json + "]}";
