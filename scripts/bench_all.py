@@ -4,13 +4,15 @@
 Command (from the repository root, after building into build/):
     python3 scripts/bench_all.py [--build build] [--quick] [--json OUT.json] [--update-readme]
 
-Each row is one benchmark program run here, now, on this machine; the first line says which
+Each row is one benchmark program run here, now, on this machine, with its goal (the speed targets
+the project set, "—" where none is set) and whether it is met or by how much it falls short; the first line says which
 machine (CPU model, cores, memory, GPU), the date, the commit and the load average before the
 first benchmark (other work on the machine slows every row), because every number depends on them. Rows:
-  replay      `ncclbot bench --backend cpu --threads 1 --arms 12`, and 512 (knob arms), for UCB1 and
-              Thompson sampling
+  replay      `ncclbot bench --backend cpu --threads 1 --arms 12` for UCB1 and Thompson sampling, and
+              512 (knob arms) for UCB1 and OSUB
   statistics  `scripts/bench_stats.py --threads 1` (ncclbot against SciPy on the same inputs)
-  plugin      `plugin_overhead_bench` (thread CPU time per getCollInfo, every live policy)
+  plugin      `plugin_overhead_bench` (thread CPU time per getCollInfo, every live policy, and its heap
+              allocations per call), over 8 slots and over 512 knob arms
   feedback    `plugin_feedback_delay` at 4, 8 and 64 ranks (leader mode, nothing in flight)
   synth       `ncclbot synth --fabric h100-ib-a`, wall time of the whole process (median)
   GPU         `ncclbot bench --backend cuda`, where `nvidia-smi -L` lists a GPU; otherwise the
@@ -35,6 +37,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- bench_all:begin -->", "<!-- bench_all:end -->"
 FEEDBACK_RANKS = (4, 8, 64)
+# The knob lists of the plugin's 512-arm row (docs/plugin.md "Overhead"): 8 channel counts x 8 chunk
+# sizes for each protocol, 512 arms over the benchmark's 8 slots.
+PLUGIN_KNOBS = ("channels=0,2,4,8,16,24,32,64;chunk.LL=0,4K,8K,16K,32K,64K,128K,256K;"
+                "chunk.LL128=0,1920,3840,7680,15360,30720,61440,122880;chunk.Simple=0,64K,128K,256K,512K,1M,2M,4M")
 
 
 class BenchError(Exception):
@@ -78,6 +84,31 @@ def span(values, fmt):
 
 
 # --- one function per row: the parsed output of its benchmark in, the table row out ---
+# A row is (what, result, goal, verdict): the goal is the project's target for that number (the
+# speed issue's), "—" where none is set; the verdict says "met", or by how much each part falls short.
+
+NO_GOAL = ("—", "—")
+
+
+def judged(parts):
+    """The goal text and verdict of (name, value, target, kind, fmt) parts; kind "min": value >= target
+    is met, "max": value <= target. A part short of its target is named with the factor it misses by
+    (or, against a target or value of 0, with its value)."""
+    goals, short = [], []
+    for name, value, target, kind, fmt in parts:
+        goals.append(f"{name} = 0" if kind == "max" and target == 0 else
+                     f"{name} {'≥' if kind == 'min' else '≤'} {fmt(target)}")
+        met = value >= target if kind == "min" else value <= target
+        if not met and (target == 0 or value == 0):  # no factor to give: the value itself
+            short.append(f"{name} {fmt(value)}")
+        elif not met:
+            factor = target / value if kind == "min" else value / target
+            short.append(f"{name} {factor:.1f}× short")
+    return ", ".join(goals), ("met" if not short else "short: " + ", ".join(short))
+
+
+def ns(v):
+    return f"{v:.0f} ns"
 
 
 def steps_per_s(doc, policies):
@@ -90,10 +121,16 @@ def steps_per_s(doc, policies):
 
 
 def replay_row(doc, arms=12):
-    rate = steps_per_s(doc, ("ucb1", "thompson"))
-    what = "knob arms" if arms > 21 else "arms"
-    return (f"CPU replay, {arms} {what}, 1 thread (`ncclbot bench --backend cpu --threads 1 --arms {arms}`)",
-            f"UCB1 {sci(rate['ucb1'])}, Thompson {sci(rate['thompson'])} steps/s")
+    """12 arms: UCB1 and Thompson sampling; 512 knob arms: UCB1 and the structured learner OSUB."""
+    knobs = arms > 21
+    second = "osub" if knobs else "thompson"
+    rate = steps_per_s(doc, ("ucb1", second))
+    label = "OSUB" if knobs else "Thompson"
+    goal = (1e8, 4e7) if not knobs else (5e6, 2e7)
+    parts = [("UCB1", rate["ucb1"], goal[0], "min", sci), (label, rate[second], goal[1], "min", sci)]
+    return (f"CPU replay, {arms} {'knob arms' if knobs else 'arms'}, 1 thread "
+            f"(`ncclbot bench --backend cpu --threads 1 --arms {arms}`)",
+            f"UCB1 {sci(rate['ucb1'])}, {label} {sci(rate[second])} steps/s", *judged(parts))
 
 
 def stats_row(doc):
@@ -103,17 +140,29 @@ def stats_row(doc):
         raise BenchError("scripts/bench_stats.py printed no bootstrap or no permutation case")
     return ("bootstrap, 10⁴ contexts × 10⁴ resamples, 1 thread (`scripts/bench_stats.py`)",
             f"{span(bootstrap, lambda v: f'{v:.0f}')}× SciPy {doc['scipy']} (mean and p99, percentile and BCa); "
-            f"exact sign-flip test on 20 pairs {sci(exact[0]['speedup_wall'])}×")
+            f"exact sign-flip test on 20 pairs {sci(exact[0]['speedup_wall'])}×",
+            *judged([("every bootstrap cell", min(bootstrap), 30.0, "min", lambda v: f"{v:.0f}× SciPy")]))
 
 
-def plugin_row(doc):
-    online = [r for r in doc["results"] if r["mode"] == "online" and r["feedback"]]
+def plugin_row(doc, knobs=False):
+    """The live policies with feedback: over 8 slots (`knobs` False), or their `getCollInfo` alone over
+    512 knob arms (a run with --knobs). Goals: the slowest at most 50 ns over slots, 100 ns over knob
+    arms; no heap allocation in any timed call (allocations_per_call, counted by the benchmark)."""
+    online = [r for r in doc["results"] if r["mode"] == "online" and r["feedback"]
+              and bool(r.get("knobs")) == knobs and r.get("timed", "getCollInfo") == "getCollInfo"]
     ucb1 = [r["ns_per_call_median"] for r in online if r["policy"].startswith("ucb1")]
     if not online or not ucb1:
         raise BenchError("plugin_overhead_bench printed no online UCB1 case with feedback")
     per_call = [r["ns_per_call_median"] for r in online]
-    return ("plugin `getCollInfo` per call, thread CPU (`plugin_overhead_bench`)",
-            f"{span(per_call, lambda v: f'{v:.0f}')} ns for every live policy (UCB1 {ucb1[0]:.0f} ns)")
+    slowest = max(online, key=lambda r: r["ns_per_call_median"])["policy"].split(":")[0]
+    allocations = max(r.get("allocations_per_call", 0.0) for r in doc["results"])
+    where = "512 knob arms" if knobs else "8 slots"
+    parts = [("slowest live policy", max(per_call), 100.0 if knobs else 50.0, "max", ns),
+             ("heap allocations per call", allocations, 0.0, "max", lambda v: f"{v:g}")]
+    return (f"plugin `getCollInfo` per call, {where}, thread CPU (`plugin_overhead_bench"
+            f"{' --knobs LISTS' if knobs else ''}`)",
+            f"{span(per_call, lambda v: f'{v:.0f}')} ns for every live policy (UCB1 {ucb1[0]:.0f} ns, slowest "
+            f"{slowest}); {allocations:g} heap allocations per call", *judged(parts))
 
 
 def feedback_row(docs):
@@ -122,25 +171,28 @@ def feedback_row(docs):
         raise BenchError("plugin_feedback_delay printed no leader case without calls in flight")
     ranks = "–".join(str(r["ranks"]) for r in (leader[0], leader[-1]))
     return (f"plugin feedback lag, leader mode, {ranks} ranks (`plugin_feedback_delay`)",
-            f"median {span([r['median'] for r in leader], str)}, p90 {span([r['p90'] for r in leader], str)} calls")
+            f"median {span([r['median'] for r in leader], str)}, p90 {span([r['p90'] for r in leader], str)} calls",
+            *NO_GOAL)
 
 
 def synth_row(doc, seconds):
     return ("`ncclbot synth --fabric h100-ib-a`",
-            f"{doc['contexts']} contexts × {doc['samples']} samples in {seconds * 1e3:.0f} ms (whole process)")
+            f"{doc['contexts']} contexts × {doc['samples']} samples in {seconds * 1e3:.0f} ms (whole process)",
+            *NO_GOAL)
 
 
 def gpu_row(doc, gpu):
     if doc is None:
-        return ("GPU replay (`ncclbot bench --backend cuda`)", "not measured: `nvidia-smi -L` lists no GPU here")
+        return ("GPU replay (`ncclbot bench --backend cuda`)", "not measured: `nvidia-smi -L` lists no GPU here",
+                *NO_GOAL)
     rate = steps_per_s(doc, ("ucb1",))
     return (f"GPU replay, 12 arms, {gpu} (`ncclbot bench --backend cuda --arms 12`)",
-            f"UCB1 {sci(rate['ucb1'])} steps/s")
+            f"UCB1 {sci(rate['ucb1'])} steps/s", *NO_GOAL)
 
 
 def table(machine, rows):
-    lines = [machine, "", "| what | result |", "|---|---|"]
-    lines += [f"| {what} | {result} |" for what, result in rows]
+    lines = [machine, "", "| what | result | goal | verdict |", "|---|---|---|---|"]
+    lines += [f"| {what} | {result} | {goal} | {verdict} |" for what, result, goal, verdict in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -194,7 +246,7 @@ def measure(build, quick):
     rows = []
     for arms in (12, 512):
         bench = [ncclbot, "bench", "--backend", "cpu", "--threads", "1", "--arms", str(arms), "--policy", "ucb1",
-                 "--policy", "thompson", "--repetitions", str(reps), "--json"]
+                 "--policy", "osub" if arms > 21 else "thompson", "--repetitions", str(reps), "--json"]
         rows.append(replay_row(run_json(bench), arms))
     with tempfile.TemporaryDirectory() as tmp:
         stats_json = os.path.join(tmp, "stats.json")
@@ -204,6 +256,8 @@ def measure(build, quick):
             rows.append(stats_row(json.load(f)))
         rows.append(plugin_row(run_json([programs["overhead"], plugin,
                                          "200000" if quick else "1000000", str(reps)])))
+        rows.append(plugin_row(run_json([programs["overhead"], plugin, "20000" if quick else "200000",
+                                         "3" if quick else "5", "--knobs", PLUGIN_KNOBS]), knobs=True))
         rows.append(feedback_row([run_json([programs["delay"], plugin, "4096",
                                             str(r)]) for r in FEEDBACK_RANKS]))
         synth = [ncclbot, "synth", "--fabric", "h100-ib-a", "--out", os.path.join(tmp, "sweep.csv"), "--json"]
@@ -281,7 +335,8 @@ def main():
         block = table(machine, rows)
         print(block, end="")
         if args.json:
-            doc = {"machine": machine, "rows": [{"what": w, "result": r} for w, r in rows]}
+            doc = {"machine": machine,
+                   "rows": [{"what": w, "result": r, "goal": g, "verdict": v} for w, r, g, v in rows]}
             write_replacing(args.json, json.dumps(doc, indent=1))
         if args.update_readme:
             readme = readme_path()

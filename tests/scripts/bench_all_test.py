@@ -37,7 +37,43 @@ class Rows(unittest.TestCase):
         doc = {"results": [{"policy": "thompson:n0=1,sigma=0.1", "steps_per_s": 2.04e7},
                            {"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 5.16e7}]}
         self.assertEqual(bench_all.replay_row(doc)[1], "UCB1 5.2×10⁷, Thompson 2.0×10⁷ steps/s")
-        self.assertTrue(bench_all.replay_row(doc, 512)[0].startswith("CPU replay, 512 knob arms, 1 thread"))
+        knobs = {"results": [{"policy": "osub:c=0.1,n0=1", "steps_per_s": 7.2e6},
+                             {"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 6.7e6}]}
+        self.assertTrue(bench_all.replay_row(knobs, 512)[0].startswith("CPU replay, 512 knob arms, 1 thread"))
+        self.assertEqual(bench_all.replay_row(knobs, 512)[1], "UCB1 6.7×10⁶, OSUB 7.2×10⁶ steps/s")
+
+    def test_each_row_says_its_goal_and_by_how_much_it_falls_short(self):
+        doc = {"results": [{"policy": "thompson:n0=1,sigma=0.1", "steps_per_s": 2.0e7},
+                           {"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 5.0e7}]}
+        what, result, goal, verdict = bench_all.replay_row(doc)
+        self.assertEqual(goal, "UCB1 ≥ 1.0×10⁸, Thompson ≥ 4.0×10⁷")
+        self.assertEqual(verdict, "short: UCB1 2.0× short, Thompson 2.0× short")  # 1e8 / 5e7, 4e7 / 2e7
+        knobs = {"results": [{"policy": "osub:c=0.1,n0=1", "steps_per_s": 2.5e7},
+                             {"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 6.0e6}]}
+        self.assertEqual(bench_all.replay_row(knobs, 512)[2:], ("UCB1 ≥ 5.0×10⁶, OSUB ≥ 2.0×10⁷", "met"))
+        cells = [{"case": "bootstrap_mean_percentile", "speedup_wall": 45.0},
+                 {"case": "bootstrap_p99_bca", "speedup_wall": 12.0},
+                 {"case": "permutation_exact", "speedup_wall": 1e5}]
+        self.assertEqual(bench_all.stats_row({"scipy": "1.17.1", "rows": cells})[3],
+                         "short: every bootstrap cell 2.5× short")  # 30 / 12
+        self.assertEqual(bench_all.feedback_row([{"results": [delay("leader", 4, 0, 9, 11)]}])[2:], ("—", "—"))
+
+    def test_plugin_rows_judge_the_slowest_policy_and_any_allocation(self):
+        slots = {"results": [overhead("online", "ucb1:c=0.1,n0=1", True, 40.0),
+                             overhead("online", "thompson:n0=1,sigma=0.1", True, 62.0)]}
+        self.assertEqual(bench_all.plugin_row(slots)[2:],
+                         ("slowest live policy ≤ 50 ns, heap allocations per call = 0", "short: slowest live policy 1.2× short"))
+        knob = dict(overhead("online", "osub:c=0.1,n0=1", True, 90.0), knobs="channels=0,8", timed="getCollInfo")
+        ucb1 = dict(overhead("online", "ucb1:c=0.1,n0=1", True, 80.0), knobs="channels=0,8", timed="getCollInfo")
+        paired = dict(overhead("online", "ucb1:c=0.1,n0=1", True, 300.0), knobs="channels=0,8",
+                      timed="getCollInfo+pick+getChunkSize")  # not the row's: getCollInfo alone is
+        doc = {"results": slots["results"] + [knob, ucb1, paired]}
+        what, result, goal, verdict = bench_all.plugin_row(doc, knobs=True)
+        self.assertIn("512 knob arms", what)
+        self.assertEqual(result, "80–90 ns for every live policy (UCB1 80 ns, slowest osub); 0 heap allocations per call")
+        self.assertEqual(verdict, "met")
+        ucb1["allocations_per_call"] = 0.5
+        self.assertEqual(bench_all.plugin_row(doc, knobs=True)[3], "short: heap allocations per call 0.5")
 
     def test_replay_row_without_a_policy_is_an_error(self):
         with self.assertRaises(bench_all.BenchError):
@@ -57,12 +93,13 @@ class Rows(unittest.TestCase):
                            overhead("online", "auto", True, 23.8), overhead("online", "ucb1:c=0.1,n0=1", True, 49.8),
                            overhead("online", "thompson:n0=1,sigma=0.1", True, 73.7),
                            overhead("online", "ucb1:c=0.1,n0=1", False, 36.1)]}
-        self.assertEqual(bench_all.plugin_row(doc)[1], "24–74 ns for every live policy (UCB1 50 ns)")
+        self.assertEqual(bench_all.plugin_row(doc)[1],
+                         "24–74 ns for every live policy (UCB1 50 ns, slowest thompson); 0 heap allocations per call")
 
     def test_feedback_row_takes_the_leader_without_calls_in_flight_at_each_rank_count(self):
         docs = [{"results": [delay("local", 1, 0, 0, 0), delay("leader", r, 0, m, p), delay("leader", r, 8, 17, 18)]}
                 for r, m, p in ((4, 9, 11), (8, 9, 11), (64, 10, 11))]
-        what, result = bench_all.feedback_row(docs)
+        what, result, _, _ = bench_all.feedback_row(docs)
         self.assertIn("4–64 ranks", what)
         self.assertEqual(result, "median 9–10, p90 11 calls")
 
