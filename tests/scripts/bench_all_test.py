@@ -198,13 +198,18 @@ class Readme(unittest.TestCase):
         section = text.split(bench_all.BEGIN, 1)[1].split(bench_all.END, 1)[0].strip("\n").split("\n")
         self.assertTrue(section[0].startswith("Measured ") and "by `python3 scripts/bench_all.py` at" in section[0],
                         section[0])
-        self.assertEqual(section[1:4], ["", "| what | result |", "|---|---|"])
+        self.assertEqual(section[1:4], ["", "| what | result | goal | verdict |", "|---|---|---|---|"])
         labels = [line.split(" | ")[0][2:] for line in section[4:]]
-        expected_starts = ["CPU replay, 12 arms", "CPU replay, 512 knob arms", "bootstrap", "plugin `getCollInfo`",
+        expected_starts = ["CPU replay, 12 arms", "CPU replay, 512 knob arms", "bootstrap",
+                           "plugin `getCollInfo` per call, 8 slots", "plugin `getCollInfo` per call, 512 knob arms",
                            "plugin feedback lag", "`ncclbot synth", "GPU replay"]
         self.assertEqual(len(labels), len(expected_starts), labels)
         for label, start in zip(labels, expected_starts):
             self.assertTrue(label.startswith(start), (label, start))
+        # Every row's verdict is "met", "short: ..." or "—" (no goal set).
+        for line in section[4:]:
+            verdict = line.rstrip(" |").split(" | ")[-1]
+            self.assertTrue(verdict in ("met", "—") or verdict.startswith("short: "), line)
 
 
 if __name__ == "__main__":
