@@ -74,6 +74,21 @@ void OnlineLearnerT<N>::seed_locked(Context& c, int key, uint64_t bytes, const f
 }
 
 template <int N>
+void OnlineLearnerT<N>::renumber_arms_locked(Context& c, const std::vector<Arm>& before) {
+  const auto renumbered = [&](int i) {
+    return i >= 0 && size_t(i) < before.size() ? knob_arm_index(c, before[size_t(i)]) : -1;
+  };
+  for (auto& a : c.held) a.slot = renumbered(a.slot);  // -1: not an arm of the new set, learns nothing
+  for (size_t k = 0; k < c.pending_count; ++k) {
+    auto& p = c.pending[(c.pending_head + k) % Context::kPendingCap];
+    p.slot = Index(renumbered(p.slot));
+  }
+  for (size_t k = 0; k < c.awaiting_count; ++k)
+    if (Index& s = c.awaiting[(c.awaiting_head + k) % Context::kAwaitCap]; s >= 0) s = Index(renumbered(s));
+  c.in_flight = PendingPullsT<N>{};  // a fresh policy: nothing of the old arms is pending on it
+}
+
+template <int N>
 size_t OnlineLearnerT<N>::add_member(uint64_t member) {
   std::lock_guard<std::mutex> lock(mu_);
   // The leader's own ranks always join: a context must never start without their tables.
@@ -145,10 +160,13 @@ void OnlineLearnerT<N>::start_locked(int key, bool tables_agree) {
   Context* c = contexts_[key].get();
   if (c == nullptr)
     c = &context_locked(key, a.bytes, a.prior);
-  else if (tables_agree && c->slots.bits != a.mask.bits)
+  else if (tables_agree && c->slots.bits != a.mask.bits) {
     // Restored from a state file for other arms (or seeded by a call of another data type): the
     // policy plays the arms every rank offered, learning afresh.
+    const std::vector<Arm> before = c->arms;
     seed_locked(*c, key, a.bytes, a.prior);
+    if constexpr (kKnobs) renumber_arms_locked(*c, before);
+  }
   if (const uint64_t start = policy_start_locked(key); c->memo_base < start) c->memo_base = start;
   started_[key] = true;
   if (!tables_agree) {

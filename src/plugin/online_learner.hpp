@@ -236,6 +236,9 @@ class OnlineLearnerT final : public LeaderLearner {
   long table_wanted_locked(int key, uint64_t member) const;
   void add_table_locked(int key, long index, uint64_t bytes, const float* prior);
   void start_locked(int key, bool tables_agree);
+  // Knob arms: a context reseeded on another arm set (start_locked) had indices of `before` in its
+  // held latencies and its rings: they name the same arms in the new set, or none (-1).
+  void renumber_arms_locked(Context& c, const std::vector<Arm>& before);
   // Leader mode: where context `key` would start now (header comment).
   uint64_t policy_start_locked(int key) const;
   int decide_at_locked(int key, Context* c, uint64_t index);

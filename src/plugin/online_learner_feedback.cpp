@@ -245,7 +245,8 @@ void OnlineLearnerT<N>::observe_replay(int key, int slot, uint64_t bytes, double
     ++unmeasurable_;
     return;
   }
-  if (!log_) return;
+  // A knob log holds knob calls only, as KnobLearner writes it (a replay does not say its knobs).
+  if (!log_ || kKnobs) return;
   decision_log::CallRecord r;
   r.comm_hash = comm_id_;
   r.call_index = UINT64_MAX;  // no call of the rank's: the replay of one captured earlier

@@ -213,7 +213,10 @@ std::string StateFileT<N>::encode() const {
   const size_t count_at = out.size();
   append_le<uint32_t>(out, 0);
   uint32_t written = 0;
-  for (const StateEntryT<N>& e : entries_) {
+  // At most the entries a reader takes: the most recently put (this job's come last).
+  const size_t first = entries_.size() > kMaxStateEntries<N> ? entries_.size() - kMaxStateEntries<N> : 0;
+  for (size_t i = first; i < entries_.size(); ++i) {
+    const StateEntryT<N>& e = entries_[i];
     std::string entry;
     append_le<uint32_t>(entry, e.nranks);
     append_le<uint32_t>(entry, e.nnodes);
@@ -271,9 +274,9 @@ bool StateFileT<N>::decode(const std::string& bytes, std::string* why) {
     in.skip(at - in.at());
   }
   const uint32_t count = in.u32();
-  if (count > kMaxStateEntries || count > (bytes.size() - kHeaderBytes) / kEntryFixedBytes)
+  if (count > kMaxStateEntries<N> || count > (bytes.size() - kHeaderBytes) / kEntryFixedBytes)
     return fail("entry count " + std::to_string(count) + " does not fit the file");
-  entries_.reserve(count);
+  if constexpr (!kKnobs) entries_.reserve(count);  // knob entries are large: only those read are kept
   for (uint32_t i = 0; i < count; ++i) {
     const std::string where = "entry " + std::to_string(i) + ": ";
     StateEntryT<N> e;

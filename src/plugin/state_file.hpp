@@ -30,7 +30,10 @@ namespace ncclbot::plugin {
 
 inline constexpr uint32_t kStateFileVersion = 3;
 inline constexpr size_t kMaxStateFileBytes = size_t(32) << 20;
-inline constexpr uint32_t kMaxStateEntries = 1u << 16;
+// Entries a file may hold: 65,536 over slot arms; 2,048 over knob arms, whose entries each hold a
+// policy of up to 512 arms in memory (about 37 KB: 75 MB at most, whatever a file claims).
+template <int N>
+inline constexpr uint32_t kMaxStateEntries = N <= kNumArms ? 1u << 16 : 2048u;
 // A policy's values per entry: 4096 over slot arms, 64 per arm over knob arms.
 template <int N>
 inline constexpr uint32_t kMaxStateValues = N <= kNumArms ? 4096u : 64u * uint32_t(N);

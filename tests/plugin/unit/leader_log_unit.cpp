@@ -235,10 +235,66 @@ TEST(LeaderLog, OverKnobArmsTheLeaderLogsKnobCallsWithTheArmThatRan) {
           decided[i])
           << i;
     }
-    if (i < size_t(kLeaderStart)) ASSERT_EQ(got[i].propensity, 1.0) << i;
+    if (i < size_t(kLeaderStart)) {
+      ASSERT_EQ(got[i].propensity, 1.0) << i;
+    }
     ASSERT_TRUE(got[i].propensity > 0.0 && got[i].propensity <= 1.0) << i;
     knob_arms += ran[i].channels != 0 || ran[i].chunk_bytes != 0;
   }
   EXPECT_GT(knob_arms, 100);
   EXPECT_GT(overridden, 3);
+}
+
+// A knob context restored from a state file for other slots (Tree/Simple and Ring/Simple) is reseeded
+// when this job's tables (Tree/LL and Ring/Simple) start it: its arms renumber (Ring/Simple at NCCL's
+// knobs was index 6 behind Tree/Simple's six arms, is 3 behind Tree/LL's three). Decisions made before
+// the start and measured after it are logged as the arm they named: NCCL's pick, Ring/Simple at its
+// own knobs, as it ran (not overridden), not whatever arm the old index names in the new set.
+TEST(LeaderLog, AKnobContextReseededAtItsStartRenumbersWhatItHolds) {
+  const KnobSpec spec = parse_knob_spec("channels=0,4,8;chunk.LL=0;chunk.LL128=0;chunk.Simple=0,128K");
+  const auto eng = engine("ucb1:c=0.5,n0=1");
+  std::vector<float> before(kNumArms, -1.0f), now(kNumArms, -1.0f);
+  before[2] = 12.0f;  // Tree/Simple
+  before[5] = 10.0f;  // Ring/Simple
+  now[0] = 12.0f;     // Tree/LL
+  now[5] = 10.0f;
+  KnobLeaderLearner previous(1, 2, 1, eng, false, MemoLimits{}, spec);
+  for (int i = 0; i < 20; ++i)
+    previous.observe(kKey, previous.decide_next(kKey, kBytes, before.data()), 10.0 + i % 3);
+  KnobStateFile file(*eng, &spec);
+  previous.export_contexts(file);
+
+  Log leader_log("reseeded");
+  KnobLeaderLearner leader(1, 2, 1, eng, true, MemoLimits{}, spec);
+  leader.add_member(kOwn);
+  leader.add_member(kFollower);
+  ASSERT_EQ(leader.import_contexts(file), 1);
+  leader.set_decision_log(leader_log.log, kOwn);
+  float t[7][3];
+  for (auto& row : t)
+    for (float& v : row) v = -1.0f;
+  t[0][0] = 12.0f;
+  t[1][2] = 10.0f;
+  CostTable cost(reinterpret_cast<float**>(t), 7, 3);
+  const RanKnobs ring_simple{1, 2, 2};  // NCCL's pick ran, at its own channel count (2 here)
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_EQ(leader.decide_at(kKey, kBytes, cost, i, kOwn), -1) << i;
+  for (uint64_t i = 0; i < 3; ++i) leader.observe_ran(kKey, ring_simple, 20.0, LatencySink::kOldestCall);
+  int16_t out[kLeaderWindow];
+  ASSERT_TRUE(leader.decide_range(kKey, kBytes, now.data(), 8, kLeaderWindow, out, kFollower));  // starts it
+  ASSERT_TRUE(leader.started(kKey));
+  for (uint64_t i = 3; i < 6; ++i) leader.observe_ran(kKey, ring_simple, 20.0, LatencySink::kOldestCall);
+  leader_log.log->flush();
+  std::vector<decision_log::CallRecord> got;
+  test::for_each_record(leader_log.path, [&](uint32_t kind, const unsigned char* r) {
+    if (kind == decision_log::kKindKnobCall) got.push_back(decision_log::decode_call(r));
+  });
+  ASSERT_EQ(got.size(), 6u);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].call_index, i);
+    EXPECT_EQ(got[i].slot, 5) << i;
+    EXPECT_EQ(got[i].channels, 0) << i;
+    EXPECT_EQ(got[i].chunk_bytes, 0u) << i;
+    EXPECT_FALSE(got[i].overridden) << i << ": decided " << int(got[i].decided_slot) << " "
+                                    << got[i].decided_channels << " " << got[i].decided_chunk_bytes;
+  }
 }
