@@ -83,6 +83,12 @@ class CostTable {
   int num_algo_, num_proto_;
 };
 
+// A prior in CostTable::prior's layout from NCCL's 21 costs by slot (a follower's request, a state
+// file's entry): the slots past NCCL's are never usable.
+inline void prior_of_nccl_costs(const float* costs, float (&prior)[kNumArms]) {
+  for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? costs[s] : -1.0f;
+}
+
 // The NCCL arms whose cost in a prior (CostTable::prior's layout) is usable: NCCL's slots only, so a
 // prior never offers the simulated HiPIPE slot to a policy.
 inline ArmMask usable_prior_arms(const float* prior) {

@@ -42,8 +42,8 @@ class KnobLeaderTuner {
     const int key = context_key(coll, bytes);
     if (key < 0) return;
     const uint64_t index = calls_.next(key);
-    const int decided = learner_->decide_at(key, bytes, table, index, member_);
-    pick_.play_arm(id, table, coll, bytes, key, learner_->decided_arm(key, decided), index, nchannels);
+    pick_.play_arm(id, table, coll, bytes, key, learner_->decide_arm_at(key, bytes, table, index, member_),
+                   index, nchannels);
   }
   // Tuner v6: the decided chunk, recorded as this call's (its latency is credited with it).
   void get_chunk_size(const CommIdentity& id, int coll, int algo, int proto, size_t* chunk_size) {

@@ -79,7 +79,7 @@ int KnobLearner::import_contexts(const KnobStateFile& file) {
         e.key >= uint32_t(kNumContextKeys) || contexts_[e.key])
       continue;
     float slot_prior[kNumArms];
-    for (int s = 0; s < kNumArms; ++s) slot_prior[s] = s < kNumNcclArms ? e.prior[s] : -1.0f;
+    prior_of_nccl_costs(e.prior, slot_prior);
     // The arms the file's lists (this learner's) give the context, then its saved policy, which the
     // state file validated against them.
     auto c = seed_context(int(e.key), e.bytes, slot_prior);
@@ -136,9 +136,8 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
   return d;
 }
 
-void KnobLearner::chunk_set(const KnobDecision& d, uint32_t chunk) {
-  if (d.chunk_record != nullptr)
-    std::atomic_ref<uint32_t>(*d.chunk_record).store(chunk, std::memory_order_relaxed);
+void KnobLearner::chunk_set(uint32_t* record, uint32_t chunk) {
+  if (record != nullptr) std::atomic_ref<uint32_t>(*record).store(chunk, std::memory_order_relaxed);
 }
 
 void KnobLearner::unpend_locked(Context& c, const Waiting& w) {

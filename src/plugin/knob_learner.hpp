@@ -64,11 +64,12 @@ class KnobLearner final : public LatencySink {
   // its first call. NCCL's choice (-1) when the table leaves no arm or more than kKnobArms.
   KnobDecision decide_next(int key, uint64_t bytes, const CostTable& table);
   // getChunkSize handed NCCL the decided chunk `chunk` (clamped to NCCL's own at most) for the call
-  // of decision `d`: that call ran it. Without the learner's lock (NCCL's hot path), so only on the
-  // thread that made the decision, before its next decision: NCCL asks for the chunk right after
-  // getCollInfo, on the thread that enqueues. The record is read under the lock when the call's
-  // latency comes, which is after the call ran, so after this store.
-  static void chunk_set(const KnobDecision& d, uint32_t chunk);
+  // whose decision's chunk_record is `record` (null: NCCL's choice, nothing to record): that call ran
+  // it. Without the learner's lock (NCCL's hot path), so only on the thread that made the decision,
+  // before its next decision: NCCL asks for the chunk right after getCollInfo, on the thread that
+  // enqueues. The record is read under the lock when the call's latency comes, which is after the
+  // call ran, so after this store.
+  static void chunk_set(uint32_t* record, uint32_t chunk);
   // The oldest call of `key` that no Coll event has taken yet (kNoCall: none waits).
   uint64_t bind_call(int key) override;
   // The latency of call `call` of `key` (kOldestCall: the oldest still waiting), and what ran; false

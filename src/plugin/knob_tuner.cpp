@@ -21,7 +21,7 @@ std::string arm_text(const Arm& a) {
 
 void KnobTuner::get_chunk_size(const CommIdentity& id, int coll, int algo, int proto, size_t* chunk_size) {
   if (const ChunkHandover::Pending* p = chunks_.hand_over(id, coll, algo, proto, chunk_size))
-    KnobLearner::chunk_set(KnobDecision{0, p->arm, p->record}, p->arm.chunk_bytes);
+    KnobLearner::chunk_set(p->record, p->arm.chunk_bytes);
 }
 
 void KnobTuner::log_first_call(const CommIdentity& id, const CostTable& table, int coll, size_t bytes,

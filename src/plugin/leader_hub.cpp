@@ -1,8 +1,8 @@
 #include "plugin/leader_hub.hpp"
 
-#include <cstring>
 #include <string>
 
+#include "plugin/cost_table.hpp"
 #include "plugin/leader_server.hpp"
 
 namespace ncclbot::plugin {
@@ -124,8 +124,7 @@ void LeaderHub::on_request(void* self, const WireRequest& r, WireDecisions* d) {
     }
     if (!learner) return;
     float prior[kNumArms];
-    std::memcpy(prior, r.prior, sizeof r.prior);
-    for (int s = kNumNcclArms; s < kNumArms; ++s) prior[s] = -1.0f;
+    prior_of_nccl_costs(r.prior, prior);
     if (learner->decide_window(int(r.key), r.bytes, prior, r.start, int(r.count), d->arms,
                                LeaderLearner::follower_member(r.rank, r.ordinal)))
       d->status = DecisionStatus::kOk;

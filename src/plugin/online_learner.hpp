@@ -113,6 +113,8 @@ class OnlineLearnerT final : public LeaderLearner {
   // ranks of one communicator may live in the leader's process; each has its own count), which is
   // `member` (local_member(ordinal)): its table counts towards the context's start.
   int decide_at(int key, uint64_t bytes, const CostTable& table, uint64_t index, uint64_t member);
+  // decide_at() as the ranks play it (the knob leader's hot path: one lock for both).
+  DecidedArm decide_arm_at(int key, uint64_t bytes, const CostTable& table, uint64_t index, uint64_t member);
   // Decisions for calls [start, start + count) of `key`, for the follower `member`
   // (follower_member(rank, ordinal)) whose cost table is `prior` (leader mode only). Works in short
   // slices, releasing the lock between them, so the leader's own getCollInfo never waits long.
@@ -229,6 +231,10 @@ class OnlineLearnerT final : public LeaderLearner {
     if (c.chunks.empty()) c.chunks.resize(Context::kChunkCap);
     c.chunks[call % Context::kChunkCap] = {call, chunk};
   }
+  // decide_at() with the lock held (`key` valid).
+  int own_call_locked(int key, uint64_t bytes, const CostTable& table, uint64_t index, uint64_t member);
+  // decided_arm() with the lock held (`key` valid).
+  DecidedArm decided_arm_locked(int key, int index) const;
   // The decision the memo holds for call `index` (-1: NCCL's own).
   int memo_decision_locked(const Context& c, uint64_t index) const;
   void seed_locked(Context& c, int key, uint64_t bytes, const float* prior);

@@ -24,10 +24,9 @@ int OnlineLearnerT<N>::memo_decision_locked(const Context& c, uint64_t index) co
 }
 
 template <int N>
-DecidedArm OnlineLearnerT<N>::decided_arm(int key, int index) const {
+DecidedArm OnlineLearnerT<N>::decided_arm_locked(int key, int index) const {
   if constexpr (kKnobs) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const Context* c = key >= 0 && key < kNumContextKeys ? contexts_[key].get() : nullptr;
+    const Context* c = contexts_[key].get();
     if (c == nullptr || index < 0 || size_t(index) >= c->arms.size()) return DecidedArm{};
     return DecidedArm::of(c->arms[size_t(index)]);
   } else {
@@ -37,13 +36,21 @@ DecidedArm OnlineLearnerT<N>::decided_arm(int key, int index) const {
 }
 
 template <int N>
+DecidedArm OnlineLearnerT<N>::decided_arm(int key, int index) const {
+  if (key < 0 || key >= kNumContextKeys) return DecidedArm{};
+  std::lock_guard<std::mutex> lock(mu_);
+  return decided_arm_locked(key, index);
+}
+
+template <int N>
 bool OnlineLearnerT<N>::decide_window(int key, uint64_t bytes, const float* prior, uint64_t start, int count,
                                       DecidedArm* out, uint64_t member) {
   if (count < 0 || count > kLeaderWindow) return false;
   Index indices[kLeaderWindow];
   if (!decide_range(key, bytes, prior, start, count, indices, member)) return false;
   // A context's arms are fixed once it has started, and only a started context decides an arm.
-  for (int j = 0; j < count; ++j) out[j] = decided_arm(key, indices[j]);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int j = 0; j < count; ++j) out[j] = decided_arm_locked(key, indices[j]);
   return true;
 }
 
@@ -206,8 +213,7 @@ int OnlineLearnerT<N>::decide_at_locked(int key, Context* c, uint64_t index) {
       break;
     }
   }
-  if (index >= c->retired_at) return c->retired_slot;
-  return c->memo[size_t(index - c->memo_base)];
+  return memo_decision_locked(*c, index);
 }
 
 template <int N>
@@ -245,6 +251,20 @@ int OnlineLearnerT<N>::decide_at(int key, uint64_t bytes, const CostTable& table
                                  uint64_t member) {
   if (key < 0 || key >= kNumContextKeys) return -1;
   std::lock_guard<std::mutex> lock(mu_);
+  return own_call_locked(key, bytes, table, index, member);
+}
+
+template <int N>
+DecidedArm OnlineLearnerT<N>::decide_arm_at(int key, uint64_t bytes, const CostTable& table, uint64_t index,
+                                            uint64_t member) {
+  if (key < 0 || key >= kNumContextKeys) return DecidedArm{};
+  std::lock_guard<std::mutex> lock(mu_);
+  return decided_arm_locked(key, own_call_locked(key, bytes, table, index, member));
+}
+
+template <int N>
+int OnlineLearnerT<N>::own_call_locked(int key, uint64_t bytes, const CostTable& table, uint64_t index,
+                                       uint64_t member) {
   Context* c = contexts_[key].get();
   if (c == nullptr || !started_[key]) {
     // Until the context starts, this rank's first table of it is one the start waits for (read
@@ -319,6 +339,7 @@ bool OnlineLearnerT<N>::decide_range(int key, uint64_t bytes, const float* prior
 // This file's members for both arm capacities (online_learner.hpp): each is compiled here only.
 #define NCCLBOT_ONLINE_LEARNER_DECIDE_MEMBERS(N_)                                                          \
   template int OnlineLearnerT<N_>::memo_decision_locked(const Context&, uint64_t) const;                   \
+  template DecidedArm OnlineLearnerT<N_>::decided_arm_locked(int, int) const;                              \
   template DecidedArm OnlineLearnerT<N_>::decided_arm(int, int) const;                                     \
   template bool OnlineLearnerT<N_>::decide_window(int, uint64_t, const float*, uint64_t, int, DecidedArm*, \
                                                   uint64_t);                                               \
@@ -335,6 +356,9 @@ bool OnlineLearnerT<N>::decide_range(int key, uint64_t bytes, const float* prior
   template int OnlineLearnerT<N_>::decide_next(int, uint64_t, const float*);                               \
   template int OnlineLearnerT<N_>::decide_next(int, uint64_t, const CostTable&);                           \
   template int OnlineLearnerT<N_>::decide_at(int, uint64_t, const CostTable&, uint64_t, uint64_t);         \
+  template DecidedArm OnlineLearnerT<N_>::decide_arm_at(int, uint64_t, const CostTable&, uint64_t,         \
+                                                        uint64_t);                                         \
+  template int OnlineLearnerT<N_>::own_call_locked(int, uint64_t, const CostTable&, uint64_t, uint64_t);   \
   template bool OnlineLearnerT<N_>::decide_range(int, uint64_t, const float*, uint64_t, int, Index*,       \
                                                  uint64_t);
 NCCLBOT_ONLINE_LEARNER_DECIDE_MEMBERS(kNumArms)

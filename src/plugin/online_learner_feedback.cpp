@@ -126,16 +126,18 @@ bool OnlineLearnerT<N>::observe_ran(int key, const RanKnobs& ran, double latency
 template <int N>
 int OnlineLearnerT<N>::knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const {
   const int decided = memo_decision_locked(c, call);
+  if (decided < 0 || size_t(decided) >= c.arms.size())  // NCCL's own choice ran NCCL's own knobs
+    return knob_arm_index(c, arm_that_ran(Arm{}, ran, 0));
+  const Arm& arm = c.arms[size_t(decided)];
   uint32_t chunk = 0;
-  if (decided >= 0 && size_t(decided) < c.arms.size() && c.arms[size_t(decided)].chunk_bytes != 0) {
+  if (arm.chunk_bytes != 0) {
     // The chunk handed over for this call (0: none, NCCL's own ran), when the ring still holds the call;
     // else no arm can be named.
     const typename Context::ChunkSet* e = c.chunks.empty() ? nullptr : &c.chunks[call % Context::kChunkCap];
     if (e == nullptr || e->call != call) return -1;
     chunk = e->chunk;
   }
-  const Arm decided_arm = decided >= 0 && size_t(decided) < c.arms.size() ? c.arms[size_t(decided)] : Arm{};
-  return knob_arm_index(c, arm_that_ran(decided_arm, ran, decided >= 0 ? chunk : 0));
+  return knob_arm_index(c, arm_that_ran(arm, ran, chunk));
 }
 
 template <int N>

@@ -36,7 +36,7 @@ int OnlineLearnerT<N>::import_contexts(const StateFileT<N>& file) {
     // The context as its first table seeded it (knob arms: the same crossing, the file's lists being
     // this learner's), then the saved policy, validated by the state file against those arms.
     float prior[kNumArms];
-    for (int s = 0; s < kNumArms; ++s) prior[s] = s < kNumNcclArms ? e.prior[s] : -1.0f;
+    prior_of_nccl_costs(e.prior, prior);
     seed_locked(*c, int(e.key), e.bytes, prior);
     c->policy = e.policy;
     c->steps = e.steps;

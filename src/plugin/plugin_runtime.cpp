@@ -176,11 +176,8 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
           .warn("tuner finalize of a context that is not live (finalized twice?): ignored, said once");
     return;
   }
-  if (const CommLearner* l = comm->learner()) {
-    l->flush_log(comm->id());
-    l->save_state(comm->id());
-  }
-  comm->save_knob_state();
+  if (const CommLearner* l = comm->learner()) l->flush_log(comm->id());
+  comm->save_state();
   if (auto sink = comm->latency_sink()) learners_.remove(sink);
   comm->log_summary();
   delete comm;

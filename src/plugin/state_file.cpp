@@ -24,7 +24,10 @@
 #include "plugin/state_file_io.hpp"
 
 namespace ncclbot::plugin {
-namespace {
+// The format's readers and writers: a named namespace, not an anonymous one, since the templates
+// below capture them in lambdas (an anonymous type there gives the template's members internal
+// linkage, which the compiler warns about).
+namespace state_codec {
 
 constexpr char kMagic[8] = {'N', 'C', 'C', 'L', 'B', 'O', 'T', 'S'};
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 4 + 4;
@@ -48,12 +51,6 @@ class Reader {
     return v;
   }
   uint32_t u32() { return get<uint32_t>(); }
-  void skip(size_t n) {
-    if (!ok_ || end_ - at_ < n)
-      ok_ = false;
-    else
-      at_ += n;
-  }
   uint64_t u64() { return get<uint64_t>(); }
   float f32() { return get<float>(); }
 
@@ -119,7 +116,50 @@ struct ValueReader {
   }
 };
 
-}  // namespace
+// The header's arms field (format 3): 0 for one arm per algorithm x protocol, 1 and the lists for
+// knob arms (`knobs` non-null).
+void write_arms(std::string& out, const KnobSpec* knobs) {
+  append_le<uint32_t>(out, knobs ? 1 : 0);
+  if (!knobs) return;
+  append_le<uint32_t>(out, uint32_t(knobs->channels.size()));
+  for (int c : knobs->channels) append_le<uint32_t>(out, uint32_t(c));
+  for (const auto& list : knobs->chunks) {
+    append_le<uint32_t>(out, uint32_t(list.size()));
+    for (uint32_t c : list) append_le<uint32_t>(out, c);
+  }
+}
+
+// Reads the arms field; why it is not the field of a learner over `knobs` (null: slot arms), or
+// empty when it is.
+std::string read_arms(Reader& in, const KnobSpec* knobs) {
+  const uint32_t knob_arms = in.u32();
+  if (!in.ok() || knob_arms > 1) return "bad header";
+  // A list as long as the file could hold, read whole: compared with this job's afterwards.
+  const auto list = [&in](std::vector<uint32_t>& out) {
+    const uint32_t n = in.u32();
+    for (uint32_t i = 0; i < n && in.ok(); ++i) out.push_back(in.u32());
+  };
+  std::vector<uint32_t> channels, chunks[kNumProtos];
+  if (knob_arms == 1) {
+    list(channels);
+    for (auto& c : chunks) list(c);
+  }
+  if (!in.ok()) return "truncated";
+  if (!knobs && knob_arms == 1) return "written over knob arms (NCCLBOT_KNOBS), not here";
+  if (knobs && knob_arms == 0) return "written over one arm per algorithm and protocol, not knob arms";
+  if (knobs) {
+    bool same = channels.size() == knobs->channels.size() &&
+                std::equal(channels.begin(), channels.end(), knobs->channels.begin(),
+                           [](uint32_t a, int b) { return a == uint32_t(b); });
+    for (int p = 0; p < kNumProtos; ++p) same = same && chunks[p] == knobs->chunks[p];
+    if (!same) return "written for other NCCLBOT_KNOBS lists";
+  }
+  return std::string();
+}
+
+}  // namespace state_codec
+
+using namespace state_codec;
 
 uint64_t fnv1a64(const void* data, size_t n, uint64_t h) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -148,7 +188,7 @@ template <int N>
 bool StateFileT<N>::fresh_policy(uint32_t mask, const float* prior, AnyPolicyT<N>* policy) const {
   if constexpr (kKnobs) {
     float slot_prior[kNumArms], arm_prior[N];
-    for (int s = 0; s < kNumArms; ++s) slot_prior[s] = s < kNumNcclArms ? prior[s] : -1.0f;
+    prior_of_nccl_costs(prior, slot_prior);
     std::vector<Arm> arms;
     ArmMaskT<N> arm_mask;
     (void)mask;  // the slots the prior leaves (decode checks they agree)
@@ -160,56 +200,13 @@ bool StateFileT<N>::fresh_policy(uint32_t mask, const float* prior, AnyPolicyT<N
 }
 
 template <int N>
-void StateFileT<N>::encode_arms(std::string& out) const {
-  append_le<uint32_t>(out, kKnobs ? 1 : 0);
-  if constexpr (kKnobs) {
-    append_le<uint32_t>(out, uint32_t(knobs_->channels.size()));
-    for (int c : knobs_->channels) append_le<uint32_t>(out, uint32_t(c));
-    for (const auto& list : knobs_->chunks) {
-      append_le<uint32_t>(out, uint32_t(list.size()));
-      for (uint32_t c : list) append_le<uint32_t>(out, c);
-    }
-  }
-}
-
-template <int N>
-std::string StateFileT<N>::decode_arms(const std::string& bytes, size_t* at) const {
-  Reader in(bytes, bytes.size() - 8);
-  in.skip(*at);
-  const uint32_t knob_arms = in.u32();
-  if (!in.ok() || knob_arms > 1) return "bad header";
-  // A list as long as the file could hold, read whole: compared with this job's afterwards.
-  const auto list = [&in](std::vector<uint32_t>& out) {
-    const uint32_t n = in.u32();
-    for (uint32_t i = 0; i < n && in.ok(); ++i) out.push_back(in.u32());
-  };
-  std::vector<uint32_t> channels, chunks[kNumProtos];
-  if (knob_arms == 1) {
-    list(channels);
-    for (auto& c : chunks) list(c);
-  }
-  if (!in.ok()) return "truncated";
-  *at = in.at();
-  if (!kKnobs && knob_arms == 1) return "written over knob arms (NCCLBOT_KNOBS), not here";
-  if (kKnobs && knob_arms == 0) return "written over one arm per algorithm and protocol, not knob arms";
-  if constexpr (kKnobs) {
-    bool same = channels.size() == knobs_->channels.size() &&
-                std::equal(channels.begin(), channels.end(), knobs_->channels.begin(),
-                           [](uint32_t a, int b) { return a == uint32_t(b); });
-    for (int p = 0; p < kNumProtos; ++p) same = same && chunks[p] == knobs_->chunks[p];
-    if (!same) return "written for other NCCLBOT_KNOBS lists";
-  }
-  return std::string();
-}
-
-template <int N>
 std::string StateFileT<N>::encode() const {
   std::string out(kMagic, 8);
   append_le<uint32_t>(out, kStateFileVersion);
   append_le<uint32_t>(out, 0);
   append_le<uint64_t>(out, engine_.fingerprint());
   append_le<uint32_t>(out, uint32_t(engine_.kind()));
-  encode_arms(out);
+  write_arms(out, kKnobs ? knobs_ : nullptr);
   const size_t count_at = out.size();
   append_le<uint32_t>(out, 0);
   uint32_t written = 0;
@@ -267,12 +264,9 @@ bool StateFileT<N>::decode(const std::string& bytes, std::string* why) {
   if (fingerprint != engine_.fingerprint() || kind != uint32_t(engine_.kind()))
     return fail("written for another policy (" + engine_.spec() + " here)");
   if (version == 2 && kKnobs) return fail("format 2 holds no knob arms");
-  if (version != 2) {  // format 3: which arms
-    size_t at = in.at();
-    const std::string other = decode_arms(bytes, &at);
-    if (!other.empty()) return fail(other);
-    in.skip(at - in.at());
-  }
+  if (version != 2)  // format 3: which arms
+    if (const std::string other = read_arms(in, kKnobs ? knobs_ : nullptr); !other.empty())
+      return fail(other);
   const uint32_t count = in.u32();
   if (count > kMaxStateEntries<N> || count > (bytes.size() - kHeaderBytes) / kEntryFixedBytes)
     return fail("entry count " + std::to_string(count) + " does not fit the file");

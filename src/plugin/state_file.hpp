@@ -94,9 +94,6 @@ class StateFileT {
 
  private:
   static constexpr bool kKnobs = N > kNumArms;
-  void encode_arms(std::string& out) const;
-  // The arms field of a format-3 header (`at` moves past it); the reason it is not this file's.
-  std::string decode_arms(const std::string& bytes, size_t* at) const;
 
   const PolicyEngine& engine_;
   const KnobSpec* knobs_;

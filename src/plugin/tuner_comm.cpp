@@ -44,6 +44,15 @@ std::shared_ptr<LatencySink> TunerComm::latency_sink() const {
   return nullptr;
 }
 
+void TunerComm::save_state() const {
+  if (const CommLearner* l = learner())
+    l->save_state(id_);
+  else if (const auto* k = std::get_if<KnobTuner>(&roles_))
+    k->save_state(id_);
+  else if (const auto* kl = std::get_if<KnobLeaderTuner>(&roles_))
+    kl->save_state(id_);
+}
+
 std::string TunerComm::describe(const std::string& table_path) const {
   if (const auto* t = std::get_if<TableTuner>(&roles_))
     return ", table " + table_path + " (" + std::to_string(t->rows_applied()) + " rows apply)";

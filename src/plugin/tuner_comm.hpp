@@ -69,11 +69,8 @@ class TunerComm {
   std::shared_ptr<LatencySink> latency_sink() const;
   // What the init line adds after the mode: the table and its rows, or the policy and seed.
   std::string describe(const std::string& table_path) const;
-  // The knob roles' NCCLBOT_STATE, at finalize (the others' is CommLearner's).
-  void save_knob_state() const {
-    if (const auto* k = std::get_if<KnobTuner>(&roles_)) k->save_state(id_);
-    if (const auto* l = std::get_if<KnobLeaderTuner>(&roles_)) l->save_state(id_);
-  }
+  // Every learner role's NCCLBOT_STATE, at finalize.
+  void save_state() const;
   // The role's own finalize lines (decisions and latencies, or a follower's waits).
   void log_summary() const;
 

@@ -186,10 +186,11 @@ PluginPick tuner_pick(const NcclTunerV5& plugin_tuner, const NcclTunerV6* chunk_
   return pick;
 }
 
-int arm_index(const SweepView& v, int c, const Arm& a) {
+int played_index(const SweepView& v, int c, const PluginPick& p) {
+  if (v.slot_shaped() || p.slot < 0) return p.slot;
   const ValidArms valid = v.valid_arms(c);
   for (int s = 0; s < v.arms; ++s)
-    if (valid.has(s) && v.arm(c, s) == a) return s;
+    if (valid.has(s) && v.arm(c, s) == p.arm) return s;
   return -2;
 }
 
@@ -257,8 +258,7 @@ ContextOutcome check_context(const LoadedPlugin& plugin, const Sweep& sweep, int
   std::deque<std::tuple<int, PluginPick, float>> in_flight;
   for (int t = 0; t < settings.horizon; ++t) {
     const PluginPick pick = tuner_pick(*plugin.tuner, chunk_hook, tuner, ctx, table);
-    // In a knob sweep the replay chooses arm indices: the plugin's arm is looked up among them.
-    const int chosen = knobs ? (pick.slot < 0 ? -1 : arm_index(v, c, pick.arm)) : pick.slot;
+    const int chosen = played_index(v, c, pick);
     ++out.steps;
     if (chosen != replay_slots[size_t(t)]) {
       out.mismatches.push_back({c, t, chosen, replay_slots[size_t(t)]});

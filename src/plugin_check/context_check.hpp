@@ -49,8 +49,10 @@ struct PluginPick {
 };
 PluginPick tuner_pick(const NcclTunerV5& plugin_tuner, const NcclTunerV6* chunk_hook, void* comm,
                       const Context& ctx, const float (&table)[kNumNcclAlgos][kNumProtos]);
-// The index of `a` among context c's measured arms; -2 when it is none of them.
-int arm_index(const SweepView& v, int c, const Arm& a);
+// The arm the plugin played as the replay numbers it: its slot in a slot sweep; in a knob sweep (`v`
+// its arm view) its index among context c's measured arms, -2 when it is none of them; -1 when no
+// arm was left to run.
+int played_index(const SweepView& v, int c, const PluginPick& p);
 
 // The reference: the replay engine's own steps (replay_one, the code the CPU engine runs), each
 // step's slot and observed latency.

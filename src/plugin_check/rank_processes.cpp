@@ -147,8 +147,7 @@ void rank_logger(int level, unsigned long, const char*, int, const char* fmt, ..
     me.call.store(t, std::memory_order_relaxed);
     for (int k = 0; k < count; ++k) {
       const PluginPick played = tuner_pick(*tuner, chunk_hook, comms[size_t(k)], ctx, job.table->t);
-      // In a knob sweep the replay chooses arm indices: the plugin's arm is looked up among them.
-      const int pick = job.knobs.empty() || played.slot < 0 ? played.slot : arm_index(v, job.c, played.arm);
+      const int pick = played_index(v, job.c, played);
       job.decisions[size_t(first + k) * size_t(horizon) + size_t(t)] = int16_t(pick);
       if (pick < 0) continue;  // no arm left usable, or none of the context's: nothing to draw
       // The latency the call observed, drawn as the local check draws it; every rank reports its
