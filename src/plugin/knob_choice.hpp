@@ -31,6 +31,12 @@ inline std::vector<Arm> context_knob_arms(ArmMask usable, const KnobSpec& spec) 
   return arms;
 }
 
+// The index of arm `a` among a context's knob arms (context_knob_arms' sorted order); -1: none.
+inline int knob_arm_index(const std::vector<Arm>& arms, const Arm& a) {
+  const auto it = std::lower_bound(arms.begin(), arms.end(), a);
+  return it != arms.end() && *it == a ? int(it - arms.begin()) : -1;
+}
+
 // The chunk handed to NCCL when the decision wants `want` bytes of protocol `proto` and NCCL
 // computed `nccl` (getChunkSize's value on entry): a multiple of the protocol's grain within
 // [grain, nccl], so never the 0 that NCCL divides by nor more than its buffers hold. `nccl` itself

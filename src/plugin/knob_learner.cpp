@@ -181,11 +181,6 @@ uint64_t KnobLearner::bind_call(int key) {
   return c == nullptr ? kNoCall : take_unbound_locked(*c);
 }
 
-int KnobLearner::find_arm(const Context& c, const Arm& a) const {
-  const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
-  return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
-}
-
 bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) {
   if (key < 0 || key >= kNumContextKeys) return false;
   std::lock_guard<std::mutex> lock(mu_);
@@ -207,7 +202,7 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, u
   // NCCL's own choice was decided as the arm at NCCL's knobs of whatever NCCL picks.
   const Arm decided = w.index >= 0 ? c->arms[size_t(w.index)] : Arm{};
   const Arm ran_arm = arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0);
-  const int index = named ? find_arm(*c, ran_arm) : -1;
+  const int index = named ? knob_arm_index(c->arms, ran_arm) : -1;
   const bool measured = decision_log::latency_measurable(latency_us);
   // Logged whatever ran (a call NCCL ran otherwise is flagged, and the readers leave it out), as long
   // as it names an arm and a measurement.

@@ -147,7 +147,6 @@ class KnobLearner final : public LatencySink {
   void settle_oldest_lost_locked(Context& c);
   // The next call no Coll event has taken (kNoCall: none), which the caller takes.
   static uint64_t take_unbound_locked(Context& c);
-  int find_arm(const Context& c, const Arm& a) const;
   void log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran, double latency_us);
 
   const int nranks_, nnodes_;

@@ -76,7 +76,7 @@ void OnlineLearnerT<N>::seed_locked(Context& c, int key, uint64_t bytes, const f
 template <int N>
 void OnlineLearnerT<N>::renumber_arms_locked(Context& c, const std::vector<Arm>& before) {
   const auto renumbered = [&](int i) {
-    return i >= 0 && size_t(i) < before.size() ? knob_arm_index(c, before[size_t(i)]) : -1;
+    return i >= 0 && size_t(i) < before.size() ? knob_arm_index(c.arms, before[size_t(i)]) : -1;
   };
   for (auto& a : c.held) a.slot = renumbered(a.slot);  // -1: not an arm of the new set, learns nothing
   for (size_t k = 0; k < c.pending_count; ++k) {

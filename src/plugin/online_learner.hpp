@@ -218,11 +218,6 @@ class OnlineLearnerT final : public LeaderLearner {
   Context& context_locked(int key, uint64_t bytes, const float* prior);
   // observe() with the lock held.
   bool observe_locked(int key, int slot, double latency_us, uint64_t call);
-  // Knob arms: the index of arm `a` in the context's (-1: none of them).
-  static int knob_arm_index(const Context& c, const Arm& a) {
-    const auto it = std::lower_bound(c.arms.begin(), c.arms.end(), a);
-    return it != c.arms.end() && *it == a ? int(it - c.arms.begin()) : -1;
-  }
   // Knob arms: the index of the arm this rank's call `call` of `c` ran, given what NCCL reported
   // (-1: none of the context's arms, or the call's chunk is no longer known).
   int knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const;
@@ -342,7 +337,7 @@ class OnlineLearnerT final : public LeaderLearner {
     // NCCL's own choice is decided as NCCL's pick at NCCL's knobs (over knob arms, that arm's index).
     int decided = slot >= 0 ? slot : nccl;
     if constexpr (kKnobs)
-      if (slot < 0) decided = nccl >= 0 ? knob_arm_index(c, Arm::of_slot(nccl)) : -1;
+      if (slot < 0) decided = nccl >= 0 ? knob_arm_index(c.arms, Arm::of_slot(nccl)) : -1;
     c.pending[at] = {index, bytes, propensity, Index(decided), int8_t(nccl), lost};
     ++c.pending_count;
   }

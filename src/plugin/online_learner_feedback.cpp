@@ -127,7 +127,7 @@ template <int N>
 int OnlineLearnerT<N>::knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const {
   const int decided = memo_decision_locked(c, call);
   if (decided < 0 || size_t(decided) >= c.arms.size())  // NCCL's own choice ran NCCL's own knobs
-    return knob_arm_index(c, arm_that_ran(Arm{}, ran, 0));
+    return knob_arm_index(c.arms, arm_that_ran(Arm{}, ran, 0));
   const Arm& arm = c.arms[size_t(decided)];
   uint32_t chunk = 0;
   if (arm.chunk_bytes != 0) {
@@ -137,7 +137,7 @@ int OnlineLearnerT<N>::knob_arm_that_ran_locked(const Context& c, uint64_t call,
     if (e == nullptr || e->call != call) return -1;
     chunk = e->chunk;
   }
-  return knob_arm_index(c, arm_that_ran(arm, ran, chunk));
+  return knob_arm_index(c.arms, arm_that_ran(arm, ran, chunk));
 }
 
 template <int N>
