@@ -36,11 +36,12 @@ namespace {
 
 struct ReplayKernelArgs {
   SweepView sweep;
-  const int* contexts;         // [N]
-  const uint64_t* stream_ids;  // [N]
-  const void* policies;        // [configs of this launch], Policy objects with their params set
-  const int* fixed_slots;      // [configs of this launch][sweep.num_contexts] or null
-  const double* call_cost_us;  // [configs of this launch] or null (no per-call cost)
+  const int* contexts;             // [N]
+  const uint64_t* stream_ids;      // [N]
+  const void* policies;            // [configs of this launch], Policy objects with their params set
+  const int* fixed_slots;          // [configs of this launch][sweep.num_contexts] or null
+  const double* call_cost_us;      // [configs of this launch] or null (no per-call cost)
+  const double* observation_cost;  // [configs of this launch][N] or null (watching costs nothing)
   int contexts_count, seeds, horizon, delay, window, policy_start;
   uint64_t seed_base;
   int64_t replays;  // configs * seeds * N
@@ -93,6 +94,8 @@ __global__ void replay_kernel(ReplayKernelArgs a) {
     task.window = a.window;
     task.policy_start = a.policy_start;
     task.call_cost_us = a.call_cost_us ? a.call_cost_us[config] : 0.0;
+    task.observation_cost =
+        a.observation_cost ? a.observation_cost[int64_t(config) * a.contexts_count + i] : 0.0;
     task.fixed_slot =
         a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
     policy = policies[config];  // params set, state initialised by reset() in the cursor's begin()
@@ -301,6 +304,8 @@ void check_request(const DeviceReplayRequest& q) {
     throw std::invalid_argument("device_replay: delay or decision window out of range");
   if (!q.call_cost_us.empty() && q.call_cost_us.size() != q.configs.size())
     throw std::invalid_argument("device_replay: call_cost_us must have one cost per config");
+  if (!q.observation_cost.empty() && q.observation_cost.size() != q.configs.size() * q.contexts.size())
+    throw std::invalid_argument("device_replay: observation_cost must be [configs][contexts]");
   if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
     throw std::invalid_argument("device_replay: fixed_slots must be [configs][sweep contexts]");
   if (!q.connected.empty() &&
@@ -344,6 +349,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size(), st);
   DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size(), st);
   DeviceBuffer<double> call_cost_us(q.call_cost_us.data(), q.call_cost_us.size(), st);
+  DeviceBuffer<double> observation_cost(q.observation_cost.data(), q.observation_cost.size(), st);
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
   // First-use charges (replay/first_use.hpp) need every replay's first-use calls.
@@ -373,6 +379,8 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.stream_ids = stream_ids.get();
     a.fixed_slots = q.fixed_slots.empty() ? nullptr : fixed_slots.get() + int64_t(first) * h.num_contexts;
     a.call_cost_us = q.call_cost_us.empty() ? nullptr : call_cost_us.get() + first;
+    a.observation_cost =
+        q.observation_cost.empty() ? nullptr : observation_cost.get() + int64_t(first) * n_ctx;
     a.contexts_count = n_ctx;
     a.seeds = q.seeds;
     a.horizon = q.horizon;

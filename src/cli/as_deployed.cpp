@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
+
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parse_number.hpp"
 
 namespace ncclbot::cli {
 
@@ -26,6 +29,32 @@ void FeedbackOptions::add_to(CLI::App& app) {
                                 "calls of NCCL's own pick before the policy decides, as the plugin's leader "
                                 "mode plays them while the ranks' cost tables gather (default 0)");
   add_as_deployed_option(app, as_deployed);
+  app.add_option("--nccl-version", nccl_version,
+                 "with --as-deployed: the NCCL version whose cost of watching a call is charged "
+                 "(data/observation_costs.csv; default " +
+                     std::string(kDefaultNcclVersion) + ")");
+  app.add_option("--observation-cost", observation_cost,
+                 "with --as-deployed: what watching a call adds, as a fraction of its latency, for every "
+                 "call (0: nothing), instead of the table's values");
+}
+
+std::optional<ObservationCharge> FeedbackOptions::observation_charge() const {
+  if (!deployment()) {
+    if (!nccl_version.empty() || !observation_cost.empty())
+      throw UsageError(std::string(nccl_version.empty() ? "--observation-cost" : "--nccl-version") +
+                       " prices watching as deployed: give --as-deployed local|leader too");
+    return std::nullopt;
+  }
+  ObservationCharge charge;
+  if (!nccl_version.empty()) charge.nccl = nccl_minor_version(nccl_version, "--nccl-version");
+  if (!observation_cost.empty()) {
+    const auto f = parse_double(observation_cost);
+    if (!f || !std::isfinite(*f) || *f < 0.0 || *f > 10.0)
+      throw UsageError("--observation-cost: '" + observation_cost +
+                       "' must be a number in [0, 10] (the fraction of a watched call's latency added)");
+    charge.flat = *f;
+  }
+  return charge;
 }
 
 DeployedFeedback FeedbackOptions::resolve() const {

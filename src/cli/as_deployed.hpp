@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ncclbot/replay/deployed_cost.hpp"
+#include "ncclbot/replay/observation_cost.hpp"
 
 namespace CLI {
 class App;
@@ -27,6 +28,8 @@ struct FeedbackOptions {
   int window = 1;
   int policy_start = 0;
   std::string as_deployed;
+  std::string nccl_version;      // --nccl-version, empty: kDefaultNcclVersion
+  std::string observation_cost;  // --observation-cost F, empty: the table's
   CLI::Option* delay_option = nullptr;
   CLI::Option* window_option = nullptr;
   CLI::Option* start_option = nullptr;
@@ -35,6 +38,10 @@ struct FeedbackOptions {
   // The schedule these options give (after parsing), and the deployment when one was asked for.
   DeployedFeedback resolve() const;
   std::optional<Deployment> deployment() const { return parse_as_deployed(as_deployed); }
+  // What watching costs (replay/observation_cost.hpp): nullopt unless --as-deployed is given; the
+  // table's values for --nccl-version, or --observation-cost for every call. Either option without
+  // --as-deployed is a UsageError.
+  std::optional<ObservationCharge> observation_charge() const;
 };
 
 }  // namespace ncclbot::cli

@@ -52,6 +52,7 @@ Action setup(CLI::App& app) {
     report.policy_start = id.value("policy_start", 0);
     report.call_cost_us = id.value("call_cost_us", std::vector<double>{});
     report.as_deployed = id.value("as_deployed", std::string());
+    report.observation = id.value("observation", std::string());
     print_replay_report(report, merged, opt->json);
     return 0;
   };

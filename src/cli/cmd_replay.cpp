@@ -123,6 +123,8 @@ ReplayJob replay_job_from(const ReplayOptions& opt, const ReplayPlan& plan, cons
   job.window = feedback.window;
   job.policy_start = feedback.policy_start;
   if (opt.feedback.deployment()) job.call_cost_us = deployed_call_costs(job.configs);
+  if (const auto charge = opt.feedback.observation_charge())
+    job.observation_cost = observation_costs(sweep, *charge);
   return job;
 }
 
@@ -165,6 +167,8 @@ ReplayReport replay_report_setup(const ReplayOptions& opt, const ReplayJob& job,
   report.policy_start = job.policy_start;
   report.as_deployed = opt.feedback.as_deployed;
   report.call_cost_us = job.call_cost_us;
+  if (const auto charge = opt.feedback.observation_charge())
+    report.observation = describe_observation_charge(*charge);
   return report;
 }
 
@@ -174,6 +178,7 @@ int replay_split(const ReplayOptions& opt, ReplayJob& job, const ReplayPlan& pla
                  ProcessGroup* group) {
   nlohmann::json identity = replay_identity(job, sweep_digest(opt.sweep_path), report.backend);
   if (!report.as_deployed.empty()) identity["as_deployed"] = report.as_deployed;
+  if (!report.observation.empty()) identity["observation"] = report.observation;
   if (group) return replay_on_ranks(*group, job, plan.backend, identity, report, opt.json);
   const size_t total = job.configs.size() * job.contexts.size();
   ProgressLine progress("replay shard " + opt.shard, job_shard_units(job, plan.shard).size());

@@ -142,6 +142,7 @@ void fill_tune_request(TuneRequest& req, const TuneOptions& opt, const Sweep& sw
   req.window = feedback.window;
   req.policy_start = feedback.policy_start;
   req.charge_call_costs = opt.feedback.deployment().has_value();
+  req.observation = opt.feedback.observation_charge();
   // Ranks on one node share its cores unless told otherwise.
   req.threads =
       opt.threads > 0 ? opt.threads : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
@@ -164,6 +165,7 @@ TuneReport tune_report_setup(const TuneOptions& opt, const TuneRequest& req) {
   report.as_deployed = opt.feedback.as_deployed;
   if (req.charge_call_costs)
     for (const auto& g : opt.policies) report.call_cost_us.push_back(deployed_call_cost_us(g));
+  if (req.observation) report.observation = describe_observation_charge(*req.observation);
   return report;
 }
 

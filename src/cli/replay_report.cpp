@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/replay_common.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
 
 namespace ncclbot::cli {
 
@@ -18,6 +19,9 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
                               {"online", loss_summary_json(summarize_losses(res.online_of(c)))},
                               {"final", loss_summary_json(summarize_losses(res.final_of(c)))}});
     if (!report.call_cost_us.empty()) out["configs"].back()["call_cost_us"] = report.call_cost_us[size_t(c)];
+    // The fraction of calls a watch rule watched (the others watch every call).
+    if (!res.watched.empty() && parse_policy_spec(report.policies[size_t(c)]).watch)
+      out["configs"].back()["watched"] = summarize_losses(res.watched_of(c)).mean;
     if (report.budget_alpha)
       out["configs"].back()["budget"] = {{"replays_broken", report.budget.replays_broken[size_t(c)]},
                                          {"seeds_broken", report.budget.seeds_broken[size_t(c)]},
@@ -30,12 +34,16 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
   std::ostream& human = json ? std::cerr : std::cout;
   human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
         << replay_setup_text(report) << (report.call_cost_us.empty() ? std::string() : " with per-call costs")
-        << " on " << report.backend << "\n";
-  for (const auto& c : out["configs"])
+        << (report.observation.empty() ? std::string() : " and the cost of watching") << " on "
+        << report.backend << "\n";
+  for (const auto& c : out["configs"]) {
     human << std::left << std::setw(36) << c["policy"].get<std::string>() << " online mean "
           << std::setprecision(4) << c["online"]["mean"].get<double>() * 100 << "%  p99 "
           << c["online"]["p99"].get<double>() * 100 << "%  >10%: " << c["online"]["above_10pct"]
-          << "   final mean " << c["final"]["mean"].get<double>() * 100 << "%\n";
+          << "   final mean " << c["final"]["mean"].get<double>() * 100 << "%";
+    if (c.contains("watched")) human << "   watched " << c["watched"].get<double>() * 100 << "%";
+    human << "\n";
+  }
   if (report.budget_alpha) {
     human << "budget: cumulative mean latency at most " << 1.0 + *report.budget_alpha
           << " x NCCL's default's at every call, " << report.budget.replays_per_config

@@ -10,6 +10,7 @@ void add_replay_setup_json(nlohmann::json& out, const ReplaySetupReport& setup) 
   if (setup.window > 1) out["window"] = setup.window;
   if (setup.policy_start > 0) out["policy_start"] = setup.policy_start;
   if (!setup.as_deployed.empty()) out["as_deployed"] = setup.as_deployed;
+  if (!setup.observation.empty()) out["observation"] = setup.observation;
 }
 
 std::string replay_setup_text(const ReplaySetupReport& setup) {

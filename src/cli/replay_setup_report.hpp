@@ -12,9 +12,11 @@ struct ReplaySetupReport {
   int seeds = 0, horizon = 0, delay = 0, window = 1, policy_start = 0;
   std::string as_deployed;           // --as-deployed mode, empty when not given
   std::vector<double> call_cost_us;  // per config (tune: per policy), empty when none was charged
+  std::string observation;           // what watching is charged (describe_observation_charge), or empty
 };
 
-// Adds "backend", "seeds", "horizon", "delay", and "window", "policy_start", "as_deployed" where
+// Adds "backend", "seeds", "horizon", "delay", and "window", "policy_start", "as_deployed",
+// "observation" where
 // they differ from a plain replay, to a report's JSON document.
 void add_replay_setup_json(nlohmann::json& out, const ReplaySetupReport& setup);
 

@@ -43,6 +43,7 @@ TuneReport score_report_of(const nlohmann::json& id) {
   report.policy_start = id.value("policy_start", 0);
   report.call_cost_us = id.value("call_cost_us", std::vector<double>{});
   report.as_deployed = setup.value("as_deployed", std::string());
+  report.observation = setup.value("observation", std::string());
   return report;
 }
 

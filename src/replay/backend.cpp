@@ -87,11 +87,11 @@ ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
                                 const std::vector<PolicySpec>& configs, std::ostream& log) {
   if (resolved == ReplayBackend::kCpu) return resolved;
   for (const PolicySpec& p : configs)
-    if (p.conservative)
+    if (p.conservative || p.watch)
       return cpu_instead(requested,
                          "policy " + p.text +
-                             " runs in the conservative wrapper, which the CUDA replay kernels "
-                             "do not hold",
+                             (p.conservative ? " runs in the conservative wrapper" : " has a watch rule") +
+                             ", which the CUDA replay kernels do not hold",
                          log);
   return resolved;
 }

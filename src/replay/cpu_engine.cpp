@@ -10,6 +10,7 @@
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
+#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/replay/policy_for_view.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"
@@ -45,6 +46,10 @@ std::vector<double> ReplayResults::online_of(int config) const {
 std::vector<double> ReplayResults::final_of(int config) const {
   return slice(final_loss, size_t(config) * num_contexts, size_t(num_contexts));
 }
+std::vector<double> ReplayResults::watched_of(int config) const {
+  if (watched.empty()) return {};
+  return slice(watched, size_t(config) * num_contexts, size_t(num_contexts));
+}
 std::vector<double> ReplayResults::online_of(int config, int seed) const {
   return slice(online_per_seed, (size_t(config) * seeds + seed) * num_contexts, size_t(num_contexts));
 }
@@ -53,6 +58,13 @@ std::vector<double> ReplayResults::final_of(int config, int seed) const {
 }
 
 void check_call_costs(const ReplayJob& job) {
+  if (!job.observation_cost.empty()) {
+    if (!job.sweep || job.observation_cost.size() != size_t(job.sweep->num_contexts()))
+      throw UsageError("replay: one observation cost per sweep context is needed");
+    for (double f : job.observation_cost)
+      if (!(f >= 0.0) || !std::isfinite(f))
+        throw UsageError("replay: an observation cost must be finite and >= 0");
+  }
   if (job.call_cost_us.empty()) return;
   if (job.call_cost_us.size() != job.configs.size())
     throw UsageError("replay: one per-call cost per policy config is needed");
@@ -110,7 +122,11 @@ ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uin
   task.window = job.window;
   task.policy_start = job.policy_start;
   task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[config];
-  task.slots_only = job.configs[config].slots_only;
+  const PolicySpec& spec = job.configs[config];
+  if (!job.observation_cost.empty() && policy_watches(spec.config.kind))
+    task.observation_cost = job.observation_cost[size_t(task.context)];
+  if (spec.watch) task.watch = *spec.watch;
+  task.slots_only = spec.slots_only;
   if (config < job.fixed_slots.size() && !job.fixed_slots[config].empty())
     task.fixed_slot = job.fixed_slots[config][size_t(task.context)];
   return task;
@@ -126,6 +142,7 @@ ReplayResults empty_replay_results(const ReplayJob& job, int n_cfg, int n_ctx, i
   res.seeds = n_seed;
   res.online.assign(size_t(n_cfg) * n_ctx, 0.0);
   res.final_loss.assign(size_t(n_cfg) * n_ctx, 0.0);
+  res.watched.assign(size_t(n_cfg) * n_ctx, 0.0);
   if (job.keep_per_seed) {
     res.online_per_seed.assign(size_t(n_cfg) * n_seed * n_ctx, 0.0);
     res.final_per_seed.assign(size_t(n_cfg) * n_seed * n_ctx, 0.0);
@@ -138,16 +155,17 @@ ReplayResults empty_replay_results(const ReplayJob& job, int n_cfg, int n_ctx, i
 // when kept, and the raw rows in (config, context, seed) order.
 void gather_block_seed_means(const ReplayJob& job, size_t first, size_t count, int n_ctx, int n_seed,
                              const std::vector<double>& online, const std::vector<double>& final_loss,
-                             const std::vector<int>& final_slot, std::vector<std::string>& rows,
-                             ReplayResults& res) {
+                             const std::vector<int>& final_slot, const std::vector<uint32_t>& observed,
+                             std::vector<std::string>& rows, ReplayResults& res) {
   parallel_for(count * size_t(n_ctx), job.threads, [&](size_t k) {
     const size_t cfg = first + k / size_t(n_ctx), i = k % size_t(n_ctx);
-    double online_sum = 0.0, final_sum = 0.0;
+    double online_sum = 0.0, final_sum = 0.0, watched_sum = 0.0;
     if (job.raw) rows[k].clear();
     for (int s = 0; s < n_seed; ++s) {
       const size_t at = ((cfg - first) * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
       online_sum += online[at];
       final_sum += final_loss[at];
+      watched_sum += double(observed[at]) / double(job.horizon);
       if (job.keep_per_seed) {
         const size_t kept = (cfg * size_t(n_seed) + size_t(s)) * size_t(n_ctx) + i;
         res.online_per_seed[kept] = online[at];
@@ -161,6 +179,7 @@ void gather_block_seed_means(const ReplayJob& job, size_t first, size_t count, i
     }
     res.online[cfg * size_t(n_ctx) + i] = online_sum / double(n_seed);
     res.final_loss[cfg * size_t(n_ctx) + i] = final_sum / double(n_seed);
+    res.watched[cfg * size_t(n_ctx) + i] = watched_sum / double(n_seed);
   });
   if (job.raw)
     for (size_t k = 0; k < count * size_t(n_ctx); ++k) *job.raw << rows[k];
@@ -189,6 +208,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
   std::vector<double> online(std::min(block, size_t(n_cfg)) * per_config);
   std::vector<double> final_loss(online.size());
   std::vector<int> final_slot(online.size());
+  std::vector<uint32_t> observed(online.size());
   std::vector<uint32_t> first_use(coupled ? online.size() * kNumAlgos : 0);
   std::vector<std::string> rows(job.raw ? std::min(block, size_t(n_cfg)) * size_t(n_ctx) : 0);
   for (size_t first = 0; first < size_t(n_cfg); first += block) {
@@ -221,6 +241,7 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
             online[at] = outcomes[b].online_loss;
             final_loss[at] = outcomes[b].final_loss;
             final_slot[at] = outcomes[b].final_slot;
+            observed[at] = outcomes[b].observed;
             if (coupled)
               std::copy_n(outcomes[b].first_use, kNumAlgos, first_use.begin() + long(at * kNumAlgos));
           }
@@ -231,7 +252,8 @@ ReplayResults run_cpu_replay(const ReplayJob& job) {
     });
     if (coupled)
       charge_first_uses(job, comms, stream_ids, first_use.data(), online.data(), count, job.horizon);
-    gather_block_seed_means(job, first, count, n_ctx, n_seed, online, final_loss, final_slot, rows, res);
+    gather_block_seed_means(job, first, count, n_ctx, n_seed, online, final_loss, final_slot, observed, rows,
+                            res);
   }
   return res;
 }

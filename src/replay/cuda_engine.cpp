@@ -22,6 +22,9 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
     if (spec.conservative)  // backend_for_specs() keeps these on the CPU
       throw UsageError("--backend cuda: policy " + spec.text +
                        " runs in the conservative wrapper, which the CUDA replay kernels do not hold");
+    if (spec.watch)
+      throw UsageError("--backend cuda: policy " + spec.text +
+                       " has a watch rule, which the CUDA replay kernels do not hold");
     out.configs.push_back(spec.config);
   }
   // Frozen decisions as one [config][sweep context] table; configs without any get -1 (none).
@@ -39,6 +42,13 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
     }
   }
 
+  // What watching costs, per (config, job context): the task's observation_cost (replay_task_of).
+  out.observation_cost.clear();
+  if (!job.observation_cost.empty())
+    for (size_t cfg = 0; cfg < n_cfg; ++cfg)
+      for (size_t i = 0; i < job.contexts.size(); ++i)
+        out.observation_cost.push_back(replay_task_of(job, cfg, i, 0).observation_cost);
+
   DeviceReplayRequest& q = out.request;
   q.sweep = sweep.view();
   q.contexts = job.contexts;
@@ -52,6 +62,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.window = job.window;
   q.policy_start = job.policy_start;
   q.call_cost_us = job.call_cost_us;
+  q.observation_cost = out.observation_cost;
   out.communicators = first_use_communicators(sweep, job.contexts);
   q.members = out.communicators.members;
   q.member_begin = out.communicators.begin;
@@ -68,6 +79,7 @@ ReplayResults replay_results_from_device(const ReplayJob& job, DeviceReplayResul
   res.seeds = n_seed;
   res.online = std::move(d.online_mean);
   res.final_loss = std::move(d.final_mean);
+  res.watched.assign(res.online.size(), 1.0);  // the kernels watch every call
   if (job.keep_per_seed) {  // device_replay's [config][seed][context] is the CPU engine's layout
     res.online_per_seed = d.online;
     res.final_per_seed = d.final_loss;

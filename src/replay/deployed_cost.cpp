@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "ncclbot/core/data_rows.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot_generated/plugin_call_costs.hpp"
@@ -12,7 +13,7 @@
 namespace ncclbot {
 namespace {
 
-// The costs compiled in from data/plugin_call_costs.csv (cmake/plugin_call_costs.cmake).
+// The costs compiled in from data/plugin_call_costs.csv (cmake/data_tables.cmake).
 const std::vector<MeasuredCallCost>& compiled_call_costs() {
   static const std::vector<MeasuredCallCost> costs =
       parse_call_costs(generated::kPluginCallCostsCsv, std::string(generated::kPluginCallCostsPath));
@@ -23,37 +24,22 @@ const std::vector<MeasuredCallCost>& compiled_call_costs() {
 
 std::vector<MeasuredCallCost> parse_call_costs(std::string_view text, const std::string& path) {
   std::vector<MeasuredCallCost> out;
-  bool header = false;
-  long line_no = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    if (!header) {
-      if (line != "policy,ns_per_call")
-        throw InputError(path, line_no,
-                         "the header must be 'policy,ns_per_call', not '" + std::string(line) + "'");
-      header = true;
-      continue;
-    }
-    const size_t comma = line.find(',');
-    const std::string policy(line.substr(0, comma));
-    const std::optional<double> ns =
-        comma == std::string_view::npos ? std::nullopt : parse_double(line.substr(comma + 1));
-    if (policy.empty() || !ns || !std::isfinite(*ns) || *ns <= 0)
-      throw InputError(
-          path, line_no,
-          "expected 'POLICY,NANOSECONDS' with a positive number, not '" + std::string(line) + "'");
-    if (policy != "table" && !policy_kind_named(policy))
-      throw InputError(path, line_no, "'" + policy + "' is neither a registered policy nor 'table'");
-    for (const MeasuredCallCost& m : out)
-      if (m.policy == policy) throw InputError(path, line_no, "policy '" + policy + "' given twice");
-    out.push_back({policy, *ns});
-  }
-  if (!header) throw InputError(path, 0, "no 'policy,ns_per_call' header");
+  for_each_data_row(
+      text, "policy,ns_per_call", path, [&](long line_no, const std::vector<std::string_view>& f) {
+        const std::string policy(f[0]);
+        const std::optional<double> ns = f.size() == 2 ? parse_double(f[1]) : std::nullopt;
+        if (policy.empty() || !ns || !std::isfinite(*ns) || *ns <= 0) {
+          std::string line(f[0]);
+          for (size_t i = 1; i < f.size(); ++i) line += "," + std::string(f[i]);
+          throw InputError(path, line_no,
+                           "expected 'POLICY,NANOSECONDS' with a positive number, not '" + line + "'");
+        }
+        if (policy != "table" && !policy_kind_named(policy))
+          throw InputError(path, line_no, "'" + policy + "' is neither a registered policy nor 'table'");
+        for (const MeasuredCallCost& m : out)
+          if (m.policy == policy) throw InputError(path, line_no, "policy '" + policy + "' given twice");
+        out.push_back({policy, *ns});
+      });
   return out;
 }
 

@@ -214,45 +214,64 @@ std::vector<PolicySpec> parse_policy_points(const std::string& spec) {
 
 namespace {
 
-// `conservative` or `conservative:alpha=A,delta=D,noise=R` (policy/conservative.hpp): one value per
-// key, each in range; keys left out keep their defaults.
-ConservativeParams parse_conservative(const std::string& whole, const std::string& modifier) {
-  ConservativeParams p;
+// One numeric option of a modifier (`@name:key=value,...`): its field and range.
+struct ModifierKey {
+  const char* name;
+  double* field;
+  double lo, hi;
+  bool open_lo;        // lo itself is out of range
+  bool whole = false;  // an integer
+};
+
+// The options of `modifier` (`name` or `name:key=value,...`) into their fields: one value per key,
+// each in range; keys left out keep their values. `valid` lists the keys for messages.
+template <size_t K>
+void parse_modifier_options(const std::string& whole, const std::string& modifier, const std::string& name,
+                            const ModifierKey (&keys)[K], const std::string& valid) {
   const size_t colon = modifier.find(':');
-  if (colon == std::string::npos) return p;
-  struct Key {
-    const char* name;
-    double* field;
-    double lo, hi;
-    bool open_lo;
-  };
-  const Key keys[] = {{"alpha", &p.alpha, 0.0, 10.0, false},
-                      {"delta", &p.delta, 0.0, 1.0, true},
-                      {"noise", &p.noise, 0.0, 1.0, true},
-                      {"worst", &p.worst, 1.0, 1e6, false}};
-  constexpr int kKeys = int(sizeof keys / sizeof keys[0]);
-  bool seen[kKeys] = {};
+  if (colon == std::string::npos) return;
+  bool seen[K] = {};
   for (const std::string& item : split(std::string_view(modifier).substr(colon + 1), ',')) {
     const size_t eq = item.find('=');
     const std::string key = trim_blanks(std::string_view(item).substr(0, eq));
-    int ki = -1;
-    for (int i = 0; i < kKeys; ++i)
+    size_t ki = K;
+    for (size_t i = 0; i < K; ++i)
       if (key == keys[i].name) ki = i;
-    if (eq == std::string::npos || ki < 0)
-      throw UsageError("policy spec '" + whole + "': '" + item +
-                       "' is no @conservative option (valid: alpha=, delta=, noise=, worst=)");
-    if (seen[ki]) throw UsageError("policy spec '" + whole + "': @conservative's " + key + " given twice");
+    if (eq == std::string::npos || ki == K)
+      throw UsageError("policy spec '" + whole + "': '" + item + "' is no @" + name +
+                       " option (valid: " + valid + ")");
+    if (seen[ki]) throw UsageError("policy spec '" + whole + "': @" + name + "'s " + key + " given twice");
     seen[ki] = true;
     const std::string text = trim_blanks(std::string_view(item).substr(eq + 1));
     const auto v = parse_double(text);
-    const Key& k = keys[ki];
-    if (!v || !std::isfinite(*v) || *v > k.hi || (k.open_lo ? *v <= k.lo : *v < k.lo))
-      throw UsageError("policy spec '" + whole + "': @conservative's " + key + "='" + text +
-                       "' must be a number in " + (k.open_lo ? "(" : "[") + format_double(k.lo) + ", " +
-                       format_double(k.hi) + "] (one value: a grid is written as several specs)");
+    const ModifierKey& k = keys[ki];
+    if (!v || !std::isfinite(*v) || *v > k.hi || (k.open_lo ? *v <= k.lo : *v < k.lo) ||
+        (k.whole && *v != std::floor(*v)))
+      throw UsageError("policy spec '" + whole + "': @" + name + "'s " + key + "='" + text + "' must be " +
+                       (k.whole ? "an integer" : "a number") + " in " + (k.open_lo ? "(" : "[") +
+                       format_double(k.lo) + ", " + format_double(k.hi) +
+                       "] (one value: a grid is written as several specs)");
     *k.field = *v;
   }
+}
+
+// `conservative` or `conservative:alpha=A,delta=D,noise=R,worst=W` (policy/conservative.hpp).
+ConservativeParams parse_conservative(const std::string& whole, const std::string& modifier) {
+  ConservativeParams p;
+  const ModifierKey keys[] = {{"alpha", &p.alpha, 0.0, 10.0, false},
+                              {"delta", &p.delta, 0.0, 1.0, true},
+                              {"noise", &p.noise, 0.0, 1.0, true},
+                              {"worst", &p.worst, 1.0, 1e6, false}};
+  parse_modifier_options(whole, modifier, "conservative", keys, "alpha=, delta=, noise=, worst=");
   return p;
+}
+
+// `watch` or `watch:full=K,floor=F` (policy/watch_rule.hpp); `watch` alone is kDefaultWatchRule.
+WatchRule parse_watch(const std::string& whole, const std::string& modifier) {
+  double full = kDefaultWatchRule.full, floor = kDefaultWatchRule.floor;
+  const ModifierKey keys[] = {{"full", &full, 1.0, 65535.0, false, true}, {"floor", &floor, 0.0, 1.0, true}};
+  parse_modifier_options(whole, modifier, "watch", keys, "full=, floor=");
+  return WatchRule{uint32_t(full), floor};
 }
 
 }  // namespace
@@ -262,6 +281,7 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
   const std::vector<std::string> parts = split(whole, '@');
   bool slots_only = false;
   std::optional<ConservativeParams> conservative;
+  std::optional<WatchRule> watch;
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string& m = parts[i];
     const std::string name = trim_blanks(std::string_view(m).substr(0, m.find(':')));
@@ -269,13 +289,16 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
       slots_only = true;
     } else if (name == "conservative" && !conservative) {
       conservative = parse_conservative(whole, m);
+    } else if (name == "watch" && !watch) {
+      watch = parse_watch(whole, m);
     } else {
       throw UsageError(
           "policy spec '" + whole + "': " +
-          (name == "slots" || name == "conservative" ? "'@" + name + "' given twice"
-                                                     : "unknown modifier '@" + m + "'") +
+          (name == "slots" || name == "conservative" || name == "watch" ? "'@" + name + "' given twice"
+                                                                        : "unknown modifier '@" + m + "'") +
           " (valid: @slots, NCCL's own channels and chunk size only; "
-          "@conservative[:alpha=A,delta=D,noise=R,worst=W], never much worse than NCCL's default)");
+          "@conservative[:alpha=A,delta=D,noise=R,worst=W], never much worse than NCCL's default; "
+          "@watch[:full=K,floor=F], watching fewer calls once an arm is known)");
     }
   }
   std::vector<PolicySpec> points = parse_policy_points(parts.front());
@@ -291,15 +314,24 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec_text) {
                 ",noise=" + format_double(conservative->noise) +
                 ",worst=" + format_double(conservative->worst);
     }
+    if (watch) {
+      p.watch = watch;
+      p.text += "@watch:full=" + std::to_string(watch->full) + ",floor=" + format_double(watch->floor);
+    }
   }
   return points;
 }
 
 std::string replay_only_modifier(const PolicySpec& spec) {
-  if (!spec.conservative) return "";
-  return "policy " + spec.text +
-         ": the conservative wrapper runs in the CPU replay engines only (replay, tune, run), not in the "
-         "tuner plugin, plugin-check or ope";
+  if (spec.conservative)
+    return "policy " + spec.text +
+           ": the conservative wrapper runs in the CPU replay engines only (replay, tune, run), not in the "
+           "tuner plugin, plugin-check or ope";
+  if (spec.watch)
+    return "policy " + spec.text +
+           ": a watch rule is honoured by the CPU replay engines only (replay, tune, run); the tuner plugin "
+           "watches every call";
+  return "";
 }
 
 PolicySpec parse_policy_spec(std::string_view spec) {

@@ -47,6 +47,7 @@ ReplayJob job_on(const TuneRequest& req, const std::vector<int>& contexts) {
   job.threads = req.threads;
   job.progress = req.progress;
   job.keep_per_seed = true;
+  if (req.observation && req.sweep) job.observation_cost = observation_costs(*req.sweep, *req.observation);
   return job;
 }
 

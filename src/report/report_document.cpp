@@ -187,7 +187,11 @@ void report_inputs_bullets(std::vector<Block>& out, const json& r, const json& s
       (st.contains("as_deployed") && st.at("as_deployed").is_string()
            ? "scored as deployed, " + st.at("as_deployed").get<std::string>() +
                  " mode: every call pays the plugin's measured per-call cost (`call_cost_us` per policy in "
-                 "results.json) and decisions see latencies as the plugin's do; "
+                 "results.json) and decisions see latencies as the plugin's do; " +
+                 (st.contains("observation") && st.at("observation").is_string()
+                      ? st.at("observation").get<std::string>() +
+                            " (`watched` per score in results.json: the fraction of calls watched); "
+                      : std::string())
            : "scored in the ideal world (`as_deployed = \"ideal\"`): no per-call cost; ") +
           "feedback delay " + st.value("delay", json(0)).dump() + " calls" +
           (st.value("window", 1) > 1

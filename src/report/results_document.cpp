@@ -6,6 +6,7 @@
 
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
+#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/version.hpp"
 #include "report/claims_document.hpp"
 #include "report/findings_text.hpp"
@@ -84,6 +85,9 @@ json results_study_json(const PreparedStudy& study, const std::string& backend) 
           {"window", s.window},
           {"policy_start", s.policy_start},
           {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
+          {"observation", s.as_deployed ? json(describe_observation_charge(
+                                              ObservationCharge{s.nccl_version, s.observation_cost}))
+                                        : json()},
           {"curve_horizons", curve_h},
           {"loss_vs_horizon",
            {{"horizons", s.loss_vs_horizon},
@@ -188,6 +192,7 @@ json results_score_json(const UnitResult& u, const PreparedScenario& sc, const S
           {"losses", losses},
           {"online", u.online},
           {"final", u.final_loss},
+          {"watched", u.watched},
           {"decisions", decisions},
           {"curve", curve},
           {"loss_vs_horizon", long_curve},

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/version.hpp"
@@ -68,6 +69,7 @@ nlohmann::json replay_identity(const ReplayJob& job, std::string_view sweep_sha2
   if (job.window > 1) id["window"] = job.window;
   if (job.policy_start > 0) id["policy_start"] = job.policy_start;
   if (!job.call_cost_us.empty()) id["call_cost_us"] = job.call_cost_us;
+  if (!job.observation_cost.empty()) id["observation_cost"] = job.observation_cost;
   // Coupled contexts (a first-use cost) are dealt in communicator blocks: the merge needs the blocks.
   const std::vector<std::vector<int>> communicators = coupled_communicators(job);
   if (!communicators.empty()) id["communicators"] = communicators;
@@ -105,15 +107,19 @@ ShardUnits partial_units(const nlohmann::json& identity, size_t total, ShardSpec
 std::string encode_replay_partial(const nlohmann::json& identity, ShardSpec shard, size_t total_units,
                                   const ReplaySlice& slice) {
   const size_t n = slice.units.size(), per_seed = n * size_t(slice.seeds_kept);
+  if (slice.online.size() != n || slice.final_loss.size() != n || slice.watched.size() != n ||
+      slice.online_per_seed.size() != per_seed || slice.final_per_seed.size() != per_seed)
+    throw std::invalid_argument("encode_replay_partial: the slice's lists do not match its units");
   std::string payload;
-  payload.reserve((2 * n + 2 * per_seed) * sizeof(double));
-  for (const auto* v : {&slice.online, &slice.final_loss, &slice.online_per_seed, &slice.final_per_seed})
+  payload.reserve((3 * n + 2 * per_seed) * sizeof(double));
+  for (const auto* v :
+       {&slice.online, &slice.final_loss, &slice.watched, &slice.online_per_seed, &slice.final_per_seed})
     payload.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof(double));
   const nlohmann::json header = {{"identity", identity},
                                  {"shard", {{"index", shard.index}, {"count", shard.count}}},
                                  {"units", {{"total", total_units}, {"count", slice.units.size()}}},
                                  {"payload",
-                                  {{"doubles", 2 * n + 2 * per_seed},
+                                  {{"doubles", 3 * n + 2 * per_seed},
                                    {"seeds_kept", slice.seeds_kept},
                                    {"fnv1a64", hex64(fnv1a64(payload))}}}};
   return std::string(kMagic) + header.dump() + "\n" + payload;
@@ -144,7 +150,7 @@ ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& s
     if (count != p.slice.units.size())
       throw InputError(source, 2, "unit count does not match shard " + shard_text(p.shard));
     const size_t n = p.slice.units.size(), per_seed = n * size_t(p.slice.seeds_kept);
-    if (p.slice.seeds_kept < 0 || doubles != 2 * n + 2 * per_seed)
+    if (p.slice.seeds_kept < 0 || doubles != 3 * n + 2 * per_seed)
       throw InputError(source, 2, "payload size does not match units");
     const std::string_view payload = bytes.substr(eol + 1);
     if (payload.size() != doubles * sizeof(double))
@@ -154,7 +160,7 @@ ReplayPartial decode_replay_partial(std::string_view bytes, const std::string& s
     if (hex64(fnv1a64(payload)) != sum) throw InputError(source, 0, "payload checksum mismatch (corrupted)");
     const char* at = payload.data();
     for (auto [v, len] :
-         {std::pair{&p.slice.online, n}, std::pair{&p.slice.final_loss, n},
+         {std::pair{&p.slice.online, n}, std::pair{&p.slice.final_loss, n}, std::pair{&p.slice.watched, n},
           std::pair{&p.slice.online_per_seed, per_seed}, std::pair{&p.slice.final_per_seed, per_seed}}) {
       v->resize(len);
       if (len) std::memcpy(v->data(), at, len * sizeof(double));
@@ -212,11 +218,13 @@ ReplayResults merge_replay_partials(const std::vector<ReplayPartial>& parts) {
   }
   r.online.assign(first.total_units, 0.0);
   r.final_loss.assign(first.total_units, 0.0);
+  r.watched.assign(first.total_units, 0.0);
   for (const auto& [index, p] : by_index) {
     for (size_t k = 0; k < p->slice.units.size(); ++k) {
       const size_t unit = p->slice.units.unit(k), config = unit / n_ctx, i = unit % n_ctx;
       r.online[unit] = p->slice.online[k];
       r.final_loss[unit] = p->slice.final_loss[k];
+      r.watched[unit] = p->slice.watched[k];
       // [unit][seed] -> ReplayResults' [config][seed][context].
       for (size_t seed = 0; seed < kept; ++seed) {
         r.online_per_seed[(config * kept + seed) * n_ctx + i] = p->slice.online_per_seed[k * kept + seed];

@@ -68,6 +68,7 @@ ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBacken
   out.units = job_shard_units(job, shard);
   out.online.reserve(out.units.size());
   out.final_loss.reserve(out.units.size());
+  out.watched.reserve(out.units.size());
   out.seeds_kept = job.keep_per_seed ? job.seeds : 0;
   // Units come in unit order, so a config's are consecutive: each config's part runs as one job
   // over its contexts (whole communicators when they are coupled, replay/first_use.hpp).
@@ -94,6 +95,7 @@ ReplaySlice run_replay_units(const ReplayJob& job, ShardSpec shard, ReplayBacken
     for (size_t at = 0; at < m; ++at) {
       out.online.push_back(r.online[at]);
       out.final_loss.push_back(r.final_loss[at]);
+      out.watched.push_back(r.watched[at]);
       for (int seed = 0; out.seeds_kept && seed < job.seeds; ++seed) {
         out.online_per_seed.push_back(r.online_per_seed[size_t(seed) * m + at]);
         out.final_per_seed.push_back(r.final_per_seed[size_t(seed) * m + at]);

@@ -36,6 +36,7 @@ nlohmann::json tune_setup_json(const TuneRequest& req, const std::string& tune_n
                           {"tune_contexts", req.tune_contexts},
                           {"score_contexts", req.score_contexts}};
   if (!as_deployed.empty()) setup["as_deployed"] = as_deployed;
+  if (req.observation) setup["observation"] = describe_observation_charge(*req.observation);
   return setup;
 }
 

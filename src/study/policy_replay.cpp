@@ -40,6 +40,7 @@ ReplayJob make_job(const Sweep& sweep, const std::vector<int>& contexts,
                                   : std::vector<int>{});
   }
   if (s.charge_call_costs) job.call_cost_us = deployed_call_costs(job.configs);
+  if (s.observation) job.observation_cost = observation_costs(sweep, *s.observation);
   return job;
 }
 
@@ -94,7 +95,8 @@ std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int
   const ReplayJob job = make_job(sweep, tune_contexts, configs, tune_contexts, true, s);
   const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, std::cerr));
   std::vector<ConfigLosses> out;
-  for (int i = 0; i < int(configs.size()); ++i) out.push_back({r.online_of(i), r.final_of(i), {}});
+  for (int i = 0; i < int(configs.size()); ++i)
+    out.push_back({r.online_of(i), r.final_of(i), {}, r.watched_of(i)});
   return out;
 }
 
@@ -112,7 +114,8 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
   if (with_final_slots) slots = modal_final_slots(raw.str(), sweep, score_contexts, configs.size());
   std::vector<ConfigLosses> out;
   for (int i = 0; i < int(configs.size()); ++i)
-    out.push_back({r.online_of(i), r.final_of(i), with_final_slots ? slots[size_t(i)] : std::vector<int>{}});
+    out.push_back({r.online_of(i), r.final_of(i), with_final_slots ? slots[size_t(i)] : std::vector<int>{},
+                   r.watched_of(i)});
   return out;
 }
 

@@ -3,10 +3,12 @@
 // of a policy spec's grid, and per-context losses of configurations replayed over seeds. This is
 // the only place the study talks to the engines.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
+#include "ncclbot/replay/observation_cost.hpp"
 
 namespace ncclbot::study {
 
@@ -18,8 +20,10 @@ struct ReplaySettings {
   int window = 1;                  // decision window W (replay/replay.hpp)
   int policy_start = 0;            // calls of NCCL's own pick first (replay/replay.hpp)
   bool charge_call_costs = false;  // every config pays the plugin's measured per-call cost
-  std::string backend = "cpu";     // resolved: cpu or cuda
-  int threads = 0;                 // 0 = all cores
+  // What watching a call costs as deployed (replay/observation_cost.hpp); nullopt charges nothing.
+  std::optional<ObservationCharge> observation;
+  std::string backend = "cpu";  // resolved: cpu or cuda
+  int threads = 0;              // 0 = all cores
 };
 
 // Canonical specs of every grid point of `spec` (a spec without `|` gives one). A bad spec is a
@@ -32,6 +36,7 @@ struct ConfigLosses {
   std::vector<double> final_loss;
   std::vector<int>
       final_slot;  // score_configs with final slots only: most frequent over seeds, ties to the lowest slot
+  std::vector<double> watched;  // the fraction of calls watched (replay/replay.hpp)
 };
 
 // Tuning: every config on the tune contexts. Supervised selectors are fitted on the same contexts

@@ -11,10 +11,10 @@
 
 #include "io/toml_reader.hpp"
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/replay.hpp"
-#include "ncclbot/core/knob_spec.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -107,9 +107,26 @@ std::string deployment_text(const Reader& r, const toml::node& n, const std::str
 
 void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
   r.only_keys(t, "[study]",
-              {"name", "description", "seed", "seeds", "horizon", "delay", "as_deployed", "curve_horizons",
-               "loss_vs_horizon", "loss_vs_horizon_contexts", "loss_vs_horizon_seeds", "objective", "loss",
-               "alpha", "level", "bootstrap_resamples", "permutation_resamples", "backend"});
+              {"name",
+               "description",
+               "seed",
+               "seeds",
+               "horizon",
+               "delay",
+               "as_deployed",
+               "curve_horizons",
+               "loss_vs_horizon",
+               "loss_vs_horizon_contexts",
+               "loss_vs_horizon_seeds",
+               "objective",
+               "loss",
+               "alpha",
+               "level",
+               "bootstrap_resamples",
+               "permutation_resamples",
+               "backend",
+               "nccl_version",
+               "observation_cost"});
   if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
   if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
   if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
@@ -124,6 +141,15 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
     s.window = feedback.window;
     s.policy_start = feedback.policy_start;
   }
+  if (auto* n = r.find(t, "nccl_version")) {
+    try {
+      s.nccl_version = nccl_minor_version(r.string(*n, "study.nccl_version"), "study.nccl_version");
+    } catch (const UsageError& e) {
+      r.fail(*n, e.what());
+    }
+  }
+  if (auto* n = r.find(t, "observation_cost"))
+    s.observation_cost = r.number(*n, "study.observation_cost", 0.0, 10.0);
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))
       s.curve_horizons.push_back(int(r.integer(item, "study.curve_horizons item", 1, s.horizon)));
@@ -514,7 +540,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
 Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[variant]]",
               {"name", "noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup",
-               "delay", "as_deployed"});
+               "delay", "as_deployed", "observation_cost"});
   Variant v;
   v.line = toml_line(t);
   const auto* name = r.find(t, "name");
@@ -550,11 +576,13 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
     v.shift_arm_size = r.number(*n, "variant.shift_arm_size", 0.0, 0.899, false);
   if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment_text(r, *n, "variant.as_deployed");
+  if (auto* n = r.find(t, "observation_cost"))
+    v.observation_cost = r.number(*n, "variant.observation_cost", 0.0, 10.0);
   if (!v.noise_scale && !v.observation && !v.drift && !v.shift_arm_size && !v.first_use && !v.warmup &&
-      !v.delay && !v.as_deployed)
+      !v.delay && !v.as_deployed && !v.observation_cost)
     r.fail(t, "variant '" + v.name +
                   "' changes nothing: give at least one of noise_scale, observation, drift, shift_arm_size, "
-                  "first_use, warmup, delay, as_deployed");
+                  "first_use, warmup, delay, as_deployed, observation_cost");
   for (const char* key : {"noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup"}) {
     const auto* n = r.find(t, key);
     if (!n) continue;
@@ -581,6 +609,7 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (v.warmup) differs = differs || differs_in_a_sweep(&SweepSource::warmup, *v.warmup);
   if (v.as_deployed) differs = differs || scoring_mode(*v.as_deployed) != s.as_deployed;
   if (v.delay) differs = differs || *v.delay != s.delay;
+  if (v.observation_cost) differs = differs || v.observation_cost != s.observation_cost;
   if (!differs)
     r.fail(t, "variant '" + v.name + "' is the baseline: every setting it gives is the study's own");
   return v;

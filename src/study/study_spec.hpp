@@ -10,6 +10,7 @@
 
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
+#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/replay/tune.hpp"
 
 namespace ncclbot::study {
@@ -42,7 +43,7 @@ struct SweepSource {
   // `price = "truth"`: losses priced at the simulator's true latencies (Sweep::price_on), not at the
   // samples' means, which the learners see.
   bool price_on_truth = false;
-  std::string file;   // a sweep CSV (path as resolved against the study file)
+  std::string file;  // a sweep CSV (path as resolved against the study file)
 };
 
 // Contexts of one sweep selected by node counts and collectives (empty list = all).
@@ -158,6 +159,8 @@ struct Variant {
   // How the variant scores (StudySpec::as_deployed): "ideal", "local" or "leader" in [study], and
   // that mode's delay unless the variant gives `delay` too.
   std::optional<std::string> as_deployed;
+  // What watching a call costs as deployed (StudySpec::observation_cost): f for every watched call.
+  std::optional<double> observation_cost;
 };
 
 // The folder name of a variant: lower-case letters and digits, every other run of characters one
@@ -182,6 +185,10 @@ struct StudySpec {
   // communicator of more than one rank runs; nullopt is `as_deployed = "ideal"`: no per-call cost,
   // and `delay` alone (0 unless given).
   std::optional<Deployment> as_deployed = Deployment::kLeader;
+  // What watching a call costs when scored as deployed (replay/observation_cost.hpp): the table's
+  // values for `nccl_version` (MAJOR.MINOR), or `observation_cost` for every call when given.
+  std::string nccl_version = std::string(kDefaultNcclVersion);
+  std::optional<double> observation_cost;
   std::vector<int> curve_horizons;  // horizons of the online-loss-vs-horizon curve (ends at horizon)
   // Loss vs horizon out to production lengths (replay/horizon_curve.hpp, docs/study.md "Loss vs
   // horizon"): each tuned config replayed once at the longest of these horizons on up to

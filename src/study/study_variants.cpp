@@ -58,6 +58,7 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
       if (!v.delay) study->erase("delay");  // the plugin's measured delay in that mode
     }
     if (v.delay) study->insert_or_assign("delay", int64_t(*v.delay));
+    if (v.observation_cost) study->insert_or_assign("observation_cost", *v.observation_cost);
   }
   if (auto* sweeps = root["sweep"].as_array())
     for (auto& node : *sweeps) {
@@ -81,7 +82,8 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
   std::ostringstream text;
   text << "# ncclbot: the study '" << base.name << "' (study file sha256 " << sha256_hex(base.text)
        << ")\n# under its variant '" << v.name << "': " << knobs_text(variant_knobs(v))
-       << "\n# (sweep knobs on every synthesised [[sweep]], delay and as_deployed in [study]). Written by "
+       << "\n# (sweep knobs on every synthesised [[sweep]], delay, as_deployed and observation_cost in "
+          "[study]). Written by "
           "`ncclbot run`,\n"
        << "# keys in toml++'s order; it runs on its own: ncclbot run study.toml --out DIR\n"
        << toml::toml_formatter(root) << "\n";
@@ -103,6 +105,7 @@ nlohmann::json variant_knobs(const Variant& v) {
     if (const auto value = sweep_knob(v, key)) k[key] = *value;
   if (v.delay) k["delay"] = *v.delay;
   if (v.as_deployed) k["as_deployed"] = *v.as_deployed;
+  if (v.observation_cost) k["observation_cost"] = *v.observation_cost;
   return k;
 }
 
@@ -111,6 +114,9 @@ nlohmann::json baseline_knobs(const StudySpec& base) {
   for (const auto& v : base.variants) {
     if (v.delay) k["delay"] = base.delay;
     if (v.as_deployed) k["as_deployed"] = scoring_name(base.as_deployed);
+    if (v.observation_cost)
+      k["observation_cost"] =
+          base.observation_cost ? nlohmann::json(*base.observation_cost) : nlohmann::json();
     for (const char* key : kSweepKnobs) {
       if (!sweep_knob(v, key)) continue;
       nlohmann::json value;  // null until a synthesised sweep says, and when two disagree

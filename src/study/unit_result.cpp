@@ -40,6 +40,7 @@ nlohmann::json to_json(const UnitResult& u) {
           {"online", u.online},
           {"final", u.final_loss},
           {"final_slot", u.final_slot},
+          {"watched", u.watched},
           {"curve", curve},
           {"loss_vs_horizon", long_curve}};
 }
@@ -57,12 +58,13 @@ UnitResult unit_from_json(const nlohmann::json& j) {
     u.online = j.at("online").get<std::vector<double>>();
     u.final_loss = j.at("final").get<std::vector<double>>();
     u.final_slot = j.at("final_slot").get<std::vector<int>>();
+    u.watched = j.at("watched").get<std::vector<double>>();
     for (const auto& c : j.at("curve"))
       u.curve.push_back({c.at("horizon").get<int>(), c.at("mean_online").get<double>()});
     for (const auto& c : j.at("loss_vs_horizon"))
       u.loss_vs_horizon.push_back({c.at("horizon").get<int>(), c.at("mean_online").get<double>()});
     if (u.chosen < 0 || size_t(u.chosen) >= u.grid.size() || u.online.size() != u.final_loss.size() ||
-        u.online.size() != u.final_slot.size())
+        u.online.size() != u.final_slot.size() || u.online.size() != u.watched.size())
       throw std::runtime_error("inconsistent unit");
     return u;
   } catch (const nlohmann::json::exception& e) {

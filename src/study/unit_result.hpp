@@ -29,6 +29,7 @@ struct UnitResult {
   // Per score context, in the scenario's score-context order.
   std::vector<double> online, final_loss;
   std::vector<int> final_slot;
+  std::vector<double> watched;  // the fraction of calls watched (replay/replay.hpp), per score context
   std::vector<CurvePoint> curve;
   // Over the study's loss_vs_horizon contexts and seeds (StudySpec::loss_vs_horizon).
   std::vector<CurvePoint> loss_vs_horizon;

@@ -19,6 +19,7 @@ ReplaySettings replay_settings(const StudySpec& s, const EngineOptions& engine) 
   rs.window = s.window;
   rs.policy_start = s.policy_start;
   rs.charge_call_costs = s.as_deployed.has_value();
+  if (s.as_deployed) rs.observation = ObservationCharge{s.nccl_version, s.observation_cost};
   rs.backend = engine.backend;
   rs.threads = engine.threads;
   return rs;
@@ -69,6 +70,7 @@ void compute_scenario(const PreparedStudy& study, const std::vector<const WorkUn
     results[j].online = scored[j].online;
     results[j].final_loss = scored[j].final_loss;
     results[j].final_slot = scored[j].final_slot;
+    results[j].watched = scored[j].watched;
   }
   for (int h : s.curve_horizons) {
     std::vector<ConfigLosses> short_runs;

@@ -1,6 +1,8 @@
 // `ncclbot replay`, `tune` and `bench` as a user runs them: JSON shapes, exit codes, messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "support/run_cli.hpp"
@@ -194,4 +196,47 @@ TEST(ReplayCli, AsDeployedChargesThePluginsCostAndDelay) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--as-deployed: unknown deployment 'cluster' (local or leader)"), std::string::npos)
       << bad.err;
+}
+
+// The cost of watching (docs/replay.md): greedy:n0=1000 plays Tree/LL (30 us, best 20 us) on every
+// call, l = 0.5; charged F = 0.1 on every watched call it pays 0.1 * 1.5 more. AUTO watches nothing.
+// This sweep's 1 KB and 64 KB contexts are outside every measured band: the table charges nothing.
+TEST(ReplayCli, AsDeployedChargesTheCostOfWatching) {
+  const std::string sweep = write_sweep();
+  const std::string base =
+      "replay --sweep '" + sweep +
+      "' --policy auto --policy greedy:n0=1000 --seeds 2 --horizon 40 --as-deployed local";
+  const CliResult flat = run_cli(base + " --observation-cost 0.1 --json");
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  const auto j = nlohmann::json::parse(flat.out);
+  const double cost = j["configs"][1]["call_cost_us"].get<double>();
+  EXPECT_NEAR(j["configs"][1]["online"]["mean"].get<double>(), 0.5 + 0.1 * 1.5 + cost / 20.0, 1e-12);
+  EXPECT_DOUBLE_EQ(j["configs"][0]["online"]["mean"].get<double>(), 0.5);
+  EXPECT_NE(j["observation"].get<std::string>().find("0.1"), std::string::npos) << j["observation"];
+  EXPECT_NE(flat.err.find("and the cost of watching"), std::string::npos) << flat.err;
+
+  const CliResult table = run_cli(base + " --nccl-version 2.31.2 --json");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto t = nlohmann::json::parse(table.out);
+  EXPECT_NEAR(t["configs"][1]["online"]["mean"].get<double>(), 0.5 + cost / 20.0, 1e-12);
+  EXPECT_NE(t["observation"].get<std::string>().find("NCCL 2.31"), std::string::npos) << t["observation"];
+
+  // A watch rule reports the calls it watched: greedy's one arm, K = 4, F = 1 watches all of them.
+  const CliResult watch =
+      run_cli(base + " --observation-cost 0.1 --policy 'greedy:n0=1000@watch:full=4,floor=1' --json");
+  ASSERT_EQ(watch.exit_code, 0) << watch.err;
+  const auto w = nlohmann::json::parse(watch.out);
+  EXPECT_FALSE(w["configs"][1].contains("watched"));
+  EXPECT_EQ(w["configs"][2]["watched"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(w["configs"][2]["online"]["mean"].get<double>(),
+                   w["configs"][1]["online"]["mean"].get<double>());
+
+  for (const std::string& bad :
+       {std::string("replay --sweep '") + sweep + "' --policy auto --nccl-version 2.32",
+        base + " --nccl-version 2", base + " --nccl-version two.32", base + " --observation-cost -0.1",
+        base + " --observation-cost lots"}) {
+    const CliResult r = run_cli(bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }

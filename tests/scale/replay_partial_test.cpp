@@ -27,7 +27,8 @@ nlohmann::json identity(int horizon = 100) {
           {"backend", "cpu"}};
 }
 
-// Shard i of n over 2 configs x 3 contexts; unit k's losses are k + 0.25 and -(k + 0.5).
+// Shard i of n over 2 configs x 3 contexts; unit k's losses are k + 0.25 and -(k + 0.5), and it
+// watched 1 / (k + 2) of its calls.
 ReplayPartial make(int i, int n, const std::string& name, int horizon = 100) {
   ReplaySlice slice;
   slice.units = shard_units(6, {i, n});
@@ -35,6 +36,7 @@ ReplayPartial make(int i, int n, const std::string& name, int horizon = 100) {
     const size_t k = slice.units.unit(j);
     slice.online.push_back(double(k) + 0.25);
     slice.final_loss.push_back(-(double(k) + 0.5));
+    slice.watched.push_back(1.0 / (double(k) + 2.0));
   }
   return decode_replay_partial(encode_replay_partial(identity(horizon), {i, n}, 6, slice), name);
 }
@@ -56,6 +58,7 @@ TEST(ReplayPartial, RoundTripKeepsEveryBit) {
   // Values whose decimal forms are easy to get wrong: the smallest subnormal, -0, 0.1, 1/3.
   slice.online = {std::numeric_limits<double>::denorm_min(), -0.0, 0.1, 1.0 / 3.0};
   slice.final_loss = {std::nextafter(1.0, 2.0), 1e308, 0.0, 2.0 / 3.0};
+  slice.watched = {1.0, 0.5, 1.0 / 7.0, 0.0};
   const std::string bytes = encode_replay_partial(identity(), {0, 1}, 4, slice);
   const ReplayPartial p = decode_replay_partial(bytes, "x.part");
   EXPECT_EQ(p.identity, identity());
@@ -64,6 +67,8 @@ TEST(ReplayPartial, RoundTripKeepsEveryBit) {
   ASSERT_EQ(p.slice.online.size(), 4u);
   EXPECT_EQ(std::memcmp(p.slice.online.data(), slice.online.data(), 4 * sizeof(double)), 0);
   EXPECT_EQ(std::memcmp(p.slice.final_loss.data(), slice.final_loss.data(), 4 * sizeof(double)), 0);
+  ASSERT_EQ(p.slice.watched.size(), 4u);
+  EXPECT_EQ(std::memcmp(p.slice.watched.data(), slice.watched.data(), 4 * sizeof(double)), 0);
 }
 
 TEST(ReplayPartial, DamagedFilesAreRejectedByName) {
@@ -71,6 +76,7 @@ TEST(ReplayPartial, DamagedFilesAreRejectedByName) {
   slice.units = shard_units(2, {0, 1});
   slice.online = {1, 2};
   slice.final_loss = {3, 4};
+  slice.watched = {1, 1};
   const std::string good = encode_replay_partial(identity(), {0, 1}, 2, slice);
   EXPECT_THROW(decode_replay_partial("hello\n", "a.part"), InputError);
   try {
@@ -104,6 +110,7 @@ TEST(ReplayPartial, CommunicatorBlocksAreCheckedBeforeUse) {
   for (size_t j = 0; j < slice.units.size(); ++j) {
     slice.online.push_back(1.0);
     slice.final_loss.push_back(2.0);
+    slice.watched.push_back(1.0);
   }
   nlohmann::json id = identity();
   id["communicators"] = blocks;
@@ -128,6 +135,7 @@ TEST(ReplayPartial, MergeInAnyOrderGivesUnitOrder) {
   for (size_t k = 0; k < 6; ++k) {
     EXPECT_EQ(r.online[k], double(k) + 0.25);
     EXPECT_EQ(r.final_loss[k], -(double(k) + 0.5));
+    EXPECT_EQ(r.watched[k], 1.0 / (double(k) + 2.0));
   }
 }
 
@@ -157,6 +165,7 @@ TEST(ReplayPartial, PerSeedLossesLandInConfigSeedContextOrder) {
       const size_t k = slice.units.unit(j);
       slice.online.push_back(double(k));
       slice.final_loss.push_back(double(k));
+      slice.watched.push_back(1.0);
       for (int s = 0; s < 2; ++s) {
         slice.online_per_seed.push_back(10.0 * double(k) + s);
         slice.final_per_seed.push_back(-(10.0 * double(k) + s));
@@ -177,7 +186,7 @@ TEST(ReplayPartial, PerSeedLossesLandInConfigSeedContextOrder) {
   // A partial without per-seed losses does not belong with these.
   ReplaySlice plain;
   plain.units = shard_units(6, {1, 2});
-  plain.online = plain.final_loss = {0, 0, 0};
+  plain.online = plain.final_loss = plain.watched = {0, 0, 0};
   nlohmann::json id = identity();
   id["seeds"] = 2;
   parts[1] = decode_replay_partial(encode_replay_partial(id, {1, 2}, 6, plain), "plain");

@@ -209,6 +209,12 @@ NCCLBOT_HD inline PolicyUse policy_use(PolicyKind kind) {
   }
 }
 
+// Whether a policy needs the latencies of its calls, so the tuner plugin running it watches them
+// (replay/observation_cost.hpp): every live policy but AUTO and random, which learn nothing.
+NCCLBOT_HD inline bool policy_watches(PolicyKind kind) {
+  return policy_use(kind) == PolicyUse::kLive && kind != PolicyKind::kAuto && kind != PolicyKind::kRandom;
+}
+
 template <int N>
 NCCLBOT_HD void policy_reset(AnyPolicyT<N>& a, const PolicyContextT<N>& ctx) {
   with_policy(a, [&](auto& p) { p.reset(ctx); });

@@ -30,6 +30,10 @@ struct ReplayJob {
   // The policies' own per-call costs (replay/replay.hpp): call_cost_us[config] in microseconds,
   // >= 0; empty = none (every config free).
   std::vector<double> call_cost_us;
+  // What watching a call costs as deployed (replay/observation_cost.hpp): observation_cost[c] for
+  // sweep context c, the fraction of a watched call's latency added (>= 0), charged to the configs
+  // whose policy watches (policy_watches); empty = none.
+  std::vector<double> observation_cost;
   int threads = 1;
   // Threads per block of the CUDA replay kernels (0: the engine's default, 128; fewer when the
   // state of that many does not fit shared memory). Results do not depend on it, only the speed.
@@ -43,14 +47,18 @@ struct ReplayResults {
   int num_configs = 0, num_contexts = 0, seeds = 0;
   // [config][i] for i indexing job.contexts: mean over seeds (summed in seed order).
   std::vector<double> online, final_loss;
+  // [config][i]: the fraction of calls watched (replay/replay.hpp), mean over seeds.
+  std::vector<double> watched;
   // [config][seed][i], only with keep_per_seed.
   std::vector<double> online_per_seed, final_per_seed;
 
   double online_at(int config, int i) const { return online[size_t(config) * num_contexts + i]; }
   double final_at(int config, int i) const { return final_loss[size_t(config) * num_contexts + i]; }
+  double watched_at(int config, int i) const { return watched[size_t(config) * num_contexts + i]; }
   // Losses of one config over the contexts (seed-averaged), or of one seed.
   std::vector<double> online_of(int config) const;
   std::vector<double> final_of(int config) const;
+  std::vector<double> watched_of(int config) const;  // empty when the engine kept none (merged shards)
   std::vector<double> online_of(int config, int seed) const;
   std::vector<double> final_of(int config, int seed) const;
 };
@@ -58,7 +66,8 @@ struct ReplayResults {
 // Throws UsageError for an empty config list, no contexts, seeds < 1 or horizon < 1.
 ReplayResults run_cpu_replay(const ReplayJob& job);
 
-// UsageError unless job.call_cost_us is empty or one finite cost >= 0 per config.
+// UsageError unless job.call_cost_us is empty or one finite cost >= 0 per config, and
+// job.observation_cost empty or one finite fraction >= 0 per sweep context.
 void check_call_costs(const ReplayJob& job);
 
 // What every engine checks before it replays `job` (a UsageError naming the first problem): a sweep,

@@ -19,8 +19,9 @@ namespace ncclbot {
 struct DeviceReplayInputs {
   std::vector<uint64_t> stream_ids;  // per job context
   std::vector<PolicyConfig> configs;
-  std::vector<int> fixed_slots;  // [config][sweep context], -1 = none; empty when no config has any
-  Communicators communicators;   // of the job's contexts, with a first-use cost (replay/first_use.hpp)
+  std::vector<int> fixed_slots;          // [config][sweep context], -1 = none; empty when no config has any
+  std::vector<double> observation_cost;  // [config][job context], empty when nothing is charged
+  Communicators communicators;  // of the job's contexts, with a first-use cost (replay/first_use.hpp)
   DeviceReplayRequest request;
 
   DeviceReplayInputs() = default;

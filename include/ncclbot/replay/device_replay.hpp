@@ -30,6 +30,9 @@ struct DeviceReplayRequest {
   int window = 1;                        // decision window W (replay/replay.hpp)
   int policy_start = 0;                  // calls of NCCL's own pick first (replay/replay.hpp)
   std::span<const double> call_cost_us;  // [C] per-call cost of each config (>= 0); empty = none
+  // [C][N]: what watching adds to a call of config c on context i (ReplayTask::observation_cost);
+  // empty = none. The kernels watch every call (no watch rule).
+  std::span<const double> observation_cost;
   // The communicators whose first-use charges the online losses get (replay/first_use.hpp,
   // Communicators of replay/communicators.hpp); empty = none (a sweep without a first-use cost).
   std::span<const int> members, member_begin, connected;

@@ -2,7 +2,8 @@
 // Policy specs (docs/architecture.md "Contracts"): `name:key=value,...`, where a `|` list in a value makes a
 // grid (the cartesian product of all lists, first key outermost); modifiers after it, in any order:
 // `@slots` keeps the policy to NCCL's own knob settings (PolicySpec::slots_only), `@conservative`
-// keeps its cumulative latency near NCCL's default (PolicySpec::conservative). The names and keys are the
+// keeps its cumulative latency near NCCL's default (PolicySpec::conservative), `@watch` watches fewer
+// calls once an arm is known (PolicySpec::watch). The names and keys are the
 // registry's (policy/policy.hpp); policy_names_list() and the parser's messages list them.
 // The same strings come from the command line, from TOML studies and from NCCLBOT_POLICY.
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "ncclbot/policy/conservative.hpp"
 #include "ncclbot/policy/policy.hpp"
+#include "ncclbot/policy/watch_rule.hpp"
 
 namespace ncclbot {
 
@@ -25,6 +27,9 @@ struct PolicySpec {
   // `@conservative[:alpha=A,delta=D,noise=R,worst=W]` after the spec: the policy runs inside the conservative
   // wrapper (policy/conservative.hpp), never much worse than NCCL's default; CPU engines only.
   std::optional<ConservativeParams> conservative;
+  // `@watch[:full=K,floor=F]` after the spec: which calls are watched (policy/watch_rule.hpp); without
+  // it every call is. CPU engines only.
+  std::optional<WatchRule> watch;
 };
 
 // Expands one spec (possibly a grid) into its points. Unknown policy, unknown or repeated key, or a
@@ -33,8 +38,8 @@ std::vector<PolicySpec> parse_policy_grid(std::string_view spec);
 // One point only (a `|` is an error): what the plugin and `plugin-check` take.
 PolicySpec parse_policy_spec(std::string_view spec);
 // Why `spec` cannot run where the policy runs bare, without the replay engines' wrapper (the tuner
-// plugin, `plugin-check`, `ope`), or an empty string: `@conservative` is honoured by the CPU replay
-// engines only, and running the policy unwrapped would drop the promise without a word.
+// plugin, `plugin-check`, `ope`), or an empty string: `@conservative` and `@watch` are honoured by the
+// CPU replay engines only, and running the policy without them would drop them without a word.
 std::string replay_only_modifier(const PolicySpec& spec);
 
 std::string_view policy_name(PolicyKind kind);

@@ -40,6 +40,14 @@
 // deployed, docs/replay.md "Scoring as deployed") is paid on every call, relative to the best arm
 // at that call's levels: l_t = (mu[a_t] + cost) / mu*_t - 1. It enters the online loss only; the
 // final loss is the committed arm's. A cost of 0 adds exactly nothing, bit for bit.
+//
+// Watching (docs/replay.md "The cost of watching"): a call whose latency the policy observes is
+// watched, and as deployed a watched call costs the fraction ReplayTask::observation_cost of its own
+// latency more (replay/observation_cost.hpp): l_t += f * (l_t + 1) before the per-call cost. With
+// a watch rule (ReplayTask::watch, policy/watch_rule.hpp) a call is watched or not before it runs;
+// an unwatched call's latency never reaches the policy (its decision is settled when the latency
+// would have arrived) and it pays no observation cost. ReplayOutcome::observed counts the watched
+// calls. With f = 0 and no rule every call is watched and nothing changes, bit for bit.
 #include <cstdint>
 #include <type_traits>
 
@@ -48,6 +56,7 @@
 #include "ncclbot/core/sweep_view.hpp"
 #include "ncclbot/policy/auto_policy.hpp"
 #include "ncclbot/policy/policy_context.hpp"
+#include "ncclbot/policy/watch_rule.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "ncclbot/replay/loss.hpp"
 
@@ -64,17 +73,19 @@ inline constexpr uint64_t kPendingWithoutFeedback = uint64_t(kMaxReplayDelay) + 
 
 struct ReplayTask {
   SweepView sweep;
-  int context = 0;            // index into the sweep
-  uint64_t seed = 0;          // Philox key
-  uint64_t stream_id = 0;     // Philox subsequence (replay/stream_id.hpp)
-  int horizon = 0;            // T >= 1
-  int fixed_slot = -1;        // a frozen decision for supervised selectors, else -1
-  int delay = 0;              // D >= 0: calls decided before a latency arrives (above)
-  int window = 1;             // W >= 1: calls decided together (above); W - 1 + D <= kMaxReplayDelay
-  int policy_start = 0;       // S >= 0: calls before it play NCCL's own pick (above)
-  double call_cost_us = 0.0;  // the policy's own cost per call (>= 0), paid on every call
-  bool slots_only = false;    // the policy sees only the arms at NCCL's own knobs (PolicySpec)
-  SelectAids aids;            // engine-side caches the policy may read (CPU engine only), none by default
+  int context = 0;                // index into the sweep
+  uint64_t seed = 0;              // Philox key
+  uint64_t stream_id = 0;         // Philox subsequence (replay/stream_id.hpp)
+  int horizon = 0;                // T >= 1
+  int fixed_slot = -1;            // a frozen decision for supervised selectors, else -1
+  int delay = 0;                  // D >= 0: calls decided before a latency arrives (above)
+  int window = 1;                 // W >= 1: calls decided together (above); W - 1 + D <= kMaxReplayDelay
+  int policy_start = 0;           // S >= 0: calls before it play NCCL's own pick (above)
+  double call_cost_us = 0.0;      // the policy's own cost per call (>= 0), paid on every call
+  double observation_cost = 0.0;  // f >= 0: what watching a call adds, relative to its latency (above)
+  WatchRule watch{};              // which calls are watched (above); by default every one
+  bool slots_only = false;        // the policy sees only the arms at NCCL's own knobs (PolicySpec)
+  SelectAids aids;                // engine-side caches the policy may read (CPU engine only), none by default
 };
 
 // What first_use[] holds for an algorithm the replay never played (or for every algorithm of a
@@ -85,6 +96,7 @@ struct ReplayOutcome {
   double online_loss = 0.0;  // without the communicator's first-use charges (replay/first_use.hpp)
   double final_loss = 0.0;
   int final_slot = -1;
+  uint32_t observed = 0;          // the calls watched (above)
   uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
 };
 
@@ -206,6 +218,11 @@ struct ReplayCursorT {
   uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
   ArmMaskT<N> mask{};
   uint16_t plays[N];
+  // Watching: the calls watched so far, and with a watch rule each arm's watched calls (saturating).
+  uint32_t observed = 0;
+  uint16_t seen[N];
+  // What the delayed ring holds for a call that was not watched: no latency (samples are > 0).
+  static constexpr float kUnwatched = -1.0f;
 
   NCCLBOT_HD uint32_t sample_word(uint32_t t, Philox4x32& cache) const {
     if ((t & 3) == 0) cache = philox4x32_10(Philox4x32{{t >> 2, 0u, id_lo, id_hi}}, seed_lo, seed_hi);
@@ -237,6 +254,9 @@ struct ReplayCursorT {
       }
     }
     loss_sum = 0.0;
+    observed = 0;
+    if (!watches_every_call(task.watch))
+      for (int s = 0; s < N; ++s) seen[s] = 0;
     cost_loss = task.call_cost_us / v.mean(task.context, best_slot(v, task.context));
     dynamic = v.dynamic();
     if (dynamic) {
@@ -274,7 +294,7 @@ struct ReplayCursorT {
     const int end = feedback_end(task, t);
     while (t - pending_count < end) {
       const int slot = pending[pending_head];
-      policy.update(slot, double(pending_x[pending_head]));
+      if (pending_x[pending_head] != kUnwatched) policy.update(slot, double(pending_x[pending_head]));
       if (t - pending_count >= task.policy_start) {  // a policy decision, not NCCL's before the start
         --in_flight.count[slot];
         --in_flight.total;
@@ -299,6 +319,14 @@ struct ReplayCursorT {
     return float(double(x) * factor);
   }
 
+  // Whether call t on `slot` is watched under the task's rule, counting it for the arm if so.
+  NCCLBOT_HD bool watch_slot(const ReplayTask& task, int slot, int t) {
+    const uint32_t n = seen[slot];
+    if (!watch_call(task.watch, n, task.seed, task.stream_id, uint32_t(t))) return false;
+    if (n < 0xffffu) seen[slot] = uint16_t(n + 1);
+    return true;
+  }
+
   template <typename Policy, typename Observer>
   NCCLBOT_HD void step(Policy& policy, const ReplayTask& task, int t, Observer& observe) {
     if (dynamic && uint32_t(t) == next_shift) shift_levels(task);
@@ -315,6 +343,11 @@ struct ReplayCursorT {
     float x = times[slot * samples + int(r)];
     double call_loss = loss[slot];
     if (dynamic) x = observe_dynamic(t, slot, x, call_loss);
+    const bool watched = watches_every_call(task.watch) || watch_slot(task, slot, t);
+    if (watched) {
+      ++observed;
+      if (task.observation_cost != 0.0) call_loss += task.observation_cost * (call_loss + 1.0);
+    }
     observe(t, slot, x);
     // An observer with loss() is told each call's loss as it enters the sum (horizon_curve.hpp).
     if constexpr (requires { observe.loss(t, 0.0); }) observe.loss(t, call_loss + cost_loss);
@@ -322,12 +355,14 @@ struct ReplayCursorT {
       int at = pending_head + pending_count;
       at = at >= kRing ? at - kRing : at;
       pending[at] = ArmIndexT<N>(slot);
-      pending_x[at] = x;
+      pending_x[at] = watched ? x : kUnwatched;
       ++pending_count;
       if (t >= task.policy_start) {
         ++in_flight.count[slot];
         ++in_flight.total;
       }
+    } else if (!watched) {
+      // Nothing reaches the policy.
     } else if constexpr (requires { policy.update_log(slot, 0.0); }) {
       // The observation is the drawn sample itself (no dynamics): its log may come precomputed.
       if (task.aids.sample_logs && !dynamic)
@@ -347,6 +382,7 @@ struct ReplayCursorT {
     out.online_loss = task.horizon > 0 ? loss_sum / double(task.horizon) : 0.0;
     out.final_slot = policy.commit(final_rng);
     out.final_loss = out.final_slot >= 0 ? loss[out.final_slot] : 0.0;
+    out.observed = observed;
     for (int a = 0; a < kNumAlgos; ++a) out.first_use[a] = first_use[a];
     return out;
   }

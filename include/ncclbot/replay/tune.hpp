@@ -5,6 +5,7 @@
 // configs are scored on the tune contexts leave-one-out (an honest estimate, not their training
 // fit) and fit once on all tune contexts for the score contexts.
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
 
@@ -50,6 +52,8 @@ struct TuneRequest {
   int policy_start = 0;  // calls of NCCL's own pick first (replay/replay.hpp)
   // Every config pays the plugin's measured per-call cost (replay/deployed_cost.hpp).
   bool charge_call_costs = false;
+  // What watching a call costs as deployed (replay/observation_cost.hpp); nullopt charges nothing.
+  std::optional<ObservationCharge> observation;
   ReplayProgress* progress = nullptr;  // told of every finished unit of both jobs, if set
   int threads = 1;
   ReplayBackend backend = ReplayBackend::kCpu;  // already resolved: kCpu or kCuda (backend.hpp)

@@ -62,7 +62,8 @@ ShardUnits job_shard_units(const ReplayJob& job, ShardSpec shard);
 struct ReplaySlice {
   ShardUnits units;
   std::vector<double> online, final_loss;
-  int seeds_kept = 0;  // job.seeds with keep_per_seed, else 0
+  std::vector<double> watched;  // the fraction of calls watched, per unit
+  int seeds_kept = 0;           // job.seeds with keep_per_seed, else 0
   std::vector<double> online_per_seed, final_per_seed;
 };
 
