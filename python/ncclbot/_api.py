@@ -31,7 +31,8 @@ def sweep_like(function: str, name: str, value: Any) -> None:
 REPLAY_KINDS = dict(
     sweep=sweep_like, policies=kinds.list_of(kinds.text, single_allowed=True), seeds=kinds.whole,
     horizon=kinds.whole, seed=kinds.whole, delay=kinds.whole, window=kinds.whole, policy_start=kinds.whole,
-    as_deployed=kinds.text, threads=kinds.whole, backend=kinds.text, nodes=kinds.list_of(kinds.whole),
+    as_deployed=kinds.text, nccl_version=kinds.text, observation_cost=kinds.real, threads=kinds.whole,
+    backend=kinds.text, nodes=kinds.list_of(kinds.whole),
     collectives=kinds.list_of(kinds.text), progress=kinds.flag,
 )
 TUNE_KINDS = dict(REPLAY_KINDS, tune_nodes=kinds.list_of(kinds.whole), score_nodes=kinds.list_of(kinds.whole),
@@ -71,6 +72,8 @@ def replay(
     window: Optional[int] = None,
     policy_start: Optional[int] = None,
     as_deployed: Optional[str] = None,
+    nccl_version: Optional[str] = None,
+    observation_cost: Optional[float] = None,
     threads: Optional[int] = None,
     backend: Optional[str] = None,
     nodes: Optional[Sequence[int]] = None,
@@ -84,16 +87,18 @@ def replay(
     import pandas as pd
 
     doc = replay_json(sweep, policies, seeds, horizon, progress, seed=seed, delay=delay, window=window,
-                      policy_start=policy_start, as_deployed=as_deployed,
-                      threads=threads, backend=backend, nodes=nodes, collectives=collectives)
+                      policy_start=policy_start, as_deployed=as_deployed, nccl_version=nccl_version,
+                      observation_cost=observation_cost, threads=threads, backend=backend, nodes=nodes,
+                      collectives=collectives)
     rows = []
     for config in doc["configs"]:
         row: dict[str, Any] = {"policy": config["policy"]}
         for phase in ("online", "final"):
             for metric in METRICS:
                 row[f"{phase}_{metric}"] = config[phase][metric]
-        if "call_cost_us" in config:
-            row["call_cost_us"] = config["call_cost_us"]
+        for extra in ("call_cost_us", "watched"):  # as deployed; a watch rule's fraction of calls watched
+            if extra in config:
+                row[extra] = config[extra]
         rows.append(row)
     df = pd.DataFrame(rows)
     df.attrs.update({k: v for k, v in doc.items() if k != "configs"})
@@ -141,6 +146,8 @@ def tune(
     window: Optional[int] = None,
     policy_start: Optional[int] = None,
     as_deployed: Optional[str] = None,
+    nccl_version: Optional[str] = None,
+    observation_cost: Optional[float] = None,
     threads: Optional[int] = None,
     backend: Optional[str] = None,
     progress: Optional[bool] = None,
@@ -149,8 +156,8 @@ def tune(
     score contexts. Returns the CLI's JSON document."""
     options = dict(tune_nodes=tune_nodes, score_nodes=score_nodes, collectives=collectives,
                    objective=objective, seeds=seeds, seed=seed, horizon=horizon, delay=delay,
-                   window=window, policy_start=policy_start, as_deployed=as_deployed, threads=threads,
-                   backend=backend)
+                   window=window, policy_start=policy_start, as_deployed=as_deployed,
+                   nccl_version=nccl_version, observation_cost=observation_cost, threads=threads, backend=backend)
     args = ["tune", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
     return run_json(args + option_words(options), progress=progress)
 

@@ -45,6 +45,17 @@ def test_the_leader_schedule_equals_the_cli(run_cli, sweep_file):
     assert got["policy_start"] == 12
 
 
+def test_the_cost_of_watching_and_a_watch_rule_equal_the_cli(run_cli, sweep_file):
+    policies = ["ucb1:c=0.1,n0=4", "ucb1:c=0.1,n0=4@watch:full=2,floor=0.1"]
+    args = ["--seeds", "2", "--horizon", "300", "--as-deployed", "local", "--observation-cost", "0.05"]
+    want = run_cli.json("replay", "--sweep", sweep_file, *sum((["--policy", p] for p in policies), []), *args)
+    got = ncclbot.replay_json(sweep_file, policies, seeds=2, horizon=300, as_deployed="local",
+                              observation_cost=0.05)
+    assert got == want and "observation" in got
+    df = ncclbot.replay(sweep_file, policies, seeds=2, horizon=300, as_deployed="local", observation_cost=0.05)
+    assert math.isnan(df["watched"][0]) and df["watched"][1] == want["configs"][1]["watched"] < 1
+
+
 def test_the_thread_count_does_not_change_a_replay(sweep_file):
     one = ncclbot.replay_json(sweep_file, POLICIES, seeds=2, horizon=60, threads=1)
     two = ncclbot.replay_json(sweep_file, POLICIES, seeds=2, horizon=60, threads=2)
