@@ -218,7 +218,9 @@ struct ReplayCursorT {
   uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
   ArmMaskT<N> mask{};
   uint16_t plays[N];
-  // Watching: the calls watched so far, and with a watch rule each arm's watched calls (saturating).
+  // Watching, with a watch rule only (without one every call is watched): the calls watched so far
+  // and each arm's watched calls (saturating).
+  bool watch_rule = false;
   uint32_t observed = 0;
   uint16_t seen[N];
   // What the delayed ring holds for a call that was not watched: no latency (samples are > 0).
@@ -255,7 +257,8 @@ struct ReplayCursorT {
     }
     loss_sum = 0.0;
     observed = 0;
-    if (!watches_every_call(task.watch))
+    watch_rule = !watches_every_call(task.watch);
+    if (watch_rule)
       for (int s = 0; s < N; ++s) seen[s] = 0;
     cost_loss = task.call_cost_us / v.mean(task.context, best_slot(v, task.context));
     dynamic = v.dynamic();
@@ -319,11 +322,12 @@ struct ReplayCursorT {
     return float(double(x) * factor);
   }
 
-  // Whether call t on `slot` is watched under the task's rule, counting it for the arm if so.
+  // Whether call t on `slot` is watched under the task's rule, counting it if so.
   NCCLBOT_HD bool watch_slot(const ReplayTask& task, int slot, int t) {
     const uint32_t n = seen[slot];
     if (!watch_call(task.watch, n, task.seed, task.stream_id, uint32_t(t))) return false;
     if (n < 0xffffu) seen[slot] = uint16_t(n + 1);
+    ++observed;
     return true;
   }
 
@@ -343,11 +347,8 @@ struct ReplayCursorT {
     float x = times[slot * samples + int(r)];
     double call_loss = loss[slot];
     if (dynamic) x = observe_dynamic(t, slot, x, call_loss);
-    const bool watched = watches_every_call(task.watch) || watch_slot(task, slot, t);
-    if (watched) {
-      ++observed;
-      if (task.observation_cost != 0.0) call_loss += task.observation_cost * (call_loss + 1.0);
-    }
+    const bool watched = !watch_rule || watch_slot(task, slot, t);
+    if (watched && task.observation_cost != 0.0) call_loss += task.observation_cost * (call_loss + 1.0);
     observe(t, slot, x);
     // An observer with loss() is told each call's loss as it enters the sum (horizon_curve.hpp).
     if constexpr (requires { observe.loss(t, 0.0); }) observe.loss(t, call_loss + cost_loss);
@@ -382,7 +383,7 @@ struct ReplayCursorT {
     out.online_loss = task.horizon > 0 ? loss_sum / double(task.horizon) : 0.0;
     out.final_slot = policy.commit(final_rng);
     out.final_loss = out.final_slot >= 0 ? loss[out.final_slot] : 0.0;
-    out.observed = observed;
+    out.observed = watch_rule ? observed : uint32_t(task.horizon);
     for (int a = 0; a < kNumAlgos; ++a) out.first_use[a] = first_use[a];
     return out;
   }
