@@ -97,6 +97,9 @@ void plan_arm(Plan& plan, const model::Topology& t, int n, Collective c, int slo
   const std::string arm_id = "n" + std::to_string(n) + "-" + collective_key(c) + "-" +
                              lower(algo_name(slot_algo(slot))) + "-" + lower(proto_name(slot_proto(slot)));
   const double seconds = predicted_seconds(t, c, slot, sizes, o);  // the model has no knob terms
+  std::vector<double> call_us;
+  for (uint64_t b : sizes)
+    call_us.push_back(double(model::arm_time_us(t, c, slot_algo(slot), slot_proto(slot), b)));
   for (uint64_t chunk : o.chunk_bytes) {
     if (chunk > 0 && (why = why_chunk_left_out(c, slot, chunk))) {
       plan.left_out.push_back({n, c, slot, chunk, *why});
@@ -104,7 +107,7 @@ void plan_arm(Plan& plan, const model::Topology& t, int n, Collective c, int slo
     }
     for (int channels : o.channels) {
       const KnobPoint knobs{channels, chunk};
-      plan.runs.push_back({arm_id + knob_id_suffix(knobs), n, c, slot, knobs, sizes, seconds});
+      plan.runs.push_back({arm_id + knob_id_suffix(knobs), n, c, slot, knobs, sizes, seconds, call_us});
     }
   }
 }
@@ -195,6 +198,41 @@ Plan make_plan(const sim::FabricPreset& f, const PlanOptions& o) {
   }
   if (plan.runs.empty()) throw UsageError("the plan has no run: every arm or size was left out (see above)");
   return plan;
+}
+
+Cost sweep_cost_of(const Plan& plan, int nodes) {
+  const PlanOptions& o = plan.options;
+  const double rounds = 1.0 + o.warmup + o.iters;
+  Cost c;
+  std::vector<int> node_counts;
+  for (const PlannedRun& r : plan.runs)
+    if ((nodes == 0 || r.nodes == nodes) &&
+        std::find(node_counts.begin(), node_counts.end(), r.nodes) == node_counts.end())
+      node_counts.push_back(r.nodes);
+  for (int n : node_counts) {
+    double seconds = o.startup_s;  // one launch and one communicator for every arm of this node count
+    for (Collective coll : o.collectives) {
+      std::vector<double> fastest;  // per size: NCCL's own call, priced as the fastest planned arm's
+      for (const PlannedRun& r : plan.runs) {
+        if (r.nodes != n || r.collective != coll) continue;
+        if (r.knobs.chunk_bytes > 0) {  // no per-call chunk size: still an nccl-tests run
+          ++c.runs;
+          c.seconds += r.seconds;
+          c.gpu_hours += r.seconds * r.nodes * plan.gpus_per_node / 3600.0;
+          continue;
+        }
+        if (fastest.empty()) fastest = r.call_us;
+        for (size_t i = 0; i < r.call_us.size(); ++i) {
+          seconds += rounds * r.call_us[i] * 1e-6;
+          fastest[i] = std::min(fastest[i], r.call_us[i]);
+        }
+      }
+      for (double us : fastest) seconds += rounds * us * 1e-6;
+    }
+    c.seconds += seconds;
+    c.gpu_hours += seconds * n * plan.gpus_per_node / 3600.0;
+  }
+  return c;
 }
 
 Cost cost_of(const Plan& plan, int nodes) {

@@ -141,23 +141,29 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
     by_nodes.push_back({{"nodes", n}, {"runs", c.runs}, {"seconds", c.seconds}, {"gpu_hours", c.gpu_hours}});
   }
   const campaign::Cost total = campaign::cost_of(plan, 0);
-  return {{"out", out},
-          {"fabric", plan.fabric},
-          {"gpus_per_node", plan.gpus_per_node},
-          {"min_bytes", o.min_bytes},
-          {"max_bytes", o.max_bytes},
-          {"step_factor", o.step_factor},
-          {"iters", o.iters},
-          {"warmup", o.warmup},
-          {"launcher", std::string(campaign::launcher_name(o.launcher))},
-          {"channels", o.channels},
-          {"chunk_bytes", o.chunk_bytes},
-          {"startup_s", o.startup_s},
-          {"runs", std::move(runs)},
-          {"left_out", std::move(left)},
-          {"cost",
-           {{"by_nodes", std::move(by_nodes)},
-            {"total", {{"runs", total.runs}, {"seconds", total.seconds}, {"gpu_hours", total.gpu_hours}}}}}};
+  const campaign::Cost sweep = campaign::sweep_cost_of(plan, 0);
+  return {
+      {"out", out},
+      {"fabric", plan.fabric},
+      {"gpus_per_node", plan.gpus_per_node},
+      {"min_bytes", o.min_bytes},
+      {"max_bytes", o.max_bytes},
+      {"step_factor", o.step_factor},
+      {"iters", o.iters},
+      {"warmup", o.warmup},
+      {"launcher", std::string(campaign::launcher_name(o.launcher))},
+      {"channels", o.channels},
+      {"chunk_bytes", o.chunk_bytes},
+      {"startup_s", o.startup_s},
+      {"runs", std::move(runs)},
+      {"left_out", std::move(left)},
+      {"cost",
+       {{"by_nodes", std::move(by_nodes)},
+        {"total", {{"runs", total.runs}, {"seconds", total.seconds}, {"gpu_hours", total.gpu_hours}}},
+        // The same arms timed by ncclbot-sweep where NCCL >= 2.31 (campaign/plan.hpp sweep_cost_of);
+        // `nccl_tests_runs`: the runs with a chunk size, which it cannot set, still run by nccl-tests.
+        {"ncclbot_sweep",
+         {{"seconds", sweep.seconds}, {"gpu_hours", sweep.gpu_hours}, {"nccl_tests_runs", sweep.runs}}}}}};
 }
 
 void print_plan(const nlohmann::json& j, std::ostream& os) {
@@ -187,6 +193,13 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
   std::snprintf(line, sizeof line, "  %6s %6zu %10s %10.2f\n", "total", t["runs"].get<size_t>(),
                 hours(t["seconds"].get<double>()).c_str(), t["gpu_hours"].get<double>());
   os << line;
+  const auto& s = j["cost"]["ncclbot_sweep"];
+  os << "with ncclbot-sweep (NCCL >= 2.31: every arm of a node count in one launch, call by call): "
+     << hours(s["seconds"].get<double>()) << " h wall, " << hours(s["gpu_hours"].get<double>() * 3600.0)
+     << " GPU-hours";
+  if (s["nccl_tests_runs"].get<size_t>() > 0)
+    os << " (" << s["nccl_tests_runs"].get<size_t>() << " runs with a chunk size still by nccl-tests)";
+  os << "\n";
 }
 
 int status(const std::string& dir, bool json) {

@@ -156,3 +156,37 @@ TEST(Plan, RejectsWhatCannotBeRun) {
   o.nodes = {};
   EXPECT_THROW(make_plan(sim::load_fabric("h100-ib-a"), o), UsageError);
 }
+
+// The same campaign by ncclbot-sweep: one launch per node count, each arm's call and NCCL's own once
+// per round for 1 + warmup + iters rounds. With one arm per (nodes, collective) NCCL's own is priced
+// as that arm, and with step factor 2 nccl-tests' warm-up covers exactly the run's sizes, so from the
+// nccl-tests run's own time (start-up + (warmup + 2 (iters + 2)) x S, S the model's time of one call
+// at every size): sweep = start-up + 2 (1 + warmup + iters) x S.
+TEST(Plan, ItsCostWithNcclbotSweepFollowsFromTheNcclTestsRuns) {
+  PlanOptions o = small_plan();
+  o.nodes = {2};
+  o.collectives = {Collective::kAllReduce};
+  o.step_factor = 2;
+  o.arms = {arm_slot(Algo::kRing, Proto::kSimple)};
+  const Plan p = make_plan(sim::load_fabric("h100-ib-a"), o);
+  ASSERT_EQ(p.runs.size(), 1u);
+  const double S = (p.runs[0].seconds - o.startup_s) / (o.warmup + 2.0 * (o.iters + 2));
+  const Cost sweep = sweep_cost_of(p, 0);
+  EXPECT_NEAR(sweep.seconds, o.startup_s + 2.0 * (1 + o.warmup + o.iters) * S, 1e-9);
+  EXPECT_NEAR(sweep.gpu_hours, sweep.seconds * 2 * 8 / 3600.0, 1e-12);
+  EXPECT_EQ(sweep.runs, 0u);
+  // Two node counts: one launch each, so the start-up twice; a node count filters.
+  o.nodes = {2, 4};
+  const Plan two = make_plan(sim::load_fabric("h100-ib-a"), o);
+  EXPECT_NEAR(sweep_cost_of(two, 0).seconds, sweep_cost_of(two, 2).seconds + sweep_cost_of(two, 4).seconds,
+              1e-9);
+  EXPECT_NEAR(sweep_cost_of(two, 2).seconds, sweep.seconds, 1e-9);
+  // A chunk size it cannot set: those runs stay nccl-tests runs, counted at their own time.
+  o.nodes = {2};
+  o.chunk_bytes = {0, 131072};
+  const Plan chunks = make_plan(sim::load_fabric("h100-ib-a"), o);
+  ASSERT_EQ(chunks.runs.size(), 2u);
+  const Cost c = sweep_cost_of(chunks, 0);
+  EXPECT_EQ(c.runs, 1u);
+  EXPECT_NEAR(c.seconds, sweep.seconds + chunks.runs[1].seconds, 1e-9);
+}
