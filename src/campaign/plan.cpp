@@ -29,13 +29,13 @@ bool prints_as_itself(Collective c, uint64_t bytes, int ranks) {
 
 // nccl-tests' time per run: a warm-up of `warmup` calls at every power-of-two size from -b to -e,
 // then per size and placement one synchronising call, `iters` timed calls and one data check.
+// `call_us`: the model's time of one call at each of `sizes`.
 double predicted_seconds(const model::Topology& t, Collective c, int slot, const std::vector<uint64_t>& sizes,
-                         const PlanOptions& o) {
+                         const std::vector<double>& call_us, const PlanOptions& o) {
   double us = 0.0;
   for (uint64_t b = sizes.front(); b <= sizes.back(); b *= 2)
     us += o.warmup * double(model::arm_time_us(t, c, slot_algo(slot), slot_proto(slot), b));
-  for (uint64_t b : sizes)
-    us += 2.0 * (o.iters + 2) * double(model::arm_time_us(t, c, slot_algo(slot), slot_proto(slot), b));
+  for (double call : call_us) us += 2.0 * (o.iters + 2) * call;
   return us * 1e-6 + o.startup_s;
 }
 
@@ -96,10 +96,10 @@ void plan_arm(Plan& plan, const model::Topology& t, int n, Collective c, int slo
   }
   const std::string arm_id = "n" + std::to_string(n) + "-" + collective_key(c) + "-" +
                              lower(algo_name(slot_algo(slot))) + "-" + lower(proto_name(slot_proto(slot)));
-  const double seconds = predicted_seconds(t, c, slot, sizes, o);  // the model has no knob terms
-  std::vector<double> call_us;
+  std::vector<double> call_us;  // the model has no knob terms
   for (uint64_t b : sizes)
     call_us.push_back(double(model::arm_time_us(t, c, slot_algo(slot), slot_proto(slot), b)));
+  const double seconds = predicted_seconds(t, c, slot, sizes, call_us, o);
   for (uint64_t chunk : o.chunk_bytes) {
     if (chunk > 0 && (why = why_chunk_left_out(c, slot, chunk))) {
       plan.left_out.push_back({n, c, slot, chunk, *why});

@@ -49,9 +49,10 @@ std::optional<ObservationCharge> FeedbackOptions::observation_charge() const {
   if (!nccl_version.empty()) charge.nccl = nccl_minor_version(nccl_version, "--nccl-version");
   if (!observation_cost.empty()) {
     const auto f = parse_double(observation_cost);
-    if (!f || !std::isfinite(*f) || *f < 0.0 || *f > 10.0)
-      throw UsageError("--observation-cost: '" + observation_cost +
-                       "' must be a number in [0, 10] (the fraction of a watched call's latency added)");
+    if (!f || !std::isfinite(*f) || *f < 0.0 || *f > kMaxObservationCost)
+      throw UsageError("--observation-cost: '" + observation_cost + "' must be a number in [0, " +
+                       format_double(kMaxObservationCost) +
+                       "] (the fraction of a watched call's latency added)");
     charge.flat = *f;
   }
   return charge;

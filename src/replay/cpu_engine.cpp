@@ -112,6 +112,11 @@ void check_replay_job(const ReplayJob& job) {
     if (c < 0 || c >= job.sweep->num_contexts()) throw UsageError("replay: context index out of range");
 }
 
+double observation_cost_of(const ReplayJob& job, size_t config, int context) {
+  if (job.observation_cost.empty() || !policy_watches(job.configs[config].config.kind)) return 0.0;
+  return job.observation_cost[size_t(context)];
+}
+
 ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uint64_t stream_id) {
   ReplayTask task;
   task.sweep = job.sweep->arm_view();
@@ -123,8 +128,7 @@ ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uin
   task.policy_start = job.policy_start;
   task.call_cost_us = job.call_cost_us.empty() ? 0.0 : job.call_cost_us[config];
   const PolicySpec& spec = job.configs[config];
-  if (!job.observation_cost.empty() && policy_watches(spec.config.kind))
-    task.observation_cost = job.observation_cost[size_t(task.context)];
+  task.observation_cost = observation_cost_of(job, config, task.context);
   if (spec.watch) task.watch = *spec.watch;
   task.slots_only = spec.slots_only;
   if (config < job.fixed_slots.size() && !job.fixed_slots[config].empty())

@@ -42,12 +42,11 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
     }
   }
 
-  // What watching costs, per (config, job context): the task's observation_cost (replay_task_of).
+  // What watching costs, per (config, job context), as replay_task_of gives the CPU engine's tasks.
   out.observation_cost.clear();
   if (!job.observation_cost.empty())
     for (size_t cfg = 0; cfg < n_cfg; ++cfg)
-      for (size_t i = 0; i < job.contexts.size(); ++i)
-        out.observation_cost.push_back(replay_task_of(job, cfg, i, 0).observation_cost);
+      for (int c : job.contexts) out.observation_cost.push_back(observation_cost_of(job, cfg, c));
 
   DeviceReplayRequest& q = out.request;
   q.sweep = sweep.view();

@@ -25,15 +25,14 @@ const std::vector<MeasuredCallCost>& compiled_call_costs() {
 std::vector<MeasuredCallCost> parse_call_costs(std::string_view text, const std::string& path) {
   std::vector<MeasuredCallCost> out;
   for_each_data_row(
-      text, "policy,ns_per_call", path, [&](long line_no, const std::vector<std::string_view>& f) {
+      text, "policy,ns_per_call", path,
+      [&](long line_no, std::string_view line, const std::vector<std::string_view>& f) {
         const std::string policy(f[0]);
         const std::optional<double> ns = f.size() == 2 ? parse_double(f[1]) : std::nullopt;
-        if (policy.empty() || !ns || !std::isfinite(*ns) || *ns <= 0) {
-          std::string line(f[0]);
-          for (size_t i = 1; i < f.size(); ++i) line += "," + std::string(f[i]);
-          throw InputError(path, line_no,
-                           "expected 'POLICY,NANOSECONDS' with a positive number, not '" + line + "'");
-        }
+        if (policy.empty() || !ns || !std::isfinite(*ns) || *ns <= 0)
+          throw InputError(
+              path, line_no,
+              "expected 'POLICY,NANOSECONDS' with a positive number, not '" + std::string(line) + "'");
         if (policy != "table" && !policy_kind_named(policy))
           throw InputError(path, line_no, "'" + policy + "' is neither a registered policy nor 'table'");
         for (const MeasuredCallCost& m : out)

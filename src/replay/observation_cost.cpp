@@ -12,19 +12,19 @@
 namespace ncclbot {
 namespace {
 
+bool all_digits(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
 // MAJOR.MINOR when `text` is exactly two dot-separated runs of digits, else empty.
 std::string exact_minor_version(std::string_view text) {
   const size_t dot = text.find('.');
-  if (dot == 0 || dot == std::string_view::npos || dot + 1 == text.size()) return "";
-  for (size_t i = 0; i < text.size(); ++i)
-    if (i != dot && !std::isdigit(static_cast<unsigned char>(text[i]))) return "";
+  if (dot == std::string_view::npos || !all_digits(text.substr(0, dot)) || !all_digits(text.substr(dot + 1)))
+    return "";
   return std::string(text);
-}
-
-std::string row_text(const std::vector<std::string_view>& f) {
-  std::string line;
-  for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + std::string(f[i]);
-  return line;
 }
 
 }  // namespace
@@ -32,9 +32,9 @@ std::string row_text(const std::vector<std::string_view>& f) {
 std::vector<ObservationCostRow> parse_observation_costs(std::string_view text, const std::string& path) {
   std::vector<ObservationCostRow> out;
   for_each_data_row(text, "nccl,collective,min_bytes,max_bytes,busbw_loss", path,
-                    [&](long line_no, const std::vector<std::string_view>& f) {
+                    [&](long line_no, std::string_view line, const std::vector<std::string_view>& f) {
                       const auto bad = [&](const std::string& why) {
-                        throw InputError(path, line_no, why + " in '" + row_text(f) + "'");
+                        throw InputError(path, line_no, why + " in '" + std::string(line) + "'");
                       };
                       if (f.size() != 5) bad("expected NCCL,COLLECTIVE,MIN_BYTES,MAX_BYTES,BUSBW_LOSS");
                       ObservationCostRow r;
@@ -71,7 +71,7 @@ std::string nccl_minor_version(std::string_view text, std::string_view option) {
   std::string minor = exact_minor_version(v.substr(0, second_dot));
   if (second_dot != std::string_view::npos) {  // MAJOR.MINOR.PATCH: the patch must be digits too
     const std::string_view patch = v.substr(second_dot + 1);
-    if (patch.empty() || !exact_minor_version("0." + std::string(patch)).size()) minor.clear();
+    if (!all_digits(patch)) minor.clear();
   }
   if (minor.empty())
     throw UsageError(std::string(option) + ": '" + std::string(text) +
@@ -103,7 +103,6 @@ double observation_cost_fraction(std::string_view nccl, const Context& c) {
 }
 
 std::vector<double> observation_costs(const Sweep& sweep, const ObservationCharge& charge) {
-  if (charge.off || (charge.flat && *charge.flat == 0.0)) return {};
   std::vector<double> f(size_t(sweep.num_contexts()), 0.0);
   bool any = false;
   for (int c = 0; c < sweep.num_contexts(); ++c) {
@@ -115,7 +114,6 @@ std::vector<double> observation_costs(const Sweep& sweep, const ObservationCharg
 }
 
 std::string describe_observation_charge(const ObservationCharge& charge) {
-  if (charge.off) return "no cost of watching charged";
   if (charge.flat)
     return "every watched call costs " + format_double(*charge.flat) +
            " of its own latency more (set by hand)";

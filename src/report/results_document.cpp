@@ -85,9 +85,8 @@ json results_study_json(const PreparedStudy& study, const std::string& backend) 
           {"window", s.window},
           {"policy_start", s.policy_start},
           {"as_deployed", s.as_deployed ? json(std::string(deployment_name(*s.as_deployed))) : json()},
-          {"observation", s.as_deployed ? json(describe_observation_charge(
-                                              ObservationCharge{s.nccl_version, s.observation_cost}))
-                                        : json()},
+          {"observation",
+           s.observation_charge() ? json(describe_observation_charge(*s.observation_charge())) : json()},
           {"curve_horizons", curve_h},
           {"loss_vs_horizon",
            {{"horizons", s.loss_vs_horizon},

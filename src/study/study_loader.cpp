@@ -149,7 +149,7 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
     }
   }
   if (auto* n = r.find(t, "observation_cost"))
-    s.observation_cost = r.number(*n, "study.observation_cost", 0.0, 10.0);
+    s.observation_cost = r.number(*n, "study.observation_cost", 0.0, kMaxObservationCost);
   if (auto* n = r.find(t, "curve_horizons")) {
     for (const auto& item : r.array(*n, "study.curve_horizons"))
       s.curve_horizons.push_back(int(r.integer(item, "study.curve_horizons item", 1, s.horizon)));
@@ -577,7 +577,7 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (auto* n = r.find(t, "delay")) v.delay = int(r.integer(*n, "variant.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment_text(r, *n, "variant.as_deployed");
   if (auto* n = r.find(t, "observation_cost"))
-    v.observation_cost = r.number(*n, "variant.observation_cost", 0.0, 10.0);
+    v.observation_cost = r.number(*n, "variant.observation_cost", 0.0, kMaxObservationCost);
   if (!v.noise_scale && !v.observation && !v.drift && !v.shift_arm_size && !v.first_use && !v.warmup &&
       !v.delay && !v.as_deployed && !v.observation_cost)
     r.fail(t, "variant '" + v.name +

@@ -189,6 +189,11 @@ struct StudySpec {
   // values for `nccl_version` (MAJOR.MINOR), or `observation_cost` for every call when given.
   std::string nccl_version = std::string(kDefaultNcclVersion);
   std::optional<double> observation_cost;
+  // What the study charges for watching: nothing unless scored as deployed.
+  std::optional<ObservationCharge> observation_charge() const {
+    if (!as_deployed) return std::nullopt;
+    return ObservationCharge{nccl_version, observation_cost};
+  }
   std::vector<int> curve_horizons;  // horizons of the online-loss-vs-horizon curve (ends at horizon)
   // Loss vs horizon out to production lengths (replay/horizon_curve.hpp, docs/study.md "Loss vs
   // horizon"): each tuned config replayed once at the longest of these horizons on up to

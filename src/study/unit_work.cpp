@@ -19,7 +19,7 @@ ReplaySettings replay_settings(const StudySpec& s, const EngineOptions& engine) 
   rs.window = s.window;
   rs.policy_start = s.policy_start;
   rs.charge_call_costs = s.as_deployed.has_value();
-  if (s.as_deployed) rs.observation = ObservationCharge{s.nccl_version, s.observation_cost};
+  rs.observation = s.observation_charge();
   rs.backend = engine.backend;
   rs.threads = engine.threads;
   return rs;

@@ -161,7 +161,7 @@ TEST(ObservationCost, ASweepIsChargedPerContextAndAFlatChargeReplacesTheTable) {
   EXPECT_TRUE(observation_costs(s, charge).empty());
   charge.flat = 0.2;
   EXPECT_EQ(observation_costs(s, charge), (std::vector<double>{0.2, 0.2, 0.2}));
-  charge.off = true;
+  charge.flat = 0.0;  // nothing charged: no list at all
   EXPECT_TRUE(observation_costs(s, charge).empty());
 }
 

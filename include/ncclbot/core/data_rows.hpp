@@ -1,7 +1,7 @@
 #pragma once
 // The rows of a small comma-separated data table that the library compiles in (data/*.csv): lines
 // starting with # are comments and blank lines are skipped; the first other line must be `header`
-// exactly; every later line is split on commas and handed to `row(line_no, fields)`. A missing or
+// exactly; every later line is split on commas and handed to `row(line_no, line, fields)`. A missing or
 // different header is an InputError naming `path` and the line.
 #include <string>
 #include <string_view>
@@ -39,7 +39,7 @@ void for_each_data_row(std::string_view text, std::string_view header, const std
       if (comma == std::string_view::npos) break;
       from = comma + 1;
     }
-    row(line_no, fields);
+    row(line_no, line, fields);
   }
   if (!seen_header) throw InputError(path, 0, "no '" + std::string(header) + "' header");
 }

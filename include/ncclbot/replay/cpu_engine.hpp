@@ -77,6 +77,10 @@ void check_replay_job(const ReplayJob& job);
 
 struct ReplayTask;  // replay/replay.hpp
 
+// What watching a call of config `config` on sweep context `context` costs (ReplayTask::observation_cost):
+// job.observation_cost[context] when the config's policy watches, else 0.
+double observation_cost_of(const ReplayJob& job, size_t config, int context);
+
 // The replay of config `config` on job.contexts[index] (Philox subsequence `stream_id`), every field
 // from the job but the seed and the engine's aids.
 ReplayTask replay_task_of(const ReplayJob& job, size_t config, size_t index, uint64_t stream_id);

@@ -16,12 +16,14 @@
 
 #include "ncclbot/core/context.hpp"
 #include "ncclbot/core/sweep.hpp"
-#include "ncclbot/policy/policy.hpp"
 
 namespace ncclbot {
 
 // The NCCL version scoring as deployed assumes unless told: the current release.
 inline constexpr std::string_view kDefaultNcclVersion = "2.32";
+// The largest f a user may set (--observation-cost, a study's observation_cost): a watched call ten
+// times its own latency slower.
+inline constexpr double kMaxObservationCost = 10.0;
 
 // One row of data/observation_costs.csv: in NCCL `nccl` (MAJOR.MINOR), `collective` calls of
 // min_bytes..max_bytes (inclusive) lose busbw_loss of their bus bandwidth when watched.
@@ -52,11 +54,10 @@ bool observation_cost_measured(std::string_view nccl);
 double observation_cost_fraction(std::string_view nccl, const Context& c);
 
 // How a scoring run charges watching: the table's values for an NCCL version, or one fraction f for
-// every call (--observation-cost), or nothing.
+// every call (--observation-cost; 0 charges nothing).
 struct ObservationCharge {
   std::string nccl = std::string(kDefaultNcclVersion);  // MAJOR.MINOR
   std::optional<double> flat;                           // f for every call, replacing the table
-  bool off = false;                                     // charge nothing
 };
 
 // f per sweep context under `charge` (ReplayJob::observation_cost); empty when nothing is charged
