@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <stdexcept>
 
 #include "io/toml_reader.hpp"
 #include "ncclbot/campaign/knob_point.hpp"
@@ -16,8 +17,10 @@
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/nccl_version.hpp"
 #include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
+#include "ncclbot/io/nccl_tests/forced_list.hpp"
 #include "ncclbot/io/nccl_tests/log.hpp"
 #include "ncclbot/io/nccl_tests/manifest.hpp"
 #include "ncclbot/model/cost_model.hpp"
@@ -151,6 +154,16 @@ std::optional<std::string> knob_mismatch(const CampaignRun& run, const nccl_test
   return std::nullopt;
 }
 
+// The one name a forced value gives collective `c` ("Ring" from "Ring" or "AllReduce:Ring"); empty
+// when it names none or NCCL would refuse it.
+std::string forced_name(const std::string& value, Collective c) {
+  try {
+    return nccl_tests::list_for_collective(value, c).value_or("");
+  } catch (const std::invalid_argument&) {
+    return "";
+  }
+}
+
 }  // namespace
 
 bool is_campaign_dir(const std::string& dir) {
@@ -165,8 +178,13 @@ namespace {
 void read_campaign_head(const CampaignToml& r, const toml::table& head, Campaign& c) {
   r.only_keys(head, "[campaign]",
               {"version", "fabric", "gpus_per_node", "nodes", "collectives", "min_bytes", "max_bytes",
-               "step_factor", "iters", "warmup", "launcher", "channels", "chunk_bytes"});
+               "step_factor", "iters", "warmup", "launcher", "channels", "chunk_bytes", "nccl_version"});
   r.integer(head, "version", 1, 1);
+  if (head.contains("nccl_version")) {
+    c.nccl_version = exact_minor_version(r.string(head, "nccl_version"));
+    if (c.nccl_version.empty())
+      r.fail(r.key(head, "nccl_version"), "nccl_version is not MAJOR.MINOR, like 2.32");
+  }
   c.fabric = r.fabric(head);
   // Checked here, not when ingest loads it, so that --status refuses it too and both name this line.
   const std::vector<std::string> known = sim::fabric_names();
@@ -329,10 +347,12 @@ RunStatus run_status(const Campaign& campaign, const CampaignRun& run) {
     return failed(e.what());
   }
   const nccl_tests::Run& r = json.runs.front();
-  if (r.algo && parse_nccl_algo(r.algo->value) != std::optional<Algo>(slot_algo(run.slot)))
+  if (r.algo &&
+      parse_nccl_algo(forced_name(r.algo->value, run.collective)) != std::optional<Algo>(slot_algo(run.slot)))
     return failed("ran NCCL_ALGO=" + r.algo->value + ", planned " +
                   std::string(algo_name(slot_algo(run.slot))));
-  if (r.proto && parse_proto(r.proto->value) != std::optional<Proto>(slot_proto(run.slot)))
+  if (r.proto &&
+      parse_proto(forced_name(r.proto->value, run.collective)) != std::optional<Proto>(slot_proto(run.slot)))
     return failed("ran NCCL_PROTO=" + r.proto->value + ", planned " +
                   std::string(proto_name(slot_proto(run.slot))));
   if (auto why = knob_mismatch(run, r, text.runs.empty() ? nullptr : &text.runs.front())) return failed(*why);

@@ -85,6 +85,9 @@ std::string campaign_toml(const Plan& plan) {
   os << "]\nmin_bytes = " << o.min_bytes << "\nmax_bytes = " << o.max_bytes
      << "\nstep_factor = " << o.step_factor << "\niters = " << o.iters << "\nwarmup = " << o.warmup
      << "\nlauncher = " << quoted(std::string(launcher_name(o.launcher))) << "\n";
+  // Said from 2.31 on, where the runs force their arm per function, so that an earlier campaign's
+  // manifest stays what it was.
+  if (forces_per_function(o)) os << "nccl_version = " << quoted(o.nccl_version) << "\n";
   // Knob lists only when they ask for more than NCCL's own values, so an algorithm x protocol
   // campaign's manifest stays what it was.
   if (o.channels != std::vector<int>{0}) os << "channels = [" << joined_numbers(o.channels) << "]\n";
@@ -129,13 +132,19 @@ set -uo pipefail
 )SH" << kLocateHere;
   os << "LAUNCHER=" << launcher_name(o.launcher) << "\nGPUS_PER_NODE=" << plan.gpus_per_node
      << "\nITERS=" << o.iters << "\nWARMUP=" << o.warmup << "\nSTEP_FACTOR=" << o.step_factor
-     << "\nMAX_BYTES=" << o.max_bytes
+     << "\nMAX_BYTES=" << o.max_bytes << "\n# Written for NCCL " << o.nccl_version
+     << (forces_per_function(o)
+             ? ": NCCL_ALGO and NCCL_PROTO name each run's collective (from 2.31 a plain value "
+               "leaves every other collective no algorithm)"
+             : ": plain NCCL_ALGO and NCCL_PROTO values (nccl-tests runs one collective)")
      << "\n# id nodes program NCCL_ALGO NCCL_PROTO min_bytes channels chunk_bytes buffer (0: NCCL's "
         "own)\nRUNS=(\n";
-  for (const PlannedRun& r : plan.runs)
-    os << "  \"" << r.id << ' ' << r.nodes << ' ' << test_binary(r.collective) << ' '
-       << algo_name(slot_algo(r.slot)) << ' ' << proto_name(slot_proto(r.slot)) << ' ' << r.sizes.front()
-       << ' ' << r.knobs.channels << ' ' << r.knobs.chunk_bytes << ' ' << buffer_word(r) << "\"\n";
+  for (const PlannedRun& r : plan.runs) {
+    const auto [algo, proto] = forced_values(o, r);
+    os << "  \"" << r.id << ' ' << r.nodes << ' ' << test_binary(r.collective) << ' ' << algo << ' ' << proto
+       << ' ' << r.sizes.front() << ' ' << r.knobs.channels << ' ' << r.knobs.chunk_bytes << ' '
+       << buffer_word(r) << "\"\n";
+  }
   os << R"SH()
 
 # NCCL_CHUNK_SIZE is refused wherever NCCL would read it: the environment, then $NCCL_CONF_FILE (or

@@ -8,6 +8,8 @@
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/nccl_version.hpp"
+#include "ncclbot/io/nccl_tests/forced_list.hpp"
 #include "ncclbot/model/cost_model.hpp"
 
 namespace ncclbot::campaign {
@@ -244,6 +246,17 @@ Cost cost_of(const Plan& plan, int nodes) {
     c.gpu_hours += r.seconds * r.nodes * plan.gpus_per_node / 3600.0;
   }
   return c;
+}
+
+bool forces_per_function(const PlanOptions& options) {
+  return nccl_version_at_least(options.nccl_version, 2, 31);
+}
+
+std::pair<std::string, std::string> forced_values(const PlanOptions& options, const PlannedRun& run) {
+  const std::string algo(algo_name(slot_algo(run.slot))), proto(proto_name(slot_proto(run.slot)));
+  if (!forces_per_function(options)) return {algo, proto};
+  return {nccl_tests::per_function_value(run.collective, algo),
+          nccl_tests::per_function_value(run.collective, proto)};
 }
 
 }  // namespace ncclbot::campaign

@@ -15,6 +15,7 @@
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/nccl_version.hpp"
 #include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 
@@ -24,7 +25,7 @@ namespace plan_command {
 struct PlanCliOptions {
   std::string fabric, nodes, collectives = "allreduce,allgather,reducescatter", min_bytes = "8",
                              max_bytes = "8G", arms, launcher = "srun", out, status, channels = "0",
-                             chunk_bytes = "0";
+                             chunk_bytes = "0", nccl_version = "2.32";
   int gpus_per_node = 0, iters = 50, warmup = 5;
   uint64_t step_factor = 2;
   double startup_s = 30.0;
@@ -110,7 +111,8 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
   const campaign::PlanOptions& o = plan.options;
   nlohmann::json runs = nlohmann::json::array(), left = nlohmann::json::array(),
                  by_nodes = nlohmann::json::array();
-  for (const auto& r : plan.runs)
+  for (const auto& r : plan.runs) {
+    const auto [nccl_algo, nccl_proto] = campaign::forced_values(o, r);
     runs.push_back({{"index", runs.size()},
                     {"id", r.id},
                     {"nodes", r.nodes},
@@ -123,7 +125,10 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
                     {"min_bytes", r.sizes.front()},
                     {"max_bytes", r.sizes.back()},
                     {"sizes", r.sizes.size()},
+                    {"nccl_algo", nccl_algo},
+                    {"nccl_proto", nccl_proto},
                     {"predicted_s", r.seconds}});
+  }
   for (const auto& l : plan.left_out) {
     nlohmann::json j = {
         {"nodes", l.nodes}, {"collective", campaign::collective_key(l.collective)}, {"reason", l.reason}};
@@ -152,6 +157,8 @@ nlohmann::json plan_json(const campaign::Plan& plan, const std::string& out) {
       {"iters", o.iters},
       {"warmup", o.warmup},
       {"launcher", std::string(campaign::launcher_name(o.launcher))},
+      {"nccl_version", o.nccl_version},
+      {"forced_per_function", campaign::forces_per_function(o)},
       {"channels", o.channels},
       {"chunk_bytes", o.chunk_bytes},
       {"startup_s", o.startup_s},
@@ -170,6 +177,12 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
   os << "plan: " << j["fabric"].get<std::string>() << ", " << j["gpus_per_node"] << " GPUs per node, sizes "
      << j["min_bytes"] << ".." << j["max_bytes"] << " B (x" << j["step_factor"] << "), " << j["iters"]
      << " timed iterations after " << j["warmup"] << " warm-up, launcher " << j["launcher"].get<std::string>()
+     << "\n";
+  os << "forcing for NCCL " << j["nccl_version"].get<std::string>() << ": "
+     << (j["forced_per_function"].get<bool>()
+             ? "each run names its own collective (NCCL_ALGO=AllReduce:Ring); a plain value would leave "
+               "every other collective no algorithm from 2.31 on"
+             : "plain NCCL_ALGO/NCCL_PROTO values (one collective per nccl-tests run)")
      << "\n";
   if (j["channels"] != nlohmann::json::array({0}) || j["chunk_bytes"] != nlohmann::json::array({0}))
     os << "knob points: channels " << j["channels"].dump() << " x chunk_bytes " << j["chunk_bytes"].dump()
@@ -250,6 +263,9 @@ Action setup(CLI::App& app) {
       "--chunk-bytes", opt->chunk_bytes,
       "chunk sizes to force through ncclbot's tuner plugin (NCCL 2.30.3+), 0 = NCCL's own (default 0)");
   app.add_option("--launcher", opt->launcher, "srun (default) or mpirun");
+  app.add_option(
+      "--nccl-version", opt->nccl_version,
+      "the NCCL the runs use (default 2.32); from 2.31 each run forces its arm for its own collective");
   app.add_option("--startup-s", opt->startup_s, "start-up seconds per job in the cost estimate (default 30)");
   app.add_option("--out", opt->out, "campaign folder to write");
   app.add_option("--status", opt->status,
@@ -284,6 +300,7 @@ Action setup(CLI::App& app) {
     o.channels = parse_channels(opt->channels);
     o.chunk_bytes = parse_chunks(opt->chunk_bytes);
     o.launcher = campaign::parse_launcher(opt->launcher);
+    o.nccl_version = nccl_minor_version(opt->nccl_version, "--nccl-version");
     o.startup_s = opt->startup_s;
     const campaign::Plan plan = campaign::make_plan(sim::load_fabric(opt->fabric), o);
     campaign::write_campaign_folder(opt->out, plan);

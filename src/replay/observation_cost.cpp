@@ -1,33 +1,15 @@
 #include "ncclbot/replay/observation_cost.hpp"
 
-#include <cctype>
 #include <cmath>
 
 #include "ncclbot/core/data_rows.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
+#include "ncclbot/core/nccl_version.hpp"
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot_generated/observation_costs.hpp"
 
 namespace ncclbot {
-namespace {
-
-bool all_digits(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
-
-// MAJOR.MINOR when `text` is exactly two dot-separated runs of digits, else empty.
-std::string exact_minor_version(std::string_view text) {
-  const size_t dot = text.find('.');
-  if (dot == std::string_view::npos || !all_digits(text.substr(0, dot)) || !all_digits(text.substr(dot + 1)))
-    return "";
-  return std::string(text);
-}
-
-}  // namespace
 
 std::vector<ObservationCostRow> parse_observation_costs(std::string_view text, const std::string& path) {
   std::vector<ObservationCostRow> out;
@@ -61,22 +43,6 @@ std::vector<ObservationCostRow> parse_observation_costs(std::string_view text, c
                       out.push_back(std::move(r));
                     });
   return out;
-}
-
-std::string nccl_minor_version(std::string_view text, std::string_view option) {
-  std::string_view v = text;
-  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
-  v = v.substr(0, v.find('-'));  // a package's release suffix: 2.32.3-1
-  const size_t second_dot = v.find('.', v.find('.') + 1);
-  std::string minor = exact_minor_version(v.substr(0, second_dot));
-  if (second_dot != std::string_view::npos) {  // MAJOR.MINOR.PATCH: the patch must be digits too
-    const std::string_view patch = v.substr(second_dot + 1);
-    if (!all_digits(patch)) minor.clear();
-  }
-  if (minor.empty())
-    throw UsageError(std::string(option) + ": '" + std::string(text) +
-                     "' is no NCCL version (MAJOR.MINOR or MAJOR.MINOR.PATCH, like 2.32 or 2.32.3)");
-  return minor;
 }
 
 const std::vector<ObservationCostRow>& compiled_observation_costs() {

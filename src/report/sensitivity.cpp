@@ -17,7 +17,7 @@ double p_of(const json& x) {
   return x.is_number() ? x.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::string value_text(const std::string& objective, double v) {
+std::string objective_value_text(const std::string& objective, double v) {
   return metric_text(objective == "above_10pct" ? "above_10pct" : "loss", v);
 }
 
@@ -183,7 +183,7 @@ std::vector<Block> sensitivity_section(const json& results, const json& figure) 
       const std::string name = p.at("policy");
       const size_t rank = size_t(std::find(ranking.begin(), ranking.end(), name) - ranking.begin()) + 1;
       row.push_back(std::string("#") + std::to_string(rank) + " " +
-                    value_text(objective, run.at("objective").at(name).get<double>()));
+                    objective_value_text(objective, run.at("objective").at(name).get<double>()));
     }
     for (const auto& h : run.at("primary")) {
       const std::string better = conclusion(h);

@@ -66,7 +66,8 @@ TEST(CampaignManifest, KnobValuesAreCheckedWithTheirLine) {
   const std::string camp = temp_dir() + "/c";
   const CliResult plan = run_cli(
       "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce --arms Ring/LL128 "
-      "--channels 0,8 --chunk-bytes 0,3840 --min-bytes 1K --max-bytes 4K --iters 2 --out '" +
+      "--channels 0,8 --chunk-bytes 0,3840 --min-bytes 1K --max-bytes 4K --iters 2 --nccl-version 2.30 --out "
+      "'" +
       camp + "'");
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   const std::string good = read_all(camp + "/campaign.toml");

@@ -26,12 +26,13 @@ CliResult clean_shell(const std::string& vars, const std::string& command) {
 }
 
 // The knob campaign of this file: 2 nodes x 8 GPUs, all-reduce, 1-4 KiB, three arms, channels
-// {NCCL's, 16} x chunk {NCCL's, 1 MiB}.
+// {NCCL's, 16} x chunk {NCCL's, 1 MiB}, for NCCL 2.30 (plain NCCL_ALGO/NCCL_PROTO values:
+// plan_forcing_test.cpp has the per-function ones of 2.31 on).
 std::string plan_knobs(const std::string& camp, const std::string& extra = "") {
   const CliResult plan = run_cli(
       "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce "
       "--arms Tree/Simple,Ring/LL,Ring/LL128 --channels 16,0 --chunk-bytes 1M,0 --min-bytes 1K "
-      "--max-bytes 4K --iters 2 " +
+      "--max-bytes 4K --iters 2 --nccl-version 2.30 " +
       extra + " --out " + quoted_path(camp));
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   return plan.out;

@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
+#include "ncclbot/io/nccl_tests/forced_list.hpp"
 #include "ncclbot/model/cost_model.hpp"
 #include "ncclbot/sim/simulator.hpp"
 
@@ -176,9 +178,20 @@ int main(int argc, char** argv) {
   const int nodes = procs / local, gpus_per_node = local * o.gpus, ranks = procs * o.gpus;
   const std::string program = argv[0];
   const std::string name = program.substr(program.rfind('/') + 1);
-  const std::string algo_env = env_or("NCCL_ALGO", ""), proto_env = env_or("NCCL_PROTO", "");
-  const auto algo = parse_nccl_algo(algo_env);
-  const auto proto = parse_proto(proto_env);
+  // NCCL_ALGO / NCCL_PROTO as NCCL reads them for this program's collective: a plain value or the
+  // collective's own list ("AllReduce:Ring"); one NCCL refuses ends the run as NCCL's init would.
+  const auto forced = [&](const char* var) -> std::string {
+    const std::string value = env_or(var, "");
+    if (value.empty()) return value;
+    try {
+      return nccl_tests::list_for_collective(value, coll).value_or("");
+    } catch (const std::invalid_argument& e) {
+      std::printf("standin-node0: NCCL WARN %s=%s: %s\n", var, value.c_str(), e.what());
+      std::exit(1);
+    }
+  };
+  const auto algo = parse_nccl_algo(forced("NCCL_ALGO"));
+  const auto proto = parse_proto(forced("NCCL_PROTO"));
   const sim::Deviations dev = sim::draw_deviations(fabric, seed);
   const model::Topology topo = sim::topology_for(fabric, nodes, gpus_per_node);
 

@@ -36,6 +36,7 @@ struct Campaign {
   uint64_t min_bytes = 0, max_bytes = 0, step_factor = 0;
   std::vector<int> channels = {0};  // the knob points' values; absent: NCCL's own only
   std::vector<uint64_t> chunk_bytes = {0};
+  std::string nccl_version;  // MAJOR.MINOR the campaign was written for; empty: not said (before 2.31)
   std::vector<CampaignRun> runs;
   nccl_tests::Manifest manifest;  // the same file as an ingest manifest
 };

@@ -5,6 +5,7 @@
 // its predictions; docs/campaign.md.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ncclbot/campaign/knob_point.hpp"
@@ -31,6 +32,10 @@ struct PlanOptions {
   std::vector<int> channels = {0};
   std::vector<uint64_t> chunk_bytes = {0};
   Launcher launcher = Launcher::kSrun;
+  // The NCCL the runs use (MAJOR.MINOR). From 2.31 a run forces its arm for its own collective
+  // alone (NCCL_ALGO=AllReduce:Ring): a plain NCCL_ALGO there disables every other algorithm of
+  // every function (io/nccl_tests/forced_list.hpp).
+  std::string nccl_version = "2.32";
   double startup_s = 30.0;  // per job: allocation, launch and communicator creation
 };
 
@@ -62,6 +67,12 @@ struct Plan {
 };
 
 Plan make_plan(const sim::FabricPreset& fabric, const PlanOptions& options);
+
+// Whether the runs of `options` force their arm per function (NCCL 2.31 or later).
+bool forces_per_function(const PlanOptions& options);
+// The NCCL_ALGO and NCCL_PROTO values a run exports: "Ring" and "LL", or from 2.31 on
+// "AllReduce:Ring" and "AllReduce:LL".
+std::pair<std::string, std::string> forced_values(const PlanOptions& options, const PlannedRun& run);
 
 // nccl-tests' program for a collective: all_reduce_perf, all_gather_perf, ...
 std::string test_binary(Collective c);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ncclbot/core/context.hpp"
+#include "ncclbot/core/nccl_version.hpp"
 #include "ncclbot/core/sweep.hpp"
 
 namespace ncclbot {
@@ -38,9 +39,6 @@ struct ObservationCostRow {
 // naming `path` and the line (a version that is not MAJOR.MINOR, an unknown collective, sizes out of
 // order, a loss outside [0, 1), two rows of one version and collective that overlap).
 std::vector<ObservationCostRow> parse_observation_costs(std::string_view text, const std::string& path);
-
-// "2.32" from "2.32", "2.32.3" or "v2.32.3-1"; a UsageError naming the option for anything else.
-std::string nccl_minor_version(std::string_view text, std::string_view option);
 
 // What the library compiled in from data/observation_costs.csv, parsed, and its text (what a
 // study's checkpoints depend on).

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/nccl_tests/checks.hpp"
+#include "ncclbot/io/nccl_tests/forced_list.hpp"
 
 namespace ncclbot::nccl_tests {
 namespace {
@@ -35,10 +37,24 @@ std::optional<T> resolve_forced(const std::optional<ForcedSetting>& in_log,
                                 const std::optional<T>& in_manifest, const char* var, const char* key,
                                 std::optional<T> (*parse)(std::string_view), std::string_view (*name)(T),
                                 std::string_view names, const std::string& file, const Manifest* manifest,
-                                const ManifestEntry* entry) {
+                                const ManifestEntry* entry, std::optional<Collective> collective) {
   std::optional<T> from_log;
   if (in_log) {
-    const std::string& v = in_log->value;
+    // A per-function value ("AllReduce:Ring", docs/campaign.md): the list of this run's collective;
+    // one naming other functions only forces nothing here.
+    std::string v = in_log->value;
+    if (collective) {
+      std::optional<std::string> list;
+      try {
+        list = list_for_collective(v, *collective);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(
+            file, in_log->line,
+            std::string(var) + "=" + in_log->value + " (" + in_log->how + "): NCCL refuses it: " + e.what());
+      }
+      if (!list) return in_manifest;
+      v = *list;
+    }
     if (v.find_first_of(",^") != std::string::npos)
       throw InputError(file, in_log->line,
                        std::string(var) + "=" + v + " (" + in_log->how +
@@ -117,18 +133,26 @@ class Ingest {
       throw InputError(file, run.failure->line, why + " (a failed run is not data; --skip-failed skips it)");
     }
 
+    // The collective is needed first only when a forced value names functions.
+    const auto names_functions = [](const std::optional<ForcedSetting>& f) {
+      return f && f->value.find_first_of(":;") != std::string::npos;
+    };
+    std::optional<Collective> per_function;
+    if (names_functions(run.algo) || names_functions(run.proto))
+      per_function = resolve_collective(file, run, entry);
     const auto algo =
         resolve_forced<Algo>(run.algo, entry ? entry->algo : std::nullopt, "NCCL_ALGO", "algo",
-                             parse_nccl_algo, algo_name, nccl_algo_names_list(), file, manifest_,
-                             entry);  // NCCL's algorithms only: a log never runs HiPIPE
-    const auto proto =
-        resolve_forced<Proto>(run.proto, entry ? entry->proto : std::nullopt, "NCCL_PROTO", "proto",
-                              parse_proto, proto_name, proto_names_list(), file, manifest_, entry);
+                             parse_nccl_algo, algo_name, nccl_algo_names_list(), file, manifest_, entry,
+                             per_function);  // NCCL's algorithms only: a log never runs HiPIPE
+    const auto proto = resolve_forced<Proto>(run.proto, entry ? entry->proto : std::nullopt, "NCCL_PROTO",
+                                             "proto", parse_proto, proto_name, proto_names_list(), file,
+                                             manifest_, entry, per_function);
     if (!algo || !proto) {
       std::string why;
       if (!algo && !proto)
         why =
-            "no forced arm: neither NCCL_ALGO nor NCCL_PROTO is set in the log or the manifest "
+            "no forced arm: neither NCCL_ALGO nor NCCL_PROTO forces this collective in the log or the "
+            "manifest "
             "(an AUTO run measures NCCL's own picks, not one arm)";
       else if (!proto)
         why = "NCCL_PROTO unknown: the algorithm is forced (" + std::string(algo_name(*algo)) +
