@@ -178,8 +178,9 @@ def parse_log(path, np):
     if len(buf) < 16 or buf[:8] != b"NCBTLOG\n":
         raise ValueError(f"{path}: not an ncclbot decision log")
     version, header_bytes = struct.unpack_from("<II", buf, 8)
-    if version not in (1, 2, 3, 4):
-        raise ValueError(f"{path}: decision log version {version}, this script reads versions 1 to 4")
+    if version not in (1, 2, 3, 4, 5):
+        raise ValueError(f"{path}: decision log version {version}, this script reads versions 1 to 5")
+    rs = 80 if version >= 5 else 72  # a call record's bytes: version 5 adds the user tag
     if header_bytes < 16 or header_bytes % 8 or header_bytes > len(buf):
         raise ValueError(f"{path}: damaged header")
     header = {}
@@ -197,10 +198,10 @@ def parse_log(path, np):
             dropped = end - at
             break
         kind, size = struct.unpack_from("<II", buf, at)
-        if kind == 3 and size == 88:  # version 4's knob call: decided over knob arms, as `ope` refuses it
+        if kind == 3 and size == rs + 16:  # a knob call: decided over knob arms, as `ope` refuses it
             raise ValueError(f"{path}: byte {at}: a knob call record (a knob-mode log): off-policy "
                              "estimates over channels and chunk sizes are not built")
-        want = {1: 72, 2: 136}.get(kind)
+        want = {1: rs, 2: 136}.get(kind)
         if want is None or size != want:
             raise ValueError(f"{path}: byte {at}: unknown record (kind {kind}, {size} bytes)")
         if size > end - at:
@@ -210,19 +211,20 @@ def parse_log(path, np):
             context_starts.append(at)
             at += 136
             continue
-        # A run of call records: their (kind, size) words at 72-byte strides, a window at a time.
-        m = min(window, (end - at) // 72)
-        words = np.ndarray((m, 2), dtype="<u4", buffer=buf, offset=at, strides=(72, 4))
-        ok = (words[:, 0] == 1) & (words[:, 1] == 72)
+        # A run of call records: their (kind, size) words at rs-byte strides, a window at a time.
+        m = min(window, (end - at) // rs)
+        words = np.ndarray((m, 2), dtype="<u4", buffer=buf, offset=at, strides=(rs, 4))
+        ok = (words[:, 0] == 1) & (words[:, 1] == rs)
         k = m if ok.all() else int(np.argmin(ok))
-        call_runs.append(raw[at:at + 72 * k].reshape(k, 72))
-        at += 72 * k
-    rec = np.concatenate(call_runs) if call_runs else np.zeros((0, 72), np.uint8)  # one row a call record
-    if not np.array_equal(fnv1a64_rows(rec[:, :64], np), rec[:, 64:72].copy().view("<u8")[:, 0]):
+        call_runs.append(raw[at:at + rs * k].reshape(k, rs))
+        at += rs * k
+    rec = np.concatenate(call_runs) if call_runs else np.zeros((0, rs), np.uint8)  # one row a call record
+    if not np.array_equal(fnv1a64_rows(rec[:, :rs - 8], np), rec[:, rs - 8:rs].copy().view("<u8")[:, 0]):
         raise ValueError(f"{path}: a call record's checksum does not match (the file is damaged)")
     # Version 2: CUDA-graph replays are no decisions; version 3: calls NCCL ran with another arm than
-    # the decided one, and before it their NaN probabilities (docs/ope.md "Calls NCCL ran otherwise").
-    rec = rec[(rec[:, 59] & 3) == 0]
+    # the decided one, and before it their NaN probabilities (docs/ope.md "Calls NCCL ran otherwise");
+    # version 5: calls NCCL ran with one of its symmetric kernels.
+    rec = rec[(rec[:, 59] & 7) == 0]
     if version == 2:
         rec = rec[~np.isnan(rec[:, 40:48].copy().view("<f8")[:, 0])]
     calls = {

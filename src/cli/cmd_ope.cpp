@@ -108,7 +108,8 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
                      {"calls", f.calls},
                      {"dropped_tail_bytes", f.dropped_tail_bytes},
                      {"skipped_latencies", f.skipped_latencies},
-                     {"overridden_calls", f.overridden}});
+                     {"overridden_calls", f.overridden},
+                     {"symmetric_calls", f.symmetric}});
     dropped += f.dropped_tail_bytes;
   }
   doc["files"] = files;
@@ -116,6 +117,7 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
   doc["skipped_latencies"] = skipped;
   const size_t overridden = overridden_calls(data.files);
   doc["overridden_calls"] = overridden;
+  doc["symmetric_calls"] = symmetric_calls(data.files);  // of the overridden: NCCL's symmetric kernels
   doc["level"] = opt.level;
   doc["resamples"] = opt.resamples;
   doc["block_rule"] = data.rule.describe();
@@ -132,8 +134,8 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
      << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
      << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out" : "")
      << (skipped ? ", " + skipped_latencies_text(skipped) : "")
-     << (overridden ? ", " + overridden_calls_text(overridden) : "") << "; mean latency per call (us), "
-     << opt.level * 100 << "% block bootstrap intervals, blocks of "
+     << (overridden ? ", " + overridden_calls_text(overridden, symmetric_calls(data.files)) : "")
+     << "; mean latency per call (us), " << opt.level * 100 << "% block bootstrap intervals, blocks of "
      << (shortest == longest ? std::to_string(shortest)
                              : std::to_string(shortest) + "-" + std::to_string(longest))
      << " calls (--block-length " << rule.text() << ")\n";

@@ -87,7 +87,7 @@ Action setup(CLI::App& app) {
     os << ", " << total["contexts_lost"] << " context(s) lost";
     if (const size_t skipped = skipped_latencies(data.files)) os << ", " << skipped_latencies_text(skipped);
     if (const size_t overridden = overridden_calls(data.files))
-      os << ", " << overridden_calls_text(overridden);
+      os << ", " << overridden_calls_text(overridden, symmetric_calls(data.files));
     os << "\n";
     if (!note.empty() && opt->figures) os << "telemetry: " << note << "\n";
     os << "report: " << opt->out << "/report.html\n";

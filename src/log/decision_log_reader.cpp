@@ -57,9 +57,11 @@ std::string skipped_latencies_text(size_t skipped) {
                      skipped == 1 ? "" : "s", decision_log::kMinLatencyUs, decision_log::kMaxLatencyUs);
 }
 
-std::string overridden_calls_text(size_t overridden) {
-  return fmt::format("{} call{} on which NCCL ran another arm than the decided one left out", overridden,
-                     overridden == 1 ? "" : "s");
+std::string overridden_calls_text(size_t overridden, size_t symmetric) {
+  std::string text = fmt::format("{} call{} on which NCCL ran another arm than the decided one left out",
+                                 overridden, overridden == 1 ? "" : "s");
+  if (symmetric > 0) text += fmt::format(" ({} of them one of NCCL's symmetric kernels)", symmetric);
+  return text;
 }
 
 DecisionLogData read_decision_logs(const std::vector<std::string>& paths) {

@@ -89,16 +89,22 @@ std::string shape_problem(int collective, int nccl_slot, uint32_t nodes, uint32_
 }
 
 // Whether call_problem(r) is "", without building it.
+// A symmetric kernel (version 5) ran no arm of the table: slot -1.
+bool slot_fits(const decision_log::CallRecord& r) {
+  return r.symmetric ? r.slot == -1 : r.slot >= 0 && r.slot < kNumNcclArms;
+}
+
 bool call_fits(const decision_log::CallRecord& r) {
   return r.collective >= 0 && r.collective < kNumCollectives && r.nccl_slot >= -1 &&
          r.nccl_slot < kNumNcclArms && r.nodes >= 1 && r.ranks >= r.nodes && r.ranks <= (1u << 24) &&
-         r.slot >= 0 && r.slot < kNumNcclArms;
+         slot_fits(r);
 }
 
 std::string call_problem(const decision_log::CallRecord& r) {
   if (std::string bad = shape_problem(r.collective, r.nccl_slot, r.nodes, r.ranks); !bad.empty()) return bad;
-  if (r.slot < 0 || r.slot >= kNumNcclArms)
-    return "the arm that ran, " + std::to_string(r.slot) + ", is no arm";
+  if (!slot_fits(r))
+    return "the arm that ran, " + std::to_string(r.slot) + ", is no arm" +
+           (r.symmetric ? " a symmetric-kernel call names (-1)" : "");
   return "";
 }
 
@@ -350,7 +356,7 @@ void check_knob_call(const decision_log::CallRecord& r, DecisionLogFile& file, c
     fail_at(path, offset,
             "channels " + std::to_string(std::max(r.channels, r.decided_channels)) +
                 " is more than NCCL runs (" + std::to_string(kMaxChannels) + ")");
-  if (!r.overridden && (r.decided_channels != 0 || r.decided_chunk_bytes != 0))
+  if (!r.overridden && !r.symmetric && (r.decided_channels != 0 || r.decided_chunk_bytes != 0))
     fail_at(path, offset, "a decided arm's knobs on a call NCCL ran as decided (damaged?)");
   ++file.knob_calls;
 }
@@ -376,6 +382,20 @@ void read_call_record(const unsigned char* record, uint64_t offset, DecisionLogF
     sink.call(r, path, offset);
     ++file.calls;
     ++file.graph_replays;
+    return;
+  }
+  if (r.symmetric) {
+    // NCCL ran one of its symmetric kernels (version 5): no arm's latency; left out and counted.
+    if (file.version < 5)
+      fail_at(path, offset,
+              "a flag of version 5 in a version-" + std::to_string(file.version) + " log (damaged?)");
+    if (r.overridden || r.graph_replay || r.decided_slot < -1 || r.decided_slot >= kNumNcclArms)
+      fail_at(path, offset, "a symmetric-kernel call with another flag or no arm decided (damaged?)");
+    if (!probabilities.possible(r.propensity))
+      fail_at(path, offset, "the probability of the decision is none that the header's policy gives");
+    once.call(r, path, offset);
+    ++file.overridden;
+    ++file.symmetric;
     return;
   }
   if (overridden_call(r, file, probabilities, path, offset)) {
@@ -418,9 +438,9 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
       if (got - used < 8) break;
       const uint32_t kind = decision_log::detail::get<uint32_t>(p + used, 0);
       const uint32_t bytes = decision_log::detail::get<uint32_t>(p + used, 4);
-      const uint32_t want = kind == kKindCall       ? kCallRecordBytes
+      const uint32_t want = kind == kKindCall       ? call_record_bytes(file.version, false)
                             : kind == kKindContext  ? kContextRecordBytes
-                            : kind == kKindKnobCall ? kKnobCallRecordBytes
+                            : kind == kKindKnobCall ? call_record_bytes(file.version, true)
                                                     : 0;
       if (want == 0 || bytes != want) {
         stop = true;  // an error, raised below in file order
@@ -435,7 +455,7 @@ void read_records(LogInput& in, DecisionLogFile& file, PolicyProbabilities& prob
     for (size_t i = 0; i < count; ++i) {
       const uint64_t offset = in.offset() + uint64_t(at[i] - p);
       if (!ok[i]) fail_at(path, offset, "record checksum does not match (the file is damaged)");
-      if (size[i] == kCallRecordBytes || size[i] == kKnobCallRecordBytes) {
+      if (decision_log::detail::get<uint32_t>(at[i], 0) != kKindContext) {
         read_call_record(at[i], offset, file, probabilities, policy, once, sink);
       } else {
         const ContextRecord r = decode_context(at[i]);

@@ -223,10 +223,12 @@ class BlockSink final : public DecisionLogSink {
     out.files = std::move(summary.files);
     if (out.calls == 0) {
       const size_t skipped = skipped_latencies(out.files), overridden = overridden_calls(out.files);
-      throw InputError(out.files.empty() ? std::string() : out.files.front().path, 0,
-                       "the logs hold no measured call" +
-                           (skipped ? " (" + skipped_latencies_text(skipped) + ")" : std::string()) +
-                           (overridden ? " (" + overridden_calls_text(overridden) + ")" : std::string()));
+      throw InputError(
+          out.files.empty() ? std::string() : out.files.front().path, 0,
+          "the logs hold no measured call" +
+              (skipped ? " (" + skipped_latencies_text(skipped) + ")" : std::string()) +
+              (overridden ? " (" + overridden_calls_text(overridden, symmetric_calls(out.files)) + ")"
+                          : std::string()));
     }
     return out;
   }

@@ -192,6 +192,7 @@ nlohmann::json telemetry(const LogBlocks& data, const TelemetryOptions& options)
   doc["graph_replays"] = data.graph_replays;                 // logged, left out: no decision of the plugin's
   doc["skipped_latencies"] = skipped_latencies(data.files);  // no measurement: left out, counted
   doc["overridden_calls"] = overridden_calls(data.files);    // NCCL ran another arm: left out, counted
+  doc["symmetric_calls"] = symmetric_calls(data.files);      // of those, NCCL's symmetric kernels
   doc["knob_calls"] = data.knob_calls;  // knob mode: those off NCCL's own knobs are departures
   doc["contexts"] = nc;
   doc["level"] = options.level;

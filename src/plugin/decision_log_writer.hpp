@@ -43,14 +43,18 @@ class DecisionLog {
 
   void append(const void* record, size_t bytes);
   // `r` as a knob call record (version 4): the arm that ran and, when NCCL ran another, the one
-  // `decided` (r's other fields the caller's).
+  // `decided` (r's other fields the caller's). With r.symmetric NCCL ran one of its symmetric
+  // kernels, no arm: `ran` is not read, and the record names the decided arm.
   void append_knob_call(decision_log::CallRecord r, const Arm& ran, const Arm& decided) {
-    r.slot = ran.slot();
     r.knobs = true;
-    r.channels = ran.channels;
-    r.chunk_bytes = ran.chunk_bytes;
-    r.overridden = !(ran == decided);
-    if (r.overridden) {
+    r.slot = -1;
+    if (!r.symmetric) {
+      r.slot = ran.slot();
+      r.channels = ran.channels;
+      r.chunk_bytes = ran.chunk_bytes;
+      r.overridden = !(ran == decided);
+    }
+    if (r.overridden || r.symmetric) {
       r.decided_slot = decided.slot();
       r.decided_channels = decided.channels;
       r.decided_chunk_bytes = decided.chunk_bytes;

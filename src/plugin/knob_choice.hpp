@@ -52,6 +52,10 @@ inline uint64_t clamp_chunk(uint64_t want, int proto, uint64_t nccl) {
 struct RanKnobs {
   int algo = -1, proto = -1;
   int channels = -1;
+  // Profiler v7: NCCL ran one of its symmetric kernels (no arm of the table, algo and proto -1),
+  // and the call's userProfilerTag (0: none), both for the decision log.
+  bool symmetric = false;
+  uint64_t user_tag = 0;
 };
 
 // The arm a call ran when `decided` was asked for and `chunk_set` is the chunk getChunkSize handed

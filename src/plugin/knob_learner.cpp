@@ -22,7 +22,7 @@ void KnobLearner::set_decision_log(std::shared_ptr<DecisionLog> log, uint64_t co
 }
 
 void KnobLearner::log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran,
-                                  double latency_us) {
+                                  double latency_us, const RanKnobs& facts) {
   decision_log::CallRecord r;
   r.comm_hash = comm_id_;
   r.call_index = l.call_index;
@@ -33,6 +33,8 @@ void KnobLearner::log_call_locked(int key, const Logged& l, const Arm& decided, 
   r.ranks = uint32_t(nranks_);
   r.collective = key_collective(key);
   r.nccl_slot = l.nccl_slot;
+  r.symmetric = facts.symmetric;
+  r.user_tag = facts.user_tag;
   log_->append_knob_call(r, ran, decided);
 }
 
@@ -204,10 +206,11 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, u
   const Arm ran_arm = arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0);
   const int index = named ? knob_arm_index(c->arms, ran_arm) : -1;
   const bool measured = decision_log::latency_measurable(latency_us);
-  // Logged whatever ran (a call NCCL ran otherwise is flagged, and the readers leave it out), as long
-  // as it names an arm and a measurement.
-  if (log_ && named && measured && logged.call_index != UINT64_MAX && ran_arm.channels <= kMaxChannels)
-    log_call_locked(key, logged, decided, ran_arm, latency_us);
+  // Logged whatever ran (a call NCCL ran otherwise, or as one of its symmetric kernels, is flagged,
+  // and the readers leave it out), as long as it names an arm or a symmetric kernel, and a measurement.
+  if (log_ && measured && logged.call_index != UINT64_MAX &&
+      (ran.symmetric || (named && ran_arm.channels <= kMaxChannels)))
+    log_call_locked(key, logged, decided, ran_arm, latency_us, ran);
   if (index < 0 || !measured) {
     ++totals_.unlearned;
     return false;

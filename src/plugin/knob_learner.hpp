@@ -147,7 +147,9 @@ class KnobLearner final : public LatencySink {
   void settle_oldest_lost_locked(Context& c);
   // The next call no Coll event has taken (kNoCall: none), which the caller takes.
   static uint64_t take_unbound_locked(Context& c);
-  void log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran, double latency_us);
+  // `facts`: what the profiler said of the call (a symmetric kernel: `ran` not read; its tag).
+  void log_call_locked(int key, const Logged& l, const Arm& decided, const Arm& ran, double latency_us,
+                       const RanKnobs& facts);
 
   const int nranks_, nnodes_;
   const std::shared_ptr<const PolicyEngine> engine_;

@@ -216,8 +216,9 @@ class OnlineLearnerT final : public LeaderLearner {
   using Agreement = LearnerAgreement;
 
   Context& context_locked(int key, uint64_t bytes, const float* prior);
-  // observe() with the lock held.
-  bool observe_locked(int key, int slot, double latency_us, uint64_t call);
+  // observe() with the lock held; `facts`: what the profiler said of the call (a symmetric kernel,
+  // the call's tag) for the decision log.
+  bool observe_locked(int key, int slot, double latency_us, uint64_t call, const RanKnobs& facts = {});
   // Knob arms: the index of the arm this rank's call `call` of `c` ran, given what NCCL reported
   // (-1: none of the context's arms, or the call's chunk is no longer known).
   int knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const;
@@ -309,8 +310,9 @@ class OnlineLearnerT final : public LeaderLearner {
   // kept for the logging rank (in its pending ring when that is its current call, else ahead).
   int logged_memo_decision_locked(Context& c, uint64_t index);
   // The decision-log record of the latency of `slot` that came back for this rank's oldest logged
-  // call (with its decision's probability; flagged when NCCL ran another arm than decided).
-  void log_call_locked(int key, Context& c, int slot, double latency_us);
+  // call (with its decision's probability; flagged when NCCL ran another arm than decided, or one
+  // of its symmetric kernels: facts.symmetric, slot kUnnamedArm), with the call's tag.
+  void log_call_locked(int key, Context& c, int slot, double latency_us, const RanKnobs& facts);
   // Takes the oldest logged decision off the ring (pending_count > 0).
   static typename Context::Pending pop_pending_locked(Context& c) {
     const typename Context::Pending p = c.pending[c.pending_head];

@@ -42,7 +42,8 @@ void OnlineLearnerT<N>::release_held_locked(int key, Context& c) {
 }
 
 template <int N>
-void OnlineLearnerT<N>::log_call_locked(int key, Context& c, int slot, double latency_us) {
+void OnlineLearnerT<N>::log_call_locked(int key, Context& c, int slot, double latency_us,
+                                        const RanKnobs& facts) {
   // A latency no decision of this rank is waiting for, or one whose probability is gone: not
   // logged rather than logged without a probability.
   const size_t at = c.pending_head;
@@ -61,18 +62,20 @@ void OnlineLearnerT<N>::log_call_locked(int key, Context& c, int slot, double la
   r.ranks = uint32_t(nranks_);
   r.collective = key_collective(key);
   r.nccl_slot = p.nccl_slot;
+  r.user_tag = facts.user_tag;
+  r.symmetric = facts.symmetric;
   // The probability of the decision, also when NCCL ran another arm (docs/ope.md "Calls NCCL ran
   // otherwise"): such a call names the arm decided, and the readers leave it out and count it.
   r.propensity = p.propensity;
   if constexpr (kKnobs) {
     // A knob call record (version 4, as KnobLearner writes it): the arm that ran and, when NCCL ran
     // another, the arm decided; the probability is over the context's knob arms.
-    if (slot < 0 || size_t(slot) >= c.arms.size()) return log_->drop();
-    log_->append_knob_call(r, c.arms[size_t(slot)],
-                           p.slot >= 0 ? c.arms[size_t(p.slot)] : Arm::of_slot(p.nccl_slot));
+    if (!r.symmetric && (slot < 0 || size_t(slot) >= c.arms.size())) return log_->drop();
+    const Arm decided = p.slot >= 0 ? c.arms[size_t(p.slot)] : Arm::of_slot(p.nccl_slot);
+    log_->append_knob_call(r, r.symmetric ? decided : c.arms[size_t(slot)], decided);
   } else {
-    r.slot = slot;
-    r.overridden = p.slot != slot;
+    r.slot = r.symmetric ? -1 : slot;
+    r.overridden = !r.symmetric && p.slot != slot;
     r.decided_slot = p.slot;
     if (std::isnan(p.propensity) && !c.contests.empty()) {
       log_->append_deferred(r, c.contests[at]);
@@ -105,7 +108,10 @@ template <int N>
 bool OnlineLearnerT<N>::observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) {
   const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
   if constexpr (!kKnobs) {
-    return observe(key, named ? ran.algo * kNumProtos + ran.proto : kUnnamedArm, latency_us, call);
+    const int slot = named ? ran.algo * kNumProtos + ran.proto : kUnnamedArm;
+    if (key < 0 || key >= kNumContextKeys) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    return observe_locked(key, slot, latency_us, call, ran);
   } else {
     if (key < 0 || key >= kNumContextKeys) return false;
     std::lock_guard<std::mutex> lock(mu_);
@@ -119,7 +125,7 @@ bool OnlineLearnerT<N>::observe_ran(int key, const RanKnobs& ran, double latency
     }
     // Elsewhere (local mode is KnobLearner's; a leader holding several ranks cannot tell whose call a
     // latency is) nothing says which chunk ran: the call is settled, nothing learned.
-    return observe_locked(key, index, latency_us, call);
+    return observe_locked(key, index, latency_us, call, ran);
   }
 }
 
@@ -148,7 +154,8 @@ void OnlineLearnerT<N>::chunk_set(int key, uint64_t call, uint32_t chunk) {
 }
 
 template <int N>
-bool OnlineLearnerT<N>::observe_locked(int key, int slot, double latency_us, uint64_t call) {
+bool OnlineLearnerT<N>::observe_locked(int key, int slot, double latency_us, uint64_t call,
+                                       const RanKnobs& facts) {
   // A value the log readers would refuse is no measurement: never learned from, never logged.
   const bool measurable = decision_log::latency_measurable(latency_us);
   if (!measurable) ++unmeasurable_;
@@ -162,14 +169,18 @@ bool OnlineLearnerT<N>::observe_locked(int key, int slot, double latency_us, uin
   const bool own_entry = !log_ || call == kOldestCall || (call != kNoCall && align_pending_locked(*c, call));
   const auto log_call = [&] {
     if (own_entry)
-      log_call_locked(key, *c, slot, latency_us);
+      log_call_locked(key, *c, slot, latency_us, facts);
     else
       log_->drop();
   };
-  // Still the answer to its logged decision, whose call is then not logged: the next latency must
-  // meet its own call's decision.
+  // Still the answer to its logged decision, whose call is then not logged (unless NCCL ran one of
+  // its symmetric kernels: logged so, and left out by the readers): the next latency must meet its
+  // own call's decision.
   const bool named = slot != kUnnamedArm;
-  if ((!measurable || !named) && log_ && own_entry && c->pending_count > 0) pop_pending_locked(*c);
+  if (facts.symmetric && !named && measurable && log_)
+    log_call();
+  else if ((!measurable || !named) && log_ && own_entry && c->pending_count > 0)
+    pop_pending_locked(*c);
   // An arm outside the context's (NCCL ran something the table did not offer): logged as a call
   // NCCL ran otherwise, never learned from.
   if (measurable && named && !c->mask.has(slot) && log_) log_call();
@@ -270,14 +281,14 @@ void OnlineLearnerT<N>::observe_replay(int key, int slot, uint64_t bytes, double
 #define NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS(N_)                                                    \
   template void OnlineLearnerT<N_>::absorb_locked(Context&, int, double, uint64_t);                    \
   template void OnlineLearnerT<N_>::release_held_locked(int, Context&);                                \
-  template void OnlineLearnerT<N_>::log_call_locked(int, Context&, int, double);                       \
+  template void OnlineLearnerT<N_>::log_call_locked(int, Context&, int, double, const RanKnobs&);      \
   template bool OnlineLearnerT<N_>::align_pending_locked(Context&, uint64_t);                          \
   template bool OnlineLearnerT<N_>::observe(int, int, double, uint64_t);                               \
   template bool OnlineLearnerT<N_>::observe_ran(int, const RanKnobs&, double, uint64_t);               \
   template int OnlineLearnerT<N_>::knob_arm_that_ran_locked(const Context&, uint64_t, const RanKnobs&) \
       const;                                                                                           \
   template void OnlineLearnerT<N_>::chunk_set(int, uint64_t, uint32_t);                                \
-  template bool OnlineLearnerT<N_>::observe_locked(int, int, double, uint64_t);                        \
+  template bool OnlineLearnerT<N_>::observe_locked(int, int, double, uint64_t, const RanKnobs&);       \
   template void OnlineLearnerT<N_>::captured(int, int);                                                \
   template void OnlineLearnerT<N_>::observe_replay(int, int, uint64_t, double);
 NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS(kNumArms)

@@ -125,8 +125,10 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
 // `symmetric`: v7 says NCCL ran one of its symmetric kernels, which the tuner never saw: no general
 // (algorithm, protocol) arm ran, whatever the descriptor's algorithm and protocol say, so the call is
 // settled and nothing is learned from it (docs/plugin.md "When NCCL runs another arm").
+// `user_tag`: v7's userProfilerTag of the call (0: none), for the decision log.
 template <typename Coll>
-void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent, bool symmetric) {
+void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent, bool symmetric,
+                uint64_t user_tag) {
   auto rec = std::make_unique<CollRecord>();
   rec->owner = ctx;
   rec->expected_channels = d.nChannels;
@@ -141,6 +143,8 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
     const bool named = algo >= 0 && proto >= 0 && !symmetric;
     rec->slot = named ? algo * 3 + proto : OnlineLearner::kUnnamedArm;
     rec->ran = named ? RanKnobs{algo, proto, d.nChannels} : RanKnobs{};
+    rec->ran.symmetric = symmetric;
+    rec->ran.user_tag = user_tag;
     rec->bytes = bytes;
   }
   std::lock_guard<std::mutex> lock(ctx->mu);
@@ -201,9 +205,13 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
     auto* ctx = static_cast<ProfilerContext*>(context);
     const uint64_t type = uint64_t(d->type);
     if (type == kNcclProfileColl) {
-      bool symmetric = false;  // v7 names the kernel that ran
-      if constexpr (requires { d->coll.isSymColl; }) symmetric = d->coll.isSymColl;
-      start_coll(ctx, handle, v5_part(d->coll), d->parentObj, symmetric);
+      bool symmetric = false;  // v7 names the kernel that ran, and the call's tag
+      uint64_t user_tag = 0;
+      if constexpr (requires { d->coll.isSymColl; }) {
+        symmetric = d->coll.isSymColl;
+        user_tag = d->coll.userTag;
+      }
+      start_coll(ctx, handle, v5_part(d->coll), d->parentObj, symmetric, user_tag);
     } else if (type == kNcclProfileKernelCh) {
       start_channel(ctx, handle, d->parentObj, d->kernelCh.pTimer);
     } else if (type == kNcclProfileCeColl) {

@@ -23,12 +23,14 @@ void reseal(std::string& bytes) {
   using namespace decision_log;
   auto* p = reinterpret_cast<unsigned char*>(bytes.data());
   if (bytes.size() < 16) return;
+  const uint32_t version = detail::get<uint32_t>(p, 8);
   size_t at = detail::get<uint32_t>(p, 12);
   while (at >= 16 && at + 8 <= bytes.size()) {
     const uint32_t kind = detail::get<uint32_t>(p + at, 0), size = detail::get<uint32_t>(p + at, 4);
-    const uint32_t want = kind == kKindCall      ? kCallRecordBytes
-                          : kind == kKindContext ? kContextRecordBytes
-                                                 : 0;
+    const uint32_t want = kind == kKindCall       ? call_record_bytes(version, false)
+                          : kind == kKindKnobCall ? call_record_bytes(version, true)
+                          : kind == kKindContext  ? kContextRecordBytes
+                                                  : 0;
     if (want == 0 || size != want || at + size > bytes.size()) return;
     detail::seal(p + at, kind, size);
     at += size;

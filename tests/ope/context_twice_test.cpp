@@ -47,7 +47,7 @@ TEST(ContextTwice, AnIdenticalRepeatIsReadAsOneContext) {
 TEST(ContextTwice, ADifferentRepeatIsRefusedAtItsRecord) {
   const std::string dir = ncclbot::test::temp_dir();
   // The header is 16 bytes and 21 of text, padded to 40; the first context record 136 bytes, each
-  // call 72: the second context record starts at byte 40 + 136 + 2 x 72 = 320.
+  // call 80: the second context record starts at byte 40 + 136 + 2 x 80 = 336.
   const std::string other_pick = changed_context([](auto& r) { r.nccl_slot = 3; });
   const std::string other_cost = changed_context([](auto& r) { r.cost_us[1] = 99.0f; });
   for (const std::string& second : {other_pick, other_cost}) {
@@ -58,7 +58,7 @@ TEST(ContextTwice, ADifferentRepeatIsRefusedAtItsRecord) {
                                     "telemetry '" + path + "' --out '" + dir + "/t' --no-figures"}) {
       const ncclbot::test::CliResult r = ncclbot::test::run_cli(args);
       EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
-      EXPECT_NE(r.err.find(path + ": byte 320: a second, different record of context"), std::string::npos)
+      EXPECT_NE(r.err.find(path + ": byte 336: a second, different record of context"), std::string::npos)
           << args << ": " << r.err;
       EXPECT_NE(r.err.find("(the first is at byte 40 of " + path + ")"), std::string::npos) << r.err;
     }

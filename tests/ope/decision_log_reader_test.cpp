@@ -120,10 +120,12 @@ std::string hand_context_record() {
   return sealed_record(r, 2);
 }
 
-// Kind 1, 72 bytes: hash, call index, bytes, latency, propensity, nodes, ranks, collective, slot,
-// NCCL's pick, flags, 4 zero bytes.
-std::string hand_call_record(uint64_t index, int slot, double latency_us) {
-  std::string r(72, '\0');
+// Kind 1, 72 bytes (80 from version 5): hash, call index, bytes, latency, propensity, nodes, ranks,
+// collective, slot, NCCL's pick, flags, 4 zero bytes (version 5: then the u64 user tag).
+std::string hand_call_record(uint64_t index, int slot, double latency_us, uint32_t version = 2,
+                             uint64_t user_tag = 0) {
+  std::string r(version >= 5 ? 80 : 72, '\0');
+  if (version >= 5) put_le(r, 64, user_tag, 8);
   put_le(r, 8, 0x1122334455667788ull, 8);
   put_le(r, 16, index, 8);
   put_le(r, 24, 1u << 20, 8);
@@ -137,16 +139,22 @@ std::string hand_call_record(uint64_t index, int slot, double latency_us) {
   return sealed_record(r, 1);
 }
 
+// "NCBTLOG\n", `version`, 40 header bytes (16 + 21 of text, NUL-padded).
+std::string hand_header(uint32_t version) {
+  const std::string text = "policy=random\nseed=9\n";
+  std::string header(40, '\0');
+  header.replace(0, 8, "NCBTLOG\n");
+  put_le(header, 8, version, 4);
+  put_le(header, 12, 40, 4);
+  header.replace(16, text.size(), text);
+  return header;
+}
+
 }  // namespace
 
 // "NCBTLOG\n", version 2, 40 header bytes (16 + 21 of text, NUL-padded), then a context and two calls.
 TEST(DecisionLogReader, ALogLaidOutByHandFromTheDocumentedLayoutReadsBack) {
-  const std::string text = "policy=random\nseed=9\n";
-  std::string header(40, '\0');
-  header.replace(0, 8, "NCBTLOG\n");
-  put_le(header, 8, 2, 4);
-  put_le(header, 12, 40, 4);
-  header.replace(16, text.size(), text);
+  const std::string header = hand_header(2);
   const DecisionLogData d = read_decision_logs({write_log(
       header + hand_context_record() + hand_call_record(0, 3, 210.5) + hand_call_record(1, 5, 105.25))});
   EXPECT_EQ(d.policy, "random");
@@ -178,6 +186,19 @@ TEST(DecisionLogReader, ALogLaidOutByHandFromTheDocumentedLayoutReadsBack) {
   EXPECT_EQ(d.call_offsets[1], 40u + 136u + 72u);
 }
 
+// Version 5 by hand: each call record 80 bytes, its user tag at byte 64.
+TEST(DecisionLogReader, AVersion5LogLaidOutByHandReadsItsUserTags) {
+  const std::string header = hand_header(5);
+  const DecisionLogData d =
+      read_decision_logs({write_log(header + hand_context_record() + hand_call_record(0, 3, 210.5, 5, 7) +
+                                    hand_call_record(1, 5, 105.25, 5, 0x0102030405060708ull))});
+  ASSERT_EQ(d.calls.size(), 2u);
+  EXPECT_EQ(d.calls[0].user_tag, 7u);
+  EXPECT_EQ(d.calls[1].user_tag, 0x0102030405060708ull);
+  EXPECT_EQ(d.calls[1].latency_us, 105.25);
+  EXPECT_EQ(d.call_offsets[1], 40u + 136u + 80u);
+}
+
 TEST(DecisionLogReader, AKilledJobsPartialLastRecordIsDropped) {
   const std::string whole = log_bytes("random", 4);
   const DecisionLogData d = read_decision_logs({write_log(whole.substr(0, whole.size() - 30))});
@@ -189,9 +210,9 @@ TEST(DecisionLogReader, DamageIsAnErrorNamingTheFile) {
   const std::string whole = log_bytes("random", 4);
   const std::string truncated = write_log(whole.substr(0, 12));
   EXPECT_NE(error_of({truncated}).find(truncated + ": not an ncclbot decision log"), std::string::npos);
-  std::string v5 = whole;
-  v5[8] = 5;
-  EXPECT_NE(error_of({write_log(v5)}).find("decision log version 5, this ncclbot reads versions 1 to 4"),
+  std::string v6 = whole;
+  v6[8] = 6;
+  EXPECT_NE(error_of({write_log(v6)}).find("decision log version 6, this ncclbot reads versions 1 to 5"),
             std::string::npos);
   std::string flipped = whole;
   flipped[flipped.size() - 100] ^= 0x10;
@@ -269,12 +290,12 @@ TEST(DecisionLogReader, AFileGivenTwiceIsRefused) {
 }
 
 // A call of a context logged twice (here every record says call 0) is refused, naming the second
-// record's byte: the header (21 bytes of text: 40), the context record (136), then 72 per call.
+// record's byte: the header (21 bytes of text: 40), the context record (136), then 80 per call.
 TEST(DecisionLogReader, ACallLoggedTwiceIsRefused) {
   std::string bytes = decision_log_header("policy=random\nseed=7\n") + decision_log_context();
   for (int i = 0; i < 3; ++i) bytes += decision_log_call(0, i, 1.0 / 6.0, 12.0);
   const std::string e = error_of({write_log(bytes)});
-  EXPECT_NE(e.find("byte " + std::to_string(40 + 136 + 72) +
+  EXPECT_NE(e.find("byte " + std::to_string(40 + 136 + 80) +
                    ": call 0 of its context is logged twice (also at byte " + std::to_string(40 + 136)),
             std::string::npos)
       << e;

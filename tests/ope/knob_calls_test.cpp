@@ -21,20 +21,22 @@ using namespace ncclbot::test;
 namespace {
 
 // A knob call of the shared context: NCCL's pick's slot 4 at `channels` and `chunk` (0: NCCL's own).
-std::string knob_call(uint64_t index, uint16_t channels, uint32_t chunk, double latency_us) {
+std::string knob_call(uint64_t index, uint16_t channels, uint32_t chunk, double latency_us,
+                      uint32_t version = dl::kDecisionLogVersion) {
   dl::CallRecord r = decision_log_call_record(index, 4, 1.0, latency_us);
   r.knobs = true;
   r.channels = channels;
   r.chunk_bytes = chunk;
-  return encoded(r);
+  return encoded(r, version);
 }
 
 const char* const kKnobHeader = "policy=ucb1\nseed=5\nknobs=channels=0,4,8;chunk=0,64K\n";
 
-// Header, the context, then calls at (0, 0), (4, 0) and (8, 64 KiB).
-std::string knob_log(const std::string& header = kKnobHeader) {
-  return decision_log_header(header) + decision_log_context() + knob_call(0, 0, 0, 20.0) +
-         knob_call(1, 4, 0, 15.0) + knob_call(2, 8, 65536, 12.0);
+// Header, the context, then calls at (0, 0), (4, 0) and (8, 64 KiB), as a log of `version` (4 or
+// later) holds them (the header's version field is the caller's).
+std::string knob_log(const std::string& header = kKnobHeader, uint32_t version = dl::kDecisionLogVersion) {
+  return decision_log_header(header) + decision_log_context() + knob_call(0, 0, 0, 20.0, version) +
+         knob_call(1, 4, 0, 15.0, version) + knob_call(2, 8, 65536, 12.0, version);
 }
 
 std::string write_log(const std::string& name, const std::string& bytes) {
@@ -44,6 +46,19 @@ std::string write_log(const std::string& name, const std::string& bytes) {
 }
 
 }  // namespace
+
+// A version-4 log (88-byte knob records, no user tag) is still read, to the same calls.
+TEST(KnobCalls, AVersion4LogIsStillRead) {
+  std::string v4 = knob_log(kKnobHeader, 4);
+  v4[8] = 4;
+  const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({write_log("v4.log", v4)});
+  ASSERT_EQ(data.calls.size(), 3u);
+  EXPECT_EQ(data.files[0].version, 4u);
+  EXPECT_EQ(data.calls[2].channels, 8);
+  EXPECT_EQ(data.calls[2].chunk_bytes, 65536u);
+  EXPECT_EQ(data.calls[2].latency_us, 12.0);
+  EXPECT_EQ(data.calls[2].user_tag, 0u);
+}
 
 TEST(KnobCalls, AreReadWithTheArmThatRan) {
   const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({write_log("knobs.log", knob_log())});
@@ -71,10 +86,11 @@ TEST(KnobCalls, InBlocksAnArmOffNcclsKnobsIsADepartureOfItsOwn) {
 }
 
 TEST(KnobCalls, AreRefusedWhereNoPluginWritesThem) {
-  // The same bytes as a version-3 log: bytes 8..11 of the header hold the version.
-  std::string v3 = knob_log();
+  // Version 4's records in a version-3 log: bytes 8..11 of the header hold the version.
+  std::string v3 = knob_log(kKnobHeader, 4);
   v3[8] = 3;
-  const std::string wide = decision_log_header(kKnobHeader) + decision_log_context() + knob_call(0, 65, 0, 9.0);
+  const std::string wide =
+      decision_log_header(kKnobHeader) + decision_log_context() + knob_call(0, 65, 0, 9.0);
   const std::pair<std::string, std::string> cases[] = {
       {v3, "a knob call record in a version-3 log"},
       {knob_log("policy=ucb1\nseed=5\n"), "a knob call record under a header without a `knobs` line"},
@@ -95,7 +111,8 @@ TEST(KnobCalls, OpeRefusesAKnobLogAndTelemetryReadsIt) {
   const std::string path = write_log("cli.log", knob_log()), out = temp_dir() + "/knob_telemetry";
   const CliResult ope = run_cli("ope --log '" + path + "' --policy auto");
   EXPECT_EQ(ope.exit_code, 2);
-  EXPECT_NE(ope.err.find(path + ": 3 calls decided over knob arms (a knob-mode log)"), std::string::npos) << ope.err;
+  EXPECT_NE(ope.err.find(path + ": 3 calls decided over knob arms (a knob-mode log)"), std::string::npos)
+      << ope.err;
   const CliResult tel = run_cli("telemetry '" + path + "' --out '" + out + "' --no-figures");
   ASSERT_EQ(tel.exit_code, 0) << tel.err;
   const nlohmann::json j = nlohmann::json::parse(read_all(out + "/telemetry.json"));

@@ -196,7 +196,7 @@ TEST(LogBlocks, OverlappingFilesAndAnIndexThatGoesBackAreRefused) {
   std::string back = header + decision_log_context();
   for (uint64_t i : {0, 1, 2, 5, 3}) back += decision_log_call(i, 1, 1.0 / 6.0, 12.0);
   const std::string eb = blocks_error_of({write_log_bytes(back)});
-  EXPECT_NE(eb.find("byte " + std::to_string(header.size() + 136 + 4 * 72) +
+  EXPECT_NE(eb.find("byte " + std::to_string(header.size() + 136 + 4 * 80) +
                     ": call 3 of its context comes after call 5"),
             std::string::npos)
       << eb;
@@ -210,7 +210,7 @@ TEST(LogBlocks, OverlappingFilesAndAnIndexThatGoesBackAreRefused) {
   EXPECT_EQ(blocks_error_of({write_log_bytes(other)}), "");
 }
 
-// 10^6 calls (72 MB) are read with far less memory than the file or its records (the whole-log
+// 10^6 calls (80 MB) are read with far less memory than the file or its records (the whole-log
 // reader keeps 64 bytes a call: 64 MB here): the blocks of one context, the reader's fixed buffer.
 TEST(LogBlocks, AStreamsMemoryDoesNotGrowWithTheCalls) {
   const std::string path = temp_dir() + "/big.log";

@@ -28,18 +28,19 @@ std::string greedy_log_run_otherwise(uint32_t version) {
     dl::CallRecord r =
         ncclbot::test::decision_log_call_record(uint64_t(i), other ? 1 : 0, 1.0, other ? 30.0 : 10.0 + i);
     unsigned char out[dl::kCallRecordBytes];
+    const uint32_t size = dl::call_record_bytes(version, false);
     if (other && version >= 3) {
       r.overridden = true;
       r.decided_slot = 0;
     } else if (other) {
       r.propensity = NAN;  // what the plugin wrote for such a call before version 3
     }
-    dl::encode(r, out);
+    dl::encode_call(r, out, version);
     if (version < 3) {
       out[60] = 0;  // no decided slot before version 3
-      dl::detail::seal(out, dl::kKindCall, dl::kCallRecordBytes);
+      dl::detail::seal(out, dl::kKindCall, size);
     }
-    bytes.append(reinterpret_cast<char*>(out), sizeof out);
+    bytes.append(reinterpret_cast<char*>(out), size);
   }
   return bytes;
 }
@@ -90,6 +91,52 @@ TEST(OverriddenCalls, AFlaggedCallNoPluginWritesIsRefused) {
   EXPECT_THROW(ncclbot::read_decision_logs({path}), ncclbot::InputError);
   r.decided_slot = 1;
   bytes[8] = 2;
-  ncclbot::test::write_file(path, bytes + ncclbot::test::encoded(r));
+  ncclbot::test::write_file(path, bytes + ncclbot::test::encoded(r, 4));  // version 2's 72 bytes
   EXPECT_THROW(ncclbot::read_decision_logs({path}), ncclbot::InputError);
+}
+
+// Version 5: a call NCCL ran with one of its symmetric kernels (no arm: slot -1, the arm decided in
+// byte 60) is left out and counted with the overridden ones, and each call keeps its user tag. The
+// flag in a version-4 log, or beside an arm, is no record the plugin writes.
+TEST(OverriddenCalls, ASymmetricKernelCallIsLeftOutAndCountedAndTagsAreRead) {
+  namespace dl = ncclbot::decision_log;
+  const std::string head = ncclbot::test::decision_log_header("policy=greedy:n0=1\nseed=1\n") +
+                           ncclbot::test::decision_log_context();
+  dl::CallRecord sym = ncclbot::test::decision_log_call_record(1, -1, 1.0, 7.0);
+  sym.symmetric = true;
+  sym.decided_slot = 4;
+  sym.user_tag = 42;
+  dl::CallRecord tagged = ncclbot::test::decision_log_call_record(2, 4, 1.0, 11.0);
+  tagged.user_tag = 0xfeedfacecafebeefull;
+  const std::string path = ncclbot::test::temp_dir() + "/symmetric.log";
+  ncclbot::test::write_file(path, head + ncclbot::test::decision_log_call(0, 4, 1.0, 10.0) +
+                                      ncclbot::test::encoded(sym) + ncclbot::test::encoded(tagged));
+  const ncclbot::DecisionLogData d = ncclbot::read_decision_logs({path});
+  ASSERT_EQ(d.calls.size(), 2u);
+  EXPECT_EQ(d.files[0].overridden, 1u);
+  EXPECT_EQ(d.files[0].symmetric, 1u);
+  EXPECT_EQ(d.calls[0].user_tag, 0u);
+  EXPECT_EQ(d.calls[1].user_tag, 0xfeedfacecafebeefull);
+  EXPECT_EQ(d.calls[1].latency_us, 11.0);
+
+  std::string v4 = head + ncclbot::test::encoded(sym, 4);
+  v4[8] = 4;
+  ncclbot::test::write_file(path, v4);
+  try {
+    ncclbot::read_decision_logs({path});
+    ADD_FAILURE() << "a version-4 log with a symmetric call was read";
+  } catch (const ncclbot::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a flag of version 5 in a version-4 log"), std::string::npos)
+        << e.what();
+  }
+  sym.slot = 3;
+  ncclbot::test::write_file(path, head + ncclbot::test::encoded(sym));
+  try {
+    ncclbot::read_decision_logs({path});
+    ADD_FAILURE() << "a symmetric call naming an arm was read";
+  } catch (const ncclbot::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the arm that ran, 3, is no arm a symmetric-kernel call names"),
+              std::string::npos)
+        << e.what();
+  }
 }

@@ -284,7 +284,7 @@ TEST(KnobMode, LogsEveryDecidedCallWithTheArmThatRan) {
   const size_t capped = size_t(std::count(decided.begin(), decided.end(), 8));
   ASSERT_GT(capped, 0u);
   const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
-  EXPECT_EQ(data.files[0].version, 4u);
+  EXPECT_EQ(data.files[0].version, 5u);
   EXPECT_EQ(data.files[0].header.at("knobs"), "channels=0,4,8");
   EXPECT_EQ(data.files[0].knob_calls, 300u);
   EXPECT_EQ(data.files[0].overridden, capped);

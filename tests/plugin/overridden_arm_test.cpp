@@ -379,3 +379,53 @@ TEST(OverriddenArm, ASymmetricEventWithNoNamesAndNoDecisionIsCountedAndHarmless)
   EXPECT_TRUE(logged(kNcclLogInfo, "0 latencies delivered"));
   EXPECT_TRUE(logged(kNcclLogInfo, "1 symmetric-kernel collectives not learned"));
 }
+
+// Decision log version 5 under NCCL 2.31's profiler v7: a call NCCL ran with one of its symmetric
+// kernels is logged (flag bit 2, no arm, the arm decided and its probability) and every call
+// carries its own userProfilerTag (the stand-in tags call k with 1000 + k, so a tag on the wrong
+// call shows). Readers leave the symmetric ones out and count them, in slot and in knob mode.
+TEST(OverriddenArm, TheLogRecordsSymmetricKernelsAndEachCallsTag) {
+  for (const char* knobs : {"", "channels=0,4"}) {
+    SCOPED_TRACE(std::string("knobs: ") + knobs);
+    OverriddenOnline online("greedy:n0=1");
+    EnvVar knob_env("NCCLBOT_KNOBS", knobs);
+    const std::string dir = temp_dir(), log = dir + "/symmetric.log";
+    EnvVar log_env("NCCLBOT_LOG", log);
+    int symmetric = 0;
+    {
+      StandInNccl comm(kNccl231, 0x5e20, 8, 1);
+      OverriddenShare share{20};
+      comm.run_instead([&](int pick, const CostTable7x3& t) {
+        return share(pick, t) == pick ? pick : kStandInSymmetricArm;
+      });
+      comm.user_tags([](uint64_t seq) { return 1000 + seq; });
+      for (int arm : overridden_run(comm, 1000)) symmetric += arm == kStandInSymmetricArm;
+      EXPECT_EQ(comm.failures(), 0);
+    }
+    ASSERT_GT(symmetric, 100);
+    const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
+    ASSERT_EQ(data.files.size(), 1u);
+    EXPECT_EQ(data.files[0].version, 5u);
+    EXPECT_EQ(data.files[0].symmetric, size_t(symmetric));
+    EXPECT_EQ(data.files[0].overridden, size_t(symmetric));
+    ASSERT_EQ(data.calls.size(), size_t(1000 - symmetric));
+    for (const auto& r : data.calls) {
+      EXPECT_EQ(r.user_tag, 1000 + r.call_index) << r.call_index;
+      EXPECT_FALSE(r.symmetric);
+    }
+    const CliResult tel = run_cli("telemetry '" + log + "' --out '" + dir + "/report' --no-figures");
+    ASSERT_EQ(tel.exit_code, 0) << tel.err;
+    const auto t = nlohmann::json::parse(read_all(dir + "/report/telemetry.json"));
+    EXPECT_EQ(t["symmetric_calls"], symmetric);
+    EXPECT_EQ(t["overridden_calls"], symmetric);
+    if (*knobs != '\0') continue;  // ope estimates over slot logs only
+    const CliResult ope = run_cli("ope --log '" + log + "' --policy auto --json");
+    ASSERT_EQ(ope.exit_code, 0) << ope.err;
+    const auto j = nlohmann::json::parse(ope.out);
+    EXPECT_EQ(j["symmetric_calls"], symmetric);
+    EXPECT_EQ(j["calls"], 1000 - symmetric);
+    EXPECT_NE(ope.err.find("(" + std::to_string(symmetric) + " of them one of NCCL's symmetric kernels)"),
+              std::string::npos)
+        << ope.err;
+  }
+}

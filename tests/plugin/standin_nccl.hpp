@@ -175,6 +175,9 @@ class StandInNccl {
   // collective (negative: none), which NCCL never shows the tuner and runs when it is below every
   // entry of the table the tuner returned (NCCL src/tuning/tuning.cc: the minimum over all ids).
   void price_symmetric_kernels(std::function<float(long call)> us) { symmetric_us_ = std::move(us); }
+  // Profiler v7: each collective's userProfilerTag, by its sequence number (the call's
+  // ncclCollConfig_t tag; 0 without this).
+  void user_tags(std::function<uint64_t(uint64_t seq)> tag) { user_tag_ = std::move(tag); }
   // The tuner's pick of every collective so far, in call order.
   const std::vector<int>& picks() const { return picks_; }
 
@@ -305,6 +308,8 @@ class StandInNccl {
     d.parentObj = api;
     auto& c = v5_part(d.coll);
     c.seqNumber = seq_++;
+    if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV7>)
+      if (user_tag_) d.coll.userTag = user_tag_(c.seqNumber);
     c.func = func_name(op.coll);
     c.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
     c.datatype = "ncclInt8";
@@ -385,6 +390,7 @@ class StandInNccl {
   std::vector<Captured> captured_;
   std::function<int(int, const CostTable7x3&)> ran_;
   std::function<float(long)> symmetric_us_;
+  std::function<uint64_t(uint64_t)> user_tag_;
   std::vector<int> picks_;
 };
 

@@ -49,10 +49,12 @@ inline decision_log::CallRecord decision_log_call_record(uint64_t index, int slo
   return r;
 }
 
-// A call record's bytes, sealed: a knob call (kind 3) when r.knobs.
-inline std::string encoded(const decision_log::CallRecord& r) {
+// A call record's bytes as a log of `version` (4 or later) holds it, sealed: a knob call (kind 3)
+// when r.knobs.
+inline std::string encoded(const decision_log::CallRecord& r,
+                           uint32_t version = decision_log::kDecisionLogVersion) {
   unsigned char out[decision_log::kKnobCallRecordBytes];
-  const uint32_t n = decision_log::encode_call(r, out);
+  const uint32_t n = decision_log::encode_call(r, out, version);
   return std::string(reinterpret_cast<char*>(out), n);
 }
 

@@ -26,6 +26,8 @@ struct DecisionLogFile {
   // Call records on which NCCL ran another arm than the decided one (docs/ope.md "Calls NCCL ran
   // otherwise"): left out, not among `calls`.
   size_t overridden = 0;
+  // Of those, the calls NCCL ran with one of its symmetric kernels (version 5, profiler v7).
+  size_t symmetric = 0;
   // Knob call records (version 4, knob mode), whatever became of them.
   size_t knob_calls = 0;
 };
@@ -53,8 +55,16 @@ inline size_t overridden_calls(const std::vector<DecisionLogFile>& files) {
   return n;
 }
 
-// "N calls NCCL ran with another arm than decided left out", for the readers' human output.
-std::string overridden_calls_text(size_t overridden);
+// Of those, the calls NCCL ran with one of its symmetric kernels.
+inline size_t symmetric_calls(const std::vector<DecisionLogFile>& files) {
+  size_t n = 0;
+  for (const DecisionLogFile& f : files) n += f.symmetric;
+  return n;
+}
+
+// "N calls on which NCCL ran another arm than the decided one left out" (", S of them symmetric
+// kernels" when S > 0), for the readers' human output.
+std::string overridden_calls_text(size_t overridden, size_t symmetric = 0);
 
 // "N calls with a latency outside [0.001, 1e+09] us skipped", for the readers' human output.
 std::string skipped_latencies_text(size_t skipped);

@@ -9,7 +9,7 @@
 //                 (policy, seed, nccl_version, rank, pid, host, started_unix), NUL-padded
 //   records       u32 kind  u32 size S (the whole record, a multiple of 8)  payload
 //                 u64 FNV-1a 64 of every byte before it in the record
-//     kind 1, call (72 bytes): u64 comm_hash, u64 call_index (of the context on that
+//     kind 1, call (72 bytes; 80 from version 5): u64 comm_hash, u64 call_index (of the context on that
 //                 communicator), u64 bytes, f64 latency_us (measured), f64 propensity (of the
 //                 arm played; NaN = the policy cannot say), u32 nodes, u32 ranks, u8 collective
 //                 (ncclFunc_t), i8 slot played (algo*3+proto; -1 = NCCL's own choice kept),
@@ -18,16 +18,22 @@
 //                 call_index UINT64_MAX, propensity NaN, nccl_slot -1; version 3, bit 1: NCCL
 //                 ran another arm than the one decided, which the slot played names; the
 //                 propensity is the decision's), i8 decided slot (version 3: the arm decided when
-//                 bit 1 is set, else -1), 3 bytes 0
+//                 bit 1 is set, else -1), 3 bytes 0; version 5: u64 user_tag (the
+//                 collective's ncclCollConfig_t userProfilerTag as profiler v7 reports it, else
+//                 0) before the checksum (80 bytes), and flags bit 2: NCCL ran one of its
+//                 symmetric kernels (profiler v7 isSymColl), no arm of the table: slot -1,
+//                 the decided slot (or -1 when NCCL's own choice was left) in byte 60
 //     kind 2, context (136 bytes): the cost table NCCL passed on a context's first call:
 //                 u64 comm_hash, u64 bytes, u32 nodes, u32 ranks, u8 collective, i8 nccl_slot,
 //                 6 bytes 0, f32 cost_us[21] (slot order; < 0 = not usable), 4 bytes 0
-//     kind 3, knob call (version 4, 88 bytes; knob mode, NCCLBOT_KNOBS, whose lists the header's
+//     kind 3, knob call (version 4, 88 bytes; 96 from version 5; knob mode, NCCLBOT_KNOBS, whose lists the
+//     header's
 //                 `knobs` line gives): a call record's 64 bytes before its checksum, the slots
 //                 naming the arms' algorithm and protocol, then u32 chunk_bytes and u32 decided
 //                 chunk_bytes, u16 channels and u16 decided channels (0: NCCL's own; the decided
-//                 pair 0 unless flag bit 1 is set), 4 bytes 0. The propensity is over the context's
-//                 knob arms (the policy's own arm set).
+//                 pair 0 unless flag bit 1 or 2 is set), 4 bytes 0; version 5: u64 user_tag
+//                 before the checksum (96 bytes). The propensity is over the context's knob arms
+//                 (the policy's own arm set).
 //
 // A record is written with one write() of whole bytes, so a killed job leaves at most a partial
 // last record, which a reader drops and reports; any other damage is an error.
@@ -42,16 +48,21 @@ namespace ncclbot::decision_log {
 inline constexpr char kMagic[8] = {'N', 'C', 'B', 'T', 'L', 'O', 'G', '\n'};
 // 1: no flags byte (read as no flags); 2: no decided slot, and a call on which NCCL ran another arm
 // than the decided one has a NaN propensity (docs/ope.md "Calls NCCL ran otherwise"); 3: no knob
-// call records.
-inline constexpr uint32_t kDecisionLogVersion = 4;
+// call records; 4: no user tag, no symmetric-kernel calls (records 72 and 88 bytes).
+inline constexpr uint32_t kDecisionLogVersion = 5;
 inline constexpr uint32_t kOldestDecisionLogVersion = 1;
 inline constexpr uint8_t kCallFlagGraphReplay = 1;
 inline constexpr uint8_t kCallFlagOverridden = 2;
+inline constexpr uint8_t kCallFlagSymmetric = 4;
 inline constexpr uint32_t kKindCall = 1;
 inline constexpr uint32_t kKindContext = 2;
 inline constexpr uint32_t kKindKnobCall = 3;
-inline constexpr uint32_t kCallRecordBytes = 72;
-inline constexpr uint32_t kKnobCallRecordBytes = 88;
+inline constexpr uint32_t kCallRecordBytes = 80;
+inline constexpr uint32_t kKnobCallRecordBytes = 96;
+// A call record's size in a log of `version` (before 5: no user tag).
+inline constexpr uint32_t call_record_bytes(uint32_t version, bool knobs) {
+  return (knobs ? kKnobCallRecordBytes : kCallRecordBytes) - (version < 5 ? 8 : 0);
+}
 inline constexpr uint32_t kContextRecordBytes = 136;
 inline constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
 
@@ -77,7 +88,11 @@ struct CallRecord {
   int nccl_slot = -1;
   bool graph_replay = false;
   bool overridden = false;  // NCCL ran `slot`, not `decided_slot` (the propensity is the decision's)
+  // NCCL ran one of its symmetric kernels (version 5): `slot` is -1, `decided_slot` the decision
+  // (-1: NCCL's own choice was left), the propensity the decision's.
+  bool symmetric = false;
   int decided_slot = -1;
+  uint64_t user_tag = 0;  // version 5: the call's userProfilerTag (0: none)
   // A knob call (kind 3): the channels and chunk size of the arm that ran and, when overridden, of
   // the arm decided; 0 is NCCL's own value.
   bool knobs = false;
@@ -131,32 +146,36 @@ inline void put_call_fields(const CallRecord& r, unsigned char* out) {
   out[56] = uint8_t(r.collective);
   out[57] = uint8_t(int8_t(r.slot));
   out[58] = uint8_t(int8_t(r.nccl_slot));
-  out[59] = uint8_t((r.graph_replay ? kCallFlagGraphReplay : 0) | (r.overridden ? kCallFlagOverridden : 0));
-  out[60] = uint8_t(int8_t(r.overridden ? r.decided_slot : -1));
+  out[59] = uint8_t((r.graph_replay ? kCallFlagGraphReplay : 0) | (r.overridden ? kCallFlagOverridden : 0) |
+                    (r.symmetric ? kCallFlagSymmetric : 0));
+  out[60] = uint8_t(int8_t(r.overridden || r.symmetric ? r.decided_slot : -1));
 }
 }  // namespace detail
 
-// The record a call is written as: a knob call (kind 3) when r.knobs, else a call (kind 1); `out`
+// The record a call is written as in a log of `version` (4 or 5; earlier logs are written only by
+// tests, with their own fields): a knob call (kind 3) when r.knobs, else a call (kind 1); `out`
 // holds kKnobCallRecordBytes. Returns the record's size.
-inline uint32_t encode_call(const CallRecord& r, unsigned char* out) {
-  const uint32_t size = r.knobs ? kKnobCallRecordBytes : kCallRecordBytes;
+inline uint32_t encode_call(const CallRecord& r, unsigned char* out, uint32_t version = kDecisionLogVersion) {
+  const uint32_t size = call_record_bytes(version, r.knobs);
   std::memset(out, 0, size);
   detail::put_call_fields(r, out);
+  const bool decided = r.overridden || r.symmetric;
   if (r.knobs) {
     detail::put<uint32_t>(out, 64, r.chunk_bytes);
-    detail::put<uint32_t>(out, 68, r.overridden ? r.decided_chunk_bytes : 0);
+    detail::put<uint32_t>(out, 68, decided ? r.decided_chunk_bytes : 0);
     detail::put<uint16_t>(out, 72, r.channels);
-    detail::put<uint16_t>(out, 74, r.overridden ? r.decided_channels : 0);
+    detail::put<uint16_t>(out, 74, decided ? r.decided_channels : 0);
   }
+  if (version >= 5) detail::put<uint64_t>(out, size - 16, r.user_tag);
   detail::seal(out, r.knobs ? kKindKnobCall : kKindCall, size);
   return size;
 }
 
-// A call (kind 1): r.knobs is ignored.
+// A call (kind 1) of the current version: r.knobs is ignored.
 inline void encode(const CallRecord& r, unsigned char (&out)[kCallRecordBytes]) {
-  std::memset(out, 0, sizeof out);
-  detail::put_call_fields(r, out);
-  detail::seal(out, kKindCall, kCallRecordBytes);
+  CallRecord call = r;
+  call.knobs = false;
+  encode_call(call, out);
 }
 
 inline void encode(const ContextRecord& r, unsigned char (&out)[kContextRecordBytes]) {
@@ -190,8 +209,11 @@ inline CallRecord decode_call(const unsigned char* in) {
   r.nccl_slot = int8_t(in[58]);
   r.graph_replay = (in[59] & kCallFlagGraphReplay) != 0;
   r.overridden = (in[59] & kCallFlagOverridden) != 0;
-  r.decided_slot = r.overridden ? int8_t(in[60]) : -1;  // byte 60 is 0 before version 3
-  if (detail::get<uint32_t>(in, 0) == kKindKnobCall) {
+  r.symmetric = (in[59] & kCallFlagSymmetric) != 0;
+  r.decided_slot = r.overridden || r.symmetric ? int8_t(in[60]) : -1;  // byte 60 is 0 before version 3
+  const uint32_t kind = detail::get<uint32_t>(in, 0), size = detail::get<uint32_t>(in, 4);
+  if (size == call_record_bytes(5, kind == kKindKnobCall)) r.user_tag = detail::get<uint64_t>(in, size - 16);
+  if (kind == kKindKnobCall) {
     r.knobs = true;
     r.chunk_bytes = detail::get<uint32_t>(in, 64);
     r.decided_chunk_bytes = detail::get<uint32_t>(in, 68);

@@ -138,21 +138,21 @@ decision_log::CallRecord some_call(int i) {
 }  // namespace
 
 // A burst faster than one buffer per period is written as it comes: the writer wakes as the 1 MiB
-// buffer reaches half full (7,282 call records of 72 bytes: 7,281 are 524,232 bytes, just short of
+// buffer reaches half full (6,554 call records of 80 bytes: 6,553 are 524,240 bytes, just short of
 // 524,288), not at its next period.
 TEST(DecisionLog, TheWriterWakesAsTheBufferReachesHalfFull) {
   HourLog h("half-buffer");
   unsigned char out[decision_log::kCallRecordBytes];
-  for (int i = 0; i < 7281; ++i) {
+  for (int i = 0; i < 6553; ++i) {
     decision_log::encode(some_call(i), out);
     h.log->append(out, sizeof out);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(h.log->written(), 0u);  // below half nothing may wake it
-  decision_log::encode(some_call(7281), out);
+  decision_log::encode(some_call(6553), out);
   h.log->append(out, sizeof out);
   ASSERT_TRUE(h.writes_within(10));
-  EXPECT_EQ(h.log->written(), uint64_t(7282) * sizeof out);
+  EXPECT_EQ(h.log->written(), uint64_t(6554) * sizeof out);
   EXPECT_EQ(h.log->dropped(), 0u);
 }
 
