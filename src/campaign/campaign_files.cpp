@@ -9,8 +9,10 @@
 #include <map>
 #include <sstream>
 
+#include "campaign/shell_snippets.hpp"
 #include "ncclbot/campaign/campaign.hpp"
 #include "ncclbot/campaign/knob_point.hpp"
+#include "ncclbot/campaign/sweep_script.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -107,14 +109,6 @@ std::string campaign_toml(const Plan& plan) {
   return os.str();
 }
 
-// Both scripts first find their own folder exactly, or stop: the script's real path with every
-// symlink resolved (started through a link, the campaign is still where the file is; readlink -f is
-// coreutils', on every Linux node), and no HERE that is empty, relative or spans lines.
-constexpr const char* kLocateHere = R"SH(SELF="$(readlink -f -- "${BASH_SOURCE[0]}")" || SELF=""
-HERE="$(dirname -- "$SELF")"
-[[ -n "$SELF" && "$HERE" == /* && -d "$HERE" && "$HERE" != *$'\n'* ]] || { echo "${BASH_SOURCE[0]}: cannot locate its folder" >&2; exit 2; }
-)SH";
-
 std::string run_sh(const Plan& plan) {
   const PlanOptions& o = plan.options;
   std::ostringstream os;
@@ -183,25 +177,16 @@ program() {
   if [[ -n "${NCCL_TESTS_DIR:-}" ]]; then echo "$NCCL_TESTS_DIR/$1"; else command -v "$1" || echo "$1"; fi
 }
 
-launch() {  # NODES COMMAND...: one process per GPU, NCCL_ALGO/NCCL_PROTO and $RUN_VARS passed to every rank
-  local nodes="$1" v
-  local -a pass=(-x NCCL_ALGO -x NCCL_PROTO)
-  for v in ${RUN_VARS[@]+"${RUN_VARS[@]}"}; do pass+=(-x "$v"); done
-  shift
-  case "$LAUNCHER" in
-    srun) ${SRUN:-srun} --nodes="$nodes" --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \
-            --export=ALL "$@" ;;
-    mpirun) ${MPIRUN:-mpirun} -np $((nodes * GPUS_PER_NODE)) --map-by "ppr:$GPUS_PER_NODE:node" \
-              "${pass[@]}" "$@" ;;
-  esac
-}
+RUN_VARS=(NCCL_ALGO NCCL_PROTO)
+)SH" << kLaunchFunction
+     << R"SH(
 
 # The knob point's environment (docs/campaign.md): channels through NCCL_MIN_CTAS = NCCL_MAX_CTAS,
 # with NCCL's INIT lines on so the log says how many channels NCCL set up; a chunk size through
 # ncclbot's tuner plugin in table mode ($NCCLBOT_PLUGIN), its protocol's buffer raised where needed.
 knob_env() {  # CHANNELS CHUNK BUFFER: exports the variables and names them in RUN_VARS
   local channels="$1" chunk="$2" buffer="$3"
-  RUN_VARS=()
+  RUN_VARS=(NCCL_ALGO NCCL_PROTO)
   if ((channels > 0)); then
     export NCCL_MIN_CTAS="$channels" NCCL_MAX_CTAS="$channels" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT
     RUN_VARS+=(NCCL_MIN_CTAS NCCL_MAX_CTAS NCCL_DEBUG NCCL_DEBUG_SUBSYS)
@@ -279,16 +264,7 @@ esac
 
 refuse_chunk_size
 mkdir -p "$HERE/logs"
-failed=0
-for i in "${!RUNS[@]}"; do
-  run_one "$i" || failed=$((failed + 1))
-done
-if ((failed > 0)); then
-  echo "$failed of ${#RUNS[@]} runs failed; run.sh again retries them (complete logs are kept)"
-  exit 1
-fi
-echo "all ${#RUNS[@]} runs complete; next: ncclbot ingest $HERE"
-)SH";
+)SH" << run_every("RUNS", "run.sh", "runs", "logs", "; next: ncclbot ingest $HERE");
   return os.str();
 }
 
@@ -347,8 +323,10 @@ void write_campaign_folder(const std::string& dir, const Plan& plan) {
   if (ec) throw UsageError("--out: cannot create " + dir + "/logs: " + ec.message());
   try {
     write_file_atomic(manifest.string(), toml);
-    for (const auto& [name, text] :
-         {std::pair<std::string, std::string>{"run.sh", run_sh(plan)}, {"run.sbatch", run_sbatch(plan)}}) {
+    for (const auto& [name, text] : {std::pair<std::string, std::string>{"run.sh", run_sh(plan)},
+                                     {"run.sbatch", run_sbatch(plan)},
+                                     {"sweep.sh", sweep_sh(plan)}}) {
+      if (text.empty()) continue;  // sweep.sh: NCCL before 2.31
       const std::string path = (std::filesystem::path(dir) / name).string();
       write_file_atomic(path, text);
       ::chmod(path.c_str(), 0755);

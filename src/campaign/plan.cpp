@@ -212,7 +212,7 @@ Cost sweep_cost_of(const Plan& plan, int nodes) {
         std::find(node_counts.begin(), node_counts.end(), r.nodes) == node_counts.end())
       node_counts.push_back(r.nodes);
   for (int n : node_counts) {
-    double seconds = o.startup_s;  // one launch and one communicator for every arm of this node count
+    double seconds = 0.0;
     for (Collective coll : o.collectives) {
       std::vector<double> fastest;  // per size: NCCL's own call, priced as the fastest planned arm's
       for (const PlannedRun& r : plan.runs) {
@@ -223,7 +223,10 @@ Cost sweep_cost_of(const Plan& plan, int nodes) {
           c.gpu_hours += r.seconds * r.nodes * plan.gpus_per_node / 3600.0;
           continue;
         }
-        if (fastest.empty()) fastest = r.call_us;
+        if (fastest.empty()) {
+          fastest = r.call_us;
+          seconds += o.startup_s;  // one launch and one communicator for every arm of this collective
+        }
         for (size_t i = 0; i < r.call_us.size(); ++i) {
           seconds += rounds * r.call_us[i] * 1e-6;
           fastest[i] = std::min(fastest[i], r.call_us[i]);

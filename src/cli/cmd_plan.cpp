@@ -11,6 +11,7 @@
 #include "ncclbot/campaign/campaign.hpp"
 #include "ncclbot/campaign/campaign_files.hpp"
 #include "ncclbot/campaign/plan.hpp"
+#include "ncclbot/campaign/sweep_script.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
@@ -207,7 +208,8 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
                 hours(t["seconds"].get<double>()).c_str(), t["gpu_hours"].get<double>());
   os << line;
   const auto& s = j["cost"]["ncclbot_sweep"];
-  os << "with ncclbot-sweep (NCCL >= 2.31: every arm of a node count in one launch, call by call): "
+  os << "with ncclbot-sweep (NCCL >= 2.31: every arm of a node count and collective in one launch, call by "
+        "call): "
      << hours(s["seconds"].get<double>()) << " h wall, " << hours(s["gpu_hours"].get<double>() * 3600.0)
      << " GPU-hours";
   if (s["nccl_tests_runs"].get<size_t>() > 0)
@@ -310,6 +312,12 @@ Action setup(CLI::App& app) {
     os << "wrote " << opt->out << "/campaign.toml, run.sh, run.sbatch; run `bash " << opt->out
        << "/run.sbatch` (Slurm) or `bash " << opt->out << "/run.sh`, then `ncclbot ingest " << opt->out
        << "`\n";
+    if (const auto launches = campaign::sweep_launches(plan);
+        campaign::forces_per_function(o) && !launches.empty())
+      os << "wrote " << opt->out << "/sweep.sh: the same arms by ncclbot-sweep in " << launches.size()
+         << " launches (one per node count and collective; runs with a chunk size stay run.sh's), "
+            "each writing "
+         << opt->out << "/sweeps/NAME.csv\n";
     if (opt->json) std::cout << j.dump(2) << "\n";
     return 0;
   };

@@ -181,6 +181,13 @@ TEST(Plan, ItsCostWithNcclbotSweepFollowsFromTheNcclTestsRuns) {
   EXPECT_NEAR(sweep_cost_of(two, 0).seconds, sweep_cost_of(two, 2).seconds + sweep_cost_of(two, 4).seconds,
               1e-9);
   EXPECT_NEAR(sweep_cost_of(two, 2).seconds, sweep.seconds, 1e-9);
+  // Two collectives: one launch each (their sizes differ), each priced as its own plan.
+  o.collectives = {Collective::kAllReduce, Collective::kAllGather};
+  const Plan both = make_plan(sim::load_fabric("h100-ib-a"), o);
+  o.collectives = {Collective::kAllGather};
+  const Plan gather = make_plan(sim::load_fabric("h100-ib-a"), o);
+  EXPECT_NEAR(sweep_cost_of(both, 2).seconds, sweep.seconds + sweep_cost_of(gather, 2).seconds, 1e-9);
+  o.collectives = {Collective::kAllReduce};
   // A chunk size it cannot set: those runs stay nccl-tests runs, counted at their own time.
   o.nodes = {2};
   o.chunk_bytes = {0, 131072};

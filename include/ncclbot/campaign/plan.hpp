@@ -88,12 +88,13 @@ struct Cost {
 };
 Cost cost_of(const Plan& plan, int nodes);  // nodes = 0: every run
 
-// The same campaign timed by ncclbot-sweep (NCCL >= 2.31, docs/campaign.md "Forced arms per call"):
-// one launch per node count, and per collective and size every planned arm's call and NCCL's own
-// once per round for 1 + warmup + iters rounds (the probe, the warm-up, the timed rounds), one
-// placement per call. NCCL's own call is priced as the fastest planned arm's, an assumption of this
-// estimate. ncclbot-sweep sets channels per call but no chunk size, so runs with a chunk size stay
-// nccl-tests runs: `runs` counts those, and their time is in `seconds` and `gpu_hours` too.
+// The same campaign timed by ncclbot-sweep (NCCL >= 2.31, docs/campaign.md "Forced arms per call"),
+// as sweep.sh runs it: one launch per node count and collective (each collective has its own sizes),
+// and per size every planned arm's call and NCCL's own once per round for 1 + warmup + iters rounds
+// (the probe, the warm-up, the timed rounds), one placement per call. NCCL's own call is priced as the
+// fastest planned arm's, an assumption of this estimate. ncclbot-sweep sets channels per call but no chunk
+// size, so runs with a chunk size stay nccl-tests runs: `runs` counts those, and their time is in `seconds`
+// and `gpu_hours` too.
 Cost sweep_cost_of(const Plan& plan, int nodes);  // nodes = 0: every node count
 
 }  // namespace ncclbot::campaign
