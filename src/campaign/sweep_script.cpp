@@ -83,11 +83,12 @@ run_one() {
     echo "$tag: complete, kept"
     return 0
   fi
-  mkdir -p "$HERE/sweeps/attempts"
   local stamp f
   stamp="$(date +%Y%m%dT%H%M%S).$$"
   for f in "$out".*; do
-    if [[ -e "$f" ]]; then mv -- "$f" "$HERE/sweeps/attempts/$(basename -- "$f").$stamp"; fi
+    [[ -e "$f" ]] || continue
+    mkdir -p "$HERE/sweeps/attempts"
+    mv -- "$f" "$HERE/sweeps/attempts/$(basename -- "$f").$stamp"
   done
   echo "$tag: running on $nodes node(s) x $GPUS_PER_NODE GPUs"
   local start=$SECONDS rc

@@ -315,7 +315,8 @@ Action setup(CLI::App& app) {
     if (const auto launches = campaign::sweep_launches(plan);
         campaign::forces_per_function(o) && !launches.empty())
       os << "wrote " << opt->out << "/sweep.sh: the same arms by ncclbot-sweep in " << launches.size()
-         << " launches (one per node count and collective; runs with a chunk size stay run.sh's), "
+         << (launches.size() == 1 ? " launch" : " launches")
+         << " (one per node count and collective; runs with a chunk size stay run.sh's), "
             "each writing "
          << opt->out << "/sweeps/NAME.csv\n";
     if (opt->json) std::cout << j.dump(2) << "\n";
