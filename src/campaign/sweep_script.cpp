@@ -1,6 +1,7 @@
 #include "ncclbot/campaign/sweep_script.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "campaign/shell_snippets.hpp"
@@ -42,6 +43,29 @@ std::vector<SweepLaunch> sweep_launches(const Plan& plan) {
     add_once(l.channels, int(r.knobs.channels));
   }
   for (SweepLaunch& l : out) std::sort(l.channels.begin(), l.channels.end());
+  return out;
+}
+
+std::vector<SweepLaunchStatus> sweep_status(const Campaign& campaign) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<SweepLaunchStatus> out;
+  if (!fs::exists(fs::path(campaign.dir) / "sweep.sh", ec)) return out;
+  std::vector<std::string> names;  // the launches sweep_launches() makes, in the manifest's order
+  for (const CampaignRun& r : campaign.runs)
+    if (r.knobs.chunk_bytes == 0)
+      add_once(names, "n" + std::to_string(r.nodes) + "-" + collective_key(r.collective));
+  for (const std::string& name : names) {
+    const fs::path base = fs::path(campaign.dir) / "sweeps" / name;
+    SweepLaunchStatus s{name, RunState::kMissing, "not run yet"};
+    if (fs::exists(base.string() + ".done", ec)) {
+      s = {name, RunState::kDone, ""};
+    } else if (fs::exists(base.string() + ".log", ec)) {
+      s = {name, RunState::kFailed,
+           "no sweeps/" + name + ".done: it ended badly or is still running (see sweeps/" + name + ".log)"};
+    }
+    out.push_back(std::move(s));
+  }
   return out;
 }
 

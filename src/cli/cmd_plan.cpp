@@ -235,12 +235,24 @@ int status(const std::string& dir, bool json) {
   }
   os << c.runs.size() << " runs: " << counts[0] << " done, " << counts[1] << " missing, " << counts[2]
      << " failed\n";
+  // sweep.sh's launches (NCCL >= 2.31), by their markers.
+  nlohmann::json sweeps = nlohmann::json::array();
+  size_t sweep_counts[3] = {0, 0, 0};
+  const std::vector<campaign::SweepLaunchStatus> launches = campaign::sweep_status(c);
+  for (const campaign::SweepLaunchStatus& s : launches) {
+    ++sweep_counts[int(s.state)];
+    sweeps.push_back(
+        {{"name", s.name}, {"state", std::string(campaign::run_state_name(s.state))}, {"reason", s.reason}});
+    os << "  " << campaign::run_state_name(s.state) << "  sweep " << s.name
+       << (s.reason.empty() ? "" : ": " + s.reason) << "\n";
+  }
+  if (!launches.empty())
+    os << "sweep.sh, " << launches.size() << " launches: " << sweep_counts[0] << " done, " << sweep_counts[1]
+       << " missing, " << sweep_counts[2] << " failed\n";
   if (json)
-    std::cout << nlohmann::json{{"dir", dir},
-                                {"runs", std::move(runs)},
-                                {"done", counts[0]},
-                                {"missing", counts[1]},
-                                {"failed", counts[2]}}
+    std::cout << nlohmann::json{{"dir", dir},          {"runs", std::move(runs)},
+                                {"done", counts[0]},   {"missing", counts[1]},
+                                {"failed", counts[2]}, {"sweeps", std::move(sweeps)}}
                      .dump(2)
               << "\n";
   return 0;

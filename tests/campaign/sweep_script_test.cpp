@@ -92,10 +92,21 @@ TEST(SweepScript, AFailedLaunchIsRetriedAndItsFilesKept) {
   EXPECT_EQ(failed.exit_code, 1);
   EXPECT_NE(failed.out.find("[2/2] n2-allgather: FAILED (exit 3)"), std::string::npos) << failed.out;
   EXPECT_FALSE(fs::exists(camp + "/sweeps/n2-allgather.done"));
+  // plan --status says so, from the markers.
+  const CliResult st = run_cli("plan --status " + sweep_script::sq(camp));
+  EXPECT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_NE(st.out.find("  missing  sweep n2-allreduce: not run yet\n"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("  failed  sweep n2-allgather: no sweeps/n2-allgather.done"), std::string::npos)
+      << st.out;
+  EXPECT_NE(st.out.find("sweep.sh, 2 launches: 0 done, 1 missing, 1 failed\n"), std::string::npos) << st.out;
   fs::remove(dir + "/exit");
   const sweep_script::SweepShell retried = sweep_sh(dir, camp, "--task 1");
   EXPECT_EQ(retried.exit_code, 0) << retried.out;
   EXPECT_TRUE(fs::exists(camp + "/sweeps/n2-allgather.done"));
+  const CliResult done = run_cli("plan --status " + sweep_script::sq(camp) + " --json");
+  EXPECT_NE(done.out.find("\"name\": \"n2-allgather\",\n      \"reason\": \"\",\n      \"state\": \"done\""),
+            std::string::npos)
+      << done.out;
   size_t kept = 0;  // the failed attempt's log, moved aside
   for (const auto& e : fs::directory_iterator(camp + "/sweeps/attempts"))
     kept += e.path().filename().string().rfind("n2-allgather.log.", 0) == 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ncclbot/campaign/campaign.hpp"
 #include "ncclbot/campaign/plan.hpp"
 
 namespace ncclbot::campaign {
@@ -25,5 +26,15 @@ std::vector<SweepLaunch> sweep_launches(const Plan& plan);
 
 // The script's text; empty when the plan is for NCCL before 2.31 or has no launch.
 std::string sweep_sh(const Plan& plan);
+
+// The state of each launch of a campaign folder's sweep.sh, for `plan --status`: done (its
+// sweeps/NAME.done), failed (a log but no marker: the launch ended badly or is still running),
+// missing; none when the folder has no sweep.sh.
+struct SweepLaunchStatus {
+  std::string name;
+  RunState state = RunState::kMissing;
+  std::string reason;
+};
+std::vector<SweepLaunchStatus> sweep_status(const Campaign& campaign);
 
 }  // namespace ncclbot::campaign
