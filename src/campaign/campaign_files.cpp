@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "campaign/shell_snippets.hpp"
+#include "campaign/slurm_array.hpp"
 #include "ncclbot/campaign/campaign.hpp"
 #include "ncclbot/campaign/knob_point.hpp"
 #include "ncclbot/campaign/sweep_script.hpp"
@@ -23,14 +24,6 @@ namespace {
 
 std::string quoted(const std::string& s) {
   return "\"" + s + "\"";  // ids, names and paths here are [A-Za-z0-9._/-] only
-}
-
-// Slurm's --time: the slowest run of the group, doubled, plus ten minutes for the launcher.
-std::string slurm_time(double seconds) {
-  const long s = long(std::ceil(seconds * 2.0 + 600.0));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  return buf;
 }
 
 template <typename T>
@@ -269,41 +262,16 @@ mkdir -p "$HERE/logs"
 }
 
 std::string run_sbatch(const Plan& plan) {
-  std::map<int, double> slowest;
-  for (const PlannedRun& r : plan.runs) slowest[r.nodes] = std::max(slowest[r.nodes], r.seconds);
-  std::ostringstream os;
-  os << R"SH(#!/usr/bin/env bash
-# Slurm job array of this campaign, written by `ncclbot plan` (docs/campaign.md): one array task
-# per (nodes, collective, arm), each running run.sh --task INDEX inside its allocation.
-#   bash run.sbatch   submits one array per node count, holding only the runs not yet complete;
-#                     run it again after a preemption or a failure to resume.
-# Extra sbatch options (account, partition, QOS) go in $SBATCH, e.g. SBATCH="sbatch -A proj -p gpu".
-#SBATCH --job-name=ncclbot-campaign
-)SH";
-  os << "#SBATCH --ntasks-per-node=" << plan.gpus_per_node
-     << "\n#SBATCH --gpus-per-node=" << plan.gpus_per_node
-     << "\n#SBATCH --exclusive\n#SBATCH --output=logs/slurm-%A_%a.out\n";
-  os << R"SH(set -uo pipefail
-if [[ -n "${SLURM_ARRAY_TASK_ID:-}" ]]; then
-  # Inside the allocation: sbatch runs a copy of this file from its spool, in --chdir (the campaign).
-  exec bash "$PWD/run.sh" --task "$SLURM_ARRAY_TASK_ID"
-fi
-)SH" << kLocateHere
-     << R"SH(bash "$HERE/run.sh" --check-env || exit 2
-mkdir -p "$HERE/logs"
-submit() {  # NODES TIME
-  local list
-  list="$(bash "$HERE/run.sh" --incomplete "$1" | paste -sd, -)"
-  if [[ -z "$list" ]]; then
-    echo "nodes=$1: every run complete"
-    return 0
-  fi
-  echo "nodes=$1: submitting array tasks $list"
-  ${SBATCH:-sbatch} --chdir="$HERE" --nodes="$1" --time="$2" --array="$list" "$HERE/run.sbatch"
-}
-)SH";
-  for (const auto& [nodes, seconds] : slowest) os << "submit " << nodes << ' ' << slurm_time(seconds) << "\n";
-  return os.str();
+  SlurmArray a{"run.sh",
+               "run.sbatch",
+               "ncclbot-campaign",
+               "(nodes, collective, arm)",
+               "run",
+               "logs",
+               "bash \"$HERE/run.sh\" --check-env || exit 2\n",
+               {}};
+  for (const PlannedRun& r : plan.runs) a.seconds[r.nodes] = std::max(a.seconds[r.nodes], r.seconds);
+  return slurm_array_script(plan, a);
 }
 
 void write_campaign_folder(const std::string& dir, const Plan& plan) {
@@ -325,8 +293,9 @@ void write_campaign_folder(const std::string& dir, const Plan& plan) {
     write_file_atomic(manifest.string(), toml);
     for (const auto& [name, text] : {std::pair<std::string, std::string>{"run.sh", run_sh(plan)},
                                      {"run.sbatch", run_sbatch(plan)},
-                                     {"sweep.sh", sweep_sh(plan)}}) {
-      if (text.empty()) continue;  // sweep.sh: NCCL before 2.31
+                                     {"sweep.sh", sweep_sh(plan)},
+                                     {"sweep.sbatch", sweep_sbatch(plan)}}) {
+      if (text.empty()) continue;  // sweep.sh and sweep.sbatch: NCCL before 2.31
       const std::string path = (std::filesystem::path(dir) / name).string();
       write_file_atomic(path, text);
       ::chmod(path.c_str(), 0755);

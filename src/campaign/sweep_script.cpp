@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "campaign/shell_snippets.hpp"
+#include "campaign/slurm_array.hpp"
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/names.hpp"
 
@@ -69,6 +70,21 @@ std::vector<SweepLaunchStatus> sweep_status(const Campaign& campaign) {
   return out;
 }
 
+std::string sweep_sbatch(const Plan& plan) {
+  if (sweep_sh(plan).empty()) return "";
+  SlurmArray a{"sweep.sh",
+               "sweep.sbatch",
+               "ncclbot-sweep",
+               "(nodes, collective) launch of ncclbot-sweep",
+               "sweep",
+               "sweeps",
+               "",
+               {}};
+  // A launch's time: its node count's whole estimate (sweep_cost_of), a bound on any one launch.
+  for (const SweepLaunch& l : sweep_launches(plan)) a.seconds[l.nodes] = sweep_cost_of(plan, l.nodes).seconds;
+  return slurm_array_script(plan, a);
+}
+
 std::string sweep_sh(const Plan& plan) {
   const std::vector<SweepLaunch> launches = sweep_launches(plan);
   if (!forces_per_function(plan.options) || launches.empty()) return "";
@@ -79,8 +95,9 @@ std::string sweep_sh(const Plan& plan) {
 # (docs/campaign.md "Forced arms per call"): one launch per node count and collective, every
 # algorithm x protocol x channel count of it called in turn in one process per GPU, in an order
 # drawn anew every round. Runs with a chunk size are not here: run.sh times them.
-#   bash sweep.sh            run every launch whose sweep is not complete, in order
-#   bash sweep.sh --task I   run launch I alone (inside an allocation of its node count)
+#   bash sweep.sh                     run every launch whose sweep is not complete, in order
+#   bash sweep.sh --task I            run launch I alone (each sweep.sbatch array task does this)
+#   bash sweep.sh --incomplete [NODES] print the indices of the launches still to do (on NODES hosts)
 # ncclbot-sweep is $NCCLBOT_SWEEP (default: on the PATH), the launcher $SRUN or $MPIRUN (default
 # srun / mpirun). A launch writes sweeps/NAME.csv with its side files and, when it ends well,
 # sweeps/NAME.done; a complete sweep is never rerun, an incomplete one is moved to sweeps/attempts/.
@@ -136,9 +153,17 @@ case "${1:-}" in
     run_one "$2"
     exit $?
     ;;
+  --incomplete)
+    for i in "${!SWEEPS[@]}"; do
+      read -r nodes _ _ _ _ _ name <<< "${SWEEPS[$i]}"
+      if [[ -n "${2:-}" && "$nodes" != "$2" ]]; then continue; fi
+      [[ -e "$HERE/sweeps/$name.done" ]] || echo "$i"
+    done
+    exit 0
+    ;;
   "") ;;
   *)
-    echo "usage: sweep.sh [--task I]" >&2
+    echo "usage: sweep.sh [--task I | --incomplete [NODES]]" >&2
     exit 2
     ;;
 esac

@@ -326,8 +326,8 @@ Action setup(CLI::App& app) {
        << "`\n";
     if (const auto launches = campaign::sweep_launches(plan);
         campaign::forces_per_function(o) && !launches.empty())
-      os << "wrote " << opt->out << "/sweep.sh: the same arms by ncclbot-sweep in " << launches.size()
-         << (launches.size() == 1 ? " launch" : " launches")
+      os << "wrote " << opt->out << "/sweep.sh and sweep.sbatch: the same arms by ncclbot-sweep in "
+         << launches.size() << (launches.size() == 1 ? " launch" : " launches")
          << " (one per node count and collective; runs with a chunk size stay run.sh's), "
             "each writing "
          << opt->out << "/sweeps/NAME.csv\n";

@@ -19,9 +19,10 @@ std::string sq(const std::string& s) {
   return "'" + s + "'";
 }
 
-CliResult plan_sweep(const std::string& camp, const std::string& extra) {
+CliResult plan_sweep(const std::string& camp, const std::string& extra, const std::string& nodes = "2") {
   return run_cli(
-      "plan --fabric h100-ib-a --nodes 2 --gpus-per-node 8 --collectives allreduce,allgather "
+      "plan --fabric h100-ib-a --nodes " + nodes +
+      " --gpus-per-node 8 --collectives allreduce,allgather "
       "--arms Ring/LL,Ring/Simple --channels 0,8 --chunk-bytes 0,64K --max-bytes 4K --iters 2 --out " +
       sq(camp) + " " + extra);
 }
@@ -59,7 +60,8 @@ TEST(SweepScript, OneLaunchPerNodeCountAndCollectiveWithItsPlannedArms) {
   const std::string dir = temp_dir(), camp = dir + "/c";
   const CliResult plan = plan_sweep(camp, "");
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_NE(plan.out.find("/sweep.sh: the same arms by ncclbot-sweep in 2 launches"), std::string::npos)
+  EXPECT_NE(plan.out.find("/sweep.sh and sweep.sbatch: the same arms by ncclbot-sweep in 2 launches"),
+            std::string::npos)
       << plan.out;
   ASSERT_TRUE(fs::exists(camp + "/sweep.sh"));
   const sweep_script::SweepShell first = sweep_sh(dir, camp);
@@ -119,5 +121,36 @@ TEST(SweepScript, BeforeNccl231ThereIsNone) {
   const CliResult plan = plan_sweep(camp, "--nccl-version 2.30");
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_FALSE(fs::exists(camp + "/sweep.sh"));
+  EXPECT_FALSE(fs::exists(camp + "/sweep.sbatch"));
   EXPECT_EQ(plan.out.find("sweep.sh"), std::string::npos) << plan.out;
+}
+
+// sweep.sbatch: one array per node count holding the launches sweep.sh --incomplete lists (a stand-in
+// sbatch echoes its arguments), and inside an allocation each task runs sweep.sh --task INDEX.
+TEST(SweepScript, SweepSbatchSubmitsTheIncompleteLaunches) {
+  const std::string dir = temp_dir(), camp = dir + "/c";
+  ASSERT_EQ(plan_sweep(camp, "", "2,4").exit_code, 0);
+  ASSERT_TRUE(fs::exists(camp + "/sweep.sbatch"));
+  ASSERT_EQ(sweep_sh(dir, camp, "--task 0").exit_code, 0);  // n2-allreduce done
+  EXPECT_EQ(sweep_sh(dir, camp, "--incomplete 2").out, "1\n");
+  EXPECT_EQ(sweep_sh(dir, camp, "--incomplete").out, "1\n2\n3\n");
+  const std::string out = dir + "/sbatch.out";
+  ASSERT_EQ(std::system(("SBATCH=echo bash " + sweep_script::sq(camp + "/sweep.sbatch") + " >" +
+                         sweep_script::sq(out) + " 2>&1")
+                            .c_str()),
+            0);
+  const std::string submitted = read_all(out);
+  EXPECT_NE(submitted.find("nodes=2: submitting array tasks 1\n--chdir=" + camp + " --nodes=2 --time="),
+            std::string::npos)
+      << submitted;
+  EXPECT_NE(submitted.find("--array=1 " + camp + "/sweep.sbatch\n"), std::string::npos) << submitted;
+  EXPECT_NE(submitted.find("nodes=4: submitting array tasks 2,3\n"), std::string::npos) << submitted;
+  // A task of the array, as Slurm starts it: in the campaign folder, with its index.
+  const std::string task =
+      "cd " + sweep_script::sq(camp) +
+      " && SLURM_ARRAY_TASK_ID=1 NCCLBOT_SWEEP=" + sweep_script::sq(sweep_script::fake_sweep(dir)) +
+      " SRUN=" + sweep_script::sq(std::string(NCCLBOT_TEST_DATA_DIR) + "/../campaign/standin_launcher.sh") +
+      " bash sweep.sbatch >/dev/null 2>&1";
+  ASSERT_EQ(std::system(task.c_str()), 0);
+  EXPECT_TRUE(fs::exists(camp + "/sweeps/n2-allgather.done"));
 }

@@ -3,7 +3,8 @@
 //   campaign.toml  the manifest: [campaign] (the plan's settings) and one [[run]] per log
 //   run.sh         runs every run whose log is missing or incomplete, in order (no Slurm needed)
 //   run.sbatch     the Slurm job array: `bash run.sbatch` submits one array per node count
-//   sweep.sh       from NCCL 2.31: the same arms timed by ncclbot-sweep (campaign/sweep_script.hpp)
+//   sweep.sh       from NCCL 2.31: the same arms timed by ncclbot-sweep (campaign/sweep_script.hpp),
+//   sweep.sbatch   and its Slurm job array
 //   tables/        one decision table per chunk size, loaded by ncclbot's tuner plugin
 // Both scripts keep complete logs; an incomplete one is moved to logs/attempts/ before its rerun.
 #include <string>

@@ -26,6 +26,8 @@ std::vector<SweepLaunch> sweep_launches(const Plan& plan);
 
 // The script's text; empty when the plan is for NCCL before 2.31 or has no launch.
 std::string sweep_sh(const Plan& plan);
+// Its Slurm job array (one task per launch, by node count), or empty with sweep_sh().
+std::string sweep_sbatch(const Plan& plan);
 
 // The state of each launch of a campaign folder's sweep.sh, for `plan --status`: done (its
 // sweeps/NAME.done), failed (a log but no marker: the launch ended badly or is still running),
