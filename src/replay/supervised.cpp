@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <span>
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/replay/loss.hpp"
@@ -37,56 +39,78 @@ double distance2(const ContextFeatures& a, const ContextFeatures& b) {
   return db * db + dn * dn + dg * dg;
 }
 
-double gini(const int* votes, int n) {
+double gini(const std::vector<int>& votes, int n) {
   if (n == 0) return 0.0;
   double g = 1.0;
-  for (int s = 0; s < kNumArms; ++s) {
-    const double p = double(votes[s]) / n;
+  for (int v : votes) {
+    const double p = double(v) / n;
     g -= p * p;
   }
   return g;
 }
 
+// The best arm of training context c (best_slot over the sweep's arm view: either shape), as an arm.
+std::optional<Arm> best_arm(const Sweep& sweep, const SweepView& v, int c) {
+  const int best = best_slot(v, c);
+  return best < 0 ? std::nullopt : std::optional<Arm>(sweep.arm_at(c, best));
+}
+
+// Arm `a`'s index in context c of the sweep's arm view (a slot sweep's slot, a knob sweep's place
+// among arms(c)), or -1 when c does not hold it.
+int index_of_arm(const Sweep& sweep, int c, const Arm& a) {
+  if (sweep.slot_shaped()) return a.default_knobs() && sweep.arm_view().mask(c).has(a.slot()) ? a.slot() : -1;
+  const std::span<const Arm> arms = sweep.arms(c);
+  const auto it = std::lower_bound(arms.begin(), arms.end(), a);
+  return it != arms.end() && *it == a ? int(it - arms.begin()) : -1;
+}
+
 }  // namespace
 
 void KnnSelector::fit(const Sweep& sweep, const std::vector<int>& train, int k) {
-  const SweepView v = sweep.view();
+  const SweepView v = sweep.arm_view();
   examples_.clear();
-  for (int c : train) examples_.push_back({context_features(sweep.context(c)), best_slot(v, c)});
+  for (int c : train) examples_.push_back({context_features(sweep.context(c)), best_arm(sweep, v, c)});
   k_ = std::max(1, k);
 }
 
 int KnnSelector::predict(const Sweep& sweep, int context) const {
   const ContextFeatures q = context_features(sweep.context(context));
-  const ArmMask mask = sweep.view().mask(context);
   std::vector<std::pair<std::pair<int, double>, size_t>> order;  // ((other collective, distance), index)
   order.reserve(examples_.size());
   for (size_t i = 0; i < examples_.size(); ++i)
     order.push_back({{examples_[i].f.collective != q.collective ? 1 : 0, distance2(q, examples_[i].f)}, i});
   const size_t k = std::min(size_t(k_), order.size());
   std::partial_sort(order.begin(), order.begin() + long(k), order.end());
-  int votes[kNumArms] = {};
-  int first_seen[kNumArms];
-  std::fill(first_seen, first_seen + kNumArms, int(k));
+  // The query's arm index each neighbour votes for (-1: its arm is not the query's), its votes and
+  // the rank of its nearest voter; distinct arms have distinct nearest voters.
+  struct Vote {
+    int index, votes, first_seen;
+  };
+  std::vector<Vote> votes;
   for (size_t r = 0; r < k; ++r) {
-    const int s = examples_[order[r].second].best;
-    if (s < 0 || !mask.has(s)) continue;
-    ++votes[s];
-    first_seen[s] = std::min(first_seen[s], int(r));
+    const std::optional<Arm>& a = examples_[order[r].second].best;
+    const int index = a ? index_of_arm(sweep, context, *a) : -1;
+    if (index < 0) continue;
+    auto it = std::find_if(votes.begin(), votes.end(), [&](const Vote& v) { return v.index == index; });
+    if (it == votes.end())
+      votes.push_back({index, 1, int(r)});
+    else
+      ++it->votes;
   }
-  int best = -1;
-  for (int s = 0; s < kNumArms; ++s)
-    if (votes[s] > 0 &&
-        (best < 0 || votes[s] > votes[best] || (votes[s] == votes[best] && first_seen[s] < first_seen[best])))
-      best = s;
-  return best;
+  const Vote* best = nullptr;
+  for (const Vote& v : votes)
+    if (best == nullptr || v.votes > best->votes ||
+        (v.votes == best->votes && v.first_seen < best->first_seen))
+      best = &v;
+  return best == nullptr ? -1 : best->index;
 }
 
 int TreeSelector::build(const std::vector<std::pair<ContextFeatures, int>>& data, std::vector<int> rows,
                         int depth) {
   const int id = int(nodes_.size());
   nodes_.emplace_back();
-  for (int r : rows) ++nodes_[size_t(id)].votes[data[size_t(r)].second];
+  nodes_[size_t(id)].votes.assign(labels_.size(), 0);
+  for (int r : rows) ++nodes_[size_t(id)].votes[size_t(data[size_t(r)].second)];
   const int n = int(rows.size());
   const double parent = gini(nodes_[size_t(id)].votes, n);
   if (depth <= 0 || parent == 0.0 || n < 2) return id;
@@ -94,13 +118,13 @@ int TreeSelector::build(const std::vector<std::pair<ContextFeatures, int>>& data
   int best_feature = -1;
   double best_threshold = 0, best_gain = 1e-12;
   auto consider = [&](int feature, double threshold, auto goes_left) {
-    int lv[kNumArms] = {}, rv[kNumArms] = {};
+    std::vector<int> lv(labels_.size(), 0), rv(labels_.size(), 0);
     int nl = 0, nr = 0;
     for (int r : rows) {
       if (goes_left(data[size_t(r)].first))
-        ++lv[data[size_t(r)].second], ++nl;
+        ++lv[size_t(data[size_t(r)].second)], ++nl;
       else
-        ++rv[data[size_t(r)].second], ++nr;
+        ++rv[size_t(data[size_t(r)].second)], ++nr;
     }
     if (nl == 0 || nr == 0) return;
     const double gain = parent - (nl * gini(lv, nl) + nr * gini(rv, nr)) / n;
@@ -139,12 +163,19 @@ int TreeSelector::build(const std::vector<std::pair<ContextFeatures, int>>& data
 }
 
 void TreeSelector::fit(const Sweep& sweep, const std::vector<int>& train, int depth) {
-  const SweepView v = sweep.view();
+  const SweepView v = sweep.arm_view();
+  std::vector<std::pair<ContextFeatures, Arm>> best;
+  for (int c : train)
+    if (const std::optional<Arm> a = best_arm(sweep, v, c))
+      best.push_back({context_features(sweep.context(c)), *a});
+  // The labels: the distinct best arms in Arm order (a slot sweep's: slot order).
+  labels_.clear();
+  for (const auto& [f, a] : best) labels_.push_back(a);
+  std::sort(labels_.begin(), labels_.end());
+  labels_.erase(std::unique(labels_.begin(), labels_.end()), labels_.end());
   std::vector<std::pair<ContextFeatures, int>> data;
-  for (int c : train) {
-    const int best = best_slot(v, c);
-    if (best >= 0) data.push_back({context_features(sweep.context(c)), best});
-  }
+  for (const auto& [f, a] : best)
+    data.push_back({f, int(std::lower_bound(labels_.begin(), labels_.end(), a) - labels_.begin())});
   nodes_.clear();
   std::vector<int> rows(data.size());
   std::iota(rows.begin(), rows.end(), 0);
@@ -154,7 +185,6 @@ void TreeSelector::fit(const Sweep& sweep, const std::vector<int>& train, int de
 int TreeSelector::predict(const Sweep& sweep, int context) const {
   if (nodes_.empty()) return -1;
   const ContextFeatures f = context_features(sweep.context(context));
-  const ArmMask mask = sweep.view().mask(context);
   int id = 0;
   while (nodes_[size_t(id)].feature >= 0) {
     const Node& nd = nodes_[size_t(id)];
@@ -162,12 +192,17 @@ int TreeSelector::predict(const Sweep& sweep, int context) const {
         nd.feature == 0 ? f.collective == int(nd.threshold) : numeric(f, nd.feature) <= nd.threshold;
     id = l ? nd.left : nd.right;
   }
-  int best = -1;
-  for (int s = 0; s < kNumArms; ++s)
-    if (mask.has(s) && nodes_[size_t(id)].votes[s] > 0 &&
-        (best < 0 || nodes_[size_t(id)].votes[s] > nodes_[size_t(id)].votes[best]))
-      best = s;
-  return best;
+  // The leaf's most frequent label the query holds; ties: the lowest label.
+  const std::vector<int>& votes = nodes_[size_t(id)].votes;
+  int best = -1, best_index = -1;
+  for (size_t l = 0; l < labels_.size(); ++l) {
+    if (votes[l] == 0 || (best >= 0 && votes[l] <= votes[size_t(best)])) continue;
+    const int index = index_of_arm(sweep, context, labels_[l]);
+    if (index < 0) continue;
+    best = int(l);
+    best_index = index;
+  }
+  return best_index;
 }
 
 int TreeSelector::leaves() const {

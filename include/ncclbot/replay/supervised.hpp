@@ -1,9 +1,12 @@
 #pragma once
 // Supervised selectors (`knn:k`, `tree:depth`): fit once on training contexts, then frozen. A
 // training example is a context's features and its best measured arm (best_slot); a prediction
-// is one arm per context, replayed as a FrozenArmPolicy (it never learns online). Features, all in
+// is one arm per context, replayed as a FrozenArmPolicy (it never learns online). On a knob sweep
+// the arms are knob arms, matched by identity (a context's best arm counts for another context
+// that holds the same arm) and predicted as arm indices of the sweep's arm view. Features, all in
 // log2 units so no scaling is needed: collective (categorical), log2 bytes, log2 nodes, log2 GPUs
 // per node. A prediction that is not a valid arm of the query context falls back to AUTO.
+#include <optional>
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
@@ -29,7 +32,7 @@ class KnnSelector {
  private:
   struct Example {
     ContextFeatures f;
-    int best;
+    std::optional<Arm> best;  // none: the context had no valid arm
   };
   std::vector<Example> examples_;
   int k_ = 1;
@@ -40,7 +43,8 @@ class KnnSelector {
 // values"; the best split is the one with the largest impurity decrease (ties: the first in
 // collective, bytes, nodes, GPUs-per-node order, then the smaller threshold); a node stops when
 // pure, at the depth limit, or when no split decreases impurity. A leaf predicts its most frequent
-// training arm valid in the query context (ties: lowest slot), -1 if none is valid.
+// training arm valid in the query context (ties: the lowest arm, i.e. the lowest slot), -1 if none is
+// valid.
 class TreeSelector {
  public:
   void fit(const Sweep& sweep, const std::vector<int>& train, int depth);
@@ -52,15 +56,17 @@ class TreeSelector {
     int feature = -1;  // -1 leaf; 0 collective (==), 1 bytes, 2 nodes, 3 gpus per node (<=)
     double threshold = 0;
     int left = -1, right = -1;
-    int votes[kNumArms] = {};
+    std::vector<int> votes;  // per label
   };
   int build(const std::vector<std::pair<ContextFeatures, int>>& data, std::vector<int> rows, int depth);
+  std::vector<Arm> labels_;  // the training contexts' distinct best arms, in Arm order
   std::vector<Node> nodes_;
 };
 
 // The supervised selectors' registry: S(Kind, Selector, key), one line per kSupervised policy of
 // NCCLBOT_POLICIES (policy/policy.hpp): its kind, its class (fit(sweep, train, value), then
-// predict(sweep, context) -> a slot or -1), and the PolicyConfig field fit() takes. A build's own
+// predict(sweep, context) -> an arm index of sweep.arm_view() (a slot sweep's slot) or -1), and the
+// PolicyConfig field fit() takes. A build's own
 // selectors come through NCCLBOT_EXTRA_SUPERVISED_SELECTORS(S), defined by the header named in
 // NCCLBOT_EXTRA_POLICY_HEADER (policy.hpp).
 #ifndef NCCLBOT_EXTRA_SUPERVISED_SELECTORS
