@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 #include "campaign/shell_snippets.hpp"
 
@@ -22,7 +23,8 @@ std::string slurm_array_script(const Plan& plan, const SlurmArray& a) {
         "array task\n# per "
      << a.tasks << ", each running " << a.script << " --task INDEX inside its allocation.\n#   bash "
      << a.self << "   submits one array per node count, holding only the " << a.items
-     << "s not yet complete;\n#   run it again after a preemption or a failure to resume.\n"
+     << "s not yet complete;\n#" << std::string(a.self.size() + 11, ' ')  // under "submits"
+     << "run it again after a preemption or a failure to resume.\n"
      << "# Extra sbatch options (account, partition, QOS) go in $SBATCH, e.g. SBATCH=\"sbatch -A proj -p "
         "gpu\".\n"
      << "#SBATCH --job-name=" << a.job_name << "\n#SBATCH --ntasks-per-node=" << plan.gpus_per_node
