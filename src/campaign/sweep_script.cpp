@@ -26,8 +26,13 @@ std::string comma_joined(const std::vector<T>& v) {
 
 }  // namespace
 
+std::string sweep_launch_name(int nodes, Collective collective) {
+  return "n" + std::to_string(nodes) + "-" + collective_key(collective);
+}
+
 std::vector<SweepLaunch> sweep_launches(const Plan& plan) {
   std::vector<SweepLaunch> out;
+  if (!forces_per_function(plan.options)) return out;
   for (const PlannedRun& r : plan.runs) {  // by nodes, then collective: the launches' order
     if (r.knobs.chunk_bytes > 0) continue;
     if (out.empty() || out.back().nodes != r.nodes || out.back().collective != r.collective) {
@@ -35,7 +40,7 @@ std::vector<SweepLaunch> sweep_launches(const Plan& plan) {
       l.nodes = r.nodes;
       l.collective = r.collective;
       l.sizes = r.sizes;
-      l.name = "n" + std::to_string(r.nodes) + "-" + collective_key(r.collective);
+      l.name = sweep_launch_name(r.nodes, r.collective);
       out.push_back(std::move(l));
     }
     SweepLaunch& l = out.back();
@@ -54,8 +59,7 @@ std::vector<SweepLaunchStatus> sweep_status(const Campaign& campaign) {
   if (!fs::exists(fs::path(campaign.dir) / "sweep.sh", ec)) return out;
   std::vector<std::string> names;  // the launches sweep_launches() makes, in the manifest's order
   for (const CampaignRun& r : campaign.runs)
-    if (r.knobs.chunk_bytes == 0)
-      add_once(names, "n" + std::to_string(r.nodes) + "-" + collective_key(r.collective));
+    if (r.knobs.chunk_bytes == 0) add_once(names, sweep_launch_name(r.nodes, r.collective));
   for (const std::string& name : names) {
     const fs::path base = fs::path(campaign.dir) / "sweeps" / name;
     SweepLaunchStatus s{name, RunState::kMissing, "not run yet"};
@@ -71,7 +75,8 @@ std::vector<SweepLaunchStatus> sweep_status(const Campaign& campaign) {
 }
 
 std::string sweep_sbatch(const Plan& plan) {
-  if (sweep_sh(plan).empty()) return "";
+  const std::vector<SweepLaunch> launches = sweep_launches(plan);
+  if (launches.empty()) return "";
   SlurmArray a{"sweep.sh",
                "sweep.sbatch",
                "ncclbot-sweep",
@@ -81,13 +86,14 @@ std::string sweep_sbatch(const Plan& plan) {
                "",
                {}};
   // A launch's time: its node count's whole estimate (sweep_cost_of), a bound on any one launch.
-  for (const SweepLaunch& l : sweep_launches(plan)) a.seconds[l.nodes] = sweep_cost_of(plan, l.nodes).seconds;
+  for (const SweepLaunch& l : launches)
+    if (!a.seconds.contains(l.nodes)) a.seconds[l.nodes] = sweep_cost_of(plan, l.nodes).seconds;
   return slurm_array_script(plan, a);
 }
 
 std::string sweep_sh(const Plan& plan) {
   const std::vector<SweepLaunch> launches = sweep_launches(plan);
-  if (!forces_per_function(plan.options) || launches.empty()) return "";
+  if (launches.empty()) return "";
   const PlanOptions& o = plan.options;
   std::ostringstream os;
   os << R"SH(#!/usr/bin/env bash

@@ -220,35 +220,37 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
 int status(const std::string& dir, bool json) {
   if (!campaign::is_campaign_dir(dir)) throw UsageError("--status: " + dir + " holds no campaign.toml");
   const campaign::Campaign c = campaign::read_campaign(dir);
+  std::ostream& os = json ? std::cerr : std::cout;
+  // One line per run or launch, its state counted; its JSON row is the caller's.
+  const auto line = [&](size_t* counts, const std::string& label, campaign::RunState state,
+                        const std::string& reason) {
+    ++counts[int(state)];
+    os << "  " << campaign::run_state_name(state) << "  " << label << (reason.empty() ? "" : ": " + reason)
+       << "\n";
+    return std::string(campaign::run_state_name(state));
+  };
+  const auto tally = [&](const std::string& what, const size_t* counts) {
+    os << what << ": " << counts[0] << " done, " << counts[1] << " missing, " << counts[2] << " failed\n";
+  };
   nlohmann::json runs = nlohmann::json::array();
   size_t counts[3] = {0, 0, 0};
-  std::ostream& os = json ? std::cerr : std::cout;
   for (size_t i = 0; i < c.runs.size(); ++i) {
     const campaign::RunStatus st = campaign::run_status(c, c.runs[i]);
-    ++counts[int(st.state)];
     runs.push_back({{"index", i},
                     {"id", c.runs[i].id},
-                    {"state", std::string(campaign::run_state_name(st.state))},
+                    {"state", line(counts, c.runs[i].id, st.state, st.reason)},
                     {"reason", st.reason}});
-    os << "  " << campaign::run_state_name(st.state) << "  " << c.runs[i].id
-       << (st.reason.empty() ? "" : ": " + st.reason) << "\n";
   }
-  os << c.runs.size() << " runs: " << counts[0] << " done, " << counts[1] << " missing, " << counts[2]
-     << " failed\n";
+  tally(std::to_string(c.runs.size()) + " runs", counts);
   // sweep.sh's launches (NCCL >= 2.31), by their markers.
   nlohmann::json sweeps = nlohmann::json::array();
   size_t sweep_counts[3] = {0, 0, 0};
   const std::vector<campaign::SweepLaunchStatus> launches = campaign::sweep_status(c);
-  for (const campaign::SweepLaunchStatus& s : launches) {
-    ++sweep_counts[int(s.state)];
-    sweeps.push_back(
-        {{"name", s.name}, {"state", std::string(campaign::run_state_name(s.state))}, {"reason", s.reason}});
-    os << "  " << campaign::run_state_name(s.state) << "  sweep " << s.name
-       << (s.reason.empty() ? "" : ": " + s.reason) << "\n";
-  }
-  if (!launches.empty())
-    os << "sweep.sh, " << launches.size() << " launches: " << sweep_counts[0] << " done, " << sweep_counts[1]
-       << " missing, " << sweep_counts[2] << " failed\n";
+  for (const campaign::SweepLaunchStatus& s : launches)
+    sweeps.push_back({{"name", s.name},
+                      {"state", line(sweep_counts, "sweep " + s.name, s.state, s.reason)},
+                      {"reason", s.reason}});
+  if (!launches.empty()) tally("sweep.sh, " + std::to_string(launches.size()) + " launches", sweep_counts);
   if (json)
     std::cout << nlohmann::json{{"dir", dir},          {"runs", std::move(runs)},
                                 {"done", counts[0]},   {"missing", counts[1]},
@@ -324,8 +326,7 @@ Action setup(CLI::App& app) {
     os << "wrote " << opt->out << "/campaign.toml, run.sh, run.sbatch; run `bash " << opt->out
        << "/run.sbatch` (Slurm) or `bash " << opt->out << "/run.sh`, then `ncclbot ingest " << opt->out
        << "`\n";
-    if (const auto launches = campaign::sweep_launches(plan);
-        campaign::forces_per_function(o) && !launches.empty())
+    if (const auto launches = campaign::sweep_launches(plan); !launches.empty())
       os << "wrote " << opt->out << "/sweep.sh and sweep.sbatch: the same arms by ncclbot-sweep in "
          << launches.size() << (launches.size() == 1 ? " launch" : " launches")
          << " (one per node count and collective; runs with a chunk size stay run.sh's), "

@@ -144,7 +144,8 @@ class OnlineLearnerT final : public LeaderLearner {
   // `call`: the call it answers (local mode, from bind_call; kNoCall: none, so it settles nothing and
   // is not logged), or kOldestCall: the oldest waiting (the report function; leader mode).
   // Over knob arms `slot` is an arm index (observe_ran finds it).
-  bool observe(int key, int slot, double latency_us, uint64_t call = kOldestCall);
+  // `facts`: what the profiler said of the call (a symmetric kernel, its tag), for the log.
+  bool observe(int key, int slot, double latency_us, uint64_t call = kOldestCall, const RanKnobs& facts = {});
   // Local mode: the oldest call of `key` that no Coll event has taken yet (kNoCall: none waits), so
   // that a latency answers its own call's decision (pending counts, decision log) even when another
   // call's latency never comes (knob_learner.hpp has the same rule). Leader mode numbers arrivals by
@@ -218,7 +219,7 @@ class OnlineLearnerT final : public LeaderLearner {
   Context& context_locked(int key, uint64_t bytes, const float* prior);
   // observe() with the lock held; `facts`: what the profiler said of the call (a symmetric kernel,
   // the call's tag) for the decision log.
-  bool observe_locked(int key, int slot, double latency_us, uint64_t call, const RanKnobs& facts = {});
+  bool observe_locked(int key, int slot, double latency_us, uint64_t call, const RanKnobs& facts);
   // Knob arms: the index of the arm this rank's call `call` of `c` ran, given what NCCL reported
   // (-1: none of the context's arms, or the call's chunk is no longer known).
   int knob_arm_that_ran_locked(const Context& c, uint64_t call, const RanKnobs& ran) const;

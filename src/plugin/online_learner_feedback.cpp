@@ -97,21 +97,18 @@ bool OnlineLearnerT<N>::align_pending_locked(Context& c, uint64_t call) {
 }
 
 template <int N>
-bool OnlineLearnerT<N>::observe(int key, int slot, double latency_us, uint64_t call) {
+bool OnlineLearnerT<N>::observe(int key, int slot, double latency_us, uint64_t call, const RanKnobs& facts) {
   const bool arm = kKnobs ? slot >= 0 && slot < N : is_nccl_slot(slot);
   if (key < 0 || key >= kNumContextKeys || !(arm || slot == kUnnamedArm)) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  return observe_locked(key, slot, latency_us, call);
+  return observe_locked(key, slot, latency_us, call, facts);
 }
 
 template <int N>
 bool OnlineLearnerT<N>::observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) {
   const bool named = ran.algo >= 0 && ran.algo < kNumNcclAlgos && ran.proto >= 0 && ran.proto < kNumProtos;
   if constexpr (!kKnobs) {
-    const int slot = named ? ran.algo * kNumProtos + ran.proto : kUnnamedArm;
-    if (key < 0 || key >= kNumContextKeys) return false;
-    std::lock_guard<std::mutex> lock(mu_);
-    return observe_locked(key, slot, latency_us, call, ran);
+    return observe(key, named ? ran.algo * kNumProtos + ran.proto : kUnnamedArm, latency_us, call, ran);
   } else {
     if (key < 0 || key >= kNumContextKeys) return false;
     std::lock_guard<std::mutex> lock(mu_);
@@ -283,7 +280,7 @@ void OnlineLearnerT<N>::observe_replay(int key, int slot, uint64_t bytes, double
   template void OnlineLearnerT<N_>::release_held_locked(int, Context&);                                \
   template void OnlineLearnerT<N_>::log_call_locked(int, Context&, int, double, const RanKnobs&);      \
   template bool OnlineLearnerT<N_>::align_pending_locked(Context&, uint64_t);                          \
-  template bool OnlineLearnerT<N_>::observe(int, int, double, uint64_t);                               \
+  template bool OnlineLearnerT<N_>::observe(int, int, double, uint64_t, const RanKnobs&);              \
   template bool OnlineLearnerT<N_>::observe_ran(int, const RanKnobs&, double, uint64_t);               \
   template int OnlineLearnerT<N_>::knob_arm_that_ran_locked(const Context&, uint64_t, const RanKnobs&) \
       const;                                                                                           \

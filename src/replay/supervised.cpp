@@ -56,12 +56,12 @@ std::optional<Arm> best_arm(const Sweep& sweep, const SweepView& v, int c) {
 }
 
 // Arm `a`'s index in context c of the sweep's arm view (a slot sweep's slot, a knob sweep's place
-// among arms(c)), or -1 when c does not hold it.
+// among arms(c), which both shapes list in Arm order), or -1 when c does not hold it.
 int index_of_arm(const Sweep& sweep, int c, const Arm& a) {
-  if (sweep.slot_shaped()) return a.default_knobs() && sweep.arm_view().mask(c).has(a.slot()) ? a.slot() : -1;
   const std::span<const Arm> arms = sweep.arms(c);
   const auto it = std::lower_bound(arms.begin(), arms.end(), a);
-  return it != arms.end() && *it == a ? int(it - arms.begin()) : -1;
+  if (it == arms.end() || !(*it == a)) return -1;
+  return sweep.slot_shaped() ? a.slot() : int(it - arms.begin());
 }
 
 }  // namespace

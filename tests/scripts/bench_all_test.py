@@ -5,17 +5,16 @@ performance table is the one that script prints (its machine line and its rows, 
 Usage: python3 tests/scripts/bench_all_test.py   (exit 0 when every check passes)
 """
 import argparse
-import importlib.util
 import os
 import subprocess
 import sys
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-spec = importlib.util.spec_from_file_location("bench_all", os.path.join(ROOT, "scripts", "bench_all.py"))
-bench_all = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench_all)
+import project_script  # tests/scripts/project_script.py, beside this file
+
+ROOT = project_script.ROOT
+bench_all = project_script.load("bench_all")
 
 
 def overhead(mode, policy, feedback, ns):

@@ -4,15 +4,13 @@ the knob headroom and the size bands, every expected value worked out by hand be
 
 Usage: python3 tests/scripts/knob_gain_test.py   (exit 0 when every check passes)
 """
-import importlib.util
 import os
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-spec = importlib.util.spec_from_file_location("knob_gain", os.path.join(ROOT, "scripts", "knob_gain.py"))
-knob_gain = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(knob_gain)
+import project_script  # tests/scripts/project_script.py, beside this file
+
+knob_gain = project_script.load("knob_gain")
 
 HEADER = "fabric,collective,nodes,gpus_per_node,bytes,algo,proto,channels,chunk_bytes,sample,time_us,prior_us\n"
 

@@ -6,14 +6,11 @@ out by hand below.
 
 Usage: python3 tests/scripts/watch_table_test.py   (exit 0 when every check passes)
 """
-import importlib.util
-import os
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-spec = importlib.util.spec_from_file_location("watch_table", os.path.join(ROOT, "scripts", "watch_table.py"))
-watch_table = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(watch_table)
+import project_script  # tests/scripts/project_script.py, beside this file
+
+watch_table = project_script.load("watch_table")
 
 
 def pooled(policy, est, lo, hi):

@@ -20,9 +20,11 @@ struct SweepLaunch {
   std::string name;                        // n2-allreduce: sweeps/NAME.csv
 };
 
-// The launches of `plan`, by node count then collective (none when it has no run at NCCL's own
-// chunk size).
+// The launches of `plan`, by node count then collective: none for NCCL before 2.31, or when it has no
+// run at NCCL's own chunk size.
 std::vector<SweepLaunch> sweep_launches(const Plan& plan);
+// A launch's name: n2-allreduce.
+std::string sweep_launch_name(int nodes, Collective collective);
 
 // The script's text; empty when the plan is for NCCL before 2.31 or has no launch.
 std::string sweep_sh(const Plan& plan);
