@@ -36,6 +36,9 @@ void CommLearner::log_totals(const CommIdentity& id) const {
         "commId 0x%llx: %llu calls whose latency never came (settled once a call %llu later was answered)",
         (unsigned long long)id.comm_id, (unsigned long long)lost,
         (unsigned long long)OnlineLearner::kLostAfter);
+  if (const uint64_t unwatched = learner_->unwatched_calls(); unwatched > 0)
+    id.log.info("commId 0x%llx: %llu calls run unwatched by the watch rule %s (settled, not learned from)",
+                (unsigned long long)id.comm_id, (unsigned long long)unwatched, engine_->spec().c_str());
   const FeedbackLagHistogram lag = learner_->feedback_lag();
   if (lag.count() > 0)
     id.log.info(

@@ -56,6 +56,10 @@ struct RanKnobs {
   // and the call's userProfilerTag (0: none), both for the decision log.
   bool symmetric = false;
   uint64_t user_tag = 0;
+  // Whether NCCL instrumented the call's kernel (the activation mask its API call read had KernelCh;
+  // docs/plugin.md "The cost of watching"): an unwatched call comes with no latency, and settles its
+  // decision unlearned.
+  bool watched = true;
 };
 
 // The arm a call ran when `decided` was asked for and `chunk_set` is the chunk getChunkSize handed

@@ -120,6 +120,7 @@ KnobDecision KnobLearner::decide_next(int key, uint64_t bytes, const CostTable& 
     }
     ++c.steps;
     if (index >= 0 && index < int(c.arms.size())) d = {index, c.arms[size_t(index)]};
+    c.watch.last = d.index;
   }
   if (d.index < 0) logged.call_index = UINT64_MAX;        // NCCL's own choice: no decision to log
   if (c.count == kWaitCap) settle_oldest_lost_locked(c);  // its latency never came: let it go
@@ -205,7 +206,7 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, u
   const Arm decided = w.index >= 0 ? c->arms[size_t(w.index)] : Arm{};
   const Arm ran_arm = arm_that_ran(decided, ran, w.index >= 0 ? w.chunk_set : 0);
   const int index = named ? knob_arm_index(c->arms, ran_arm) : -1;
-  const bool measured = decision_log::latency_measurable(latency_us);
+  const bool measured = ran.watched && decision_log::latency_measurable(latency_us);
   // Logged whatever ran (a call NCCL ran otherwise, or as one of its symmetric kernels, is flagged,
   // and the readers leave it out), as long as it names an arm or a symmetric kernel, and a measurement.
   if (log_ && measured && logged.call_index != UINT64_MAX &&
@@ -213,11 +214,20 @@ bool KnobLearner::observe_ran(int key, const RanKnobs& ran, double latency_us, u
     log_call_locked(key, logged, decided, ran_arm, latency_us, ran);
   if (index < 0 || !measured) {
     ++totals_.unlearned;
+    if (!ran.watched) ++totals_.unwatched;
     return false;
   }
   engine_->update(c->policy, index, latency_us);
   ++totals_.learned;
+  if (engine_->watches_fewer()) c->watch.learned(index, int(c->arms.size()));
   return true;
+}
+
+bool KnobLearner::watch_next(int key) {
+  if (!engine_->watches_fewer() || key < 0 || key >= kNumContextKeys) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  const Context* c = contexts_[key].get();
+  return c == nullptr || c->watch.wants(engine_->watch(), engine_->seed(), c->stream_id, c->steps);
 }
 
 void KnobLearner::captured(int key, int /*slot*/) {

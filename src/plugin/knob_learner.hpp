@@ -26,6 +26,7 @@
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "plugin/context_key.hpp"
+#include "plugin/context_watch.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/decision_log_writer.hpp"
 #include "plugin/knob_choice.hpp"
@@ -76,6 +77,8 @@ class KnobLearner final : public LatencySink {
   // when the context is unknown or the call no longer waits. A bad latency or an arm none of the
   // context's settles the call and teaches nothing.
   bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) override;
+  // The watch rule's wish for this rank's next call of `key` (context_watch.hpp).
+  bool watch_next(int key) override;
   // The next call of `key` to start was captured into a CUDA graph: its latency will never come as
   // the call's, so it is settled now, unlearned. Replays of captured calls are never learned from.
   void captured(int key, int slot) override;
@@ -97,6 +100,8 @@ class KnobLearner final : public LatencySink {
     // latency is no measurement, or the call was captured into a graph.
     uint64_t unlearned = 0;
     uint64_t lost = 0;  // of those, calls whose latency never came (kLostAfter later calls answered)
+    uint64_t unwatched =
+        0;  // of those, calls NCCL ran unwatched (the watch rule switched its kernel events off)
   };
   Totals totals() const;
 
@@ -126,6 +131,7 @@ class KnobLearner final : public LatencySink {
     uint64_t stream_id = 0;
     uint64_t steps = 0;
     uint64_t steps_at_feedback = 0;
+    ContextWatch watch;            // with a watch rule
     std::vector<Waiting> waiting;  // a ring of kWaitCap, oldest at `head`
     size_t head = 0, count = 0;
     uint64_t calls = 0;          // calls decided, each with an entry: the one at `head` is call calls - count

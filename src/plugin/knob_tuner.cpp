@@ -61,9 +61,9 @@ void KnobTuner::log_summary(const CommIdentity& id) const {
   const KnobLearner::Totals t = learner_->totals();
   id.log.info(
       "knob learner: %llu decisions, %llu latencies learned, %llu calls settled unlearned (%llu whose "
-      "latency never came)",
+      "latency never came, %llu run unwatched by the watch rule)",
       (unsigned long long)t.decisions, (unsigned long long)t.learned, (unsigned long long)t.unlearned,
-      (unsigned long long)t.lost);
+      (unsigned long long)t.lost, (unsigned long long)t.unwatched);
 }
 
 }  // namespace ncclbot::plugin

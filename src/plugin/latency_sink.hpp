@@ -38,6 +38,13 @@ class LatencySink {
   // One measured latency of call `call` of context `key`, and what ran (algorithm or protocol -1:
   // NCCL ran something the plugin cannot name). Whether the learner took it as the call's.
   virtual bool observe_ran(int key, const RanKnobs& ran, double latency_us, uint64_t call) = 0;
+  // Whether the learner wants the latency of its next call of context `key` (docs/plugin.md "The
+  // cost of watching"): the profiler switches NCCL's kernel events for the call it expects next.
+  // A policy without a watch rule wants every one.
+  virtual bool watch_next(int key) {
+    (void)key;
+    return true;
+  }
   // The call just decided in `key` was captured into a CUDA graph, running `slot`.
   virtual void captured(int key, int slot) = 0;
   // One replay of a captured collective of `slot` in `key`: never a call's latency.

@@ -225,6 +225,12 @@ uint64_t OnlineLearnerT<N>::lost_calls() const {
 }
 
 template <int N>
+uint64_t OnlineLearnerT<N>::unwatched_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unwatched_;
+}
+
+template <int N>
 uint64_t OnlineLearnerT<N>::unmeasurable_latencies() const {
   std::lock_guard<std::mutex> lock(mu_);
   return unmeasurable_;
@@ -278,6 +284,7 @@ uint64_t OnlineLearnerT<N>::retired_at(int key) const {
   template uint64_t OnlineLearnerT<N_>::observations() const;                                                \
   template uint64_t OnlineLearnerT<N_>::lost_calls() const;                                                  \
   template uint64_t OnlineLearnerT<N_>::unmeasurable_latencies() const;                                      \
+  template uint64_t OnlineLearnerT<N_>::unwatched_calls() const;                                             \
   template FeedbackLagHistogram OnlineLearnerT<N_>::feedback_lag() const;                                    \
   template uint64_t OnlineLearnerT<N_>::table_mismatches() const;                                            \
   template uint64_t OnlineLearnerT<N_>::memo_base(int) const;                                                \

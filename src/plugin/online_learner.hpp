@@ -151,6 +151,10 @@ class OnlineLearnerT final : public LeaderLearner {
   // call's latency never comes (knob_learner.hpp has the same rule). Leader mode numbers arrivals by
   // call (header comment): kOldestCall.
   uint64_t bind_call(int key) override;
+  // Whether this rank's next call of `key` should be watched, by the policy's watch rule
+  // (context_watch.hpp): every call without one, and of a context not seen yet; none of a retired
+  // context (leader mode), whose decisions no longer learn.
+  bool watch_next(int key) override;
   // observe() with what ran as the profiler says it (the channel count is not an arm in slot mode).
   // Over knob arms, the arm that ran is found from the call's own decision (leader mode: the arrival's
   // call, numbered as above).
@@ -201,6 +205,8 @@ class OnlineLearnerT final : public LeaderLearner {
   uint64_t unmeasurable_latencies() const;
   // Local mode: calls whose latency never came (settled kLostAfter calls later).
   uint64_t lost_calls() const;
+  // Calls NCCL ran unwatched (the watch rule switched its kernel events off): settled unlearned.
+  uint64_t unwatched_calls() const;
   // Contexts retired because the ranks' cost tables had other usable arms (before the context
   // started, or a follower's later table lacked one of the policy's arms).
   uint64_t table_mismatches() const;
@@ -363,7 +369,7 @@ class OnlineLearnerT final : public LeaderLearner {
   mutable std::mutex mu_;
   bool active_ = true;
   uint64_t decisions_ = 0, observations_ = 0, mismatches_ = 0, captured_ = 0, replays_ = 0, unmeasurable_ = 0,
-           lost_ = 0;
+           lost_ = 0, unwatched_ = 0;
   FeedbackLagHistogram lag_;
   std::shared_ptr<DecisionLog> log_;
   bool last_counted_ = false;                   // the last fresh decision counts as pending

@@ -11,6 +11,7 @@
 
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/policy/policy.hpp"
+#include "plugin/context_watch.hpp"
 #include "plugin/decision_log_writer.hpp"
 
 namespace ncclbot::plugin {
@@ -55,6 +56,7 @@ struct LearnerContext {
   std::deque<uint64_t> captured_ahead;
   PendingPullsT<N> in_flight{};
   uint64_t steps_at_feedback = 0;  // `steps` when the last report of this context came in
+  ContextWatch watch;              // with a watch rule: latencies per arm, the latest decision's arm
   // Local mode: this rank's calls whose latencies have not come back, oldest first, from call
   // `awaiting_first` on, each with the arm its decision counts pending (-1: none; kSettled: a
   // captured call, settled already). A latency settles the oldest call's decision whichever arm

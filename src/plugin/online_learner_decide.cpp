@@ -76,7 +76,8 @@ int OnlineLearnerT<N>::fresh_decision_locked(Context& c, uint64_t index) {
                                                          &last_propensity_, contest_out_)
                         : engine_->select_pending(c.policy, c.stream_id, c.steps, pending);
   ++c.steps;
-  if (!playable(c, slot)) return -1;
+  if (!playable(c, slot)) return c.watch.last = -1;
+  c.watch.last = slot;
   if (counted && c.in_flight.count[slot] < UINT16_MAX) {
     ++c.in_flight.count[slot];
     ++c.in_flight.total;

@@ -155,7 +155,10 @@ bool OnlineLearnerT<N>::observe_locked(int key, int slot, double latency_us, uin
                                        const RanKnobs& facts) {
   // A value the log readers would refuse is no measurement: never learned from, never logged.
   const bool measurable = decision_log::latency_measurable(latency_us);
-  if (!measurable) ++unmeasurable_;
+  if (!facts.watched)
+    ++unwatched_;  // no latency to measure: its call is settled below like an unmeasurable one's
+  else if (!measurable)
+    ++unmeasurable_;
   Context* c = contexts_[key].get();
   if (c == nullptr) return false;
   c->steps_at_feedback = c->steps;
@@ -203,8 +206,25 @@ bool OnlineLearnerT<N>::observe_locked(int key, int slot, double latency_us, uin
     release_held_locked(key, *c);
   }
   ++observations_;
+  if (engine_->watches_fewer()) c->watch.learned(slot, N);
   if (log_) log_call();
   return true;
+}
+
+template <int N>
+bool OnlineLearnerT<N>::watch_next(int key) {
+  if (!engine_->watches_fewer() || key < 0 || key >= kNumContextKeys) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  const Context* c = contexts_[key].get();
+  if (c == nullptr) return true;
+  int arm = c->watch.last;
+  if (memoize_) {
+    const uint64_t next = own_calls_[key];
+    if (next >= c->retired_at) return false;  // one fixed decision from here on: nothing to learn
+    // The leader's next call may be decided already (a follower asked ahead): its arm, exactly.
+    if (next >= c->memo_base && next - c->memo_base < c->memo.size()) arm = memo_decision_locked(*c, next);
+  }
+  return c->watch.wants(engine_->watch(), engine_->seed(), c->stream_id, c->steps, arm);
 }
 
 template <int N>
@@ -286,6 +306,7 @@ void OnlineLearnerT<N>::observe_replay(int key, int slot, uint64_t bytes, double
       const;                                                                                           \
   template void OnlineLearnerT<N_>::chunk_set(int, uint64_t, uint32_t);                                \
   template bool OnlineLearnerT<N_>::observe_locked(int, int, double, uint64_t, const RanKnobs&);       \
+  template bool OnlineLearnerT<N_>::watch_next(int);                                                   \
   template void OnlineLearnerT<N_>::captured(int, int);                                                \
   template void OnlineLearnerT<N_>::observe_replay(int, int, uint64_t, double);
 NCCLBOT_ONLINE_LEARNER_FEEDBACK_MEMBERS(kNumArms)

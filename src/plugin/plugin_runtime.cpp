@@ -46,6 +46,14 @@ TunerComm* PluginRuntime::init_comm(uint64_t comm_id, bool has_comm_id, size_t n
     }
   }
   if (auto sink = comm->latency_sink()) learners_.add(has_comm_id ? comm_id : 0, sink);
+  if (comm->watches_fewer()) {
+    watch_.rule_added();
+    const WatchRule& r = comm->engine()->watch();
+    id.log.init_info(
+        "watch rule full=%u floor=%g: the profiler (v5 and later) switches kernel-channel events call by "
+        "call, for the call expected next%s",
+        r.full, r.floor, comm->latency_sink() ? "" : " (this rank learns nothing: its calls go unwatched)");
+  }
   id.log.init_info("tuner initialised: commId 0x%llx, %d ranks, %d nodes, mode %s%s",
                    (unsigned long long)comm_id, id.nranks, id.nnodes, role_name(comm->role()),
                    comm->describe(cfg.table_path).c_str());
@@ -179,6 +187,7 @@ void PluginRuntime::finalize_comm(TunerComm* comm) {
   if (const CommLearner* l = comm->learner()) l->flush_log(comm->id());
   comm->save_state();
   if (auto sink = comm->latency_sink()) learners_.remove(sink);
+  if (comm->watches_fewer()) watch_.rule_removed();
   comm->log_summary();
   delete comm;
 }

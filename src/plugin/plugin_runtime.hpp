@@ -16,6 +16,7 @@
 #include "plugin/online_learner.hpp"
 #include "plugin/plugin_config.hpp"
 #include "plugin/tuner_comm.hpp"
+#include "plugin/watch_switch.hpp"
 
 namespace ncclbot::plugin {
 
@@ -47,6 +48,8 @@ class PluginRuntime {
   std::shared_ptr<LatencySink> learner_for(uint64_t comm_id, int nranks, int nnodes) {
     return learners_.find(comm_id, nranks, nnodes);
   }
+  // Which calls NCCL instruments (watch_switch.hpp), for the profiler.
+  WatchSwitch& watch_switch() { return watch_; }
   // Measured latency of one collective; false when it joins no online context.
   bool report(uint64_t comm_id, int nranks, int nnodes, int coll, uint64_t bytes, int algo, int proto,
               double latency_us);
@@ -71,6 +74,7 @@ class PluginRuntime {
   LeaderHub leader_;
   FollowerHub followers_;
   DecisionLogs decision_logs_;
+  WatchSwitch watch_;
 };
 
 }  // namespace ncclbot::plugin

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "ncclbot/policy/policy.hpp"
+#include "ncclbot/policy/watch_rule.hpp"
 #include "ncclbot/replay/stream_id.hpp"
 
 namespace ncclbot::plugin {
@@ -26,6 +27,10 @@ class PolicyEngine {
   PolicyKind kind() const { return config_.kind; }
   // `@slots`: over knob arms, the policy chooses among those at NCCL's own channels and chunk size.
   bool slots_only() const { return slots_only_; }
+  // `@watch`: which calls the plugin watches (policy/watch_rule.hpp; docs/plugin.md "The cost of
+  // watching"); by default every one.
+  const WatchRule& watch() const { return watch_; }
+  bool watches_fewer() const { return !watches_every_call(watch_); }
   // Whether a logged decision may leave its propensity to the log's writer thread (a contest).
   bool defers_propensity() const {
     bool defers = false;
@@ -100,6 +105,7 @@ class PolicyEngine {
   uint64_t seed_ = 0;
   uint64_t fingerprint_ = 0;
   bool slots_only_ = false;
+  WatchRule watch_{};
 };
 
 }  // namespace ncclbot::plugin

@@ -17,12 +17,20 @@
 // replay, logged as such and never fed to the policy (docs/plugin.md "CUDA graphs"). NCCL 2.27's v4
 // has no such flag: there replays are not told apart.
 //
+// Watching fewer calls (v5 and later, a policy with a watch rule; docs/plugin.md "The cost of
+// watching"): each CollApi event reads whether its call loaded KernelCh, and sets it for the call
+// expected next (watch_switch.hpp). A call NCCL runs unwatched has no channels to wait for: its Coll
+// record retires when it stops, and settles its call unlearned. A retired record that expected no
+// channels is kept a while before it is freed, so a channel event of a call watched after all (two
+// threads switching at once) finds no record rather than another call's at the same address.
+//
 // Copy-engine collectives (v6): NCCL runs them on the copy engines when the communicator's CTA
 // policy asks for no CTAs, and decides so before it asks the tuner (NCCL src/enqueue.cc), so no
 // decision waits for them; they have no kernel channels, and timing them would take CUDA events on
 // the user's stream. So they are counted, never learned from, and the count is in the finalize line.
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -45,6 +53,12 @@ constexpr uint32_t kApiMagic = 0x43415049u;          // "CAPI"
 constexpr size_t kMaxLiveCollectives = 1 << 16;      // collectives waiting for their channels
 constexpr size_t kMaxCapturedCollectives = 1 << 14;  // captured ones, kept for their replays
 constexpr size_t kMaxPendingApiCalls = 1 << 12;      // CollApi events whose Coll has not started yet
+constexpr size_t kQuarantine = 256;                  // retired records kept from reuse (above)
+// While calls are switched (a watch rule), uncaptured records still waiting for channels past which
+// the stale ones are let go: those stopped, with no channel started, and more than kStaleAfter
+// records old (their calls settle as lost). Far beyond the kernels a GPU queues (about a thousand
+// launches before cudaLaunchKernel blocks), so a call enqueued ahead of its kernel is never let go.
+constexpr size_t kStaleSweepAt = 8192, kStaleAfter = 4096;
 
 struct ProfilerContext;
 
@@ -53,11 +67,13 @@ struct CollRecord {
   ProfilerContext* owner = nullptr;
   int key = -1, slot = -1;
   uint64_t call = LatencySink::kNoCall;  // the learner's call it answers (LatencySink::bind_call)
+  uint64_t seq = 0;                      // its order among the context's records
   RanKnobs ran;                          // the algorithm, protocol and channel count the descriptor says ran
   uint64_t bytes = 0;                    // as the tuner saw them
   int expected_channels = 0, started_channels = 0, stopped_channels = 0;
   bool coll_stopped = false;
   bool captured = false;  // into a CUDA graph: each round of its channels is a replay
+  bool watched = true;    // its API call loaded KernelCh: its channels will report
   uint64_t max_ns = 0;
   bool measured = false;  // a channel with a valid stop timer
   bool untimed = false;   // a channel without one: the maximum over channels is unknown
@@ -67,6 +83,7 @@ struct CollRecord {
 struct ApiRecord {
   uint32_t magic = kApiMagic;
   bool graph_captured = false;
+  bool watched = true;  // the mask the call loaded held KernelCh
 };
 
 struct ChannelRecord {
@@ -90,13 +107,40 @@ struct ProfilerContext {
   std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
   uint64_t captured = 0, replays = 0;
   size_t captured_live = 0;  // captured records in `live`
+  int* mask = nullptr;       // NCCL's activation mask (v5 and later), attached to the watch switch
+  uint64_t unwatched = 0;    // collectives NCCL ran unwatched (the watch rule): settled, not learned
+  uint64_t stale = 0;        // records let go that waited for channels never coming
+  uint64_t expected = 0, expected_right = 0;  // calls the switch expected, and expected rightly
+  uint64_t next_seq = 0;
+  std::deque<CollRecord*> quarantine;  // retired records not freed yet (header comment)
 };
+
+// A record no channel event may reach any more: freed once kQuarantine later ones have followed.
+void quarantine_locked(ProfilerContext* ctx, CollRecord* coll) {
+  ctx->live.erase(coll);
+  ctx->quarantine.push_back(coll);
+  if (ctx->quarantine.size() > kQuarantine) {
+    delete ctx->quarantine.front();
+    ctx->quarantine.pop_front();
+  }
+}
 
 // Called with ctx->mu held when a record can be retired.
 void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
       coll->stopped_channels < coll->started_channels)
     return;
+  if (!coll->watched) {  // run unwatched: no channel reports, now or in a graph's replays
+    if (ctx->learner && coll->key >= 0 && !coll->captured) {
+      RanKnobs ran = coll->ran;
+      ran.watched = false;
+      ctx->learner->observe_ran(coll->key, ran, std::numeric_limits<double>::quiet_NaN(), coll->call);
+    }
+    ++ctx->unwatched;
+    if (coll->captured) --ctx->captured_live;
+    quarantine_locked(ctx, coll);
+    return;
+  }
   // A collective whose algorithm or protocol the plugin cannot name (slot -1) still answers its call.
   if (ctx->learner && coll->key >= 0) {
     // The sweep stores float microseconds; the measured nanoseconds take the same path so that a
@@ -122,6 +166,37 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   delete coll;
 }
 
+// The context key of a call (and its bytes as the tuner saw them: x nRanks for AllGather and
+// ReduceScatter); -1 when the descriptor names no collective or datatype the plugin knows.
+int call_key(const ProfilerContext* ctx, const char* func, uint64_t count, const char* datatype,
+             uint64_t* bytes) {
+  const int coll = func ? parse_collective_name(func) : -1;
+  const size_t type_size = datatype ? datatype_size(datatype) : 0;
+  if (coll < 0 || type_size == 0) return -1;
+  *bytes = count * type_size;
+  if (coll == 2 || coll == 3) *bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
+  return context_key(coll, *bytes);
+}
+
+// The communicator's learner, resolved on first use: the tuner's init runs after the profiler's.
+const std::shared_ptr<LatencySink>& learner_locked(ProfilerContext* ctx) {
+  if (!ctx->learner)
+    ctx->learner = PluginRuntime::instance().learner_for(ctx->comm_id, ctx->nranks, ctx->nnodes);
+  return ctx->learner;
+}
+
+// Records that stopped with no channel started, kStaleAfter records before `newest`, wait for
+// channels that will not come (a call NCCL ran unwatched though its CollApi event read otherwise):
+// let go, so the ones that do report are still tracked. Their calls settle as lost in the learner.
+void let_go_stale_locked(ProfilerContext* ctx, uint64_t newest) {
+  std::vector<CollRecord*> stale;
+  for (CollRecord* c : ctx->live)
+    if (!c->captured && c->coll_stopped && c->started_channels == 0 && c->seq + kStaleAfter < newest)
+      stale.push_back(c);
+  for (CollRecord* c : stale) quarantine_locked(ctx, c);
+  ctx->stale += stale.size();
+}
+
 // `symmetric`: v7 says NCCL ran one of its symmetric kernels, which the tuner never saw: no general
 // (algorithm, protocol) arm ran, whatever the descriptor's algorithm and protocol say, so the call is
 // settled and nothing is learned from it (docs/plugin.md "When NCCL runs another arm").
@@ -132,14 +207,9 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
   auto rec = std::make_unique<CollRecord>();
   rec->owner = ctx;
   rec->expected_channels = d.nChannels;
-  const int coll = d.func ? parse_collective_name(d.func) : -1;
-  const size_t type_size = d.datatype ? datatype_size(d.datatype) : 0;
   const int algo = d.algo ? parse_algo_name(d.algo) : -1;
   const int proto = d.proto ? parse_proto_name(d.proto) : -1;
-  if (coll >= 0 && type_size > 0) {
-    uint64_t bytes = uint64_t(d.count) * type_size;
-    if (coll == 2 || coll == 3) bytes *= uint64_t(ctx->nranks);  // AllGather, ReduceScatter
-    rec->key = context_key(coll, bytes);
+  if (uint64_t bytes = 0; (rec->key = call_key(ctx, d.func, d.count, d.datatype, &bytes)) >= 0) {
     const bool named = algo >= 0 && proto >= 0 && !symmetric;
     rec->slot = named ? algo * 3 + proto : OnlineLearner::kUnnamedArm;
     rec->ran = named ? RanKnobs{algo, proto, d.nChannels} : RanKnobs{};
@@ -149,12 +219,14 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
   }
   std::lock_guard<std::mutex> lock(ctx->mu);
   if (symmetric) ++ctx->symmetric;
-  if (!ctx->learner)
-    ctx->learner = PluginRuntime::instance().learner_for(ctx->comm_id, ctx->nranks, ctx->nnodes);
+  learner_locked(ctx);
   if (auto* api = static_cast<ApiRecord*>(parent); api != nullptr && ctx->apis.erase(api)) {
     rec->captured = api->graph_captured;
+    rec->watched = api->watched;
     delete api;
   }
+  if (!rec->watched) rec->expected_channels = 0;
+  rec->seq = ctx->next_seq++;
   if (rec->captured) {
     ++ctx->captured;
     if (ctx->learner && rec->key >= 0) ctx->learner->captured(rec->key, rec->slot);
@@ -167,6 +239,9 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
     // Its call, taken now: Coll events start in call order, so a collective whose channels never
     // report leaves no other call answered by the wrong latency.
     if (ctx->learner && rec->key >= 0) rec->call = ctx->learner->bind_call(rec->key);
+    if (ctx->live.size() - ctx->captured_live >= kStaleSweepAt && ctx->mask != nullptr &&
+        PluginRuntime::instance().watch_switch().active())
+      let_go_stale_locked(ctx, rec->seq);
     if (ctx->live.size() - ctx->captured_live >= kMaxLiveCollectives)
       return;  // channel events are not arriving: stop tracking
   }
@@ -188,11 +263,28 @@ void start_channel(ProfilerContext* ctx, void** handle, void* parent, uint64_t s
 
 // A CollApi event (v5, v6): kept until its Coll event takes the graph flag (bounded: past
 // kMaxPendingApiCalls unclaimed ones, no handle, and those collectives are taken as not captured).
-void start_api(ProfilerContext* ctx, void** handle, bool graph_captured) {
+// With a watch rule in the process, it also reads whether the call is watched and switches the mask
+// for the call expected next (watch_switch.hpp).
+template <typename CollApi>
+void start_api(ProfilerContext* ctx, void** handle, const CollApi& d) {
+  WatchSwitch& watch = PluginRuntime::instance().watch_switch();
+  WatchSwitch::ApiCall call;
+  if (ctx->mask != nullptr && watch.active()) {
+    std::shared_ptr<LatencySink> learner;
+    {
+      std::lock_guard<std::mutex> lock(ctx->mu);
+      learner = learner_locked(ctx);
+    }
+    uint64_t bytes = 0;
+    call = watch.api_call(ctx->mask, learner, call_key(ctx, d.func, d.count, d.datatype, &bytes));
+  }
   std::lock_guard<std::mutex> lock(ctx->mu);
+  ctx->expected += call.predicted;
+  ctx->expected_right += call.expected;
   if (ctx->apis.size() >= kMaxPendingApiCalls) return;
   auto* api = new ApiRecord();
-  api->graph_captured = graph_captured;
+  api->graph_captured = d.graphCaptured;
+  api->watched = call.watched;
   ctx->apis.insert(api);
   *handle = api;
 }
@@ -221,7 +313,7 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
       if (auto* api = static_cast<ApiRecord*>(d->parentObj); api != nullptr && ctx->apis.erase(api))
         delete api;
     } else if constexpr (requires { v5_part(d->collApi).graphCaptured; }) {  // v5 and later
-      if (type == kNcclProfileCollApi) start_api(ctx, handle, v5_part(d->collApi).graphCaptured);
+      if (type == kNcclProfileCollApi) start_api(ctx, handle, v5_part(d->collApi));
     }
   } catch (...) {
     *handle = nullptr;
@@ -299,7 +391,14 @@ nccl_result_t init_any(void** context, int* mask, uint64_t events, uint64_t comm
     ctx->nnodes = nnodes > 0 ? nnodes : 1;
     ctx->rank = rank;
     ctx->log = PluginLog(logger);
-    if (mask != nullptr) *mask = int(events);
+    // One int for the whole process, which NCCL loads atomically and other communicators' inits (on
+    // other threads) and the watch switch write too.
+    if (mask != nullptr) std::atomic_ref<int>(*mask).store(int(events), std::memory_order_relaxed);
+    // Its CollApi events say when each call loaded the mask: only then can it be switched.
+    if (mask != nullptr && (events & kNcclProfileCollApi)) {
+      ctx->mask = mask;
+      PluginRuntime::instance().watch_switch().attach(mask);
+    }
     ctx->log.init_info(
         "profiler initialised: commId 0x%llx, rank %d of %d; listening to Coll and KernelCh%s%s events",
         (unsigned long long)comm_id, rank, nranks,
@@ -354,8 +453,20 @@ nccl_result_t finalize(void* context) {
           ctx->live.size() - captured_live, (unsigned long long)ctx->copy_engine,
           (unsigned long long)ctx->symmetric, (unsigned long long)ctx->replays,
           (unsigned long long)ctx->captured);
+      if (ctx->unwatched + ctx->stale + ctx->expected > 0)
+        ctx->log.info(
+            "profiler watching: commId 0x%llx, %llu collectives run unwatched by the watch rule (settled, "
+            "not "
+            "learned from); the call expected next was right for %llu of %llu; %llu let go that waited for "
+            "channels never coming",
+            (unsigned long long)ctx->comm_id, (unsigned long long)ctx->unwatched,
+            (unsigned long long)ctx->expected_right, (unsigned long long)ctx->expected,
+            (unsigned long long)ctx->stale);
+      if (ctx->mask != nullptr) PluginRuntime::instance().watch_switch().detach(ctx->mask);
       for (CollRecord* c : ctx->live) delete c;
       ctx->live.clear();
+      for (CollRecord* c : ctx->quarantine) delete c;
+      ctx->quarantine.clear();
       for (ApiRecord* a : ctx->apis) delete a;
       ctx->apis.clear();
     }

@@ -53,15 +53,24 @@ void TunerComm::save_state() const {
     kl->save_state(id_);
 }
 
+const PolicyEngine* TunerComm::engine() const {
+  if (const CommLearner* l = learner()) return &l->engine();
+  if (const auto* f = std::get_if<FollowerTuner>(&roles_)) return &f->engine();
+  if (const auto* k = std::get_if<KnobTuner>(&roles_)) return &k->learner()->engine();
+  if (const auto* l = std::get_if<KnobLeaderTuner>(&roles_)) return &l->engine();
+  return nullptr;
+}
+
+bool TunerComm::watches_fewer() const {
+  const PolicyEngine* e = engine();
+  return e != nullptr && e->watches_fewer();
+}
+
 std::string TunerComm::describe(const std::string& table_path) const {
   if (const auto* t = std::get_if<TableTuner>(&roles_))
     return ", table " + table_path + " (" + std::to_string(t->rows_applied()) + " rows apply)";
-  const PolicyEngine* engine = nullptr;
-  if (const CommLearner* l = learner()) engine = &l->engine();
-  if (const auto* f = std::get_if<FollowerTuner>(&roles_)) engine = &f->engine();
-  if (const auto* k = std::get_if<KnobTuner>(&roles_)) engine = &k->learner()->engine();
-  if (const auto* l = std::get_if<KnobLeaderTuner>(&roles_)) engine = &l->engine();
-  return engine ? ", policy " + engine->spec() + ", seed " + std::to_string(engine->seed()) : std::string();
+  const PolicyEngine* e = engine();
+  return e ? ", policy " + e->spec() + ", seed " + std::to_string(e->seed()) : std::string();
 }
 
 void TunerComm::log_summary() const {

@@ -67,6 +67,10 @@ class TunerComm {
   // Where the profiler's and the report function's latencies go: the learner of the local, leader
   // and knob roles; nullptr for the others.
   std::shared_ptr<LatencySink> latency_sink() const;
+  // The policy of every role that runs or follows one (local, leader, follower, knob); else nullptr.
+  const PolicyEngine* engine() const;
+  // Whether that policy has a watch rule (the profiler then switches kernel events call by call).
+  bool watches_fewer() const;
   // What the init line adds after the mode: the table and its rows, or the policy and seed.
   std::string describe(const std::string& table_path) const;
   // Every learner role's NCCLBOT_STATE, at finalize.

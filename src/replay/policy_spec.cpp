@@ -329,8 +329,9 @@ std::string replay_only_modifier(const PolicySpec& spec) {
            "tuner plugin, plugin-check or ope";
   if (spec.watch)
     return "policy " + spec.text +
-           ": a watch rule is honoured by the CPU replay engines only (replay, tune, run); the tuner plugin "
-           "watches every call";
+           ": a watch rule is honoured by the CPU replay engines (replay, tune, run) and the tuner plugin, "
+           "not by plugin-check or ope (the plugin applies it one call ahead, to the context it expects "
+           "next: docs/plugin.md \"The cost of watching\")";
   return "";
 }
 

@@ -2,8 +2,11 @@
 // A stand-in for NCCL: drives the built plugin through its tuner and profiler in the order NCCL
 // 2.27-2.31 makes the calls (NCCL src/enqueue.cc, NCCL src/plugin/profiler.cc and NCCL
 // src/plugin/tuner.cc; the ABI as plugin/nccl_abi.hpp declares it), without a GPU:
-//   communicator init   profiler init, then tuner init; finalize: tuner, then profiler;
-//   a collective        CollApi start (graphCaptured) and stop when it is called (v5, v6); at group
+//   communicator init   profiler init, then tuner init; finalize: tuner, then profiler; every
+//                       profiler init gets the address of one process-wide activation mask;
+//   a collective        the mask loaded when it is called (NCCL src/enqueue.cc collTaskAppend), then
+//                       CollApi start (graphCaptured) and stop (v5 and later, when the mask it loaded
+//                       has CollApi; its kernel channels report only when it had KernelCh); at group
 //                       end, for each collective of the group: getCollInfo (numPipeOps = the
 //                       group's size), getChunkSize (v6 tuner), NCCL's pick = the cheapest entry the
 //                       tuner left; then the Coll event (parentObj: its CollApi handle) started and
@@ -50,6 +53,9 @@ inline constexpr int kStandInUnnamedArm = -2;
 // worst case for a plugin that would credit by those names; before v7 it is an unnamed kernel.
 inline constexpr int kStandInSymmetricArm = -3;
 
+// NCCL's ncclProfilerEventMask: one int for the process, whose address every profiler init gets.
+inline int standin_event_mask = 0;
+
 struct StandInOp {
   int coll = 4;         // ncclFunc_t: 4 = AllReduce
   size_t bytes = 4096;  // as the tuner sees them (int8 elements, so count = bytes per rank)
@@ -60,16 +66,16 @@ class StandInNccl {
   StandInNccl(NcclRelease release, uint64_t comm_id, int nranks, int nnodes)
       : release_(release), nranks_(nranks), nnodes_(nnodes) {
     const Plugin& p = plugin();
-    int mask = 0;
+    int* mask = &standin_event_mask;
     if (release.profiler == 4)
-      count(p.prof4->init(&prof_, &mask, "stand-in", comm_id, nnodes, nranks, 0, recording_logger));
+      count(p.prof4->init(&prof_, mask, "stand-in", comm_id, nnodes, nranks, 0, recording_logger));
     else if (release.profiler == 5)
-      count(p.prof5->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
+      count(p.prof5->init(&prof_, comm_id, mask, "stand-in", nnodes, nranks, 0, recording_logger));
     else if (release.profiler == 6)
-      count(p.prof6->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
+      count(p.prof6->init(&prof_, comm_id, mask, "stand-in", nnodes, nranks, 0, recording_logger));
     else
-      count(p.prof7->init(&prof_, comm_id, &mask, "stand-in", nnodes, nranks, 0, recording_logger));
-    mask_ = uint64_t(mask);
+      count(p.prof7->init(&prof_, comm_id, mask, "stand-in", nnodes, nranks, 0, recording_logger));
+    mask_ = uint64_t(unsigned(*mask));
     if (release.tuner == 4)
       count(p.v4->init(size_t(nranks), size_t(nnodes), recording_logger, &tuner_));
     else if (release.tuner == 5)
@@ -96,7 +102,12 @@ class StandInNccl {
   std::vector<int> group(const std::vector<StandInOp>& ops, const CostTable7x3& table, bool captured,
                          Latency latency_us) {
     std::vector<void*> apis(ops.size(), nullptr);
-    for (size_t i = 0; i < ops.size(); ++i) apis[i] = start_api(ops[i], captured);
+    std::vector<bool> watched(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const uint64_t loaded = load_mask();
+      watched[i] = (loaded & kNcclProfileKernelCh) != 0;
+      apis[i] = start_api(ops[i], captured, loaded);
+    }
     std::vector<int> arms;
     for (size_t i = 0; i < ops.size(); ++i) {
       CostTable7x3 t = table;
@@ -128,10 +139,13 @@ class StandInNccl {
       }
       void* coll = start_coll(ops[i], arm, apis[i]);
       count(stop(coll));
+      watched_calls_ += watched[i];
       if (captured)
-        captured_.push_back({coll, arm, ops[i]});
-      else
+        captured_.push_back({coll, arm, ops[i], watched[i]});
+      else if (watched[i] || instrument_all_)
         run_channels(coll, latency_us(i, arm));
+      else
+        ran_unwatched(ops[i], arm);
     }
     return arms;
   }
@@ -140,12 +154,12 @@ class StandInNccl {
   template <typename Latency>
   void replay(Latency latency_us) {
     for (size_t i = 0; i < captured_.size(); ++i)
-      run_channels(captured_[i].coll, latency_us(i, captured_[i].arm));
+      if (captured_[i].watched) run_channels(captured_[i].coll, latency_us(i, captured_[i].arm));
   }
 
   // A collective NCCL runs on the copy engines (NCCL 2.29 and later): no tuner call.
   void copy_engine(const StandInOp& op) {
-    void* api = start_api(op, false);
+    void* api = start_api(op, false, load_mask());
     if (release_.profiler < 6) return;
     void* h = nullptr;
     const auto fill = [&](auto& d, auto& ce) {
@@ -211,6 +225,9 @@ class StandInNccl {
   // The next collective's kernel channels never report (events lost): its Coll event starts and
   // stops, and no latency can come for it.
   void lose_next_channels() { lose_channels_ = true; }
+  // Every collective's kernel channels report, whatever mask its API call loaded: as when another
+  // thread switched KernelCh between NCCL's load and the CollApi event the plugin reads it in.
+  void instrument_every_call(bool all) { instrument_all_ = all; }
   // What the collective being timed runs: its channel count and chunk size (for a latency function).
   int ran_channels() const { return ran_channels_; }
   int tuner_channels() const { return tuner_channels_; }  // what the tuner wrote into nChannels
@@ -220,13 +237,29 @@ class StandInNccl {
   int chunks_changed() const { return chunks_changed_; }
   long tuner_calls() const { return tuner_calls_; }
   uint64_t mask() const { return mask_; }
+  // Collectives whose API call loaded KernelCh (their kernels were instrumented) so far.
+  long watched_calls() const { return watched_calls_; }
+  // A collective run unwatched: each (context key, arm) as it ran, in call order.
+  struct Unwatched {
+    StandInOp op;
+    int arm;
+  };
+  const std::vector<Unwatched>& unwatched() const { return unwatched_; }
 
  private:
   struct Captured {
     void* coll;
     int arm;
     StandInOp op;
+    bool watched;  // its kernel instrumented at capture: each replay's channels report
   };
+  uint64_t load_mask() const {
+    return uint64_t(unsigned(__atomic_load_n(&standin_event_mask, __ATOMIC_RELAXED)));
+  }
+  void ran_unwatched(const StandInOp& op, int arm) {
+    unwatched_.push_back({op, arm});
+    clock_ns_ += 1000;
+  }
 
   void count(nccl_result_t r) { failures_ += r != kNcclSuccess; }
 
@@ -281,7 +314,7 @@ class StandInNccl {
     d.type = kNcclProfileCollApi;
     auto& api = v5_part(d.collApi);
     api.func = func_name(op.coll);
-    api.count = op.bytes;
+    api.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;  // as the Coll event
     api.datatype = "ncclInt8";
     api.graphCaptured = captured;
     void* h = nullptr;
@@ -289,8 +322,8 @@ class StandInNccl {
     if (h != nullptr) count(stop(h));  // NCCL stops it when the call returns, before group end
     return h;
   }
-  void* start_api(const StandInOp& op, bool captured) {
-    if (!(mask_ & kNcclProfileCollApi)) return nullptr;
+  void* start_api(const StandInOp& op, bool captured, uint64_t loaded) {
+    if (!(loaded & kNcclProfileCollApi)) return nullptr;
     if (release_.profiler == 5) return api_event<NcclProfilerEventDescrV5>(op, captured);
     if (release_.profiler == 6) return api_event<NcclProfilerEventDescrV6>(op, captured);
     if (release_.profiler == 7) return api_event<NcclProfilerEventDescrV7>(op, captured);
@@ -385,9 +418,10 @@ class StandInNccl {
   int pick_ = -1;  // the tuner's pick of the collective being started
   size_t nccl_chunk_ = 131072, ran_chunk_ = 131072;
   ChannelFault fault_ = ChannelFault::kNoStopState;
-  bool lose_channels_ = false;
-  long tuner_calls_ = 0;
+  bool lose_channels_ = false, instrument_all_ = false;
+  long tuner_calls_ = 0, watched_calls_ = 0;
   std::vector<Captured> captured_;
+  std::vector<Unwatched> unwatched_;
   std::function<int(int, const CostTable7x3&)> ran_;
   std::function<float(long)> symmetric_us_;
   std::function<uint64_t(uint64_t)> user_tag_;

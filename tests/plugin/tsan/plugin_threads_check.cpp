@@ -40,15 +40,20 @@ void fail(const char* what, int a, int b) {
 void quiet_logger(int, unsigned long, const char*, int, const char*, ...) {}
 
 // A port the kernel just handed out on 127.0.0.1 (released again for the leader to bind).
+// NCCL's process-wide activation mask, for the phase that runs as NCCL 2.28+ does (`nccl_api`): each
+// call loads it and starts a CollApi event, and its channels report only when it held KernelCh.
+int nccl_event_mask = 0;
+
 // One communicator's life: init (tuner and profiler in a thread-dependent order), calls, a proxy
 // thread delivering channel events for every call, finalize in a thread-dependent order.
-void run_comm(int thread, int round) {
+void run_comm(int thread, int round, bool nccl_api) {
   const uint64_t comm_id = 0x1000u + uint64_t(thread % 3) * 16 + uint64_t(round % 2);  // some hashes repeat
   const size_t nranks = 1;
   nccl_logger_t logger = (thread % 2) ? quiet_logger : nullptr;
   void* tctx = nullptr;
   void* pctx = nullptr;
-  int mask = 0;
+  int local_mask = 0;
+  int& mask = nccl_api ? nccl_event_mask : local_mask;
   const bool profiler_first = (thread + round) % 2 == 0;
   if (profiler_first) ncclProfiler_v5.init(&pctx, comm_id, &mask, "tsan", 1, int(nranks), 0, logger);
   if (round % 3 == 2) {
@@ -62,6 +67,8 @@ void run_comm(int thread, int round) {
     int coll;
     size_t bytes;
     int algo, proto;
+    void* api = nullptr;
+    bool watched = true;
   };
   std::vector<Pending> pending;
   const int shapes[3][2] = {{7, 3}, {8, 4}, {6, 2}};
@@ -77,6 +84,18 @@ void run_comm(int thread, int round) {
     size_t bytes = (call % 11 == 0) ? 0 : size_t(1) << (call % 20);
     int channels = 0;
     int* nch = (call % 5 == 0) ? nullptr : &channels;
+    void* api = nullptr;
+    const int loaded = __atomic_load_n(&nccl_event_mask, __ATOMIC_RELAXED);
+    if (nccl_api && (loaded & int(kNcclProfileCollApi))) {
+      NcclProfilerEventDescrV5 d;
+      std::memset(&d, 0, sizeof d);
+      d.type = kNcclProfileCollApi;
+      d.collApi.func = "AllReduce";
+      d.collApi.count = bytes / 4;
+      d.collApi.datatype = "ncclFloat32";
+      ncclProfiler_v5.startEvent(pctx, &api, &d);
+      if (api != nullptr) ncclProfiler_v5.stopEvent(api);
+    }
     if (ncclTunerPlugin_v5.getCollInfo(tctx, coll, bytes, 1, reinterpret_cast<float**>(table.data()), na, np,
                                        0, nch) != kNcclSuccess)
       fail("getCollInfo result", thread, call);
@@ -86,7 +105,9 @@ void run_comm(int thread, int round) {
       if (table[i] != before[i] && picked >= 0) fail("changed two entries", thread, int(i));
       if (table[i] != before[i]) picked = int(i);
     }
-    if (picked >= 0) pending.push_back({coll, bytes, picked / np, picked % np});
+    if (picked >= 0)
+      pending.push_back(
+          {coll, bytes, picked / np, picked % np, api, !nccl_api || (loaded & int(kNcclProfileKernelCh))});
     if (call % 3 == 0)
       ncclbotReportLatency(comm_id, int(nranks), 1, coll, bytes, picked >= 0 ? picked / np : 1,
                            picked >= 0 ? picked % np : 2, 10.0 + call);
@@ -94,6 +115,7 @@ void run_comm(int thread, int round) {
 
   // The proxy thread: Coll start on this thread, channel events and Coll stop on the other.
   std::vector<void*> handles;
+  std::vector<bool> watched;
   static const char* kAlgo[] = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
   static const char* kProto[] = {"LL", "LL128", "Simple"};
   for (const Pending& p : pending) {
@@ -106,13 +128,20 @@ void run_comm(int thread, int round) {
     d.coll.nChannels = 2;
     d.coll.algo = p.algo < 7 ? kAlgo[p.algo] : "?";
     d.coll.proto = p.proto < 3 ? kProto[p.proto] : "?";
+    d.parentObj = p.api;
     void* h = nullptr;
     ncclProfiler_v5.startEvent(pctx, &h, &d);
     handles.push_back(h);
+    watched.push_back(p.watched);
   }
   std::thread proxy([&] {
     uint64_t t = 1000;
-    for (void* coll : handles) {
+    for (size_t k = 0; k < handles.size(); ++k) {
+      void* coll = handles[k];
+      if (!watched[k]) {  // NCCL instrumented no channel of it
+        ncclProfiler_v5.stopEvent(coll);
+        continue;
+      }
       void* chans[2] = {nullptr, nullptr};
       for (int c = 0; c < 2; ++c) {
         NcclProfilerEventDescrV5 d;
@@ -153,11 +182,11 @@ void run_comm(int thread, int round) {
   }
 }
 
-void run_threads(int threads, int rounds) {
+void run_threads(int threads, int rounds, bool nccl_api = false) {
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
-    pool.emplace_back([t, rounds] {
-      for (int r = 0; r < rounds; ++r) run_comm(t, r);
+    pool.emplace_back([t, rounds, nccl_api] {
+      for (int r = 0; r < rounds; ++r) run_comm(t, r, nccl_api);
     });
   for (auto& th : pool) th.join();
 }
@@ -186,6 +215,9 @@ int main() {
   setenv("NCCLBOT_POLICY", "egreedy:eps=0.3,n0=1", 1);
   unsetenv("NCCLBOT_STATE");
   run_threads(4, 4);
+  // A watch rule: the profilers switch the one process-wide mask while every thread loads it.
+  setenv("NCCLBOT_POLICY", "ucb1:c=0.5,n0=2@watch:full=2,floor=0.1", 1);
+  run_threads(4, 4, true);
   setenv("NCCLBOT_MODE", "table", 1);
   setenv("NCCLBOT_TABLE", table_path, 1);
   run_threads(4, 4);
