@@ -20,7 +20,8 @@
 // Watching fewer calls (v5 and later, a policy with a watch rule; docs/plugin.md "The cost of
 // watching"): each CollApi event reads whether its call loaded KernelCh, and sets it for the call
 // expected next (watch_switch.hpp). A call NCCL runs unwatched has no channels to wait for: its Coll
-// record retires when it stops, and settles its call unlearned. A retired record that expected no
+// record is done when it stops, and settles its call unlearned once every earlier call of the
+// communicator has been answered (the learner takes answers in call order). A retired record that expected no
 // channels is kept a while before it is freed, so a channel event of a call watched after all (two
 // threads switching at once) finds no record rather than another call's at the same address.
 //
@@ -28,6 +29,7 @@
 // policy asks for no CTAs, and decides so before it asks the tuner (NCCL src/enqueue.cc), so no
 // decision waits for them; they have no kernel channels, and timing them would take CUDA events on
 // the user's stream. So they are counted, never learned from, and the count is in the finalize line.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -72,8 +74,9 @@ struct CollRecord {
   uint64_t bytes = 0;                    // as the tuner saw them
   int expected_channels = 0, started_channels = 0, stopped_channels = 0;
   bool coll_stopped = false;
-  bool captured = false;  // into a CUDA graph: each round of its channels is a replay
-  bool watched = true;    // its API call loaded KernelCh: its channels will report
+  bool captured = false;         // into a CUDA graph: each round of its channels is a replay
+  bool watched = true;           // its API call loaded KernelCh: its channels will report
+  bool ready_unwatched = false;  // run unwatched and stopped: answered once the calls before it are
   uint64_t max_ns = 0;
   bool measured = false;  // a channel with a valid stop timer
   bool untimed = false;   // a channel without one: the maximum over channels is unknown
@@ -106,10 +109,11 @@ struct ProfilerContext {
   uint64_t symmetric = 0;     // collectives NCCL ran with a symmetric kernel (v7): not learned
   std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
   uint64_t captured = 0, replays = 0;
-  size_t captured_live = 0;  // captured records in `live`
-  int* mask = nullptr;       // NCCL's activation mask (v5 and later), attached to the watch switch
-  uint64_t unwatched = 0;    // collectives NCCL ran unwatched (the watch rule): settled, not learned
-  uint64_t stale = 0;        // records let go that waited for channels never coming
+  size_t captured_live = 0;    // captured records in `live`
+  int* mask = nullptr;         // NCCL's activation mask (v5 and later), attached to the watch switch
+  uint64_t unwatched = 0;      // collectives NCCL ran unwatched (the watch rule): settled, not learned
+  size_t unwatched_ready = 0;  // of those, records waiting for earlier calls to be answered
+  uint64_t stale = 0;          // records let go that waited for channels never coming
   uint64_t expected = 0, expected_right = 0;  // calls the switch expected, and expected rightly
   uint64_t next_seq = 0;
   std::deque<CollRecord*> quarantine;  // retired records not freed yet (header comment)
@@ -126,19 +130,48 @@ void quarantine_locked(ProfilerContext* ctx, CollRecord* coll) {
 }
 
 // Called with ctx->mu held when a record can be retired.
+// A call run unwatched is answered in call order (the learner numbers arrivals by call, and its log
+// meets each latency with its own call's decision): once no earlier call of the communicator still
+// waits for its channels, though its own record was done when it stopped.
+void settle_unwatched_locked(ProfilerContext* ctx) {
+  if (ctx->unwatched_ready == 0) return;
+  uint64_t waiting = UINT64_MAX;  // the oldest record still to report
+  std::vector<CollRecord*> ready;
+  for (CollRecord* c : ctx->live) {
+    if (c->captured) continue;
+    if (c->ready_unwatched)
+      ready.push_back(c);
+    else
+      waiting = std::min(waiting, c->seq);
+  }
+  std::sort(ready.begin(), ready.end(),
+            [](const CollRecord* a, const CollRecord* b) { return a->seq < b->seq; });
+  for (CollRecord* c : ready) {
+    if (c->seq > waiting) break;
+    if (ctx->learner && c->key >= 0) {
+      RanKnobs ran = c->ran;
+      ran.watched = false;
+      ctx->learner->observe_ran(c->key, ran, std::numeric_limits<double>::quiet_NaN(), c->call);
+    }
+    --ctx->unwatched_ready;
+    quarantine_locked(ctx, c);
+  }
+}
+
 void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
-      coll->stopped_channels < coll->started_channels)
+      coll->stopped_channels < coll->started_channels || coll->ready_unwatched)
     return;
   if (!coll->watched) {  // run unwatched: no channel reports, now or in a graph's replays
-    if (ctx->learner && coll->key >= 0 && !coll->captured) {
-      RanKnobs ran = coll->ran;
-      ran.watched = false;
-      ctx->learner->observe_ran(coll->key, ran, std::numeric_limits<double>::quiet_NaN(), coll->call);
-    }
     ++ctx->unwatched;
-    if (coll->captured) --ctx->captured_live;
-    quarantine_locked(ctx, coll);
+    if (coll->captured) {  // settled at its capture
+      --ctx->captured_live;
+      quarantine_locked(ctx, coll);
+      return;
+    }
+    coll->ready_unwatched = true;
+    ++ctx->unwatched_ready;
+    settle_unwatched_locked(ctx);
     return;
   }
   // A collective whose algorithm or protocol the plugin cannot name (slot -1) still answers its call.
@@ -164,6 +197,7 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   }
   ctx->live.erase(coll);
   delete coll;
+  settle_unwatched_locked(ctx);
 }
 
 // The context key of a call (and its bytes as the tuner saw them: x nRanks for AllGather and
@@ -191,10 +225,12 @@ const std::shared_ptr<LatencySink>& learner_locked(ProfilerContext* ctx) {
 void let_go_stale_locked(ProfilerContext* ctx, uint64_t newest) {
   std::vector<CollRecord*> stale;
   for (CollRecord* c : ctx->live)
-    if (!c->captured && c->coll_stopped && c->started_channels == 0 && c->seq + kStaleAfter < newest)
+    if (!c->captured && !c->ready_unwatched && c->coll_stopped && c->started_channels == 0 &&
+        c->seq + kStaleAfter < newest)
       stale.push_back(c);
   for (CollRecord* c : stale) quarantine_locked(ctx, c);
   ctx->stale += stale.size();
+  settle_unwatched_locked(ctx);
 }
 
 // `symmetric`: v7 says NCCL ran one of its symmetric kernels, which the tuner never saw: no general

@@ -25,7 +25,7 @@
 //   channels            NCCL's own count (2 unless set) when the tuner leaves nChannels 0, else the
 //                       tuner's, at most a cap (NCCL's overrides: small messages, 32 KiB cells);
 //                       the Coll event announces that many and that many kernel channels report
-//                       (none, when told to lose them).
+//                       (none, when told to lose them), right away or after later calls started.
 // Every plugin call's result is counted; a failure is any result other than success.
 #include <algorithm>
 #include <cstring>
@@ -84,6 +84,7 @@ class StandInNccl {
       count(p.v6->init(&tuner_, comm_id, size_t(nranks), size_t(nnodes), recording_logger, nullptr, nullptr));
   }
   ~StandInNccl() {
+    while (!deferred_.empty()) run_deferred();  // the GPU finishes before the communicator goes
     const Plugin& p = plugin();
     if (release_.tuner == 4)
       count(p.v4->destroy(tuner_));
@@ -142,11 +143,14 @@ class StandInNccl {
       watched_calls_ += watched[i];
       if (captured)
         captured_.push_back({coll, arm, ops[i], watched[i]});
+      else if ((watched[i] || instrument_all_) && defer_ > 0)
+        deferred_.push_back({coll, latency_us(i, arm), ran_channels_});
       else if (watched[i] || instrument_all_)
         run_channels(coll, latency_us(i, arm));
       else
         ran_unwatched(ops[i], arm);
     }
+    while (deferred_.size() > size_t(defer_)) run_deferred();
     return arms;
   }
 
@@ -198,6 +202,7 @@ class StandInNccl {
   // Profiler finalize now (the destructor's, once), so its line can be read before the tuner's.
   void finalize_profiler() {
     if (prof_ == nullptr) return;
+    while (!deferred_.empty()) run_deferred();
     const Plugin& p = plugin();
     count(release_.profiler == 4   ? p.prof4->finalize(prof_)
           : release_.profiler == 5 ? p.prof5->finalize(prof_)
@@ -228,6 +233,9 @@ class StandInNccl {
   // Every collective's kernel channels report, whatever mask its API call loaded: as when another
   // thread switched KernelCh between NCCL's load and the CollApi event the plugin reads it in.
   void instrument_every_call(bool all) { instrument_all_ = all; }
+  // A collective's kernel channels report only after the next `calls` collectives have started (a
+  // GPU behind the enqueuing thread); the rest before the profiler's finalize.
+  void defer_channels(int calls) { defer_ = calls; }
   // What the collective being timed runs: its channel count and chunk size (for a latency function).
   int ran_channels() const { return ran_channels_; }
   int tuner_channels() const { return tuner_channels_; }  // what the tuner wrote into nChannels
@@ -253,6 +261,19 @@ class StandInNccl {
     StandInOp op;
     bool watched;  // its kernel instrumented at capture: each replay's channels report
   };
+  struct Deferred {
+    void* coll;
+    double latency_us;
+    int channels;
+  };
+  void run_deferred() {
+    const Deferred d = deferred_.front();
+    deferred_.erase(deferred_.begin());
+    const int now = ran_channels_;
+    ran_channels_ = d.channels;
+    run_channels(d.coll, d.latency_us);
+    ran_channels_ = now;
+  }
   uint64_t load_mask() const {
     return uint64_t(unsigned(__atomic_load_n(&standin_event_mask, __ATOMIC_RELAXED)));
   }
@@ -419,6 +440,8 @@ class StandInNccl {
   size_t nccl_chunk_ = 131072, ran_chunk_ = 131072;
   ChannelFault fault_ = ChannelFault::kNoStopState;
   bool lose_channels_ = false, instrument_all_ = false;
+  int defer_ = 0;
+  std::vector<Deferred> deferred_;
   long tuner_calls_ = 0, watched_calls_ = 0;
   std::vector<Captured> captured_;
   std::vector<Unwatched> unwatched_;

@@ -61,6 +61,10 @@ WatchingRun run_watching(const std::string& policy, const std::string& log) {
   {
     StandInNccl a(kNccl231, 0xa11, 8, 1), b(kNccl231, 0xb22, 8, 1);
     StandInNccl* comms[2] = {&a, &b};
+    // The GPU runs behind: a call's channels report after the communicator's next 2 calls started,
+    // so an unwatched call is done before the watched calls ahead of it have reported.
+    a.defer_channels(2);
+    b.defer_channels(2);
     for (int round = 0; round < kRounds; ++round) {
       const long before = a.watched_calls() + b.watched_calls();
       for (size_t c = 0; c < 3; ++c) {
@@ -191,9 +195,9 @@ TEST(WatchingFewerCalls, KnobModeWatchesFewerCallsAndStillFindsTheBestKnobArm) {
 
 // Two threads switching at once can make a call's kernel instrumented though its CollApi event read
 // KernelCh off: its channels then reach a record already retired, and nothing is credited; every
-// latency logged is still its own call's. (The stand-in reports a call's channels before the next
-// call starts, so this does not reach the case the retired records' quarantine is for: channels
-// arriving after a later call's record took the freed address.)
+// latency logged is still its own call's. The channels come after the next 3 calls have started (a
+// GPU behind the enqueuing thread), when a record freed at once could have given its address to a
+// later call's: the retired records are kept from reuse for that.
 TEST(WatchingFewerCalls, ChannelsOfACallTakenAsUnwatchedAreCreditedToNoOtherCall) {
   const std::string log = temp_dir() + "/race.log";
   EnvVar mode("NCCLBOT_MODE", "online"), agree("NCCLBOT_AGREEMENT", "local"), seed("NCCLBOT_SEED", "7"),
@@ -204,6 +208,7 @@ TEST(WatchingFewerCalls, ChannelsOfACallTakenAsUnwatchedAreCreditedToNoOtherCall
   {
     StandInNccl comm(kNccl231, 0xd44, 8, 1);
     comm.instrument_every_call(true);
+    comm.defer_channels(3);
     for (int k = 0; k < kCalls; ++k)
       comm.group({{4, 4096}}, watching_table(), false,
                  [&](size_t, int slot) { return 1000.0 + k * 4 + slot; });
