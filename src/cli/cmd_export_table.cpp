@@ -13,6 +13,7 @@
 #include "report/results_document.hpp"
 #include "study/decision_export.hpp"
 #include "study/run_folder.hpp"
+#include "table/decision_table.hpp"
 
 namespace ncclbot::cli {
 namespace export_table_command {
@@ -79,8 +80,13 @@ Action setup(CLI::App& app) {
     } catch (const nlohmann::json::exception& e) {
       throw InputError(path, 0, std::string("malformed results: ") + e.what());
     }
-    const std::string table = opt->format == "ncclbot" ? study::format_ncclbot_table(rows, comment)
-                                                       : study::format_nccl_csv(rows, comment);
+    std::string table;
+    try {
+      table = opt->format == "ncclbot" ? table::format_ncclbot_table(rows, comment)
+                                       : table::format_nccl_csv(rows, comment);
+    } catch (const table::TableFormatError& e) {
+      throw UsageError(e.what());
+    }
     write_output_file(opt->out, table, "--out");
     std::cerr << "wrote " << rows.size() << " rows (" << opt->format << " format) to " << opt->out << "\n";
     if (opt->json)

@@ -18,7 +18,7 @@
 #include "ncclbot/ope/replay_method.hpp"
 #include "ncclbot/ope/sweep_truth.hpp"
 #include "ncclbot/ope/target_policy.hpp"
-#include "plugin/decision_table.hpp"
+#include "plugin/decision_table_file.hpp"
 
 namespace ncclbot::cli {
 namespace ope_command {
@@ -34,12 +34,13 @@ struct OpeCliOptions {
 };
 
 // `table:FILE`: what the plugin in table mode would play in each logged context, decided by the
-// plugin's own table code (plugin/decision_table.hpp): the first matching row whose arm NCCL
+// plugin's own table code (table/decision_table.hpp): the first matching row whose arm NCCL
 // offered, else NCCL's pick.
 TargetProbabilities table_target(const std::string& path, const LogBlocks& data) {
   plugin::DecisionTable table;
   std::string error;
-  if (!table.load_file(path, "", &error)) throw UsageError("--policy table:" + path + ": " + error);
+  if (!plugin::load_decision_table(path, "", &table, &error))
+    throw UsageError("--policy table:" + path + ": " + error);
   TargetProbabilities pi(data.contexts.size());
   for (size_t x = 0; x < data.contexts.size(); ++x) {
     const OpeContext& c = data.contexts[x];

@@ -21,13 +21,13 @@ bool normalize(std::string_view s, char (&out)[32], size_t* len) {
 }  // namespace
 
 int parse_algo_name(std::string_view s) {
-  return find_name(s, kAlgoNames, kNumNcclAlgos);  // NCCL's seven: HiPIPE is never a live arm
+  return nccl_algo_index(s);
 }
 int parse_proto_name(std::string_view s) {
-  return find_name(s, kProtoNames);
+  return proto_index(s);
 }
 int parse_collective_name(std::string_view s) {
-  return find_name(s, kCollectiveNames);
+  return collective_index(s);
 }
 
 size_t datatype_size(std::string_view s) {

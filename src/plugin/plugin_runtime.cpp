@@ -69,7 +69,7 @@ void PluginRuntime::setup_table(TunerComm& comm, const PluginConfig& cfg) {
   }
   auto table = std::make_shared<DecisionTable>();
   std::string error;
-  if (!table->load_file(cfg.table_path, cfg.fabric, &error)) {
+  if (!load_decision_table(cfg.table_path, cfg.fabric, table.get(), &error)) {
     id.log.warn("%s; using NCCL's own choices", error.c_str());
     return;
   }

@@ -9,7 +9,7 @@
 #include "plugin/comm_identity.hpp"
 #include "plugin/context_key.hpp"
 #include "plugin/cost_table.hpp"
-#include "plugin/decision_table.hpp"
+#include "plugin/decision_table_file.hpp"
 #include "plugin/first_calls.hpp"
 
 namespace ncclbot::plugin {

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/name_table.hpp"
 #include "ncclbot/core/names.hpp"
 
 namespace ncclbot::study {
@@ -26,17 +27,6 @@ uint64_t geometric_split(uint64_t a, uint64_t b) {
   uint64_t s = static_cast<uint64_t>(g);
   if (s < a) s = a;
   if (s >= b) s = b - 1;
-  return s;
-}
-
-std::string lower_nccl_name(std::string s, bool is_algo) {
-  // NCCL's example tuner spells algorithms collnet_direct, collnet_chain, nvls_tree.
-  if (is_algo) {
-    if (s == "CollNetDirect") return "collnet_direct";
-    if (s == "CollNetChain") return "collnet_chain";
-    if (s == "NVLSTree") return "nvls_tree";
-  }
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
 }
 
@@ -103,56 +93,22 @@ std::vector<DecisionRow> decision_rows(const json& results, const ExportSelectio
         continue;
       }
       const Arm& a = v[i].second;
-      rows.push_back({k.fabric, k.collective, k.nodes, k.gpus_per_node, lo, hi,
-                      std::string(algo_name(a.algo)), std::string(proto_name(a.proto)), int(a.channels),
-                      a.chunk_bytes});
+      DecisionRow row;
+      row.fabric = k.fabric;
+      row.collective = collective_index(k.collective);
+      if (row.collective < 0) throw UsageError("results.json: unknown collective '" + k.collective + "'");
+      row.nodes = k.nodes;
+      row.gpus_per_node = k.gpus_per_node;
+      row.min_bytes = lo;
+      row.max_bytes = hi;
+      row.algo = int(a.algo);
+      row.proto = int(a.proto);
+      row.channels = int(a.channels);
+      row.chunk_bytes = a.chunk_bytes;
+      rows.push_back(std::move(row));
     }
   }
   return rows;
-}
-
-std::string format_ncclbot_table(const std::vector<DecisionRow>& rows, const std::string& comment) {
-  // The knob columns (the plugin's table reader takes them: docs/plugin.md) only where some row sets
-  // one, so an algorithm x protocol table keeps its columns.
-  const bool knobs =
-      std::any_of(rows.begin(), rows.end(), [](const DecisionRow& r) { return r.channels || r.chunk_bytes; });
-  std::string out = "# " + comment +
-                    "\nfabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto" +
-                    (knobs ? ",channels,chunk_bytes\n" : "\n");
-  for (const auto& r : rows) {
-    out += r.fabric + "," + r.collective + "," + std::to_string(r.nodes) + "," +
-           std::to_string(r.gpus_per_node) + "," + std::to_string(r.min_bytes) + "," +
-           std::to_string(r.max_bytes) + "," + r.algo + "," + r.proto;
-    if (knobs) out += "," + std::to_string(r.channels) + "," + std::to_string(r.chunk_bytes);
-    out += "\n";
-  }
-  return out;
-}
-
-std::string format_nccl_csv(const std::vector<DecisionRow>& rows, const std::string& comment) {
-  std::map<std::tuple<std::string, int, int>, std::string> shape_fabric;
-  for (const auto& r : rows) {
-    const auto key = std::make_tuple(r.collective, r.nodes, r.nodes * r.gpus_per_node);
-    auto [it, inserted] = shape_fabric.emplace(key, r.fabric);
-    if (!inserted && it->second != r.fabric)
-      throw UsageError("NCCL's CSV format has no fabric column, and fabrics '" + it->second + "' and '" +
-                       r.fabric + "' both have " + r.collective + " at " + std::to_string(r.nodes) +
-                       " nodes; choose one with --fabric");
-  }
-  for (const auto& r : rows)
-    if (r.chunk_bytes != 0)
-      throw UsageError("NCCL's CSV format has no chunk size column, and the decisions set one (" +
-                       r.collective + " at " + std::to_string(r.nodes) +
-                       " nodes: " + std::to_string(r.chunk_bytes) +
-                       " B); use --format ncclbot, whose table the plugin reads with its chunk sizes");
-  std::string out =
-      "# " + comment + "\n# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
-  for (const auto& r : rows)
-    out += lower_nccl_name(r.collective, false) + "," + std::to_string(r.min_bytes) + "," +
-           std::to_string(r.max_bytes) + "," + lower_nccl_name(r.algo, true) + "," +
-           lower_nccl_name(r.proto, false) + "," + (r.channels ? std::to_string(r.channels) : "-1") + "," +
-           std::to_string(r.nodes) + "," + std::to_string(r.nodes * r.gpus_per_node) + "\n";
-  return out;
 }
 
 }  // namespace ncclbot::study

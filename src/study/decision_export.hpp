@@ -5,22 +5,17 @@
 // A context's decision is the arm the policy's frozen configuration commits to at the horizon on
 // that score context. Sizes between two measured ones are split at their geometric mean; the
 // smallest measured size extends down to 0 and the largest up to the maximum, and neighbouring rows
-// with the same arm are merged.
-#include <cstdint>
+// with the same arm are merged. The rows are the table codec's (table/decision_table.hpp), which
+// writes them in either format.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "table/decision_table.hpp"
+
 namespace ncclbot::study {
 
-struct DecisionRow {
-  std::string fabric, collective;  // collective as NCCL spells it: "AllReduce"
-  int nodes = 0, gpus_per_node = 0;
-  uint64_t min_bytes = 0, max_bytes = 0;  // inclusive
-  std::string algo, proto;                // "Ring", "LL128"
-  int channels = 0;                       // 0: NCCL's own
-  uint32_t chunk_bytes = 0;               // 0: NCCL's own
-};
+using table::DecisionRow;
 
 struct ExportSelection {
   std::string policy;
@@ -31,9 +26,5 @@ struct ExportSelection {
 // Throws UsageError for an unknown policy/scenario/fabric, or when two scenarios decide the same
 // context differently (choose one with the selection).
 std::vector<DecisionRow> decision_rows(const nlohmann::json& results, const ExportSelection& selection);
-
-std::string format_ncclbot_table(const std::vector<DecisionRow>& rows, const std::string& comment);
-// NCCL's format has no fabric column: rows of two fabrics with the same shape are an error.
-std::string format_nccl_csv(const std::vector<DecisionRow>& rows, const std::string& comment);
 
 }  // namespace ncclbot::study

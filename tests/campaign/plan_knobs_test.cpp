@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "plugin/decision_table.hpp"
+#include "plugin/decision_table_file.hpp"
 #include "support/run_cli.hpp"
 
 namespace ncclbot::test {
@@ -81,7 +81,8 @@ TEST(PlanKnobs, RunsEveryArmOncePerKnobPointAndLeavesOffGrainChunksOut) {
   // LL) is usable, and its row asks for the 1 MiB chunk (an all-reduce, ncclFuncAllReduce = 4).
   plugin::DecisionTable table;
   std::string error;
-  ASSERT_TRUE(table.load_file(camp + "/tables/chunk-1048576.csv", "h100-ib-a", &error)) << error;
+  ASSERT_TRUE(plugin::load_decision_table(camp + "/tables/chunk-1048576.csv", "h100-ib-a", &table, &error))
+      << error;
   const plugin::DecisionRow* row = plugin::deciding_row(table.rows_for(2, 16), {4, 4096, 2, 16, -1, -1},
                                                         [](int slot) { return slot == 3; });
   ASSERT_NE(row, nullptr);

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "plugin/decision_table.hpp"
+#include "table/decision_table.hpp"
 
 using namespace ncclbot;
-using namespace ncclbot::plugin;
+using namespace ncclbot::table;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

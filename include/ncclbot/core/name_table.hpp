@@ -41,4 +41,16 @@ constexpr int find_name(std::string_view s, const std::string_view (&names)[N], 
   return -1;
 }
 
+// NCCL's index of a name read from a user or from NCCL, or -1: one of its seven algorithms (HiPIPE
+// is never a live arm), a protocol, a collective (ncclFunc_t).
+constexpr int nccl_algo_index(std::string_view s) {
+  return find_name(s, kAlgoNames, kNumNcclAlgos);
+}
+constexpr int proto_index(std::string_view s) {
+  return find_name(s, kProtoNames);
+}
+constexpr int collective_index(std::string_view s) {
+  return find_name(s, kCollectiveNames);
+}
+
 }  // namespace ncclbot

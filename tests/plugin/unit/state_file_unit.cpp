@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "ncclbot/core/knob_spec.hpp"
-#include "plugin/decision_table.hpp"
+#include "plugin/decision_table_file.hpp"
 #include "plugin/state_file.hpp"
 
 using namespace ncclbot;
@@ -388,7 +388,7 @@ TEST(PluginFiles, ADecisionTableMustBeASmallRegularFile) {
   DecisionTable t;
   std::string error;
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_FALSE(t.load_file("/dev/zero", "", &error));
+  EXPECT_FALSE(load_decision_table("/dev/zero", "", &t, &error));
   EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
   const std::string big = temp_dir() + "/big.csv";
@@ -397,6 +397,6 @@ TEST(PluginFiles, ADecisionTableMustBeASmallRegularFile) {
     out << "fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n";
     out << std::string(kMaxTableFileBytes, '#');
   }
-  EXPECT_FALSE(t.load_file(big, "", &error));
+  EXPECT_FALSE(load_decision_table(big, "", &t, &error));
   EXPECT_NE(error.find("larger than"), std::string::npos) << error;
 }

@@ -1,6 +1,8 @@
 #pragma once
-// Table mode: fixed decisions keyed only by what every rank shares (collective, size, nodes, ranks),
-// so all ranks agree by construction. Two file formats (docs/plugin.md "Table format"):
+// The decision-table codec: one reader and one writer of the tables the tuner plugin's table mode
+// plays (fixed decisions keyed only by what every rank shares: collective, size, nodes, ranks, so all
+// ranks agree by construction), used by the plugin, `ncclbot export-table`, `ncclbot ope` and the
+// tests. Two file formats (docs/plugin.md "Table format"):
 //  - ncclbot's, written by `ncclbot export-table`, recognised by its header line
 //      fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto[,channels[,chunk_bytes]]
 //  - NCCL's example tuner CSV (no header), so existing configurations migrate unchanged:
@@ -8,16 +10,16 @@
 // The first matching row whose arm is usable in the call's cost table wins.
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ncclbot/core/knob_limits.hpp"
 
-namespace ncclbot::plugin {
+namespace ncclbot::table {
 
 inline constexpr int kAny = -1;
-inline constexpr size_t kMaxTableFileBytes = size_t(16) << 20;  // far above any real table
 
 struct DecisionRow {
   int collective = kAny;                           // ncclFunc_t
@@ -48,8 +50,6 @@ class DecisionTable {
   // Parses `text`; on failure returns false and sets `error` to "SOURCE:LINE: reason". Rows of
   // other fabrics (when `fabric` is non-empty) are dropped at load.
   bool parse(std::string_view text, const std::string& source, const std::string& fabric, std::string* error);
-  // Reads a regular file of at most kMaxTableFileBytes (a device or FIFO is refused at once).
-  bool load_file(const std::string& path, const std::string& fabric, std::string* error);
 
   // Rows that can match a communicator of this shape, in file order.
   std::vector<const DecisionRow*> rows_for(int nodes, int ranks) const;
@@ -78,4 +78,21 @@ const DecisionRow* deciding_row(const std::vector<const DecisionRow*>& rows, con
   return nullptr;
 }
 
-}  // namespace ncclbot::plugin
+// A table the writer cannot express in the format asked for (NCCL's CSV has no fabric and no chunk
+// size column).
+struct TableFormatError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// The text of `rows` in ncclbot's format, after a comment line `comment`: the knob columns only where
+// some row sets one (channels > 0 or a chunk size), so an algorithm x protocol table keeps its eight
+// (its rows' channels then read back as kAny, NCCL's own as 0 is). Rows with algo kAny are written
+// "auto"; a kAny count or collective "*".
+std::string format_ncclbot_table(const std::vector<DecisionRow>& rows, const std::string& comment);
+// The same in NCCL's example tuner CSV (names as it spells them: allreduce, collnet_direct, ll128;
+// nRanks = the row's ranks, else nodes x gpus_per_node; channels 0 or kAny as -1). Throws
+// TableFormatError when two fabrics have a row of the same (collective, nodes, ranks), or a row sets
+// a chunk size.
+std::string format_nccl_csv(const std::vector<DecisionRow>& rows, const std::string& comment);
+
+}  // namespace ncclbot::table

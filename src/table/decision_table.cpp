@@ -1,15 +1,17 @@
-#include "plugin/decision_table.hpp"
+#include "table/decision_table.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 
+#include "ncclbot/core/name_table.hpp"
 #include "ncclbot/core/utf8_bom.hpp"
-#include "plugin/plugin_names.hpp"
-#include "plugin/regular_file.hpp"
 
-namespace ncclbot::plugin {
+namespace ncclbot::table {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -88,16 +90,16 @@ bool parse_arm(std::string_view algo, std::string_view proto, DecisionRow* row, 
   const bool proto_auto = proto == "auto" || proto == "AUTO" || proto == "-1";
   if (algo_auto != proto_auto) return fail("algorithm and protocol must both be set or both be auto");
   if (algo_auto) return true;
-  row->algo = parse_algo_name(algo);
+  row->algo = nccl_algo_index(algo);
   if (row->algo < 0) return fail("unknown algorithm '" + std::string(algo) + "'");
-  row->proto = parse_proto_name(proto);
+  row->proto = proto_index(proto);
   if (row->proto < 0) return fail("unknown protocol '" + std::string(proto) + "'");
   return true;
 }
 
 bool parse_collective_field(std::string_view s, DecisionRow* row, const LineError& fail) {
   if (s == "*" || s == "-1") return true;
-  row->collective = parse_collective_name(s);
+  row->collective = collective_index(s);
   if (row->collective < 0) return fail("unknown collective '" + std::string(s) + "'");
   return true;
 }
@@ -116,8 +118,8 @@ bool check_chunk_grain(const DecisionRow& row, const LineError& fail) {
   if (row.chunk_bytes == 0 || chunk_fits_grain(row.chunk_bytes, row.proto)) return true;
   const std::string grain = std::to_string(chunk_grain_bytes(row.proto));
   return fail("chunk_bytes " + std::to_string(row.chunk_bytes) + " is not a multiple of " +
-              proto_label(row.proto) + "'s grain of " + grain + " bytes (NCCL rounds a chunk down to it, " +
-              "and one below it to 0)");
+              std::string(kProtoNames[row.proto]) + "'s grain of " + grain +
+              " bytes (NCCL rounds a chunk down to it, " + "and one below it to 0)");
 }
 
 bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row, const LineError& fail) {
@@ -207,16 +209,6 @@ bool DecisionTable::parse(std::string_view text, const std::string& source, cons
   return true;
 }
 
-bool DecisionTable::load_file(const std::string& path, const std::string& fabric, std::string* error) {
-  ReadRules rules;
-  rules.max_bytes = kMaxTableFileBytes;
-  std::string bytes;
-  const ReadResult r = read_regular_file(path, rules, &bytes, error);
-  if (r == ReadResult::kMissing) *error = path + ": cannot open (no such file)";
-  if (r != ReadResult::kOk) return false;
-  return parse(bytes, path, fabric, error);
-}
-
 std::vector<const DecisionRow*> DecisionTable::rows_for(int nodes, int ranks) const {
   std::vector<const DecisionRow*> out;
   const int gpn = (nodes > 0 && ranks % nodes == 0) ? ranks / nodes : -2;  // -2 never equals a row value
@@ -240,4 +232,81 @@ bool DecisionTable::matches(const DecisionRow& row, const CallKey& key) {
   return true;
 }
 
-}  // namespace ncclbot::plugin
+namespace {
+
+std::string count_text(int n) {
+  return n == kAny ? "*" : std::to_string(n);
+}
+
+// NCCL's example tuner spells names in lower case, and three algorithms with '_'.
+std::string nccl_csv_name(std::string_view name) {
+  if (name == "CollNetDirect") return "collnet_direct";
+  if (name == "CollNetChain") return "collnet_chain";
+  if (name == "NVLSTree") return "nvls_tree";
+  std::string out(name);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+std::string collective_text(int coll) {
+  return coll == kAny ? "*" : std::string(kCollectiveNames[coll]);
+}
+
+}  // namespace
+
+std::string format_ncclbot_table(const std::vector<DecisionRow>& rows, const std::string& comment) {
+  const bool knobs = std::any_of(rows.begin(), rows.end(),
+                                 [](const DecisionRow& r) { return r.channels > 0 || r.chunk_bytes > 0; });
+  std::string out = "# " + comment +
+                    "\nfabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto" +
+                    (knobs ? ",channels,chunk_bytes\n" : "\n");
+  for (const auto& r : rows) {
+    const bool nccl_own = r.algo == kAny;
+    out += r.fabric + "," + collective_text(r.collective) + "," + count_text(r.nodes) + "," +
+           count_text(r.gpus_per_node) + "," + std::to_string(r.min_bytes) + "," +
+           std::to_string(r.max_bytes) + "," + (nccl_own ? "auto" : std::string(kAlgoNames[r.algo])) + "," +
+           (nccl_own ? "auto" : std::string(kProtoNames[r.proto]));
+    if (knobs) out += "," + count_text(r.channels) + "," + std::to_string(r.chunk_bytes);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string format_nccl_csv(const std::vector<DecisionRow>& rows, const std::string& comment) {
+  const auto ranks_of = [](const DecisionRow& r) {
+    if (r.ranks != kAny) return r.ranks;
+    return r.nodes == kAny || r.gpus_per_node == kAny ? kAny : r.nodes * r.gpus_per_node;
+  };
+  std::map<std::tuple<int, int, int>, std::string> shape_fabric;
+  for (const auto& r : rows) {
+    auto [it, inserted] = shape_fabric.emplace(std::make_tuple(r.collective, r.nodes, ranks_of(r)), r.fabric);
+    if (!inserted && it->second != r.fabric)
+      throw TableFormatError("NCCL's CSV format has no fabric column, and fabrics '" + it->second +
+                             "' and '" + r.fabric + "' both have " + collective_text(r.collective) + " at " +
+                             count_text(r.nodes) + " nodes; choose one with --fabric");
+  }
+  for (const auto& r : rows)
+    if (r.chunk_bytes != 0)
+      throw TableFormatError("NCCL's CSV format has no chunk size column, and the decisions set one (" +
+                             collective_text(r.collective) + " at " + count_text(r.nodes) +
+                             " nodes: " + std::to_string(r.chunk_bytes) +
+                             " B); use --format ncclbot, whose table the plugin reads with its chunk sizes");
+  std::string out =
+      "# " + comment + "\n# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
+  for (const auto& r : rows) {
+    const bool nccl_own = r.algo == kAny;
+    out += (r.collective == kAny ? std::string("-1") : nccl_csv_name(kCollectiveNames[r.collective])) + "," +
+           std::to_string(r.min_bytes) + "," + std::to_string(r.max_bytes) + "," +
+           (nccl_own ? std::string("auto") : nccl_csv_name(kAlgoNames[r.algo])) + "," +
+           (nccl_own ? std::string("auto") : nccl_csv_name(kProtoNames[r.proto])) + "," +
+           (r.channels > 0 ? std::to_string(r.channels) : "-1") + "," + std::to_string(r.nodes) + "," +
+           std::to_string(ranks_of(r));
+    if (r.num_pipe_ops != kAny || r.reg_buff != kAny) out += "," + std::to_string(r.num_pipe_ops);
+    if (r.reg_buff != kAny) out += "," + std::to_string(r.reg_buff);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace ncclbot::table
