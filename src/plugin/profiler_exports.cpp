@@ -29,14 +29,12 @@
 // policy asks for no CTAs, and decides so before it asks the tuner (NCCL src/enqueue.cc), so no
 // decision waits for them; they have no kernel channels, and timing them would take CUDA events on
 // the user's stream. So they are counted, never learned from, and the count is in the finalize line.
-#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "plugin/context_key.hpp"
 #include "plugin/live_handles.hpp"
@@ -44,6 +42,7 @@
 #include "plugin/ncclbot_tuner.h"
 #include "plugin/plugin_names.hpp"
 #include "plugin/plugin_runtime.hpp"
+#include "plugin/record_pool.hpp"
 
 using namespace ncclbot::plugin;
 
@@ -80,13 +79,16 @@ struct CollRecord {
   uint64_t max_ns = 0;
   bool measured = false;  // a channel with a valid stop timer
   bool untimed = false;   // a channel without one: the maximum over channels is unknown
+  bool in_live = false;   // in the context's live list (oldest first), whose neighbours these are
+  CollRecord *prev = nullptr, *next = nullptr;
 };
 
 // A collective's API call (CollApi event), kept until its Coll event takes the graph flag.
 struct ApiRecord {
   uint32_t magic = kApiMagic;
   bool graph_captured = false;
-  bool watched = true;  // the mask the call loaded held KernelCh
+  bool watched = true;   // the mask the call loaded held KernelCh
+  bool waiting = false;  // its Coll (or CeColl) event has not started yet
 };
 
 struct ChannelRecord {
@@ -102,12 +104,17 @@ struct ProfilerContext {
   int nranks = 1, nnodes = 1, rank = 0;
   PluginLog log;
   std::mutex mu;  // Coll records are shared by the thread that enqueues and the proxy thread
-  std::set<CollRecord*> live;
+  // Every record comes from a pool of the context's (record_pool.hpp): no allocation per event.
+  RecordPool<CollRecord> colls;
+  RecordPool<ApiRecord> api_records;
+  RecordPool<ChannelRecord> channels;
+  CollRecord *live_head = nullptr, *live_tail = nullptr;  // collectives waiting for channels, by seq
+  size_t live_count = 0;
   std::shared_ptr<LatencySink> learner;  // resolved lazily: the tuner's init runs after ours
   uint64_t delivered = 0;
-  uint64_t copy_engine = 0;   // copy-engine collectives seen (v6): not learned
-  uint64_t symmetric = 0;     // collectives NCCL ran with a symmetric kernel (v7): not learned
-  std::set<ApiRecord*> apis;  // CollApi events whose Coll event has not started
+  uint64_t copy_engine = 0;  // copy-engine collectives seen (v6): not learned
+  uint64_t symmetric = 0;    // collectives NCCL ran with a symmetric kernel (v7): not learned
+  size_t apis_waiting = 0;   // CollApi records whose Coll event has not started
   uint64_t captured = 0, replays = 0;
   size_t captured_live = 0;    // captured records in `live`
   int* mask = nullptr;         // NCCL's activation mask (v5 and later), attached to the watch switch
@@ -116,17 +123,56 @@ struct ProfilerContext {
   uint64_t stale = 0;          // records let go that waited for channels never coming
   uint64_t expected = 0, expected_right = 0;  // calls the switch expected, and expected rightly
   uint64_t next_seq = 0;
-  std::deque<CollRecord*> quarantine;  // retired records not freed yet (header comment)
+  std::array<CollRecord*, kQuarantine> quarantine{};  // retired records not given back yet, a ring
+  size_t quarantine_next = 0;
 };
 
-// A record no channel event may reach any more: freed once kQuarantine later ones have followed.
+// Whether `p` is one of the context's Coll records still waiting for channels (read only once the
+// pool says it is one of its records).
+bool is_live(const ProfilerContext* ctx, const void* p) {
+  return p != nullptr && ctx->colls.owns(p) && static_cast<const CollRecord*>(p)->in_live;
+}
+
+void link_live(ProfilerContext* ctx, CollRecord* c) {
+  c->prev = ctx->live_tail;
+  c->next = nullptr;
+  (ctx->live_tail ? ctx->live_tail->next : ctx->live_head) = c;
+  ctx->live_tail = c;
+  c->in_live = true;
+  ++ctx->live_count;
+}
+
+void unlink_live(ProfilerContext* ctx, CollRecord* c) {
+  if (!c->in_live) return;
+  (c->prev ? c->prev->next : ctx->live_head) = c->next;
+  (c->next ? c->next->prev : ctx->live_tail) = c->prev;
+  c->prev = c->next = nullptr;
+  c->in_live = false;
+  --ctx->live_count;
+}
+
+// A record no channel event may reach any more: back to the pool once kQuarantine later ones have
+// followed.
 void quarantine_locked(ProfilerContext* ctx, CollRecord* coll) {
-  ctx->live.erase(coll);
-  ctx->quarantine.push_back(coll);
-  if (ctx->quarantine.size() > kQuarantine) {
-    delete ctx->quarantine.front();
-    ctx->quarantine.pop_front();
-  }
+  unlink_live(ctx, coll);
+  CollRecord*& slot = ctx->quarantine[ctx->quarantine_next];
+  if (slot != nullptr) ctx->colls.give(slot);
+  slot = coll;
+  ctx->quarantine_next = (ctx->quarantine_next + 1) % kQuarantine;
+}
+
+// An API record's Coll (or CeColl) event took it: back to the pool.
+void take_api_locked(ProfilerContext* ctx, ApiRecord* api) {
+  api->waiting = false;
+  --ctx->apis_waiting;
+  ctx->api_records.give(api);
+}
+
+// The API record `p` names when it is one of the context's still waiting for its event, else null.
+ApiRecord* waiting_api(ProfilerContext* ctx, void* p) {
+  if (p == nullptr || !ctx->api_records.owns(p)) return nullptr;
+  auto* api = static_cast<ApiRecord*>(p);
+  return api->waiting ? api : nullptr;
 }
 
 // Called with ctx->mu held when a record can be retired.
@@ -134,27 +180,19 @@ void quarantine_locked(ProfilerContext* ctx, CollRecord* coll) {
 // meets each latency with its own call's decision): once no earlier call of the communicator still
 // waits for its channels, though its own record was done when it stopped.
 void settle_unwatched_locked(ProfilerContext* ctx) {
-  if (ctx->unwatched_ready == 0) return;
-  uint64_t waiting = UINT64_MAX;  // the oldest record still to report
-  std::vector<CollRecord*> ready;
-  for (CollRecord* c : ctx->live) {
-    if (c->captured) continue;
-    if (c->ready_unwatched)
-      ready.push_back(c);
-    else
-      waiting = std::min(waiting, c->seq);
-  }
-  std::sort(ready.begin(), ready.end(),
-            [](const CollRecord* a, const CollRecord* b) { return a->seq < b->seq; });
-  for (CollRecord* c : ready) {
-    if (c->seq > waiting) break;
-    if (ctx->learner && c->key >= 0) {
-      RanKnobs ran = c->ran;
-      ran.watched = false;
-      ctx->learner->observe_ran(c->key, ran, std::numeric_limits<double>::quiet_NaN(), c->call);
+  for (CollRecord* c = ctx->live_head; c != nullptr && ctx->unwatched_ready > 0;) {
+    CollRecord* next = c->next;
+    if (!c->captured) {
+      if (!c->ready_unwatched) break;  // the oldest call still to report
+      if (ctx->learner && c->key >= 0) {
+        RanKnobs ran = c->ran;
+        ran.watched = false;
+        ctx->learner->observe_ran(c->key, ran, std::numeric_limits<double>::quiet_NaN(), c->call);
+      }
+      --ctx->unwatched_ready;
+      quarantine_locked(ctx, c);
     }
-    --ctx->unwatched_ready;
-    quarantine_locked(ctx, c);
+    c = next;
   }
 }
 
@@ -195,8 +233,8 @@ void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
     coll->measured = coll->untimed = false;
     return;
   }
-  ctx->live.erase(coll);
-  delete coll;
+  unlink_live(ctx, coll);
+  ctx->colls.give(coll);
   settle_unwatched_locked(ctx);
 }
 
@@ -223,13 +261,14 @@ const std::shared_ptr<LatencySink>& learner_locked(ProfilerContext* ctx) {
 // channels that will not come (a call NCCL ran unwatched though its CollApi event read otherwise):
 // let go, so the ones that do report are still tracked. Their calls settle as lost in the learner.
 void let_go_stale_locked(ProfilerContext* ctx, uint64_t newest) {
-  std::vector<CollRecord*> stale;
-  for (CollRecord* c : ctx->live)
-    if (!c->captured && !c->ready_unwatched && c->coll_stopped && c->started_channels == 0 &&
-        c->seq + kStaleAfter < newest)
-      stale.push_back(c);
-  for (CollRecord* c : stale) quarantine_locked(ctx, c);
-  ctx->stale += stale.size();
+  for (CollRecord* c = ctx->live_head; c != nullptr && c->seq + kStaleAfter < newest;) {
+    CollRecord* next = c->next;
+    if (!c->captured && !c->ready_unwatched && c->coll_stopped && c->started_channels == 0) {
+      quarantine_locked(ctx, c);
+      ++ctx->stale;
+    }
+    c = next;
+  }
   settle_unwatched_locked(ctx);
 }
 
@@ -240,7 +279,8 @@ void let_go_stale_locked(ProfilerContext* ctx, uint64_t newest) {
 template <typename Coll>
 void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent, bool symmetric,
                 uint64_t user_tag) {
-  auto rec = std::make_unique<CollRecord>();
+  CollRecord made;  // filled before the lock; the pool's record is taken under it
+  CollRecord* rec = &made;
   rec->owner = ctx;
   rec->expected_channels = d.nChannels;
   const int algo = d.algo ? parse_algo_name(d.algo) : -1;
@@ -256,10 +296,10 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
   std::lock_guard<std::mutex> lock(ctx->mu);
   if (symmetric) ++ctx->symmetric;
   learner_locked(ctx);
-  if (auto* api = static_cast<ApiRecord*>(parent); api != nullptr && ctx->apis.erase(api)) {
+  if (ApiRecord* api = waiting_api(ctx, parent)) {
     rec->captured = api->graph_captured;
     rec->watched = api->watched;
-    delete api;
+    take_api_locked(ctx, api);
   }
   if (!rec->watched) rec->expected_channels = 0;
   rec->seq = ctx->next_seq++;
@@ -275,21 +315,23 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
     // Its call, taken now: Coll events start in call order, so a collective whose channels never
     // report leaves no other call answered by the wrong latency.
     if (ctx->learner && rec->key >= 0) rec->call = ctx->learner->bind_call(rec->key);
-    if (ctx->live.size() - ctx->captured_live >= kStaleSweepAt && ctx->mask != nullptr &&
+    if (ctx->live_count - ctx->captured_live >= kStaleSweepAt && ctx->mask != nullptr &&
         PluginRuntime::instance().watch_switch().active())
       let_go_stale_locked(ctx, rec->seq);
-    if (ctx->live.size() - ctx->captured_live >= kMaxLiveCollectives)
+    if (ctx->live_count - ctx->captured_live >= kMaxLiveCollectives)
       return;  // channel events are not arriving: stop tracking
   }
-  ctx->live.insert(rec.get());
-  *handle = rec.release();
+  CollRecord* live = ctx->colls.take();
+  *live = made;
+  link_live(ctx, live);
+  *handle = live;
 }
 
 void start_channel(ProfilerContext* ctx, void** handle, void* parent, uint64_t start_ns) {
   auto* coll = static_cast<CollRecord*>(parent);
   std::lock_guard<std::mutex> lock(ctx->mu);
-  if (coll == nullptr || !ctx->live.count(coll)) return;  // not one of ours (or already retired)
-  auto* ch = new ChannelRecord();
+  if (!is_live(ctx, coll)) return;  // not one of ours (or already retired)
+  ChannelRecord* ch = ctx->channels.take();
   ch->owner = ctx;
   ch->coll = coll;
   ++coll->started_channels;
@@ -317,11 +359,12 @@ void start_api(ProfilerContext* ctx, void** handle, const CollApi& d) {
   std::lock_guard<std::mutex> lock(ctx->mu);
   ctx->expected += call.predicted;
   ctx->expected_right += call.expected;
-  if (ctx->apis.size() >= kMaxPendingApiCalls) return;
-  auto* api = new ApiRecord();
+  if (ctx->apis_waiting >= kMaxPendingApiCalls) return;
+  ApiRecord* api = ctx->api_records.take();
   api->graph_captured = d.graphCaptured;
   api->watched = call.watched;
-  ctx->apis.insert(api);
+  api->waiting = true;
+  ++ctx->apis_waiting;
   *handle = api;
 }
 
@@ -346,8 +389,7 @@ nccl_result_t start_event(void* context, void** handle, Descr* d) {
       std::lock_guard<std::mutex> lock(ctx->mu);
       ++ctx->copy_engine;
       // Its API call's record, if any, has no Coll event to wait for.
-      if (auto* api = static_cast<ApiRecord*>(d->parentObj); api != nullptr && ctx->apis.erase(api))
-        delete api;
+      if (ApiRecord* api = waiting_api(ctx, d->parentObj)) take_api_locked(ctx, api);
     } else if constexpr (requires { v5_part(d->collApi).graphCaptured; }) {  // v5 and later
       if (type == kNcclProfileCollApi) start_api(ctx, handle, v5_part(d->collApi));
     }
@@ -375,7 +417,7 @@ nccl_result_t stop_event(void* handle) {
       ProfilerContext* ctx = ch->owner;
       {
         std::lock_guard<std::mutex> lock(ctx->mu);
-        if (ctx->live.count(coll)) {
+        if (is_live(ctx, coll)) {
           if (ch->has_stop && ch->stop_ns >= ch->start_ns) {
             const uint64_t ns = ch->stop_ns - ch->start_ns;
             if (!coll->measured || ns > coll->max_ns) coll->max_ns = ns;
@@ -386,9 +428,8 @@ nccl_result_t stop_event(void* handle) {
           ++coll->stopped_channels;
           retire_locked(ctx, coll);
         }
+        ctx->channels.give(ch);
       }
-      ch->magic = 0;
-      delete ch;
     }
   } catch (...) {
   }
@@ -486,7 +527,7 @@ nccl_result_t finalize(void* context) {
           "symmetric-kernel collectives not learned (no arm the tuner offered), %llu "
           "CUDA-graph replays of %llu captured collectives logged and not learned (no decision of their own)",
           (unsigned long long)ctx->comm_id, (unsigned long long)ctx->delivered,
-          ctx->live.size() - captured_live, (unsigned long long)ctx->copy_engine,
+          ctx->live_count - captured_live, (unsigned long long)ctx->copy_engine,
           (unsigned long long)ctx->symmetric, (unsigned long long)ctx->replays,
           (unsigned long long)ctx->captured);
       if (ctx->unwatched + ctx->stale + ctx->expected > 0)
@@ -499,12 +540,7 @@ nccl_result_t finalize(void* context) {
             (unsigned long long)ctx->expected_right, (unsigned long long)ctx->expected,
             (unsigned long long)ctx->stale);
       if (ctx->mask != nullptr) PluginRuntime::instance().watch_switch().detach(ctx->mask);
-      for (CollRecord* c : ctx->live) delete c;
-      ctx->live.clear();
-      for (CollRecord* c : ctx->quarantine) delete c;
-      ctx->quarantine.clear();
-      for (ApiRecord* a : ctx->apis) delete a;
-      ctx->apis.clear();
+      // The records go with the context's pools.
     }
     delete ctx;
   } catch (...) {

@@ -7,7 +7,10 @@
 // latency reported after every call, and UCB1 without feedback; with --knobs LISTS, every live
 // policy again in knob mode (NCCLBOT_KNOBS=LISTS through tuner v6), twice: each call getCollInfo,
 // NCCL's pick over the table and the one getChunkSize NCCL then makes, timed together; and
-// getCollInfo alone. Prints one JSON document:
+// getCollInfo alone; and UCB1 (watching every call, and with `@watch`) driven through the profiler as
+// NCCL 2.29-2.30 drives it (profiler v6: each call's CollApi event, getCollInfo, its Coll event and,
+// when the activation mask it loaded holds KernelCh, two kernel channels), timed together. Prints one
+// JSON document:
 //   {"results": [{"mode", "policy", "knobs", "arms", "timed", "ns_per_call_median", "ns_per_call_min",
 //                 "wall_ns_per_call_median", "baseline_ns", "allocations_per_call",
 //                 "allocations_per_report", ...}]}
@@ -40,6 +43,7 @@
 #include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
+#include "plugin/kernel_channel_event.hpp"
 #include "plugin/knob_choice.hpp"
 #include "plugin/loaded_tuner.hpp"
 #include "plugin_bench/allocation_counter.hpp"
@@ -70,6 +74,7 @@ struct Case {
   // Knob mode: each timed call is getCollInfo, NCCL's pick and the getChunkSize NCCL then makes;
   // false: getCollInfo alone (no chunk is ever asked, so no chunk arm is credited as handed over).
   bool chunk_calls = true;
+  bool profiler = false;  // each call's profiler events too, which deliver its latency
 };
 
 struct CaseResult {
@@ -87,7 +92,10 @@ std::vector<Case> overhead_cases() {
   std::vector<Case> cases = {{"off", "", false, ""}, {"table", "", false, ""}};
   for (ncclbot::PolicyKind kind : ncclbot::live_policies())
     cases.push_back({"online", ncclbot::default_policy_spec(kind), true, ""});
-  cases.push_back({"online", ncclbot::default_policy_spec(ncclbot::PolicyKind::kUcb1), false, ""});
+  const std::string ucb1 = ncclbot::default_policy_spec(ncclbot::PolicyKind::kUcb1);
+  cases.push_back({"online", ucb1, false, ""});
+  cases.push_back({"online", ucb1, false, "", false, true});
+  cases.push_back({"online", ucb1 + "@watch", false, "", false, true});
   return cases;
 }
 
@@ -139,11 +147,91 @@ double baseline_ns(const Table& base, long calls, int reps) {
   return t.median_thread_cpu_s * 1e9 / double(calls);
 }
 
+// NCCL's activation mask: one int for the process, whose address every profiler init gets.
+int nccl_event_mask = 0;
+
+// One collective as NCCL 2.29-2.30 drives the plugin: the mask loaded at its API call, its CollApi
+// event, getCollInfo, its Coll event (NCCL's pick) and, when the mask held KernelCh, two channels.
+void profiled_call(const ncclbot::plugin::LoadedTuner& loaded, void* tuner, void* prof, const Table& base,
+                   uint64_t clock_ns) {
+  static const char* const algos[] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                      "NVLSTree", "PAT"};
+  static const char* const protos[] = {"LL", "LL128", "Simple"};
+  const NcclProfilerV6& p = *loaded.profiler6;
+  const int mask = __atomic_load_n(&nccl_event_mask, __ATOMIC_RELAXED);
+  void* api = nullptr;
+  NcclProfilerEventDescrV6 d;
+  if (mask & int(kNcclProfileCollApi)) {
+    std::memset(&d, 0, sizeof d);
+    d.type = kNcclProfileCollApi;
+    d.collApi.func = "AllReduce";
+    d.collApi.count = (size_t(1) << 20) / 4;
+    d.collApi.datatype = "ncclFloat32";
+    p.startEvent(prof, &api, &d);
+    if (api != nullptr) p.stopEvent(api);
+  }
+  Table t = base;
+  loaded.tuner->getCollInfo(tuner, 4, size_t(1) << 20, 1, reinterpret_cast<float**>(t.t), 7, 3, 0, nullptr);
+  const int pick = ncclbot::nccl_argmin(ncclbot::ArmMask{(1u << ncclbot::kNumNcclArms) - 1},
+                                        [&](int s) { return t.t[s / 3][s % 3]; });
+  std::memset(&d, 0, sizeof d);
+  d.type = kNcclProfileColl;
+  d.parentObj = api;
+  d.coll.func = "AllReduce";
+  d.coll.count = (size_t(1) << 20) / 4;
+  d.coll.datatype = "ncclFloat32";
+  d.coll.nChannels = 2;
+  d.coll.algo = algos[pick / 3];
+  d.coll.proto = protos[pick % 3];
+  void* coll = nullptr;
+  p.startEvent(prof, &coll, &d);
+  if (coll != nullptr) p.stopEvent(coll);
+  if (!(mask & int(kNcclProfileKernelCh))) return;
+  for (int ch = 0; ch < 2; ++ch) {
+    d = ncclbot::plugin::kernel_channel_start<NcclProfilerEventDescrV6>(coll, ch, clock_ns);
+    void* h = nullptr;
+    p.startEvent(prof, &h, &d);
+    NcclProfilerEventStateArgs args;
+    std::memset(&args, 0, sizeof args);
+    args.kernelCh.pTimer = clock_ns + 10000 + uint64_t(pick) * 1000;
+    p.recordEventState(h, kNcclProfilerKernelChStop, &args);
+    p.stopEvent(h);
+  }
+}
+
+// A profiler case: `calls` profiled calls `reps` times on a communicator of its own (profiler init
+// first, as NCCL does), then one more repetition with the allocations counted.
+CaseResult time_profiler_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, uint64_t comm,
+                              const Table& base, long calls, int reps) {
+  setenv("NCCLBOT_MODE", c.mode.c_str(), 1);
+  setenv("NCCLBOT_POLICY", c.policy.c_str(), 1);
+  setenv("NCCLBOT_KNOBS", "", 1);
+  void* prof = nullptr;
+  void* tuner = nullptr;
+  loaded.profiler6->init(&prof, comm, &nccl_event_mask, "bench", 1, 1, 0, nullptr);
+  loaded.tuner->init(&tuner, comm, 1, 1, nullptr, nullptr, nullptr);
+  uint64_t clock = 1000000;
+  const auto repetition = [&] {
+    for (long i = 0; i < calls; ++i, clock += 100000) profiled_call(loaded, tuner, prof, base, clock);
+  };
+  const ncclbot::BenchTiming t = ncclbot::measure(repetition, ncclbot::BenchSettings{0, reps, nullptr});
+  ncclbot::bench::start_counting_allocations();
+  repetition();
+  const uint64_t allocations = ncclbot::bench::stop_counting_allocations();
+  loaded.tuner->finalize(tuner);
+  loaded.profiler6->finalize(prof);
+  const double per_call = 1e9 / double(calls);
+  CaseResult r{c, t.median_thread_cpu_s * per_call, t.min_thread_cpu_s * per_call, t.median_s * per_call};
+  r.allocations_per_call = double(allocations) / double(calls);
+  return r;
+}
+
 // Times `calls` getCollInfo calls of one case `reps` times on a communicator of its own; with
 // feedback, a latency report per call after each repetition (NCCL makes them on its proxy thread,
 // not in getCollInfo, so they are timed apart, here not at all).
 CaseResult time_case(const ncclbot::plugin::LoadedTuner& loaded, const Case& c, uint64_t comm,
                      const Table& base, long calls, int reps) {
+  if (c.profiler) return time_profiler_case(loaded, c, comm, base, calls, reps);
   setenv("NCCLBOT_MODE", c.mode.c_str(), 1);
   setenv("NCCLBOT_POLICY", c.policy.c_str(), 1);
   setenv("NCCLBOT_KNOBS", c.knobs.c_str(), 1);
@@ -220,8 +308,11 @@ std::string results_json(const std::vector<CaseResult>& results, long calls, int
         "\"baseline_ns\": %.1f, \"allocations_per_call\": %.4f, \"allocations_per_report\": %.4f}",
         k ? ", " : "", r.c.mode.c_str(), r.c.policy.c_str(), r.c.knobs.c_str(), r.arms,
         r.c.feedback ? "true" : "false",
-        r.c.knobs.empty() || !r.c.chunk_calls ? "getCollInfo" : "getCollInfo+pick+getChunkSize", calls, reps,
-        r.median_ns, r.min_ns, r.wall_median_ns, baseline, r.allocations_per_call, r.allocations_per_report);
+        r.c.profiler                            ? "getCollInfo+profiler events"
+        : r.c.knobs.empty() || !r.c.chunk_calls ? "getCollInfo"
+                                                : "getCollInfo+pick+getChunkSize",
+        calls, reps, r.median_ns, r.min_ns, r.wall_median_ns, baseline, r.allocations_per_call,
+        r.allocations_per_report);
     json += line;
   }
   return json + "]}";
@@ -301,6 +392,10 @@ int main(int argc, char** argv) {
   const ncclbot::plugin::LoadedTuner loaded = ncclbot::plugin::load_tuner(positional[0].c_str());
   if (!loaded.ok()) {
     std::fprintf(stderr, "%s\n", loaded.error.c_str());
+    return 2;
+  }
+  if (!loaded.profiler6) {
+    std::fprintf(stderr, "plugin_overhead_bench: %s lacks ncclProfiler_v6\n", positional[0].c_str());
     return 2;
   }
   const Table base = nccl_like_table();

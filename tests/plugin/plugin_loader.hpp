@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/kernel_channel_event.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
 #include "support/run_cli.hpp"  // plugin_path()
@@ -96,11 +97,7 @@ inline bool logged(int level, const std::string& needle) {
 // the plugin gave the channel a handle.
 template <typename Descr, typename Profiler>
 bool run_kernel_channel(const Profiler& prof, void* ctx, void* coll, uint64_t start_ns, uint64_t stop_ns) {
-  Descr k;
-  std::memset(&k, 0, sizeof k);
-  k.type = kNcclProfileKernelCh;
-  k.parentObj = coll;
-  k.kernelCh.pTimer = start_ns;
+  Descr k = ncclbot::plugin::kernel_channel_start<Descr>(coll, 0, start_ns);
   void* ch = nullptr;
   prof.startEvent(ctx, &ch, &k);
   if (ch == nullptr) return false;

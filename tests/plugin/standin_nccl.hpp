@@ -34,6 +34,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "plugin/kernel_channel_event.hpp"
 #include "plugin/plugin_loader.hpp"
 
 namespace ncclbot::test {
@@ -393,12 +394,7 @@ class StandInNccl {
 
   template <typename Descr>
   void channel(void* coll, int ch, uint64_t span_ns) {
-    Descr k;
-    std::memset(&k, 0, sizeof k);
-    k.type = kNcclProfileKernelCh;
-    k.parentObj = coll;
-    k.kernelCh.channelId = uint8_t(ch);
-    k.kernelCh.pTimer = clock_ns_;
+    Descr k = plugin::kernel_channel_start<Descr>(coll, ch, clock_ns_);
     void* h = nullptr;
     count(start(&h, &k));
     const bool faulty = ch < faulty_channels_;

@@ -135,7 +135,9 @@ TEST(DecisionTableCodec, RandomTablesInNcclsCsvReadBackAsWritten) {
     DecisionTable t;
     std::string error;
     ASSERT_TRUE(t.parse(text, "written.csv", "", &error)) << error << "\n" << text;
-    if (!rows.empty()) EXPECT_EQ(t.format(), DecisionTable::Format::kNcclExample);
+    if (!rows.empty()) {
+      EXPECT_EQ(t.format(), DecisionTable::Format::kNcclExample);
+    }
     // Its header is a comment: the rows start on line 3 as after ncclbot's comment and header.
     expect_same_rows(rows, t.rows(), text);
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "plugin/follower_link.hpp"
+#include "plugin/kernel_channel_event.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
@@ -144,12 +145,7 @@ void run_comm(int thread, int round, bool nccl_api) {
       }
       void* chans[2] = {nullptr, nullptr};
       for (int c = 0; c < 2; ++c) {
-        NcclProfilerEventDescrV5 d;
-        std::memset(&d, 0, sizeof d);
-        d.type = kNcclProfileKernelCh;
-        d.parentObj = coll;
-        d.kernelCh.channelId = uint8_t(c);
-        d.kernelCh.pTimer = t;
+        auto d = ncclbot::plugin::kernel_channel_start<NcclProfilerEventDescrV5>(coll, c, t);
         ncclProfiler_v5.startEvent(pctx, &chans[c], &d);
       }
       ncclProfiler_v5.stopEvent(coll);  // "enqueued" may come before or after the channels
