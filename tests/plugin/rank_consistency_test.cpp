@@ -20,6 +20,7 @@
 #include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "plugin/standin_nccl.hpp"
 #include "plugin/unit/log_records.hpp"
 #include "support/run_cli.hpp"
 
@@ -54,14 +55,46 @@ double true_latency(int slot) {
   }
 }
 
+// rank_main's body for a rank that is the stand-in NCCL: the same calls, each one collective of the
+// stand-in (CollApi event, getCollInfo, Coll event, kernel channels timing this rank's noisy latency
+// when the activation mask the call loaded held KernelCh).
+[[noreturn]] void profiler_rank_main(int rank, int nranks, int ready_fd, int go_fd, int done_fd, int exit_fd,
+                                     const std::string& out) {
+  std::string picks(kCalls, '\0');
+  char byte = 1;
+  {
+    StandInNccl comm(kNccl231, kCommId, nranks, 1);
+    if (write(ready_fd, &byte, 1) != 1 || read(go_fd, &byte, 1) != 1) _exit(4);
+    std::mt19937_64 noise(1000 + uint64_t(rank));
+    std::uniform_real_distribution<double> jitter(0.75, 1.25);
+    const size_t sizes[3] = {size_t(1) << 16, size_t(1) << 18, size_t(1) << 20};
+    for (int i = 0; i < kCalls; ++i) {
+      CostTable7x3 t;
+      fill_table(t);
+      comm.group({{4, sizes[i % 3]}}, t, false,
+                 [&](size_t, int slot) { return true_latency(slot) * jitter(noise); });
+      picks[size_t(i)] = char(comm.picks().back());
+    }
+    if (comm.failures() != 0) _exit(6);
+    write_file(out, picks);
+    if (write(done_fd, &byte, 1) != 1 || read(exit_fd, &byte, 1) != 1) _exit(5);
+  }
+  std::string lines;
+  for (const auto& l : log_lines()) lines += l.text + "\n";
+  write_file(out + ".messages", lines);
+  _exit(0);
+}
+
 // One rank: init, wait for every rank (NCCL's communicator init is collective), then kCalls calls
 // over three message sizes, reporting this rank's own noisy latency after each; writes the picked
 // slots to `out`.
 // A real job keeps every rank alive until the collectives of all ranks are done (they synchronise
 // on the GPU), so the leader cannot exit while followers still ask; `done_fd` / `exit_fd` model that.
+// `profiler`: the rank is the stand-in NCCL 2.31 (plugin/standin_nccl.hpp), whose profiler delivers
+// the latencies (the kernel channels' timers), not the report function; its messages are kept.
 [[noreturn]] void rank_main(int rank, int nranks, bool leader, int port, const std::string& policy,
                             int ready_fd, int go_fd, int done_fd, int exit_fd, const std::string& out,
-                            int lost_rank, int wrong_secret_rank, const std::string& log) {
+                            int lost_rank, int wrong_secret_rank, const std::string& log, bool profiler) {
   setenv("NCCLBOT_MODE", "online", 1);
   if (!log.empty()) setenv("NCCLBOT_LOG", log.c_str(), 1);  // every rank is told; rank 0 logs
   setenv("NCCLBOT_POLICY", policy.c_str(), 1);
@@ -77,6 +110,7 @@ double true_latency(int slot) {
   } else {
     setenv("NCCLBOT_AGREEMENT", "local", 1);
   }
+  if (profiler) profiler_rank_main(rank, nranks, ready_fd, go_fd, done_fd, exit_fd, out);
   Plugin p;
   if (!p.ok()) _exit(3);
   void* tuner = nullptr;
@@ -115,7 +149,7 @@ struct RankRun {
 };
 
 RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_rank = -1,
-                  int wrong_secret_rank = -1, const std::string& log = "") {
+                  int wrong_secret_rank = -1, const std::string& log = "", bool profiler = false) {
   const int port = free_loopback_port();
   const std::string dir = temp_dir();
   int ready[2], go[2], done[2], quit[2];
@@ -128,7 +162,7 @@ RankRun run_ranks(int nranks, bool leader, const std::string& policy, int lost_r
     const pid_t pid = fork();
     if (pid == 0)
       rank_main(r, nranks, leader, port, policy, ready[1], go[0], done[1], quit[0],
-                dir + "/rank" + std::to_string(r), lost_rank, wrong_secret_rank, log);
+                dir + "/rank" + std::to_string(r), lost_rank, wrong_secret_rank, log, profiler);
     pids.push_back(pid);
   }
   char byte;
@@ -194,6 +228,27 @@ TEST(RankConsistency, LeaderKeepsFourRanksInAgreementOverOneHundredThousandCalls
     // The policy really decided (it explored several arms), rather than everyone passing through.
     EXPECT_GE(distinct_arms(run.picks[0]), 3) << policy;
   }
+}
+
+// A watch rule (`@watch`, docs/plugin.md "The cost of watching") through the profiler: the leader's
+// process switches KernelCh by its rule, a follower's (whose latencies nobody reads) watches only its
+// first calls, and every rank still plays the same arm on every call, since all play the leader's
+// memo.
+TEST(RankConsistency, WatchingFewerCallsThroughTheProfilerKeepsThreeRanksInAgreement) {
+  const RankRun run = run_ranks(3, true, "ucb1:c=0.2,n0=2@watch", -1, -1, "", true);
+  ASSERT_TRUE(run.ok);
+  for (const auto& p : run.picks) ASSERT_EQ(p.size(), size_t(kCalls));
+  EXPECT_EQ(disagreements(run), 0);
+  EXPECT_GE(distinct_arms(run.picks[0]), 3);
+  // How many calls each rank's profiler saw run unwatched (its "profiler watching" line).
+  const auto unwatched = [](const std::string& messages) {
+    const std::string head = "collectives run unwatched";
+    const size_t at = messages.find(head);
+    if (at == std::string::npos) return -1L;
+    size_t begin = messages.rfind(", ", at);
+    return std::stol(messages.substr(begin + 2, at - begin - 2));
+  };
+  for (int r = 0; r < 3; ++r) EXPECT_GT(unwatched(run.messages[size_t(r)]), long(kCalls / 2)) << "rank " << r;
 }
 
 // The number N in the plugin's "N records dropped" warning among `messages`, 0 when there is none.
