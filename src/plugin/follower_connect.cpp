@@ -171,7 +171,10 @@ void FollowerLink::adopt_connection_locked(int fd, std::unique_ptr<FollowerSessi
   session_ = std::move(session);
   broken_ = false;
   const uint64_t generation = ++generation_;
-  for (auto& entry : streams_) entry.second.requested.clear();  // lost with the old connection
+  outbox_.clear();              // encoded for the old connection's session
+  for (auto& entry : streams_)  // requests lost with the old connection are asked again
+    for (Slot& slot : entry.second.slots)
+      if (!slot.received) slot.ask_after = Clock::time_point::min();
   // The receiver holds the link alive and closes its own descriptor when the connection ends.
   std::thread([self = shared_from_this(), fd, generation] {
     try {
@@ -194,11 +197,10 @@ void FollowerLink::reconnect_locked(std::unique_lock<std::mutex>& lock, int time
   reconnecting_ = true;
   std::string error;
   if (open_locked(lock, timeout_ms, false, &error)) {
-    std::vector<uint8_t> bytes;
     for (const auto& entry : hellos_)
       if (entry.second.said == Said::kSent || entry.second.said == Said::kAcked)
-        session_->hello(entry.second.hello, &bytes);
-    if (!bytes.empty()) send_locked(bytes);
+        session_->hello(entry.second.hello, &outbox_);
+    flush(lock);
   }
   reconnecting_ = false;
   cv_.notify_all();

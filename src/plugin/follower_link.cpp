@@ -14,13 +14,31 @@ namespace ncclbot::plugin {
 
 FollowerLink::~FollowerLink() = default;
 
-bool FollowerLink::send_locked(const std::vector<uint8_t>& bytes) {
-  if (broken_ || fd_ < 0 || !write_full(fd_, bytes.data(), bytes.size())) {
-    broken_ = true;
-    cv_.notify_all();
-    return false;
+void FollowerLink::flush() {
+  std::lock_guard<std::mutex> send(send_mu_);
+  int fd;
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (outbox_.empty()) return;
+    sending_.swap(outbox_);  // the outbox takes the other buffer's capacity, emptied
+    fd = fd_;
+    generation = generation_;
+    if (!can_send_locked()) {  // a new connection sends its own HELLOs again
+      sending_.clear();
+      return;
+    }
   }
-  return true;
+  // The receiver closes this descriptor only under send_mu_, so it is still this connection's.
+  const bool sent = write_full(fd, sending_.data(), sending_.size());
+  sending_.clear();
+  if (!sent) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (generation == generation_) {
+      broken_ = true;
+      cv_.notify_all();
+    }
+  }
 }
 
 bool FollowerLink::healthy() {
@@ -68,11 +86,16 @@ void FollowerLink::receive_loop(int fd, uint64_t generation) {
       if (e == FollowerSession::Event::kDecisions) {
         Stream& s = streams_[{d.comm_id, d.ordinal, int(d.key)}];
         const uint64_t w = d.start / uint64_t(kLeaderWindow);
-        if (d.status == DecisionStatus::kOk) {
-          s.requested.erase(w);
-          s.windows[w].assign(d.arms, d.arms + kLeaderWindow);
-        } else {  // too far ahead of the leader for now: ask again shortly
-          s.requested[w] = Clock::now() + std::chrono::milliseconds(2);
+        Slot& slot = s.at(w);
+        // An answer for a window older than the one its slot now waits for is not wanted any more.
+        if (slot.window == UINT64_MAX || slot.window <= w) {
+          if (slot.window != w) slot = Slot{w};
+          if (d.status == DecisionStatus::kOk) {
+            std::copy(d.arms, d.arms + kLeaderWindow, slot.arms.begin());
+            slot.received = true;
+          } else {  // too far ahead of the leader for now: ask again shortly
+            slot.ask_after = Clock::now() + std::chrono::milliseconds(2);
+          }
         }
       }
       if (e == FollowerSession::Event::kNone) break;
@@ -81,21 +104,25 @@ void FollowerLink::receive_loop(int fd, uint64_t generation) {
     if (bad) break;
   }
   {
-    // Forget the descriptor before closing it, so no sender can reach a reused number.
+    // Forget the descriptor before closing it, so no sender can reach a reused number; and only
+    // while no write is using it.
+    std::lock_guard<std::mutex> send(send_mu_);
     std::lock_guard<std::mutex> lock(mu_);
     if (generation == generation_) {
       broken_ = true;
       fd_ = -1;
       cv_.notify_all();
     }
+    ::close(fd);
   }
-  ::close(fd);
 }
 
 void FollowerLink::request_locked(Stream& s, const WireHello& who, int key, uint64_t window, uint64_t bytes,
                                   const float* prior) {
-  auto it = s.requested.find(window);
-  if (broken_ || (it != s.requested.end() && Clock::now() < it->second)) return;
+  Slot& slot = s.at(window);
+  if (slot.window != window) slot = Slot{window};  // an older window's slot: no longer wanted
+  if (slot.received || slot.ask_after == Clock::time_point::max() || !can_send_locked()) return;
+  if (slot.ask_after != Clock::time_point::min() && Clock::now() < slot.ask_after) return;
   WireRequest r;
   r.comm_id = who.comm_id;
   r.start = window * uint64_t(kLeaderWindow);
@@ -107,9 +134,8 @@ void FollowerLink::request_locked(Stream& s, const WireHello& who, int key, uint
   r.rank = who.rank;
   r.ordinal = who.ordinal;
   std::memcpy(r.prior, prior, sizeof r.prior);
-  std::vector<uint8_t> out;
-  session_->request(r, &out);
-  if (send_locked(out)) s.requested[window] = Clock::time_point::max();
+  session_->request(r, &outbox_);
+  slot.ask_after = Clock::time_point::max();  // a failed write breaks the connection; a new one asks again
 }
 
 FollowerLink::Joined FollowerLink::hello(const WireHello& h, int timeout_ms) {
@@ -139,9 +165,11 @@ FollowerLink::Joined FollowerLink::hello(const WireHello& h, int timeout_ms) {
       continue;
     }
     if (a.said == Said::kUnsent) {
-      std::vector<uint8_t> bytes;
-      session_->hello(h, &bytes);
-      if (send_locked(bytes)) a.said = Said::kSent;
+      if (can_send_locked()) {
+        session_->hello(h, &outbox_);
+        a.said = Said::kSent;  // a failed write breaks the connection, and a new one sends it again
+      }
+      flush(lock);
       continue;
     }
     cv_.wait_until(lock, deadline);
@@ -170,13 +198,11 @@ DecidedArm FollowerLink::decision(const WireHello& who, int key, uint64_t index,
   if (waits) waits->decisions.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock<std::mutex> lock(mu_);
   Stream& s = streams_[{who.comm_id, who.ordinal, key}];
-  auto it = s.windows.find(w);
-  if (it != s.windows.end()) {  // the common case: the lookahead brought the window in time
-    const DecidedArm arm = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
-    // Call indices only grow: the windows before this one are not needed again.
-    while (s.windows.begin()->first < w) s.windows.erase(s.windows.begin());
+  if (s.holds(w)) {  // the common case: the lookahead brought the window in time
+    const DecidedArm arm = s.at(w).arms[size_t(index - w * uint64_t(kLeaderWindow))];
     for (uint64_t k = w + 1; k <= ahead; ++k)
-      if (!s.windows.count(k)) request_locked(s, who, key, k, bytes, prior);
+      if (!s.holds(k)) request_locked(s, who, key, k, bytes, prior);
+    flush(lock);
     return arm;
   }
   // The window is not there: this call waits for it.
@@ -193,13 +219,12 @@ DecidedArm FollowerLink::decision(const WireHello& who, int key, uint64_t index,
       if (gone_) break;
     }
     for (uint64_t k = w; k <= ahead; ++k)  // nothing while broken
-      if (!s.windows.count(k)) request_locked(s, who, key, k, bytes, prior);
-    cv_.wait_for(lock, std::chrono::milliseconds(broken_ ? 20 : 1));
+      if (!s.holds(k)) request_locked(s, who, key, k, bytes, prior);
+    flush(lock);
+    if (!s.holds(w)) cv_.wait_for(lock, std::chrono::milliseconds(broken_ ? 20 : 1));
     slept = true;
-    it = s.windows.find(w);
-    if (it != s.windows.end()) {
-      const DecidedArm arm = it->second[size_t(index - w * uint64_t(kLeaderWindow))];
-      while (s.windows.begin()->first < w) s.windows.erase(s.windows.begin());
+    if (s.holds(w)) {
+      const DecidedArm arm = s.at(w).arms[size_t(index - w * uint64_t(kLeaderWindow))];
       lock.unlock();
       if (waits) count_wait(waits, started);
       return arm;

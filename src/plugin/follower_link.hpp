@@ -19,6 +19,11 @@
 //   normally back before it is needed; each request carries the rank's cost table (the leader
 //   starts a context only once it has every rank's). A decision whose window is not there yet
 //   waits for it, and FollowerWaits counts how often that happened.
+// - The hot path neither allocates nor touches the socket under the link's lock: messages are
+//   encoded under it into an outbox, in order, and whoever sends next takes the whole outbox and
+//   writes it after letting the lock go (a second lock keeps the writes in order and keeps the
+//   receiver from closing a descriptor a write is using); a stream keeps its windows in a ring.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -30,6 +35,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ncclbot/replay/leader_protocol.hpp"
 #include "plugin/function_ref.hpp"
 #include "plugin/leader_wire.hpp"
 
@@ -85,10 +91,24 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
 
  private:
   using Clock = std::chrono::steady_clock;
+  // One window of a stream: asked for, and its decisions once received.
+  struct Slot {
+    uint64_t window = UINT64_MAX;  // the window it holds or waits for (UINT64_MAX: none)
+    bool received = false;
+    // When it may be asked for (again): min() at once, max() while an answer is due.
+    Clock::time_point ask_after = Clock::time_point::min();
+    std::array<DecidedArm, kLeaderWindow> arms{};
+  };
+  // A stream's calls never look more than kLeaderPrefetch / kLeaderWindow + 1 windows ahead, and
+  // call indices only grow, so a ring of this many slots holds every window still wanted.
+  static constexpr size_t kSlots = 16;
   struct Stream {
-    std::map<uint64_t, std::vector<DecidedArm>> windows;  // received, by window number
-    // Asked for and not received: when it may be asked again (max() while an answer is due).
-    std::map<uint64_t, Clock::time_point> requested;
+    std::array<Slot, kSlots> slots;
+    Slot& at(uint64_t window) { return slots[window % kSlots]; }
+    bool holds(uint64_t window) {
+      const Slot& s = at(window);
+      return s.window == window && s.received;
+    }
   };
   // Where a HELLO stands. Once kSent it may have been counted, and it is sent again on every new
   // connection until answered.
@@ -105,7 +125,18 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   void adopt_connection_locked(int fd, std::unique_ptr<FollowerSession> session);
   void reconnect_locked(std::unique_lock<std::mutex>& lock, int timeout_ms);
   void receive_loop(int fd, uint64_t generation);
-  bool send_locked(const std::vector<uint8_t>& bytes);
+  // Whether messages can go out now (queued in the outbox, in the order they were encoded).
+  bool can_send_locked() const { return !broken_ && fd_ >= 0; }
+  // Writes the whole outbox to the connection; called without mu_. A failed write breaks the
+  // connection it was meant for.
+  void flush();
+  // flush() from a caller holding `lock` on mu_, which it takes again after.
+  void flush(std::unique_lock<std::mutex>& lock) {
+    if (outbox_.empty()) return;
+    lock.unlock();
+    flush();
+    lock.lock();
+  }
   void request_locked(Stream& s, const WireHello& who, int key, uint64_t window, uint64_t bytes,
                       const float* prior);
 
@@ -120,6 +151,10 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
   Clock::time_point refused_since_ = Clock::time_point::max();
   std::unique_ptr<FollowerSession> session_;
   std::mutex mu_;
+  // Encoded messages not written yet (under mu_), and what a writer took from it (under send_mu_);
+  // both keep their capacity, so steady state allocates nothing. Lock order: send_mu_, then mu_.
+  std::vector<uint8_t> outbox_, sending_;
+  std::mutex send_mu_;
   std::condition_variable cv_;
   std::map<std::pair<uint64_t, uint32_t>, Announced> hellos_;      // by (comm id, ordinal)
   std::map<std::tuple<uint64_t, uint32_t, int>, Stream> streams_;  // by (comm id, ordinal, key)

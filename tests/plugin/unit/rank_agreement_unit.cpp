@@ -27,6 +27,7 @@
 #include "plugin/loopback_port.hpp"
 #include "plugin/online_learner.hpp"
 #include "plugin/state_file.hpp"
+#include "plugin_bench/allocation_counter.hpp"
 #include "two_rank_leader.hpp"
 
 using namespace ncclbot;
@@ -540,15 +541,21 @@ bool finishes_within(std::chrono::milliseconds limit, F f) {
   return done->load();
 }
 
+// A live leader with rank 1 joined, and the cost table both sides decide from.
+struct JoinedFollower {
+  LiveLeader& leader = lasting<LiveLeader>();
+  Table table;
+  std::shared_ptr<FollowerLink> link = joined_follower(leader);
+  CostTable cost = table.cost();
+  std::vector<float> prior = table.prior();
+};
+
 }  // namespace
 
 TEST(RankAgreement, ABrokenConnectionReconnectsAndKeepsTheLeadersDecisions) {
-  LiveLeader& leader = lasting<LiveLeader>();
-  Table table;
-  auto link = joined_follower(leader);
+  JoinedFollower j;
+  auto& [leader, table, link, cost, prior] = j;
   ASSERT_TRUE(link);
-  CostTable cost = table.cost();
-  const auto prior = table.prior();
   int policy = 0;
   for (uint64_t i = 0; i < 2000; ++i) {
     if (i == 700 || i == 1300) link->break_connection_for_test();
@@ -559,6 +566,29 @@ TEST(RankAgreement, ABrokenConnectionReconnectsAndKeepsTheLeadersDecisions) {
   EXPECT_EQ(policy, 2000 - kLeaderStart);  // the context started with the follower's first request
   EXPECT_GE(leader.hellos.load(), 3);      // announced again on each new connection
   EXPECT_EQ(leader.learner->members(), 2u);
+}
+
+// The follower's hot path (docs/plugin.md "Rank consistency"): once a stream's windows come in ahead
+// of its calls, a decision allocates nothing on the calling thread, including the one call in four
+// that asks for the next window (encoded into the link's outbox and written after the lock is let
+// go). Counted per decision call, so the leader's own decisions in between are not.
+TEST(RankAgreement, AFollowersDecisionsAllocateNothingOnceItsStreamRuns) {
+  JoinedFollower j;
+  auto& [leader, table, link, cost, prior] = j;
+  ASSERT_TRUE(link);
+  uint64_t allocations = 0, counted = 0;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    const int own = leader.learner->decide_at(kKey, kBytes, cost, i, kOwn);
+    if (i >= 1000) ncclbot::bench::start_counting_allocations();
+    const int slot = link->decision(rank_one(), kKey, i, kBytes, prior.data(), 2000, nullptr).slot;
+    if (i >= 1000) {
+      allocations += ncclbot::bench::stop_counting_allocations();
+      ++counted;
+    }
+    ASSERT_EQ(slot, own) << i;
+  }
+  EXPECT_EQ(counted, 2000u);
+  EXPECT_EQ(allocations, 0u);
 }
 
 TEST(RankAgreement, AFollowerWaitsOutAStalledLeaderInsteadOfFallingBack) {
