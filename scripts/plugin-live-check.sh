@@ -8,6 +8,8 @@
 #
 # Runs:
 #   1. one rank, online mode (ucb1): loaded, consulted, profiler latencies delivered;
+#   1b. the same with a watch rule: calls run unwatched, and none of them instrumented by NCCL
+#      (reported, not required);
 #   2. one rank, table mode;
 #   3. experimental: two processes sharing one GPU, each with its own NCCL_HOSTID so NCCL's
 #      duplicate-GPU check (init.cc, hostHash from NCCL_HOSTID) might let them form a 2-rank
@@ -76,6 +78,19 @@ expect "$OUT/run1.log" 'ncclbot: profiler initialised' "the profiler's init ran"
 expect "$OUT/run1.log" 'ncclbot: first call of AllReduce' "getCollInfo consulted (first call per size class)" || status=1
 expect "$OUT/run1.log" 'latencies delivered' "profiler finalised with its latency count" || status=1
 grep -E 'probe rank 0: allreduce' "$OUT/run1.log" | sed 's/^/       /'
+
+echo "== 1b. one rank, online mode with a watch rule (reported, not required)"
+# Each size runs 400 calls in a row, so the call expected next is the one that comes. On an NCCL that
+# reloads its activation mask at each collective's API call (docs/plugin.md "The cost of watching")
+# most calls run unwatched and no kernel channel comes of one taken as unwatched; an NCCL that does
+# not shows channels there (and profiler v4, NCCL 2.27, is never switched: no "profiler watching" line).
+env "${common_env[@]}" NCCLBOT_MODE=online NCCLBOT_POLICY='ucb1:c=0.5,n0=8@watch:full=2,floor=0.05' \
+  PROBE_ITERS=400 PROBE_ID_FILE="$OUT/id1b" timeout 300 "$PROBE" >"$OUT/run1b.log" 2>&1
+echo "  probe exit code $?"
+expect "$OUT/run1b.log" 'profiler watching: .*, [1-9][0-9]* collectives run unwatched' \
+  "calls ran unwatched" || true
+expect "$OUT/run1b.log" '; 0 kernel channels came of calls taken as unwatched' \
+  "NCCL instrumented none of the calls taken as unwatched" || true
 
 echo "== 2. one rank, table mode"
 printf 'fabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto\n*,allreduce,*,*,0,*,Ring,Simple\n' \

@@ -116,11 +116,12 @@ struct ProfilerContext {
   uint64_t symmetric = 0;    // collectives NCCL ran with a symmetric kernel (v7): not learned
   size_t apis_waiting = 0;   // CollApi records whose Coll event has not started
   uint64_t captured = 0, replays = 0;
-  size_t captured_live = 0;    // captured records in `live`
-  int* mask = nullptr;         // NCCL's activation mask (v5 and later), attached to the watch switch
-  uint64_t unwatched = 0;      // collectives NCCL ran unwatched (the watch rule): settled, not learned
-  size_t unwatched_ready = 0;  // of those, records waiting for earlier calls to be answered
-  uint64_t stale = 0;          // records let go that waited for channels never coming
+  size_t captured_live = 0;         // captured records in `live`
+  int* mask = nullptr;              // NCCL's activation mask (v5 and later), attached to the watch switch
+  uint64_t unwatched = 0;           // collectives NCCL ran unwatched (the watch rule): settled, not learned
+  size_t unwatched_ready = 0;       // of those, records waiting for earlier calls to be answered
+  uint64_t stale = 0;               // records let go that waited for channels never coming
+  uint64_t unwatched_channels = 0;  // kernel channels of calls taken as unwatched (start_channel)
   uint64_t expected = 0, expected_right = 0;  // calls the switch expected, and expected rightly
   uint64_t next_seq = 0;
   std::array<CollRecord*, kQuarantine> quarantine{};  // retired records not given back yet, a ring
@@ -330,6 +331,10 @@ void start_coll(ProfilerContext* ctx, void** handle, const Coll& d, void* parent
 void start_channel(ProfilerContext* ctx, void** handle, void* parent, uint64_t start_ns) {
   auto* coll = static_cast<CollRecord*>(parent);
   std::lock_guard<std::mutex> lock(ctx->mu);
+  // A channel of a call whose API call read KernelCh off: NCCL instrumented it all the same (another
+  // thread switched the mask in between, or this NCCL does not reload it per call). Counted: on a
+  // real NCCL with one enqueuing thread the count says whether switching works.
+  if (coll != nullptr && ctx->colls.owns(coll) && !coll->watched) ++ctx->unwatched_channels;
   if (!is_live(ctx, coll)) return;  // not one of ours (or already retired)
   ChannelRecord* ch = ctx->channels.take();
   ch->owner = ctx;
@@ -535,10 +540,10 @@ nccl_result_t finalize(void* context) {
             "profiler watching: commId 0x%llx, %llu collectives run unwatched by the watch rule (settled, "
             "not "
             "learned from); the call expected next was right for %llu of %llu; %llu let go that waited for "
-            "channels never coming",
+            "channels never coming; %llu kernel channels came of calls taken as unwatched",
             (unsigned long long)ctx->comm_id, (unsigned long long)ctx->unwatched,
             (unsigned long long)ctx->expected_right, (unsigned long long)ctx->expected,
-            (unsigned long long)ctx->stale);
+            (unsigned long long)ctx->stale, (unsigned long long)ctx->unwatched_channels);
       if (ctx->mask != nullptr) PluginRuntime::instance().watch_switch().detach(ctx->mask);
       // The records go with the context's pools.
     }

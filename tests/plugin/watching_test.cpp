@@ -145,6 +145,12 @@ TEST(WatchingFewerCalls, ASettledPolicyWatchesTenTimesFewerCallsAndStillLearnsEa
       logged_count("profiler watching: commId 0xa11, [0-9]+ collectives run unwatched by the watch rule "
                    "\\(settled, not learned from\\); the call expected next was right for ([0-9]+) of \\1;"),
       kRounds - 2);
+  // The stand-in instruments exactly the calls that loaded KernelCh: no channel of an unwatched call.
+  for (const std::string id : {"0xa11", "0xb22"})
+    EXPECT_EQ(logged_count("profiler watching: commId " + id +
+                           ", .*; ([0-9]+) kernel channels came of calls taken as unwatched"),
+              0)
+        << id;
   // The last communicator gone, KernelCh is back on for whatever runs next.
   EXPECT_NE(standin_event_mask & int(kNcclProfileKernelCh), 0);
 }
@@ -218,6 +224,12 @@ TEST(WatchingFewerCalls, ChannelsOfACallTakenAsUnwatchedAreCreditedToNoOtherCall
   ASSERT_GT(unwatched, size_t(kCalls / 2));
   EXPECT_EQ(logged_count("profiler watching: commId 0xd44, ([0-9]+) collectives run unwatched"),
             long(unwatched));
+  // Each such call's two channels came all the same, and the finalize line counts them: what a live
+  // check on a real NCCL reads to tell whether switching works there.
+  EXPECT_EQ(
+      logged_count("profiler watching: commId 0xd44, .*; ([0-9]+) kernel channels came of calls taken as "
+                   "unwatched"),
+      long(2 * unwatched));
   const ncclbot::DecisionLogData data = ncclbot::read_decision_logs({log});
   EXPECT_EQ(data.calls.size(), kCalls - unwatched);
   // Call k's latency is 1000 + 4k + its slot: only its own channels give it.
