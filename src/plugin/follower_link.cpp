@@ -199,7 +199,7 @@ DecidedArm FollowerLink::decision(const WireHello& who, int key, uint64_t index,
   std::unique_lock<std::mutex> lock(mu_);
   Stream& s = streams_[{who.comm_id, who.ordinal, key}];
   if (s.holds(w)) {  // the common case: the lookahead brought the window in time
-    const DecidedArm arm = s.at(w).arms[size_t(index - w * uint64_t(kLeaderWindow))];
+    const DecidedArm arm = s.decided(index);
     for (uint64_t k = w + 1; k <= ahead; ++k)
       if (!s.holds(k)) request_locked(s, who, key, k, bytes, prior);
     flush(lock);
@@ -224,7 +224,7 @@ DecidedArm FollowerLink::decision(const WireHello& who, int key, uint64_t index,
     if (!s.holds(w)) cv_.wait_for(lock, std::chrono::milliseconds(broken_ ? 20 : 1));
     slept = true;
     if (s.holds(w)) {
-      const DecidedArm arm = s.at(w).arms[size_t(index - w * uint64_t(kLeaderWindow))];
+      const DecidedArm arm = s.decided(index);
       lock.unlock();
       if (waits) count_wait(waits, started);
       return arm;

@@ -109,6 +109,11 @@ class FollowerLink : public std::enable_shared_from_this<FollowerLink> {
       const Slot& s = at(window);
       return s.window == window && s.received;
     }
+    // The decision for call `index`, whose window the stream holds.
+    DecidedArm decided(uint64_t index) {
+      const uint64_t w = index / uint64_t(kLeaderWindow);
+      return at(w).arms[size_t(index - w * uint64_t(kLeaderWindow))];
+    }
   };
   // Where a HELLO stands. Once kSent it may have been counted, and it is sent again on every new
   // connection until answered.

@@ -176,7 +176,6 @@ ApiRecord* waiting_api(ProfilerContext* ctx, void* p) {
   return api->waiting ? api : nullptr;
 }
 
-// Called with ctx->mu held when a record can be retired.
 // A call run unwatched is answered in call order (the learner numbers arrivals by call, and its log
 // meets each latency with its own call's decision): once no earlier call of the communicator still
 // waits for its channels, though its own record was done when it stopped.
@@ -197,6 +196,7 @@ void settle_unwatched_locked(ProfilerContext* ctx) {
   }
 }
 
+// Called with ctx->mu held when a record can be retired.
 void retire_locked(ProfilerContext* ctx, CollRecord* coll) {
   if (!coll->coll_stopped || coll->stopped_channels < coll->expected_channels ||
       coll->stopped_channels < coll->started_channels || coll->ready_unwatched)
@@ -334,8 +334,9 @@ void start_channel(ProfilerContext* ctx, void** handle, void* parent, uint64_t s
   // A channel of a call whose API call read KernelCh off: NCCL instrumented it all the same (another
   // thread switched the mask in between, or this NCCL does not reload it per call). Counted: on a
   // real NCCL with one enqueuing thread the count says whether switching works.
-  if (coll != nullptr && ctx->colls.owns(coll) && !coll->watched) ++ctx->unwatched_channels;
-  if (!is_live(ctx, coll)) return;  // not one of ours (or already retired)
+  const bool ours = coll != nullptr && ctx->colls.owns(coll);
+  if (ours && !coll->watched) ++ctx->unwatched_channels;
+  if (!ours || !coll->in_live) return;  // not one of ours (or already retired)
   ChannelRecord* ch = ctx->channels.take();
   ch->owner = ctx;
   ch->coll = coll;
@@ -537,10 +538,9 @@ nccl_result_t finalize(void* context) {
           (unsigned long long)ctx->captured);
       if (ctx->unwatched + ctx->stale + ctx->expected > 0)
         ctx->log.info(
-            "profiler watching: commId 0x%llx, %llu collectives run unwatched by the watch rule (settled, "
-            "not "
-            "learned from); the call expected next was right for %llu of %llu; %llu let go that waited for "
-            "channels never coming; %llu kernel channels came of calls taken as unwatched",
+            "profiler watching: commId 0x%llx, %llu collectives run unwatched by the watch rule "
+            "(settled, not learned from); the call expected next was right for %llu of %llu; %llu let go "
+            "that waited for channels never coming; %llu kernel channels came of calls taken as unwatched",
             (unsigned long long)ctx->comm_id, (unsigned long long)ctx->unwatched,
             (unsigned long long)ctx->expected_right, (unsigned long long)ctx->expected,
             (unsigned long long)ctx->stale, (unsigned long long)ctx->unwatched_channels);

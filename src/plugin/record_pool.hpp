@@ -6,7 +6,6 @@
 // pool's is never dereferenced. Not thread-safe: the context's lock guards it.
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <type_traits>
 #include <vector>
@@ -30,12 +29,10 @@ class RecordPool {
     if (free_.empty()) grow();
     T* r = free_.back();
     free_.pop_back();
-    ++taken_;
     return new (r) T();
   }
   void give(T* r) {
     free_.push_back(r);  // capacity reserved for every record of every slab: no allocation
-    --taken_;
   }
   // Whether `p` is the address of one of the pool's records (taken or not).
   bool owns(const void* p) const {
@@ -46,7 +43,6 @@ class RecordPool {
     }
     return false;
   }
-  size_t taken() const { return taken_; }
 
  private:
   void grow() {
@@ -59,7 +55,6 @@ class RecordPool {
   }
   std::vector<void*> slabs_;
   std::vector<T*> free_;
-  size_t taken_ = 0;
 };
 
 }  // namespace ncclbot::plugin

@@ -41,6 +41,7 @@
 #include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/knob_spec.hpp"
+#include "ncclbot/core/name_table.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "plugin/kernel_channel_event.hpp"
@@ -154,9 +155,6 @@ int nccl_event_mask = 0;
 // event, getCollInfo, its Coll event (NCCL's pick) and, when the mask held KernelCh, two channels.
 void profiled_call(const ncclbot::plugin::LoadedTuner& loaded, void* tuner, void* prof, const Table& base,
                    uint64_t clock_ns) {
-  static const char* const algos[] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
-                                      "NVLSTree", "PAT"};
-  static const char* const protos[] = {"LL", "LL128", "Simple"};
   const NcclProfilerV6& p = *loaded.profiler6;
   const int mask = __atomic_load_n(&nccl_event_mask, __ATOMIC_RELAXED);
   void* api = nullptr;
@@ -181,8 +179,8 @@ void profiled_call(const ncclbot::plugin::LoadedTuner& loaded, void* tuner, void
   d.coll.count = (size_t(1) << 20) / 4;
   d.coll.datatype = "ncclFloat32";
   d.coll.nChannels = 2;
-  d.coll.algo = algos[pick / 3];
-  d.coll.proto = protos[pick % 3];
+  d.coll.algo = ncclbot::kAlgoNames[pick / 3].data();  // string literals: NUL-terminated
+  d.coll.proto = ncclbot::kProtoNames[pick % 3].data();
   void* coll = nullptr;
   p.startEvent(prof, &coll, &d);
   if (coll != nullptr) p.stopEvent(coll);

@@ -14,6 +14,21 @@
 namespace ncclbot::table {
 namespace {
 
+// ncclbot's format: its header's columns; the last two (the knobs) are optional.
+constexpr const char* kNcclbotColumns[] = {"fabric",    "collective", "nodes", "gpus_per_node",
+                                           "min_bytes", "max_bytes",  "algo",  "proto",
+                                           "channels",  "chunk_bytes"};
+constexpr size_t kArmColumns = 8, kKnobColumns = 10;
+
+// Appends one CSV line: `fields` joined by commas.
+void append_line(std::string& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    out += fields[i];
+  }
+  out += '\n';
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -123,7 +138,7 @@ bool check_chunk_grain(const DecisionRow& row, const LineError& fail) {
 }
 
 bool parse_ncclbot_row(const std::vector<std::string_view>& f, DecisionRow* row, const LineError& fail) {
-  if (f.size() < 8 || f.size() > 10)
+  if (f.size() < kArmColumns || f.size() > kKnobColumns)
     return fail("expected 8 to 10 fields, found " + std::to_string(f.size()));
   row->fabric = std::string(f[0]);
   if (!parse_collective_field(f[1], row, fail)) return false;
@@ -186,13 +201,11 @@ bool DecisionTable::parse(std::string_view text, const std::string& source, cons
       format_known = true;
       if (fields[0] == "fabric") {
         format_ = Format::kNcclbot;
-        static const char* const kHeader[] = {"fabric",    "collective", "nodes", "gpus_per_node",
-                                              "min_bytes", "max_bytes",  "algo",  "proto",
-                                              "channels",  "chunk_bytes"};
-        if (fields.size() < 8 || fields.size() > 10) return fail("header must have 8 to 10 columns");
+        if (fields.size() < kArmColumns || fields.size() > kKnobColumns)
+          return fail("header must have 8 to 10 columns");
         for (size_t i = 0; i < fields.size(); ++i)
-          if (fields[i] != kHeader[i])
-            return fail("header column " + std::to_string(i + 1) + " must be " + kHeader[i]);
+          if (fields[i] != kNcclbotColumns[i])
+            return fail("header column " + std::to_string(i + 1) + " must be " + kNcclbotColumns[i]);
         continue;
       }
       format_ = Format::kNcclExample;
@@ -258,17 +271,20 @@ std::string collective_text(int coll) {
 std::string format_ncclbot_table(const std::vector<DecisionRow>& rows, const std::string& comment) {
   const bool knobs = std::any_of(rows.begin(), rows.end(),
                                  [](const DecisionRow& r) { return r.channels > 0 || r.chunk_bytes > 0; });
-  std::string out = "# " + comment +
-                    "\nfabric,collective,nodes,gpus_per_node,min_bytes,max_bytes,algo,proto" +
-                    (knobs ? ",channels,chunk_bytes\n" : "\n");
+  std::string out = "# " + comment + "\n";
+  append_line(out, {kNcclbotColumns, kNcclbotColumns + (knobs ? kKnobColumns : kArmColumns)});
   for (const auto& r : rows) {
     const bool nccl_own = r.algo == kAny;
-    out += r.fabric + "," + collective_text(r.collective) + "," + count_text(r.nodes) + "," +
-           count_text(r.gpus_per_node) + "," + std::to_string(r.min_bytes) + "," +
-           std::to_string(r.max_bytes) + "," + (nccl_own ? "auto" : std::string(kAlgoNames[r.algo])) + "," +
-           (nccl_own ? "auto" : std::string(kProtoNames[r.proto]));
-    if (knobs) out += "," + count_text(r.channels) + "," + std::to_string(r.chunk_bytes);
-    out += "\n";
+    std::vector<std::string> fields = {r.fabric,
+                                       collective_text(r.collective),
+                                       count_text(r.nodes),
+                                       count_text(r.gpus_per_node),
+                                       std::to_string(r.min_bytes),
+                                       std::to_string(r.max_bytes),
+                                       nccl_own ? "auto" : std::string(kAlgoNames[r.algo]),
+                                       nccl_own ? "auto" : std::string(kProtoNames[r.proto])};
+    if (knobs) fields.insert(fields.end(), {count_text(r.channels), std::to_string(r.chunk_bytes)});
+    append_line(out, fields);
   }
   return out;
 }
@@ -296,15 +312,18 @@ std::string format_nccl_csv(const std::vector<DecisionRow>& rows, const std::str
       "# " + comment + "\n# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n";
   for (const auto& r : rows) {
     const bool nccl_own = r.algo == kAny;
-    out += (r.collective == kAny ? std::string("-1") : nccl_csv_name(kCollectiveNames[r.collective])) + "," +
-           std::to_string(r.min_bytes) + "," + std::to_string(r.max_bytes) + "," +
-           (nccl_own ? std::string("auto") : nccl_csv_name(kAlgoNames[r.algo])) + "," +
-           (nccl_own ? std::string("auto") : nccl_csv_name(kProtoNames[r.proto])) + "," +
-           (r.channels > 0 ? std::to_string(r.channels) : "-1") + "," + std::to_string(r.nodes) + "," +
-           std::to_string(ranks_of(r));
-    if (r.num_pipe_ops != kAny || r.reg_buff != kAny) out += "," + std::to_string(r.num_pipe_ops);
-    if (r.reg_buff != kAny) out += "," + std::to_string(r.reg_buff);
-    out += "\n";
+    std::vector<std::string> fields = {
+        r.collective == kAny ? std::string("-1") : nccl_csv_name(kCollectiveNames[r.collective]),
+        std::to_string(r.min_bytes),
+        std::to_string(r.max_bytes),
+        nccl_own ? std::string("auto") : nccl_csv_name(kAlgoNames[r.algo]),
+        nccl_own ? std::string("auto") : nccl_csv_name(kProtoNames[r.proto]),
+        r.channels > 0 ? std::to_string(r.channels) : std::string("-1"),
+        std::to_string(r.nodes),
+        std::to_string(ranks_of(r))};
+    if (r.num_pipe_ops != kAny || r.reg_buff != kAny) fields.push_back(std::to_string(r.num_pipe_ops));
+    if (r.reg_buff != kAny) fields.push_back(std::to_string(r.reg_buff));
+    append_line(out, fields);
   }
   return out;
 }

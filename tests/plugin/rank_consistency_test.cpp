@@ -32,6 +32,8 @@ namespace {
 constexpr int kCalls = 100000;
 constexpr uint64_t kCommId = 0xabcdef12345ull;
 constexpr const char* kSecret = "rank-consistency-test-secret";
+// The message sizes each rank's calls cycle through, one context each.
+constexpr size_t kSizes[3] = {size_t(1) << 16, size_t(1) << 18, size_t(1) << 20};
 
 // Arms of the test communicator, with true latencies close enough that per-rank noise reorders
 // their sample means: Tree/LL 10 us, Tree/Simple 10.4 us, Ring/LL128 10.8 us, Ring/Simple 11.5 us.
@@ -67,11 +69,10 @@ double true_latency(int slot) {
     if (write(ready_fd, &byte, 1) != 1 || read(go_fd, &byte, 1) != 1) _exit(4);
     std::mt19937_64 noise(1000 + uint64_t(rank));
     std::uniform_real_distribution<double> jitter(0.75, 1.25);
-    const size_t sizes[3] = {size_t(1) << 16, size_t(1) << 18, size_t(1) << 20};
     for (int i = 0; i < kCalls; ++i) {
       CostTable7x3 t;
       fill_table(t);
-      comm.group({{4, sizes[i % 3]}}, t, false,
+      comm.group({{4, kSizes[i % 3]}}, t, false,
                  [&](size_t, int slot) { return true_latency(slot) * jitter(noise); });
       picks[size_t(i)] = char(comm.picks().back());
     }
@@ -121,9 +122,8 @@ double true_latency(int slot) {
   std::mt19937_64 noise(1000 + uint64_t(rank));  // rank-local measurement noise
   std::uniform_real_distribution<double> jitter(0.75, 1.25);
   std::string picks(kCalls, '\0');
-  const size_t sizes[3] = {size_t(1) << 16, size_t(1) << 18, size_t(1) << 20};
   for (int i = 0; i < kCalls; ++i) {
-    const size_t bytes = sizes[i % 3];
+    const size_t bytes = kSizes[i % 3];
     CostTable7x3 t;
     fill_table(t);
     p.v5->getCollInfo(tuner, 4, bytes, 1, t.ptr(), 7, 3, 0, nullptr);
@@ -277,11 +277,10 @@ TEST(RankConsistency, TheLeaderLogsItsRanksDecisionsWithTheirProbabilities) {
   RecordProperty("dropped", std::to_string(dropped));
   ASSERT_EQ(long(calls.size()) + dropped, long(kCalls));
   ASSERT_GE(calls.size(), size_t(kCalls / 10));  // a writer that kept up with a tenth of the calls
-  const uint64_t sizes[3] = {uint64_t(1) << 16, uint64_t(1) << 18, uint64_t(1) << 20};
   int explored = 0;
   long previous = -1;
   for (const auto& r : calls) {
-    const long context = std::find(sizes, sizes + 3, r.bytes) - sizes;
+    const long context = std::find(kSizes, kSizes + 3, r.bytes) - kSizes;
     ASSERT_LT(context, 3) << r.bytes;
     const long i = 3 * long(r.call_index) + context;  // the rank's call number (sizes cycle)
     ASSERT_GT(i, previous);

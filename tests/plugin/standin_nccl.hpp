@@ -329,6 +329,12 @@ class StandInNccl {
                                     : p.prof7->recordEventState(handle, kNcclProfilerKernelChStop, &args);
   }
 
+  // The count NCCL's events carry: int8 elements per rank (the tuner's bytes / nRanks for AllGather
+  // and ReduceScatter).
+  size_t element_count(const StandInOp& op) const {
+    return (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
+  }
+
   template <typename Descr>
   void* api_event(const StandInOp& op, bool captured) {
     Descr d;
@@ -336,7 +342,7 @@ class StandInNccl {
     d.type = kNcclProfileCollApi;
     auto& api = v5_part(d.collApi);
     api.func = func_name(op.coll);
-    api.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;  // as the Coll event
+    api.count = element_count(op);
     api.datatype = "ncclInt8";
     api.graphCaptured = captured;
     void* h = nullptr;
@@ -366,7 +372,7 @@ class StandInNccl {
     if constexpr (std::is_same_v<Descr, NcclProfilerEventDescrV7>)
       if (user_tag_) d.coll.userTag = user_tag_(c.seqNumber);
     c.func = func_name(op.coll);
-    c.count = (op.coll == 2 || op.coll == 3) ? op.bytes / size_t(nranks_) : op.bytes;
+    c.count = element_count(op);
     c.datatype = "ncclInt8";
     c.nChannels = uint8_t(ran_channels_);
     c.algo = arm >= 0 ? algos[arm / 3] : arm == kStandInUnnamedArm ? "SYMK_LD" : "Ring";
