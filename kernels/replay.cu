@@ -338,8 +338,10 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
   DeviceBuffer<float> prior_us(h.prior_us, h.has_prior() ? cells : 0, st);
   DeviceBuffer<uint32_t> valid(h.valid, size_t(h.num_contexts), st);
   DeviceBuffer<float> first_use_us(h.first_use_us, h.first_use_us ? size_t(h.num_contexts) : 0, st);
+  DeviceBuffer<ObservationNoise> fresh(h.fresh, h.fresh ? size_t(h.num_contexts) : 0, st);
   SweepView dev_sweep = h;  // the call dynamics travel by value
   dev_sweep.first_use_us = h.first_use_us ? first_use_us.get() : nullptr;
+  dev_sweep.fresh = h.fresh ? fresh.get() : nullptr;
   dev_sweep.time_us = time_us.get();
   dev_sweep.mean_us = mean_us.get();
   dev_sweep.prior_us = h.has_prior() ? prior_us.get() : nullptr;

@@ -140,6 +140,7 @@ SweepView Sweep::view() const {
   v.prior_us = prior_us_ ? prior_us_->data() : nullptr;
   v.valid = valid_.data();
   v.first_use_us = first_use_us_.empty() ? nullptr : first_use_us_.data();
+  v.fresh = fresh_noise_.empty() ? nullptr : fresh_noise_.data();
   v.dynamics = dynamics_.call;
   return v;
 }
@@ -170,6 +171,7 @@ SweepView Sweep::arm_view() const {
   v.valid = knob_index_.valid.data();
   v.arm_table = knob_index_.table.data();
   v.first_use_us = first_use_us_.empty() ? nullptr : first_use_us_.data();
+  v.fresh = fresh_noise_.empty() ? nullptr : fresh_noise_.data();
   v.dynamics = dynamics_.call;
   return v;
 }
@@ -188,6 +190,18 @@ void Sweep::price_on(const Sweep& truth) {
     mean_us_ = truth.mean_us_;  // the same valid slots, NaN elsewhere in both
   }
   priced_on_truth_ = true;
+}
+
+void Sweep::observe_afresh(std::vector<ObservationNoise> noise) {
+  if (!priced_on_truth_)
+    throw std::invalid_argument("Sweep::observe_afresh: only a sweep priced on its truth draws afresh");
+  if (noise.size() != contexts_.size())
+    throw std::invalid_argument("Sweep::observe_afresh: one noise per context is needed");
+  for (const ObservationNoise& n : noise)
+    if (!(n.sigma >= 0.0 && n.sigma <= 10.0) || !(n.spike_prob >= 0.0 && n.spike_prob <= 1.0) ||
+        !(n.spike_alpha > 0.0) || !(n.spike_scale > 0.0) || !(n.spike_cap > 0.0))
+      throw std::invalid_argument("Sweep::observe_afresh: noise out of range");
+  fresh_noise_ = std::move(noise);
 }
 
 void Sweep::set_dynamics(const SweepDynamics& d) {
@@ -211,7 +225,7 @@ bool Sweep::identical_to(const Sweep& o) const {
   if (!bitwise_equal(time_us_, o.time_us_) || !bitwise_equal(valid_, o.valid_) ||
       !bitwise_equal(mean_us_, o.mean_us_) || !bitwise_equal(first_use_us_, o.first_use_us_))
     return false;
-  if (!(dynamics_ == o.dynamics_)) return false;
+  if (!(dynamics_ == o.dynamics_) || fresh_noise_ != o.fresh_noise_) return false;
   if (knob_.has_value() != o.knob_.has_value()) return false;
   if (knob_ && (knob_->arms != o.knob_->arms || knob_->arm_begin != o.knob_->arm_begin ||
                 !bitwise_equal(knob_->time_us, o.knob_->time_us) ||

@@ -30,7 +30,8 @@ std::string source_text(const json& src) {
     return "synth " + src.at("preset").get<std::string>() + " seed " + src.at("seed").dump() +
            (src.value("hipipe", false) ? " with the HiPIPE arm" : "") +
            (src.contains("knobs") ? " with knob arms " + src.at("knobs").get<std::string>() : "") +
-           (src.value("price", "") == "truth" ? ", priced at the simulator's true latencies" : "");
+           (src.value("price", "") == "truth" ? ", priced at the simulator's true latencies" : "") +
+           (src.value("observe", "") == "fresh" ? ", every call's latency drawn afresh" : "");
   return src.at("file").get<std::string>();
 }
 
@@ -301,6 +302,47 @@ void report_loss_vs_horizon_section(std::vector<Block>& out, const json& r, cons
   }
 }
 
+// The "Conservative promise" section: for each policy run @conservative, how many replays and seeds
+// broke its budget (study.promise_check); absent when the study checked none.
+void report_promise_section(std::vector<Block>& out, const json& r, const json& st) {
+  const json& pc = st.value("promise_check", json());
+  if (!pc.is_object()) return;
+  Block t = table_block(
+      {"policy", "alpha", "replays that broke it", "scenario seeds that broke it", "earliest break (call)"});
+  for (const auto& p : r.at("policies")) {
+    const std::string name = p.at("name");
+    int64_t replays = 0, broken = 0, seeds = 0, seeds_broken = 0, first = 0;
+    double alpha = 0.0;
+    bool any = false;
+    for (const auto& s : r.at("scores")) {
+      if (s.at("policy") != name || !s.contains("promise")) continue;
+      const json& c = s.at("promise");
+      any = true;
+      alpha = c.at("alpha").get<double>();
+      replays += c.at("contexts").get<int64_t>() * c.at("seeds").get<int64_t>();
+      broken += c.at("replays_broken").get<int64_t>();
+      seeds += c.at("seeds").get<int64_t>();
+      seeds_broken += c.at("seeds_broken").get<int64_t>();
+      const int64_t f = c.at("first_break_call").get<int64_t>();
+      if (f > 0) first = first == 0 ? f : std::min(first, f);
+    }
+    if (!any) continue;
+    t.rows.push_back({name, count(alpha), count(double(broken)) + " of " + count(double(replays)),
+                      count(double(seeds_broken)) + " of " + count(double(seeds)),
+                      first > 0 ? count(double(first)) : "none"});
+  }
+  if (t.rows.empty()) return;
+  out.push_back(heading(2, "Conservative promise"));
+  out.push_back(paragraph(
+      "Each policy run @conservative promises that at every call its cumulative latency stays within 1 + "
+      "alpha times what NCCL's default setting (AUTO's arm) would have cost, both at the arms' priced "
+      "means. Checked on up to " +
+      pc.at("contexts_per_scenario").dump() + " evenly spaced score contexts per scenario, " +
+      pc.at("seeds").dump() + " seeds each, " + pc.at("horizon").dump() +
+      " calls per replay; a scenario seed broke it when any of its contexts did."));
+  out.push_back(t);
+}
+
 // The "Per scenario" section: one table of tuned configurations and metrics per scenario.
 void report_per_scenario_section(std::vector<Block>& out, const json& r) {
   out.push_back(heading(2, "Per scenario"));
@@ -510,6 +552,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   report_inputs_tables(out, r);
   report_pooled_section(out, r, st, level);
   report_loss_vs_horizon_section(out, r, st);
+  report_promise_section(out, r, st);
   report_per_scenario_section(out, r);
   report_hypothesis_families(out, r);
   report_hypothesis_table(out, r);

@@ -92,6 +92,11 @@ json results_study_json(const PreparedStudy& study, const std::string& backend) 
            {{"horizons", s.loss_vs_horizon},
             {"contexts_per_scenario", s.loss_vs_horizon_contexts},
             {"seeds", s.loss_vs_horizon_seeds}}},
+          {"promise_check", s.promise_seeds > 0
+                                ? json{{"seeds", s.promise_seeds},
+                                       {"horizon", s.promise_horizon > 0 ? s.promise_horizon : s.horizon},
+                                       {"contexts_per_scenario", s.promise_contexts}}
+                                : json()},
           {"objective", metric_name(s.objective)},
           {"loss", loss_kind_name(s.loss)},
           {"alpha", s.alpha},
@@ -114,6 +119,7 @@ json results_sweeps_json(const PreparedStudy& study) {
       if (ps.source->hipipe) src["hipipe"] = true;
       if (!ps.source->knobs.empty()) src["knobs"] = ps.source->knobs;
       if (ps.source->price_on_truth) src["price"] = "truth";
+      if (ps.source->observe_afresh) src["observe"] = "fresh";
     } else {
       src = {{"file", ps.source->file}};
     }
@@ -184,18 +190,20 @@ json results_score_json(const UnitResult& u, const PreparedScenario& sc, const S
     long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
   json decisions = json::array();
   for (size_t i = 0; i < u.final_slot.size(); ++i) decisions.push_back(decision_name(sc, i, u.final_slot[i]));
-  return {{"scenario", u.scenario},
-          {"policy", u.policy},
-          {"config", u.chosen_config()},
-          {"tune", {{"grid", grid}, {"chosen", u.chosen}}},
-          {"losses", losses},
-          {"online", u.online},
-          {"final", u.final_loss},
-          {"watched", u.watched},
-          {"decisions", decisions},
-          {"curve", curve},
-          {"loss_vs_horizon", long_curve},
-          {"metrics", metrics_json(losses, s, u.scenario + "/" + u.policy)}};
+  json out = {{"scenario", u.scenario},
+              {"policy", u.policy},
+              {"config", u.chosen_config()},
+              {"tune", {{"grid", grid}, {"chosen", u.chosen}}},
+              {"losses", losses},
+              {"online", u.online},
+              {"final", u.final_loss},
+              {"watched", u.watched},
+              {"decisions", decisions},
+              {"curve", curve},
+              {"loss_vs_horizon", long_curve},
+              {"metrics", metrics_json(losses, s, u.scenario + "/" + u.policy)}};
+  if (u.promise) out["promise"] = to_json(*u.promise);
+  return out;
 }
 
 // The "pooled" block: all score contexts of all scenarios together, per policy.

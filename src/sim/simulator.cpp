@@ -22,28 +22,19 @@ double log2d(double x) {
   return std::log2(x);
 }
 
-// Log-normal call-to-call noise and rare heavy-tailed slow calls applied to `truth`, from the four
-// random words `x` of one sample.
+// Log-normal call-to-call noise and rare heavy-tailed slow calls (observation_noise) applied to
+// `truth`, from the four random words `x` of one sample.
 double noisy(const FabricPreset& f, const Context& ctx, const r123::Philox4x32::ctr_type& x, double truth) {
-  if (f.observation.enabled) {
-    // Call-to-call noise calibrated to per-iteration variation (docs/simulator.md), and spikes: one
-    // call now and then takes several times as long (a preempted proxy thread, a congested link).
-    const ObservationModel& o = f.observation;
-    const double sigma = o.cv_large + (o.cv_small - o.cv_large) / (1.0 + double(ctx.bytes) / o.cv_knee_bytes);
-    const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
-    double t = truth * std::exp(sigma * z);
-    if (unit(x[2]) < o.spike_prob)
-      t *= std::min(o.spike_min * std::pow(unit(x[3]), -1.0 / o.spike_alpha), o.spike_cap);
-    return t;
-  }
-  // Log-normal noise, wider for small messages (launch and polling jitter dominate there).
-  const double sigma = f.sigma_large + f.sigma_small / (1.0 + double(ctx.bytes) / f.small_bytes);
+  const ObservationNoise n = observation_noise(f, ctx);
   const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
-  double t = truth * std::exp(sigma * z);
-  if (unit(x[2]) < f.outlier_prob) {
-    // Rare heavy-tailed outliers (Pareto), e.g. a preempted proxy thread or a congested link.
-    const double pareto = std::pow(unit(x[3]), -1.0 / f.outlier_alpha) - 1.0;
-    t *= 1.0 + std::min(f.outlier_scale * pareto, 20.0);
+  double t = truth * std::exp(n.sigma * z);
+  if (unit(x[2]) < n.spike_prob) {
+    if (n.shifted) {
+      const double pareto = std::pow(unit(x[3]), -1.0 / n.spike_alpha) - 1.0;
+      t *= 1.0 + std::min(n.spike_scale * pareto, n.spike_cap);
+    } else {
+      t *= std::min(n.spike_scale * std::pow(unit(x[3]), -1.0 / n.spike_alpha), n.spike_cap);
+    }
   }
   return t;
 }
@@ -56,6 +47,39 @@ r123::Philox4x32::ctr_type sample_counter(uint32_t stream, const Context& ctx, i
 }
 
 }  // namespace
+
+ObservationNoise observation_noise(const FabricPreset& f, const Context& ctx) {
+  ObservationNoise n;
+  if (f.observation.enabled) {
+    // Call-to-call noise calibrated to per-iteration variation (docs/simulator.md), and spikes: one
+    // call now and then takes several times as long (a preempted proxy thread, a congested link).
+    const ObservationModel& o = f.observation;
+    n.sigma = o.cv_large + (o.cv_small - o.cv_large) / (1.0 + double(ctx.bytes) / o.cv_knee_bytes);
+    n.spike_prob = o.spike_prob;
+    n.spike_alpha = o.spike_alpha;
+    n.spike_scale = o.spike_min;
+    n.spike_cap = o.spike_cap;
+    return n;
+  }
+  // Log-normal noise, wider for small messages (launch and polling jitter dominate there), and rare
+  // heavy-tailed outliers (Pareto), e.g. a preempted proxy thread or a congested link.
+  n.sigma = f.sigma_large + f.sigma_small / (1.0 + double(ctx.bytes) / f.small_bytes);
+  n.spike_prob = f.outlier_prob;
+  n.spike_alpha = f.outlier_alpha;
+  n.spike_scale = f.outlier_scale;
+  n.spike_cap = 20.0;
+  n.shifted = 1;
+  return n;
+}
+
+std::vector<ObservationNoise> fresh_observations(const FabricPreset& preset, const SynthOptions& options,
+                                                 const std::vector<Context>& contexts) {
+  const FabricPreset f = with_observation_options(preset, options);
+  std::vector<ObservationNoise> out;
+  out.reserve(contexts.size());
+  for (const Context& ctx : contexts) out.push_back(observation_noise(f, ctx));
+  return out;
+}
 
 Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
   auto u = [&](uint32_t what) { return random::uniform(seed, f.name, random::kStreamDeviation, what); };

@@ -7,6 +7,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/replay/backend.hpp"
+#include "ncclbot/replay/budget_check.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
 #include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/horizon_curve.hpp"
@@ -130,6 +131,26 @@ std::vector<std::vector<double>> loss_vs_horizon(const Sweep& sweep, const std::
   std::vector<std::vector<double>> out(configs.size());
   for (size_t c = 0; c < configs.size(); ++c)
     for (const auto& at_h : curve.online[c]) out[c].push_back(summarize_losses(at_h).mean);
+  return out;
+}
+
+PromiseCheck check_promise(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                           const std::vector<int>& contexts, const std::string& config,
+                           const ReplaySettings& s, int seeds, int horizon) {
+  ReplayJob job = make_job(sweep, contexts, {config}, tune_contexts, false, s);
+  const std::optional<ConservativeParams>& promise = job.configs.front().conservative;
+  if (!promise) throw std::invalid_argument("check_promise: '" + config + "' is not run @conservative");
+  job.seeds = seeds;
+  job.horizon = horizon;
+  const BudgetCheck b = check_budget(job, promise->alpha);
+  PromiseCheck out;
+  out.alpha = promise->alpha;
+  out.contexts = int(contexts.size());
+  out.seeds = seeds;
+  out.horizon = horizon;
+  out.replays_broken = b.replays_broken.front();
+  out.seeds_broken = b.seeds_broken.front();
+  out.first_break_call = b.first_break_call.front();
   return out;
 }
 

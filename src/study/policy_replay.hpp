@@ -9,6 +9,7 @@
 
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/replay/observation_cost.hpp"
+#include "study/unit_result.hpp"
 
 namespace ncclbot::study {
 
@@ -60,6 +61,13 @@ std::vector<std::vector<double>> loss_vs_horizon(const Sweep& sweep, const std::
                                                  const std::vector<std::string>& configs,
                                                  const ReplaySettings& settings,
                                                  const std::vector<int>& horizons, int seeds);
+
+// The conservative promise of `config` (a spec run @conservative; std::invalid_argument otherwise)
+// checked against its own alpha on `contexts` over `seeds` seeds at `horizon` calls, on the CPU
+// (replay/budget_check.hpp), with the settings' feedback schedule.
+PromiseCheck check_promise(const Sweep& sweep, const std::vector<int>& tune_contexts,
+                           const std::vector<int>& contexts, const std::string& config,
+                           const ReplaySettings& settings, int seeds, int horizon);
 
 // "cpu" or "cuda" for a requested cpu | cuda | auto (UsageError when cuda is demanded but unusable).
 std::string resolve_backend(const std::string& requested);

@@ -8,6 +8,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/io/sweep_side_data.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/version.hpp"
 #include "study/policy_replay.hpp"
 #include "study/sweep_source.hpp"
@@ -83,6 +84,9 @@ double work_unit_cost(const StudySpec& s, const PreparedScenario& sc, const Prep
     cost += double(s.loss_vs_horizon_seeds) *
             double(std::min(sc.score.size(), size_t(s.loss_vs_horizon_contexts))) *
             double(s.loss_vs_horizon.back());
+  if (s.promise_seeds > 0 && parse_policy_spec(pol.grid.front()).conservative)
+    cost += double(s.promise_seeds) * double(std::min(sc.score.size(), size_t(s.promise_contexts))) *
+            double(s.promise_horizon > 0 ? s.promise_horizon : s.horizon);
   return cost;
 }
 

@@ -118,6 +118,9 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
                "loss_vs_horizon",
                "loss_vs_horizon_contexts",
                "loss_vs_horizon_seeds",
+               "promise_seeds",
+               "promise_horizon",
+               "promise_contexts",
                "objective",
                "loss",
                "alpha",
@@ -169,6 +172,12 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
     s.loss_vs_horizon_contexts = int(r.integer(*n, "study.loss_vs_horizon_contexts", 1, 100000));
   if (auto* n = r.find(t, "loss_vs_horizon_seeds"))
     s.loss_vs_horizon_seeds = int(r.integer(*n, "study.loss_vs_horizon_seeds", 1, 1000));
+  if (auto* n = r.find(t, "promise_seeds"))
+    s.promise_seeds = int(r.integer(*n, "study.promise_seeds", 0, 100000));
+  if (auto* n = r.find(t, "promise_horizon"))
+    s.promise_horizon = int(r.integer(*n, "study.promise_horizon", 1, 100000000));
+  if (auto* n = r.find(t, "promise_contexts"))
+    s.promise_contexts = int(r.integer(*n, "study.promise_contexts", 1, 100000));
   if (auto* n = r.find(t, "objective")) s.objective = r.metric(*n, "study.objective");
   if (auto* n = r.find(t, "loss")) {
     const std::string v = r.string(*n, "study.loss");
@@ -196,7 +205,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
   r.only_keys(t, "[[sweep]]",
               {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation",
                "noise_scale", "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size",
-               "knobs", "price", "file"});
+               "knobs", "price", "observe", "file"});
   SweepSource s;
   s.line = toml_line(t);
   const auto* name = r.find(t, "name");
@@ -238,6 +247,18 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
                        "' must be samples (the samples' means) or truth (the simulator's true latencies)");
       s.price_on_truth = price == "truth";
     }
+    if (auto* n = r.find(t, "observe")) {
+      const std::string observe = r.string(*n, "sweep.observe");
+      if (observe != "samples" && observe != "fresh")
+        r.fail(*n, "sweep.observe '" + observe +
+                       "' must be samples (one of the stored samples per call) or fresh (each call drawn "
+                       "afresh from the simulator's noise)");
+      s.observe_afresh = observe == "fresh";
+      if (s.observe_afresh && !s.price_on_truth)
+        r.fail(*n,
+               "sweep.observe 'fresh' draws around the simulator's true latencies: it needs price = "
+               "\"truth\"");
+    }
     if (auto* n = r.find(t, "knobs")) {
       s.knobs = r.string(*n, "sweep.knobs");
       try {
@@ -252,7 +273,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
   } else {
     for (const char* k :
          {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale", "drift",
-          "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs", "price"})
+          "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs", "price", "observe"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");

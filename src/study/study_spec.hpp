@@ -43,6 +43,9 @@ struct SweepSource {
   // `price = "truth"`: losses priced at the simulator's true latencies (Sweep::price_on), not at the
   // samples' means, which the learners see.
   bool price_on_truth = false;
+  // `observe = "fresh"` (with price = "truth"): every replayed call's latency drawn afresh from the
+  // simulator's noise around the truth (Sweep::observe_afresh), not one of `samples` stored samples.
+  bool observe_afresh = false;
   std::string file;  // a sweep CSV (path as resolved against the study file)
 };
 
@@ -202,6 +205,12 @@ struct StudySpec {
   std::vector<int> loss_vs_horizon = {100, 1000, 10000, 100000};
   int loss_vs_horizon_contexts = 24;
   int loss_vs_horizon_seeds = 2;
+  // The conservative promise checked for every policy run @conservative (study/unit_work.cpp): on up to
+  // `promise_contexts` score contexts per scenario (evenly spaced) over `promise_seeds` seeds at
+  // `promise_horizon` calls (0: the study's horizon). promise_seeds = 0: not checked.
+  int promise_seeds = 0;
+  int promise_horizon = 0;
+  int promise_contexts = 24;
   Metric objective = Metric::kMean;
   LossKind loss = LossKind::kOnline;
   double alpha = 0.05;

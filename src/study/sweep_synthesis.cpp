@@ -45,6 +45,7 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
       truth.noise_scale = 0.0;
       truth.samples = 1;
       sweep.price_on(synth(truth));
+      if (source.observe_afresh) sweep.observe_afresh(sim::fresh_observations(preset, o, sweep.contexts()));
     }
     return sweep;
   } catch (const InputError& e) {

@@ -23,6 +23,28 @@ LossSummary summary_from(const nlohmann::json& j) {
 
 }  // namespace
 
+nlohmann::json to_json(const PromiseCheck& p) {
+  return {{"alpha", p.alpha},
+          {"contexts", p.contexts},
+          {"seeds", p.seeds},
+          {"horizon", p.horizon},
+          {"replays_broken", p.replays_broken},
+          {"seeds_broken", p.seeds_broken},
+          {"first_break_call", p.first_break_call}};
+}
+
+PromiseCheck promise_from_json(const nlohmann::json& j) {
+  PromiseCheck p;
+  p.alpha = j.at("alpha").get<double>();
+  p.contexts = j.at("contexts").get<int>();
+  p.seeds = j.at("seeds").get<int>();
+  p.horizon = j.at("horizon").get<int>();
+  p.replays_broken = j.at("replays_broken").get<int64_t>();
+  p.seeds_broken = j.at("seeds_broken").get<int64_t>();
+  p.first_break_call = j.at("first_break_call").get<int64_t>();
+  return p;
+}
+
 nlohmann::json to_json(const UnitResult& u) {
   nlohmann::json grid = nlohmann::json::array();
   for (const auto& g : u.grid) grid.push_back({{"config", g.config}, {"tune", summary_json(g.tune)}});
@@ -31,18 +53,20 @@ nlohmann::json to_json(const UnitResult& u) {
   nlohmann::json long_curve = nlohmann::json::array();
   for (const auto& c : u.loss_vs_horizon)
     long_curve.push_back({{"horizon", c.horizon}, {"mean_online", c.mean_online}});
-  return {{"scenario", u.scenario},
-          {"policy", u.policy},
-          {"spec", u.spec},
-          {"inputs_sha256", u.inputs_sha256},
-          {"grid", grid},
-          {"chosen", u.chosen},
-          {"online", u.online},
-          {"final", u.final_loss},
-          {"final_slot", u.final_slot},
-          {"watched", u.watched},
-          {"curve", curve},
-          {"loss_vs_horizon", long_curve}};
+  nlohmann::json out = {{"scenario", u.scenario},
+                        {"policy", u.policy},
+                        {"spec", u.spec},
+                        {"inputs_sha256", u.inputs_sha256},
+                        {"grid", grid},
+                        {"chosen", u.chosen},
+                        {"online", u.online},
+                        {"final", u.final_loss},
+                        {"final_slot", u.final_slot},
+                        {"watched", u.watched},
+                        {"curve", curve},
+                        {"loss_vs_horizon", long_curve}};
+  if (u.promise) out["promise"] = to_json(*u.promise);
+  return out;
 }
 
 UnitResult unit_from_json(const nlohmann::json& j) {
@@ -63,6 +87,7 @@ UnitResult unit_from_json(const nlohmann::json& j) {
       u.curve.push_back({c.at("horizon").get<int>(), c.at("mean_online").get<double>()});
     for (const auto& c : j.at("loss_vs_horizon"))
       u.loss_vs_horizon.push_back({c.at("horizon").get<int>(), c.at("mean_online").get<double>()});
+    if (j.contains("promise")) u.promise = promise_from_json(j.at("promise"));
     if (u.chosen < 0 || size_t(u.chosen) >= u.grid.size() || u.online.size() != u.final_loss.size() ||
         u.online.size() != u.final_slot.size() || u.online.size() != u.watched.size())
       throw std::runtime_error("inconsistent unit");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ncclbot/replay/policy_spec.hpp"
 #include "study/policy_replay.hpp"
 
 namespace ncclbot::study {
@@ -23,6 +24,18 @@ ReplaySettings replay_settings(const StudySpec& s, const EngineOptions& engine) 
   rs.backend = engine.backend;
   rs.threads = engine.threads;
   return rs;
+}
+
+// Up to `most` of `contexts`, evenly spaced over the list.
+std::vector<int> evenly_spaced(const std::vector<int>& contexts, int most) {
+  const size_t n = contexts.size(), want = std::min(n, size_t(most));
+  std::vector<int> out;
+  for (size_t k = 0; k < want; ++k) out.push_back(contexts[k * n / want]);
+  return out;
+}
+
+bool runs_conservative(const std::string& config) {
+  return parse_policy_spec(config).conservative.has_value();
 }
 
 // The units `at` (indices into `units`), all of one scenario: each phase is one replay job over
@@ -84,15 +97,20 @@ void compute_scenario(const PreparedStudy& study, const std::vector<const WorkUn
           {h, summarize_losses(h == s.horizon ? results[j].online : short_runs[j].online).mean});
   }
   if (!s.loss_vs_horizon.empty()) {
-    // Up to loss_vs_horizon_contexts score contexts, evenly spaced over the scenario's list.
-    const size_t n = sc.score.size(), want = std::min(n, size_t(s.loss_vs_horizon_contexts));
-    std::vector<int> contexts;
-    for (size_t k = 0; k < want; ++k) contexts.push_back(sc.score[k * n / want]);
+    const std::vector<int> contexts = evenly_spaced(sc.score, s.loss_vs_horizon_contexts);
     const auto long_curves =
         loss_vs_horizon(*sc.sweep, sc.tune, contexts, chosen, rs, s.loss_vs_horizon, s.loss_vs_horizon_seeds);
     for (size_t j = 0; j < results.size(); ++j)
       for (size_t h = 0; h < s.loss_vs_horizon.size(); ++h)
         results[j].loss_vs_horizon.push_back({s.loss_vs_horizon[h], long_curves[j][h]});
+  }
+  if (s.promise_seeds > 0) {
+    const std::vector<int> contexts = evenly_spaced(sc.score, s.promise_contexts);
+    const int horizon = s.promise_horizon > 0 ? s.promise_horizon : s.horizon;
+    for (size_t j = 0; j < results.size(); ++j)
+      if (runs_conservative(chosen[j]))
+        results[j].promise =
+            check_promise(*sc.sweep, sc.tune, contexts, chosen[j], rs, s.promise_seeds, horizon);
   }
   for (size_t j = 0; j < results.size(); ++j) done(at[j], std::move(results[j]));
 }

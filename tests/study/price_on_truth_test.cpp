@@ -74,13 +74,11 @@ TEST(PriceOnTruth, ATruthOfOtherArmsOrContextsIsRefused) {
   EXPECT_FALSE(s.priced_on_truth());
 }
 
-// A study's synthesised sweep with price = "truth" and no call dynamics: the oracle, which plays the
-// truly best arm, pays nothing; results.json and the report say how the sweep was priced. A price
-// other than samples or truth is refused at its line.
-TEST(PriceOnTruth, AStudySweepPricedAtTheTruth) {
-  using namespace ncclbot::test;
-  const std::string dir = temp_dir() + "/truth_study";
-  const std::string head = R"([study]
+// A small study on one synthesised sweep, whose [[sweep]] table ends at line 17: a test adds its
+// price and observe lines.
+namespace {
+
+const std::string kTruthStudyHead = R"([study]
 name = "truth"
 seeds = 2
 horizon = 40
@@ -98,7 +96,7 @@ collectives = ["allreduce"]
 samples = 3
 observation = false
 )";
-  const std::string tail = R"(
+const std::string kTruthStudyTail = R"(
 [[scenario]]
 name = "s"
 tune = { sweep = "x" }
@@ -112,6 +110,17 @@ spec = "oracle"
 name = "UCB1"
 spec = "ucb1:c=0.05,n0=1"
 )";
+
+}  // namespace
+
+// A study's synthesised sweep with price = "truth" and no call dynamics: the oracle, which plays the
+// truly best arm, pays nothing; results.json and the report say how the sweep was priced. A price
+// other than samples or truth is refused at its line.
+TEST(PriceOnTruth, AStudySweepPricedAtTheTruth) {
+  using namespace ncclbot::test;
+  const std::string dir = temp_dir() + "/truth_study";
+  const std::string& head = kTruthStudyHead;
+  const std::string& tail = kTruthStudyTail;
   write_file(dir + ".toml", head + "price = \"truth\"\n" + tail);
   const CliResult run = run_cli("run '" + dir + ".toml' --out '" + dir + "' --no-figures");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -127,4 +136,35 @@ spec = "ucb1:c=0.05,n0=1"
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("-bad.toml:18:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("sweep.price 'mean' must be samples"), std::string::npos) << bad.err;
+}
+
+// A study's synthesised sweep with observe = "fresh": results.json and the report say so; the oracle
+// still pays nothing. observe = "fresh" without price = "truth", or a value other than samples or
+// fresh, is refused at its line.
+TEST(PriceOnTruth, AStudySweepDrawnAfresh) {
+  using namespace ncclbot::test;
+  const std::string dir = temp_dir() + "/fresh_study";
+  const std::string& head = kTruthStudyHead;
+  const std::string& tail = kTruthStudyTail;
+  write_file(dir + ".toml", head + "price = \"truth\"\nobserve = \"fresh\"\n" + tail);
+  const CliResult run = run_cli("run '" + dir + ".toml' --out '" + dir + "' --no-figures");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto results = nlohmann::json::parse(read_all(dir + "/results.json"));
+  EXPECT_EQ(results["sweeps"][0]["source"]["observe"], "fresh");
+  for (const auto& s : results["scores"])
+    if (s["policy"] == "oracle")
+      for (const auto& l : s["online"]) EXPECT_EQ(l.get<double>(), 0.0);
+  EXPECT_NE(read_all(dir + "/report.md").find("every call's latency drawn afresh"), std::string::npos);
+
+  write_file(dir + "-bad.toml", head + "observe = \"fresh\"\n" + tail);
+  const CliResult bad = run_cli("run '" + dir + "-bad.toml' --out '" + dir + "-bad' --no-figures");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("-bad.toml:18:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("it needs price = \"truth\""), std::string::npos) << bad.err;
+
+  write_file(dir + "-bad2.toml", head + "price = \"truth\"\nobserve = \"new\"\n" + tail);
+  const CliResult bad2 = run_cli("run '" + dir + "-bad2.toml' --out '" + dir + "-bad2' --no-figures");
+  EXPECT_EQ(bad2.exit_code, 2);
+  EXPECT_NE(bad2.err.find("-bad2.toml:19:"), std::string::npos) << bad2.err;
+  EXPECT_NE(bad2.err.find("sweep.observe 'new' must be samples"), std::string::npos) << bad2.err;
 }

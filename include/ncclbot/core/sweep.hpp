@@ -104,6 +104,12 @@ class Sweep {
   // contexts and arms (std::invalid_argument otherwise).
   void price_on(const Sweep& truth);
   bool priced_on_truth() const { return priced_on_truth_; }
+  // Replays draw every call's latency afresh from `noise` (one per context) around each arm's truth
+  // instead of picking one of the stored samples (SweepView::fresh; the samples stay for everything
+  // else). Only a sweep priced on its truth can (std::invalid_argument otherwise, or on a count that
+  // is not one per context).
+  void observe_afresh(std::vector<ObservationNoise> noise);
+  const std::vector<ObservationNoise>& fresh_noise() const { return fresh_noise_; }
 
  private:
   std::vector<Context> contexts_;
@@ -129,6 +135,7 @@ class Sweep {
   };
   IndexTensors knob_index_;
   bool priced_on_truth_ = false;
+  std::vector<ObservationNoise> fresh_noise_;  // per context, empty unless observe_afresh()
 
   void list_slot_arms();
   void index_knob_arms();

@@ -12,6 +12,7 @@
 //   valid   [C][W]       bits of the measured indices (one ArmMask word per context when A = 24)
 //   arm_table[C][A]      the arm at each index; nullptr in a slot-shaped sweep
 //   first_use_us[C]      one-time cost of an algorithm's first use in a job; nullptr if none
+//   fresh[C]             each context's call-to-call noise when observations are drawn afresh; nullptr if not
 // plus the call dynamics (core/call_dynamics.hpp) the replay applies on top of the samples.
 #include <cstdint>
 #include <type_traits>
@@ -20,6 +21,7 @@
 #include "ncclbot/core/arm_index_set.hpp"
 #include "ncclbot/core/call_dynamics.hpp"
 #include "ncclbot/core/hd.hpp"
+#include "ncclbot/core/observation_noise.hpp"
 
 namespace ncclbot {
 
@@ -39,6 +41,9 @@ struct SweepView {
   const uint32_t* valid = nullptr;
   const Arm* arm_table = nullptr;
   const float* first_use_us = nullptr;
+  // Per context, or null: a replay draws each call's latency afresh from this noise around the arm's
+  // price (mean_us, the simulator's truth) instead of picking one of the stored samples.
+  const ObservationNoise* fresh = nullptr;
   CallDynamics dynamics;
 
   NCCLBOT_HD int valid_words() const { return (arms + 31) / 32; }

@@ -18,7 +18,8 @@ struct BudgetCheck {
   std::vector<int64_t> replays_broken, seeds_broken, first_break_call;
   int64_t replays_per_config = 0;
   // The largest |x - mu| / mu of a sample x of a valid arm in the job's contexts: the relative noise
-  // a conservative policy's `noise` must cover for its promise to hold (policy/conservative.hpp).
+  // a conservative policy's `noise` must cover for its promise to hold (policy/conservative.hpp);
+  // infinite on a sweep drawn afresh (SweepView::fresh), whose log-normal draws have no bound.
   double largest_relative_deviation = 0.0;
 };
 

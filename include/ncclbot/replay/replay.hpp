@@ -8,8 +8,10 @@
 //                 step order in double)
 //   final loss  = l(c, commit)                     (the arm the policy would settle on at T; its
 //                 StepRandom is step T's)
-// The policy's own draws use lanes >= 1 of the same (seed, id) stream (StepRandom), so they never
-// overlap the sample draws. Nothing here allocates, throws or depends on the caller's threading.
+// On a sweep that draws afresh (SweepView::fresh, core/observation_noise.hpp) the latency is instead
+// drawn around the arm's truth mu[c][a_t] from block (t, kFreshObservationLane, id), and no sample
+// word is used. The policy's own draws use lanes >= 1 of the same (seed, id) stream (StepRandom), so
+// they never overlap the sample draws. Nothing here allocates, throws or depends on the caller's threading.
 //
 // Delayed feedback (ReplayTask::delay = D and window = W, as a tuner plugin sees it: a call's
 // latency is measured after later calls were already decided). Call t is decided with the latencies
@@ -191,6 +193,9 @@ template <int DelayCapacity, int N = kNumArms>
 struct ReplayCursorT {
   const float* times = nullptr;  // the context's samples, [slot][sample]
   int samples = 0;
+  // Drawing afresh (SweepView::fresh): the context's noise, and the arms' truths it is drawn around.
+  const ObservationNoise* fresh = nullptr;
+  const double* truth_us = nullptr;
   uint32_t seed_lo = 0, seed_hi = 0, id_lo = 0, id_hi = 0;
   Philox4x32 block{};
   double loss_sum = 0.0;
@@ -242,6 +247,8 @@ struct ReplayCursorT {
     id_hi = uint32_t(task.stream_id >> 32);
     samples = v.samples;
     times = v.time_us + int64_t(task.context) * v.arms * v.samples;
+    fresh = v.fresh ? v.fresh + task.context : nullptr;
+    truth_us = v.mean_us + int64_t(task.context) * v.arms;
     block = Philox4x32{};
     for (int a = 0; a < kNumAlgos; ++a) first_use[a] = kNeverUsed;
     pending_head = 0;
@@ -343,8 +350,16 @@ struct ReplayCursorT {
       StepRandom rng(task.seed, task.stream_id, uint32_t(t));
       slot = select_with(policy, rng, task.aids);
     }
-    const uint32_t r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
-    float x = times[slot * samples + int(r)];
+    // The call's latency: one of the arm's stored samples, or drawn afresh around its truth.
+    uint32_t r = 0;
+    float x;
+    if (fresh) {
+      x = float(fresh_latency(*fresh, truth_us[slot],
+                              philox_block(task.seed, task.stream_id, uint32_t(t), kFreshObservationLane)));
+    } else {
+      r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
+      x = times[slot * samples + int(r)];
+    }
     double call_loss = loss[slot];
     if (dynamic) x = observe_dynamic(t, slot, x, call_loss);
     const bool watched = !watch_rule || watch_slot(task, slot, t);
@@ -366,7 +381,7 @@ struct ReplayCursorT {
       // Nothing reaches the policy.
     } else if constexpr (requires { policy.update_log(slot, 0.0); }) {
       // The observation is the drawn sample itself (no dynamics): its log may come precomputed.
-      if (task.aids.sample_logs && !dynamic)
+      if (task.aids.sample_logs && !dynamic && !fresh)
         policy.update_log(slot, task.aids.sample_logs[slot * samples + int(r)]);
       else
         policy.update(slot, double(x));

@@ -10,6 +10,7 @@
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/core/collective.hpp"
 #include "ncclbot/core/context.hpp"
+#include "ncclbot/core/observation_noise.hpp"
 #include "ncclbot/core/sweep.hpp"
 #include "ncclbot/hipipe/simulated_arm.hpp"
 #include "ncclbot/sim/fabric.hpp"
@@ -55,6 +56,11 @@ double sample_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, 
 double sample_arm_time_us(const FabricPreset& f, uint64_t seed, const Context& ctx, const Arm& arm, int r,
                           double truth);
 
+// The call-to-call noise of one context (every arm's samples share it): the preset's [observation]
+// noise and spikes when its observation model is enabled, else [noise]; what sample_time_us draws
+// from, and what a replay that draws afresh (core/observation_noise.hpp) draws from.
+ObservationNoise observation_noise(const FabricPreset& f, const Context& ctx);
+
 struct SynthOptions {
   uint64_t seed = 1;
   std::vector<int> nodes;  // empty: the preset's default node counts
@@ -88,6 +94,11 @@ hipipe::ArmFabric hipipe_arm_fabric(const FabricPreset& f);
 
 // The sweep: sizes are the powers of two in [min_bytes, max_bytes]; contexts in canonical order.
 Sweep synthesize(const FabricPreset& f, const SynthOptions& options);
+
+// Each context's noise as a sweep synthesized with `options` sees it (observation_noise of
+// with_observation_options): what SweepView::fresh hands a replay that draws every call afresh.
+std::vector<ObservationNoise> fresh_observations(const FabricPreset& f, const SynthOptions& options,
+                                                 const std::vector<Context>& contexts);
 
 // The built-in default sweep (h100-ib-a, kDefaultSeed, default options), so a study can run with no
 // input files.
