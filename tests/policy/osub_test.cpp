@@ -14,6 +14,7 @@
 #include "ncclbot/replay/replay.hpp"
 #include "support/policy_trace.hpp"
 #include "support/tiny_sweep.hpp"
+#include "support/unimodal_knob_walk.hpp"
 
 using namespace ncclbot;
 using namespace ncclbot::test;
@@ -36,20 +37,6 @@ int index_of(const std::vector<Arm>& arms, Arm a) {
   for (size_t i = 0; i < arms.size(); ++i)
     if (arms[i] == a) return int(i);
   return -1;
-}
-
-// Replays `policy` (params set) on the one context of `s` for `horizon` calls, seed 3, stream 9; the
-// slots it played go to `picks`.
-template <int N>
-ReplayOutcome replay_knob_context(OsubPolicyT<N>& policy, const Sweep& s, int horizon,
-                                  std::vector<int>& picks) {
-  ReplayTask task;
-  task.sweep = s.arm_view();
-  task.context = 0;
-  task.seed = 3;
-  task.stream_id = 9;
-  task.horizon = horizon;
-  return replay_one(policy, task, [&](int, int slot, float) { picks.push_back(slot); });
 }
 
 KnobLatticeT<kN> lattice_of(const std::vector<Arm>& arms) {
@@ -145,45 +132,17 @@ TEST(Osub, ThreeArmTraceWorkedByHand) {
   EXPECT_EQ(tr.outcome.final_slot, 0);
 }
 
-// One context of 64 channels x 8 chunks, latency 100 + 0.5 (c - 37)^2 + 3 (k - 5)^2 µs (one sample
-// each, so an observation is its arm's latency): unimodal on the knob graph, smallest at (37, 5).
-// Every call plays the leader or one of its neighbours, the leader being recomputed here from the
-// observations (smallest latency, lowest index on ties), and OSUB walks to the best arm, having
-// tried far fewer than the 512 arms.
+// On a context unimodal on the knob graph (support/unimodal_knob_walk.hpp) every call plays the
+// leader or one of its neighbours, and OSUB walks to the best arm, having tried far fewer than the
+// 512 arms.
 TEST(Osub, WalksAUnimodalKnobContextThroughNeighboursOnly) {
-  SweepBuilder b("knobs.csv");
-  const Context ctx{"h100", Collective::kAllReduce, 2, 8, 1 << 24};
-  const auto latency = [](int c, int k) {
-    return 100.0 + 0.5 * (c - 37) * (c - 37) + 3.0 * (k - 5) * (k - 5);
-  };
-  long line = 1;
-  for (int c = 1; c <= 64; ++c)
-    for (int k = 1; k <= 8; ++k)
-      b.add(ctx, Arm{Algo::kRing, Proto::kSimple, uint16_t(c), uint32_t(512 * k)}, 0, float(latency(c, k)),
-            50.0f, line++);
   OsubPolicyT<512> policy{};
   policy.params = {0.1, 0.0};
   std::vector<int> picks;
-  const ReplayOutcome out = replay_knob_context(policy, b.build(), 3000, picks);
-  // Index i is channels 1 + i / 8, chunk 512 (1 + i % 8).
-  const auto channel = [](int i) { return 1 + i / 8; };
-  const auto chunk = [](int i) { return 1 + i % 8; };
-  std::vector<double> seen(512, -1.0);
-  std::set<int> tried;
-  for (size_t t = 0; t < picks.size(); ++t) {
-    int leader = 0;
-    for (int i = 0; i < 512; ++i)
-      if (seen[i] >= 0.0 && (seen[leader] < 0.0 || seen[i] < seen[leader])) leader = i;
-    const int p = picks[t];
-    const int dc = std::abs(channel(p) - channel(leader)), dk = std::abs(chunk(p) - chunk(leader));
-    EXPECT_TRUE(p == leader || (dc + dk == 1))
-        << "call " << t << " played " << p << " next to leader " << leader;
-    seen[p] = latency(channel(p), chunk(p));
-    tried.insert(p);
-  }
-  EXPECT_EQ(out.final_slot, 8 * 36 + 4);
+  const ReplayOutcome out = replay_knob_context(policy, unimodal_knob_context(), 3000, picks);
+  EXPECT_LT(check_knob_walk(picks), 200u);
+  EXPECT_EQ(out.final_slot, kUnimodalBestArm);
   EXPECT_EQ(out.final_loss, 0.0);
-  EXPECT_LT(tried.size(), 200u);
 }
 
 // Once the arm at NCCL's own knobs has a latency, the arms of its algorithm and protocol that have

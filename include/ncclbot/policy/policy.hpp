@@ -28,6 +28,7 @@
 #include "ncclbot/policy/swucb.hpp"
 #include "ncclbot/policy/thompson.hpp"
 #include "ncclbot/policy/ucb1.hpp"
+#include "ncclbot/policy/uts.hpp"
 
 // A build may register policies of its own without editing this file (the toy policy's test build
 // does, tests/policy/toy/): NCCLBOT_EXTRA_POLICY_HEADER names a header that includes the policy and
@@ -51,7 +52,7 @@ namespace ncclbot {
   K(n0, double, 1.0, 0.0, 1e9)            /* prior pseudo-count */       \
   K(eps, double, 0.1, 0.0, 1.0)           /* egreedy */                  \
   K(decay, double, 0.0, 0.0, 1e15)        /* egreedy: eps/(1+decay t) */ \
-  K(sigma, double, 0.1, 1e-9, 1e3)        /* thompson log-noise sd */    \
+  K(sigma, double, 0.1, 1e-9, 1e3)        /* thompson, uts: noise sd */  \
   K(gamma, double, 0.99, 1e-6, 1.0)       /* ducb discount per call */   \
   K(m, int, 1, 1, 1e6)                    /* etc probes per arm */       \
   K(window, int, 100, 1, kSwUcbMaxWindow) /* swucb */                    \
@@ -85,6 +86,7 @@ enum class PolicyUse : int8_t { kLive, kGroundTruth, kSupervised };
   X(kDiscountedUcb, 11, DiscountedUcbPolicyT, ducb, "ducb", kLive, c, gamma, n0)           \
   X(kOsub, 12, OsubPolicyT, osub, "osub", kLive, c, n0)                                    \
   X(kAutoccl, 13, AutocclPolicyT, autoccl, "autoccl", kLive, pretrain, train)              \
+  X(kUts, 14, UtsPolicyT, uts, "uts", kLive, n0, sigma)                                    \
   NCCLBOT_EXTRA_POLICIES(X)
 
 #define NCCLBOT_POLICY_ENUMERATOR(Kind, number, ...) Kind = number,

@@ -42,4 +42,4 @@ using CyclePolicy = CyclePolicyT<kNumArms>;
 
 // Its registry lines (in policy/policy.hpp itself for a policy of the project's own).
 #define NCCLBOT_EXTRA_POLICY_KEYS(K) K(stride, int, 1, 1, 64) /* cycle: arms between turns */
-#define NCCLBOT_EXTRA_POLICIES(X) X(kCycle, 14, CyclePolicyT, cycle, "cycle", kLive, stride)
+#define NCCLBOT_EXTRA_POLICIES(X) X(kCycle, 15, CyclePolicyT, cycle, "cycle", kLive, stride)
