@@ -92,11 +92,10 @@ json results_study_json(const PreparedStudy& study, const std::string& backend) 
            {{"horizons", s.loss_vs_horizon},
             {"contexts_per_scenario", s.loss_vs_horizon_contexts},
             {"seeds", s.loss_vs_horizon_seeds}}},
-          {"promise_check", s.promise_seeds > 0
-                                ? json{{"seeds", s.promise_seeds},
-                                       {"horizon", s.promise_horizon > 0 ? s.promise_horizon : s.horizon},
-                                       {"contexts_per_scenario", s.promise_contexts}}
-                                : json()},
+          {"promise_check", s.promise_seeds > 0 ? json{{"seeds", s.promise_seeds},
+                                                       {"horizon", s.promise_calls()},
+                                                       {"contexts_per_scenario", s.promise_contexts}}
+                                                : json()},
           {"objective", metric_name(s.objective)},
           {"loss", loss_kind_name(s.loss)},
           {"alpha", s.alpha},

@@ -28,14 +28,7 @@ double noisy(const FabricPreset& f, const Context& ctx, const r123::Philox4x32::
   const ObservationNoise n = observation_noise(f, ctx);
   const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
   double t = truth * std::exp(n.sigma * z);
-  if (unit(x[2]) < n.spike_prob) {
-    if (n.shifted) {
-      const double pareto = std::pow(unit(x[3]), -1.0 / n.spike_alpha) - 1.0;
-      t *= 1.0 + std::min(n.spike_scale * pareto, n.spike_cap);
-    } else {
-      t *= std::min(n.spike_scale * std::pow(unit(x[3]), -1.0 / n.spike_alpha), n.spike_cap);
-    }
-  }
+  if (unit(x[2]) < n.spike_prob) t *= spike_factor(n, std::pow(unit(x[3]), -1.0 / n.spike_alpha));
   return t;
 }
 

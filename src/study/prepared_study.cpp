@@ -86,7 +86,7 @@ double work_unit_cost(const StudySpec& s, const PreparedScenario& sc, const Prep
             double(s.loss_vs_horizon.back());
   if (s.promise_seeds > 0 && parse_policy_spec(pol.grid.front()).conservative)
     cost += double(s.promise_seeds) * double(std::min(sc.score.size(), size_t(s.promise_contexts))) *
-            double(s.promise_horizon > 0 ? s.promise_horizon : s.horizon);
+            double(s.promise_calls());
   return cost;
 }
 

@@ -207,10 +207,11 @@ struct StudySpec {
   int loss_vs_horizon_seeds = 2;
   // The conservative promise checked for every policy run @conservative (study/unit_work.cpp): on up to
   // `promise_contexts` score contexts per scenario (evenly spaced) over `promise_seeds` seeds at
-  // `promise_horizon` calls (0: the study's horizon). promise_seeds = 0: not checked.
+  // promise_calls() calls (promise_horizon, 0: the study's horizon). promise_seeds = 0: not checked.
   int promise_seeds = 0;
   int promise_horizon = 0;
   int promise_contexts = 24;
+  int promise_calls() const { return promise_horizon > 0 ? promise_horizon : horizon; }
   Metric objective = Metric::kMean;
   LossKind loss = LossKind::kOnline;
   double alpha = 0.05;

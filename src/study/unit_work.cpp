@@ -106,11 +106,10 @@ void compute_scenario(const PreparedStudy& study, const std::vector<const WorkUn
   }
   if (s.promise_seeds > 0) {
     const std::vector<int> contexts = evenly_spaced(sc.score, s.promise_contexts);
-    const int horizon = s.promise_horizon > 0 ? s.promise_horizon : s.horizon;
     for (size_t j = 0; j < results.size(); ++j)
       if (runs_conservative(chosen[j]))
         results[j].promise =
-            check_promise(*sc.sweep, sc.tune, contexts, chosen[j], rs, s.promise_seeds, horizon);
+            check_promise(*sc.sweep, sc.tune, contexts, chosen[j], rs, s.promise_seeds, s.promise_calls());
   }
   for (size_t j = 0; j < results.size(); ++j) done(at[j], std::move(results[j]));
 }

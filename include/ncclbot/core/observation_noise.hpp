@@ -34,21 +34,24 @@ static_assert(std::is_trivially_copyable_v<ObservationNoise>, "copied to the dev
 // moves none of the policy's, the sample draw's, the watch rule's or the call dynamics' words.
 inline constexpr uint32_t kFreshObservationLane = 0x0B5E0000u;
 
+// A spike's factor from its Pareto draw U^(-1/alpha), in either form above: the one definition the
+// simulator's stored samples (libm's pow for the draw) and the replay's fresh draws (portable) share.
+NCCLBOT_HD inline double spike_factor(const ObservationNoise& n, double pareto) {
+  if (n.shifted) {
+    const double extra = n.spike_scale * (pareto - 1.0);
+    return 1.0 + (extra < n.spike_cap ? extra : n.spike_cap);
+  }
+  const double factor = n.spike_scale * pareto;
+  return factor < n.spike_cap ? factor : n.spike_cap;
+}
+
 // A latency around `truth` from the four words of one Philox block: z from word 0 (normal quantile
 // of a uniform), the spike's coin from word 1 and its size from word 2.
 NCCLBOT_HD inline double fresh_latency(const ObservationNoise& n, double truth, const Philox4x32& words) {
   double t = truth;
   if (n.sigma > 0.0) t *= portable_exp(n.sigma * normal_quantile(uniform_open01(words.v[0])));
-  if (n.spike_prob > 0.0 && uniform_open01(words.v[1]) < n.spike_prob) {
-    const double pareto = portable_pow_positive(uniform_open01(words.v[2]), -1.0 / n.spike_alpha);
-    if (n.shifted) {
-      const double extra = n.spike_scale * (pareto - 1.0);
-      t *= 1.0 + (extra < n.spike_cap ? extra : n.spike_cap);
-    } else {
-      const double factor = n.spike_scale * pareto;
-      t *= factor < n.spike_cap ? factor : n.spike_cap;
-    }
-  }
+  if (n.spike_prob > 0.0 && uniform_open01(words.v[1]) < n.spike_prob)
+    t *= spike_factor(n, portable_pow_positive(uniform_open01(words.v[2]), -1.0 / n.spike_alpha));
   return t;
 }
 

@@ -109,7 +109,6 @@ class Sweep {
   // else). Only a sweep priced on its truth can (std::invalid_argument otherwise, or on a count that
   // is not one per context).
   void observe_afresh(std::vector<ObservationNoise> noise);
-  const std::vector<ObservationNoise>& fresh_noise() const { return fresh_noise_; }
 
  private:
   std::vector<Context> contexts_;

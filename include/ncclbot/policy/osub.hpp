@@ -112,6 +112,17 @@ struct OsubPolicyT {
     listed_for = at;
   }
 
+  // f(j) for each neighbour j of the leader `at`, once each: from the list made when `at` first led,
+  // or walking the lattice when it has more neighbours than the list holds.
+  template <typename F>
+  NCCLBOT_HD void for_each_neighbour_of(int at, F& f) {
+    if (listed_for != at) list_neighbours(at);
+    if (listed_count >= 0)
+      for (int n = 0; n < listed_count; ++n) f(int(listed[n]));
+    else
+      lattice.for_each_neighbour(at, f);
+  }
+
   NCCLBOT_HD int select(StepRandom&) {
     const int k = stats.arms.k;
     if (k == 0) return -1;
@@ -136,11 +147,7 @@ struct OsubPolicyT {
       }
     };
     // Each neighbour once; the answer does not depend on their order (ties go to the lowest index).
-    if (listed_for != at) list_neighbours(at);
-    if (listed_count >= 0)
-      for (int n = 0; n < listed_count; ++n) consider(int(listed[n]));
-    else
-      lattice.for_each_neighbour(at, consider);
+    for_each_neighbour_of(at, consider);
     if (unobserved < k) return stats.arms.slot[unobserved];
     return stats.arms.slot[best];
   }

@@ -59,11 +59,7 @@ struct UtsPolicyT : OsubPolicyT<N> {
       }
     };
     consider(at);
-    if (this->listed_for != at) this->list_neighbours(at);
-    if (this->listed_count >= 0)
-      for (int n = 0; n < this->listed_count; ++n) consider(int(this->listed[n]));
-    else
-      this->lattice.for_each_neighbour(at, consider);
+    this->for_each_neighbour_of(at, consider);
     return this->stats.arms.slot[unobserved < k ? unobserved : best];
   }
 };

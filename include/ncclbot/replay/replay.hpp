@@ -193,9 +193,8 @@ template <int DelayCapacity, int N = kNumArms>
 struct ReplayCursorT {
   const float* times = nullptr;  // the context's samples, [slot][sample]
   int samples = 0;
-  // Drawing afresh (SweepView::fresh): the context's noise, and the arms' truths it is drawn around.
-  const ObservationNoise* fresh = nullptr;
-  const double* truth_us = nullptr;
+  const ObservationNoise* fresh = nullptr;  // drawing afresh (SweepView::fresh): the context's noise
+  const double* means = nullptr;            // the context's priced means (the truth a fresh draw is around)
   uint32_t seed_lo = 0, seed_hi = 0, id_lo = 0, id_hi = 0;
   Philox4x32 block{};
   double loss_sum = 0.0;
@@ -214,11 +213,10 @@ struct ReplayCursorT {
   // Call dynamics only.
   bool dynamic = false;
   CallDynamics dyn{};
-  const double* means = nullptr;  // the context's measured means
-  const Arm* arm_of = nullptr;    // a knob sweep's arms by index (the algorithm a first use names)
-  int arms = 0;                   // the context's arm indices
-  double level[N];                // each arm's current level (1 before the first change point)
-  double ref_us = 0.0;            // min over arms of mean * level: what the best choice costs now
+  const Arm* arm_of = nullptr;  // a knob sweep's arms by index (the algorithm a first use names)
+  int arms = 0;                 // the context's arm indices
+  double level[N];              // each arm's current level (1 before the first change point)
+  double ref_us = 0.0;          // min over arms of mean * level: what the best choice costs now
   uint32_t next_shift = 0xffffffffu, shifts = 0;
   uint32_t first_use[kNumAlgos];  // the call of each algorithm's first use, or kNeverUsed
   ArmMaskT<N> mask{};
@@ -248,7 +246,7 @@ struct ReplayCursorT {
     samples = v.samples;
     times = v.time_us + int64_t(task.context) * v.arms * v.samples;
     fresh = v.fresh ? v.fresh + task.context : nullptr;
-    truth_us = v.mean_us + int64_t(task.context) * v.arms;
+    means = v.mean_us + int64_t(task.context) * v.arms;
     block = Philox4x32{};
     for (int a = 0; a < kNumAlgos; ++a) first_use[a] = kNeverUsed;
     pending_head = 0;
@@ -271,7 +269,6 @@ struct ReplayCursorT {
     dynamic = v.dynamic();
     if (dynamic) {
       dyn = v.dynamics;
-      means = v.mean_us + int64_t(task.context) * v.arms;
       arm_of = v.arm_table ? v.arm_table + int64_t(task.context) * v.arms : nullptr;
       arms = v.arms;
       mask = v.mask_of<N>(task.context);
@@ -354,7 +351,7 @@ struct ReplayCursorT {
     uint32_t r = 0;
     float x;
     if (fresh) {
-      x = float(fresh_latency(*fresh, truth_us[slot],
+      x = float(fresh_latency(*fresh, means[slot],
                               philox_block(task.seed, task.stream_id, uint32_t(t), kFreshObservationLane)));
     } else {
       r = uniform_below(sample_word(uint32_t(t), block), uint32_t(samples));
