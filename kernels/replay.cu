@@ -1,12 +1,7 @@
-// The CUDA replay engine: one GPU thread per (config, seed, context) replay of the shared replay
-// core (replay/replay.hpp), on the sweep in device memory through SweepView, drawing from cuRAND's
-// Philox (core/philox.hpp), in a grid-stride loop sized from the device (replay/launch_shape.hpp);
-// then aggregation on the device (replay/replay_aggregate.hpp), so only means and summaries cross
-// PCIe. No policy or replay logic lives here: the kernel only maps a thread to its replay.
-// A __host__ __device__ function reaching host-only code (e.g. a shared header that lost its
-// NCCLBOT_HD) is only a warning by default and fails at run time; make it a compile error here.
-#pragma nv_diag_error 20011
-#pragma nv_diag_error 20014
+// The CUDA replay engine's host side: uploads the sweep once, launches the replay kernels of
+// replay_kernel.cuh (one per run of configs of one policy kind, side by side on streams), then
+// aggregates on the device (replay/replay_aggregate.hpp), so only means and summaries cross PCIe.
+// The kernels themselves are instantiated in replay_slots.cu and replay_knobs.cu.
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/sequence.h>
@@ -20,203 +15,28 @@
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "device_memory.hpp"
 #include "ncclbot/replay/device_replay.hpp"
 #include "ncclbot/replay/first_use.hpp"
-#include "ncclbot/replay/replay.hpp"
 #include "ncclbot/replay/replay_aggregate.hpp"
-#include "ncclbot/replay/shared_state_layout.hpp"
+#include "replay_kernel.cuh"
 
 namespace ncclbot {
 namespace {
 
-struct ReplayKernelArgs {
-  SweepView sweep;
-  const int* contexts;             // [N]
-  const uint64_t* stream_ids;      // [N]
-  const void* policies;            // [configs of this launch], Policy objects with their params set
-  const int* fixed_slots;          // [configs of this launch][sweep.num_contexts] or null
-  const double* call_cost_us;      // [configs of this launch] or null (no per-call cost)
-  const double* observation_cost;  // [configs of this launch][N] or null (watching costs nothing)
-  int contexts_count, seeds, horizon, delay, window, policy_start;
-  uint64_t seed_base;
-  int64_t replays;  // configs * seeds * N
-  double* online;   // [replays], (config, seed, context) row-major
-  double* final_loss;
-  int* final_slot;
-  uint32_t* first_use;  // [replays][kNumAlgos], or null (no first-use charges)
-};
+using replay_kernels::ReplayKernelArgs;
 
-// Where a thread's state lives (replay/shared_state_layout.hpp, docs/cuda.md): the policy object
-// always in the block's dynamic shared memory, the undelayed cursor too; the delayed cursor (its
-// ring of up to 1,024 calls in flight, 5 KB) stays in the thread's local memory.
-template <typename Policy, typename Cursor>
-struct ReplayState {
-  static constexpr bool kCursorShared = std::is_same_v<Cursor, ReplayCursor>;
-  static constexpr size_t kStride = shared_slot_stride(sizeof(Policy), kCursorShared ? sizeof(Cursor) : 0);
-  static constexpr size_t kCursorOffset = cursor_offset(sizeof(Policy));
-  static_assert(alignof(Policy) <= 8 && alignof(Cursor) <= 8 && kCursorOffset % 8 == 0,
-                "slots and the cursor in them are 8-byte aligned");
-};
-
-extern __shared__ __align__(16) unsigned char replay_shared[];
-
-// One kernel per policy type and cursor, launched for a run of configs of that type: each
-// instantiation holds only its own policy's state (no union of every policy), and a warp never
-// diverges on the dispatch. Consecutive threads take consecutive contexts of one (config, seed)
-// and so read neighbouring sweep rows. Cursor is ReplayCursor for delay 0 (no ring of calls in
-// flight) and DelayedReplayCursor otherwise, the choice replay_one() makes per replay. The
-// state is in shared memory (ReplayState), so the policy's runtime-indexed arrays are not a stack
-// frame in local memory; the results are the same bits wherever the state lives.
-template <typename Policy, typename Cursor>
-__global__ void replay_kernel(ReplayKernelArgs a) {
-  using State = ReplayState<Policy, Cursor>;
-  const int64_t per_config = int64_t(a.seeds) * a.contexts_count;
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  const Policy* policies = static_cast<const Policy*>(a.policies);
-  unsigned char* slot = replay_shared + size_t(threadIdx.x) * State::kStride;
-  Policy& policy = *reinterpret_cast<Policy*>(slot);
-  for (int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < a.replays; r += stride) {
-    const int config = int(r / per_config);
-    const int64_t rest = r % per_config;
-    const int seed = int(rest / a.contexts_count), i = int(rest % a.contexts_count);
-    ReplayTask task;
-    task.sweep = a.sweep;
-    task.context = a.contexts[i];
-    task.seed = a.seed_base + uint64_t(seed);
-    task.stream_id = a.stream_ids[i];
-    task.horizon = a.horizon;
-    task.delay = a.delay;
-    task.window = a.window;
-    task.policy_start = a.policy_start;
-    task.call_cost_us = a.call_cost_us ? a.call_cost_us[config] : 0.0;
-    task.observation_cost =
-        a.observation_cost ? a.observation_cost[int64_t(config) * a.contexts_count + i] : 0.0;
-    task.fixed_slot =
-        a.fixed_slots ? a.fixed_slots[int64_t(config) * a.sweep.num_contexts + task.context] : -1;
-    policy = policies[config];  // params set, state initialised by reset() in the cursor's begin()
-    NoStepObserver observe;
-    ReplayOutcome o;
-    if constexpr (State::kCursorShared) {
-      Cursor& cursor = *reinterpret_cast<Cursor*>(slot + State::kCursorOffset);
-      o = replay_in_cursor(cursor, policy, task, observe);
-    } else {
-      o = replay_with_cursor<Cursor>(policy, task, observe);
-    }
-    a.online[r] = o.online_loss;
-    a.final_loss[r] = o.final_loss;
-    a.final_slot[r] = o.final_slot;
-    if (a.first_use)
-      for (int k = 0; k < kNumAlgos; ++k) a.first_use[r * kNumAlgos + k] = o.first_use[k];
-  }
-}
-
-// The block's threads and shared memory for the kernel, set up for launch: the requested block,
-// first cut to the threads the kernel's registers allow per block (cudaFuncGetAttributes: 1,024
-// threads of the delayed RandomPolicy, 72 registers each, would need more than the SM's 65,536),
-// then to the most whole warps whose state fits the device's shared memory per block; the occupancy
-// calculator then says how many such blocks an SM holds. The block never changes a result (each
-// replay writes only its own outputs), only the speed.
-template <typename Policy, typename Cursor>
-DeviceShape replay_kernel_device_shape(const char* policy_name, int requested_block, int* block,
-                                       size_t* shared_bytes) {
-  using State = ReplayState<Policy, Cursor>;
-  constexpr bool delayed = !State::kCursorShared;
-  const std::string kernel =
-      std::string("the ") + policy_name + (delayed ? " (delayed)" : "") + " replay kernel";
-  int device = 0, max_block_bytes = 0;
-  NCCLBOT_CUDA_TRY(cudaGetDevice(&device));
-  DeviceShape d;
-  NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&d.multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  NCCLBOT_CUDA_TRY(cudaDeviceGetAttribute(&max_block_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes limits{};
-  NCCLBOT_CUDA_TRY(cudaFuncGetAttributes(&limits, replay_kernel<Policy, Cursor>));
-  const int launchable = block_within_kernel_limit(requested_block, limits.maxThreadsPerBlock);
-  *block = threads_for_shared_state(launchable, State::kStride, size_t(max_block_bytes));
-  if (*block < 1)
-    throw std::runtime_error(
-        "device_replay: " + kernel + " cannot run a block: " + std::to_string(limits.maxThreadsPerBlock) +
-        " threads per block allowed, " + std::to_string(State::kStride) +
-        " bytes of shared memory per thread, " + std::to_string(max_block_bytes) + " per block");
-  *shared_bytes = size_t(*block) * State::kStride;
-  NCCLBOT_CUDA_TRY(cudaFuncSetAttribute(replay_kernel<Policy, Cursor>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(*shared_bytes)));
-  NCCLBOT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &d.resident_blocks_per_sm, replay_kernel<Policy, Cursor>, *block, *shared_bytes));
-  // Zero resident blocks means a launch of this shape fails; say which kernel and why, not the
-  // launch's bare cudaErrorInvalidConfiguration.
-  if (d.resident_blocks_per_sm < 1)
-    throw std::runtime_error("device_replay: " + kernel + " fits no block of " + std::to_string(*block) +
-                             " threads on an SM (" + std::to_string(limits.numRegs) +
-                             " registers per thread, " + std::to_string(*shared_bytes) +
-                             " bytes of shared memory per block): occupancy 0");
-  return d;
-}
-
-// The policy object of one config, params filled in by visit_policy (policy/policy.hpp), so the
-// mapping from PolicyConfig to parameters exists once.
-template <typename Wanted>
-struct PolicyObjectOf {
-  Wanted* out;
-  bool* found;
-  template <typename Policy>
-  NCCLBOT_HD int operator()(Policy& p) const {
-    if constexpr (std::is_same_v<Policy, Wanted>) {
-      *out = p;
-      *found = true;
-    }
-    return 0;
-  }
-};
-
-// Enqueues replay_kernel<Policy, the request's cursor> on configs [first, first + count) of the
-// request (all of one kind) on `stream`; the policy objects are uploaded and freed on that stream.
-template <typename Policy>
-void enqueue_replays(const char* policy_name, ReplayKernelArgs a, const PolicyConfig* configs, int first,
-                     int count, int block, int max_grid, cudaStream_t stream, LaunchShape* shape) {
-  static_assert(std::is_trivially_copyable_v<Policy>, "policies are copied to the device as bytes");
-  std::vector<Policy> objects(size_t(count), Policy{});
-  for (int k = 0; k < count; ++k) {
-    bool found = false;
-    visit_policy(configs[first + k], PolicyObjectOf<Policy>{&objects[size_t(k)], &found});
-    if (!found) throw std::logic_error("device_replay: policy kind and kernel type disagree");
-  }
-  DeviceBuffer<Policy> policies(objects.data(), objects.size(), stream);
-  a.policies = policies.get();
-  const bool delayed = a.delay > 0 || a.window > 1 || a.policy_start > 0;
-  int threads = 0;
-  size_t shared_bytes = 0;
-  const DeviceShape device =
-      delayed ? replay_kernel_device_shape<Policy, DelayedReplayCursor>(policy_name, block, &threads,
-                                                                        &shared_bytes)
-              : replay_kernel_device_shape<Policy, ReplayCursor>(policy_name, block, &threads, &shared_bytes);
-  *shape = grid_stride_shape(a.replays, threads, device);
-  if (max_grid > 0 && shape->grid > max_grid) shape->grid = max_grid;
-  if (delayed)
-    replay_kernel<Policy, DelayedReplayCursor><<<shape->grid, shape->block, shared_bytes, stream>>>(a);
+// The kernels of a policy kind at the sweep's arm capacity (replay_kernel.cuh).
+void enqueue_replays_of_kind(const SweepView& sweep, PolicyKind kind, const ReplayKernelArgs& a,
+                             const PolicyConfig* configs, int first, int count, int block, int max_grid,
+                             cudaStream_t stream, LaunchShape* shape) {
+  if (sweep.slot_shaped())
+    replay_kernels::enqueue_slot_replays(kind, a, configs, first, count, block, max_grid, stream, shape);
   else
-    replay_kernel<Policy, ReplayCursor><<<shape->grid, shape->block, shared_bytes, stream>>>(a);
-  NCCLBOT_CUDA_TRY(cudaGetLastError());
-}
-
-// The kernel for a policy kind, generated from the registry (policy/policy.hpp); enqueue_replays()
-// checks every config against visit_policy.
-void enqueue_replays_of_kind(PolicyKind kind, const ReplayKernelArgs& a, const PolicyConfig* configs,
-                             int first, int count, int block, int max_grid, cudaStream_t stream,
-                             LaunchShape* shape) {
-  switch (kind) {
-#define NCCLBOT_POLICY_LAUNCH(Kind, number, Type, identifier, name, ...) \
-  case PolicyKind::Kind:                                                 \
-    return enqueue_replays<Type<kNumArms>>(name, a, configs, first, count, block, max_grid, stream, shape);
-    NCCLBOT_POLICIES(NCCLBOT_POLICY_LAUNCH)
-#undef NCCLBOT_POLICY_LAUNCH
-    default:
-      return enqueue_replays<AutoPolicy>("auto", a, configs, first, count, block, max_grid, stream, shape);
-  }
+    replay_kernels::enqueue_knob_replays(kind, a, configs, first, count, block, max_grid, stream, shape);
 }
 
 // Streams a call's launches are spread over when all its outputs fit at once (one per policy kind
@@ -293,65 +113,42 @@ void sort_rows_with_units(const RowOffsets& rows, const double* in, const int* u
                                                              rows.offsets.get() + 1, st));
 }
 
-void check_request(const DeviceReplayRequest& q) {
-  if (q.configs.empty() || q.contexts.empty())
-    throw std::invalid_argument("device_replay: no configs or contexts");
-  if (q.stream_ids.size() != q.contexts.size())
-    throw std::invalid_argument("device_replay: one stream id per context is needed");
-  if (q.seeds < 1 || q.horizon < 1)
-    throw std::invalid_argument("device_replay: seeds and horizon must be >= 1");
-  if (!feedback_schedule_fits(q.delay, q.window) || q.policy_start < 0)
-    throw std::invalid_argument("device_replay: delay or decision window out of range");
-  if (!q.call_cost_us.empty() && q.call_cost_us.size() != q.configs.size())
-    throw std::invalid_argument("device_replay: call_cost_us must have one cost per config");
-  if (!q.observation_cost.empty() && q.observation_cost.size() != q.configs.size() * q.contexts.size())
-    throw std::invalid_argument("device_replay: observation_cost must be [configs][contexts]");
-  if (!q.fixed_slots.empty() && q.fixed_slots.size() != q.configs.size() * size_t(q.sweep.num_contexts))
-    throw std::invalid_argument("device_replay: fixed_slots must be [configs][sweep contexts]");
-  if (!q.connected.empty() &&
-      (q.member_begin.size() != q.connected.size() + 1 || q.members.size() != q.contexts.size() ||
-       q.member_begin.back() != int(q.members.size())))
-    throw std::invalid_argument("device_replay: communicators must cover every context once");
-  if (!q.sweep.slot_shaped() || q.sweep.arms != kNumArms)
-    throw std::invalid_argument("device_replay: the kernels hold one arm per algorithm and protocol slot");
-  for (int c : q.contexts)
-    if (c < 0 || c >= q.sweep.num_contexts)
-      throw std::invalid_argument("device_replay: context out of range");
-}
-
 }  // namespace
 
 DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
-  check_request(q);
+  check_device_replay_request(q);
   const auto started = std::chrono::steady_clock::now();
   const SweepView& h = q.sweep;
   const int n_cfg = int(q.configs.size()), n_ctx = int(q.contexts.size());
-  const size_t cells = size_t(h.num_contexts) * kNumArms;
+  const DeviceSweepExtents n = device_sweep_extents(h);
   const DeviceStream stream;  // every copy, launch and sort of this call, in order
   const cudaStream_t st = stream.get();
   StreamAllocator scratch{st};
   const auto exec = thrust::cuda::par_nosync(scratch).on(st);
 
   // The sweep, once, in device memory; the kernel sees it through a SweepView of device pointers.
-  DeviceBuffer<float> time_us(h.time_us, cells * size_t(h.samples), st);
-  DeviceBuffer<double> mean_us(h.mean_us, cells, st);
-  DeviceBuffer<float> prior_us(h.prior_us, h.has_prior() ? cells : 0, st);
-  DeviceBuffer<uint32_t> valid(h.valid, size_t(h.num_contexts), st);
-  DeviceBuffer<float> first_use_us(h.first_use_us, h.first_use_us ? size_t(h.num_contexts) : 0, st);
-  DeviceBuffer<ObservationNoise> fresh(h.fresh, h.fresh ? size_t(h.num_contexts) : 0, st);
-  SweepView dev_sweep = h;  // the call dynamics travel by value
+  DeviceBuffer<float> time_us(h.time_us, n.time_us, st);
+  DeviceBuffer<double> mean_us(h.mean_us, n.mean_us, st);
+  DeviceBuffer<float> prior_us(h.prior_us, n.prior_us, st);
+  DeviceBuffer<uint32_t> valid(h.valid, n.valid, st);
+  DeviceBuffer<Arm> arm_table(h.arm_table, n.arm_table, st);
+  DeviceBuffer<float> first_use_us(h.first_use_us, n.first_use_us, st);
+  DeviceBuffer<ObservationNoise> fresh(h.fresh, n.fresh, st);
+  SweepView dev_sweep = h;  // the call dynamics and the arms per context travel by value
   dev_sweep.first_use_us = h.first_use_us ? first_use_us.get() : nullptr;
   dev_sweep.fresh = h.fresh ? fresh.get() : nullptr;
   dev_sweep.time_us = time_us.get();
   dev_sweep.mean_us = mean_us.get();
   dev_sweep.prior_us = h.has_prior() ? prior_us.get() : nullptr;
   dev_sweep.valid = valid.get();
+  dev_sweep.arm_table = h.arm_table ? arm_table.get() : nullptr;
 
   DeviceBuffer<int> contexts(q.contexts.data(), q.contexts.size(), st);
   DeviceBuffer<uint64_t> stream_ids(q.stream_ids.data(), q.stream_ids.size(), st);
   DeviceBuffer<int> fixed_slots(q.fixed_slots.data(), q.fixed_slots.size(), st);
   DeviceBuffer<double> call_cost_us(q.call_cost_us.data(), q.call_cost_us.size(), st);
   DeviceBuffer<double> observation_cost(q.observation_cost.data(), q.observation_cost.size(), st);
+  DeviceBuffer<uint8_t> slots_only(q.slots_only.data(), q.slots_only.size(), st);
 
   const int64_t per_config = int64_t(q.seeds) * n_ctx;
   // First-use charges (replay/first_use.hpp) need every replay's first-use calls.
@@ -383,6 +180,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     a.call_cost_us = q.call_cost_us.empty() ? nullptr : call_cost_us.get() + first;
     a.observation_cost =
         q.observation_cost.empty() ? nullptr : observation_cost.get() + int64_t(first) * n_ctx;
+    a.slots_only = q.slots_only.empty() ? nullptr : slots_only.get() + first;
     a.contexts_count = n_ctx;
     a.seeds = q.seeds;
     a.horizon = q.horizon;
@@ -432,7 +230,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     }
     for (size_t r = 0; r < runs.size(); ++r) {
       const auto [first, count] = runs[r];
-      enqueue_replays_of_kind(q.configs[size_t(first)].kind,
+      enqueue_replays_of_kind(h, q.configs[size_t(first)].kind,
                               args_for(first, count, int64_t(first) * per_config), q.configs.data(), first,
                               count, q.block, q.max_grid, lanes[r % lanes.size()]->get(), &res.shape);
     }
@@ -448,7 +246,7 @@ DeviceReplayResult device_replay(const DeviceReplayRequest& q) {
     // Outputs of at most `chunk` configs at a time: one launch after the other in the one buffer.
     for (const auto& [first, count] : runs) {
       const DeviceEvent begin(st);
-      enqueue_replays_of_kind(q.configs[size_t(first)].kind, args_for(first, count, 0), q.configs.data(),
+      enqueue_replays_of_kind(h, q.configs[size_t(first)].kind, args_for(first, count, 0), q.configs.data(),
                               first, count, q.block, q.max_grid, st, &res.shape);
       const DeviceEvent end(st);
       reduce_and_copy_back(first, count);

@@ -298,6 +298,11 @@ if stage_runs 2 0; then
     step 2 "block 1024" 10 "$SCRATCH/block1024.json" "$NCCLBOT" bench --backend cuda --policy random --policy ucb1 \
       --delay 5 --arms 12 --contexts 64 --seeds 64 --horizon 256 --repetitions 1 --cuda-block 1024 --json ||
       S2=failed
+    # 512 knob arms per context: each replay's state in local memory (kernels/replay_knobs.cu).
+    for b in cpu cuda; do
+      step 2 "knobs $b" 40 "$SCRATCH/knobs-$b.json" "$NCCLBOT" bench --backend "$b" --policy ucb1 --policy osub \
+        --arms 512 --contexts 480 --seeds 128 --horizon 1024 --repetitions 1 --json || S2=failed
+    done
   fi
   # The quick study, its bootstrap made heavy, on both backends: the GPU's run bootstraps on the device.
   resamples=200000

@@ -386,6 +386,16 @@ def table(doc):
         for r in blocks["data"].get("results", []):
             by_policy.setdefault(r["policy"].split(":")[0], []).append(f"{r['block_requested']}: {r['steps_per_s']:.3g}")
         lines.append("steps/s by block (128 seeds): " + "; ".join(f"{p} {', '.join(v)}" for p, v in by_policy.items()))
+    knobs = {b: steps.get(f"knobs {b}") for b in ("cpu", "cuda")}
+    if any(knobs.values()):
+        rates = {b: {r["policy"].split(":")[0]: r["steps_per_s"] for r in (s or {}).get("data", {}).get("results", [])}
+                 if s and isinstance(s.get("data"), dict) else {} for b, s in knobs.items()}
+        cells = []
+        for p in ("ucb1", "osub"):
+            cpu, gpu = rates["cpu"].get(p), rates["cuda"].get(p)
+            ratio = f", GPU/CPU {gpu / cpu:.1f}" if cpu and gpu else ""
+            cells.append(f"{p} CPU {fmt(cpu)}, GPU {fmt(gpu)}{ratio}")
+        lines.append("512 knob arms, 480 contexts, 128 seeds, horizon 1024 (steps/s): " + "; ".join(cells))
     if "block 1024" in steps:
         lines.append(f"block 1024 asked, cut to each kernel's limit (random and UCB1, delay 5): {steps['block 1024']['status']}")
     if "study gpu" in steps or "study cpu" in steps:

@@ -5,7 +5,7 @@ step from these numbers; scripts/gpu-check.sh measures the same on a GPU with Ns
 `ncu` is there.
 
 Usage (cuobjdump from the CUDA toolkit, or `pip install nvidia-cuda-cuobjdump`):
-  cuobjdump -sass BUILD/CMakeFiles/ncclbot_kernels.dir/kernels/replay.cu.o | scripts/sass_loops.py Ucb1Policy
+  cuobjdump -sass BUILD/CMakeFiles/ncclbot_kernels.dir/kernels/replay_slots.cu.o | scripts/sass_loops.py Ucb1Policy
 """
 import re
 import sys

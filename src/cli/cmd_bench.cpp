@@ -156,7 +156,6 @@ int run_bench(const BenchOptions& opt) {
   for (int arms : opt.arms) {
     Sweep sweep = make_bench_sweep(arms, opt.contexts, opt.samples);
     if (dynamics) sweep.set_dynamics(*dynamics);
-    backend_for_sweep(backend, backend, sweep, std::cerr);  // knob arms: the CUDA kernels refuse them
     for (const PolicySpec& spec : specs)
       for (int width : widths) time_bench_case(opt, backend, sweep, arms, spec, width, out, human);
   }

@@ -221,7 +221,6 @@ int replay_whole(const ReplayOptions& opt, ReplayJob& job, ReplayBackend backend
 int run_replay_command(const ReplayOptions& opt) {
   ReplayPlan plan = check_replay_options(opt);
   const Sweep sweep = read_sweep_csv(opt.sweep_path);
-  plan.backend = backend_for_sweep(parse_replay_backend(opt.backend), plan.backend, sweep, std::cerr);
   plan.backend = backend_for_specs(parse_replay_backend(opt.backend), plan.backend, plan.configs, std::cerr);
   ReplayJob job = replay_job_from(opt, plan, sweep);
   ProcessGroup* group = replay_process_group(opt);

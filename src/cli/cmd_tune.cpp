@@ -130,7 +130,6 @@ ProcessGroup* tune_process_group(const TuneOptions& opt) {
 void fill_tune_request(TuneRequest& req, const TuneOptions& opt, const Sweep& sweep,
                        const TuneFilters& filters, const ProcessGroup* group) {
   req.sweep = &sweep;
-  req.backend = backend_for_sweep(parse_replay_backend(opt.backend), req.backend, sweep, std::cerr);
   req.grids = opt.policies;
   req.tune_contexts = filters.tune.select(sweep);
   req.score_contexts = filters.score.select(sweep);

@@ -73,16 +73,6 @@ ReplayBackend cpu_instead(ReplayBackend requested, const std::string& why, std::
 
 }  // namespace
 
-ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
-                                std::ostream& log) {
-  if (sweep.slot_shaped() || resolved == ReplayBackend::kCpu) return resolved;
-  return cpu_instead(
-      requested,
-      "this sweep's arms set channels or chunk sizes, and the CUDA replay kernels hold one arm "
-      "per algorithm and protocol slot",
-      log);
-}
-
 ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
                                 const std::vector<PolicySpec>& configs, std::ostream& log) {
   if (resolved == ReplayBackend::kCpu) return resolved;
@@ -97,9 +87,7 @@ ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
 }
 
 ReplayBackend backend_for_job(ReplayBackend resolved, const ReplayJob& job, std::ostream& log) {
-  if (job.sweep == nullptr) return resolved;
-  const ReplayBackend b = backend_for_sweep(ReplayBackend::kAuto, resolved, *job.sweep, log);
-  return backend_for_specs(ReplayBackend::kAuto, b, job.configs, log);
+  return backend_for_specs(ReplayBackend::kAuto, resolved, job.configs, log);
 }
 
 ReplayResults run_replay(const ReplayJob& job, ReplayBackend resolved) {

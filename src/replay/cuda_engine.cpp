@@ -18,6 +18,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
 
   out.stream_ids = job_stream_ids(job);
   out.configs.clear();
+  out.slots_only.clear();
   for (const PolicySpec& spec : job.configs) {
     if (spec.conservative)  // backend_for_specs() keeps these on the CPU
       throw UsageError("--backend cuda: policy " + spec.text +
@@ -26,7 +27,10 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
       throw UsageError("--backend cuda: policy " + spec.text +
                        " has a watch rule, which the CUDA replay kernels do not hold");
     out.configs.push_back(spec.config);
+    out.slots_only.push_back(uint8_t(spec.slots_only));
   }
+  if (std::none_of(out.slots_only.begin(), out.slots_only.end(), [](uint8_t f) { return f != 0; }))
+    out.slots_only.clear();
   // Frozen decisions as one [config][sweep context] table; configs without any get -1 (none).
   out.fixed_slots.clear();
   bool any_fixed = false;
@@ -49,7 +53,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
       for (int c : job.contexts) out.observation_cost.push_back(observation_cost_of(job, cfg, c));
 
   DeviceReplayRequest& q = out.request;
-  q.sweep = sweep.view();
+  q.sweep = sweep.arm_view();  // a knob sweep's arms by index, as the CPU engine's tasks see them
   q.contexts = job.contexts;
   q.stream_ids = out.stream_ids;
   q.configs = out.configs;
@@ -62,6 +66,7 @@ void prepare_device_replay(const ReplayJob& job, DeviceReplayInputs& out) {
   q.policy_start = job.policy_start;
   q.call_cost_us = job.call_cost_us;
   q.observation_cost = out.observation_cost;
+  q.slots_only = out.slots_only;
   out.communicators = first_use_communicators(sweep, job.contexts);
   q.members = out.communicators.members;
   q.member_begin = out.communicators.begin;

@@ -171,7 +171,7 @@ RunFolder RunFolder::claim(const std::string& dir, std::string_view option, cons
   if ((!fs::is_empty(path, ec) || ec) && !replace)
     throw UsageError(std::string(option) + " '" + dir + "' is not empty and has no " + kRunFolderMarker +
                      " marker, so it was not written by ncclbot" + take_over);
-  write_marker(path, {owner, {}});
+  write_marker(path, {owner, {}, {}});
   return RunFolder(path, std::string(option));
 }
 

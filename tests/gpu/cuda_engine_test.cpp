@@ -40,6 +40,21 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b, size_
         << #a " and " #b " differ at " << at << " (sizes " << (a).size() << ", " << (b).size() << ")"; \
   } while (0)
 
+// Runs `job` on both engines, keeping every replay's outcome and raw rows, and expects the same bits.
+void expect_engines_agree(ReplayJob job) {
+  job.keep_per_seed = true;
+  std::ostringstream cpu_raw, gpu_raw;
+  job.raw = &cpu_raw;
+  const ReplayResults cpu = run_cpu_replay(job);
+  job.raw = &gpu_raw;
+  const ReplayResults gpu = run_cuda_replay(job);
+  EXPECT_SAME_BITS(gpu.online, cpu.online);
+  EXPECT_SAME_BITS(gpu.final_loss, cpu.final_loss);
+  EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);
+  EXPECT_SAME_BITS(gpu.final_per_seed, cpu.final_per_seed);
+  EXPECT_EQ(gpu_raw.str(), cpu_raw.str());  // final slots and the row order too
+}
+
 }  // namespace
 
 TEST(CudaEngine, EveryPolicyBitIdenticalToCpu) {
@@ -47,18 +62,7 @@ TEST(CudaEngine, EveryPolicyBitIdenticalToCpu) {
   for (uint64_t seed : {1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Sweep sweep = test::random_sweep(seed, 61, 1 + int(seed) * 3);
-    ReplayJob job = test::random_job(sweep, test::every_policy(), seed, 5, 1 + 97 * int(seed));
-    job.keep_per_seed = true;
-    std::ostringstream cpu_raw, gpu_raw;
-    job.raw = &cpu_raw;
-    const ReplayResults cpu = run_cpu_replay(job);
-    job.raw = &gpu_raw;
-    const ReplayResults gpu = run_cuda_replay(job);
-    EXPECT_SAME_BITS(gpu.online, cpu.online);
-    EXPECT_SAME_BITS(gpu.final_loss, cpu.final_loss);
-    EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);
-    EXPECT_SAME_BITS(gpu.final_per_seed, cpu.final_per_seed);
-    EXPECT_EQ(gpu_raw.str(), cpu_raw.str());  // final slots and the row order too
+    expect_engines_agree(test::random_job(sweep, test::every_policy(), seed, 5, 1 + 97 * int(seed)));
   }
 }
 
@@ -124,6 +128,42 @@ TEST(CudaEngine, FreshObservationsBitIdenticalToCpu) {
     EXPECT_SAME_BITS(gpu.online_per_seed, cpu.online_per_seed);
     EXPECT_SAME_BITS(gpu.final_per_seed, cpu.final_per_seed);
   }
+}
+
+// Knob sweeps (up to 512 arms per context, replay_knobs.cu: the state in local memory): every
+// policy, `@slots` learners, undelayed and delayed, then with call dynamics and fresh draws, bit
+// for bit, raw rows (the committed arm indices) too.
+TEST(CudaEngine, KnobSweepBitIdenticalToCpu) {
+  NCCLBOT_SKIP_WITHOUT_GPU();
+  Sweep sweep = test::random_knob_sweep(10, 12, 3);
+  const std::vector<PolicySpec> every = test::every_policy();
+  const std::vector<PolicySpec> slots_only{parse_policy_spec("ucb1@slots"),
+                                           parse_policy_spec("thompson@slots")};
+  // Every policy on every context; the `@slots` learners on the contexts with an arm at NCCL's knobs.
+  const auto compare = [&](int delay, const std::vector<PolicySpec>& specs,
+                           const std::vector<int>& contexts) {
+    SCOPED_TRACE("delay " + std::to_string(delay) + ", " + specs.front().text);
+    ReplayJob job = test::random_job(sweep, specs, 10, 2, 300);
+    if (!contexts.empty()) job.contexts = contexts;
+    job.delay = delay;
+    expect_engines_agree(job);
+  };
+  for (int delay : {0, 5}) {
+    compare(delay, every, {});
+    compare(delay, slots_only, test::contexts_with_nccl_knobs(sweep));
+  }
+  sweep.set_dynamics(test::every_mechanism());
+  sweep.price_on(test::random_knob_sweep(10, 12, 3));
+  std::vector<ObservationNoise> noise(size_t(sweep.num_contexts()));
+  for (size_t c = 0; c < noise.size(); ++c) {
+    noise[c].sigma = 0.03;
+    noise[c].spike_prob = 0.05;
+    noise[c].spike_alpha = 1.5;
+    noise[c].spike_scale = 0.5;
+    noise[c].spike_cap = 10.0;
+  }
+  sweep.observe_afresh(noise);
+  compare(0, every, {});
 }
 
 TEST(CudaEngine, SweepWithoutPriorAndSubsetOfContexts) {

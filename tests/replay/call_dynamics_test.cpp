@@ -86,7 +86,10 @@ double engine_online(const PolicyConfig& cfg, const Sweep& s, int horizon) {
   ReplayJob job;
   job.sweep = &s;
   job.contexts = {0};
-  job.configs = {PolicySpec{"cold greedy", cfg}};
+  PolicySpec spec;
+  spec.text = "cold greedy";
+  spec.config = cfg;
+  job.configs = {spec};
   job.seed_base = 3;
   job.horizon = horizon;
   return run_cpu_replay(job).online_at(0, 0);

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "gpu/random_sweep.hpp"
 #include "ncclbot/core/error.hpp"
@@ -78,9 +81,94 @@ TEST(CudaEngineHost, FlattensTheJob) {
   EXPECT_EQ(in.request.sweep.time_us, sweep.view().time_us);  // host arrays, uploaded by device_replay
 }
 
-TEST(CudaEngineHost, DeviceOutputsBecomeTheCpuEnginesResults) {
-  const Sweep sweep = test::random_sweep(3, 23, 4);
-  ReplayJob job = test::random_job(sweep, test::every_policy(), 3, 3, 60);
+// A knob sweep goes to the device as the CPU engine's tasks see it: its arm view (arms by index, the
+// arm table beside them), with each config's `@slots` flag.
+TEST(CudaEngineHost, FlattensAKnobJob) {
+  const Sweep sweep = test::random_knob_sweep(5, 8, 2);
+  ReplayJob job =
+      test::random_job(sweep, {parse_policy_spec("ucb1"), parse_policy_spec("thompson@slots")}, 5, 2, 30);
+  job.contexts = test::contexts_with_nccl_knobs(sweep);
+  ASSERT_GE(job.contexts.size(), 4u);  // the two with every arm, the two with NCCL's knobs only, ...
+  DeviceReplayInputs in;
+  prepare_device_replay(job, in);
+  const DeviceReplayRequest& q = in.request;
+  const SweepView arms = sweep.arm_view();
+  EXPECT_EQ(q.sweep.arms, 512);  // the widest context: every arm of random_knob_sweep
+  EXPECT_EQ(q.sweep.arm_table, arms.arm_table);
+  EXPECT_EQ(q.sweep.time_us, arms.time_us);
+  EXPECT_EQ(q.sweep.valid, arms.valid);
+  ASSERT_EQ(q.slots_only.size(), 2u);
+  EXPECT_EQ(q.slots_only[0], 0);
+  EXPECT_EQ(q.slots_only[1], 1);
+  // No config keeps to NCCL's knobs: no flags at all.
+  job.configs = {parse_policy_spec("ucb1")};
+  job.fixed_slots.resize(1);
+  prepare_device_replay(job, in);
+  EXPECT_TRUE(in.request.slots_only.empty());
+
+  // What device_replay() uploads, counted by hand: 8 contexts x 512 arm indices x 2 samples, one
+  // 32-bit word per 32 indices.
+  const DeviceSweepExtents n = device_sweep_extents(q.sweep);
+  EXPECT_EQ(n.time_us, 8u * 512u * 2u);
+  EXPECT_EQ(n.mean_us, 8u * 512u);
+  EXPECT_EQ(n.prior_us, 8u * 512u);
+  EXPECT_EQ(n.valid, 8u * 16u);
+  EXPECT_EQ(n.arm_table, 8u * 512u);
+  EXPECT_EQ(n.first_use_us, 0u);
+  EXPECT_EQ(n.fresh, 0u);
+  // A slot sweep: 24 slots per context, one word of valid bits, no arm table.
+  const Sweep slots = test::random_sweep(1, 6, 3, false);
+  const DeviceSweepExtents m = device_sweep_extents(slots.view());
+  EXPECT_EQ(m.time_us, 6u * 24u * 3u);
+  EXPECT_EQ(m.mean_us, 6u * 24u);
+  EXPECT_EQ(m.prior_us, 0u);
+  EXPECT_EQ(m.valid, 6u);
+  EXPECT_EQ(m.arm_table, 0u);
+}
+
+// device_replay()'s own checks, run before anything touches the device.
+TEST(CudaEngineHost, TheDeviceCallRefusesWhatItCannotHold) {
+  const Sweep sweep = test::random_knob_sweep(6, 5, 1);
+  ReplayJob job = test::random_job(sweep, {parse_policy_spec("ucb1@slots")}, 6, 2, 10);
+  job.contexts = test::contexts_with_nccl_knobs(sweep);
+  DeviceReplayInputs in;
+  prepare_device_replay(job, in);
+  EXPECT_NO_THROW(check_device_replay_request(in.request));
+  const auto refused = [&](DeviceReplayRequest q, const std::string& why) {
+    try {
+      check_device_replay_request(q);
+      ADD_FAILURE() << "accepted; expected: " << why;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  DeviceReplayRequest q = in.request;
+  q.sweep.arms = 513;
+  refused(q, "the kernels hold at most 512 arms per context, not 513");
+  q.sweep.arms = 0;
+  refused(q, "at most 512 arms per context, not 0");
+  q = in.request;
+  q.sweep.arm_table = nullptr;  // read as a slot sweep of 512 slots
+  refused(q, "one arm per algorithm and protocol slot (24), not 512");
+  q = in.request;
+  const std::vector<uint8_t> two_flags{1, 0};
+  q.slots_only = two_flags;
+  refused(q, "slots_only must have one flag per config");
+  q = in.request;
+  const std::vector<int> outside{0, 5};
+  const std::vector<uint64_t> ids{1, 2};
+  q.contexts = outside;
+  q.stream_ids = ids;
+  refused(q, "context out of range");
+  q = in.request;
+  q.delay = kMaxReplayDelay + 1;
+  refused(q, "delay or decision window out of range");
+}
+
+namespace {
+
+// What the device's outputs for `job` become, fed with the CPU engine's own per-replay outcomes.
+void check_device_outputs_translate(ReplayJob job) {
   job.keep_per_seed = true;
   std::ostringstream cpu_raw;
   job.raw = &cpu_raw;
@@ -116,4 +204,17 @@ TEST(CudaEngineHost, DeviceOutputsBecomeTheCpuEnginesResults) {
   EXPECT_EQ(got.online_per_seed, cpu.online_per_seed);
   EXPECT_EQ(got.final_per_seed, cpu.final_per_seed);
   EXPECT_EQ(gpu_raw.str(), cpu_raw.str());
+}
+
+}  // namespace
+
+TEST(CudaEngineHost, DeviceOutputsBecomeTheCpuEnginesResults) {
+  const Sweep sweep = test::random_sweep(3, 23, 4);
+  check_device_outputs_translate(test::random_job(sweep, test::every_policy(), 3, 3, 60));
+}
+
+// On a knob sweep the final slot is an index into the context's arms (up to 512), as on the CPU.
+TEST(CudaEngineHost, DeviceOutputsOfAKnobSweepBecomeTheCpuEnginesResults) {
+  const Sweep sweep = test::random_knob_sweep(3, 9, 2);
+  check_device_outputs_translate(test::random_job(sweep, test::every_policy(), 3, 2, 60));
 }

@@ -110,8 +110,9 @@ TEST(KnobStudy, DecisionsNameTheirKnobsAndTheSlotPoliciesKeepNcclsOwn) {
       const std::optional<Arm> arm = parse_arm_label(d.get<std::string>());
       ASSERT_TRUE(arm) << d;
       const std::string policy = score["policy"];
-      if (policy == "AUTO" || policy == "best-slot" || policy == "UCB1-slots")
+      if (policy == "AUTO" || policy == "best-slot" || policy == "UCB1-slots") {
         EXPECT_TRUE(arm->default_knobs()) << policy << " " << d;
+      }
       if (policy == "best-knob") knob_decisions += !arm->default_knobs();
     }
   // gb200-ib's knob model makes some knob setting beat NCCL's own in the 4-node allreduce.

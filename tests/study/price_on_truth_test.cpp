@@ -127,8 +127,9 @@ TEST(PriceOnTruth, AStudySweepPricedAtTheTruth) {
   const auto results = nlohmann::json::parse(read_all(dir + "/results.json"));
   EXPECT_EQ(results["sweeps"][0]["source"]["price"], "truth");
   for (const auto& s : results["scores"])
-    if (s["policy"] == "oracle")
+    if (s["policy"] == "oracle") {
       for (const auto& l : s["online"]) EXPECT_EQ(l.get<double>(), 0.0);
+    }
   EXPECT_NE(read_all(dir + "/report.md").find("priced at the simulator's true latencies"), std::string::npos);
 
   write_file(dir + "-bad.toml", head + "price = \"mean\"\n" + tail);
@@ -152,8 +153,9 @@ TEST(PriceOnTruth, AStudySweepDrawnAfresh) {
   const auto results = nlohmann::json::parse(read_all(dir + "/results.json"));
   EXPECT_EQ(results["sweeps"][0]["source"]["observe"], "fresh");
   for (const auto& s : results["scores"])
-    if (s["policy"] == "oracle")
+    if (s["policy"] == "oracle") {
       for (const auto& l : s["online"]) EXPECT_EQ(l.get<double>(), 0.0);
+    }
   EXPECT_NE(read_all(dir + "/report.md").find("every call's latency drawn afresh"), std::string::npos);
 
   write_file(dir + "-bad.toml", head + "observe = \"fresh\"\n" + tail);

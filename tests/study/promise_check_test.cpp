@@ -59,7 +59,9 @@ spec = "ucb1:c=0.05,n0=1@conservative:alpha=0.01"
   EXPECT_EQ(results["study"]["promise_check"]["horizon"], 400);
   nlohmann::json promise;
   for (const auto& s : results["scores"]) {
-    if (s["policy"] == "UCB1") EXPECT_FALSE(s.contains("promise"));
+    if (s["policy"] == "UCB1") {
+      EXPECT_FALSE(s.contains("promise"));
+    }
     if (s["policy"] == "careful") promise = s["promise"];
   }
   ASSERT_TRUE(promise.is_object());

@@ -10,11 +10,16 @@ inline constexpr size_t kQuotedValueChars = 60;
 
 // 'text', or 'first 60 characters…' (N bytes).
 inline std::string quoted_value(std::string_view text) {
-  if (text.size() <= kQuotedValueChars + 20) return "'" + std::string(text) + "'";
+  // Appended piece by piece: GCC 12's -Wrestrict misreads "'" + std::string(...) once inlined.
+  std::string out(1, '\'');
+  if (text.size() <= kQuotedValueChars + 20) return out.append(text).append(1, '\'');
   size_t keep = kQuotedValueChars;
   // Cut at a character boundary: never inside a UTF-8 sequence.
   while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
-  return "'" + std::string(text.substr(0, keep)) + "\u2026' (" + std::to_string(text.size()) + " bytes)";
+  return out.append(text.substr(0, keep))
+      .append("\u2026' (")
+      .append(std::to_string(text.size()))
+      .append(" bytes)");
 }
 
 }  // namespace ncclbot

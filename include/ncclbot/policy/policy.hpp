@@ -7,7 +7,7 @@
 //   - visit_policy() (the typed dispatch hot loops run once, outside the loop), make_policy() and
 //     with_policy() over AnyPolicy (the tagged union the plugin keeps per context);
 //   - the spec parser's names and keys (src/replay/policy_spec.cpp), the kernel launcher
-//     (kernels/replay.cu) and what the plugin may run live (policy_use(), live_policies());
+//     (kernels/replay_kernel.cuh) and what the plugin may run live (policy_use(), live_policies());
 //   - what `ncclbot bench` and plugin_overhead_bench time, and so the rows of
 //     data/plugin_call_costs.csv (what scoring "as deployed" charges), and the registry test.
 // docs/replay.md "Adding a policy" walks through it; tests/policy/toy adds a toy policy.

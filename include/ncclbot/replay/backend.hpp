@@ -22,20 +22,16 @@ ReplayEngineFn cuda_replay_engine();  // null when this build has none
 // kCpu or kCuda. Fallback notes go to `log`.
 ReplayBackend resolve_replay_backend(ReplayBackend requested, std::ostream& log);
 
-// The backend for `sweep` once it is read: `resolved` unless the sweep's arms set channels or chunk
-// sizes, which the CUDA kernels do not hold (they keep one arm per algorithm and protocol slot):
-// then `auto` replays on the CPU, saying so on `log`, and `cuda` is a UsageError.
-ReplayBackend backend_for_sweep(ReplayBackend requested, ReplayBackend resolved, const Sweep& sweep,
-                                std::ostream& log);
-
-// The same for the policies: a config in the conservative wrapper (`@conservative`) replays on the
-// CPU alone.
+// The backend for a command's policies once they are parsed: `resolved` unless a config runs in the
+// conservative wrapper (`@conservative`) or has a watch rule (`@watch`), which the CUDA kernels do
+// not hold: then `auto` replays on the CPU, saying so on `log`, and `cuda` is a UsageError. (Slot
+// and knob sweeps both replay on either backend.)
 ReplayBackend backend_for_specs(ReplayBackend requested, ReplayBackend resolved,
                                 const std::vector<PolicySpec>& configs, std::ostream& log);
 
 // Where one job of a command that resolved its backend before it knew every job (tune's grids, a
-// study's units) replays: `resolved`, or the CPU, said on `log`, when the job's sweep or one of its
-// configs is what the CUDA kernels do not hold (backend_for_sweep, backend_for_specs as `auto`).
+// study's units) replays: `resolved`, or the CPU, said on `log`, when one of its configs is what
+// the CUDA kernels do not hold (backend_for_specs as `auto`).
 ReplayBackend backend_for_job(ReplayBackend resolved, const ReplayJob& job, std::ostream& log);
 
 // The node-local rank of this process (set by the MPI process group; 0 otherwise). When a GPU

@@ -21,6 +21,7 @@ struct DeviceReplayInputs {
   std::vector<PolicyConfig> configs;
   std::vector<int> fixed_slots;          // [config][sweep context], -1 = none; empty when no config has any
   std::vector<double> observation_cost;  // [config][job context], empty when nothing is charged
+  std::vector<uint8_t> slots_only;       // [config], 1 for a `@slots` spec; empty when none is
   Communicators communicators;  // of the job's contexts, with a first-use cost (replay/first_use.hpp)
   DeviceReplayRequest request;
 

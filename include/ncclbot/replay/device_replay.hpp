@@ -1,9 +1,10 @@
 #pragma once
 // The CUDA replay engine's narrow host interface (kernels/replay.cu), in plain host types so that
 // g++-compiled code calls it without CUDA headers. It runs every (config, seed, context) replay of
-// replay/replay.hpp as one GPU thread each, aggregates on the device (replay/replay_aggregate.hpp)
-// and copies back only the per (config, context) seed means and per-config summaries, plus the
-// per-replay outcomes when asked for. Every number is bit-identical to run_cpu_replay().
+// replay/replay.hpp as one GPU thread each, on a slot sweep (kNumArms arms) or a knob sweep (at most
+// kKnobReplayArms arms per context, SweepView::arm_table set), aggregates on the device
+// (replay/replay_aggregate.hpp) and copies back only the per (config, context) seed means and per-config
+// summaries, plus the per-replay outcomes when asked for. Every number is bit-identical to run_cpu_replay().
 // Failures of the CUDA runtime throw std::runtime_error naming the call, file and line.
 #include <cstdint>
 #include <span>
@@ -33,6 +34,9 @@ struct DeviceReplayRequest {
   // [C][N]: what watching adds to a call of config c on context i (ReplayTask::observation_cost);
   // empty = none. The kernels watch every call (no watch rule).
   std::span<const double> observation_cost;
+  // [C]: 1 where config c sees only the arms at NCCL's own channels and chunk size
+  // (ReplayTask::slots_only, a `@slots` spec); empty = none does.
+  std::span<const uint8_t> slots_only;
   // The communicators whose first-use charges the online losses get (replay/first_use.hpp,
   // Communicators of replay/communicators.hpp); empty = none (a sweep without a first-use cost).
   std::span<const int> members, member_begin, connected;
@@ -56,7 +60,20 @@ struct DeviceReplayResult {
   double total_seconds = 0.0;  // upload, replays, aggregation and copies back
 };
 
-// Throws std::invalid_argument for empty inputs, seeds < 1 or horizon < 1.
+// The elements of each array of a view that device_replay() uploads (core/sweep_view.hpp's layout;
+// 0 for an array the view does not have).
+struct DeviceSweepExtents {
+  size_t time_us = 0, mean_us = 0, prior_us = 0, valid = 0, arm_table = 0, first_use_us = 0, fresh = 0;
+};
+DeviceSweepExtents device_sweep_extents(const SweepView& view);
+
+// What device_replay() refuses, as std::invalid_argument naming it: empty configs or contexts,
+// arrays of the wrong length, seeds < 1, horizon < 1, a feedback schedule the delayed cursor cannot
+// hold, a context out of range, a slot view without kNumArms arms, a knob view with no arm or more
+// than kKnobReplayArms. Host code, tested without a GPU.
+void check_device_replay_request(const DeviceReplayRequest& request);
+
+// Throws std::invalid_argument for what check_device_replay_request() refuses.
 DeviceReplayResult device_replay(const DeviceReplayRequest& request);
 
 // Bootstrap resamples of contexts generated and evaluated on the device: for each config (a row of
