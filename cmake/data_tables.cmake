@@ -1,9 +1,9 @@
 # Data tables the library compiles in as text (data/*.csv), which the library parses at first use: a
 # new measurement reconfigures and rebuilds, and no installed copy depends on finding the file.
 #   - data/plugin_call_costs.csv: the plugin's measured per-call costs (plugin_overhead_bench
-#     --write-costs writes it), parsed by replay/deployed_cost.cpp;
+#     --write-costs writes it), parsed by deployed/deployed_cost.cpp;
 #   - data/observation_costs.csv: what watching a call costs per NCCL version, with its sources,
-#     parsed by replay/observation_cost.cpp.
+#     parsed by deployed/observation_cost.cpp.
 set(NCCLBOT_GENERATED_INCLUDE_DIR ${PROJECT_BINARY_DIR}/generated)  # for every target compiling them
 
 # ncclbot_generated/FILE.hpp with k<ID>Path and k<ID>Csv from data/FILE.csv.

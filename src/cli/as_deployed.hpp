@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "ncclbot/replay/deployed_cost.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
 
 namespace CLI {
 class App;
@@ -38,7 +38,7 @@ struct FeedbackOptions {
   // The schedule these options give (after parsing), and the deployment when one was asked for.
   DeployedFeedback resolve() const;
   std::optional<Deployment> deployment() const { return parse_as_deployed(as_deployed); }
-  // What watching costs (replay/observation_cost.hpp): nullopt unless --as-deployed is given; the
+  // What watching costs (deployed/observation_cost.hpp): nullopt unless --as-deployed is given; the
   // table's values for --nccl-version, or --observation-cost for every call. Either option without
   // --as-deployed is a UsageError.
   std::optional<ObservationCharge> observation_charge() const;

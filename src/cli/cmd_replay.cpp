@@ -22,10 +22,10 @@
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/budget_check.hpp"
-#include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_on_ranks.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
+#include "ncclbot/supervised/supervised.hpp"
 
 namespace ncclbot::cli {
 namespace replay_command {

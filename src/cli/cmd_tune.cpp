@@ -16,12 +16,12 @@
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
-#include "ncclbot/replay/deployed_cost.hpp"
-#include "ncclbot/replay/tune.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/tune_shards.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot::cli {
 namespace tune_command {

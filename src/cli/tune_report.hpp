@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/replay_setup_report.hpp"
-#include "ncclbot/replay/tune.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot::cli {
 

@@ -17,7 +17,7 @@
 // where the allocations are counted in one more repetition after the timed ones (the steady state:
 // heap allocations per getCollInfo, and per latency report), through the benchmark's own malloc.
 // and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
-// (data/plugin_call_costs.csv, which the library compiles in; replay/deployed_cost.hpp; slot mode
+// (data/plugin_call_costs.csv, which the library compiles in; deployed/deployed_cost.hpp; slot mode
 // only).
 // With --only NAME only the cases of policy NAME (its registry name, e.g. osub) are timed, for a
 // profiler's run.
@@ -325,7 +325,7 @@ std::string cpu_model() {
   return "unknown processor";
 }
 
-// data/plugin_call_costs.csv's form (replay/deployed_cost.hpp parse_call_costs): table mode's median
+// data/plugin_call_costs.csv's form (deployed/deployed_cost.hpp parse_call_costs): table mode's median
 // and every live policy's with feedback, by name; AUTO is left out (stock NCCL needs no plugin).
 // Written atomically (io/output_file.hpp write_output_file: a half-written file never replaces the
 // one the build compiles in); a path that cannot be written is a UsageError naming it.

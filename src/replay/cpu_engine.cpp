@@ -10,7 +10,6 @@
 #include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/replay/communicators.hpp"
 #include "ncclbot/replay/exploration_table.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/replay/policy_for_view.hpp"
 #include "ncclbot/replay/replay_batch.hpp"
 #include "ncclbot/replay/stream_id.hpp"

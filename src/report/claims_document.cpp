@@ -277,6 +277,7 @@ json row(const ClaimInputs& in, const std::string& measured, json values, const 
                       : v == Verdict::kDisagree ? c.why_disagree
                                                 : "Inconclusive: " + open + "."}};
   if (c.range) out["range"] = {c.range->first, c.range->second};
+  if (!c.conjecture.empty()) out["conjecture"] = c.conjecture;
   if (!figures.empty()) {
     out["band"] = c.band;
     out["figures"] = std::move(figures);

@@ -230,9 +230,12 @@ void report_inputs_tables(std::vector<Block>& out, const json& r) {
                             "(NCCL's source, a vendor's specification); *assumed*, a modelling choice that "
                             "no named measurement gives."));
     Block t = table_block({"value", "is", "basis", "source"});
-    for (const auto& v : p.at("values"))
-      t.rows.push_back({"`" + v.at("key").get<std::string>() + "`", v.at("value").get<std::string>(),
-                        v.at("basis").get<std::string>(), v.at("source").get<std::string>()});
+    for (const auto& v : p.at("values")) {
+      // The key is a named string: GCC 12's -Wrestrict misreads "`" + (a temporary string) once inlined.
+      const std::string key = v.at("key").get<std::string>();
+      t.rows.push_back({"`" + key + "`", v.at("value").get<std::string>(), v.at("basis").get<std::string>(),
+                        v.at("source").get<std::string>()});
+    }
     out.push_back(t);
   }
   {
@@ -437,8 +440,11 @@ void report_against_original_section(std::vector<Block>& out, const json& r) {
       if (c.contains("parts"))
         for (const auto& p : c.at("parts"))
           parts += (parts.empty() ? "" : "; ") + p.at("text").get<std::string>();
+      std::string why = c.at("why");
+      if (c.contains("conjecture"))
+        why += " Conjecture, not computed: " + c.at("conjecture").get<std::string>();
       t.rows.push_back({c.at("claim"), c.at("paper"), c.at("measured"), parts.empty() ? "-" : parts,
-                        c.at("basis"), c.at("verdict"), c.at("rule"), c.at("why")});
+                        c.at("basis"), c.at("verdict"), c.at("rule"), why});
     }
     out.push_back(t);
   }

@@ -5,8 +5,8 @@
 #include "ncclbot/sim/fabric.hpp"
 
 #include "ncclbot/core/names.hpp"
-#include "ncclbot/replay/deployed_cost.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
 #include "ncclbot/version.hpp"
 #include "report/claims_document.hpp"
 #include "report/findings_text.hpp"

@@ -6,14 +6,14 @@
 
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/budget_check.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
-#include "ncclbot/replay/deployed_cost.hpp"
 #include "ncclbot/replay/horizon_curve.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
-#include "ncclbot/replay/supervised.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/supervised/supervised.hpp"
 
 namespace ncclbot::study {
 namespace {

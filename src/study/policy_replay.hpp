@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
 #include "study/unit_result.hpp"
 
 namespace ncclbot::study {
@@ -21,7 +21,7 @@ struct ReplaySettings {
   int window = 1;                  // decision window W (replay/replay.hpp)
   int policy_start = 0;            // calls of NCCL's own pick first (replay/replay.hpp)
   bool charge_call_costs = false;  // every config pays the plugin's measured per-call cost
-  // What watching a call costs as deployed (replay/observation_cost.hpp); nullopt charges nothing.
+  // What watching a call costs as deployed (deployed/observation_cost.hpp); nullopt charges nothing.
   std::optional<ObservationCharge> observation;
   std::string backend = "cpu";  // resolved: cpu or cuda
   int threads = 0;              // 0 = all cores

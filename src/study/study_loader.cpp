@@ -97,7 +97,7 @@ bool valid_file_stem(const std::string& s) {
   return s.find("..") == std::string::npos;
 }
 
-// `as_deployed = "ideal" | "local" | "leader"` (replay/deployed_cost.hpp): the name, checked.
+// `as_deployed = "ideal" | "local" | "leader"` (deployed/deployed_cost.hpp): the name, checked.
 std::string deployment_text(const Reader& r, const toml::node& n, const std::string& what) {
   const std::string v = r.string(n, what);
   if (v != "ideal" && v != "local" && v != "leader")
@@ -390,6 +390,20 @@ std::string claim_text(const Reader& r, const toml::table& t, const char* key) {
   return v;
 }
 
+// A why_agree / why_disagree text says what the outcome means in the study's numbers; one that
+// states a cause (the words below) is refused: the study computes no cause, so it belongs in the
+// claim's `conjecture`, which the report labels.
+void refuse_stated_cause(const Reader& r, const toml::table& t, const char* key) {
+  const auto* n = r.find(t, key);
+  std::string text = r.string(*n, std::string("claim.") + key);
+  for (char& ch : text) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  for (const char* word : {"cause", "due to", "likely", "explain"})
+    if (text.find(word) != std::string::npos)
+      r.fail(*n, std::string("claim.") + key + " states a cause ('" + word +
+                     "'): a cause the study does not compute goes in claim.conjecture, which the report "
+                     "labels as one");
+}
+
 // A claim's `a` and `b`: two different policies of the study.
 void read_claim_policies(const Reader& r, const toml::table& t, const StudySpec& s, Claim& c) {
   c.a = claim_text(r, t, "a");
@@ -527,7 +541,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
               {"claim",         "paper",     "kind",         "metric",    "a",         "b",
                "scenarios",     "min_bytes", "max_bytes",    "agrees_if", "direction", "basis",
                "paper_a",       "paper_b",   "paper_ratio",  "band",      "range",     "margin",
-               "margin_reason", "why_agree", "why_disagree", "why"});
+               "margin_reason", "why_agree", "why_disagree", "why",       "conjecture"});
   if (const auto* n = r.find(t, "why"))
     r.fail(*n,
            "claim.why is now two keys: why_agree and why_disagree (the report prints the one that happened)");
@@ -537,6 +551,8 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   c.paper = claim_text(r, t, "paper");
   c.why_agree = claim_text(r, t, "why_agree");
   c.why_disagree = claim_text(r, t, "why_disagree");
+  for (const char* key : {"why_agree", "why_disagree"}) refuse_stated_cause(r, t, key);
+  if (r.find(t, "conjecture")) c.conjecture = claim_text(r, t, "conjecture");
   const std::string basis = claim_text(r, t, "basis");
   if (basis == "tested")
     c.basis = Claim::Basis::kTested;

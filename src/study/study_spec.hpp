@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "ncclbot/core/collective.hpp"
-#include "ncclbot/replay/deployed_cost.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
-#include "ncclbot/replay/tune.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot::study {
 
@@ -102,7 +102,9 @@ struct Hypothesis {
 // `basis` says whether the claim tests the simulator ("tested") or restates a number it was fitted to
 // ("calibrated": shown, never counted); a calibrated claim's verdict is its side's interval against
 // the calibration `range` it states (or the band around its figure). `why_agree` / `why_disagree`
-// are the likely causes of each outcome; the report prints the one that happened.
+// say what each outcome means in the study's own numbers (the report prints the one that happened)
+// and state no cause; a cause the study does not compute goes in `conjecture`, which the report
+// prints labelled as such.
 inline constexpr double kDefaultClaimBand = 0.5;
 
 struct Claim {
@@ -110,7 +112,8 @@ struct Claim {
   enum class Basis { kTested, kCalibrated };
   long line = 0;
   std::string claim, paper, why_agree, why_disagree, agrees_if;
-  std::string direction;  // hypothesis claims that reject: "a_lower" or "b_lower"
+  std::string conjecture;  // optional: a cause no number of the study computes
+  std::string direction;   // hypothesis claims that reject: "a_lower" or "b_lower"
   Basis basis = Basis::kTested;
   std::optional<double> paper_a, paper_b;          // the paper's figures, where it gives them
   std::optional<double> paper_ratio;               // above_10pct: the paper's count of b over a's
@@ -182,13 +185,13 @@ struct StudySpec {
   int delay = 0;         // feedback delay D: call t's latency reaches the policy before call t+D+1
   int window = 1;        // decision window W (replay/replay.hpp): the plugin's when scored as leader
   int policy_start = 0;  // calls of NCCL's own pick first (replay/replay.hpp): the leader's
-  // Scoring as deployed (replay/deployed_cost.hpp, docs/study.md "As deployed"): every config pays
+  // Scoring as deployed (deployed/deployed_cost.hpp, docs/study.md "As deployed"): every config pays
   // the plugin's measured per-call cost, and the replays run the plugin's feedback schedule in that
   // mode (`delay` replaces its delay part). The default is the leader protocol, what every
   // communicator of more than one rank runs; nullopt is `as_deployed = "ideal"`: no per-call cost,
   // and `delay` alone (0 unless given).
   std::optional<Deployment> as_deployed = Deployment::kLeader;
-  // What watching a call costs when scored as deployed (replay/observation_cost.hpp): the table's
+  // What watching a call costs when scored as deployed (deployed/observation_cost.hpp): the table's
   // values for `nccl_version` (MAJOR.MINOR), or `observation_cost` for every call when given.
   std::string nccl_version = std::string(kDefaultNcclVersion);
   std::optional<double> observation_cost;

@@ -87,7 +87,7 @@ TEST(KnobSweepCli, SlotsOnlyPoliciesChooseAmongNcclsOwnKnobsAndPayAgainstEveryAr
   EXPECT_DOUBLE_EQ(j["configs"][1]["online"]["mean"].get<double>(), 0.125);
 }
 
-// The supervised selectors learn knob arms by identity (tests/replay/supervised_knob_test.cpp has
+// The supervised selectors learn knob arms by identity (tests/supervised/supervised_knob_test.cpp has
 // their predictions worked out by hand); here the command takes the sweep.
 TEST(KnobSweepCli, TheSupervisedSelectorsTakeAKnobSweep) {
   const std::string dir = temp_dir();

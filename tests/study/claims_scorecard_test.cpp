@@ -177,6 +177,10 @@ TEST(ClaimsScorecard, EveryClaimIsMeasuredAsItSays) {
   EXPECT_NE(md.find("Tested claims: " + tally + ". 1 more restate"), std::string::npos) << md;
   EXPECT_NE(md.find("checked against its calibration range: 0 inside it"), std::string::npos) << md;
   EXPECT_NE(md.find("| verdict | rule | why |"), std::string::npos) << md;
+  // A conjecture travels with its claim, labelled as one; a claim without one has none.
+  EXPECT_EQ(c[3]["conjecture"], "a cause: test");
+  EXPECT_FALSE(c[0].contains("conjecture"));
+  EXPECT_NE(md.find("Conjecture, not computed: a cause: test |"), std::string::npos) << md;
 }
 
 // The quick study (nine scenarios, so Holm can reject) with two claims on the same hypotheses: the
@@ -363,6 +367,14 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
           pooled,
       "must be tested or calibrated");
   fails("\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy = \"z\"\n" + pooled, "why_agree and why_disagree");
+  // A why text that states a cause is refused: the cause goes in claim.conjecture.
+  fails(
+      "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy_agree = \"z\"\nwhy_disagree = \"Likely cause: "
+      "w\"\nbasis = "
+      "\"tested\"\n" +
+          pooled,
+      "claim.why_disagree states a cause ('cause')");
+  fails(head + pooled + "conjecture = \"\"\n", "claim.conjecture must not be empty");
   fails("\n[[hypothesis]]\na = \"UCB1\"\nb = \"AUTO\"\nscenarios = [\"nope\"]\n", "matches no [[scenario]]");
   // Equivalence claims need their margin and its reason; no other claim takes one.
   fails(head + hyp + "agrees_if = \"not_reject\"\n", "needs margin and margin_reason");

@@ -212,7 +212,7 @@ NCCLBOT_HD inline PolicyUse policy_use(PolicyKind kind) {
 }
 
 // Whether a policy needs the latencies of its calls, so the tuner plugin running it watches them
-// (replay/observation_cost.hpp): every live policy but AUTO and random, which learn nothing.
+// (deployed/observation_cost.hpp): every live policy but AUTO and random, which learn nothing.
 NCCLBOT_HD inline bool policy_watches(PolicyKind kind) {
   return policy_use(kind) == PolicyUse::kLive && kind != PolicyKind::kAuto && kind != PolicyKind::kRandom;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // When a learning policy needs the latency of a call (docs/replay.md "The cost of watching"): the
-// plugin pays for every call it watches (replay/observation_cost.hpp), and a policy that has
+// plugin pays for every call it watches (deployed/observation_cost.hpp), and a policy that has
 // settled learns little from one more latency of an arm it knows well. `@watch:full=K,floor=F`
 // after a policy spec watches a call of arm a with probability
 //     p(n_a) = 1                      while n_a < K,

@@ -30,7 +30,7 @@ struct ReplayJob {
   // The policies' own per-call costs (replay/replay.hpp): call_cost_us[config] in microseconds,
   // >= 0; empty = none (every config free).
   std::vector<double> call_cost_us;
-  // What watching a call costs as deployed (replay/observation_cost.hpp): observation_cost[c] for
+  // What watching a call costs as deployed (deployed/observation_cost.hpp): observation_cost[c] for
   // sweep context c, the fraction of a watched call's latency added (>= 0), charged to the configs
   // whose policy watches (policy_watches); empty = none.
   std::vector<double> observation_cost;

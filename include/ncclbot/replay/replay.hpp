@@ -45,7 +45,7 @@
 //
 // Watching (docs/replay.md "The cost of watching"): a call whose latency the policy observes is
 // watched, and as deployed a watched call costs the fraction ReplayTask::observation_cost of its own
-// latency more (replay/observation_cost.hpp): l_t += f * (l_t + 1) before the per-call cost. With
+// latency more (deployed/observation_cost.hpp): l_t += f * (l_t + 1) before the per-call cost. With
 // a watch rule (ReplayTask::watch, policy/watch_rule.hpp) a call is watched or not before it runs;
 // an unwatched call's latency never reaches the policy (its decision is settled when the latency
 // would have arrived) and it pays no observation cost. ReplayOutcome::observed counts the watched

@@ -4,8 +4,8 @@
 // metrics_from_json bit for bit).
 #include <nlohmann/json.hpp>
 
-#include "ncclbot/replay/tune.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot {
 

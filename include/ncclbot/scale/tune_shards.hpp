@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "ncclbot/replay/tune.hpp"
 #include "ncclbot/scale/process_group.hpp"
 #include "ncclbot/scale/replay_partial.hpp"
 #include "ncclbot/scale/shard.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/replay/tune.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot {
 

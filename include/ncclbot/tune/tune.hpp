@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "ncclbot/core/sweep.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/stats/loss_summary.hpp"
 
@@ -50,9 +50,9 @@ struct TuneRequest {
   int delay = 0;         // feedback delay D (replay/replay.hpp)
   int window = 1;        // decision window W (replay/replay.hpp)
   int policy_start = 0;  // calls of NCCL's own pick first (replay/replay.hpp)
-  // Every config pays the plugin's measured per-call cost (replay/deployed_cost.hpp).
+  // Every config pays the plugin's measured per-call cost (deployed/deployed_cost.hpp).
   bool charge_call_costs = false;
-  // What watching a call costs as deployed (replay/observation_cost.hpp); nullopt charges nothing.
+  // What watching a call costs as deployed (deployed/observation_cost.hpp); nullopt charges nothing.
   std::optional<ObservationCharge> observation;
   ReplayProgress* progress = nullptr;  // told of every finished unit of both jobs, if set
   int threads = 1;

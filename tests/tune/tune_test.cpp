@@ -1,4 +1,4 @@
-#include "ncclbot/replay/tune.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 #include <gtest/gtest.h>
 

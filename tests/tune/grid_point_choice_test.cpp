@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "ncclbot/replay/tune.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 namespace ncclbot {
 namespace {

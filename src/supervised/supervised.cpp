@@ -1,4 +1,4 @@
-#include "ncclbot/replay/supervised.hpp"
+#include "ncclbot/supervised/supervised.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
-// Scoring as deployed (replay/deployed_cost.hpp): every policy the plugin can run has a measured
+// Scoring as deployed (deployed/deployed_cost.hpp): every policy the plugin can run has a measured
 // per-call cost, stock NCCL and the oracle are free, supervised selectors pay table mode's cost,
 // and the measured leader delay is what the plugin's window protocol allows
 // (tests/plugin/feedback_delay_test.cpp derives that range by hand: median in [127, 255]).
-#include "ncclbot/replay/deployed_cost.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
 
 #include <gtest/gtest.h>
 

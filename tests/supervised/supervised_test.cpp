@@ -3,7 +3,7 @@
 // (slot 0) at every size. Fit on 4-node contexts, the selectors must get every 32-node context.
 // The right answer is that rule itself (known_best_slot), not the library's oracle: the selectors
 // learn from the oracle, so checking them against it would pass with any oracle at all.
-#include "ncclbot/replay/supervised.hpp"
+#include "ncclbot/supervised/supervised.hpp"
 
 #include <gtest/gtest.h>
 

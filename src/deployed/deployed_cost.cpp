@@ -1,4 +1,4 @@
-#include "ncclbot/replay/deployed_cost.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// The cost of watching (replay/observation_cost.hpp, policy/watch_rule.hpp): the table's rows and
+// The cost of watching (deployed/observation_cost.hpp, policy/watch_rule.hpp): the table's rows and
 // errors, the charge on watched calls by closed form, and a watch rule's calls.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
-#include "ncclbot/replay/observation_cost.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "ncclbot/replay/replay.hpp"
 #include "support/same_bits.hpp"

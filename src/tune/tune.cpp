@@ -1,12 +1,12 @@
-#include "ncclbot/replay/tune.hpp"
+#include "ncclbot/tune/tune.hpp"
 
 #include <cmath>
 #include <iostream>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/deployed/deployed_cost.hpp"
 #include "ncclbot/replay/backend.hpp"
-#include "ncclbot/replay/deployed_cost.hpp"
-#include "ncclbot/replay/supervised.hpp"
+#include "ncclbot/supervised/supervised.hpp"
 
 namespace ncclbot {
 

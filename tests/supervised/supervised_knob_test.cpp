@@ -11,7 +11,7 @@
 
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
-#include "ncclbot/replay/supervised.hpp"
+#include "ncclbot/supervised/supervised.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot;

@@ -1,4 +1,4 @@
-#include "ncclbot/replay/observation_cost.hpp"
+#include "ncclbot/deployed/observation_cost.hpp"
 
 #include <cmath>
 
