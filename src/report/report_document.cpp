@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "report/claims_over_draws.hpp"
 #include "report/number_format.hpp"
 #include "report/sensitivity.hpp"
 #include "study/study_spec.hpp"
@@ -563,6 +564,7 @@ std::vector<Block> build_report(const json& r, const json& figures, const std::s
   report_hypothesis_families(out, r);
   report_hypothesis_table(out, r);
   report_against_original_section(out, r);
+  for (Block& b : claims_over_draws_section(r)) out.push_back(std::move(b));
 
   // The study under its variants, with its figure here rather than among the others.
   nlohmann::json sensitivity_figure;

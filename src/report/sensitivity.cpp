@@ -146,8 +146,17 @@ json sensitivity_entry(const json& results, const std::string& variant, const st
                          {"p_holm", h.at("p_holm")},
                          {"reject", h.at("reject")}});
     }
-  return {{"variant", variant}, {"folder", folder},    {"knobs", knobs},    {"objective_metric", objective},
-          {"ranking", ranking}, {"objective", values}, {"primary", primary}};
+  json entry = {
+      {"variant", variant}, {"folder", folder},    {"knobs", knobs},    {"objective_metric", objective},
+      {"ranking", ranking}, {"objective", values}, {"primary", primary}};
+  // The claims' verdicts of this run, for the count over draws (report/claims_over_draws.hpp).
+  if (results.contains("against_original")) {
+    json claims = json::array();
+    for (const auto& c : results.at("against_original"))
+      claims.push_back({{"claim", c.at("claim")}, {"basis", c.at("basis")}, {"verdict", c.at("verdict")}});
+    entry["claims"] = std::move(claims);
+  }
+  return entry;
 }
 
 std::vector<Block> sensitivity_section(const json& results, const json& figure) {

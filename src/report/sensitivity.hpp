@@ -16,7 +16,8 @@ namespace ncclbot::report {
 inline constexpr const char* kSensitivityFigure = "sensitivity.png";
 
 // One entry, from a run's results.json: {"variant", "folder", "knobs", "ranking", "objective",
-// "primary": [{"id", "hypothesis", "a", "b", "metric", "mean_diff", "p_holm", "reject"}]}.
+// "primary": [{"id", "hypothesis", "a", "b", "metric", "mean_diff", "p_holm", "reject"}],
+// "claims": [{"claim", "basis", "verdict"}] when the study has claims}.
 // The primary family is the one named "primary", else the first one.
 nlohmann::json sensitivity_entry(const nlohmann::json& results, const std::string& variant,
                                  const std::string& folder, const nlohmann::json& knobs);

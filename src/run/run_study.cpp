@@ -16,6 +16,7 @@
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/scale/bootstrap_on_device.hpp"
+#include "report/claims_over_draws.hpp"
 #include "report/figure_script.hpp"
 #include "report/report_document.hpp"
 #include "report/results_document.hpp"
@@ -351,6 +352,7 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
       sensitivity.insert(sensitivity.begin(),
                          report::sensitivity_entry(results, "baseline", ".", baseline_knobs(s)));
       results["sensitivity"] = sensitivity;
+      if (s.draws > 1) results["claims_over_draws"] = report::claims_over_draws(sensitivity);
     };
   finish_folder(base, options, engine.backend, extend);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -105,6 +105,9 @@ std::string deployment_text(const Reader& r, const toml::node& n, const std::str
   return v;
 }
 
+// The most draws a study may ask for (each is a whole run of the study).
+constexpr int64_t kMaxDraws = 1000;
+
 void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
   r.only_keys(t, "[study]",
               {"name",
@@ -129,11 +132,13 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
                "permutation_resamples",
                "backend",
                "nccl_version",
-               "observation_cost"});
+               "observation_cost",
+               "draws"});
   if (auto* n = r.find(t, "name")) s.name = r.string(*n, "study.name");
   if (auto* n = r.find(t, "description")) s.description = r.string(*n, "study.description");
   if (auto* n = r.find(t, "seed")) s.seed = uint64_t(r.integer(*n, "study.seed", 0, INT64_MAX));
   if (auto* n = r.find(t, "seeds")) s.seeds = int(r.integer(*n, "study.seeds", 1, 100000));
+  if (auto* n = r.find(t, "draws")) s.draws = int(r.integer(*n, "study.draws", 1, kMaxDraws));
   if (auto* n = r.find(t, "horizon")) s.horizon = int(r.integer(*n, "study.horizon", 1, 100000000));
   if (auto* n = r.find(t, "delay")) s.delay = int(r.integer(*n, "study.delay", 0, kMaxReplayDelay));
   if (auto* n = r.find(t, "as_deployed"))
@@ -571,6 +576,30 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   return c;
 }
 
+// `draws = N` in [study]: the variants "draw 2" ... "draw N", each every synthesised sweep's seed
+// moved by 1 ... N - 1. Sweeps read from a file have one draw only, so they refuse it.
+void add_draws(const Reader& r, const toml::table& study, StudySpec& s) {
+  if (s.draws == 1) return;
+  const auto* n = r.find(study, "draws");
+  for (const auto& sw : s.sweeps)
+    if (!sw.file.empty())
+      r.fail(*n, "study.draws redraws every sweep from the simulator, and sweep '" + sw.name + "' (line " +
+                     std::to_string(sw.line) + ") is read from a file");
+  for (int k = 2; k <= s.draws; ++k) {
+    Variant v;
+    v.name = "draw " + std::to_string(k);
+    v.slug = variant_slug(v.name);
+    v.line = toml_line(study);
+    v.seed_offset = k - 1;
+    for (const auto& prev : s.variants)
+      if (prev.slug == v.slug)
+        r.fail(*n, "study.draws names its variants 'draw 2' ... 'draw " + std::to_string(s.draws) +
+                       "', and the variant '" + prev.name + "' (line " + std::to_string(prev.line) +
+                       ") takes the folder variants/" + v.slug);
+    s.variants.push_back(std::move(v));
+  }
+}
+
 // A [[variant]]: a name and the knobs it changes. Sweep knobs need every sweep synthesised: a sweep
 // read from a file has its noise and dynamics inside its samples, so varying them would silently
 // vary only part of the study.
@@ -732,6 +761,7 @@ StudySpec parse_study(const std::string& text, const std::string& source_name) {
   if (auto* n = root.get("variant"))
     for_each_table(r, *n, "variant",
                    [&](const toml::table& t) { s.variants.push_back(read_variant(r, t, s)); });
+  add_draws(r, r.table(*study, "[study]"), s);
   return s;
 }
 

@@ -167,6 +167,8 @@ struct Variant {
   std::optional<std::string> as_deployed;
   // What watching a call costs as deployed (StudySpec::observation_cost): f for every watched call.
   std::optional<double> observation_cost;
+  // Another draw of the simulator (StudySpec::draws): every synthesised sweep's seed plus this.
+  std::optional<int> seed_offset;
 };
 
 // The folder name of a variant: lower-case letters and digits, every other run of characters one
@@ -222,6 +224,10 @@ struct StudySpec {
   int bootstrap_resamples = 2000;
   int permutation_resamples = 9999;  // Monte Carlo draws when 2^n sign vectors exceed this
   std::string backend = "auto";      // cpu | cuda | auto
+  // Draws of the simulator (docs/study.md "Draws"): the study runs on its sweeps as given and on
+  // draws - 1 more, each with every synthesised sweep's seed moved by 1, 2, ... (the variants
+  // "draw 2" ... "draw N", after the study's own), and the claims' verdicts are counted over all.
+  int draws = 1;
 
   std::vector<SweepSource> sweeps;
   std::vector<Scenario> scenarios;

@@ -53,6 +53,7 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
   toml::table root = TomlReader(base.path).parse(base.text);
   root.erase("variant");
   if (auto* study = root["study"].as_table()) {
+    study->erase("draws");  // the draws are the base study's variants; each runs once
     if (v.as_deployed) {
       study->insert_or_assign("as_deployed", *v.as_deployed);
       if (!v.delay) study->erase("delay");  // the plugin's measured delay in that mode
@@ -70,6 +71,10 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
           if (s.name == t->get_as<std::string>("name")->get()) *file = path_from(s.file, variant_dir);
         continue;
       }
+      if (v.seed_offset)
+        for (const auto& s : base.sweeps)
+          if (s.name == t->get_as<std::string>("name")->get())
+            t->insert_or_assign("seed", int64_t(s.seed + uint64_t(*v.seed_offset)));
       for (const char* key : kSweepKnobs) {
         const auto value = sweep_knob(v, key);
         if (!value) continue;
@@ -82,8 +87,8 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
   std::ostringstream text;
   text << "# ncclbot: the study '" << base.name << "' (study file sha256 " << sha256_hex(base.text)
        << ")\n# under its variant '" << v.name << "': " << knobs_text(variant_knobs(v))
-       << "\n# (sweep knobs on every synthesised [[sweep]], delay, as_deployed and observation_cost in "
-          "[study]). Written by "
+       << "\n# (sweep knobs and seed_offset on every synthesised [[sweep]], delay, as_deployed and "
+          "observation_cost in [study]). Written by "
           "`ncclbot run`,\n"
        << "# keys in toml++'s order; it runs on its own: ncclbot run study.toml --out DIR\n"
        << toml::toml_formatter(root) << "\n";
@@ -106,6 +111,7 @@ nlohmann::json variant_knobs(const Variant& v) {
   if (v.delay) k["delay"] = *v.delay;
   if (v.as_deployed) k["as_deployed"] = *v.as_deployed;
   if (v.observation_cost) k["observation_cost"] = *v.observation_cost;
+  if (v.seed_offset) k["seed_offset"] = *v.seed_offset;
   return k;
 }
 
@@ -117,6 +123,7 @@ nlohmann::json baseline_knobs(const StudySpec& base) {
     if (v.observation_cost)
       k["observation_cost"] =
           base.observation_cost ? nlohmann::json(*base.observation_cost) : nlohmann::json();
+    if (v.seed_offset) k["seed_offset"] = 0;
     for (const char* key : kSweepKnobs) {
       if (!sweep_knob(v, key)) continue;
       nlohmann::json value;  // null until a synthesised sweep says, and when two disagree

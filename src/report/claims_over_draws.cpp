@@ -1,0 +1,76 @@
+#include "report/claims_over_draws.hpp"
+
+#include <map>
+#include <string>
+
+namespace ncclbot::report {
+namespace {
+
+using json = nlohmann::json;
+
+// A draw: the baseline, or a variant whose only knob is its seed offset.
+bool is_draw(const json& entry) {
+  if (entry.value("variant", "") == "baseline") return true;
+  const json& k = entry.at("knobs");
+  return k.size() == 1 && k.contains("seed_offset");
+}
+
+}  // namespace
+
+json claims_over_draws(const json& sensitivity) {
+  json claims = json::array();
+  std::map<std::string, size_t> row_of;
+  int draws = 0;
+  json tally = {{"agree", 0}, {"disagree", 0}, {"inconclusive", 0}};
+  for (const auto& entry : sensitivity) {
+    if (!is_draw(entry) || !entry.contains("claims")) continue;
+    ++draws;
+    for (const auto& c : entry.at("claims")) {
+      const std::string claim = c.at("claim");
+      auto [at, added] = row_of.emplace(claim, claims.size());
+      if (added)
+        claims.push_back({{"claim", claim},
+                          {"basis", c.at("basis")},
+                          {"agree", 0},
+                          {"disagree", 0},
+                          {"inconclusive", 0},
+                          {"untestable", 0}});
+      const std::string verdict = c.at("verdict");
+      json& row = claims[at->second];
+      row[verdict] = row[verdict].get<int>() + 1;
+      if (c.at("basis") == "tested" && tally.contains(verdict))
+        tally[verdict] = tally[verdict].get<int>() + 1;
+    }
+  }
+  if (draws < 2 || claims.empty()) return nullptr;
+  return {{"draws", draws}, {"claims", std::move(claims)}, {"tally", std::move(tally)}};
+}
+
+std::vector<Block> claims_over_draws_section(const json& results) {
+  if (!results.contains("claims_over_draws") || results.at("claims_over_draws").is_null()) return {};
+  const json& d = results.at("claims_over_draws");
+  const int draws = d.at("draws");
+  const json& t = d.at("tally");
+  const int pairs = t.at("agree").get<int>() + t.at("disagree").get<int>() + t.at("inconclusive").get<int>();
+  std::vector<Block> out;
+  out.push_back(heading(3, "Over " + std::to_string(draws) + " draws of the simulator"));
+  out.push_back(paragraph(
+      "The same claims on " + std::to_string(draws) +
+      " draws of the simulator: the study's sweeps as given, and each again with every synthesised sweep's "
+      "seed moved by 1 to " +
+      std::to_string(draws - 1) +
+      " (the variants \"draw 2\" onward, in variants/). Over the tested claims and draws: " +
+      std::to_string(t.at("agree").get<int>()) + " agree, " + std::to_string(t.at("disagree").get<int>()) +
+      " disagree, " + std::to_string(t.at("inconclusive").get<int>()) + " inconclusive of " +
+      std::to_string(pairs) + " (claim, draw) pairs. Each row counts the draws with each verdict."));
+  Block table = table_block({"claim", "basis", "agree", "disagree", "inconclusive", "untestable"});
+  for (const auto& c : d.at("claims"))
+    table.rows.push_back(
+        {c.at("claim").get<std::string>(), c.at("basis").get<std::string>(),
+         std::to_string(c.at("agree").get<int>()), std::to_string(c.at("disagree").get<int>()),
+         std::to_string(c.at("inconclusive").get<int>()), std::to_string(c.at("untestable").get<int>())});
+  out.push_back(std::move(table));
+  return out;
+}
+
+}  // namespace ncclbot::report
