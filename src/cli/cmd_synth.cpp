@@ -31,6 +31,8 @@ struct SynthCliOptions {
   double noise_scale = 1.0;
   double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;
   std::string knobs;  // a knob spec, or @FILE holding one; empty: algorithm x protocol arms only
+  std::string deviations = "structured";
+  double independent_sigma = sim::kIndependentSigma, adversarial_gain = sim::kAdversarialGain;
 };
 
 bool on_off(const std::string& value, const char* option) {
@@ -100,6 +102,15 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
       "cross each algorithm and protocol with channel and chunk values, e.g. "
       "'channels=0,8,16;chunk=0,64K,1M' (chunk.LL=, chunk.LL128=, chunk.Simple= for one protocol), or "
       "@FILE holding such a spec (docs/simulator.md, \"Knob model\")");
+  app.add_option("--deviations", opt.deviations,
+                 "where the truth's errors against the cost model come from: structured (the preset's "
+                 "mechanisms), independent (a log-normal factor per context and arm) or adversarial (the "
+                 "model's pick slowed by its confidence); docs/simulator.md \"Deviation models\"")
+      ->capture_default_str();
+  app.add_option("--independent-sigma", opt.independent_sigma, "sigma of --deviations independent, in [0, 2]")
+      ->capture_default_str();
+  app.add_option("--adversarial-gain", opt.adversarial_gain, "gain of --deviations adversarial, in [0, 100]")
+      ->capture_default_str();
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
   return handles;
 }
@@ -134,6 +145,9 @@ sim::SynthOptions synth_options_from(const SynthCliOptions& opt) {
   o.shift_rate = opt.shift_rate;
   o.shift_size = opt.shift_size;
   o.shift_arm_size = opt.shift_arm_size;
+  o.deviations = sim::parse_deviation_model(opt.deviations);
+  o.independent_sigma = opt.independent_sigma;
+  o.adversarial_gain = opt.adversarial_gain;
   return o;
 }
 
@@ -163,8 +177,8 @@ std::string knob_spec_text(const std::string& value) {
 int run_synth(const SynthCliOptions& opt, bool knobs) {
   const sim::FabricPreset f = sim::load_fabric(opt.fabric);
   const sim::SynthOptions o = synth_options_from(opt);
-  const Sweep sweep = knobs ? sim::synthesize_knobs(f, o, parse_knob_spec(knob_spec_text(opt.knobs)))
-                            : sim::synthesize(f, o);
+  const Sweep sweep =
+      knobs ? sim::synthesize_knobs(f, o, parse_knob_spec(knob_spec_text(opt.knobs))) : sim::synthesize(f, o);
   write_sweep_csv(sweep, opt.out);
   std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
             << sweep.samples() << " samples -> " << opt.out << "\n";

@@ -119,6 +119,7 @@ json results_sweeps_json(const PreparedStudy& study) {
       if (!ps.source->knobs.empty()) src["knobs"] = ps.source->knobs;
       if (ps.source->price_on_truth) src["price"] = "truth";
       if (ps.source->observe_afresh) src["observe"] = "fresh";
+      if (ps.source->deviations != "structured") src["deviations"] = ps.source->deviations;
     } else {
       src = {{"file", ps.source->file}};
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "ncclbot/core/error.hpp"
 #include "ncclbot/sim/knob_model.hpp"
 
 namespace ncclbot::sim {
@@ -20,6 +21,10 @@ std::vector<Arm> arms_of_slot(const KnobSpec& spec, int slot) {
 }  // namespace
 
 Sweep synthesize_knobs(const FabricPreset& f, const SynthOptions& options, const KnobSpec& spec) {
+  if (options.deviations != DeviationModel::kStructured)
+    throw UsageError(
+        std::string("deviations = \"") + deviation_model_name(options.deviations) +
+        "\" holds for algorithm x protocol sweeps only; a knob sweep keeps the structured deviations");
   const Sweep base = synthesize(f, options);
   const KnobSimulator knobs(with_observation_options(f, options), options.seed);
   SweepBuilder builder("--knobs");

@@ -12,10 +12,11 @@
 namespace ncclbot::sim::random {
 
 // Streams of the Philox counter (word 0, top byte).
-inline constexpr uint32_t kStreamDeviation = 0xD1u;      // the algorithm x protocol deviations
-inline constexpr uint32_t kStreamNoise = 0x5Au;          // the samples of NCCL's own knob setting
-inline constexpr uint32_t kStreamKnobDeviation = 0xC4u;  // the knob model's deviations
-inline constexpr uint32_t kStreamKnobNoise = 0x6Bu;      // the samples of channel and chunk arms
+inline constexpr uint32_t kStreamDeviation = 0xD1u;             // the algorithm x protocol deviations
+inline constexpr uint32_t kStreamNoise = 0x5Au;                 // the samples of NCCL's own knob setting
+inline constexpr uint32_t kStreamKnobDeviation = 0xC4u;         // the knob model's deviations
+inline constexpr uint32_t kStreamKnobNoise = 0x6Bu;             // the samples of channel and chunk arms
+inline constexpr uint32_t kStreamIndependentDeviation = 0xE7u;  // DeviationModel::kIndependent's factors
 
 inline uint32_t fnv1a(const std::string& s) {
   uint32_t h = 2166136261u;

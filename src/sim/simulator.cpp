@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "ncclbot/core/argmin.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/hipipe/simulated_arm.hpp"
@@ -22,12 +23,16 @@ double log2d(double x) {
   return std::log2(x);
 }
 
+// A standard normal draw from the first two random words of `x` (Box-Muller).
+double standard_normal(const r123::Philox4x32::ctr_type& x) {
+  return std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
+}
+
 // Log-normal call-to-call noise and rare heavy-tailed slow calls (observation_noise) applied to
 // `truth`, from the four random words `x` of one sample.
 double noisy(const FabricPreset& f, const Context& ctx, const r123::Philox4x32::ctr_type& x, double truth) {
   const ObservationNoise n = observation_noise(f, ctx);
-  const double z = std::sqrt(-2.0 * std::log(unit(x[0]))) * std::cos(6.283185307179586 * unit(x[1]));
-  double t = truth * std::exp(n.sigma * z);
+  double t = truth * std::exp(n.sigma * standard_normal(x));
   if (unit(x[2]) < n.spike_prob) t *= spike_factor(n, std::pow(unit(x[3]), -1.0 / n.spike_alpha));
   return t;
 }
@@ -39,7 +44,49 @@ r123::Philox4x32::ctr_type sample_counter(uint32_t stream, const Context& ctx, i
            (uint32_t(ctx.bytes >> 32) & 0xffu) | (uint32_t(r) << 8)}};
 }
 
+// The errors of the alternative deviation models (SynthOptions::deviations) on one context's
+// structure-free truths `truth` (NaN where invalid), in place.
+void apply_deviation_model(const FabricPreset& f, const SynthOptions& o, const Context& ctx,
+                           const model::CostTable& table, ArmMask mask, double* truth) {
+  if (o.deviations == DeviationModel::kIndependent) {
+    const auto key = key_for(o.seed, f.name);
+    r123::Philox4x32 rng;
+    for (int s = 0; s < kNumNcclArms; ++s) {
+      if (!mask.has(s)) continue;
+      const auto x = rng(sample_counter(random::kStreamIndependentDeviation, ctx, s, 0), key);
+      truth[s] *= std::exp(o.independent_sigma * standard_normal(x));
+    }
+  } else if (o.deviations == DeviationModel::kAdversarial) {
+    const int pick = nccl_argmin(mask, [&](int s) { return table.time_us[s]; });
+    if (pick < 0) return;
+    double second = 0.0;
+    for (int s = 0; s < kNumNcclArms; ++s)
+      if (mask.has(s) && s != pick && (second == 0.0 || double(table.time_us[s]) < second))
+        second = double(table.time_us[s]);
+    const double gap = second > 0.0 ? second / double(table.time_us[pick]) - 1.0 : 0.0;
+    truth[pick] *= 1.0 + o.adversarial_gain * std::min(gap, 1.0);
+  }
+}
+
 }  // namespace
+
+DeviationModel parse_deviation_model(const std::string& text) {
+  for (DeviationModel m :
+       {DeviationModel::kStructured, DeviationModel::kIndependent, DeviationModel::kAdversarial})
+    if (text == deviation_model_name(m)) return m;
+  throw UsageError("deviations: unknown model '" + text + "' (valid: structured, independent, adversarial)");
+}
+
+const char* deviation_model_name(DeviationModel m) {
+  switch (m) {
+    case DeviationModel::kIndependent:
+      return "independent";
+    case DeviationModel::kAdversarial:
+      return "adversarial";
+    default:
+      return "structured";
+  }
+}
 
 ObservationNoise observation_noise(const FabricPreset& f, const Context& ctx) {
   ObservationNoise n;
@@ -236,7 +283,13 @@ Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
   std::sort(contexts.begin(), contexts.end());
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
 
-  const Deviations d = draw_deviations(f, o.seed);
+  if (!(o.independent_sigma >= 0.0 && o.independent_sigma <= 2.0) ||
+      !(o.adversarial_gain >= 0.0 && o.adversarial_gain <= 100.0))
+    throw UsageError(
+        "deviations: the independent sigma must be in [0, 2] and the adversarial gain in [0, 100]");
+  // The alternative models start from the truth without the preset's structured deviations.
+  const bool structured = o.deviations == DeviationModel::kStructured;
+  const Deviations d = structured ? draw_deviations(f, o.seed) : Deviations{};
   std::optional<hipipe::SimulatedArm> hipipe;
   if (o.hipipe) hipipe = hipipe::load_simulated_arm(hipipe_arm_fabric(f));
   const size_t C = contexts.size();
@@ -249,14 +302,18 @@ Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
     const model::Topology t = topology_for(f, ctx.nodes, ctx.gpus_per_node);
     const model::CostTable table = model::predict(t, ctx.collective, ctx.bytes);
     ArmMask mask;
+    double truth[kNumNcclArms];
     for (int s = 0; s < kNumNcclArms; ++s) {
-      const double truth = true_time_us(f, d, ctx, s);
-      if (table.time_us[s] < 0.0f || !std::isfinite(truth)) continue;
+      truth[s] = true_time_us(f, d, ctx, s);
+      if (table.time_us[s] < 0.0f || !std::isfinite(truth[s])) continue;
       mask.set(s);
       prior[c * kNumArms + s] = table.time_us[s];
-      for (int r = 0; r < R; ++r)
-        time[(c * kNumArms + s) * R + r] = float(sample_time_us(f, o.seed, ctx, s, r, truth));
     }
+    if (!structured) apply_deviation_model(f, o, ctx, table, mask, truth);
+    for (int s = 0; s < kNumNcclArms; ++s)
+      if (mask.has(s))
+        for (int r = 0; r < R; ++r)
+          time[(c * kNumArms + s) * R + r] = float(sample_time_us(f, o.seed, ctx, s, r, truth[s]));
     if (hipipe && hipipe::simulated_arm_applies(*hipipe, ctx)) {
       const hipipe::SimulatedArmTimes h = hipipe::simulated_arm_times(*hipipe, ctx);  // once per context: LPs
       const int s = kHiPipeSlot;

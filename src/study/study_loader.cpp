@@ -97,6 +97,14 @@ bool valid_file_stem(const std::string& s) {
   return s.find("..") == std::string::npos;
 }
 
+// `deviations = "structured" | "independent" | "adversarial"` (sim::DeviationModel): the name, checked.
+std::string deviation_model_text(const Reader& r, const toml::node& n, const std::string& what) {
+  const std::string v = r.string(n, what);
+  if (v != "structured" && v != "independent" && v != "adversarial")
+    r.fail(n, what + " must be \"structured\", \"independent\" or \"adversarial\"");
+  return v;
+}
+
 // `as_deployed = "ideal" | "local" | "leader"` (deployed/deployed_cost.hpp): the name, checked.
 std::string deployment_text(const Reader& r, const toml::node& n, const std::string& what) {
   const std::string v = r.string(n, what);
@@ -207,10 +215,10 @@ void read_study_table(const Reader& r, const toml::table& t, StudySpec& s) {
 }
 
 SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesystem::path& base) {
-  r.only_keys(t, "[[sweep]]",
-              {"name", "preset", "seed", "nodes", "collectives", "samples", "hipipe", "observation",
-               "noise_scale", "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size",
-               "knobs", "price", "observe", "file"});
+  r.only_keys(t, "[[sweep]]", {"name",      "preset", "seed",        "nodes",       "collectives",
+                               "samples",   "hipipe", "observation", "noise_scale", "drift",
+                               "first_use", "warmup", "shift_rate",  "shift_size",  "shift_arm_size",
+                               "knobs",     "price",  "observe",     "deviations",  "file"});
   SweepSource s;
   s.line = toml_line(t);
   const auto* name = r.find(t, "name");
@@ -245,6 +253,7 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
     if (auto* n = r.find(t, "shift_size")) s.shift_size = r.number(*n, "sweep.shift_size", 0.0, 0.899, false);
     if (auto* n = r.find(t, "shift_arm_size"))
       s.shift_arm_size = r.number(*n, "sweep.shift_arm_size", 0.0, 0.899, false);
+    if (auto* n = r.find(t, "deviations")) s.deviations = deviation_model_text(r, *n, "sweep.deviations");
     if (auto* n = r.find(t, "price")) {
       const std::string price = r.string(*n, "sweep.price");
       if (price != "samples" && price != "truth")
@@ -276,9 +285,9 @@ SweepSource read_sweep(const Reader& r, const toml::table& t, const std::filesys
       }
     }
   } else {
-    for (const char* k :
-         {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale", "drift",
-          "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size", "knobs", "price", "observe"})
+    for (const char* k : {"seed", "nodes", "collectives", "samples", "hipipe", "observation", "noise_scale",
+                          "drift", "first_use", "warmup", "shift_rate", "shift_size", "shift_arm_size",
+                          "knobs", "price", "observe", "deviations"})
       if (auto* n = r.find(t, k))
         r.fail(*n, std::string("sweep.") + k + " applies only to a synthesised sweep");
     const std::filesystem::path p = r.string(*file, "sweep.file");
@@ -606,7 +615,7 @@ void add_draws(const Reader& r, const toml::table& study, StudySpec& s) {
 Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) {
   r.only_keys(t, "[[variant]]",
               {"name", "noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup",
-               "delay", "as_deployed", "observation_cost"});
+               "delay", "as_deployed", "observation_cost", "deviations"});
   Variant v;
   v.line = toml_line(t);
   const auto* name = r.find(t, "name");
@@ -644,12 +653,14 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (auto* n = r.find(t, "as_deployed")) v.as_deployed = deployment_text(r, *n, "variant.as_deployed");
   if (auto* n = r.find(t, "observation_cost"))
     v.observation_cost = r.number(*n, "variant.observation_cost", 0.0, kMaxObservationCost);
+  if (auto* n = r.find(t, "deviations")) v.deviations = deviation_model_text(r, *n, "variant.deviations");
   if (!v.noise_scale && !v.observation && !v.drift && !v.shift_arm_size && !v.first_use && !v.warmup &&
-      !v.delay && !v.as_deployed && !v.observation_cost)
+      !v.delay && !v.as_deployed && !v.observation_cost && !v.deviations)
     r.fail(t, "variant '" + v.name +
                   "' changes nothing: give at least one of noise_scale, observation, drift, shift_arm_size, "
-                  "first_use, warmup, delay, as_deployed, observation_cost");
-  for (const char* key : {"noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup"}) {
+                  "first_use, warmup, delay, as_deployed, observation_cost, deviations");
+  for (const char* key :
+       {"noise_scale", "observation", "drift", "shift_arm_size", "first_use", "warmup", "deviations"}) {
     const auto* n = r.find(t, key);
     if (!n) continue;
     for (const auto& sw : s.sweeps)
@@ -676,6 +687,7 @@ Variant read_variant(const Reader& r, const toml::table& t, const StudySpec& s) 
   if (v.as_deployed) differs = differs || scoring_mode(*v.as_deployed) != s.as_deployed;
   if (v.delay) differs = differs || *v.delay != s.delay;
   if (v.observation_cost) differs = differs || v.observation_cost != s.observation_cost;
+  if (v.deviations) differs = differs || differs_in_a_sweep(&SweepSource::deviations, *v.deviations);
   if (!differs)
     r.fail(t, "variant '" + v.name + "' is the baseline: every setting it gives is the study's own");
   return v;

@@ -39,6 +39,9 @@ struct SweepSource {
   double noise_scale = 1.0;
   bool drift = true, first_use = true, warmup = true;
   double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;  // negative: the preset's
+  // Where the truth's errors against the cost model come from (sim::DeviationModel's names):
+  // "structured" (the preset's mechanisms), "independent" or "adversarial".
+  std::string deviations = "structured";
   std::string knobs;  // a knob spec (core/knob_spec.hpp, as synth --knobs takes): knob arms when non-empty
   // `price = "truth"`: losses priced at the simulator's true latencies (Sweep::price_on), not at the
   // samples' means, which the learners see.
@@ -169,6 +172,8 @@ struct Variant {
   std::optional<double> observation_cost;
   // Another draw of the simulator (StudySpec::draws): every synthesised sweep's seed plus this.
   std::optional<int> seed_offset;
+  // Where every synthesised sweep's truth errors come from (SweepSource::deviations).
+  std::optional<std::string> deviations;
 };
 
 // The folder name of a variant: lower-case letters and digits, every other run of characters one

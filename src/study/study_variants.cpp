@@ -15,8 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The sweep knobs in the order the study file documents them.
-constexpr const char* kSweepKnobs[] = {"noise_scale",    "observation", "drift",
-                                       "shift_arm_size", "first_use",   "warmup"};
+constexpr const char* kSweepKnobs[] = {"noise_scale", "observation", "drift",     "shift_arm_size",
+                                       "first_use",   "warmup",      "deviations"};
 
 std::optional<nlohmann::json> sweep_knob(const Variant& v, std::string_view key) {
   if (key == "noise_scale" && v.noise_scale) return *v.noise_scale;
@@ -25,6 +25,7 @@ std::optional<nlohmann::json> sweep_knob(const Variant& v, std::string_view key)
   if (key == "shift_arm_size" && v.shift_arm_size) return *v.shift_arm_size;
   if (key == "first_use" && v.first_use) return *v.first_use;
   if (key == "warmup" && v.warmup) return *v.warmup;
+  if (key == "deviations" && v.deviations) return *v.deviations;
   return std::nullopt;
 }
 
@@ -35,6 +36,7 @@ nlohmann::json sweep_value(const SweepSource& s, std::string_view key) {
   if (key == "shift_arm_size")
     return s.shift_arm_size < 0.0 ? nlohmann::json("the preset's") : nlohmann::json(s.shift_arm_size);
   if (key == "first_use") return s.first_use;
+  if (key == "deviations") return s.deviations;
   return s.warmup;
 }
 
@@ -80,6 +82,8 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
         if (!value) continue;
         if (value->is_boolean())
           t->insert_or_assign(key, value->get<bool>());
+        else if (value->is_string())
+          t->insert_or_assign(key, value->get<std::string>());
         else
           t->insert_or_assign(key, value->get<double>());
       }
@@ -87,8 +91,10 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
   std::ostringstream text;
   text << "# ncclbot: the study '" << base.name << "' (study file sha256 " << sha256_hex(base.text)
        << ")\n# under its variant '" << v.name << "': " << knobs_text(variant_knobs(v))
-       << "\n# (sweep knobs and seed_offset on every synthesised [[sweep]], delay, as_deployed and "
-          "observation_cost in [study]). Written by "
+       << "\n# (sweep knobs on every synthesised [[sweep]], delay, as_deployed and observation_cost in "
+          "[study]"
+       << (v.seed_offset ? "; seed_offset added to every synthesised [[sweep]]'s seed" : "")
+       << "). Written by "
           "`ncclbot run`,\n"
        << "# keys in toml++'s order; it runs on its own: ncclbot run study.toml --out DIR\n"
        << toml::toml_formatter(root) << "\n";

@@ -31,6 +31,7 @@ Sweep synthesise_sweep(const SweepSource& source, const std::string& study_path)
   o.shift_rate = source.shift_rate;
   o.shift_size = source.shift_size;
   o.shift_arm_size = source.shift_arm_size;
+  o.deviations = sim::parse_deviation_model(source.deviations);
   const auto synth = [&](const sim::SynthOptions& opt) {
     if (!source.knobs.empty()) return sim::synthesize_knobs(preset, opt, parse_knob_spec(source.knobs));
     return sim::synthesize(preset, opt);

@@ -17,7 +17,8 @@ TEST(UnreadableInputs, AManifestLogThatIsNoFileNamesTheManifestLine) {
   const std::string dir = ncclbot::test::temp_dir();
   ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
   std::filesystem::create_directory(dir + "/folder");
-  for (const std::string& name : {"fifo", "folder"}) {
+  for (const char* raw : {"fifo", "folder"}) {
+    const std::string name = raw;
     ncclbot::test::write_file(dir + "/m.toml", "# one run\n[[run]]\nalgo = \"Ring\"\nfile = \"" + name +
                                                    "\"\nproto = \"Simple\"\n");
     const auto r = run_cli("ingest --manifest '" + dir + "/m.toml' --out '" + dir + "/o.csv'");

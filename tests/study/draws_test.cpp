@@ -19,11 +19,11 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kClaimsStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/claims.toml";
+const std::string kClaimsTestStudy = std::string(NCCLBOT_TEST_DATA_DIR) + "/study/claims.toml";
 
 // The claims test study with `line` added to its [study] table.
 std::string claims_study_with(const std::string& line) {
-  std::string text = read_all(kClaimsStudy);
+  std::string text = read_all(kClaimsTestStudy);
   const size_t at = text.find("[study]\n");
   return text.insert(at + 8, line + "\n");
 }
@@ -141,4 +141,34 @@ TEST(Draws, ARunCountsEachClaimOverItsDraws) {
   const std::string md = read_all(out + "/report.md");
   EXPECT_NE(md.find("### Over 2 draws of the simulator"), std::string::npos) << md;
   EXPECT_NE(md.find("| claim | basis | agree | disagree | inconclusive | untestable |"), std::string::npos);
+}
+
+// The simulator's deviation model (sim::DeviationModel) as a [[sweep]] key and a variant knob: the
+// variant's study sets it on every synthesised sweep; an unknown model, or the baseline's own, is
+// refused at its line.
+TEST(Draws, DeviationsAreASweepKeyAndAVariantKnob) {
+  const std::string base = read_all(kClaimsTestStudy);
+  const study::StudySpec s =
+      study::parse_study(base + "\n[[variant]]\nname = \"indep\"\ndeviations = \"independent\"\n", "s.toml");
+  ASSERT_EQ(s.variants.size(), 1u);
+  EXPECT_EQ(s.variants[0].deviations, "independent");
+  EXPECT_EQ(s.sweeps[0].deviations, "structured");
+  EXPECT_EQ(study::variant_knobs(s.variants[0]), (json{{"deviations", "independent"}}));
+  EXPECT_EQ(study::baseline_knobs(s), (json{{"deviations", "structured"}}));
+  const study::StudySpec v = study::variant_study(s, s.variants[0], temp_dir());
+  EXPECT_EQ(v.sweeps[0].deviations, "independent");
+  const auto fails = [](const std::string& text, const std::string& reason) {
+    try {
+      study::parse_study(text, "s.toml");
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  };
+  fails(base + "\n[[variant]]\nname = \"x\"\ndeviations = \"random\"\n",
+        "variant.deviations must be \"structured\", \"independent\" or \"adversarial\"");
+  fails(base + "\n[[variant]]\nname = \"x\"\ndeviations = \"structured\"\n", "is the baseline");
+  std::string bad = base;
+  bad.insert(bad.find("seed = 11\n"), "deviations = \"Independent\"\n");
+  fails(bad, "sweep.deviations must be");
 }
