@@ -46,12 +46,34 @@ json claims_over_draws(const json& sensitivity) {
   return {{"draws", draws}, {"claims", std::move(claims)}, {"tally", std::move(tally)}};
 }
 
+namespace {
+
+bool has_draws(const json& results) {
+  return results.contains("claims_over_draws") && !results.at("claims_over_draws").is_null();
+}
+
+// "59 agree, 31 disagree, 60 inconclusive of 150 (claim, draw) pairs".
+std::string tally_over_draws(const json& d) {
+  const json& t = d.at("tally");
+  const int agree = t.at("agree"), disagree = t.at("disagree"), inconclusive = t.at("inconclusive");
+  return std::to_string(agree) + " agree, " + std::to_string(disagree) + " disagree, " +
+         std::to_string(inconclusive) + " inconclusive of " +
+         std::to_string(agree + disagree + inconclusive) + " (claim, draw) pairs";
+}
+
+}  // namespace
+
+std::string claims_over_draws_headline(const json& results) {
+  if (!has_draws(results)) return "";
+  const json& d = results.at("claims_over_draws");
+  return "over " + std::to_string(d.at("draws").get<int>()) +
+         " draws of the simulator: " + tally_over_draws(d);
+}
+
 std::vector<Block> claims_over_draws_section(const json& results) {
-  if (!results.contains("claims_over_draws") || results.at("claims_over_draws").is_null()) return {};
+  if (!has_draws(results)) return {};
   const json& d = results.at("claims_over_draws");
   const int draws = d.at("draws");
-  const json& t = d.at("tally");
-  const int pairs = t.at("agree").get<int>() + t.at("disagree").get<int>() + t.at("inconclusive").get<int>();
   std::vector<Block> out;
   out.push_back(heading(3, "Over " + std::to_string(draws) + " draws of the simulator"));
   out.push_back(paragraph(
@@ -60,9 +82,7 @@ std::vector<Block> claims_over_draws_section(const json& results) {
       "seed moved by 1 to " +
       std::to_string(draws - 1) +
       " (the variants \"draw 2\" onward, in variants/). Over the tested claims and draws: " +
-      std::to_string(t.at("agree").get<int>()) + " agree, " + std::to_string(t.at("disagree").get<int>()) +
-      " disagree, " + std::to_string(t.at("inconclusive").get<int>()) + " inconclusive of " +
-      std::to_string(pairs) + " (claim, draw) pairs. Each row counts the draws with each verdict."));
+      tally_over_draws(d) + ". Each row counts the draws with each verdict."));
   Block table = table_block({"claim", "basis", "agree", "disagree", "inconclusive", "untestable"});
   for (const auto& c : d.at("claims"))
     table.rows.push_back(

@@ -153,9 +153,15 @@ std::vector<Block> verdict_section(const json& r, const json& figures) {
   if (r.contains("sensitivity")) lines.push_back(sensitivity_summary(r));
   if (r.contains("against_original")) {
     const ClaimTally n = tally_claims(r.at("against_original"));
-    lines.push_back("Against the original study: " + tally_text(n) +
-                    (n.untestable > 0 ? ", " + std::to_string(n.untestable) + " untestable" : std::string()) +
-                    " (section \"Against the original study\").");
+    const std::string own =
+        tally_text(n) +
+        (n.untestable > 0 ? ", " + std::to_string(n.untestable) + " untestable" : std::string());
+    // With draws of the simulator the headline is the count over them; one draw is one of them.
+    if (const std::string draws = claims_over_draws_headline(r); !draws.empty())
+      lines.push_back("Against the original study, " + draws + "; on the study's own sweeps " + own +
+                      " (section \"Against the original study\").");
+    else
+      lines.push_back("Against the original study: " + own + " (section \"Against the original study\").");
   }
   out.push_back(bullets(lines));
   for (const auto& f : figures)

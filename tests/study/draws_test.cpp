@@ -140,6 +140,14 @@ TEST(Draws, ARunCountsEachClaimOverItsDraws) {
   EXPECT_NE(read_all(out + "/variants/draw-2/study.toml").find("seed = 12"), std::string::npos);
   const std::string md = read_all(out + "/report.md");
   EXPECT_NE(md.find("### Over 2 draws of the simulator"), std::string::npos) << md;
+  // The first screen's headline is the count over the draws, the study's own draw beside it.
+  const int agree = d["tally"]["agree"], disagree = d["tally"]["disagree"], open = d["tally"]["inconclusive"];
+  EXPECT_NE(md.find("Against the original study, over 2 draws of the simulator: " + std::to_string(agree) +
+                    " agree, " + std::to_string(disagree) + " disagree, " + std::to_string(open) +
+                    " inconclusive of " + std::to_string(agree + disagree + open) +
+                    " (claim, draw) pairs; on the study's own sweeps "),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("| claim | basis | agree | disagree | inconclusive | untestable |"), std::string::npos);
 }
 
