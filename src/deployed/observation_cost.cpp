@@ -51,8 +51,12 @@ const std::vector<ObservationCostRow>& compiled_observation_costs() {
   return rows;
 }
 
-std::string_view compiled_observation_costs_text() {
-  return generated::kObservationCostsCsv;
+std::string observation_costs_text(const std::vector<ObservationCostRow>& rows) {
+  std::string out;
+  for (const ObservationCostRow& r : rows)
+    out += r.nccl + "," + std::string(collective_name(r.collective)) + "," + std::to_string(r.min_bytes) +
+           "," + std::to_string(r.max_bytes) + "," + format_double(r.busbw_loss) + "\n";
+  return out;
 }
 
 bool observation_cost_measured(std::string_view nccl) {

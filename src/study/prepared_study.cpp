@@ -140,7 +140,7 @@ PreparedStudy prepare_study(StudySpec spec) {
       u.file_name = unit_file_name(sc.spec->name, pol.spec->name);
       u.inputs_sha256 = sha256_hex(std::string(kVersion) + "\n" + p.study_sha256 + "\n" + sc.sweeps_sha256 +
                                    "\n" + sc.spec->name + "\n" + pol.spec->name + "\n" +
-                                   std::string(compiled_observation_costs_text()));
+                                   observation_costs_text(compiled_observation_costs()));
       u.cost = work_unit_cost(s, sc, pol);
       p.units.push_back(std::move(u));
     }

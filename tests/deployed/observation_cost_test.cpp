@@ -89,6 +89,22 @@ TEST(ObservationCost, ABadTableIsRefusedWithItsLine) {
   EXPECT_EQ(line_of_error("# only a comment\n"), 0);
 }
 
+// What a study's checkpoints depend on is the rows, written out by hand here: comments and blank
+// lines change nothing, a changed loss or band does.
+TEST(ObservationCost, TheCheckpointsDependOnTheRowsNotTheComments) {
+  const std::string rows = "2.31,allreduce,131072,4194304,0.088\n2.29,allgather,1,2,0.5\n";
+  const std::string text =
+      observation_costs_text(parse_observation_costs("# a note\n" + kHeader + "\n" + rows, "a"));
+  EXPECT_EQ(text, "2.31,AllReduce,131072,4194304,0.088\n2.29,AllGather,1,2,0.5\n");
+  EXPECT_EQ(observation_costs_text(parse_observation_costs(kHeader + rows + "# another\n", "b")), text);
+  EXPECT_NE(observation_costs_text(parse_observation_costs(
+                kHeader + "2.31,allreduce,131072,4194304,0.089\n2.29,allgather,1,2,0.5\n", "c")),
+            text);
+  EXPECT_NE(observation_costs_text(parse_observation_costs(
+                kHeader + "2.31,allreduce,131072,4194305,0.088\n2.29,allgather,1,2,0.5\n", "d")),
+            text);
+}
+
 TEST(ObservationCost, AnNcclVersionIsReadToItsMinorRelease) {
   EXPECT_EQ(nccl_minor_version("2.32", "--nccl-version"), "2.32");
   EXPECT_EQ(nccl_minor_version("2.32.3", "--nccl-version"), "2.32");

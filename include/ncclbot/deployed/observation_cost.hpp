@@ -40,10 +40,11 @@ struct ObservationCostRow {
 // order, a loss outside [0, 1), two rows of one version and collective that overlap).
 std::vector<ObservationCostRow> parse_observation_costs(std::string_view text, const std::string& path);
 
-// What the library compiled in from data/observation_costs.csv, parsed, and its text (what a
-// study's checkpoints depend on).
+// What the library compiled in from data/observation_costs.csv, parsed.
 const std::vector<ObservationCostRow>& compiled_observation_costs();
-std::string_view compiled_observation_costs_text();
+// The rows alone, one `nccl,collective,min_bytes,max_bytes,busbw_loss` line each: what a study's
+// checkpoints depend on, so an edit of the file's comments keeps every checkpoint valid.
+std::string observation_costs_text(const std::vector<ObservationCostRow>& rows);
 // Whether the compiled table has any row for NCCL `nccl` (MAJOR.MINOR).
 bool observation_cost_measured(std::string_view nccl);
 
