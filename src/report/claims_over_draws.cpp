@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "report/claim_tally.hpp"
+
 namespace ncclbot::report {
 namespace {
 
@@ -21,10 +23,11 @@ json claims_over_draws(const json& sensitivity) {
   json claims = json::array();
   std::map<std::string, size_t> row_of;
   int draws = 0;
-  json tally = {{"agree", 0}, {"disagree", 0}, {"inconclusive", 0}};
+  ClaimTally total;
   for (const auto& entry : sensitivity) {
     if (!is_draw(entry) || !entry.contains("claims")) continue;
     ++draws;
+    total += tally_claims(entry.at("claims"));
     for (const auto& c : entry.at("claims")) {
       const std::string claim = c.at("claim");
       auto [at, added] = row_of.emplace(claim, claims.size());
@@ -38,12 +41,12 @@ json claims_over_draws(const json& sensitivity) {
       const std::string verdict = c.at("verdict");
       json& row = claims[at->second];
       row[verdict] = row[verdict].get<int>() + 1;
-      if (c.at("basis") == "tested" && tally.contains(verdict))
-        tally[verdict] = tally[verdict].get<int>() + 1;
     }
   }
   if (draws < 2 || claims.empty()) return nullptr;
-  return {{"draws", draws}, {"claims", std::move(claims)}, {"tally", std::move(tally)}};
+  const json tally = {
+      {"agree", total.agree}, {"disagree", total.disagree}, {"inconclusive", total.inconclusive}};
+  return {{"draws", draws}, {"claims", std::move(claims)}, {"tally", tally}};
 }
 
 namespace {
@@ -55,10 +58,12 @@ bool has_draws(const json& results) {
 // "59 agree, 31 disagree, 60 inconclusive of 150 (claim, draw) pairs".
 std::string tally_over_draws(const json& d) {
   const json& t = d.at("tally");
-  const int agree = t.at("agree"), disagree = t.at("disagree"), inconclusive = t.at("inconclusive");
-  return std::to_string(agree) + " agree, " + std::to_string(disagree) + " disagree, " +
-         std::to_string(inconclusive) + " inconclusive of " +
-         std::to_string(agree + disagree + inconclusive) + " (claim, draw) pairs";
+  ClaimTally n;
+  n.agree = t.at("agree");
+  n.disagree = t.at("disagree");
+  n.inconclusive = t.at("inconclusive");
+  n.tested = n.agree + n.disagree + n.inconclusive;
+  return tally_text(n, "(claim, draw) pairs");
 }
 
 }  // namespace

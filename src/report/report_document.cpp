@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "report/claim_tally.hpp"
 #include "report/claims_over_draws.hpp"
 #include "report/number_format.hpp"
 #include "report/sensitivity.hpp"
@@ -55,37 +56,6 @@ std::string context_level_text(const json& h) {
   const json& c = h.at("context_level");
   return c.at("a_only").dump() + " / " + c.at("b_only").dump() + " (" + p_value(c.at("p").get<double>()) +
          ")";
-}
-
-// The scorecard's tally: tested claims by verdict; calibrated rows (by verdict against their
-// calibration range) and untestable rows are shown, not counted.
-struct ClaimTally {
-  int tested = 0, agree = 0, disagree = 0, inconclusive = 0;
-  int calibrated = 0, calibrated_inside = 0, untestable = 0;
-};
-ClaimTally tally_claims(const json& claims) {
-  ClaimTally n;
-  for (const auto& c : claims) {
-    const std::string verdict = c.at("verdict");
-    if (verdict == "untestable") {
-      ++n.untestable;
-    } else if (c.at("basis") == "calibrated") {
-      ++n.calibrated;
-      n.calibrated_inside += verdict == "agree";
-    } else {
-      ++n.tested;
-      n.agree += verdict == "agree";
-      n.disagree += verdict == "disagree";
-      n.inconclusive += verdict == "inconclusive";
-    }
-  }
-  return n;
-}
-
-// "7 agree, 5 disagree, 3 inconclusive of 15 tested claims".
-std::string tally_text(const ClaimTally& n) {
-  return std::to_string(n.agree) + " agree, " + std::to_string(n.disagree) + " disagree, " +
-         std::to_string(n.inconclusive) + " inconclusive of " + std::to_string(n.tested) + " tested claims";
 }
 
 std::string deployment_text(const json& st) {

@@ -71,10 +71,12 @@ void apply_deviation_model(const FabricPreset& f, const SynthOptions& o, const C
 }  // namespace
 
 DeviationModel parse_deviation_model(const std::string& text) {
-  for (DeviationModel m :
-       {DeviationModel::kStructured, DeviationModel::kIndependent, DeviationModel::kAdversarial})
+  std::string valid;
+  for (DeviationModel m : kDeviationModels) {
     if (text == deviation_model_name(m)) return m;
-  throw UsageError("deviations: unknown model '" + text + "' (valid: structured, independent, adversarial)");
+    valid += std::string(valid.empty() ? "" : ", ") + deviation_model_name(m);
+  }
+  throw UsageError("deviations: unknown model '" + text + "' (valid: " + valid + ")");
 }
 
 const char* deviation_model_name(DeviationModel m) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/replay.hpp"
+#include "ncclbot/sim/simulator.hpp"
 #include "study/study_spec.hpp"
 
 namespace ncclbot::study {
@@ -97,12 +99,18 @@ bool valid_file_stem(const std::string& s) {
   return s.find("..") == std::string::npos;
 }
 
-// `deviations = "structured" | "independent" | "adversarial"` (sim::DeviationModel): the name, checked.
+// `deviations = "structured" | "independent" | "adversarial"`: the name of one of
+// sim::kDeviationModels, checked.
 std::string deviation_model_text(const Reader& r, const toml::node& n, const std::string& what) {
   const std::string v = r.string(n, what);
-  if (v != "structured" && v != "independent" && v != "adversarial")
-    r.fail(n, what + " must be \"structured\", \"independent\" or \"adversarial\"");
-  return v;
+  std::string valid;
+  const size_t count = std::size(sim::kDeviationModels);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string name = sim::deviation_model_name(sim::kDeviationModels[i]);
+    if (v == name) return v;
+    valid += (i == 0 ? "" : i + 1 == count ? " or " : ", ") + ("\"" + name + "\"");
+  }
+  r.fail(n, what + " must be " + valid);
 }
 
 // `as_deployed = "ideal" | "local" | "leader"` (deployed/deployed_cost.hpp): the name, checked.

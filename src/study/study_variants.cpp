@@ -67,16 +67,13 @@ std::string variant_study_text(const StudySpec& base, const Variant& v, const st
     for (auto& node : *sweeps) {
       auto* t = node.as_table();
       if (!t) continue;
+      const SweepSource& source = base.sweep(t->get_as<std::string>("name")->get());
       if (auto* file = t->get_as<std::string>("file")) {
         // The loader resolved it against the base study's folder; restate it for the variant's.
-        for (const auto& s : base.sweeps)
-          if (s.name == t->get_as<std::string>("name")->get()) *file = path_from(s.file, variant_dir);
+        *file = path_from(source.file, variant_dir);
         continue;
       }
-      if (v.seed_offset)
-        for (const auto& s : base.sweeps)
-          if (s.name == t->get_as<std::string>("name")->get())
-            t->insert_or_assign("seed", int64_t(s.seed + uint64_t(*v.seed_offset)));
+      if (v.seed_offset) t->insert_or_assign("seed", int64_t(source.seed + uint64_t(*v.seed_offset)));
       for (const char* key : kSweepKnobs) {
         const auto value = sweep_knob(v, key);
         if (!value) continue;

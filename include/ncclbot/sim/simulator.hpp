@@ -73,7 +73,10 @@ ObservationNoise observation_noise(const FabricPreset& f, const Context& ctx);
 // the conclusions move when the errors are not aligned with the warm prior, and hold for
 // algorithm x protocol sweeps only.
 enum class DeviationModel { kStructured, kIndependent, kAdversarial };
-// "structured" | "independent" | "adversarial"; UsageError naming the valid ones otherwise.
+inline constexpr DeviationModel kDeviationModels[] = {
+    DeviationModel::kStructured, DeviationModel::kIndependent, DeviationModel::kAdversarial};
+// "structured" | "independent" | "adversarial" (deviation_model_name of kDeviationModels); UsageError
+// naming the valid ones otherwise.
 DeviationModel parse_deviation_model(const std::string& text);
 const char* deviation_model_name(DeviationModel m);
 
