@@ -79,17 +79,6 @@ DeviationModel parse_deviation_model(const std::string& text) {
   throw UsageError("deviations: unknown model '" + text + "' (valid: " + valid + ")");
 }
 
-const char* deviation_model_name(DeviationModel m) {
-  switch (m) {
-    case DeviationModel::kIndependent:
-      return "independent";
-    case DeviationModel::kAdversarial:
-      return "adversarial";
-    default:
-      return "structured";
-  }
-}
-
 ObservationNoise observation_noise(const FabricPreset& f, const Context& ctx) {
   ObservationNoise n;
   if (f.observation.enabled) {

@@ -78,7 +78,17 @@ inline constexpr DeviationModel kDeviationModels[] = {
 // "structured" | "independent" | "adversarial" (deviation_model_name of kDeviationModels); UsageError
 // naming the valid ones otherwise.
 DeviationModel parse_deviation_model(const std::string& text);
-const char* deviation_model_name(DeviationModel m);
+// Inline, so a reader of study files checks the names without linking the simulator.
+constexpr const char* deviation_model_name(DeviationModel m) {
+  switch (m) {
+    case DeviationModel::kIndependent:
+      return "independent";
+    case DeviationModel::kAdversarial:
+      return "adversarial";
+    default:
+      return "structured";
+  }
+}
 
 // The alternatives' sizes, assumed: each fitted so that AUTO's pooled mean loss on h100-ib-a at
 // 16-32 nodes (seed 20260, all three collectives) is the original study's 6.1%, the H100 mean the
