@@ -35,7 +35,9 @@ struct OpeCliOptions {
 
 // `table:FILE`: what the plugin in table mode would play in each logged context, decided by the
 // plugin's own table code (table/decision_table.hpp): the first matching row whose arm NCCL
-// offered, else NCCL's pick.
+// offered, with its channels and chunk size, else NCCL's pick. UsageError when that arm is none of
+// the log's (a row's channels or chunk size over a slot log, or off a knob log's lists): no call of
+// the log can stand for it.
 TargetProbabilities table_target(const std::string& path, const LogBlocks& data) {
   plugin::DecisionTable table;
   std::string error;
@@ -47,10 +49,21 @@ TargetProbabilities table_target(const std::string& path, const LogBlocks& data)
     const plugin::CallKey key{c.collective, c.bytes, int(c.nodes), int(c.ranks), plugin::kAny, plugin::kAny};
     const auto rows = table.rows_for(int(c.nodes), int(c.ranks));
     const plugin::DecisionRow* row = plugin::deciding_row(rows, key, [&](int s) { return c.mask.has(s); });
-    const int slot =
-        row == nullptr || row->algo == plugin::kAny ? c.nccl_slot : row->algo * kNumProtos + row->proto;
-    pi[x].fill(0.0);
-    if (slot >= 0) pi[x][size_t(slot)] = 1.0;
+    pi[x].assign(data.arms.size(), 0.0);
+    if (row == nullptr || row->algo == plugin::kAny) {
+      if (c.nccl_slot >= 0) pi[x][size_t(data.arms.index(Arm::of_slot(c.nccl_slot)))] = 1.0;
+      continue;
+    }
+    const Arm arm{Algo(row->algo), Proto(row->proto), uint16_t(row->channels > 0 ? row->channels : 0),
+                  uint32_t(row->chunk_bytes)};
+    const int i = data.arms.index(arm);
+    if (i < 0)
+      throw UsageError("--policy table:" + path + ": line " + std::to_string(row->line) + " plays " +
+                       logged_arm_text(arm) + " on " + ope_context_text(c) +
+                       ", which is none of the log's arms" +
+                       (data.arms.knob_log() ? " (its knobs line: " + data.arms.knobs + ")"
+                                             : " (a slot log: NCCL's own channels and chunk size)"));
+    pi[x][size_t(i)] = 1.0;
   }
   return pi;
 }
@@ -102,6 +115,11 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
   doc["contexts"] = data.contexts.size();
   doc["behaviour"] = data.behaviour;
   doc["graph_replays"] = data.graph_replays;
+  if (data.arms.knob_log()) {  // a knob log: its arms (ope/logged_arms.hpp)
+    doc["knobs"] = data.arms.knobs;
+    doc["arms"] = data.arms.size();
+    doc["knob_calls"] = data.knob_calls;
+  }
   size_t dropped = 0;
   nlohmann::json files = nlohmann::json::array();
   for (const DecisionLogFile& f : data.files) {
@@ -131,7 +149,7 @@ nlohmann::json describe_ope_logs(const OpeCliOptions& opt, const LogBlocks& data
   doc["block_length"] = {shortest, longest};
   doc["policies"] = nlohmann::json::array();
   os << "ope: " << data.calls << " logged calls of '" << data.behaviour << "' over " << data.contexts.size()
-     << " contexts"
+     << " contexts" << (data.arms.knob_log() ? " over knob arms (" + data.arms.knobs + ")" : std::string())
      << (dropped ? ", " + std::to_string(dropped) + " bytes of a partial last record dropped" : "")
      << (data.graph_replays ? ", " + std::to_string(data.graph_replays) + " CUDA-graph replays left out" : "")
      << (skipped ? ", " + skipped_latencies_text(skipped) : "")
@@ -160,13 +178,12 @@ void add_replay_method_estimate(nlohmann::json& entry, const ReplayMethodOutcome
     os << "    replay " << std::fixed << std::setprecision(3) << rm->value_us << "  [" << rm->lo << ", "
        << rm->hi << "]  accepted " << rm->accepted << " of " << rm->calls << " (" << std::setprecision(1)
        << 100.0 * rm->acceptance_rate << "%)";
-    if (truth.sweep && truth.sweep->view().dynamic()) {
+    if (truth.sweep && truth.sweep->arm_view().dynamic()) {
       // The truth draws the target's latencies from the samples, without the levels.
       e["truth_note"] = "not computed: the sweep has call dynamics";
       os << "  truth not computed (call dynamics)";
     } else if (truth.sweep) {
-      if (!truth.replay_truth)
-        truth.replay_truth = replay_truth_inputs(data, truth.sweep->view(), truth.where);
+      if (!truth.replay_truth) truth.replay_truth = replay_truth_inputs(data, truth);
       const double t = replay_method_truth(data, spec, *rm, *truth.replay_truth, 200, opt.seed);
       e["truth_us"] = t;
       os << "  truth " << std::setprecision(3) << t;
@@ -184,13 +201,13 @@ nlohmann::json evaluate_ope_target(const OpeTarget& target, const ReplayMethodOu
   const auto& [table, spec] = target;
   const std::string name = spec ? spec->text : table;
   const TargetProbabilities pi =
-      spec ? stationary_target(*spec, data.contexts) : table_target(table.substr(6), data);
+      spec ? stationary_target(*spec, data.contexts, data.arms) : table_target(table.substr(6), data);
   const auto estimates = estimate_off_policy(data, pi, "--policy " + name, options);
   nlohmann::json entry;
   entry["policy"] = name;
   os << "  " << name;
   if (truth.sweep) {
-    const double t = truth_us(data, pi, truth.sweep->view(), truth.where, truth.levels, opt.sweep_path);
+    const double t = truth_us(data, pi, truth, opt.sweep_path);
     entry["truth_us"] = t;
     os << "  truth " << std::fixed << std::setprecision(3) << t;
   }
@@ -208,25 +225,12 @@ nlohmann::json evaluate_ope_target(const OpeTarget& target, const ReplayMethodOu
   return entry;
 }
 
-// A knob-mode log (version 4, NCCLBOT_KNOBS) logs decisions over a context's knob arms, with their
-// probabilities over that set; the targets here decide over the slots, so no estimate would be
-// sound. The first file holding knob calls is named; `telemetry` reads such logs.
-void refuse_knob_logs(const LogBlocks& data) {
-  for (const DecisionLogFile& f : data.files)
-    if (f.knob_calls > 0)
-      throw InputError(f.path, 0,
-                       std::to_string(f.knob_calls) +
-                           " calls decided over knob arms (a knob-mode log): off-policy estimates over "
-                           "channels and chunk sizes are not built; `ncclbot telemetry` reads this log");
-}
-
 // The command's work once the options are parsed: every target's estimates, as text or JSON.
 int run_ope(const OpeCliOptions& opt) {
   const std::vector<OpeTarget> targets = parse_ope_targets(opt);
   const BlockRule rule = opt.blocks.rule();
   const ResampleBackend backend = opt.blocks.resample_backend();
   const LogBlocks data = read_log_blocks(opt.logs, rule);
-  refuse_knob_logs(data);
   SweepTruth truth = read_sweep_truth(opt.sweep_path, data);
   const OpeOptions options{opt.resamples, opt.seed, opt.level, opt.blocks.threads, backend};
   // The replay method for every live target at once: one more pass over the logs.

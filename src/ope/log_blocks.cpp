@@ -38,9 +38,9 @@ BlockRule parse_block_rule(const std::string& text, const std::string& option) {
   return rule;
 }
 
-ArmSums ContextBlocks::total(int slot) const {
+ArmSums ContextBlocks::total(int arm) const {
   ArmSums t;
-  for (const ArmSums& a : arms[size_t(slot)]) t.merge(a);
+  for (const ArmSums& a : arms[size_t(arm)]) t.merge(a);
   return t;
 }
 
@@ -81,11 +81,13 @@ void BlockBuilder::set_context(int context, const OpeContext& c) {
 
 int BlockBuilder::add_context(const OpeContext& c) {
   out_.contexts.push_back(c);
-  out_.blocks.emplace_back().length = rule_.base_length > 0 ? rule_.base_length : 1;
+  ContextBlocks& b = out_.blocks.emplace_back();
+  b.length = rule_.base_length > 0 ? rule_.base_length : 1;
+  b.arms.resize(out_.arms.size());
   return int(out_.contexts.size()) - 1;
 }
 
-void BlockBuilder::add_call(int context, int slot, double propensity, double latency_us, uint64_t index,
+void BlockBuilder::add_call(int context, int arm, double propensity, double latency_us, uint64_t index,
                             bool knob_call) {
   ContextBlocks& b = out_.blocks[size_t(context)];
   const size_t j = size_t(b.calls / b.length);
@@ -95,12 +97,11 @@ void BlockBuilder::add_call(int context, int slot, double propensity, double lat
     for (auto& v : b.arms)
       if (!v.empty()) v.emplace_back();
   }
-  auto& sums = b.arms[size_t(slot)];
+  auto& sums = b.arms[size_t(arm)];
   if (sums.empty()) sums.resize(b.blocks());
   sums[j].add(propensity, latency_us);
   b.last_index[j] = index;
   b.p_min = std::min(b.p_min, propensity);
-  if (slot < kNumArms) b.played.set(slot);
   ++b.calls;
   ++out_.calls;
   out_.knob_calls += knob_call;
@@ -144,9 +145,9 @@ LogBlocks BlockBuilder::finish(std::string behaviour) {
 
 LogBlocks log_blocks(const OpeData& data, BlockRule rule) {
   BlockBuilder builder(rule);
+  builder.set_arms(data.arms);
   for (const OpeContext& c : data.contexts) builder.add_context(c);
-  for (const OpeCall& c : data.calls)
-    builder.add_call(c.context, c.slot, c.propensity, c.latency_us, c.index);
+  for (const OpeCall& c : data.calls) builder.add_call(c.context, c.arm, c.propensity, c.latency_us, c.index);
   for (uint64_t k = 0; k < data.graph_replays; ++k) builder.count_graph_replay();
   return builder.finish(data.behaviour);
 }
@@ -168,7 +169,14 @@ class BlockSink final : public DecisionLogSink {
  public:
   explicit BlockSink(BlockRule rule) : builder_(rule) {}
 
-  void file(const DecisionLogFile&, const std::string& policy) override { policy_ = policy; }
+  void file(const DecisionLogFile& f, const std::string& policy) override {
+    policy_ = policy;
+    if (first_file_)
+      builder_.set_arms(logged_arms(f));
+    else
+      check_same_arms(builder_.arms(), f);
+    first_file_ = false;
+  }
 
   void context(const decision_log::ContextRecord& r, const std::string&, uint64_t) override {
     const int x = index_.find(r.collective, r.bytes, r.nodes, r.ranks);
@@ -201,23 +209,23 @@ class BlockSink final : public DecisionLogSink {
       builder_.add_context(c);
       checks_.emplace_back().first_call = CallPlace{path, offset, r};
     }
+    const int arm = builder_.arms().index(call_arm(r));
+    if (arm < 0) fail(CallPlace{path, offset, r}, ope_arm_problem(builder_.arms(), arm, builder_.context(x)));
     Checks& check = checks_[size_t(x)];
-    if (!check.slots_seen.has(r.slot)) {
-      check.slots_seen.set(r.slot);
-      check.first_of_slot[size_t(r.slot)] = CallPlace{path, offset, r};
-    }
-    const bool off_nccl_knobs = r.knobs && (r.channels != 0 || r.chunk_bytes != 0);
-    builder_.add_call(x, off_nccl_knobs ? kOffNcclKnobs : r.slot, r.propensity, r.latency_us, r.call_index,
-                      r.knobs);
+    if (!builder_.played(x, arm)) check.first_of_arm.emplace_back(arm, CallPlace{path, offset, r});
+    builder_.add_call(x, arm, r.propensity, r.latency_us, r.call_index, r.knobs);
   }
 
   LogBlocks finish(DecisionLogSummary summary) {
     for (size_t x = 0; x < checks_.size(); ++x) {
       const Checks& check = checks_[x];
       if (!check.has_record) fail(*check.first_call, "no context record holds its cost table");
-      for (int s = 0; s < kNumNcclArms; ++s)
-        if (check.first_of_slot[size_t(s)] && !builder_.context(int(x)).mask.has(s))
-          fail(*check.first_of_slot[size_t(s)], "an arm NCCL could not run");
+      std::vector<std::pair<int, CallPlace>> firsts = check.first_of_arm;  // the lowest arm's error first
+      std::sort(firsts.begin(), firsts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [arm, place] : firsts)
+        if (const std::string why = ope_arm_problem(builder_.arms(), arm, builder_.context(int(x)));
+            !why.empty())
+          fail(place, why);
     }
     LogBlocks out = builder_.finish(summary.policy);
     out.files = std::move(summary.files);
@@ -236,9 +244,8 @@ class BlockSink final : public DecisionLogSink {
  private:
   struct Checks {
     bool has_record = false;
-    std::optional<CallPlace> first_call;                               // of a context without a record yet
-    std::array<std::optional<CallPlace>, kNumNcclArms> first_of_slot;  // each arm's first call
-    ArmMask slots_seen;
+    std::optional<CallPlace> first_call;                  // of a context without a record yet
+    std::vector<std::pair<int, CallPlace>> first_of_arm;  // each arm's first call, by arm index
   };
   [[noreturn]] void fail(const CallPlace& at, const std::string& why) const {
     throw InputError(at.path, 0, ope_call_message(at.record, at.offset, why));
@@ -248,6 +255,7 @@ class BlockSink final : public DecisionLogSink {
   ContextIndex index_;
   std::vector<Checks> checks_;
   std::string policy_;
+  bool first_file_ = true;
 };
 
 }  // namespace

@@ -13,13 +13,6 @@
 #include "ncclbot/stats/loss_summary.hpp"
 
 namespace ncclbot {
-namespace {
-
-std::string slot_text(int s) {
-  return std::string(algo_name(slot_algo(s))) + "/" + std::string(proto_name(slot_proto(s)));
-}
-
-}  // namespace
 
 std::string ope_context_text(const OpeContext& c) {
   const std::string coll = c.collective >= 0 && c.collective < kNumCollectives
@@ -52,9 +45,17 @@ OpeContext ope_context(const decision_log::ContextRecord& r) {
   return c;
 }
 
+std::string ope_arm_problem(const LoggedArms& arms, int arm, const OpeContext& c) {
+  if (arm >= 0 && arm_usable(c, arms.arms[size_t(arm)])) return "";
+  if (arm >= 0 || !arms.knob_log()) return "an arm NCCL could not run";
+  return "an arm the header's knob lists (" + arms.knobs + ") do not give";
+}
+
 OpeData ope_data(const DecisionLogData& log) {
   OpeData data;
   data.behaviour = log.policy;
+  if (!log.files.empty()) data.arms = logged_arms(log.files.front());  // else the slots
+  for (size_t f = 1; f < log.files.size(); ++f) check_same_arms(data.arms, log.files[f]);
   ContextIndex index;
   for (const auto& r : log.contexts) {
     if (index.find(r.collective, r.bytes, r.nodes, r.ranks) >= 0) continue;
@@ -75,8 +76,10 @@ OpeData ope_data(const DecisionLogData& log) {
     };
     if (x < 0) fail("no context record holds its cost table");
     if (const std::string why = ope_call_problem(r, log.policy); !why.empty()) fail(why);
-    if (!data.contexts[size_t(x)].mask.has(r.slot)) fail("an arm NCCL could not run");
-    data.calls.push_back({x, r.slot, r.propensity, r.latency_us, r.call_index});
+    const int arm = data.arms.index(call_arm(r));
+    if (const std::string why = ope_arm_problem(data.arms, arm, data.contexts[size_t(x)]); !why.empty())
+      fail(why);
+    data.calls.push_back({x, arm, r.propensity, r.latency_us, r.call_index});
   }
   if (data.calls.empty()) throw InputError(first, 0, "the logs hold no measured call");
   return data;
@@ -103,27 +106,29 @@ std::string ope_call_problem(const decision_log::CallRecord& r, const std::strin
   return "";
 }
 
-std::vector<std::array<double, kNumArms>> reward_model(const LogBlocks& data) {
-  const size_t nc = data.contexts.size();
-  std::vector<std::array<ArmSums, kNumArms>> total(nc);
+std::vector<std::vector<double>> reward_model(const LogBlocks& data) {
+  const size_t nc = data.contexts.size(), na = data.arms.size();
+  std::vector<std::vector<ArmSums>> total(nc, std::vector<ArmSums>(na));
   double latency = 0, cost = 0;
   for (size_t x = 0; x < nc; ++x)
-    for (int s = 0; s < kNumArms; ++s) {
-      total[x][size_t(s)] = data.blocks[x].total(s);
+    for (size_t i = 0; i < na; ++i) {
+      total[x][i] = data.blocks[x].total(int(i));
+      const int s = data.arms.arms[i].slot();
       const double prior = s < kNumNcclArms ? data.contexts[x].cost_us[s] : -1.0;
-      if (prior > 0.0 && total[x][size_t(s)].calls > 0.0) {
-        latency += total[x][size_t(s)].r;
-        cost += prior * total[x][size_t(s)].calls;
+      if (prior > 0.0 && total[x][i].calls > 0.0) {
+        latency += total[x][i].r;
+        cost += prior * total[x][i].calls;
       }
     }
   const double ratio = cost > 0 ? latency / cost : 1.0;
-  std::vector<std::array<double, kNumArms>> q(nc);
+  std::vector<std::vector<double>> q(nc, std::vector<double>(na));
   for (size_t x = 0; x < nc; ++x)
-    for (int s = 0; s < kNumArms; ++s) {
-      const ArmSums& t = total[x][size_t(s)];
-      q[x][size_t(s)] = !data.contexts[x].mask.has(s) ? NAN
-                        : t.calls > 0.0               ? t.r / t.calls
-                                                      : double(data.contexts[x].cost_us[s]) * ratio;
+    for (size_t i = 0; i < na; ++i) {
+      const ArmSums& t = total[x][i];
+      const Arm& a = data.arms.arms[i];
+      q[x][i] = !arm_usable(data.contexts[x], a) ? NAN
+                : t.calls > 0.0                  ? t.r / t.calls
+                                                 : double(data.contexts[x].cost_us[a.slot()]) * ratio;
     }
   return q;
 }
@@ -131,17 +136,22 @@ std::vector<std::array<double, kNumArms>> reward_model(const LogBlocks& data) {
 std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const TargetProbabilities& target,
                                                  const std::string& target_name, const OpeOptions& options) {
   const size_t nc = data.contexts.size();
+  const size_t na = data.arms.size();
   if (target.size() != nc)
     throw UsageError("ope: target probabilities for " + std::to_string(target.size()) +
                      " contexts, the data has " + std::to_string(nc));
   // Support: every arm the target plays in a context must have been played there at least once.
-  for (size_t x = 0; x < nc; ++x)
-    for (int s = 0; s < kNumArms; ++s)
-      if (target[x][size_t(s)] > 0.0 && !data.blocks[x].played.has(s))
+  for (size_t x = 0; x < nc; ++x) {
+    if (target[x].size() != na)
+      throw UsageError("ope: target probabilities over " + std::to_string(target[x].size()) +
+                       " arms, the log has " + std::to_string(na));
+    for (size_t i = 0; i < na; ++i)
+      if (target[x][i] > 0.0 && !data.blocks[x].played(int(i)))
         throw InputError(
             target_name, 0,
-            "plays " + slot_text(s) + " on " + ope_context_text(data.contexts[x]) +
+            "plays " + logged_arm_text(data.arms.arms[i]) + " on " + ope_context_text(data.contexts[x]) +
                 ", where the log holds no call of it (a zero propensity: no estimate can see it)");
+  }
   const auto q = reward_model(data);
   // Per block, with w = pi(a | x) / p: sum w r, calls, sum w, and DR's sum of the direct part plus
   // w times the reward model's residual, sum_a pi(a) [sum r/p - q(a) sum 1/p] over the arms played.
@@ -153,13 +163,13 @@ std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const Ta
     const size_t m = b.blocks();
     if (m == 0) continue;
     double direct = 0.0;
-    for (int s = 0; s < kNumArms; ++s)
-      if (target[x][size_t(s)] > 0.0) direct += target[x][size_t(s)] * q[x][size_t(s)];
+    for (size_t i = 0; i < na; ++i)
+      if (target[x][i] > 0.0) direct += target[x][i] * q[x][i];
     columns.assign(kColumns * m, 0.0);
-    for (int s = 0; s < kNumArms; ++s) {
-      const std::vector<ArmSums>& arm = b.arms[size_t(s)];
+    for (size_t s = 0; s < na; ++s) {
+      const std::vector<ArmSums>& arm = b.arms[s];
       if (arm.empty()) continue;
-      const double pi = target[x][size_t(s)];
+      const double pi = target[x][s];
       for (size_t j = 0; j < m; ++j) {
         const ArmSums& a = arm[j];
         columns[kCalls * m + j] += a.calls;
@@ -167,7 +177,7 @@ std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const Ta
         if (pi == 0.0) continue;
         columns[kWr * m + j] += pi * a.r_over_p;
         columns[kW * m + j] += pi * a.inv_p;
-        columns[kDr * m + j] += pi * (a.r_over_p - q[x][size_t(s)] * a.inv_p);
+        columns[kDr * m + j] += pi * (a.r_over_p - q[x][s] * a.inv_p);
         sw2 += pi * pi * a.inv_p2;
       }
     }

@@ -33,28 +33,33 @@ ReplayMethodRun::ReplayMethodRun(const LogBlocks& data, const PolicySpec& spec, 
     const OpeContext& ctx = data.contexts[x];
     const ContextBlocks& b = data.blocks[x];
     if (b.calls == 0) continue;
-    if (b.played.bits != ctx.mask.bits || b.p_min >= 1.0)
+    int usable = 0, played = 0;
+    for (size_t i = 0; i < data.arms.size(); ++i) {
+      usable += arm_usable(ctx, data.arms.arms[i]);
+      played += b.played(int(i));
+    }
+    if (played != usable || b.p_min >= 1.0)
       throw InputError("--policy " + spec.text, 0,
                        "the replay method needs a randomised behaviour that played every usable arm of "
                        "each context; " +
-                           ope_context_text(ctx) + " shows " + std::to_string(b.played.count()) + " of " +
-                           std::to_string(ctx.mask.count()) + " arms played" +
+                           ope_context_text(ctx) + " shows " + std::to_string(played) + " of " +
+                           std::to_string(usable) + " arms played" +
                            (b.p_min >= 1.0 ? ", every call with probability 1" : ""));
   }
   contexts_.resize(nc);
 }
 
-void ReplayMethodRun::call(int context, int slot, double propensity, double latency_us) {
+void ReplayMethodRun::call(int context, int arm, double propensity, double latency_us) {
   const size_t x = size_t(context);
   Context& c = contexts_[x];
   const ContextBlocks& b = data_.blocks[x];
   if (c.seen >= b.calls) return;  // a call the blocks do not hold (a log still being written)
   const uint64_t k = c.seen++;
-  if (!c.target) c.target = policy_for_context(spec_.config, data_.contexts[x]);
+  if (!c.target) c.target.emplace(spec_, data_.contexts[x], data_.arms);
   StepRandom rng(seed_, uint64_t(x), uint32_t(k));
-  if (policy_select(*c.target, rng) != slot) return;
+  if (c.target->select(rng) != arm) return;
   if (!(lane0_uniform(seed_, kRejectionStream | x, k) < b.p_min / propensity)) return;
-  policy_update(*c.target, slot, latency_us);
+  c.target->update(arm, latency_us);
   // The accepted latencies' sum, and their deviations' sum and sum of squares from the first one
   // (the shifted-data variance: no cancellation between two large sums).
   if (c.accepted++ == 0) c.shift = latency_us;
@@ -95,7 +100,7 @@ ReplayMethodResult ReplayMethodRun::finish(double level) const {
 ReplayMethodResult replay_method(const OpeData& data, const PolicySpec& spec, uint64_t seed, double level) {
   const LogBlocks blocks = log_blocks(data, BlockRule{});
   ReplayMethodRun run(blocks, spec, seed);
-  for (const OpeCall& c : data.calls) run.call(c.context, c.slot, c.propensity, c.latency_us);
+  for (const OpeCall& c : data.calls) run.call(c.context, c.arm, c.propensity, c.latency_us);
   return run.finish(level);
 }
 
@@ -105,17 +110,19 @@ namespace {
 class ReplaySink final : public DecisionLogSink {
  public:
   ReplaySink(const LogBlocks& data, std::vector<ReplayMethodRun*> runs)
-      : index_(data.contexts), runs_(runs) {}
+      : index_(data.contexts), arms_(data.arms), runs_(runs) {}
   void context(const decision_log::ContextRecord&, const std::string&, uint64_t) override {}
   void call(const decision_log::CallRecord& r, const std::string&, uint64_t) override {
     if (r.graph_replay) return;  // no decision of the behaviour's, as in the blocks
     const int x = index_.find(r.collective, r.bytes, r.nodes, r.ranks);
-    if (x < 0) return;  // a context the blocks do not hold (a log still being written)
-    for (ReplayMethodRun* run : runs_) run->call(x, r.slot, r.propensity, r.latency_us);
+    const int arm = arms_.index(call_arm(r));
+    if (x < 0 || arm < 0) return;  // a context or an arm the blocks do not hold (a log still being written)
+    for (ReplayMethodRun* run : runs_) run->call(x, arm, r.propensity, r.latency_us);
   }
 
  private:
   ContextIndex index_;
+  const LoggedArms& arms_;
   std::vector<ReplayMethodRun*> runs_;
 };
 
@@ -159,16 +166,17 @@ double replay_method_truth(const LogBlocks& data, const PolicySpec& spec, const 
     if (horizon == 0) continue;
     double sum = 0.0;
     for (int rep = 0; rep < repeats; ++rep) {
-      AnyPolicy target = policy_for_context(spec.config, data.contexts[x]);
+      ContextPolicy target(spec, data.contexts[x], data.arms);
       const uint64_t id = (uint64_t(rep) << 20) | x;
       for (uint64_t t = 0; t < horizon; ++t) {
         StepRandom rng(seed, id, uint32_t(t));
-        const int a = policy_select(target, rng);
+        const int a = target.select(rng);
+        if (a < 0 || sweep.samples[x][size_t(a)].empty())
+          throw InputError("--sweep", 0, "has no samples of an arm the target plays");
         const auto& samples = sweep.samples[x][size_t(a)];
-        if (samples.empty()) throw InputError("--sweep", 0, "has no samples of an arm the target plays");
         sum += sweep.arm_mean[x][size_t(a)];
         const size_t r = size_t(lane0_uniform(seed, kTruthStream | id, t) * double(samples.size()));
-        policy_update(target, a, double(samples[r < samples.size() ? r : samples.size() - 1]));
+        target.update(a, double(samples[r < samples.size() ? r : samples.size() - 1]));
       }
     }
     weighted += n_x[x] * sum / (double(repeats) * double(horizon));

@@ -34,12 +34,34 @@ std::vector<int> sweep_contexts(const LogBlocks& data, const Sweep& sweep, const
   return out;
 }
 
-std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& data, const Sweep& sweep,
-                                                            const std::vector<int>& where,
-                                                            const std::string& path) {
-  const SweepView v = sweep.view();
-  std::vector<std::array<double, kNumArms>> out(data.contexts.size());
-  for (size_t x = 0; x < data.contexts.size(); ++x) out[x].fill(double(data.blocks[x].calls));
+std::vector<std::vector<int>> sweep_arms(const LogBlocks& data, const SweepView& v,
+                                         const std::vector<int>& where) {
+  std::vector<std::vector<int>> out(data.contexts.size());
+  std::vector<std::pair<Arm, int>> measured;
+  for (size_t x = 0; x < data.contexts.size(); ++x) {
+    const int c = where[x];
+    measured.clear();
+    for (int j = 0; j < v.arms; ++j)
+      if (v.valid_arms(c).has(j)) measured.emplace_back(v.arm(c, j), j);
+    std::sort(measured.begin(), measured.end());
+    out[x].assign(data.arms.size(), -1);
+    for (size_t i = 0; i < data.arms.size(); ++i) {
+      const Arm& a = data.arms.arms[i];
+      const auto it = std::lower_bound(measured.begin(), measured.end(), std::pair<Arm, int>{a, -1});
+      if (it != measured.end() && it->first == a) out[x][i] = it->second;
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> logged_level_sums(const LogBlocks& data, const Sweep& sweep,
+                                                   const std::vector<int>& where,
+                                                   const std::vector<std::vector<int>>& arms,
+                                                   const std::string& path) {
+  const SweepView v = sweep.arm_view();
+  std::vector<std::vector<double>> out(data.contexts.size());
+  for (size_t x = 0; x < data.contexts.size(); ++x)
+    out[x].assign(data.arms.size(), double(data.blocks[x].calls));
   if (!v.dynamic()) return out;
   const CallDynamics& d = v.dynamics;
   if (d.arm_warmup > 0.0f && d.arm_warmup_calls > 0)
@@ -54,6 +76,7 @@ std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& dat
   const auto [end, error] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
   if (seed_text.empty() || error != std::errc() || end != seed_text.data() + seed_text.size())
     throw InputError(path, 0, "has call dynamics, and the log's header gives no seed to replay them with");
+  std::vector<double> level(size_t(v.arms));
   for (size_t x = 0; x < data.contexts.size(); ++x) {
     const ContextBlocks& b = data.blocks[x];
     const uint64_t id = context_stream_id(sweep.context(where[x]));
@@ -65,55 +88,56 @@ std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& dat
                            ope_context_text(data.contexts[x]) + " (" + std::to_string(b.calls) +
                            " logged between its first and last of " + std::to_string(covered) +
                            "): the truth needs each logged call's level");
-    out[x].fill(0.0);
+    std::fill(out[x].begin(), out[x].end(), 0.0);
     uint32_t shifts = 0, next = d.shifts() ? shift_gap(d, seed, id, 0) : 0xffffffffu;
-    double level[kNumArms];
-    std::fill(std::begin(level), std::end(level), 1.0);
+    std::fill(level.begin(), level.end(), 1.0);
     for (size_t j = 0; j < b.blocks(); ++j)
       for (uint64_t t = b.first_index[j]; t <= b.last_index[j]; ++t) {
         while (uint64_t(next) <= t) {
           ++shifts;
-          shifted_best_cost(d, v.mean_us + int64_t(where[x]) * kNumArms, v.mask(where[x]), kNumArms, seed, id,
-                            shifts, level);
+          shifted_best_cost(d, v.mean_us + int64_t(where[x]) * v.arms, v.valid_arms(where[x]), v.arms, seed,
+                            id, shifts, level.data());
           next = next_change_point(d, seed, id, shifts, next);
         }
         const double warm =
             warm_factor(d.job_warmup, d.job_warmup_calls, uint32_t(std::min<uint64_t>(t, 0xffffffffu)));
-        for (int s = 0; s < kNumArms; ++s)
-          if (v.mask(where[x]).has(s)) out[x][size_t(s)] += level[s] * warm;
+        for (size_t i = 0; i < data.arms.size(); ++i)
+          if (arms[x][i] >= 0) out[x][i] += level[size_t(arms[x][i])] * warm;
       }
   }
   return out;
 }
 
-double truth_us(const LogBlocks& data, const TargetProbabilities& pi, const SweepView& v,
-                const std::vector<int>& where, const std::vector<std::array<double, kNumArms>>& levels,
+double truth_us(const LogBlocks& data, const TargetProbabilities& pi, const SweepTruth& truth,
                 const std::string& path) {
+  const SweepView v = truth.sweep->arm_view();
   double sum = 0;
   for (size_t x = 0; x < data.contexts.size(); ++x)
-    for (int s = 0; s < kNumArms; ++s) {
-      if (pi[x][size_t(s)] <= 0.0) continue;
-      if (!v.mask(where[x]).has(s))
+    for (size_t i = 0; i < data.arms.size(); ++i) {
+      if (pi[x][i] <= 0.0) continue;
+      const int j = truth.arms[x][i];
+      if (j < 0)
         throw InputError(
             path, 0,
-            "has no measurement of an arm the target plays (context " + std::to_string(where[x]) + ")");
-      sum += pi[x][size_t(s)] * v.mean(where[x], s) * levels[x][size_t(s)];
+            "has no measurement of an arm the target plays (context " + std::to_string(truth.where[x]) +
+                (data.arms.knob_log() ? ", " + logged_arm_text(data.arms.arms[i]) : std::string()) + ")");
+      sum += pi[x][i] * v.mean(truth.where[x], j) * truth.levels[x][i];
     }
   return sum / double(data.calls);
 }
 
-ReplayTruthInputs replay_truth_inputs(const LogBlocks& data, const SweepView& v,
-                                      const std::vector<int>& where) {
+ReplayTruthInputs replay_truth_inputs(const LogBlocks& data, const SweepTruth& truth) {
+  const SweepView v = truth.sweep->arm_view();
   ReplayTruthInputs in;
-  in.arm_mean.resize(data.contexts.size());
+  in.arm_mean.assign(data.contexts.size(), std::vector<double>(data.arms.size(), NAN));
   in.samples.resize(data.contexts.size());
   for (size_t x = 0; x < data.contexts.size(); ++x) {
-    in.arm_mean[x].fill(NAN);
-    in.samples[x].resize(kNumArms);
-    for (int s = 0; s < kNumArms; ++s) {
-      if (!v.mask(where[x]).has(s)) continue;
-      in.arm_mean[x][size_t(s)] = v.mean(where[x], s);
-      for (int r = 0; r < v.samples; ++r) in.samples[x][size_t(s)].push_back(v.sample(where[x], s, r));
+    in.samples[x].resize(data.arms.size());
+    for (size_t i = 0; i < data.arms.size(); ++i) {
+      const int j = truth.arms[x][i];
+      if (j < 0) continue;
+      in.arm_mean[x][i] = v.mean(truth.where[x], j);
+      for (int r = 0; r < v.samples; ++r) in.samples[x][i].push_back(v.sample(truth.where[x], j, r));
     }
   }
   return in;
@@ -124,7 +148,8 @@ SweepTruth read_sweep_truth(const std::string& sweep_path, const LogBlocks& data
   if (!sweep_path.empty()) {
     truth.sweep = read_sweep_csv(sweep_path);
     truth.where = sweep_contexts(data, *truth.sweep, sweep_path);
-    truth.levels = logged_level_sums(data, *truth.sweep, truth.where, sweep_path);
+    truth.arms = sweep_arms(data, truth.sweep->arm_view(), truth.where);
+    truth.levels = logged_level_sums(data, *truth.sweep, truth.where, truth.arms, sweep_path);
   }
   return truth;
 }

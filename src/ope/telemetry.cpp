@@ -36,15 +36,16 @@ std::string arm_name(int s) {
 }
 
 // Per block of a context: the latencies' sum, the calls, the saving's sum d and the departures from
-// NCCL's pick, one column after another. Per call d_i = q(x, nccl) + [a_i = nccl] (r_i - q(x, nccl)) /
-// p_i - r_i; summed over a block, calls q + (sum r/p - q sum 1/p over NCCL's arm) - sum r. `qn` is
-// q(x, nccl); without NCCL's arm played (`supported` false) d is 0.
+// NCCL's pick (in a knob log, any arm but NCCL's pick at NCCL's own knobs), one column after another. Per
+// call d_i = q(x, nccl) + [a_i = nccl] (r_i - q(x, nccl)) / p_i - r_i; summed over a block, calls q + (sum
+// r/p - q sum 1/p over NCCL's arm) - sum r. `qn` is q(x, nccl); without NCCL's arm played (`supported` false)
+// d is 0.
 constexpr size_t kR = 0, kCalls = 1, kD = 2, kDepartures = 3, kColumns = 4;
 
 std::vector<double> saving_columns(const ContextBlocks& b, int nccl, bool supported, double qn) {
   const size_t m = b.blocks();
   std::vector<double> columns(kColumns * m, 0.0);
-  for (int s = 0; s <= kOffNcclKnobs; ++s) {  // a knob arm off NCCL's knobs is never NCCL's pick
+  for (int s = 0; s < int(b.arms.size()); ++s) {
     const std::vector<ArmSums>& arm = b.arms[size_t(s)];
     if (arm.empty()) continue;
     for (size_t j = 0; j < m; ++j) {
@@ -98,15 +99,15 @@ struct TelemetryTotals {
 
 // Context x's entry of "per_context" (none when it has no calls), adding its sums to `t`.
 std::optional<nlohmann::json> context_telemetry(const LogBlocks& data, size_t x,
-                                                const std::vector<std::array<double, kNumArms>>& q, double z,
+                                                const std::vector<std::vector<double>>& q, double z,
                                                 const TelemetryOptions& options, TelemetryTotals& t) {
   const int B = options.resamples;
   const size_t nboot = size_t(B);
   const OpeContext& c = data.contexts[x];
   const ContextBlocks& b = data.blocks[x];
   const size_t n = size_t(b.calls), m = b.blocks();
-  const int nccl = c.nccl_slot;
-  const bool supported = nccl >= 0 && b.played.has(nccl);
+  const int nccl = c.nccl_slot >= 0 ? data.arms.index(Arm::of_slot(c.nccl_slot)) : -1;
+  const bool supported = nccl >= 0 && b.played(nccl);
   const std::vector<double> columns =
       saving_columns(b, nccl, supported, supported ? q[x][size_t(nccl)] : 0.0);
   size_t departures = 0;

@@ -115,7 +115,7 @@ size_t knob_arm_count(const Table& base, const std::string& knobs) {
   ncclbot::ArmMask usable;
   for (int s = 0; s < ncclbot::kNumNcclArms; ++s)
     if (base.t[s / 3][s % 3] >= 0.0f) usable.set(s);
-  return ncclbot::plugin::context_knob_arms(usable, ncclbot::parse_knob_spec(knobs)).size();
+  return ncclbot::context_knob_arms(usable, ncclbot::parse_knob_spec(knobs)).size();
 }
 
 // The decision table table mode reads: one row per size class of a sweep's contexts, the row the

@@ -49,7 +49,7 @@ bool knob_context(const SweepView& v, int c, CostTable7x3* table, std::string* k
   for (auto& list : chunks) list.insert(0);
   *knobs = "channels=" + joined(channels) + ";chunk.LL=" + joined(chunks[0]) +
            ";chunk.LL128=" + joined(chunks[1]) + ";chunk.Simple=" + joined(chunks[2]);
-  if (plugin::context_knob_arms(slots, parse_knob_spec(*knobs, "plugin-check")) != arms) {
+  if (context_knob_arms(slots, parse_knob_spec(*knobs, "plugin-check")) != arms) {
     *skipped = "its arms are not every crossing of its channel and chunk values (" + *knobs +
                "), each measured, which is what the plugin's knob mode learns over";
     return false;

@@ -60,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const OpeCall& c : d.calls)
       if (!(c.propensity >= kMinPropensity && c.propensity <= 1.0) ||
           !(c.latency_us >= kMinLatencyUs && c.latency_us <= kMaxLatencyUs) || c.context < 0 ||
-          size_t(c.context) >= d.contexts.size())
+          size_t(c.context) >= d.contexts.size() || c.arm < 0 || size_t(c.arm) >= d.arms.size() ||
+          !arm_usable(d.contexts[size_t(c.context)], d.arms.arms[size_t(c.arm)]))
         std::abort();
     whole = d.calls.size();
   } catch (const InputError&) {

@@ -53,7 +53,7 @@ LogBlocks blocks_of(const OpeData& d) {
 
 TargetProbabilities play(int slot) {
   TargetProbabilities pi(1);
-  pi[0].fill(0.0);
+  pi[0].assign(kNumArms, 0.0);
   pi[0][size_t(slot)] = 1.0;
   return pi;
 }
@@ -129,10 +129,10 @@ TEST(OffPolicy, IntervalsAreThoseOfResamplingTheCallsOneByOne) {
     double sw = 0, swr = 0, sdr = 0;
     for (size_t k = 0; k < n; ++k) {
       const OpeCall& c = d.calls[rs.next_below(uint32_t(n))];
-      const double w = c.slot == 0 ? 1.0 / c.propensity : 0.0;
+      const double w = c.arm == 0 ? 1.0 / c.propensity : 0.0;
       sw += w;
       swr += w * c.latency_us;
-      sdr += q[0][0] + w * (c.latency_us - q[0][size_t(c.slot)]);
+      sdr += q[0][0] + w * (c.latency_us - q[0][size_t(c.arm)]);
     }
     ips.push_back(swr / double(n));
     snips.push_back(swr / sw);

@@ -254,7 +254,7 @@ TEST(LogBlocks, IntervalsAreThoseOfDrawingWholeBlocksPerContext) {
   }
   const LogBlocks blocks = log_blocks(d, BlockRule{});
   TargetProbabilities pi(2);
-  for (auto& p : pi) p.fill(0.0);
+  for (auto& p : pi) p.assign(kNumArms, 0.0);
   pi[0][2] = 1.0;
   pi[1][2] = 0.5;
   pi[1][3] = 0.5;
@@ -276,7 +276,7 @@ TEST(LogBlocks, IntervalsAreThoseOfDrawingWholeBlocksPerContext) {
         const size_t j = rs.next_below(m);
         for (size_t i = j * L; i < std::min(calls[x].size(), size_t((j + 1) * L)); ++i) {
           const OpeCall& c = calls[x][i];
-          const double w = pi[x][size_t(c.slot)] / c.propensity;
+          const double w = pi[x][size_t(c.arm)] / c.propensity;
           cw += w;
           cwr += w * c.latency_us;
           drawn += 1;

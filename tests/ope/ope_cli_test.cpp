@@ -16,29 +16,21 @@
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/off_policy.hpp"
+#include "support/plugin_logged_run.hpp"
 #include "support/run_cli.hpp"
 
 using namespace ncclbot::test;
 
 namespace {
 
-struct Logged {
-  std::string sweep, log;
-};
+using Logged = PluginLoggedRun;
 
 Logged logged_run(const std::string& behaviour, int horizon) {
-  Logged l{temp_dir() + "/sweep.csv", temp_dir() + "/decisions.log"};
-  const CliResult s = run_cli(
-      "synth --fabric h100-ib-a --seed 3 --nodes 4 --collectives allreduce,allgather "
-      "--samples 8 --observation off --out '" +
-      l.sweep + "'");
-  EXPECT_EQ(s.exit_code, 0) << s.err;
-  const CliResult p = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + l.sweep +
-                              "' --policy '" + behaviour + "' --seed 11 --horizon " +
-                              std::to_string(horizon) + " --log '" + l.log + "' --json");
-  EXPECT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_EQ(nlohmann::json::parse(p.out)["log"], l.log);
-  return l;
+  return plugin_logged_run(
+      "decisions",
+      "--fabric h100-ib-a --seed 3 --nodes 4 --collectives allreduce,allgather --samples 8 "
+      "--observation off",
+      behaviour, horizon);
 }
 
 // The truth of AUTO or of `random` recounted from the files alone: for every logged call, the mean

@@ -124,8 +124,7 @@ TEST(ReplayMethod, ADeterministicLearnerOnConstantLatenciesReplaysItsOwnRun) {
   const ReplayMethodResult r = replay_method(data, ucb, 3, 0.95);
   ASSERT_GT(r.accepted, 50u);
   ReplayTruthInputs sweep;
-  sweep.arm_mean.resize(1);
-  sweep.arm_mean[0].fill(NAN);
+  sweep.arm_mean.assign(1, std::vector<double>(kNumArms, NAN));
   sweep.samples.assign(1, std::vector<std::vector<float>>(kNumArms));
   for (int s = 0; s < 3; ++s) {
     sweep.arm_mean[0][size_t(s)] = 10.0 * (s + 1);
@@ -141,8 +140,8 @@ TEST(ReplayMethod, ADeterministicLearnerOnConstantLatenciesReplaysItsOwnRun) {
   uint64_t accepted = 0;
   double sum = 0.0;
   for (const OpeCall& call : data.calls) {
-    if (reference.select() != call.slot) continue;
-    reference.update(call.slot, call.latency_us);
+    if (reference.select() != call.arm) continue;
+    reference.update(call.arm, call.latency_us);
     ++accepted;
     sum += call.latency_us;
   }

@@ -57,28 +57,23 @@ struct BlockRule {
 // "auto" or a whole number of calls in [1, 2^20]; UsageError naming `option` otherwise.
 BlockRule parse_block_rule(const std::string& text, const std::string& option);
 
-// The bucket of a context's calls that ran a knob arm off NCCL's own channels and chunk size (a
-// knob-mode log, NCCLBOT_KNOBS): a departure from NCCL's pick, whatever its algorithm and protocol.
-// A knob call at NCCL's own knobs counts at its slot. Only telemetry reads knob logs (ope refuses
-// them: its targets decide over the slots).
-inline constexpr int kOffNcclKnobs = kNumArms;
-
 struct ContextBlocks {
   uint64_t calls = 0;
   uint64_t length = 1;                            // calls per block; the last may hold fewer
   std::vector<uint64_t> first_index, last_index;  // call index of each block's first and last call
-  // [slot][block]; empty for a slot never played; [kOffNcclKnobs] for knob arms off NCCL's knobs.
-  std::array<std::vector<ArmSums>, kNumArms + 1> arms;
+  // [arm][block], by arm index among the log's arms (LogBlocks::arms); empty for an arm never played.
+  std::vector<std::vector<ArmSums>> arms;
   double p_min = 1.0;  // the smallest propensity logged here
-  ArmMask played;
   size_t blocks() const { return first_index.size(); }
-  ArmSums total(int slot) const;  // over every block
+  bool played(int arm) const { return !arms[size_t(arm)].empty(); }
+  ArmSums total(int arm) const;   // over every block
   ArmSums block(size_t j) const;  // over every arm
 };
 
 struct LogBlocks {
-  std::vector<OpeContext> contexts;   // first seen first
-  std::vector<ContextBlocks> blocks;  // per context
+  std::vector<OpeContext> contexts;      // first seen first
+  std::vector<ContextBlocks> blocks;     // per context
+  LoggedArms arms = slot_logged_arms();  // what ContextBlocks::arms indexes
   std::string behaviour;
   uint64_t calls = 0;
   uint64_t graph_replays = 0;  // logged CUDA-graph replays, left out: no decision of the behaviour's
@@ -92,14 +87,18 @@ struct LogBlocks {
 class BlockBuilder {
  public:
   explicit BlockBuilder(BlockRule rule) : rule_(rule) {}
+  // The arms calls are counted by, before the first context.
+  void set_arms(LoggedArms arms) { out_.arms = std::move(arms); }
+  const LoggedArms& arms() const { return out_.arms; }
   // A new context; returns its index.
   int add_context(const OpeContext& c);
   // Context `context`'s cost table, when it comes after its first calls (a later file's record).
   void set_context(int context, const OpeContext& c);
   const OpeContext& context(int context) const { return out_.contexts[size_t(context)]; }
+  bool played(int context, int arm) const { return out_.blocks[size_t(context)].played(arm); }
   void count_graph_replay();
-  // `slot` may be kOffNcclKnobs; `knob_call` counts the call among LogBlocks::knob_calls.
-  void add_call(int context, int slot, double propensity, double latency_us, uint64_t index,
+  // `arm` indexes the arms; `knob_call` counts the call among LogBlocks::knob_calls.
+  void add_call(int context, int arm, double propensity, double latency_us, uint64_t index,
                 bool knob_call = false);
   LogBlocks finish(std::string behaviour);
 

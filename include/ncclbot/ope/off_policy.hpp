@@ -21,6 +21,7 @@
 #include "ncclbot/core/arm.hpp"
 #include "ncclbot/log/decision_log.hpp"
 #include "ncclbot/ope/block_bootstrap.hpp"
+#include "ncclbot/ope/logged_arms.hpp"
 
 namespace ncclbot {
 
@@ -30,12 +31,17 @@ struct OpeContext {
   uint32_t nodes = 0, ranks = 0;
   float cost_us[kNumNcclArms] = {};  // NCCL's cost table on the context's first call (< 0: unusable)
   int nccl_slot = -1;
-  ArmMask mask;  // the usable arms
+  ArmMask mask;  // the usable slots: an arm of the log (ope/logged_arms.hpp) is usable when its slot is
 };
+
+// Whether arm `a` of a log can run in context `c`: its cost table leaves the arm's slot.
+inline bool arm_usable(const OpeContext& c, const Arm& a) {
+  return c.mask.has(a.slot());
+}
 
 struct OpeCall {
   int context = -1;
-  int slot = -1;
+  int arm = -1;  // the arm played: its index among the log's arms (OpeData::arms)
   double propensity = 0.0;
   double latency_us = 0.0;
   uint64_t index = 0;  // the call's index in its context on its communicator
@@ -44,6 +50,7 @@ struct OpeCall {
 struct OpeData {
   std::vector<OpeContext> contexts;  // distinct (collective, bytes, nodes, ranks), first seen first
   std::vector<OpeCall> calls;
+  LoggedArms arms = slot_logged_arms();  // what OpeCall::arm indexes
   std::string behaviour;
   uint64_t graph_replays = 0;  // logged CUDA-graph replays, left out: no decision of the behaviour's
 };
@@ -59,10 +66,11 @@ using decision_log::kMinLatencyUs;
 // The context of a context record: its cost table and the arms it makes usable.
 OpeContext ope_context(const decision_log::ContextRecord& r);
 
-// Joins each call to its context's cost table. InputError naming the file and byte of the call
-// when it has no context record, no propensity (a policy that cannot state one), one outside
-// [kMinPropensity, 1], an arm NCCL could not run, or a latency outside [kMinLatencyUs,
-// kMaxLatencyUs]. So every weight is at most 10^6 and every sum finite.
+// Joins each call to its context's cost table and to its arm among the log's arms. InputError naming
+// the file and byte of the call when it has no context record, no propensity (a policy that cannot
+// state one), one outside [kMinPropensity, 1], an arm NCCL could not run or that the header's knob
+// lists do not give, or a latency outside [kMinLatencyUs, kMaxLatencyUs]. So every weight is at most
+// 10^6 and every sum finite. InputError naming a file whose arms differ from the first file's.
 OpeData ope_data(const DecisionLogData& log);
 
 // Why call `r` cannot enter an estimate ("" when it can), but for its arm's being usable, which
@@ -80,8 +88,12 @@ std::string ope_call_message(const decision_log::CallRecord& r, uint64_t offset,
 // "allreduce 1048576 B on 4 nodes x 32 ranks", for messages.
 std::string ope_context_text(const OpeContext& c);
 
-// pi(. | x) for every context of the data.
-using TargetProbabilities = std::vector<std::array<double, kNumArms>>;
+// pi(. | x) for every context of the data, by arm index among the log's arms.
+using TargetProbabilities = std::vector<std::vector<double>>;
+
+// Why call `r` cannot be counted at arm index `arm` of `arms` in context `c` (-1: its arm is none of
+// the log's), or "" when it can.
+std::string ope_arm_problem(const LoggedArms& arms, int arm, const OpeContext& c);
 
 struct EstimatorResult {
   std::string name;  // "IPS", "SNIPS", "DR"
@@ -100,7 +112,7 @@ struct LogBlocks;
 
 // The three estimates of `target`'s mean latency per logged call. InputError (naming the context
 // and the arm) when the target plays an arm, in some context, that the log never shows played
-// there: no estimate can see it (a zero propensity).
+// there: no estimate can see it (a zero propensity). `target` holds a probability per arm of the log.
 std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const TargetProbabilities& target,
                                                  const std::string& target_name, const OpeOptions& options);
 
@@ -109,7 +121,8 @@ std::vector<EstimatorResult> estimate_off_policy(const LogBlocks& data, const Ta
 // when none is finite.
 double bootstrap_quantile(std::vector<double> replicates, double p);
 
-// The reward model of DR, by context and slot (NaN where the arm is not usable).
-std::vector<std::array<double, kNumArms>> reward_model(const LogBlocks& data);
+// The reward model of DR, by context and arm of the log (NaN where the arm is not usable). An arm never
+// played is priced at its slot's cost (NCCL's model does not see knobs) times the log's ratio.
+std::vector<std::vector<double>> reward_model(const LogBlocks& data);
 
 }  // namespace ncclbot

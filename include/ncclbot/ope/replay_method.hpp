@@ -28,6 +28,7 @@
 
 #include "ncclbot/ope/log_blocks.hpp"
 #include "ncclbot/ope/off_policy.hpp"
+#include "ncclbot/ope/target_policy.hpp"
 #include "ncclbot/policy/policy.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 
@@ -47,12 +48,12 @@ struct ReplayMethodResult {
 class ReplayMethodRun {
  public:
   ReplayMethodRun(const LogBlocks& data, const PolicySpec& spec, uint64_t seed);
-  void call(int context, int slot, double propensity, double latency_us);
+  void call(int context, int arm, double propensity, double latency_us);  // arm: among the log's
   ReplayMethodResult finish(double level) const;
 
  private:
   struct Context {
-    std::optional<AnyPolicy> target;  // made on the context's first call
+    std::optional<ContextPolicy> target;  // made on the context's first call
     uint64_t seen = 0, accepted = 0;
     double shift = 0.0, sum = 0.0, dev = 0.0, dev2 = 0.0;
   };
@@ -77,11 +78,11 @@ std::vector<ReplayMethodOutcome> replay_methods(const std::vector<std::string>& 
 
 // The truth of that estimate from a forced-arm sweep: per context, the target's mean latency over
 // its first A_x calls, each call's latency drawn from the sweep's samples of the arm it plays,
-// averaged over `repeats` independent runs, weighted as the estimate is. `arm_mean[x][s]` and
-// `samples(x, s, r)` are the sweep's mean and sample r of (x, s), with `samples_per_arm` samples.
+// averaged over `repeats` independent runs, weighted as the estimate is. `arm_mean[x][a]` and
+// `samples[x][a][r]` are the sweep's mean and sample r of logged context x and arm a of the log.
 struct ReplayTruthInputs {
-  std::vector<std::array<double, kNumArms>> arm_mean;
-  std::vector<std::vector<std::vector<float>>> samples;  // [context][slot][r]
+  std::vector<std::vector<double>> arm_mean;
+  std::vector<std::vector<std::vector<float>>> samples;  // [context][arm][r]
 };
 double replay_method_truth(const LogBlocks& data, const PolicySpec& spec, const ReplayMethodResult& estimate,
                            const ReplayTruthInputs& sweep, int repeats, uint64_t seed);

@@ -25,38 +25,46 @@ namespace ncclbot {
 // naming `path` (the sweep's) where the sweep holds none.
 std::vector<int> sweep_contexts(const LogBlocks& data, const Sweep& sweep, const std::string& path);
 
+// Per logged context x and arm a of the log (ope/logged_arms.hpp), the index of the same arm among
+// the measured arms of sweep context where[x] in `v` (Sweep::arm_view()), -1 where the sweep did
+// not measure it. A slot log's arms are found in a knob sweep at NCCL's own knobs; a knob log's
+// arms off NCCL's knobs are in no slot sweep.
+std::vector<std::vector<int>> sweep_arms(const LogBlocks& data, const SweepView& v,
+                                         const std::vector<int>& where);
+
 // Per logged context and arm, the sum over its logged calls t of what the sweep's call dynamics
 // multiply the arm's mean by at call t: level_t[a] x job_warm(t) (core/call_dynamics.hpp), with the
 // change points of the replay stream plugin-check drove the plugin with (the log's seed, the sweep
 // context's stream id; call t of a context is logged as its call index t). The calls' count where
 // the sweep has no dynamics. Arm warm-up depends on the target's own plays, so under it there is no
 // truth to give; a first-use cost is charged to a choice's loss, never to a measured latency.
-std::vector<std::array<double, kNumArms>> logged_level_sums(const LogBlocks& data, const Sweep& sweep,
-                                                            const std::vector<int>& where,
-                                                            const std::string& path);
+std::vector<std::vector<double>> logged_level_sums(const LogBlocks& data, const Sweep& sweep,
+                                                   const std::vector<int>& where,
+                                                   const std::vector<std::vector<int>>& arms,
+                                                   const std::string& path);
 
-// The truth: the sum over logged calls of pi(a | x) times the sweep's mean of (x, a) times the
-// call's level (logged_level_sums), over n; `where` is sweep_contexts().
-double truth_us(const LogBlocks& data, const TargetProbabilities& pi, const SweepView& v,
-                const std::vector<int>& where, const std::vector<std::array<double, kNumArms>>& levels,
-                const std::string& path);
-
-// The sweep's means and samples of the logged contexts, for the replay method's truth.
-ReplayTruthInputs replay_truth_inputs(const LogBlocks& data, const SweepView& v,
-                                      const std::vector<int>& where);
-
-// A log's truth from a sweep: the sweep, where each logged context is in it, their calls' levels,
-// and (made once, on the first learning target) what the replay method's truth draws from. No
-// sweep: nothing.
+// A log's truth from a sweep: the sweep, where each logged context and arm is in it, their calls'
+// levels, and (made once, on the first learning target) what the replay method's truth draws from.
+// No sweep: nothing.
 struct SweepTruth {
   std::optional<Sweep> sweep;
   std::vector<int> where;
-  std::vector<std::array<double, kNumArms>> levels;
+  std::vector<std::vector<int>> arms;       // sweep_arms()
+  std::vector<std::vector<double>> levels;  // logged_level_sums()
   std::optional<ReplayTruthInputs> replay_truth;
 };
 
-// Reads the sweep at `sweep_path`, unless it is empty, and finds the logged contexts and their
-// calls' levels in it.
+// The truth: the sum over logged calls of pi(a | x) times the sweep's mean of (x, a) times the
+// call's level (logged_level_sums), over n. InputError naming `path` when the target plays an arm
+// the sweep did not measure.
+double truth_us(const LogBlocks& data, const TargetProbabilities& pi, const SweepTruth& truth,
+                const std::string& path);
+
+// The sweep's means and samples of the logged contexts and arms, for the replay method's truth.
+ReplayTruthInputs replay_truth_inputs(const LogBlocks& data, const SweepTruth& truth);
+
+// Reads the sweep at `sweep_path`, unless it is empty, and finds the logged contexts, their arms
+// and their calls' levels in it.
 SweepTruth read_sweep_truth(const std::string& sweep_path, const LogBlocks& data);
 
 }  // namespace ncclbot
