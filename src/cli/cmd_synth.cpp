@@ -33,6 +33,7 @@ struct SynthCliOptions {
   std::string knobs;  // a knob spec, or @FILE holding one; empty: algorithm x protocol arms only
   std::string deviations = "structured";
   double independent_sigma = sim::kIndependentSigma, adversarial_gain = sim::kAdversarialGain;
+  double deviation_scale = 1.0;
 };
 
 bool on_off(const std::string& value, const char* option) {
@@ -111,6 +112,10 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
       ->capture_default_str();
   app.add_option("--adversarial-gain", opt.adversarial_gain, "gain of --deviations adversarial, in [0, 100]")
       ->capture_default_str();
+  app.add_option("--deviation-scale", opt.deviation_scale,
+                 "strength of --deviations structured: 0 none, 1 the preset's, in [0, 4]; errors scale with "
+                 "it, factors are raised to its power (docs/simulator.md \"Deviation strength\")")
+      ->capture_default_str();
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
   return handles;
 }
@@ -148,6 +153,7 @@ sim::SynthOptions synth_options_from(const SynthCliOptions& opt) {
   o.deviations = sim::parse_deviation_model(opt.deviations);
   o.independent_sigma = opt.independent_sigma;
   o.adversarial_gain = opt.adversarial_gain;
+  o.deviation_scale = opt.deviation_scale;
   return o;
 }
 

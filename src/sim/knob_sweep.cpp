@@ -25,6 +25,8 @@ Sweep synthesize_knobs(const FabricPreset& f, const SynthOptions& options, const
     throw UsageError(
         std::string("deviations = \"") + deviation_model_name(options.deviations) +
         "\" holds for algorithm x protocol sweeps only; a knob sweep keeps the structured deviations");
+  if (options.deviation_scale != 1.0)
+    throw UsageError("deviations: a knob sweep keeps the structured deviations at the preset's strength");
   const Sweep base = synthesize(f, options);
   const KnobSimulator knobs(with_observation_options(f, options), options.seed);
   SweepBuilder builder("--knobs");

@@ -133,6 +133,23 @@ Deviations draw_deviations(const FabricPreset& f, uint64_t seed) {
   return d;
 }
 
+Deviations scaled_deviations(const Deviations& d, double scale) {
+  if (scale == 1.0) return d;
+  Deviations out = d;
+  for (int s = 0; s < kNumArms; ++s) {
+    out.cap_error[s] = scale * d.cap_error[s];
+    out.lat_error[s] = scale * d.lat_error[s];
+  }
+  out.ll_bw = std::pow(d.ll_bw, scale);
+  out.ll128_bw = std::pow(d.ll128_bw, scale);
+  out.ll128_lat = std::pow(d.ll128_lat, scale);
+  out.tree_congestion = scale * d.tree_congestion;
+  out.nvls_tree_overhead_us = scale * d.nvls_tree_overhead_us;
+  out.nvls_tree_bw_loss = scale * d.nvls_tree_bw_loss;
+  out.slow_bw_factor = std::pow(d.slow_bw_factor, scale);
+  return out;
+}
+
 TruthParts truth_parts(const FabricPreset& f, const Deviations& d, const Context& ctx, int slot) {
   const model::Topology topo = topology_for(f, ctx.nodes, ctx.gpus_per_node);
   const Algo a = slot_algo(slot);
@@ -278,9 +295,16 @@ Sweep synthesize(const FabricPreset& preset, const SynthOptions& o) {
       !(o.adversarial_gain >= 0.0 && o.adversarial_gain <= 100.0))
     throw UsageError(
         "deviations: the independent sigma must be in [0, 2] and the adversarial gain in [0, 100]");
+  if (!(o.deviation_scale >= 0.0 && o.deviation_scale <= kMaxDeviationScale))
+    throw UsageError("deviations: the structured deviations' scale must be in [0, " +
+                     std::to_string(int(kMaxDeviationScale)) + "]");
   // The alternative models start from the truth without the preset's structured deviations.
   const bool structured = o.deviations == DeviationModel::kStructured;
-  const Deviations d = structured ? draw_deviations(f, o.seed) : Deviations{};
+  if (!structured && o.deviation_scale != 1.0)
+    throw UsageError(
+        "deviations: a scale of the structured deviations holds for deviations = \"structured\" only");
+  const Deviations d =
+      structured ? scaled_deviations(draw_deviations(f, o.seed), o.deviation_scale) : Deviations{};
   std::optional<hipipe::SimulatedArm> hipipe;
   if (o.hipipe) hipipe = hipipe::load_simulated_arm(hipipe_arm_fabric(f));
   const size_t C = contexts.size();

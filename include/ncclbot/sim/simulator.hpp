@@ -30,6 +30,12 @@ struct Deviations {
 
 Deviations draw_deviations(const FabricPreset& f, uint64_t seed);
 
+// The same deviations at strength `scale` (docs/simulator.md "Deviation strength"): each error, each
+// congestion, overhead and loss times `scale`, each bandwidth or latency factor raised to the power
+// `scale` (so 0 is no hidden deviation at all, 1 the preset's, 2 twice as far from the model in log
+// terms); where the slow path sits is left as drawn. `scale` 1 returns `d` itself, bit for bit.
+Deviations scaled_deviations(const Deviations& d, double scale);
+
 // The ground truth of one of NCCL's arms in its parts: time = launch_us + slow * (latency_us + bytes /
 // (1000 * bw_gbps)), with the measured plateaus and the hidden deviations applied; `valid` false where
 // the arm cannot run on the context. The knob model (knob_model.hpp) scales these parts.
@@ -95,6 +101,8 @@ constexpr const char* deviation_model_name(DeviationModel m) {
 // structured ranges were fitted to; its p99 (103% in the original) is held out
 // (scripts/fit_deviation_models.py prints both).
 inline constexpr double kIndependentSigma = 0.2782;
+// The largest strength SynthOptions::deviation_scale takes: four times the preset's, past any fit.
+inline constexpr double kMaxDeviationScale = 4.0;
 inline constexpr double kAdversarialGain = 1.1773;
 
 struct SynthOptions {
@@ -102,6 +110,7 @@ struct SynthOptions {
   DeviationModel deviations = DeviationModel::kStructured;
   double independent_sigma = kIndependentSigma;  // DeviationModel::kIndependent's sigma
   double adversarial_gain = kAdversarialGain;    // DeviationModel::kAdversarial's gain
+  double deviation_scale = 1.0;                  // the structured deviations' strength (scaled_deviations)
   std::vector<int> nodes;                        // empty: the preset's default node counts
   std::vector<Collective> collectives = {Collective::kAllReduce, Collective::kAllGather,
                                          Collective::kReduceScatter};
