@@ -131,7 +131,9 @@ Gathered gather(const study::PreparedStudy& st, const std::vector<study::UnitRes
 }
 
 const char* basis_name(const Claim& c) {
-  return c.basis == Claim::Basis::kTested ? "tested" : "calibrated";
+  return c.basis == Claim::Basis::kTested       ? "tested"
+         : c.basis == Claim::Basis::kCalibrated ? "calibrated"
+                                                : "untestable";
 }
 
 std::string range_text(const Region& r) {
@@ -143,6 +145,7 @@ std::string range_text(const Region& r) {
 std::string rule_text(const ClaimInputs& in) {
   const Claim& c = in.c;
   const std::string iv = in.level() + " bootstrap interval";
+  if (c.basis == Claim::Basis::kUntestable) return "none: the study file says why it cannot be tested";
   if (c.basis == Claim::Basis::kCalibrated)
     return "calibration: the " + iv + " of the fitted figure inside " +
            (c.range ? "the calibration range " + range_text({c.range->first, c.range->second})
@@ -353,6 +356,7 @@ json figures_json(const Claim& c, const std::vector<Part>& parts) {
 json evaluate(const ClaimInputs& in, const std::vector<study::UnitResult>& units,
               const study::SignificanceResult& sig) {
   const Claim& c = in.c;
+  if (c.basis == Claim::Basis::kUntestable) return untestable_row(in, "untestable: " + c.untestable);
   if (c.kind == Claim::Kind::kHypothesis) return evaluate_hypothesis(in, sig);
   const std::string metric = study::metric_name(c.metric);
   const Gathered g = gather(in.st, units, c);

@@ -12,7 +12,8 @@
 namespace ncclbot::report {
 
 // [{"claim", "paper", "measured", "values", "agrees", "why"}, ...]; `units` is scenario-major. A
-// claim no score context matches has "agrees": null and "untestable" (the reason) instead.
+// claim no score context matches, or one of basis "untestable", has "agrees": null and "untestable" (the
+// reason) instead.
 nlohmann::json against_original(const study::PreparedStudy& study,
                                 const std::vector<study::UnitResult>& units,
                                 const study::SignificanceResult& significance);

@@ -408,7 +408,7 @@ void report_against_original_section(std::vector<Block>& out, const json& r) {
                    std::to_string(n.calibrated_inside) + " inside it; shown, not counted."
              : std::string()) +
         (n.untestable > 0 ? std::string(n.calibrated > 0 ? " " : "") + std::to_string(n.untestable) +
-                                " untestable (no score context matches): shown, not counted."
+                                " untestable (the column \"why\" says why): shown, not counted."
                           : std::string())));
     Block t = table_block({"claim", "original study", "this study", "intervals against what the claim allows",
                            "basis", "verdict", "rule", "why"});

@@ -558,7 +558,22 @@ void read_claim_scope(const Reader& r, const toml::table& t, const StudySpec& s,
   }
 }
 
+// A claim of basis "untestable": its text, the original's figure and why the study cannot test it;
+// nothing to compare, so no other key.
+Claim read_untestable_claim(const Reader& r, const toml::table& t) {
+  r.only_keys(t, "[[claim]] of basis untestable", {"claim", "paper", "basis", "untestable"});
+  Claim c;
+  c.line = toml_line(t);
+  c.basis = Claim::Basis::kUntestable;
+  c.claim = claim_text(r, t, "claim");
+  c.paper = claim_text(r, t, "paper");
+  c.untestable = claim_text(r, t, "untestable");
+  return c;
+}
+
 Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
+  if (const auto* n = r.find(t, "basis"); n && n->is_string() && n->value<std::string>() == "untestable")
+    return read_untestable_claim(r, t);
   r.only_keys(t, "[[claim]]",
               {"claim",         "paper",     "kind",         "metric",    "a",         "b",
                "scenarios",     "min_bytes", "max_bytes",    "agrees_if", "direction", "basis",
@@ -581,7 +596,7 @@ Claim read_claim(const Reader& r, const toml::table& t, const StudySpec& s) {
   else if (basis == "calibrated")
     c.basis = Claim::Basis::kCalibrated;
   else
-    r.fail(*r.find(t, "basis"), "claim.basis '" + basis + "' must be tested or calibrated");
+    r.fail(*r.find(t, "basis"), "claim.basis '" + basis + "' must be tested, calibrated or untestable");
   read_claim_policies(r, t, s, c);
   const std::string kind = read_claim_kind(r, t, c);
   if (auto* m = r.find(t, "metric")) c.metric = r.metric(*m, "claim.metric");

@@ -112,10 +112,12 @@ inline constexpr double kDefaultClaimBand = 0.5;
 
 struct Claim {
   enum class Kind { kPooled, kEveryScenario, kHypothesis };
-  enum class Basis { kTested, kCalibrated };
+  // kUntestable: a claim the study cannot test, shown with the reason (`untestable`) and never tallied.
+  enum class Basis { kTested, kCalibrated, kUntestable };
   long line = 0;
   std::string claim, paper, why_agree, why_disagree, agrees_if;
   std::string conjecture;  // optional: a cause no number of the study computes
+  std::string untestable;  // basis untestable: why the study cannot test it
   std::string direction;   // hypothesis claims that reject: "a_lower" or "b_lower"
   Basis basis = Basis::kTested;
   std::optional<double> paper_a, paper_b;          // the paper's figures, where it gives them

@@ -232,8 +232,9 @@ TEST(ClaimsScorecard, AClaimAgreesOnlyWhenTheTestRejectsInItsDirection) {
   EXPECT_FALSE(c[2]["agrees"].get<bool>());
 }
 
-// A claim whose byte range holds no score context cannot be tested: it neither agrees nor disagrees,
-// the report says why, and the tally counts only the claim that was tested.
+// A claim whose byte range holds no score context cannot be tested, nor can one the study file marks
+// untestable: neither agrees nor disagrees, the report says why, and the tally counts only the claim
+// that was tested.
 TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
   const std::string claim =
       "\n[[claim]]\npaper = \"lower\"\nkind = \"pooled\"\nmetric = \"mean\"\na = \"AUTO\"\nb = "
@@ -245,14 +246,21 @@ TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
                                      "[[policy]]\nname = \"AUTO\"\nspec = \"auto\"\n[[policy]]\nname = "
                                      "\"g\"\nspec = \"greedy\"\n") +
                         claim + "claim = \"every size\"\n" + claim +
-                        "claim = \"tiny messages\"\nmax_bytes = 1\n");
+                        "claim = \"tiny messages\"\nmax_bytes = 1\n" +
+                        "\n[[claim]]\nclaim = \"live runs\"\npaper = \"0.9x\"\nbasis = \"untestable\"\n"
+                        "untestable = \"a live measurement\"\n");
   const CliResult run = run_cli("run '" + study + "' --out '" + out + "' --no-figures");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json r = json::parse(read_all(out + "/results.json"));
   const json& c = r["against_original"];
-  ASSERT_EQ(c.size(), 2u);
+  ASSERT_EQ(c.size(), 3u);
   ASSERT_NE(c[0]["verdict"], "untestable");
   EXPECT_EQ(c[1]["verdict"], "untestable");
+  EXPECT_EQ(c[2]["verdict"], "untestable");
+  EXPECT_EQ(c[2]["basis"], "untestable");
+  EXPECT_TRUE(c[2]["agrees"].is_null());
+  EXPECT_EQ(c[2]["why"], "untestable: a live measurement");
+  EXPECT_EQ(c[2]["paper"], "0.9x");
   EXPECT_TRUE(c[1]["agrees"].is_null());
   ASSERT_TRUE(c[1]["untestable"].is_string());
   EXPECT_NE(c[1]["why"].get<std::string>().find("no score context"), std::string::npos);
@@ -261,8 +269,8 @@ TEST(ClaimsScorecard, AClaimNoContextMatchesIsUntestableAndNotCounted) {
   const std::string tally = std::string(v == "agree" ? "1" : "0") + " agree, " +
                             (v == "disagree" ? "1" : "0") + " disagree, " +
                             (v == "inconclusive" ? "1" : "0") + " inconclusive of 1 tested claims";
-  EXPECT_NE(md.find(tally + ", 1 untestable"), std::string::npos) << md;
-  EXPECT_NE(md.find("Tested claims: " + tally + ". 1 untestable"), std::string::npos) << md;
+  EXPECT_NE(md.find(tally + ", 2 untestable"), std::string::npos) << md;
+  EXPECT_NE(md.find("Tested claims: " + tally + ". 2 untestable"), std::string::npos) << md;
   EXPECT_NE(md.find("| untestable |"), std::string::npos) << md;
 }
 
@@ -365,7 +373,13 @@ TEST(ClaimsScorecard, BadClaimsAreErrorsWithTheirLine) {
       "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy_agree = \"z\"\nwhy_disagree = \"w\"\nbasis = "
       "\"hunch\"\n" +
           pooled,
-      "must be tested or calibrated");
+      "must be tested, calibrated or untestable");
+  // A claim the study cannot test says why, and takes nothing to compare.
+  const std::string untestable = "\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nbasis = \"untestable\"\n";
+  fails(untestable, "needs untestable");
+  fails(untestable + "untestable = \"no data\"\na = \"AUTO\"\n",
+        "unknown key 'a' in [[claim]] of basis untestable");
+  fails(untestable + "untestable = \"\"\n", "claim.untestable must not be empty");
   fails("\n[[claim]]\nclaim = \"x\"\npaper = \"y\"\nwhy = \"z\"\n" + pooled, "why_agree and why_disagree");
   // A why text that states a cause is refused: the cause goes in claim.conjecture.
   fails(
