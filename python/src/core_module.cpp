@@ -1,7 +1,8 @@
 // ncclbot._core, the compiled half of the Python package: the commands of the `ncclbot` program run
 // in process (cli/dispatch.hpp), so Python gets exactly what the CLI prints (its --json document,
 // its one-line errors, its exit codes), and the sweep CSV in its canonical form. The GIL is released
-// while a command runs; progress goes to a Python callable instead of a terminal line.
+// while a command runs, and no lock is held: two Python threads run two commands at once; progress
+// goes to a Python callable instead of a terminal line.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -9,7 +10,6 @@
 #include <nanobind/stl/vector.h>
 
 #include <iostream>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -18,6 +18,7 @@
 
 #include "base/progress_line.hpp"
 #include "cli/dispatch.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/io/sweep_side_data.hpp"
@@ -30,36 +31,18 @@ namespace {
 // (exit code, stdout, stderr) of one command.
 using Outcome = std::tuple<int, std::string, std::string>;
 
-// The commands read std::cin and write std::cout and std::cerr; a captured call points them at
-// strings for its duration, so calls run one at a time.
-std::mutex command_mu;
-
-class StreamSwap {
- public:
-  StreamSwap(std::ios& stream, std::streambuf* buf) : stream_(stream), old_(stream.rdbuf(buf)) {}
-  ~StreamSwap() { stream_.rdbuf(old_); }
-  StreamSwap(const StreamSwap&) = delete;
-  StreamSwap& operator=(const StreamSwap&) = delete;
-
- private:
-  std::ios& stream_;
-  std::streambuf* old_;
-};
-
+// A captured command writes into strings of its own: the calling thread's command streams
+// (core/command_streams.hpp) point at them for its duration, and the threads of its work inherit
+// them, so calls from several Python threads run at once, each with its own output.
 Outcome run_command(const std::vector<std::string>& args, const std::optional<std::string>& input,
                     bool capture) {
   nb::gil_scoped_release released;
-  std::lock_guard<std::mutex> lock(command_mu);
   std::ostringstream out, err;
   std::istringstream in(input.value_or(""));
-  std::optional<StreamSwap> swap_out, swap_err, swap_in;
-  if (capture) {
-    swap_out.emplace(std::cout, out.rdbuf());
-    swap_err.emplace(std::cerr, err.rdbuf());
-  }
-  if (input) swap_in.emplace(std::cin, in.rdbuf());
+  const ncclbot::CommandStreams streams(capture ? &out : nullptr, capture ? &err : nullptr,
+                                        input ? &in : nullptr);
   const int code = ncclbot::cli::run_cli(args);
-  std::cout.flush();
+  ncclbot::command_out().flush();
   return {code, out.str(), err.str()};
 }
 

@@ -1,5 +1,5 @@
-"""How the package behaves inside a Python process: the GIL is free while a command runs, progress
-reaches a callback, and the type stubs ship with it."""
+"""How the package behaves inside a Python process: the GIL is free while a command runs, two threads
+run two commands at once, progress reaches a callback, and the type stubs ship with it."""
 
 from __future__ import annotations
 
@@ -79,3 +79,45 @@ def test_the_console_script_is_the_cli(run_cli, tmp_path):
     assert r.returncode == 0 and r.stdout == run_cli("model", "--bytes", "4096", "--json").stdout
     r = subprocess.run([script, "inspect", str(tmp_path / "none.csv")], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("ncclbot: ")
+
+
+def test_two_threads_run_two_replays_at_once(sweep_file, tmp_path):
+    # Replay A (one shard, so its progress has a label of its own) stops inside its first progress
+    # callback until replay B, started only then, has finished: with a lock around commands B could
+    # not run while A holds it, and the wait would time out. Each output is the one it has alone.
+    policies = ["--policy", "ucb1:c=0.05|0.1|0.2|0.4,n0=1|4", "--policy", "thompson"]
+    a_args = ["replay", "--sweep", str(sweep_file), *policies, "--seeds", "16", "--horizon", "4000",
+              "--threads", "1", "--shard", "0/2"]
+    b_args = ["replay", "--sweep", str(sweep_file), "--policy", "auto", "--policy", "ucb1:c=0.1,n0=4",
+              "--seeds", "2", "--horizon", "300", "--threads", "1", "--json"]
+    a_waiting, b_done = threading.Event(), threading.Event()
+    b_finished_first = []
+
+    def callback(label, done, total, last):
+        if label == "replay shard 0/2" and not last and not a_waiting.is_set():
+            a_waiting.set()
+            b_finished_first.append(b_done.wait(timeout=120))
+
+    a_out = {}
+
+    def run_a():
+        a_out["result"] = _core.run_command(a_args + ["--out", str(tmp_path / "a.partial")])
+
+    _core.set_progress(callback)
+    try:
+        worker = threading.Thread(target=run_a)
+        worker.start()
+        assert a_waiting.wait(timeout=120), "replay A reported no progress before it ended"
+        b = _core.run_command(b_args)
+        b_done.set()
+        worker.join()
+    finally:
+        _core.set_progress(None)
+    assert b_finished_first == [True]
+    assert a_out["result"][0] == 0, a_out["result"][2]
+    assert b[0] == 0, b[2]
+    alone_a = _core.run_command(a_args + ["--out", str(tmp_path / "alone.partial")])
+    alone_b = _core.run_command(b_args)
+    assert alone_a[0] == 0 and alone_b[0] == 0
+    assert (tmp_path / "a.partial").read_bytes() == (tmp_path / "alone.partial").read_bytes()
+    assert b[1] == alone_b[1]

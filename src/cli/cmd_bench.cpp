@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include "ncclbot/bench/bench_sweep.hpp"
 #include "ncclbot/bench/harness.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/cuda_probe.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
@@ -68,7 +69,7 @@ ReplayBackend bench_backend(const BenchOptions& opt) {
     throw UsageError("--cuda-block needs --backend cuda");
   for (int b : opt.cuda_blocks)
     if (b < 1 || b > 1024) throw UsageError("--cuda-block: " + std::to_string(b) + " is not in 1..1024");
-  return resolve_replay_backend(requested, std::cerr);
+  return resolve_replay_backend(requested, command_err());
 }
 
 // CPU thread counts to time, or for the CUDA backend the block sizes (0: the default block).
@@ -143,7 +144,7 @@ int run_bench(const BenchOptions& opt) {
   if (opt.observation == "on") dynamics = sim::load_fabric(sim::kDefaultFabric).observation.dynamics;
   if (!opt.write_sweep.empty()) {
     write_sweep_csv(make_bench_sweep(opt.arms.at(0), opt.contexts, opt.samples), opt.write_sweep);
-    std::cerr << "wrote " << opt.write_sweep << "\n";
+    command_err() << "wrote " << opt.write_sweep << "\n";
     return 0;
   }
   const ReplayBackend backend = bench_backend(opt);
@@ -152,14 +153,14 @@ int run_bench(const BenchOptions& opt) {
   for (const auto& p : opt.policies) specs.push_back(parse_policy_spec(p));
 
   nlohmann::json out = bench_document(opt, backend);
-  std::ostream& human = opt.json ? std::cerr : std::cout;
+  std::ostream& human = opt.json ? command_err() : command_out();
   for (int arms : opt.arms) {
     Sweep sweep = make_bench_sweep(arms, opt.contexts, opt.samples);
     if (dynamics) sweep.set_dynamics(*dynamics);
     for (const PolicySpec& spec : specs)
       for (int width : widths) time_bench_case(opt, backend, sweep, arms, spec, width, out, human);
   }
-  if (opt.json) std::cout << out.dump(2) << "\n";
+  if (opt.json) command_out() << out.dump(2) << "\n";
   return 0;
 }
 

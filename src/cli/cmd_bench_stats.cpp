@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include "cli/json_input.hpp"
 #include "ncclbot/bench/harness.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/stats/bootstrap.hpp"
 #include "ncclbot/stats/sign_flip_test.hpp"
 
@@ -28,8 +29,8 @@ nlohmann::json time_case(const std::string& name, int repeat, F&& work) {
   volatile double sink = 0;
   const BenchTiming t = measure([&] { sink = work(); }, BenchSettings{1, repeat, {}});
   (void)sink;
-  std::cerr << name << ": median " << t.median_s << " s wall, " << t.median_cpu_s << " s CPU over " << repeat
-            << " runs\n";
+  command_err() << name << ": median " << t.median_s << " s wall, " << t.median_cpu_s << " s CPU over "
+                << repeat << " runs\n";
   return {{"name", name}, {"median_s", t.median_s}, {"median_cpu_s", t.median_cpu_s}, {"runs_s", t.runs_s}};
 }
 
@@ -72,7 +73,7 @@ Action setup(CLI::App& app) {
     r["n"] = diffs.size();
     r["sign_vectors"] = uint64_t(1) << diffs.size();
     results.push_back(r);
-    std::cout
+    command_out()
         << nlohmann::json{{"threads", opt->threads}, {"repeat", opt->repeat}, {"results", results}}.dump(2)
         << "\n";
     return 0;

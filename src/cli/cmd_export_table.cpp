@@ -8,6 +8,7 @@
 
 #include "base/sha256.hpp"
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "report/results_document.hpp"
@@ -44,9 +45,9 @@ nlohmann::json read_results(const std::string& dir, const std::string& path, con
     throw InputError(
         path, 0, "changed after `ncclbot run` wrote it (not the sha256 the run recorded); rerun the study");
   if (!recorded)
-    std::cerr << "ncclbot export-table: warning: " << dir
-              << " records no checksum of results.json (an older ncclbot wrote it), so edits to it "
-                 "cannot be detected\n";
+    command_err() << "ncclbot export-table: warning: " << dir
+                  << " records no checksum of results.json (an older ncclbot wrote it), so edits to it "
+                     "cannot be detected\n";
   try {
     return nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
@@ -88,14 +89,15 @@ Action setup(CLI::App& app) {
       throw UsageError(e.what());
     }
     write_output_file(opt->out, table, "--out");
-    std::cerr << "wrote " << rows.size() << " rows (" << opt->format << " format) to " << opt->out << "\n";
+    command_err() << "wrote " << rows.size() << " rows (" << opt->format << " format) to " << opt->out
+                  << "\n";
     if (opt->json)
-      std::cout << nlohmann::json{{"policy", opt->selection.policy},
-                                  {"format", opt->format},
-                                  {"rows", rows.size()},
-                                  {"out", opt->out}}
-                       .dump(2)
-                << "\n";
+      command_out() << nlohmann::json{{"policy", opt->selection.policy},
+                                      {"format", opt->format},
+                                      {"rows", rows.size()},
+                                      {"out", opt->out}}
+                           .dump(2)
+                    << "\n";
     return 0;
   };
 }

@@ -11,6 +11,7 @@
 #include "base/child_process.hpp"
 #include "base/progress_line.hpp"
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/hipipe/byte_size.hpp"
 #include "ncclbot/hipipe/comparison.hpp"
@@ -52,10 +53,10 @@ int run_single(const HipipeOptions& opt) {
     nlohmann::json j = hipipe::comparison_json(c);
     j["nodes"] = nodes;
     j["gpus_per_node"] = gpus;
-    std::cout << j.dump(2) << "\n";
-    hipipe::print_comparison_table(c, std::cerr);
+    command_out() << j.dump(2) << "\n";
+    hipipe::print_comparison_table(c, command_err());
   } else {
-    hipipe::print_comparison_table(c, std::cout);
+    hipipe::print_comparison_table(c, command_out());
   }
   return 0;
 }
@@ -73,7 +74,7 @@ int run_study(const HipipeOptions& opt) {
   const ncclbot::study::RunFolder folder =
       ncclbot::study::RunFolder::claim(opt.out, "--out", {"hipipe --study", ""}, opt.replace);
   folder.record(kStudyOutputs);
-  std::cerr << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
+  command_err() << "hipipe study: " << study.cases.size() << " cases x 5 schedulers\n";
   ProgressLine progress("hipipe study", study.cases.size());
   const hipipe::StudyResult result = hipipe::run_study(study, [&] { progress.units_done(1); });
   progress.finish();
@@ -81,17 +82,18 @@ int run_study(const HipipeOptions& opt) {
   const std::string script = resource_paths().scripts + "/hipipe_figure.py";
   if (!opt.no_figure && std::filesystem::exists(script)) {
     if (!ncclbot::run_child({"python3", script, opt.out}, ncclbot::ChildOutput::kToStderr).ok())
-      std::cerr << "hipipe: the figure was not drawn (python3 with matplotlib needed); tables are written\n";
+      command_err()
+          << "hipipe: the figure was not drawn (python3 with matplotlib needed); tables are written\n";
   }
-  if (opt.json) std::cout << summary.dump(2) << "\n";
-  std::cerr << "wrote " << opt.out << "/hipipe_cases.csv, hipipe_summary.md, hipipe_summary.json"
-            << (opt.no_figure ? "" : ", hipipe.png") << "\n";
-  std::cerr << "mean reduction of HiPIPE vs hierarchical: "
-            << 100 * summary["reduction_vs"]["hierarchical"]["mean"].get<double>()
-            << "% (paper 28.85%), best "
-            << "bandwidth utilisation: "
-            << 100 * summary["hipipe_best_bandwidth_utilisation"]["value"].get<double>()
-            << "% (paper 98.11%)\n";
+  if (opt.json) command_out() << summary.dump(2) << "\n";
+  command_err() << "wrote " << opt.out << "/hipipe_cases.csv, hipipe_summary.md, hipipe_summary.json"
+                << (opt.no_figure ? "" : ", hipipe.png") << "\n";
+  command_err() << "mean reduction of HiPIPE vs hierarchical: "
+                << 100 * summary["reduction_vs"]["hierarchical"]["mean"].get<double>()
+                << "% (paper 28.85%), best "
+                << "bandwidth utilisation: "
+                << 100 * summary["hipipe_best_bandwidth_utilisation"]["value"].get<double>()
+                << "% (paper 98.11%)\n";
   return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/command.hpp"
 #include "ncclbot/campaign/campaign.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/nccl_tests/ingest.hpp"
 #include "ncclbot/io/nccl_tests/ingest_output.hpp"
@@ -122,7 +123,7 @@ nccl_tests::IngestOptions ingest_options_from(const IngestCliOptions& opt) {
   options.skip_unforced = opt.skip_unforced;
   options.skip_failed = opt.skip_failed;
   options.on_warning = [](const nccl_tests::Diagnostic& w) {
-    std::cerr << "ncclbot: warning: " << w.text() << "\n";
+    command_err() << "ncclbot: warning: " << w.text() << "\n";
   };
   if (!nccl_tests::valid_fabric_name(options.fabric))
     throw UsageError("--fabric: '" + options.fabric +
@@ -158,7 +159,7 @@ IngestOutcome ingest_campaign_folder(const IngestCliOptions& opt, const nccl_tes
   const bool tty = isatty(2);
   // A progress line on a terminal only: written to a file, it would be a second line before an error.
   auto ingested = campaign::ingest_campaign(c, options, opt.allow_missing, [tty](size_t done, size_t total) {
-    if (tty) std::cerr << "\rchecking runs: " << done << "/" << total << (done == total ? "\n" : "");
+    if (tty) command_err() << "\rchecking runs: " << done << "/" << total << (done == total ? "\n" : "");
   });
   out.result = std::move(ingested.result);
   out.files = 0;
@@ -209,10 +210,10 @@ int run_ingest(IngestCliOptions& opt) {
   if (!sidecar.empty()) s["noise"] = sidecar;
   if (campaign_dir) s["campaign"] = ingested.campaign_summary;
   if (opt.json) {
-    std::cout << s.dump(2) << "\n";
-    print_human(s, std::cerr);
+    command_out() << s.dump(2) << "\n";
+    print_human(s, command_err());
   } else {
-    print_human(s, std::cout);
+    print_human(s, command_out());
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
@@ -156,10 +157,10 @@ Action setup(CLI::App& app) {
     const auto selected = filter.select_some(sweep, opt->sweep_path);
     const nlohmann::json j = inspect(sweep, selected);
     if (opt->json) {
-      std::cout << j.dump(2) << "\n";
-      print_human(j, std::cerr);
+      command_out() << j.dump(2) << "\n";
+      print_human(j, command_err());
     } else {
-      print_human(j, std::cout);
+      print_human(j, command_out());
     }
     return 0;
   };

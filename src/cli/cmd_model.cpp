@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/model/cost_model.hpp"
@@ -68,7 +69,7 @@ Action setup(CLI::App& app) {
     else
       j["pick"] = nullptr;
 
-    std::ostream& os = opt->json ? std::cerr : std::cout;
+    std::ostream& os = opt->json ? command_err() : command_out();
     os << f.name << " " << collective_name(*coll) << " " << opt->nodes << "x" << gpus << " (NCCL: " << t.nodes
        << " node(s) x " << t.gpus_per_node << " ranks), " << opt->bytes << " B\n";
     char line[128];
@@ -83,7 +84,7 @@ Action setup(CLI::App& app) {
       os << line;
     }
     if (pick < 0) os << "  no valid arm\n";
-    if (opt->json) std::cout << j.dump(2) << "\n";
+    if (opt->json) command_out() << j.dump(2) << "\n";
     return 0;
   };
 }

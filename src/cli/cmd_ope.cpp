@@ -10,6 +10,7 @@
 
 #include "cli/block_bootstrap_options.hpp"
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/json_numbers.hpp"
 #include "ncclbot/log/decision_log.hpp"
@@ -240,7 +241,7 @@ int run_ope(const OpeCliOptions& opt) {
   const std::vector<ReplayMethodOutcome> replays = replay_methods(opt.logs, data, live, opt.seed, opt.level);
   size_t next_replay = 0;
 
-  std::ostream& os = opt.json ? std::cerr : std::cout;
+  std::ostream& os = opt.json ? command_err() : command_out();
   nlohmann::json doc = describe_ope_logs(opt, data, rule, os);
   for (const OpeTarget& target : targets) {
     const ReplayMethodOutcome* replay = target.second ? &replays[next_replay++] : nullptr;
@@ -249,7 +250,7 @@ int run_ope(const OpeCliOptions& opt) {
   }
   if (const std::string at = first_non_finite(doc); !at.empty())
     throw InputError(opt.logs.front(), 0, "ope's " + at + " is not finite; no estimate printed");
-  if (opt.json) std::cout << doc.dump(2) << "\n";
+  if (opt.json) command_out() << doc.dump(2) << "\n";
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "ncclbot/campaign/plan.hpp"
 #include "ncclbot/campaign/sweep_script.hpp"
 #include "ncclbot/core/arm.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -220,7 +221,7 @@ void print_plan(const nlohmann::json& j, std::ostream& os) {
 int status(const std::string& dir, bool json) {
   if (!campaign::is_campaign_dir(dir)) throw UsageError("--status: " + dir + " holds no campaign.toml");
   const campaign::Campaign c = campaign::read_campaign(dir);
-  std::ostream& os = json ? std::cerr : std::cout;
+  std::ostream& os = json ? command_err() : command_out();
   // One line per run or launch, its state counted; its JSON row is the caller's.
   const auto line = [&](size_t* counts, const std::string& label, campaign::RunState state,
                         const std::string& reason) {
@@ -252,11 +253,11 @@ int status(const std::string& dir, bool json) {
                       {"reason", s.reason}});
   if (!launches.empty()) tally("sweep.sh, " + std::to_string(launches.size()) + " launches", sweep_counts);
   if (json)
-    std::cout << nlohmann::json{{"dir", dir},          {"runs", std::move(runs)},
-                                {"done", counts[0]},   {"missing", counts[1]},
-                                {"failed", counts[2]}, {"sweeps", std::move(sweeps)}}
-                     .dump(2)
-              << "\n";
+    command_out() << nlohmann::json{{"dir", dir},          {"runs", std::move(runs)},
+                                    {"done", counts[0]},   {"missing", counts[1]},
+                                    {"failed", counts[2]}, {"sweeps", std::move(sweeps)}}
+                         .dump(2)
+                  << "\n";
   return 0;
 }
 
@@ -321,7 +322,7 @@ Action setup(CLI::App& app) {
     const campaign::Plan plan = campaign::make_plan(sim::load_fabric(opt->fabric), o);
     campaign::write_campaign_folder(opt->out, plan);
     const nlohmann::json j = plan_json(plan, opt->out);
-    std::ostream& os = opt->json ? std::cerr : std::cout;
+    std::ostream& os = opt->json ? command_err() : command_out();
     print_plan(j, os);
     os << "wrote " << opt->out << "/campaign.toml, run.sh, run.sbatch; run `bash " << opt->out
        << "/run.sbatch` (Slurm) or `bash " << opt->out << "/run.sh`, then `ncclbot ingest " << opt->out
@@ -332,7 +333,7 @@ Action setup(CLI::App& app) {
          << " (one per node count and collective; runs with a chunk size stay run.sh's), "
             "each writing "
          << opt->out << "/sweeps/NAME.csv\n";
-    if (opt->json) std::cout << j.dump(2) << "\n";
+    if (opt->json) command_out() << j.dump(2) << "\n";
     return 0;
   };
 }

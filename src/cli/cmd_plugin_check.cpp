@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
@@ -123,39 +124,40 @@ void print_mismatches(const std::vector<Mismatch>& mismatches, const Sweep& swee
     if (int(printed) < max_reports) {
       const std::string ranks = mismatch_ranks(mismatches, k, end);
       const Context& ctx = sweep.context(m.context);
-      std::cerr << "MISMATCH context " << m.context << " (" << ctx.fabric << " "
-                << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
-                << ctx.bytes << " B) "
-                << (m.rank >= 0 ? (end - k > 1 ? "ranks " : "rank ") + ranks + " " : std::string()) << "step "
-                << m.step << ": plugin " << arm_label(sweep, m.context, m.plugin_slot) << ", replay "
-                << arm_label(sweep, m.context, m.replay_slot) << "\n";
+      command_err() << "MISMATCH context " << m.context << " (" << ctx.fabric << " "
+                    << collective_name(ctx.collective) << " " << ctx.nodes << "x" << ctx.gpus_per_node << " "
+                    << ctx.bytes << " B) "
+                    << (m.rank >= 0 ? (end - k > 1 ? "ranks " : "rank ") + ranks + " " : std::string())
+                    << "step " << m.step << ": plugin " << arm_label(sweep, m.context, m.plugin_slot)
+                    << ", replay " << arm_label(sweep, m.context, m.replay_slot) << "\n";
       ++printed;
     }
     k = end;
   }
   if (groups > printed)
-    std::cerr << "plugin-check: " << (groups - printed) << " more mismatches not printed\n";
+    command_err() << "plugin-check: " << (groups - printed) << " more mismatches not printed\n";
 }
 
 // The verdict line on stderr, and the decision log's name.
 void print_check_summary(const CheckTotals& totals, const PolicySpec& spec, const PluginCheckOptions& opt,
                          bool equal) {
   const bool leader_mode = opt.ranks > 1;
-  std::cerr << "plugin-check " << spec.text << " seed " << opt.seed
-            << (opt.delay ? " delay " + std::to_string(opt.delay) : std::string())
-            << (leader_mode ? " leader mode, " + std::to_string(opt.ranks) + " processes" : std::string())
-            << ": " << totals.checked << " contexts x " << opt.horizon << " calls, " << totals.steps
-            << " decisions compared" << (leader_mode ? " (every rank's)" : "") << ", "
-            << totals.differing.size() << " contexts differ";
-  if (leader_mode) std::cerr << ", ranks disagree on " << totals.rank_disagreements << " calls";
-  std::cerr << "; latencies fed via profiler " << totals.via_profiler << ", via report " << totals.via_report
-            << (totals.not_joined ? ", NOT JOINED " + std::to_string(totals.not_joined) : std::string())
-            << "; "
-            << (equal                    ? "EQUAL"
-                : totals.failure.empty() ? "DIFFERENT"
-                                         : "FAILED (a rank process, above)")
-            << "\n";
-  if (!opt.log_path.empty()) std::cerr << "plugin-check: decision log " << opt.log_path << "\n";
+  command_err() << "plugin-check " << spec.text << " seed " << opt.seed
+                << (opt.delay ? " delay " + std::to_string(opt.delay) : std::string())
+                << (leader_mode ? " leader mode, " + std::to_string(opt.ranks) + " processes" : std::string())
+                << ": " << totals.checked << " contexts x " << opt.horizon << " calls, " << totals.steps
+                << " decisions compared" << (leader_mode ? " (every rank's)" : "") << ", "
+                << totals.differing.size() << " contexts differ";
+  if (leader_mode) command_err() << ", ranks disagree on " << totals.rank_disagreements << " calls";
+  command_err() << "; latencies fed via profiler " << totals.via_profiler << ", via report "
+                << totals.via_report
+                << (totals.not_joined ? ", NOT JOINED " + std::to_string(totals.not_joined) : std::string())
+                << "; "
+                << (equal                    ? "EQUAL"
+                    : totals.failure.empty() ? "DIFFERENT"
+                                             : "FAILED (a rank process, above)")
+                << "\n";
+  if (!opt.log_path.empty()) command_err() << "plugin-check: decision log " << opt.log_path << "\n";
 }
 
 // --json: the verdict and every first difference as one JSON document on stdout.
@@ -187,7 +189,7 @@ void print_check_json(const CheckTotals& totals, const Sweep& sweep, const Polic
     list.push_back(e);
   }
   j["mismatches"] = list;
-  std::cout << j.dump() << "\n";
+  command_out() << j.dump() << "\n";
 }
 
 // The command's work once the options are parsed: 0 when every decision is equal, else 1.

@@ -15,6 +15,7 @@
 #include "cli/replay_common.hpp"
 #include "cli/replay_report.hpp"
 #include "cli/scale_cli.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
@@ -96,7 +97,7 @@ ReplayPlan check_replay_options(const ReplayOptions& opt) {
   if (sharded && opt.budget) throw UsageError("--budget cannot be combined with --shard");
   if (opt.budget && !(*opt.budget >= 0.0 && *opt.budget <= 10.0))
     throw UsageError("--budget must be a number in [0, 10]");
-  plan.backend = resolve_replay_backend(parse_replay_backend(opt.backend), std::cerr);
+  plan.backend = resolve_replay_backend(parse_replay_backend(opt.backend), command_err());
   if (!opt.nodes.empty()) plan.filter.nodes = parse_node_list(opt.nodes, "--nodes");
   if (!opt.collectives.empty())
     plan.filter.collectives = parse_collective_list(opt.collectives, "--collectives");
@@ -221,7 +222,8 @@ int replay_whole(const ReplayOptions& opt, ReplayJob& job, ReplayBackend backend
 int run_replay_command(const ReplayOptions& opt) {
   ReplayPlan plan = check_replay_options(opt);
   const Sweep sweep = read_sweep_csv(opt.sweep_path);
-  plan.backend = backend_for_specs(parse_replay_backend(opt.backend), plan.backend, plan.configs, std::cerr);
+  plan.backend =
+      backend_for_specs(parse_replay_backend(opt.backend), plan.backend, plan.configs, command_err());
   ReplayJob job = replay_job_from(opt, plan, sweep);
   ProcessGroup* group = replay_process_group(opt);
   // Ranks on one node share its cores unless told otherwise.

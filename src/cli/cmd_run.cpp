@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "run/run_study.hpp"
 
 namespace ncclbot::cli {
@@ -52,9 +53,9 @@ Action setup(CLI::App& app) {
                                      {"units", v.summary.units},
                                      {"units_reused", v.summary.units_reused}});
       }
-      std::cout << doc.dump(2) << "\n";
+      command_out() << doc.dump(2) << "\n";
     } else {
-      std::cout << "report: " << s.report_html << "\n";
+      command_out() << "report: " << s.report_html << "\n";
     }
     return 0;
   };

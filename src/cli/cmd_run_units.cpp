@@ -19,6 +19,7 @@
 
 #include "cli/command.hpp"
 #include "cli/scale_cli.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/scale/process_group.hpp"
@@ -104,7 +105,7 @@ int run_units(const RunUnitsOptions& opt) {
   // Processes that write their own checkpoints: separate shards, and ranks sharing DIR.
   const bool self_write = !group || opt.shared_dir;
 
-  if (root) std::cerr << "ncclbot run-units: preparing " << opt.study << "\n";
+  if (root) command_err() << "ncclbot run-units: preparing " << opt.study << "\n";
   const study::PreparedStudy prepared = study::prepare_study(std::move(spec));
   study::EngineOptions engine;
   engine.backend = study::resolve_backend(prepared.spec.backend);
@@ -126,9 +127,9 @@ int run_units(const RunUnitsOptions& opt) {
     out = *summary;
   }
   if (opt.json)
-    std::cout << out.dump(2) << "\n";
+    command_out() << out.dump(2) << "\n";
   else
-    std::cout << "run-units: " << out.dump() << "\n";
+    command_out() << "run-units: " << out.dump() << "\n";
   return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "base/random_key.hpp"
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {
@@ -70,10 +71,10 @@ int write_key(const std::string& path, bool json) {
   }
   // The key itself is never printed: only where it is, single-quoted for a shell, so pasting the
   // line cannot run what a folder name holds ($(...), backticks, spaces).
-  (json ? std::cerr : std::cout) << "wrote a new leader key to " << path << "\n"
-                                 << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << shell_quoted(path)
-                                 << "\n";
-  if (json) std::cout << nlohmann::json{{"key_file", path}, {"mode", "0600"}}.dump(2) << "\n";
+  (json ? command_err() : command_out())
+      << "wrote a new leader key to " << path << "\n"
+      << "use it with: export NCCLBOT_LEADER_SECRET_FILE=" << shell_quoted(path) << "\n";
+  if (json) command_out() << nlohmann::json{{"key_file", path}, {"mode", "0600"}}.dump(2) << "\n";
   return 0;
 }
 

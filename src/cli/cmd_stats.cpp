@@ -12,6 +12,7 @@
 #include "cli/command.hpp"
 #include "cli/json_input.hpp"
 #include "cli/stats_handlers.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {
@@ -51,7 +52,7 @@ Action setup(CLI::App& app) {
       } catch (const std::invalid_argument& e) {
         in.fail(e.what());
       }
-      std::cout << out.dump(2) << "\n";
+      command_out() << out.dump(2) << "\n";
       return 0;
     }
     return 2;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -186,18 +187,18 @@ int run_synth(const SynthCliOptions& opt, bool knobs) {
   const Sweep sweep =
       knobs ? sim::synthesize_knobs(f, o, parse_knob_spec(knob_spec_text(opt.knobs))) : sim::synthesize(f, o);
   write_sweep_csv(sweep, opt.out);
-  std::cerr << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
-            << sweep.samples() << " samples -> " << opt.out << "\n";
+  command_err() << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
+                << sweep.samples() << " samples -> " << opt.out << "\n";
   if (opt.json)
-    std::cout << nlohmann::json{{"fabric", f.name},
-                                {"seed", o.seed},
-                                {"contexts", sweep.num_contexts()},
-                                {"samples", sweep.samples()},
-                                {"observation", o.observation},
-                                {"knob_arms", !sweep.slot_shaped()},
-                                {"out", opt.out}}
-                     .dump(2)
-              << "\n";
+    command_out() << nlohmann::json{{"fabric", f.name},
+                                    {"seed", o.seed},
+                                    {"contexts", sweep.num_contexts()},
+                                    {"samples", sweep.samples()},
+                                    {"observation", o.observation},
+                                    {"knob_arms", !sweep.slot_shaped()},
+                                    {"out", opt.out}}
+                         .dump(2)
+                  << "\n";
   return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/block_bootstrap_options.hpp"
 #include "cli/command.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/json_numbers.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -77,7 +78,7 @@ Action setup(CLI::App& app) {
     write_output_file(opt->out + "/report.html",
                       report::render_html(blocks, opt->out, "ncclbot telemetry: " + data.behaviour), "--out");
     const auto& total = t["total"];
-    std::ostream& os = opt->json ? std::cerr : std::cout;
+    std::ostream& os = opt->json ? command_err() : command_out();
     os << "telemetry: " << total["calls"] << " calls, saved against NCCL's choice ";
     if (total.contains("saved_us"))
       os << total["saved_us"]["value"] << " us [" << total["saved_us"]["ci"][0] << ", "
@@ -92,11 +93,11 @@ Action setup(CLI::App& app) {
     if (!note.empty() && opt->figures) os << "telemetry: " << note << "\n";
     os << "report: " << opt->out << "/report.html\n";
     if (opt->json)
-      std::cout << nlohmann::json{{"telemetry", json_path},
-                                  {"report_md", opt->out + "/report.md"},
-                                  {"report_html", opt->out + "/report.html"}}
-                       .dump()
-                << "\n";
+      command_out() << nlohmann::json{{"telemetry", json_path},
+                                      {"report_md", opt->out + "/report.md"},
+                                      {"report_html", opt->out + "/report.html"}}
+                           .dump()
+                    << "\n";
     return 0;
   };
 }

@@ -13,6 +13,7 @@
 #include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
 #include "cli/tune_report.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
@@ -100,7 +101,7 @@ struct TuneFilters {
 // the filters it returns, so that usage errors come before the sweep is read.
 TuneFilters check_tune_options(const TuneOptions& opt, TuneRequest& req) {
   check_shard_options(opt);
-  req.backend = resolve_replay_backend(parse_replay_backend(opt.backend), std::cerr);
+  req.backend = resolve_replay_backend(parse_replay_backend(opt.backend), command_err());
   req.objective = parse_tune_objective(opt.objective);
   TuneFilters filters;
   filters.tune.nodes = parse_node_list(opt.tune_nodes, "--tune-nodes");

@@ -10,6 +10,7 @@
 #include "cli/command.hpp"
 #include "cli/dispatch.hpp"
 #include "cli/option_rules.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/version.hpp"
 
@@ -46,19 +47,19 @@ int run_cli(int argc, char** argv) {
   // CLI11 would only say "A subcommand is required"; name the word it did not know.
   if (argc > 1 && argv[1][0] != '-' &&
       std::none_of(commands.begin(), commands.end(), [&](const auto& c) { return c.name == argv[1]; })) {
-    std::cerr << "ncclbot: unknown command '" << one_line(argv[1]) << "' (see ncclbot --help)\n";
+    command_err() << "ncclbot: unknown command '" << one_line(argv[1]) << "' (see ncclbot --help)\n";
     return 2;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return app.exit(e, command_out(), command_err());
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return app.exit(e, command_out(), command_err());
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return app.exit(e, command_out(), command_err());
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ncclbot: " << one_line(e.what()) << " (see ncclbot --help)\n";
+    command_err() << "ncclbot: " << one_line(e.what()) << " (see ncclbot --help)\n";
     return 2;
   }
   try {
@@ -66,7 +67,7 @@ int run_cli(int argc, char** argv) {
       if (sub->parsed()) return action();
     return 2;
   } catch (...) {
-    return report_failure(std::current_exception(), std::cerr);
+    return report_failure(std::current_exception(), command_err());
   }
 }
 
@@ -96,7 +97,7 @@ int report_failure(std::exception_ptr failure, std::ostream& err) {
 int run_cli(const std::vector<std::string>& args) {
   // A C string ends at its first NUL, so 'keep\0.csv' would reach the command as 'keep': refuse it.
   if (const std::string problem = nul_byte_problem(args); !problem.empty()) {
-    std::cerr << "ncclbot: " << one_line(problem) << "\n";
+    command_err() << "ncclbot: " << one_line(problem) << "\n";
     return 2;
   }
   std::vector<std::string> words{"ncclbot"};

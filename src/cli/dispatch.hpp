@@ -9,7 +9,8 @@
 
 namespace ncclbot::cli {
 
-// argv[0] is the program name; output goes to std::cout and errors to std::cerr.
+// argv[0] is the program name; output goes to command_out() and errors to command_err()
+// (core/command_streams.hpp: std::cout and std::cerr unless the calling thread redirected them).
 int run_cli(int argc, char** argv);
 int run_cli(const std::vector<std::string>& args);  // args without the program name
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/quoted_value.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -18,7 +19,7 @@ namespace ncclbot::cli {
 
 JsonInput JsonInput::read(const std::string& path) {
   if (path.empty() || path == "-")
-    return parse(read_input_stream(std::cin, "<stdin>", kMaxJsonInputBytes), "<stdin>");
+    return parse(read_input_stream(command_in(), "<stdin>", kMaxJsonInputBytes), "<stdin>");
   return parse(read_input_file(path, kMaxJsonInputBytes), path);
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/replay_common.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 
 namespace ncclbot::cli {
@@ -31,7 +32,7 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
     out["budget"] = {{"alpha", *report.budget_alpha},
                      {"replays_per_config", report.budget.replays_per_config},
                      {"largest_relative_deviation", report.budget.largest_relative_deviation}};
-  std::ostream& human = json ? std::cerr : std::cout;
+  std::ostream& human = json ? command_err() : command_out();
   human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
         << replay_setup_text(report) << (report.call_cost_us.empty() ? std::string() : " with per-call costs")
         << (report.observation.empty() ? std::string() : " and the cost of watching") << " on "
@@ -57,7 +58,7 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
       human << "\n";
     }
   }
-  if (json) std::cout << out.dump(2) << "\n";
+  if (json) command_out() << out.dump(2) << "\n";
 }
 
 }  // namespace ncclbot::cli

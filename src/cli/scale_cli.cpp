@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 
@@ -19,14 +20,14 @@ std::string sweep_digest(const std::string& path) {
 void write_shard_partial(const std::string& path, const std::string& bytes, ShardSpec shard,
                          size_t total_units, size_t units, bool json) {
   write_file_atomic(path, bytes);
-  std::cerr << "shard " << shard.index << "/" << shard.count << ": " << units << " of " << total_units
-            << " units -> " << path << "\n";
+  command_err() << "shard " << shard.index << "/" << shard.count << ": " << units << " of " << total_units
+                << " units -> " << path << "\n";
   if (json)
-    std::cout << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
-                                {"units", {{"total", total_units}, {"count", units}}},
-                                {"out", path}}
-                     .dump(2)
-              << "\n";
+    command_out() << nlohmann::json{{"shard", {{"index", shard.index}, {"count", shard.count}}},
+                                    {"units", {{"total", total_units}, {"count", units}}},
+                                    {"out", path}}
+                         .dump(2)
+                  << "\n";
 }
 
 void add_rank_timeout_option(CLI::App& app, double& seconds) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/tune_report.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/scale/tune_shards.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 void print_tune_choice(const std::vector<TunedPolicy>& policies, size_t partials, const std::string& out_path,
                        const std::string& objective, bool json) {
   nlohmann::json summary = {{"phase", "tune"}, {"out", out_path}, {"policies", nlohmann::json::array()}};
-  std::ostream& human = json ? std::cerr : std::cout;
+  std::ostream& human = json ? command_err() : command_out();
   human << "tune phase of " << partials << " partial(s) -> " << out_path << "\n";
   for (const TunedPolicy& tp : policies) {
     const std::string& tuned = tp.points[size_t(tp.chosen)].text;
@@ -23,7 +24,7 @@ void print_tune_choice(const std::vector<TunedPolicy>& policies, size_t partials
           << tp.objective[size_t(tp.chosen)] << "\n";
     summary["policies"].push_back({{"grid", tp.grid}, {"tuned", tuned}});
   }
-  if (json) std::cout << summary.dump(2) << "\n";
+  if (json) command_out() << summary.dump(2) << "\n";
 }
 
 // The report of a score phase, from its partials' identity.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/replay_common.hpp"
+#include "ncclbot/core/command_streams.hpp"
 
 namespace ncclbot::cli {
 
@@ -29,7 +30,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
     const size_t g = out["policies"].size() - 1;
     if (g < report.call_cost_us.size()) out["policies"].back()["call_cost_us"] = report.call_cost_us[g];
   }
-  std::ostream& human = json ? std::cerr : std::cout;
+  std::ostream& human = json ? command_err() : command_out();
   human << "tuned on " << report.tune_contexts << " contexts (nodes " << report.tune_nodes << "), scored on "
         << report.score_contexts << " (nodes " << report.score_nodes << "), " << report.seeds
         << " seeds, T=" << report.horizon << replay_setup_text(report) << ", objective " << report.objective
@@ -40,7 +41,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
           << tp.score_online.summary.mean * 100 << "% (sd over seeds " << tp.score_online.mean.sd * 100
           << ")  p99 " << tp.score_online.summary.p99 * 100
           << "%  >10%: " << tp.score_online.summary.above_10pct << "\n";
-  if (json) std::cout << out.dump(2) << "\n";
+  if (json) command_out() << out.dump(2) << "\n";
 }
 
 }  // namespace ncclbot::cli

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/scale/process_group.hpp"
 
@@ -119,7 +120,7 @@ class MpiProcessGroup final : public ProcessGroup {
   }
 
   [[noreturn]] void abort(int exit_code, const std::string& message) override {
-    std::cerr << message << " (aborting all " << size_ << " ranks)" << std::endl;
+    command_err() << message << " (aborting all " << size_ << " ranks)" << std::endl;
     MPI_Abort(MPI_COMM_WORLD, exit_code);
     std::_Exit(exit_code);
   }
@@ -147,7 +148,7 @@ class MpiProcessGroup final : public ProcessGroup {
         std::ostringstream message;
         message << "ncclbot: rank " << open_rank << " has not reported for " << rank_timeout_
                 << " s (hung?); aborting all " << size_ << " ranks";
-        std::cerr << message.str() << std::endl;
+        command_err() << message.str() << std::endl;
         MPI_Abort(MPI_COMM_WORLD, 1);
         std::_Exit(1);
       }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "base/random_key.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -20,7 +21,7 @@ void tally_context(CheckTotals& totals, size_t i, int c, const ContextOutcome& o
                    const CheckSettings& settings, size_t contexts) {
   if (!o.checked) {
     ++totals.skipped;
-    std::cerr << "plugin-check: context " << c << " skipped: " << o.skipped << "\n";
+    command_err() << "plugin-check: context " << c << " skipped: " << o.skipped << "\n";
     return;
   }
   ++totals.checked;
@@ -32,7 +33,7 @@ void tally_context(CheckTotals& totals, size_t i, int c, const ContextOutcome& o
   if (!o.mismatches.empty()) totals.differing.insert(c);
   totals.mismatches.insert(totals.mismatches.end(), o.mismatches.begin(), o.mismatches.end());
   if (settings.progress && contexts >= 20 && (i + 1) % 20 == 0)
-    std::cerr << "plugin-check: " << (i + 1) << "/" << contexts << " contexts\n";
+    command_err() << "plugin-check: " << (i + 1) << "/" << contexts << " contexts\n";
 }
 
 // --ranks: every context in rank processes of its own, until one of them fails.
@@ -46,7 +47,7 @@ void check_contexts_leader_mode(CheckTotals& totals, const Sweep& sweep, const s
     totals.failure = o.failure;
     if (totals.failure.empty()) tally_context(totals, i, contexts[i], o, settings, contexts.size());
   }
-  if (!totals.failure.empty()) std::cerr << "plugin-check: ERROR " << totals.failure << "\n";
+  if (!totals.failure.empty()) command_err() << "plugin-check: ERROR " << totals.failure << "\n";
 }
 
 // --log: a new file in an existing folder, named without %r; the plugin is told to write it.

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "ncclbot/core/argmin.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
 #include "ncclbot/replay/leader_protocol.hpp"
@@ -235,8 +236,8 @@ struct RankProcesses {
 
 // Forks job's `processes` rank processes into `procs`; the error when one cannot be started.
 std::string start_rank_processes(const RanksJob& job, int processes, RankProcesses& procs) {
-  std::cout.flush();
-  std::cerr.flush();
+  command_out().flush();
+  command_err().flush();
   std::fflush(nullptr);
   for (int p = 0; p < processes; ++p) {
     const pid_t pid = fork();
@@ -385,8 +386,8 @@ ContextOutcome check_context_ranks(const Sweep& sweep, int c, const PolicySpec& 
 void preflight_plugin(const std::string& path) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(std::string("plugin-check: pipe: ") + std::strerror(errno));
-  std::cout.flush();
-  std::cerr.flush();
+  command_out().flush();
+  command_err().flush();
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {

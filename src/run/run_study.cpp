@@ -12,6 +12,7 @@
 
 #include "base/progress_bar.hpp"
 #include "base/sha256.hpp"
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -48,7 +49,8 @@ std::optional<UnitResult> load_checkpoint(const fs::path& units_dir, const Prepa
   std::string why;
   auto u = reusable_checkpoint((units_dir / unit.file_name).string(), study, unit, why);
   if (!why.empty())
-    std::cerr << label << ": recomputing " << (units_dir / unit.file_name).string() << ": " << why << "\n";
+    command_err() << label << ": recomputing " << (units_dir / unit.file_name).string() << ": " << why
+                  << "\n";
   return u;
 }
 
@@ -175,7 +177,8 @@ FolderRun open_folder(StudySpec spec, const fs::path& out, const RunOptions& opt
   RunFolder folder = RunFolder::claim(out.string(), "--out", owner, options.replace);
   for (const auto* sub : {"units", "sweeps", "figures"}) folder.make_subfolder(sub);
   // Only a terminal gets this early note: in a log, an error in the sweeps then stays the one line.
-  if (::isatty(STDERR_FILENO) == 1) std::cerr << label << ": preparing " << spec.path << " (sweeps, grids)\n";
+  if (::isatty(STDERR_FILENO) == 1)
+    command_err() << label << ": preparing " << spec.path << " (sweeps, grids)\n";
   FolderRun run{prepare_study(std::move(spec)), folder, out, std::move(label), {}};
 
   std::set<std::string> planned = planned_files(run.study);
@@ -219,8 +222,8 @@ void compute_units(FolderRun& run, const EngineOptions& engine) {
     }
   }
   if (run.summary.units_reused > 0)
-    std::cerr << run.label << ": resuming, " << run.summary.units_reused << " of " << run.summary.units
-              << " units already complete in " << units_dir.string() << "\n";
+    command_err() << run.label << ": resuming, " << run.summary.units_reused << " of " << run.summary.units
+                  << " units already complete in " << units_dir.string() << "\n";
   std::vector<const WorkUnit*> todo;
   for (size_t i = 0; i < study.units.size(); ++i)
     if (!done[i]) todo.push_back(&study.units[i]);
@@ -246,7 +249,7 @@ nlohmann::json finish_folder(FolderRun& run, const RunOptions& options, const st
     units.push_back(std::move(*r));
   }
 
-  std::cerr << run.label << ": statistics (bootstrap intervals, permutation tests, Holm)\n";
+  command_err() << run.label << ": statistics (bootstrap intervals, permutation tests, Holm)\n";
   const SignificanceResult sig = test_hypotheses(study, units);
   nlohmann::json results = report::build_results(study, units, sig, backend);
   if (extend) extend(results);
@@ -258,13 +261,13 @@ nlohmann::json finish_folder(FolderRun& run, const RunOptions& options, const st
   nlohmann::json figures = nlohmann::json::array();
   std::string note = "figures disabled (--no-figures)";
   if (options.figures) {
-    std::cerr << run.label << ": drawing figures\n";
+    command_err() << run.label << ": drawing figures\n";
     const report::FigureOutcome f =
         report::draw_figures(run.summary.results_json, (out / "figures").string());
     figures = plain_figure_entries(f.index);
     if (f.note.empty()) run.folder.record(figure_files(figures));
     note = f.note;
-    if (!f.note.empty()) std::cerr << run.label << ": warning: " << f.note << "\n";
+    if (!f.note.empty()) command_err() << run.label << ": warning: " << f.note << "\n";
   }
   const auto blocks = report::build_report(results, figures, note);
   run.summary.report_md = (out / "report.md").string();
@@ -334,8 +337,8 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
     const fs::path dir = out / "variants" / v.slug;
     refuse_symlink(dir.parent_path());
     refuse_symlink(dir);
-    std::cerr << "ncclbot run: variant " << i + 1 << " of " << s.variants.size() << ", '" << v.name << "' ("
-              << knobs_text(variant_knobs(v)) << ") -> " << dir.string() << "\n";
+    command_err() << "ncclbot run: variant " << i + 1 << " of " << s.variants.size() << ", '" << v.name
+                  << "' (" << knobs_text(variant_knobs(v)) << ") -> " << dir.string() << "\n";
     StudySpec vspec = variant_study(s, v, dir.string());
     vspec.backend = s.backend;
     FolderRun run =
@@ -361,13 +364,13 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
     computed += v.summary.units - v.summary.units_reused;
     reused += v.summary.units_reused;
   }
-  std::cerr << "ncclbot run: done in " << format_duration(secs) << " (" << computed << " units computed, "
-            << reused << " reused"
-            << (s.variants.empty() ? ""
-                : s.variants.size() == 1
-                    ? ", over the study and its variant"
-                    : ", over the study and its " + std::to_string(s.variants.size()) + " variants")
-            << ")\n";
+  command_err() << "ncclbot run: done in " << format_duration(secs) << " (" << computed << " units computed, "
+                << reused << " reused"
+                << (s.variants.empty() ? ""
+                    : s.variants.size() == 1
+                        ? ", over the study and its variant"
+                        : ", over the study and its " + std::to_string(s.variants.size()) + " variants")
+                << ")\n";
   return base.summary;
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/io/atomic_file.hpp"
 #include "ncclbot/scale/bootstrap_on_ranks.hpp"
@@ -28,8 +29,8 @@ bool already_done(const fs::path& units_dir, const PreparedStudy& prepared, cons
   const bool done =
       reusable_checkpoint((units_dir / unit.file_name).string(), prepared, unit, why).has_value();
   if (!why.empty())
-    std::cerr << "ncclbot run-units: recomputing " << (units_dir / unit.file_name).string() << ": " << why
-              << "\n";
+    command_err() << "ncclbot run-units: recomputing " << (units_dir / unit.file_name).string() << ": " << why
+                  << "\n";
   return done;
 }
 
@@ -132,8 +133,8 @@ ShardUnitsDone compute_shard_units(const PreparedStudy& prepared, const EngineOp
       const WorkUnit& u = *todo[k];
       const std::string bytes = checkpoint_text(r);
       ++done.computed;
-      std::cerr << "ncclbot run-units: shard " << mine.index << "/" << mine.count << ": " << u.file_name
-                << "\n";
+      command_err() << "ncclbot run-units: shard " << mine.index << "/" << mine.count << ": " << u.file_name
+                    << "\n";
       if (!self_write)
         outbox.push_back({{"file", u.file_name}, {"bytes", bytes}});
       else

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/deployed/deployed_cost.hpp"
@@ -94,7 +95,7 @@ std::vector<std::string> expand_policy_grid(const std::string& spec) {
 std::vector<ConfigLosses> tune_configs(const Sweep& sweep, const std::vector<int>& tune_contexts,
                                        const std::vector<std::string>& configs, const ReplaySettings& s) {
   const ReplayJob job = make_job(sweep, tune_contexts, configs, tune_contexts, true, s);
-  const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, std::cerr));
+  const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, command_err()));
   std::vector<ConfigLosses> out;
   for (int i = 0; i < int(configs.size()); ++i)
     out.push_back({r.online_of(i), r.final_of(i), {}, r.watched_of(i)});
@@ -110,7 +111,7 @@ std::vector<ConfigLosses> score_configs(const Sweep& sweep, const std::vector<in
   // order (tests/gpu/cuda_engine_test.cpp).
   std::ostringstream raw;
   if (with_final_slots) job.raw = &raw;
-  const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, std::cerr));
+  const ReplayResults r = run_replay(job, backend_for_job(backend_of(s), job, command_err()));
   std::vector<std::vector<int>> slots;
   if (with_final_slots) slots = modal_final_slots(raw.str(), sweep, score_contexts, configs.size());
   std::vector<ConfigLosses> out;
@@ -155,7 +156,7 @@ PromiseCheck check_promise(const Sweep& sweep, const std::vector<int>& tune_cont
 }
 
 std::string resolve_backend(const std::string& requested) {
-  const ReplayBackend b = resolve_replay_backend(parse_replay_backend(requested), std::cerr);
+  const ReplayBackend b = resolve_replay_backend(parse_replay_backend(requested), command_err());
   return std::string(replay_backend_name(b));
 }
 

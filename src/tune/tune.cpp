@@ -1,4 +1,5 @@
 #include "ncclbot/tune/tune.hpp"
+#include "ncclbot/core/command_streams.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -143,7 +144,7 @@ void record_scores(const ReplayResults& scored, std::vector<TunedPolicy>& polici
 
 std::vector<TunedPolicy> tune_and_score(const TuneRequest& req) {
   const auto run = [&](const ReplayJob& job) {
-    return req.engine ? req.engine(job) : run_replay(job, backend_for_job(req.backend, job, std::cerr));
+    return req.engine ? req.engine(job) : run_replay(job, backend_for_job(req.backend, job, command_err()));
   };
   std::vector<TunedPolicy> policies = expand_tune_grids(req.grids);
   const ReplayJob tune_job = make_tune_job(req, policies);

@@ -1,7 +1,8 @@
 #pragma once
 // The one thread pool: `threads` workers take item indices from a shared counter. Each item writes
 // only its own output slot (or adds up integer counts), so results never depend on which thread ran
-// what. The first exception thrown by an item is rethrown on the caller's thread.
+// what. The first exception thrown by an item is rethrown on the caller's thread. Workers write to
+// the caller's command streams (core/command_streams.hpp).
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -11,6 +12,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "ncclbot/core/command_streams.hpp"
 
 namespace ncclbot {
 
@@ -24,7 +27,9 @@ void parallel_for(size_t n, int threads, F&& item) {
   std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  const CommandStreams::Current streams = CommandStreams::current();  // the caller's, for every worker
   auto worker = [&] {
+    const CommandStreams same(streams);
     try {
       for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) item(i);
     } catch (...) {
