@@ -10,10 +10,13 @@ calls on average, levels within +-20%; the truth then is each target's mean late
 calls' levels). Behaviours: uniform random, and learning ones that adapt to what they measure
 (epsilon-greedy with a fixed and with a decaying rate, Thompson sampling). Reported per fabric,
 behaviour, target and estimator: the mean bias relative to the truth, the RMSE, and the share of
-logs whose interval holds the truth, call-level and block side by side.
+logs whose interval holds the truth, call-level and block side by side. With --knobs the sweeps are
+knob sweeps (synth --knobs), the plugin decides over the knob arms and `ope` reads its knob-mode logs
+(docs/ope.md "Knob logs").
 
 Usage: python3 scripts/ope_coverage.py [--build build] [--seeds 40] [--horizon 300] [--samples 8]
-       [--fabrics stationary,drifting] [--behaviours 'SPEC;...'] [--targets 'SPEC;...'] [--out FILE.json]
+       [--fabrics stationary,drifting] [--behaviours 'SPEC;...'] [--targets 'SPEC;...'] [--knobs SPEC]
+       [--out FILE.json]
 """
 import argparse
 import json
@@ -52,6 +55,7 @@ def main():
     ap.add_argument("--fabrics", default=",".join(FABRICS), help="comma-separated, of: " + ", ".join(FABRICS))
     ap.add_argument("--behaviours", default=";".join(BEHAVIOURS), help="policy specs separated by ';'")
     ap.add_argument("--targets", default=";".join(TARGETS), help="target specs separated by ';'")
+    ap.add_argument("--knobs", default="", help="synth --knobs: knob sweeps and knob-mode logs")
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     ncclbot = os.path.join(args.build, "ncclbot")
@@ -63,7 +67,8 @@ def main():
         fabric_args = FABRICS[fabric]
         sweep = os.path.join(work, f"sweep-{fabric}.csv")
         run([ncclbot, "synth", "--fabric", "h100-ib-a", "--seed", "3", "--nodes", "4", "--collectives",
-             "allreduce,allgather", "--samples", str(args.samples), *fabric_args, "--out", sweep])
+             "allreduce,allgather", "--samples", str(args.samples), *fabric_args,
+             *(["--knobs", args.knobs] if args.knobs else []), "--out", sweep])
         for behaviour in behaviours:
             for seed in range(args.seeds):
                 log = os.path.join(work, f"log-{seed}.bin")
@@ -118,7 +123,8 @@ def main():
               "(an arm never played)")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"seeds": args.seeds, "horizon": args.horizon, "samples": args.samples, "rows": out,
+            json.dump({"seeds": args.seeds, "horizon": args.horizon, "samples": args.samples, "knobs": args.knobs,
+                   "rows": out,
                        "unsupported": [{"fabric": fb, "behaviour": b, "target": t, "logs": n}
                                        for (fb, b, t), n in unsupported.items()]},
                       f, indent=1)
