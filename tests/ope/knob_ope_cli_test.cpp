@@ -154,3 +154,35 @@ TEST(OpeKnobCli, ASlotSweepHasNoTruthOffNcclsKnobs) {
       << r.err;
   EXPECT_NE(r.err.find("Ring/Simple at 8 channels, NCCL's chunk"), std::string::npos) << r.err;
 }
+
+// Under level shifts of each arm's own, on a knob sweep, AUTO's truth from a random log is the mean
+// latency AUTO itself measured on the same calls (one sample per arm, so each latency is the mean
+// times the call's level, drawn by the arm's index among the knob sweep's arms): a level read at the
+// slot's index instead of the knob arm's would not match.
+TEST(OpeKnobCli, UnderEachArmsLevelShiftsTheTruthIsAutosOwnLatency) {
+  const std::string dir = temp_dir(), sweep = dir + "/shifting_knobs.csv";
+  ASSERT_EQ(
+      run_cli("synth --fabric h100-ib-a --seed 3 --nodes 1 --collectives allreduce --min-bytes 65536 "
+              "--max-bytes 262144 --samples 1 --observation on --warmup off --first-use off --drift on "
+              "--shift-rate 0.01 --shift-size 0.2 --shift-arm-size 0.2 --knobs 'channels=0,8;chunk=0,64K' "
+              "--out '" +
+              sweep + "'")
+          .exit_code,
+      0);
+  for (const char* policy : {"random", "auto"}) {
+    const CliResult p =
+        run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + sweep + "' --policy " + policy +
+                " --seed 5 --horizon 2000 --log '" + dir + "/" + policy + ".log'");
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+  }
+  const CliResult r =
+      run_cli("ope --log '" + dir + "/random.log' --policy auto --sweep '" + sweep + "' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double truth = nlohmann::json::parse(r.out)["policies"][0]["truth_us"];
+  const ncclbot::DecisionLogData own = ncclbot::read_decision_logs({dir + "/auto.log"});
+  ASSERT_EQ(own.calls.size(), 3u * 2000u);
+  double measured = 0;
+  for (const auto& c : own.calls) measured += c.latency_us;
+  measured /= double(own.calls.size());
+  EXPECT_NEAR(truth, measured, 1e-6 * measured);
+}
