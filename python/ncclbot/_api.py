@@ -10,7 +10,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import _arguments as kinds
-from ._command import option_words, path_text, repeated, run_json
+from ._command import option_words, path_text, repeated, run_json, run_replay_call
 from ._sweep import Sweep, read_sweep
 
 if TYPE_CHECKING:
@@ -57,8 +57,20 @@ def replay_json(
     sweep: SweepLike, policies: Union[str, Sequence[str]], seeds: int, horizon: int,
     progress: Optional[bool] = None, **options: Any,
 ) -> dict[str, Any]:
-    """`ncclbot replay ... --json`: the document the CLI prints. `options` are replay()'s."""
-    return run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, **options)), progress=progress)
+    """`ncclbot replay ... --json`: the document the CLI prints. `options` are replay()'s. It runs the
+    library's replay call (no command line is built or parsed), the CLI's code and numbers; a number
+    the call's types cannot hold (a negative seed, a count past 2^31) goes through the command line
+    instead, whose one-line error names it."""
+    if not _typed_call_holds(seeds, horizon, options):
+        return run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, **options)), progress=progress)
+    return run_replay_call(_sweep_file(sweep), _policies(policies), seeds, horizon, progress, options)
+
+
+def _typed_call_holds(seeds: int, horizon: int, options: dict[str, Any]) -> bool:
+    counts = [seeds, horizon] + [options.get(k) for k in ("delay", "window", "policy_start", "threads")]
+    seed = options.get("seed")
+    return (all(v is None or -2**31 <= v < 2**31 for v in counts) and (seed is None or 0 <= seed < 2**64)
+            and all(-2**31 <= n < 2**31 for n in options.get("nodes") or []))
 
 
 @kinds.checked(**REPLAY_KINDS)

@@ -81,6 +81,31 @@ def run(args: Sequence[str], input: Optional[str] = None, progress: Optional[boo
     return out
 
 
+def _call_text(value: Any) -> Any:
+    """A value as the library call takes it: what the CLI would read from the word option_words() writes."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return str(value) if isinstance(value, float) else value
+
+
+def run_replay_call(sweep: str, policies: Sequence[str], seeds: int, horizon: int, progress: Optional[bool],
+                    options: Mapping[str, Any]) -> Any:
+    """`replay` through the library's call (no command line): the document `replay --json` prints."""
+    typed = {k: _call_text(v) for k, v in options.items()}
+    for text in ("as_deployed", "nccl_version", "backend"):
+        if typed.get(text) is not None:
+            typed[text] = str(typed[text])
+    with progress_for(progress):
+        code, doc, err = _core.replay(sweep, [str(p) for p in policies], seeds, horizon, **typed)
+    raise_for(code, err)
+    for line in err.splitlines():
+        if line.startswith("ncclbot: warning"):
+            warnings.warn(line, NcclbotWarning, stacklevel=3)
+    return doc
+
+
 def run_json(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> Any:
     """Runs a command with --json and returns the document it printed."""
     return json.loads(run(list(args) + ["--json"], input, progress))

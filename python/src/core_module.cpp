@@ -10,6 +10,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "base/progress_line.hpp"
 #include "cli/dispatch.hpp"
+#include "cli/replay_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
@@ -44,6 +46,86 @@ Outcome run_command(const std::vector<std::string>& args, const std::optional<st
   const int code = ncclbot::cli::run_cli(args);
   ncclbot::command_out().flush();
   return {code, out.str(), err.str()};
+}
+
+// A JSON document as Python objects: None, bool, int, float, str, list and dict. The GIL must be held.
+nb::object python_of(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null:
+      return nb::none();
+    case nlohmann::json::value_t::boolean:
+      return nb::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return nb::int_(j.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return nb::int_(j.get<uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return nb::float_(j.get<double>());
+    case nlohmann::json::value_t::string:
+      return nb::str(j.get_ref<const std::string&>().data(), j.get_ref<const std::string&>().size());
+    case nlohmann::json::value_t::array: {
+      nb::list out;
+      for (const auto& v : j) out.append(python_of(v));
+      return out;
+    }
+    case nlohmann::json::value_t::object: {
+      nb::dict out;
+      for (const auto& [k, v] : j.items()) out[nb::str(k.data(), k.size())] = python_of(v);
+      return out;
+    }
+    default:
+      throw std::runtime_error("a JSON value of no Python type");
+  }
+}
+
+// `replay` as a library call (cli/replay_call.hpp): typed options, the document `replay --json` prints
+// as Python objects, no command line. (exit code, document or None, standard error: warnings, or
+// the one-line error).
+using ReplayOutcome = std::tuple<int, nb::object, std::string>;
+
+std::string comma_joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ",") + w;
+  return out;
+}
+
+ReplayOutcome replay(const std::string& sweep, const std::vector<std::string>& policies, int seeds,
+                     int horizon, std::optional<uint64_t> seed, std::optional<int> delay,
+                     std::optional<int> window, std::optional<int> policy_start,
+                     std::optional<std::string> as_deployed, std::optional<std::string> nccl_version,
+                     std::optional<std::string> observation_cost, std::optional<int> threads,
+                     std::optional<std::string> backend, std::optional<std::vector<std::string>> nodes,
+                     std::optional<std::vector<std::string>> collectives) {
+  ncclbot::cli::ReplayCallOptions o;
+  o.sweep_path = sweep;
+  o.policies = policies;
+  o.seeds = seeds;
+  o.horizon = horizon;
+  o.seed = seed.value_or(0);
+  o.feedback.delay = delay;
+  o.feedback.window = window;
+  o.feedback.policy_start = policy_start;
+  o.feedback.as_deployed = as_deployed.value_or("");
+  o.feedback.nccl_version = nccl_version.value_or("");
+  o.feedback.observation_cost = observation_cost.value_or("");
+  o.threads = threads.value_or(0);
+  o.backend = backend.value_or("cpu");
+  o.nodes = nodes ? comma_joined(*nodes) : "";
+  o.collectives = collectives ? comma_joined(*collectives) : "";
+  std::ostringstream err;
+  std::optional<nlohmann::json> document;
+  int code = 0;
+  {
+    nb::gil_scoped_release released;
+    const ncclbot::CommandStreams streams(nullptr, &err);
+    try {
+      const ncclbot::cli::ReplayCallResult r = ncclbot::cli::replay_call(o);
+      document = ncclbot::cli::replay_document(r.report, r.results);
+    } catch (...) {
+      code = ncclbot::cli::report_failure(std::current_exception(), err);
+    }
+  }
+  return {code, document ? python_of(*document) : nb::none(), err.str()};
 }
 
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
@@ -110,6 +192,15 @@ NB_MODULE(_core, m) {
         nb::arg("capture") = true,
         "Runs one ncclbot command line (without the program name). Returns (exit code, stdout, stderr); "
         "with capture=False the output goes to the process's own stdout and stderr.");
+  m.def("replay", &replay, nb::arg("sweep"), nb::arg("policies"), nb::arg("seeds"), nb::arg("horizon"),
+        nb::arg("seed") = nb::none(), nb::arg("delay") = nb::none(), nb::arg("window") = nb::none(),
+        nb::arg("policy_start") = nb::none(), nb::arg("as_deployed") = nb::none(),
+        nb::arg("nccl_version") = nb::none(), nb::arg("observation_cost") = nb::none(),
+        nb::arg("threads") = nb::none(), nb::arg("backend") = nb::none(), nb::arg("nodes") = nb::none(),
+        nb::arg("collectives") = nb::none(),
+        "`replay` as a library call, without the command line: (exit code, the document `replay --json` "
+        "prints as Python objects or None, standard error: warnings or the one-line error). None: the "
+        "CLI's default; nodes and collectives as lists of their words.");
   m.def("canonical_sweep", &canonical_sweep, nb::arg("source"), nb::arg("text") = nb::none(),
         "Reads a sweep CSV (the file `source`, or `text` named `source` in errors) and returns "
         "(exit code, canonical CSV, side-file text or '', error line).");

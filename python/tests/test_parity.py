@@ -207,3 +207,34 @@ def test_replay_raw_is_the_cli_raw_file(run_cli, sweep_file, tmp_path):
     summary = ncclbot.replay(sweep_file, ["auto", "thompson"], seeds=2, horizon=40)
     per_config = got.groupby("config").online_loss.mean()
     assert per_config.tolist() == pytest.approx(summary.online_mean.tolist(), rel=1e-12)
+
+
+def test_replay_is_the_library_call_not_a_command_line(run_cli, sweep_file, monkeypatch):
+    # With no command line to run, replay_json still gives the CLI's document, bit for bit, for the
+    # options a command line would carry (a delay, a deployment, a node filter, a seed).
+    want = run_cli.json("replay", "--sweep", sweep_file, "--policy", "auto", "--policy", "ucb1:c=0.1,n0=4",
+                        "--seeds", "2", "--horizon", "100", "--delay", "3", "--as-deployed", "leader",
+                        "--nodes", "4", "--seed", "7", "--observation-cost", "0.05")
+    from ncclbot import _core
+
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("replay_json ran a command line")
+
+    monkeypatch.setattr(_core, "run_command", no_command_line)
+    got = ncclbot.replay_json(sweep_file, ["auto", "ucb1:c=0.1,n0=4"], seeds=2, horizon=100, delay=3,
+                              as_deployed="leader", nodes=[4], seed=7, observation_cost=0.05)
+    assert got == want
+    # A bad policy comes back as the CLI's line and exit code, from the call itself.
+    r = run_cli("replay", "--sweep", sweep_file, "--policy", "nosuch", "--seeds", "1", "--horizon", "10")
+    with pytest.raises(ncclbot.InputError) as e:
+        ncclbot.replay_json(sweep_file, "nosuch", seeds=1, horizon=10)
+    assert str(e.value) == r.stderr.strip()
+
+
+def test_a_number_the_call_cannot_hold_gets_the_cli_line(run_cli, sweep_file):
+    r = run_cli("replay", "--sweep", sweep_file, "--policy", "auto", "--seeds", "1", "--horizon", "10",
+                "--seed", "-1")
+    assert r.returncode == 2
+    with pytest.raises(ncclbot.InputError) as e:
+        ncclbot.replay_json(sweep_file, "auto", seeds=1, horizon=10, seed=-1)
+    assert str(e.value) == r.stderr.strip()

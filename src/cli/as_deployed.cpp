@@ -17,17 +17,16 @@ void add_as_deployed_option(CLI::App& app, std::string& mode) {
 }
 
 void FeedbackOptions::add_to(CLI::App& app) {
-  delay_option = app.add_option(
+  app.add_option(
       "--delay", delay,
       "feedback delay D: call t's latency reaches the policy just before call t+D+1 (default 0); with "
       "--window W > 1, how many calls before its window a decision window is asked for");
-  window_option = app.add_option(
-      "--window", window,
-      "decision window W: calls decided together from one state, as the plugin's leader mode does "
-      "(default 1; docs/replay.md \"Feedback delay\")");
-  start_option = app.add_option("--policy-start", policy_start,
-                                "calls of NCCL's own pick before the policy decides, as the plugin's leader "
-                                "mode plays them while the ranks' cost tables gather (default 0)");
+  app.add_option("--window", window,
+                 "decision window W: calls decided together from one state, as the plugin's leader mode does "
+                 "(default 1; docs/replay.md \"Feedback delay\")");
+  app.add_option("--policy-start", policy_start,
+                 "calls of NCCL's own pick before the policy decides, as the plugin's leader "
+                 "mode plays them while the ranks' cost tables gather (default 0)");
   add_as_deployed_option(app, as_deployed);
   app.add_option("--nccl-version", nccl_version,
                  "with --as-deployed: the NCCL version whose cost of watching a call is charged "
@@ -59,12 +58,12 @@ std::optional<ObservationCharge> FeedbackOptions::observation_charge() const {
 }
 
 DeployedFeedback FeedbackOptions::resolve() const {
-  DeployedFeedback f{delay, window, policy_start};
+  DeployedFeedback f{delay.value_or(0), window.value_or(1), policy_start.value_or(0)};
   if (const auto mode = deployment()) {
     const DeployedFeedback deployed = deployed_feedback(*mode);
-    if (delay_option->count() == 0) f.delay = deployed.delay;
-    if (window_option->count() == 0) f.window = deployed.window;
-    if (start_option->count() == 0) f.policy_start = deployed.policy_start;
+    if (!delay) f.delay = deployed.delay;
+    if (!window) f.window = deployed.window;
+    if (!policy_start) f.policy_start = deployed.policy_start;
   }
   return f;
 }

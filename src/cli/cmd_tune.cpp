@@ -137,15 +137,11 @@ void fill_tune_request(TuneRequest& req, const TuneOptions& opt, const Sweep& sw
   req.seeds = opt.seeds;
   req.seed_base = opt.seed;
   req.horizon = opt.horizon;
-  const DeployedFeedback feedback = opt.feedback.resolve();
-  req.delay = feedback.delay;
-  req.window = feedback.window;
-  req.policy_start = feedback.policy_start;
+  opt.feedback.apply_to(req);
   req.charge_call_costs = opt.feedback.deployment().has_value();
   req.observation = opt.feedback.observation_charge();
   // Ranks on one node share its cores unless told otherwise.
-  req.threads =
-      opt.threads > 0 ? opt.threads : std::max(1, default_thread_count() / (group ? group->local_size() : 1));
+  req.threads = replay_threads(opt.threads, group ? group->local_size() : 1);
 }
 
 // The report's setup fields, from the options and the filled request.
@@ -157,12 +153,7 @@ TuneReport tune_report_setup(const TuneOptions& opt, const TuneRequest& req) {
   report.score_nodes = opt.score_nodes;
   report.tune_contexts = req.tune_contexts.size();
   report.score_contexts = req.score_contexts.size();
-  report.seeds = req.seeds;
-  report.horizon = req.horizon;
-  report.delay = req.delay;
-  report.window = req.window;
-  report.policy_start = req.policy_start;
-  report.as_deployed = opt.feedback.as_deployed;
+  set_replay_setup(report, req, opt.feedback.as_deployed);
   if (req.charge_call_costs)
     for (const auto& g : opt.policies) report.call_cost_us.push_back(deployed_call_cost_us(g));
   if (req.observation) report.observation = describe_observation_charge(*req.observation);

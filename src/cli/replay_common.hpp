@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/core/parallel_for.hpp"
 #include "ncclbot/scale/metrics_json.hpp"
 
 namespace ncclbot::cli {
@@ -12,6 +13,12 @@ namespace ncclbot::cli {
 // refused at once instead of running for days or exhausting memory with per-seed losses.
 inline constexpr int kMaxReplaySeeds = 100'000;
 inline constexpr int kMaxReplayHorizon = 100'000'000;
+
+// Worker threads: `threads` when given (> 0), else the node's cores shared by its `ranks_per_node`
+// processes.
+inline int replay_threads(int threads, int ranks_per_node) {
+  return threads > 0 ? threads : std::max(1, default_thread_count() / std::max(1, ranks_per_node));
+}
 
 inline void check_replay_size(int seeds, int horizon) {
   if (seeds < 1 || seeds > kMaxReplaySeeds)

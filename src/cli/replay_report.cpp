@@ -10,7 +10,7 @@
 
 namespace ncclbot::cli {
 
-void print_replay_report(const ReplayReport& report, const ReplayResults& res, bool json) {
+nlohmann::json replay_document(const ReplayReport& report, const ReplayResults& res) {
   nlohmann::json out;
   add_replay_setup_json(out, report);
   out["contexts"] = report.contexts;
@@ -32,6 +32,11 @@ void print_replay_report(const ReplayReport& report, const ReplayResults& res, b
     out["budget"] = {{"alpha", *report.budget_alpha},
                      {"replays_per_config", report.budget.replays_per_config},
                      {"largest_relative_deviation", report.budget.largest_relative_deviation}};
+  return out;
+}
+
+void print_replay_report(const ReplayReport& report, const ReplayResults& res, bool json) {
+  const nlohmann::json out = replay_document(report, res);
   std::ostream& human = json ? command_err() : command_out();
   human << report.contexts << " contexts x " << report.seeds << " seeds x T=" << report.horizon
         << replay_setup_text(report) << (report.call_cost_us.empty() ? std::string() : " with per-call costs")

@@ -1,6 +1,7 @@
 #pragma once
 // The report `replay` prints, shared with `merge` and MPI rank 0 so that a sharded or
 // multi-process run prints exactly what the single-process run prints.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct ReplayReport : ReplaySetupReport {
   std::optional<double> budget_alpha;
   BudgetCheck budget;
 };
+
+// The JSON document `replay --json` prints.
+nlohmann::json replay_document(const ReplayReport& report, const ReplayResults& results);
 
 // Human summary on stdout (stderr with `json`), then the JSON document on stdout with `json`.
 void print_replay_report(const ReplayReport& report, const ReplayResults& results, bool json);

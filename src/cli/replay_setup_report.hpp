@@ -3,6 +3,7 @@
 // horizon, feedback delay and decision windows, and the --as-deployed mode with its per-call costs.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ncclbot::cli {
@@ -14,6 +15,15 @@ struct ReplaySetupReport {
   std::vector<double> call_cost_us;  // per config (tune: per policy), empty when none was charged
   std::string observation;           // what watching is charged (describe_observation_charge), or empty
 };
+
+// The setup a replay job or a tune request ran with: its seeds, horizon and feedback schedule, and
+// the --as-deployed mode.
+template <typename Schedule>
+void set_replay_setup(ReplaySetupReport& to, const Schedule& s, const std::string& as_deployed) {
+  std::tie(to.seeds, to.horizon, to.delay, to.window, to.policy_start) =
+      std::tie(s.seeds, s.horizon, s.delay, s.window, s.policy_start);
+  to.as_deployed = as_deployed;
+}
 
 // Adds "backend", "seeds", "horizon", "delay", and "window", "policy_start", "as_deployed",
 // "observation" where

@@ -1,0 +1,60 @@
+#pragma once
+// `replay` as a library call (docs/python.md): typed options in, the report and the results out,
+// no command line and no printing. The `ncclbot replay` command parses its options into these and
+// prints the result (cli/replay_report.hpp); the Python package calls it directly. Sharded and MPI
+// runs (`--shard`, mpirun) stay the command's: they write partials, not a result.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/as_deployed.hpp"
+#include "cli/replay_report.hpp"
+#include "ncclbot/core/context_filter.hpp"
+#include "ncclbot/replay/backend.hpp"
+#include "ncclbot/replay/cpu_engine.hpp"
+#include "ncclbot/replay/policy_spec.hpp"
+
+namespace ncclbot::cli {
+
+struct ReplayCallOptions {
+  std::string sweep_path;
+  std::vector<std::string> policies;  // specs; grids expand to every point
+  int seeds = 1;
+  uint64_t seed = 0;
+  int horizon = 0;
+  FeedbackOptions feedback;  // delay, window, policy start, --as-deployed and its charges
+  int threads = 0;           // 0: all cores
+  std::string backend = "cpu";
+  std::string nodes, collectives;  // as the command line gives them: "16,32", "allreduce,allgather"
+  std::string raw_path;            // one CSV row per replay, or none
+  std::optional<double> budget;    // check every replay against 1 + budget times NCCL's default
+};
+
+struct ReplayCallResult {
+  ReplayReport report;
+  ReplayResults results;
+};
+
+// The whole replay in this process; UsageError or InputError (one line, naming what is wrong) on
+// bad options or input, before any work where the options alone tell. Warnings go to command_err().
+ReplayCallResult replay_call(const ReplayCallOptions& options);
+
+// The pieces the command's sharded and MPI forms share with replay_call().
+struct ReplayPlan {
+  ReplayBackend backend = ReplayBackend::kCpu;
+  ContextFilter filter;
+  std::vector<PolicySpec> configs;  // every point of every policy grid
+};
+// Checks the options and parses them, so that usage errors come before the sweep is read.
+ReplayPlan check_replay_call(const ReplayCallOptions& options);
+// The replay job on the selected contexts of `sweep`, without its threads and frozen decisions.
+ReplayJob replay_call_job(const ReplayCallOptions& options, const ReplayPlan& plan, const Sweep& sweep);
+// The job's threads, shared by `ranks_per_node` processes on this node unless the options name them,
+// and each config's frozen decisions (a supervised selector's; fit leave-one-out on the contexts).
+void finish_replay_call_job(ReplayJob& job, const ReplayCallOptions& options, const Sweep& sweep,
+                            int ranks_per_node);
+// The report's setup fields, from the options and the job.
+ReplayReport replay_call_report(const ReplayCallOptions& options, const ReplayJob& job, ReplayBackend backend,
+                                const std::vector<PolicySpec>& configs);
+
+}  // namespace ncclbot::cli
