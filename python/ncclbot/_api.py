@@ -10,7 +10,8 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import _arguments as kinds
-from ._command import option_words, path_text, repeated, run_json, run_replay_call
+from . import _core
+from ._command import option_words, path_text, repeated, run_call, run_json, run_replay_call
 from ._sweep import Sweep, read_sweep
 
 if TYPE_CHECKING:
@@ -191,9 +192,15 @@ def model(
     nodes: Optional[int] = None,
     gpus_per_node: Optional[int] = None,
 ) -> dict[str, Any]:
-    """`ncclbot model`: NCCL's cost-model prediction of every arm for one context."""
+    """`ncclbot model`: NCCL's cost-model prediction of every arm for one context, by the library's
+    call (no command line); a number the call's types cannot hold goes through the command line,
+    whose error names it."""
     options = dict(fabric=fabric, collective=collective, nodes=nodes, gpus_per_node=gpus_per_node, bytes=bytes)
-    return run_json(["model"] + option_words(options))
+    counts = [v for v in (nodes, gpus_per_node) if v is not None]
+    if not (0 <= bytes < 2**64 and all(-2**31 <= v < 2**31 for v in counts)):
+        return run_json(["model"] + option_words(options))
+    return run_call(_core.model, bytes, fabric=fabric, collective=collective, nodes=nodes,
+                    gpus_per_node=gpus_per_node)
 
 
 @kinds.checked(study=kinds.path, out=kinds.path, backend=kinds.text, threads=kinds.whole, figures=kinds.flag,

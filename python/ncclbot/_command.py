@@ -90,6 +90,18 @@ def _call_text(value: Any) -> Any:
     return str(value) if isinstance(value, float) else value
 
 
+def run_call(call: Any, *args: Any, progress: Optional[bool] = None, **options: Any) -> Any:
+    """A library call of the compiled module (no command line): the document its command's --json
+    prints. Its failure raises as a command's would; its warnings become NcclbotWarning."""
+    with progress_for(progress):
+        code, doc, err = call(*args, **options)
+    raise_for(code, err)
+    for line in err.splitlines():
+        if line.startswith("ncclbot: warning"):
+            warnings.warn(line, NcclbotWarning, stacklevel=3)
+    return doc
+
+
 def run_replay_call(sweep: str, policies: Sequence[str], seeds: int, horizon: int, progress: Optional[bool],
                     options: Mapping[str, Any]) -> Any:
     """`replay` through the library's call (no command line): the document `replay --json` prints."""
@@ -97,13 +109,7 @@ def run_replay_call(sweep: str, policies: Sequence[str], seeds: int, horizon: in
     for text in ("as_deployed", "nccl_version", "backend"):
         if typed.get(text) is not None:
             typed[text] = str(typed[text])
-    with progress_for(progress):
-        code, doc, err = _core.replay(sweep, [str(p) for p in policies], seeds, horizon, **typed)
-    raise_for(code, err)
-    for line in err.splitlines():
-        if line.startswith("ncclbot: warning"):
-            warnings.warn(line, NcclbotWarning, stacklevel=3)
-    return doc
+    return run_call(_core.replay, sweep, [str(p) for p in policies], seeds, horizon, progress=progress, **typed)
 
 
 def run_json(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> Any:

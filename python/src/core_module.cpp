@@ -19,6 +19,7 @@
 
 #include "base/progress_line.hpp"
 #include "cli/dispatch.hpp"
+#include "cli/model_call.hpp"
 #include "cli/replay_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/io/resource_paths.hpp"
@@ -78,10 +79,28 @@ nb::object python_of(const nlohmann::json& j) {
   }
 }
 
-// `replay` as a library call (cli/replay_call.hpp): typed options, the document `replay --json` prints
-// as Python objects, no command line. (exit code, document or None, standard error: warnings, or
-// the one-line error).
-using ReplayOutcome = std::tuple<int, nb::object, std::string>;
+// A library call's outcome: (exit code, its document as Python objects or None, standard error:
+// warnings, or the one-line error).
+using CallOutcome = std::tuple<int, nb::object, std::string>;
+
+// Runs `document()` (a typed call and the document of its result) with the GIL released and its
+// standard error captured, the way a command's failure is reported.
+template <typename F>
+CallOutcome call_outcome(F&& document) {
+  std::ostringstream err;
+  std::optional<nlohmann::json> doc;
+  int code = 0;
+  {
+    nb::gil_scoped_release released;
+    const ncclbot::CommandStreams streams(nullptr, &err);
+    try {
+      doc = document();
+    } catch (...) {
+      code = ncclbot::cli::report_failure(std::current_exception(), err);
+    }
+  }
+  return {code, doc ? python_of(*doc) : nb::none(), err.str()};
+}
 
 std::string comma_joined(const std::vector<std::string>& words) {
   std::string out;
@@ -89,13 +108,15 @@ std::string comma_joined(const std::vector<std::string>& words) {
   return out;
 }
 
-ReplayOutcome replay(const std::string& sweep, const std::vector<std::string>& policies, int seeds,
-                     int horizon, std::optional<uint64_t> seed, std::optional<int> delay,
-                     std::optional<int> window, std::optional<int> policy_start,
-                     std::optional<std::string> as_deployed, std::optional<std::string> nccl_version,
-                     std::optional<std::string> observation_cost, std::optional<int> threads,
-                     std::optional<std::string> backend, std::optional<std::vector<std::string>> nodes,
-                     std::optional<std::vector<std::string>> collectives) {
+// `replay` as a library call (cli/replay_call.hpp): typed options, the document `replay --json` prints,
+// no command line.
+CallOutcome replay(const std::string& sweep, const std::vector<std::string>& policies, int seeds, int horizon,
+                   std::optional<uint64_t> seed, std::optional<int> delay, std::optional<int> window,
+                   std::optional<int> policy_start, std::optional<std::string> as_deployed,
+                   std::optional<std::string> nccl_version, std::optional<std::string> observation_cost,
+                   std::optional<int> threads, std::optional<std::string> backend,
+                   std::optional<std::vector<std::string>> nodes,
+                   std::optional<std::vector<std::string>> collectives) {
   ncclbot::cli::ReplayCallOptions o;
   o.sweep_path = sweep;
   o.policies = policies;
@@ -112,20 +133,22 @@ ReplayOutcome replay(const std::string& sweep, const std::vector<std::string>& p
   o.backend = backend.value_or("cpu");
   o.nodes = nodes ? comma_joined(*nodes) : "";
   o.collectives = collectives ? comma_joined(*collectives) : "";
-  std::ostringstream err;
-  std::optional<nlohmann::json> document;
-  int code = 0;
-  {
-    nb::gil_scoped_release released;
-    const ncclbot::CommandStreams streams(nullptr, &err);
-    try {
-      const ncclbot::cli::ReplayCallResult r = ncclbot::cli::replay_call(o);
-      document = ncclbot::cli::replay_document(r.report, r.results);
-    } catch (...) {
-      code = ncclbot::cli::report_failure(std::current_exception(), err);
-    }
-  }
-  return {code, document ? python_of(*document) : nb::none(), err.str()};
+  return call_outcome([&] {
+    const ncclbot::cli::ReplayCallResult r = ncclbot::cli::replay_call(o);
+    return ncclbot::cli::replay_document(r.report, r.results);
+  });
+}
+
+// `model` as a library call (cli/model_call.hpp): the document `model --json` prints.
+CallOutcome model(uint64_t bytes, std::optional<std::string> fabric, std::optional<std::string> collective,
+                  std::optional<int> nodes, std::optional<int> gpus_per_node) {
+  ncclbot::cli::ModelCallOptions o;
+  o.bytes = bytes;
+  if (fabric) o.fabric = *fabric;
+  if (collective) o.collective = *collective;
+  if (nodes) o.nodes = *nodes;
+  o.gpus_per_node = gpus_per_node;
+  return call_outcome([&] { return ncclbot::cli::model_document(ncclbot::cli::model_call(o)); });
 }
 
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
@@ -201,6 +224,10 @@ NB_MODULE(_core, m) {
         "`replay` as a library call, without the command line: (exit code, the document `replay --json` "
         "prints as Python objects or None, standard error: warnings or the one-line error). None: the "
         "CLI's default; nodes and collectives as lists of their words.");
+  m.def("model", &model, nb::arg("bytes"), nb::arg("fabric") = nb::none(), nb::arg("collective") = nb::none(),
+        nb::arg("nodes") = nb::none(), nb::arg("gpus_per_node") = nb::none(),
+        "`model` as a library call: (exit code, the document `model --json` prints as Python objects or "
+        "None, standard error). None: the CLI's default.");
   m.def("canonical_sweep", &canonical_sweep, nb::arg("source"), nb::arg("text") = nb::none(),
         "Reads a sweep CSV (the file `source`, or `text` named `source` in errors) and returns "
         "(exit code, canonical CSV, side-file text or '', error line).");

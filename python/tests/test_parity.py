@@ -224,6 +224,13 @@ def test_replay_is_the_library_call_not_a_command_line(run_cli, sweep_file, monk
     got = ncclbot.replay_json(sweep_file, ["auto", "ucb1:c=0.1,n0=4"], seeds=2, horizon=100, delay=3,
                               as_deployed="leader", nodes=[4], seed=7, observation_cost=0.05)
     assert got == want
+    # model likewise, its GPUs per node given and left to the preset.
+    for gpus in (None, 4):
+        words = [] if gpus is None else ["--gpus-per-node", str(gpus)]
+        want = run_cli.json("model", "--fabric", "gb200-ib", "--collective", "reducescatter", "--nodes", "4",
+                            "--bytes", "65536", *words)
+        assert ncclbot.model(65536, fabric="gb200-ib", collective="reducescatter", nodes=4,
+                             gpus_per_node=gpus) == want
     # A bad policy comes back as the CLI's line and exit code, from the call itself.
     r = run_cli("replay", "--sweep", sweep_file, "--policy", "nosuch", "--seeds", "1", "--horizon", "10")
     with pytest.raises(ncclbot.InputError) as e:
@@ -232,6 +239,10 @@ def test_replay_is_the_library_call_not_a_command_line(run_cli, sweep_file, monk
 
 
 def test_a_number_the_call_cannot_hold_gets_the_cli_line(run_cli, sweep_file):
+    r = run_cli("model", "--bytes", "1024", "--gpus-per-node", "0")
+    with pytest.raises(ncclbot.InputError) as e:  # from the call: a count it holds, the CLI's own check
+        ncclbot.model(1024, gpus_per_node=0)
+    assert r.returncode == 2 and str(e.value) == r.stderr.strip()
     r = run_cli("replay", "--sweep", sweep_file, "--policy", "auto", "--seeds", "1", "--horizon", "10",
                 "--seed", "-1")
     assert r.returncode == 2
