@@ -108,6 +108,13 @@ std::span<const Arm> Sweep::arms(int c) const {
                                             size_t(begin.at(size_t(c) + 1) - begin[size_t(c)]));
 }
 
+int Sweep::arm_index(int c, const Arm& a) const {
+  const std::span<const Arm> list = arms(c);
+  const auto it = std::lower_bound(list.begin(), list.end(), a);
+  if (it == list.end() || !(*it == a)) return -1;
+  return knob_ ? int(it - list.begin()) : a.slot();
+}
+
 float Sweep::arm_sample(int c, int i, int r) const {
   if (knob_) return knob_->time_us[(size_t(knob_->arm_begin[size_t(c)] + i)) * size_t(samples_) + size_t(r)];
   const int slot = arms(c)[size_t(i)].slot();

@@ -34,23 +34,11 @@ std::vector<int> sweep_contexts(const LogBlocks& data, const Sweep& sweep, const
   return out;
 }
 
-std::vector<std::vector<int>> sweep_arms(const LogBlocks& data, const SweepView& v,
+std::vector<std::vector<int>> sweep_arms(const LogBlocks& data, const Sweep& sweep,
                                          const std::vector<int>& where) {
   std::vector<std::vector<int>> out(data.contexts.size());
-  std::vector<std::pair<Arm, int>> measured;
-  for (size_t x = 0; x < data.contexts.size(); ++x) {
-    const int c = where[x];
-    measured.clear();
-    for (int j = 0; j < v.arms; ++j)
-      if (v.valid_arms(c).has(j)) measured.emplace_back(v.arm(c, j), j);
-    std::sort(measured.begin(), measured.end());
-    out[x].assign(data.arms.size(), -1);
-    for (size_t i = 0; i < data.arms.size(); ++i) {
-      const Arm& a = data.arms.arms[i];
-      const auto it = std::lower_bound(measured.begin(), measured.end(), std::pair<Arm, int>{a, -1});
-      if (it != measured.end() && it->first == a) out[x][i] = it->second;
-    }
-  }
+  for (size_t x = 0; x < data.contexts.size(); ++x)
+    for (const Arm& a : data.arms.arms) out[x].push_back(sweep.arm_index(where[x], a));
   return out;
 }
 
@@ -148,7 +136,7 @@ SweepTruth read_sweep_truth(const std::string& sweep_path, const LogBlocks& data
   if (!sweep_path.empty()) {
     truth.sweep = read_sweep_csv(sweep_path);
     truth.where = sweep_contexts(data, *truth.sweep, sweep_path);
-    truth.arms = sweep_arms(data, truth.sweep->arm_view(), truth.where);
+    truth.arms = sweep_arms(data, *truth.sweep, truth.where);
     truth.levels = logged_level_sums(data, *truth.sweep, truth.where, truth.arms, sweep_path);
   }
   return truth;

@@ -55,15 +55,6 @@ std::optional<Arm> best_arm(const Sweep& sweep, const SweepView& v, int c) {
   return best < 0 ? std::nullopt : std::optional<Arm>(sweep.arm_at(c, best));
 }
 
-// Arm `a`'s index in context c of the sweep's arm view (a slot sweep's slot, a knob sweep's place
-// among arms(c), which both shapes list in Arm order), or -1 when c does not hold it.
-int index_of_arm(const Sweep& sweep, int c, const Arm& a) {
-  const std::span<const Arm> arms = sweep.arms(c);
-  const auto it = std::lower_bound(arms.begin(), arms.end(), a);
-  if (it == arms.end() || !(*it == a)) return -1;
-  return sweep.slot_shaped() ? a.slot() : int(it - arms.begin());
-}
-
 }  // namespace
 
 void KnnSelector::fit(const Sweep& sweep, const std::vector<int>& train, int k) {
@@ -89,7 +80,7 @@ int KnnSelector::predict(const Sweep& sweep, int context) const {
   std::vector<Vote> votes;
   for (size_t r = 0; r < k; ++r) {
     const std::optional<Arm>& a = examples_[order[r].second].best;
-    const int index = a ? index_of_arm(sweep, context, *a) : -1;
+    const int index = a ? sweep.arm_index(context, *a) : -1;
     if (index < 0) continue;
     auto it = std::find_if(votes.begin(), votes.end(), [&](const Vote& v) { return v.index == index; });
     if (it == votes.end())
@@ -197,7 +188,7 @@ int TreeSelector::predict(const Sweep& sweep, int context) const {
   int best = -1, best_index = -1;
   for (size_t l = 0; l < labels_.size(); ++l) {
     if (votes[l] == 0 || (best >= 0 && votes[l] <= votes[size_t(best)])) continue;
-    const int index = index_of_arm(sweep, context, labels_[l]);
+    const int index = sweep.arm_index(context, labels_[l]);
     if (index < 0) continue;
     best = int(l);
     best_index = index;

@@ -84,6 +84,9 @@ class Sweep {
     return knob_ ? knob_index_.table.at(size_t(c) * size_t(knob_index_.arms) + size_t(index))
                  : Arm::of_slot(index);
   }
+  // Arm `a`'s index in context c of arm_view() (a slot sweep's slot, a knob sweep's place among
+  // arms(c), which both shapes list in Arm order), -1 when c did not measure it.
+  int arm_index(int c, const Arm& a) const;
   // The most arms any context holds: kNumArms for a slot sweep (its indices are slots).
   int arms_per_context() const { return knob_ ? knob_index_.arms : kNumArms; }
   // An InputError when a context holds more than `limit` arms, naming the line of its first arm past

@@ -25,11 +25,11 @@ namespace ncclbot {
 // naming `path` (the sweep's) where the sweep holds none.
 std::vector<int> sweep_contexts(const LogBlocks& data, const Sweep& sweep, const std::string& path);
 
-// Per logged context x and arm a of the log (ope/logged_arms.hpp), the index of the same arm among
-// the measured arms of sweep context where[x] in `v` (Sweep::arm_view()), -1 where the sweep did
-// not measure it. A slot log's arms are found in a knob sweep at NCCL's own knobs; a knob log's
-// arms off NCCL's knobs are in no slot sweep.
-std::vector<std::vector<int>> sweep_arms(const LogBlocks& data, const SweepView& v,
+// Per logged context x and arm a of the log (ope/logged_arms.hpp), the same arm's index in sweep
+// context where[x] of the sweep's arm view (Sweep::arm_index), -1 where the sweep did not measure
+// it. A slot log's arms are found in a knob sweep at NCCL's own knobs; a knob log's arms off NCCL's
+// knobs are in no slot sweep.
+std::vector<std::vector<int>> sweep_arms(const LogBlocks& data, const Sweep& sweep,
                                          const std::vector<int>& where);
 
 // Per logged context and arm, the sum over its logged calls t of what the sweep's call dynamics
