@@ -218,11 +218,11 @@ class BlockSink final : public DecisionLogSink {
 
   LogBlocks finish(DecisionLogSummary summary) {
     for (size_t x = 0; x < checks_.size(); ++x) {
-      const Checks& check = checks_[x];
+      Checks& check = checks_[x];
       if (!check.has_record) fail(*check.first_call, "no context record holds its cost table");
-      std::vector<std::pair<int, CallPlace>> firsts = check.first_of_arm;  // the lowest arm's error first
-      std::sort(firsts.begin(), firsts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (const auto& [arm, place] : firsts)
+      std::sort(check.first_of_arm.begin(), check.first_of_arm.end(),  // the lowest arm's error first
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [arm, place] : check.first_of_arm)
         if (const std::string why = ope_arm_problem(builder_.arms(), arm, builder_.context(int(x)));
             !why.empty())
           fail(place, why);

@@ -107,24 +107,26 @@ std::string ope_call_problem(const decision_log::CallRecord& r, const std::strin
 }
 
 std::vector<std::vector<double>> reward_model(const LogBlocks& data) {
+  // Two passes over the played arms' sums (an arm never played sums to nothing), rather than a
+  // table of every context's every arm: a knob log's list is long and most of it never played.
   const size_t nc = data.contexts.size(), na = data.arms.size();
-  std::vector<std::vector<ArmSums>> total(nc, std::vector<ArmSums>(na));
   double latency = 0, cost = 0;
   for (size_t x = 0; x < nc; ++x)
     for (size_t i = 0; i < na; ++i) {
-      total[x][i] = data.blocks[x].total(int(i));
+      if (!data.blocks[x].played(int(i))) continue;
+      const ArmSums t = data.blocks[x].total(int(i));
       const int s = data.arms.arms[i].slot();
       const double prior = s < kNumNcclArms ? data.contexts[x].cost_us[s] : -1.0;
-      if (prior > 0.0 && total[x][i].calls > 0.0) {
-        latency += total[x][i].r;
-        cost += prior * total[x][i].calls;
+      if (prior > 0.0 && t.calls > 0.0) {
+        latency += t.r;
+        cost += prior * t.calls;
       }
     }
   const double ratio = cost > 0 ? latency / cost : 1.0;
   std::vector<std::vector<double>> q(nc, std::vector<double>(na));
   for (size_t x = 0; x < nc; ++x)
     for (size_t i = 0; i < na; ++i) {
-      const ArmSums& t = total[x][i];
+      const ArmSums t = data.blocks[x].played(int(i)) ? data.blocks[x].total(int(i)) : ArmSums{};
       const Arm& a = data.arms.arms[i];
       q[x][i] = !arm_usable(data.contexts[x], a) ? NAN
                 : t.calls > 0.0                  ? t.r / t.calls
