@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ncclbot/core/error.hpp"
+#include "ncclbot/policy/knob_policy_context.hpp"
 
 namespace ncclbot {
 
@@ -29,16 +30,10 @@ ContextPolicy::ContextPolicy(const PolicySpec& spec, const OpeContext& c, const 
     throw UsageError("--policy " + spec.text + ": " + ope_context_text(c) + " has " +
                      std::to_string(logged_.size()) + " knob arms, more than a policy holds (" +
                      std::to_string(kKnobReplayArms) + ")");
-  prior_.assign(size_t(kKnobReplayArms), -1.0f);
-  PolicyContextT<kKnobReplayArms> ctx;
-  ctx.mask = ArmMaskT<kKnobReplayArms>{};
-  for (size_t k = 0; k < arms_.size(); ++k) {
-    prior_[k] = c.cost_us[arms_[k].slot()];
-    if (!spec.slots_only || arms_[k].default_knobs()) ctx.mask.set(int(k));
-  }
+  prior_.resize(size_t(kKnobReplayArms));
+  const PolicyContextT<kKnobReplayArms> ctx =
+      knob_policy_context<kKnobReplayArms>(arms_, c.cost_us, spec.slots_only, prior_.data());
   knob_mask_ = ctx.mask;
-  ctx.prior_us = prior_.data();
-  ctx.arms = arms_.data();
   knobs_ = std::make_unique<AnyPolicyT<kKnobReplayArms>>(make_policy<kKnobReplayArms>(spec.config));
   policy_reset(*knobs_, ctx);
 }

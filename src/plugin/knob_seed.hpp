@@ -1,13 +1,13 @@
 #pragma once
 // A knob context's arms and fresh policy (docs/plugin.md "Knob mode"), one rule for the rank-local
 // learner, the leader's and the state file: the algorithm x protocol pairs the cost table leaves
-// (by slot, < 0 = not usable) crossed with the lists (context_knob_arms), each arm with its slot's
-// cost as the prior (NCCL's model does not see knobs); `@slots` keeps the arms in the list (indices
-// as a knob sweep's) but out of the policy's choice.
+// (by slot, < 0 = not usable) crossed with the lists (context_knob_arms), in the policy context
+// knob_policy_context() makes of them (policy/knob_policy_context.hpp, as `ope` does).
 #include <cstddef>
 #include <vector>
 
 #include "ncclbot/core/knob_spec.hpp"
+#include "ncclbot/policy/knob_policy_context.hpp"
 #include "plugin/cost_table.hpp"
 #include "plugin/knob_choice.hpp"
 #include "plugin/policy_engine.hpp"
@@ -23,16 +23,8 @@ size_t seed_knob_policy(const PolicyEngine& engine, const KnobSpec& spec, const 
   arms = context_knob_arms(usable_prior_arms(slot_prior), spec);
   const size_t crossing = arms.size();
   if (arms.size() > size_t(N)) arms.clear();
-  PolicyContextT<N> ctx;
-  ctx.mask = ArmMaskT<N>{};
-  for (int i = 0; i < N; ++i) prior[i] = -1.0f;
-  for (size_t i = 0; i < arms.size(); ++i) {
-    prior[i] = slot_prior[arms[i].slot()];
-    if (!engine.slots_only() || arms[i].default_knobs()) ctx.mask.set(int(i));
-  }
+  const PolicyContextT<N> ctx = knob_policy_context<N>(arms, slot_prior, engine.slots_only(), prior);
   mask = ctx.mask;
-  ctx.prior_us = prior;
-  ctx.arms = arms.data();
   engine.reset(policy, ctx);
   return crossing;
 }
