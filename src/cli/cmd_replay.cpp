@@ -126,13 +126,9 @@ int run_replay_command(const ReplayOptions& opt) {
   if (!opt.out_path.empty())
     check_output_not_input(opt.out_path, {opt.call.sweep_path, opt.call.raw_path}, "--out");
   const Sweep sweep = read_sweep_csv(opt.call.sweep_path);
-  plan.backend =
-      backend_for_specs(parse_replay_backend(opt.call.backend), plan.backend, plan.configs, command_err());
-  ReplayJob job = replay_call_job(opt.call, plan, sweep);
   // Ranks on one node share its cores unless told otherwise.
-  finish_replay_call_job(job, opt.call, sweep, group ? group->local_size() : 1);
-  const ReplayReport report = replay_call_report(opt.call, job, plan.backend, plan.configs);
-  return replay_split(opt, job, plan, report, group);
+  PreparedReplayCall prepared = prepare_replay_call(opt.call, plan, sweep, group ? group->local_size() : 1);
+  return replay_split(opt, prepared.job, plan, prepared.report, group);
 }
 
 Action setup(CLI::App& app) {

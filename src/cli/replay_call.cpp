@@ -29,8 +29,12 @@ ReplayPlan check_replay_call(const ReplayCallOptions& o) {
   return plan;
 }
 
-ReplayJob replay_call_job(const ReplayCallOptions& o, const ReplayPlan& plan, const Sweep& sweep) {
-  ReplayJob job;
+PreparedReplayCall prepare_replay_call(const ReplayCallOptions& o, ReplayPlan& plan, const Sweep& sweep,
+                                       int ranks_per_node) {
+  plan.backend =
+      backend_for_specs(parse_replay_backend(o.backend), plan.backend, plan.configs, command_err());
+  PreparedReplayCall out;
+  ReplayJob& job = out.job;
   job.sweep = &sweep;
   job.contexts = plan.filter.select_some(sweep, o.sweep_path);
   job.configs = plan.configs;
@@ -41,44 +45,32 @@ ReplayJob replay_call_job(const ReplayCallOptions& o, const ReplayPlan& plan, co
   if (o.feedback.deployment()) job.call_cost_us = deployed_call_costs(job.configs);
   if (const auto charge = o.feedback.observation_charge())
     job.observation_cost = observation_costs(sweep, *charge);
-  return job;
-}
-
-void finish_replay_call_job(ReplayJob& job, const ReplayCallOptions& o, const Sweep& sweep,
-                            int ranks_per_node) {
   job.threads = replay_threads(o.threads, ranks_per_node);
   for (const PolicySpec& p : job.configs) {
     if (p.config.kind == PolicyKind::kAuto && !sweep.has_prior())
       throw InputError(o.sweep_path, 0, "policy 'auto' needs a prior_us column");
-    // No tune/score split here: supervised selectors are fit leave-one-out on the selected contexts.
     job.fixed_slots.push_back(is_supervised(p.config.kind)
                                   ? supervised_decisions(p.config, sweep, job.contexts, true)
                                   : std::vector<int>{});
   }
-}
-
-ReplayReport replay_call_report(const ReplayCallOptions& o, const ReplayJob& job, ReplayBackend backend,
-                                const std::vector<PolicySpec>& configs) {
-  ReplayReport report;
-  report.backend = std::string(replay_backend_name(backend));
-  for (const PolicySpec& p : configs) report.policies.push_back(p.text);
+  ReplayReport& report = out.report;
+  report.backend = std::string(replay_backend_name(plan.backend));
+  for (const PolicySpec& p : plan.configs) report.policies.push_back(p.text);
   report.contexts = job.contexts.size();
   set_replay_setup(report, job, o.feedback.as_deployed);
   report.call_cost_us = job.call_cost_us;
   if (const auto charge = o.feedback.observation_charge())
     report.observation = describe_observation_charge(*charge);
-  return report;
+  return out;
 }
 
 ReplayCallResult replay_call(const ReplayCallOptions& o) {
   ReplayPlan plan = check_replay_call(o);
   const Sweep sweep = read_sweep_csv(o.sweep_path);
-  plan.backend =
-      backend_for_specs(parse_replay_backend(o.backend), plan.backend, plan.configs, command_err());
-  ReplayJob job = replay_call_job(o, plan, sweep);
-  finish_replay_call_job(job, o, sweep, 1);
+  PreparedReplayCall prepared = prepare_replay_call(o, plan, sweep, 1);
+  ReplayJob& job = prepared.job;
   ReplayCallResult out;
-  out.report = replay_call_report(o, job, plan.backend, plan.configs);
+  out.report = std::move(prepared.report);
   // Rows go to a temporary that becomes the raw file only once the replay is complete: a killed run
   // leaves no CSV that looks whole but lacks rows.
   std::optional<OutputFile> raw;

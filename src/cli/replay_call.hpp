@@ -47,14 +47,16 @@ struct ReplayPlan {
 };
 // Checks the options and parses them, so that usage errors come before the sweep is read.
 ReplayPlan check_replay_call(const ReplayCallOptions& options);
-// The replay job on the selected contexts of `sweep`, without its threads and frozen decisions.
-ReplayJob replay_call_job(const ReplayCallOptions& options, const ReplayPlan& plan, const Sweep& sweep);
-// The job's threads, shared by `ranks_per_node` processes on this node unless the options name them,
-// and each config's frozen decisions (a supervised selector's; fit leave-one-out on the contexts).
-void finish_replay_call_job(ReplayJob& job, const ReplayCallOptions& options, const Sweep& sweep,
-                            int ranks_per_node);
-// The report's setup fields, from the options and the job.
-ReplayReport replay_call_report(const ReplayCallOptions& options, const ReplayJob& job, ReplayBackend backend,
-                                const std::vector<PolicySpec>& configs);
+// The job on `sweep` (read from options.sweep_path) and the report's setup: the backend the specs
+// allow (plan.backend updated, a warning on command_err() where it changes), the selected contexts,
+// the feedback schedule and its charges, the threads (the node's cores shared by `ranks_per_node`
+// processes unless the options name them) and each config's frozen decisions (a supervised
+// selector's, fit leave-one-out on the contexts).
+struct PreparedReplayCall {
+  ReplayJob job;
+  ReplayReport report;
+};
+PreparedReplayCall prepare_replay_call(const ReplayCallOptions& options, ReplayPlan& plan, const Sweep& sweep,
+                                       int ranks_per_node);
 
 }  // namespace ncclbot::cli
