@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import _arguments as kinds
 from . import _core
-from ._command import option_words, path_text, repeated, run_call, run_json, run_replay_call
+from ._command import call_holds, option_words, path_text, repeated, run_call, run_json, run_replay_call
 from ._sweep import Sweep, read_sweep
 
 if TYPE_CHECKING:
@@ -62,16 +62,10 @@ def replay_json(
     library's replay call (no command line is built or parsed), the CLI's code and numbers; a number
     the call's types cannot hold (a negative seed, a count past 2^31) goes through the command line
     instead, whose one-line error names it."""
-    if not _typed_call_holds(seeds, horizon, options):
+    counts = [seeds, horizon] + [options.get(k) for k in ("delay", "window", "policy_start", "threads")]
+    if not call_holds(counts, [options.get("seed")]):
         return run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, **options)), progress=progress)
     return run_replay_call(_sweep_file(sweep), _policies(policies), seeds, horizon, progress, options)
-
-
-def _typed_call_holds(seeds: int, horizon: int, options: dict[str, Any]) -> bool:
-    counts = [seeds, horizon] + [options.get(k) for k in ("delay", "window", "policy_start", "threads")]
-    seed = options.get("seed")
-    return (all(v is None or -2**31 <= v < 2**31 for v in counts) and (seed is None or 0 <= seed < 2**64)
-            and all(-2**31 <= n < 2**31 for n in options.get("nodes") or []))
 
 
 @kinds.checked(**REPLAY_KINDS)
@@ -196,8 +190,7 @@ def model(
     call (no command line); a number the call's types cannot hold goes through the command line,
     whose error names it."""
     options = dict(fabric=fabric, collective=collective, nodes=nodes, gpus_per_node=gpus_per_node, bytes=bytes)
-    counts = [v for v in (nodes, gpus_per_node) if v is not None]
-    if not (0 <= bytes < 2**64 and all(-2**31 <= v < 2**31 for v in counts)):
+    if not call_holds([nodes, gpus_per_node], [bytes]):
         return run_json(["model"] + option_words(options))
     return run_call(_core.model, bytes, fabric=fabric, collective=collective, nodes=nodes,
                     gpus_per_node=gpus_per_node)

@@ -90,6 +90,14 @@ def _call_text(value: Any) -> Any:
     return str(value) if isinstance(value, float) else value
 
 
+def call_holds(ints: Iterable[Optional[int]], unsigned: Iterable[Optional[int]] = ()) -> bool:
+    """Whether a library call's C types hold these numbers (None: left out): `ints` as 32-bit ints,
+    `unsigned` as 64-bit unsigned ones. A number that does not fit goes through the command line,
+    whose one-line error names it."""
+    return (all(v is None or -2**31 <= v < 2**31 for v in ints)
+            and all(v is None or 0 <= v < 2**64 for v in unsigned))
+
+
 def run_call(call: Any, *args: Any, progress: Optional[bool] = None, **options: Any) -> Any:
     """A library call of the compiled module (no command line): the document its command's --json
     prints. Its failure raises as a command's would; its warnings become NcclbotWarning."""

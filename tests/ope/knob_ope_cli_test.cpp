@@ -169,20 +169,7 @@ TEST(OpeKnobCli, UnderEachArmsLevelShiftsTheTruthIsAutosOwnLatency) {
               sweep + "'")
           .exit_code,
       0);
-  for (const char* policy : {"random", "auto"}) {
-    const CliResult p =
-        run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + sweep + "' --policy " + policy +
-                " --seed 5 --horizon 2000 --log '" + dir + "/" + policy + ".log'");
-    ASSERT_EQ(p.exit_code, 0) << p.err;
-  }
-  const CliResult r =
-      run_cli("ope --log '" + dir + "/random.log' --policy auto --sweep '" + sweep + "' --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const double truth = nlohmann::json::parse(r.out)["policies"][0]["truth_us"];
-  const ncclbot::DecisionLogData own = ncclbot::read_decision_logs({dir + "/auto.log"});
-  ASSERT_EQ(own.calls.size(), 3u * 2000u);
-  double measured = 0;
-  for (const auto& c : own.calls) measured += c.latency_us;
-  measured /= double(own.calls.size());
-  EXPECT_NEAR(truth, measured, 1e-6 * measured);
+  const AutoTruthAgainstItsOwnLog c = auto_truth_against_its_own_log(sweep, 2000);
+  ASSERT_EQ(c.own.calls.size(), 3u * 2000u);
+  EXPECT_NEAR(c.truth, c.measured, 1e-6 * c.measured);
 }

@@ -242,23 +242,11 @@ TEST(OpeCli, UnderLevelShiftsTheTruthIsTheTargetsLatencyAtTheLoggedLevels) {
                     sweep + "'")
                 .exit_code,
             0);
-  const auto drive = [&](const std::string& policy, const std::string& log) {
-    const CliResult p = run_cli("plugin-check --plugin '" + plugin_path() + "' --sweep '" + sweep +
-                                "' --policy '" + policy + "' --seed 5 --horizon 200 --log '" + log + "'");
-    ASSERT_EQ(p.exit_code, 0) << p.err;
-  };
-  drive("random", dir + "/random.log");
-  drive("auto", dir + "/auto.log");
-  const CliResult r =
-      run_cli("ope --log '" + dir + "/random.log' --policy auto --sweep '" + sweep + "' --json");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const double truth = nlohmann::json::parse(r.out)["policies"][0]["truth_us"];
-  const ncclbot::DecisionLogData own = ncclbot::read_decision_logs({dir + "/auto.log"});
+  const AutoTruthAgainstItsOwnLog c = auto_truth_against_its_own_log(sweep, 200);
+  const ncclbot::DecisionLogData& own = c.own;
+  const double measured = c.measured;
   ASSERT_EQ(own.calls.size(), 31u * 200u);
-  double measured = 0;
-  for (const auto& c : own.calls) measured += c.latency_us;
-  measured /= double(own.calls.size());
-  EXPECT_NEAR(truth, measured, 1e-6 * measured);
+  EXPECT_NEAR(c.truth, measured, 1e-6 * measured);
   // Without the levels: the sweep's means of AUTO's picks.
   const ncclbot::Sweep s = ncclbot::read_sweep_csv(sweep);
   double flat = 0;
