@@ -11,8 +11,10 @@
 # The commands cover the study pipeline (synth, inspect, replay, tune, a whole study with its
 # report and results.json, export-table), sharded work and its merges (replay, tune in two rounds,
 # a study's units), the statistics, the model and the plugin (plugin-check with a decision log and in
-# leader mode, ope and telemetry on that log). Figures are left out (matplotlib's PNGs
-# are not the program's bytes), and so is the decision log itself (it names its process). With ccache installed, REV's build reuses this checkout's objects
+# leader mode, ope and telemetry on that log), a campaign plan and its status, an nccl-tests log
+# ingested, the HiPIPE model, and what several commands print for a person (stdout without --json).
+# Figures are left out (matplotlib's PNGs are not the program's bytes), and so is the decision log
+# itself (it names its process). With ccache installed, REV's build reuses this checkout's objects
 # wherever the sources are the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +23,7 @@ keep=0
 for arg in "$@"; do
   case "$arg" in
     --keep) keep=1 ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
     *) rev=$arg ;;
   esac
 done
@@ -80,6 +82,23 @@ run() {
     for i in 0 1; do "$bin" run-units quick.toml --out units --shard $i/2 >/dev/null 2>&1; done
     "$bin" run quick.toml --out units --no-figures >/dev/null 2>&1
     "$bin" telemetry decisions.log --out telemetry --no-figures >/dev/null
+    # A campaign and its status, an nccl-tests log ingested, the HiPIPE model.
+    "$bin" plan --fabric h100-ib-a --nodes 2,4 --collectives allreduce,allgather --out campaign --json >plan.json
+    "$bin" plan --status campaign --json >plan_status.json
+    cp "$src/tests/data/nccl-tests/srun_prefixed.txt" nccl_tests.txt
+    "$bin" ingest nccl_tests.txt --fabric gh200 --out ingested.csv --json >ingest.json
+    "$bin" hipipe --fabric h100-ib-a --bytes 64M --json >hipipe.json
+    # What the commands say to a person (stdout without --json).
+    "$bin" inspect sweep.csv >inspect.txt
+    "$bin" replay --sweep sweep.csv --policy auto --policy ucb1:c=0.1,n0=4 --seeds 2 --horizon 300 >replay.txt
+    "${t[@]}" >tune.txt
+    "$bin" merge rpart.0 rpart.1 >replay_merged.txt
+    "$bin" ope --log decisions.log --sweep sweep.csv --policy ucb1:c=0.1,n0=4 --policy auto >ope.txt
+    "$bin" model --fabric h100-ib-a --bytes 4096 >model.txt
+    "$bin" plan --fabric h100-ib-a --nodes 2 --collectives allreduce --out campaign_text >plan.txt
+    "$bin" plan --status campaign >plan_status.txt
+    "$bin" ingest nccl_tests.txt --fabric gh200 --out ingested_text.csv >ingest.txt
+    "$bin" hipipe --fabric h100-ib-a --bytes 64M >hipipe.txt
     # The log's own bytes name the process that wrote it (pid, start time); what it holds is
     # compared through ope and telemetry above.
     rm -f decisions.log decisions.log.*

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from . import _core, stats
-from ._api import inspect, model, replay, replay_json, replay_raw, run, tune
+from ._api import export_table, ingest, inspect, model, ope, replay, replay_json, replay_raw, run, tune
 from ._arguments import ArgumentError
 from ._command import InputError, NcclbotError, NcclbotWarning
 from ._command import run as _run_command
@@ -23,7 +23,7 @@ __version__: str = _core.version
 
 def command(*args: str, input: "str | None" = None) -> str:
     """Runs any `ncclbot` command line in process and returns what it printed on stdout, e.g.
-    ncclbot.command("plan", "experiments/quick.toml", "--json")."""
+    ncclbot.command("model", "--bytes", "4096", "--json")."""
     return _run_command(list(args), input)
 
 
@@ -44,7 +44,8 @@ def fabrics() -> list[str]:
 
 
 __all__ = [
-    "Sweep", "read_sweep", "synth", "replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run",
+    "Sweep", "read_sweep", "synth", "replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run", "ope",
+    "export_table", "ingest",
     "stats", "command", "data_dir", "examples_dir", "fabrics", "NcclbotError", "InputError", "ArgumentError",
     "NcclbotWarning", "__version__",
 ]

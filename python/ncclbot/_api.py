@@ -1,5 +1,8 @@
 """The commands of the CLI as Python functions: the same options (None means the CLI's default),
-the same numbers bit for bit (they run the same code and return its --json document)."""
+the same numbers bit for bit. Each runs its command's library call (typed options, no command line;
+src/cli/*_call.hpp) and returns the document the command's --json prints; a number the call's C types
+cannot hold (a negative seed, a count past 2^31) goes through the command line instead, whose
+one-line error names it."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import _arguments as kinds
 from . import _core
-from ._command import call_holds, option_words, path_text, repeated, run_call, run_json, run_replay_call
+from ._command import call_holds, option_words, path_text, repeated, run_call, run_feedback_call, run_json
 from ._sweep import Sweep, read_sweep
 
 if TYPE_CHECKING:
@@ -48,9 +51,20 @@ def _policies(policies: Union[str, Sequence[str]]) -> list[str]:
     return [policies] if isinstance(policies, str) else list(policies)
 
 
+def _words(values: Optional[Sequence[Any]]) -> Optional[list[str]]:
+    """A list option as the call takes it: the words the command line would hold."""
+    return None if values is None else [str(v) for v in values]
+
+
 def _replay_args(sweep: SweepLike, policies: Union[str, Sequence[str]], options: dict[str, Any]) -> list[str]:
     args = ["replay", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
     return args + option_words(options)
+
+
+def _feedback_counts_hold(seeds: int, horizon: int, options: dict[str, Any]) -> bool:
+    """Whether replay's or tune's call holds these counts and seed (else the command line runs)."""
+    counts = [seeds, horizon] + [options.get(k) for k in ("delay", "window", "policy_start", "threads")]
+    return call_holds(counts, [options.get("seed")])
 
 
 @kinds.checked(**REPLAY_KINDS)
@@ -62,10 +76,10 @@ def replay_json(
     library's replay call (no command line is built or parsed), the CLI's code and numbers; a number
     the call's types cannot hold (a negative seed, a count past 2^31) goes through the command line
     instead, whose one-line error names it."""
-    counts = [seeds, horizon] + [options.get(k) for k in ("delay", "window", "policy_start", "threads")]
-    if not call_holds(counts, [options.get("seed")]):
+    if not _feedback_counts_hold(seeds, horizon, options):
         return run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, **options)), progress=progress)
-    return run_replay_call(_sweep_file(sweep), _policies(policies), seeds, horizon, progress, options)
+    return run_feedback_call(_core.replay, _sweep_file(sweep), _policies(policies), seeds, horizon,
+                             progress=progress, options=options)
 
 
 @kinds.checked(**REPLAY_KINDS)
@@ -125,7 +139,12 @@ def replay_raw(
     folder = tempfile.mkdtemp(prefix="ncclbot-raw-")
     try:
         raw = os.path.join(folder, "raw.csv")
-        run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, raw=raw, **options)), progress=progress)
+        if _feedback_counts_hold(seeds, horizon, options):
+            run_feedback_call(_core.replay, _sweep_file(sweep), _policies(policies), seeds, horizon,
+                              progress=progress, options=dict(options, raw=raw))
+        else:
+            run_json(_replay_args(sweep, policies, dict(seeds=seeds, horizon=horizon, raw=raw, **options)),
+                     progress=progress)
         with open(raw, encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
     finally:
@@ -160,21 +179,25 @@ def tune(
     progress: Optional[bool] = None,
 ) -> dict[str, Any]:
     """`ncclbot tune`: picks each grid's best point on the tune contexts and scores it on the
-    score contexts. Returns the CLI's JSON document."""
+    score contexts. Returns the CLI's JSON document, by the library's call."""
     options = dict(tune_nodes=tune_nodes, score_nodes=score_nodes, collectives=collectives,
-                   objective=objective, seeds=seeds, seed=seed, horizon=horizon, delay=delay,
-                   window=window, policy_start=policy_start, as_deployed=as_deployed,
-                   nccl_version=nccl_version, observation_cost=observation_cost, threads=threads, backend=backend)
+                   objective=objective, seed=seed, delay=delay, window=window, policy_start=policy_start,
+                   as_deployed=as_deployed, nccl_version=nccl_version, observation_cost=observation_cost,
+                   threads=threads, backend=backend)
+    if _feedback_counts_hold(seeds, horizon, options):
+        return run_feedback_call(_core.tune, _sweep_file(sweep), _policies(policies), seeds, horizon,
+                                 progress=progress, options=options)
     args = ["tune", "--sweep", _sweep_file(sweep)] + repeated("--policy", _policies(policies))
-    return run_json(args + option_words(options), progress=progress)
+    return run_json(args + option_words(dict(options, seeds=seeds, horizon=horizon)), progress=progress)
 
 
 @kinds.checked(sweep=sweep_like, nodes=kinds.list_of(kinds.whole), collectives=kinds.list_of(kinds.text))
 def inspect(
     sweep: SweepLike, nodes: Optional[Sequence[int]] = None, collectives: Optional[Sequence[str]] = None
 ) -> dict[str, Any]:
-    """`ncclbot inspect`: the sweep's contexts, arms and how far NCCL's pick is from the best."""
-    return run_json(["inspect", _sweep_file(sweep)] + option_words(dict(nodes=nodes, collectives=collectives)))
+    """`ncclbot inspect`: the sweep's contexts, arms and how far NCCL's pick is from the best, by the
+    library's call."""
+    return run_call(_core.inspect, _sweep_file(sweep), nodes=_words(nodes), collectives=_words(collectives))
 
 
 @kinds.checked(bytes=kinds.whole, fabric=kinds.text, collective=kinds.text, nodes=kinds.whole,
@@ -218,8 +241,12 @@ def run(
         candidate = os.path.join(examples_dir(), study_path + ("" if study_path.endswith(".toml") else ".toml"))
         if os.path.exists(candidate):
             study_path = candidate
-    options = dict(out=path_text(out), backend=backend, threads=threads, no_figures=not figures)
-    paths = run_json(["run", study_path] + option_words(options), progress=progress)
+    if call_holds([threads]):
+        paths = run_call(_core.run_study, study_path, path_text(out), backend=backend, threads=threads,
+                         figures=figures, progress=progress)
+    else:
+        options = dict(out=path_text(out), backend=backend, threads=threads, no_figures=not figures)
+        paths = run_json(["run", study_path] + option_words(options), progress=progress)
     results_path = paths.get("results") or os.path.join(path_text(out), "results.json")
     with open(results_path, encoding="utf-8") as f:
         results = json.load(f)
@@ -227,4 +254,75 @@ def run(
     return results
 
 
-__all__ = ["replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run", "read_sweep"]
+PathLike = Union["os.PathLike[str]", str]
+
+
+def _paths(value: Union[PathLike, Sequence[PathLike]]) -> list[str]:
+    return [path_text(value)] if isinstance(value, (str, os.PathLike)) else [path_text(p) for p in value]
+
+
+@kinds.checked(logs=kinds.paths, policies=kinds.list_of(kinds.text, single_allowed=True),
+               sweep=sweep_like, resamples=kinds.whole, seed=kinds.whole, level=kinds.real, block_length=kinds.text,
+               threads=kinds.whole, backend=kinds.text)
+def ope(
+    logs: Union[PathLike, Sequence[PathLike]],
+    policies: Union[str, Sequence[str]],
+    sweep: Optional[SweepLike] = None,
+    resamples: Optional[int] = None,
+    seed: Optional[int] = None,
+    level: Optional[float] = None,
+    block_length: Optional[str] = None,
+    threads: Optional[int] = None,
+    backend: Optional[str] = None,
+) -> dict[str, Any]:
+    """`ncclbot ope`: off-policy estimates (IPS, SNIPS, DR, and the replay method for a learning
+    target) of each target policy's mean latency per logged call from the plugin's decision logs,
+    with the truth from `sweep` beside them when given. Returns the CLI's JSON document, by the
+    library's call."""
+    log_list = _paths(logs)
+    options = dict(sweep=None if sweep is None else _sweep_file(sweep), resamples=resamples, seed=seed, level=level,
+                   block_length=block_length, threads=threads, backend=backend)
+    if call_holds([resamples], [seed]) and (threads is None or 0 <= threads < 2**32):
+        return run_call(_core.ope, log_list, _policies(policies), **options)
+    args = ["ope"] + repeated("--log", log_list) + repeated("--policy", _policies(policies))
+    return run_json(args + option_words(options))
+
+
+@kinds.checked(study=kinds.path, policy=kinds.text, out=kinds.path, format=kinds.text,
+               scenarios=kinds.list_of(kinds.text), fabric=kinds.text)
+def export_table(
+    study: PathLike, policy: str, out: PathLike, format: Optional[str] = None,
+    scenarios: Optional[Sequence[str]] = None, fabric: Optional[str] = None,
+) -> dict[str, Any]:
+    """`ncclbot export-table`: a finished study's decisions of `policy` as a table the tuner plugin
+    reads (format "ncclbot", NCCLBOT_TABLE) or NCCL's example CSV tuner format ("nccl-csv"),
+    written to `out`. Returns the CLI's JSON document, by the library's call."""
+    return run_call(_core.export_table, path_text(study), policy, path_text(out), format=format,
+                    scenarios=None if scenarios is None else list(scenarios), fabric=fabric)
+
+
+@kinds.checked(logs=kinds.paths, out=kinds.path, manifest=kinds.path,
+               placement=kinds.text, fabric=kinds.text, samples=kinds.text, skip_unforced=kinds.flag,
+               skip_failed=kinds.flag, allow_missing=kinds.flag)
+def ingest(
+    logs: Union[PathLike, Sequence[PathLike]],
+    out: Optional[PathLike] = None,
+    manifest: Optional[PathLike] = None,
+    placement: Optional[str] = None,
+    fabric: Optional[str] = None,
+    samples: Optional[str] = None,
+    skip_unforced: bool = False,
+    skip_failed: bool = False,
+    allow_missing: bool = False,
+) -> dict[str, Any]:
+    """`ncclbot ingest`: nccl-tests logs (or one campaign folder of `ncclbot plan`) into a forced-arm
+    sweep written to `out` (read it with read_sweep). Returns the CLI's JSON summary, by the library's
+    call."""
+    log_list = _paths(logs)
+    return run_call(_core.ingest, log_list, out=None if out is None else path_text(out),
+                    manifest=None if manifest is None else path_text(manifest), placement=placement, fabric=fabric,
+                    samples=samples, skip_unforced=skip_unforced, skip_failed=skip_failed, allow_missing=allow_missing)
+
+
+__all__ = ["replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run", "ope", "export_table", "ingest",
+           "read_sweep"]

@@ -77,6 +77,14 @@ def list_of(kind: Callable[[str, str, Any], None], single_allowed: bool = False)
     return check
 
 
+def paths(function: str, name: str, value: Any) -> None:
+    """One path, or a list of paths."""
+    if isinstance(value, (str, os.PathLike)):
+        path(function, name, value)
+    else:
+        list_of(path)(function, name, value)
+
+
 def check_all(function: str, kinds: Mapping[str, Callable[[str, str, Any], None]], values: Mapping[str, Any]) -> None:
     """Checks each value that is not None against its kind; a name with no kind is refused."""
     for name, value in values.items():

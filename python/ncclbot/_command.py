@@ -1,8 +1,9 @@
-"""Running one ncclbot command in process, as the CLI would, and turning its outcome into Python.
+"""Running one ncclbot library call or command line in process and turning its outcome into Python.
 
-Every public function of the package ends here: it builds the command line the CLI documents,
-runs it in the compiled module (the GIL is released meanwhile), and returns the --json document.
-A failed command raises the exception of its exit code, carrying the CLI's one-line message.
+Every public function of the package ends here: it runs the command's library call in the compiled
+module (typed options in, the document the command's --json prints out), or a command line where a
+call cannot take what was given; the GIL is released meanwhile. A failure raises the exception of
+its exit code, carrying the CLI's one-line message.
 """
 
 from __future__ import annotations
@@ -110,14 +111,15 @@ def run_call(call: Any, *args: Any, progress: Optional[bool] = None, **options: 
     return doc
 
 
-def run_replay_call(sweep: str, policies: Sequence[str], seeds: int, horizon: int, progress: Optional[bool],
-                    options: Mapping[str, Any]) -> Any:
-    """`replay` through the library's call (no command line): the document `replay --json` prints."""
+def run_feedback_call(call: Any, *args: Any, progress: Optional[bool], options: Mapping[str, Any]) -> Any:
+    """`replay` or `tune` through the library's call (no command line): the document its --json
+    prints. Lists go as lists of their words and numbers the command line would read as text
+    (the observation cost) as that text, so the call reads what the CLI would."""
     typed = {k: _call_text(v) for k, v in options.items()}
-    for text in ("as_deployed", "nccl_version", "backend"):
+    for text in ("as_deployed", "nccl_version", "backend", "objective", "raw"):
         if typed.get(text) is not None:
             typed[text] = str(typed[text])
-    return run_call(_core.replay, sweep, [str(p) for p in policies], seeds, horizon, progress=progress, **typed)
+    return run_call(call, *args, progress=progress, **typed)
 
 
 def run_json(args: Sequence[str], input: Optional[str] = None, progress: Optional[bool] = None) -> Any:

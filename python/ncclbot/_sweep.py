@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from . import _core
 from . import _arguments as kinds
-from ._command import option_words, path_text, raise_for, run
+from ._command import call_holds, option_words, path_text, raise_for, run, run_call
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,6 +178,11 @@ def read_sweep(path: "os.PathLike[str] | str") -> Sweep:
     return Sweep(csv, side, path=p)
 
 
+def _number(value: Optional[float]) -> Optional[float]:
+    """A real option as the call's double (an int or a numpy scalar becomes the float the CLI would read)."""
+    return None if value is None else float(value)
+
+
 @kinds.checked(
     fabric=kinds.text, seed=kinds.whole, nodes=kinds.list_of(kinds.whole), collectives=kinds.list_of(kinds.text),
     samples=kinds.whole, min_bytes=kinds.whole, max_bytes=kinds.whole, gpus_per_node=kinds.whole, hipipe=kinds.flag,
@@ -206,20 +211,28 @@ def synth(
     out: "Optional[os.PathLike[str] | str]" = None,
 ) -> Sweep:
     """A simulated forced-arm sweep from a fabric preset, as `ncclbot synth` writes it (to `out`
-    when given, else to a private file). Options as the CLI's; None means the CLI's default.
+    when given; else it is held in memory), by the library's call. Options as the CLI's; None
+    means the CLI's default.
     `knobs` ("channels=0,8,16;chunk=0,64K") crosses every arm with channel counts and chunk sizes."""
-    owned = None
-    if out is None:
-        owned = tempfile.mkdtemp(prefix="ncclbot-synth-")
-        target = os.path.join(owned, "sweep.csv")
-    else:
-        target = os.path.abspath(path_text(out))
+    target = None if out is None else os.path.abspath(path_text(out))
+    counts = [samples, gpus_per_node]
+    if call_holds(counts, [seed, min_bytes, max_bytes]):
+        doc = run_call(
+            _core.synth, fabric, seed, out=target, nodes=None if nodes is None else [str(n) for n in nodes],
+            collectives=None if collectives is None else list(collectives), samples=samples, min_bytes=min_bytes,
+            max_bytes=max_bytes, gpus_per_node=gpus_per_node, hipipe=hipipe, observation=observation,
+            noise_scale=_number(noise_scale), drift=drift, first_use=first_use, warmup=warmup,
+            shift_rate=_number(shift_rate), shift_size=_number(shift_size), shift_arm_size=_number(shift_arm_size),
+            knobs=knobs)
+        return Sweep(doc["csv"], doc["side"], path=target)
+    # A number the call cannot hold: the command line, whose one-line error names it.
+    owned = None if target else tempfile.mkdtemp(prefix="ncclbot-synth-")
+    target = target or os.path.join(owned, "sweep.csv")
     options = dict(
         fabric=fabric, seed=seed, out=target, nodes=nodes, collectives=collectives, samples=samples,
         min_bytes=min_bytes, max_bytes=max_bytes, gpus_per_node=gpus_per_node, hipipe=hipipe,
-        observation=observation, noise_scale=noise_scale, drift=drift, first_use=first_use,
-        warmup=warmup, shift_rate=shift_rate, shift_size=shift_size, shift_arm_size=shift_arm_size,
-        knobs=knobs,
+        observation=observation, noise_scale=noise_scale, drift=drift, first_use=first_use, warmup=warmup,
+        shift_rate=shift_rate, shift_size=shift_size, shift_arm_size=shift_arm_size, knobs=knobs,
     )
     try:
         run(["synth"] + option_words(options) + ["--json"])

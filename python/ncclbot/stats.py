@@ -1,5 +1,6 @@
-"""The statistics of `ncclbot stats`, on Python sequences or numpy arrays: each function sends the
-CLI's JSON input and returns its JSON answer as a dict (NaN goes in as null, the untested entry)."""
+"""The statistics of `ncclbot stats`, on Python sequences or numpy arrays: each function hands the
+library's call the CLI's JSON input and returns its JSON answer as a dict (NaN goes in as null, the
+untested entry); errors name the input "<input>"."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import json
 import math
 from typing import Any, Optional, Sequence
 
+from . import _core
 from ._arguments import ArgumentError, shown, whole
-from ._command import run
+from ._command import run, run_call
 
 Numbers = Sequence[float]
 
@@ -35,8 +37,10 @@ def _value(function: str, where: str, v: Any, entry: bool = False) -> Any:
 def test(name: str, threads: int = 1, **fields: Any) -> dict[str, Any]:
     """`ncclbot stats NAME` with the given input fields (None fields are left out)."""
     whole(name, "threads", threads)
-    doc = {k: _value(name, k, v) for k, v in fields.items() if v is not None}
-    return json.loads(run(["stats", name, "--threads", str(threads)], input=json.dumps(doc, allow_nan=False)))
+    doc = json.dumps({k: _value(name, k, v) for k, v in fields.items() if v is not None}, allow_nan=False)
+    if not 0 <= threads < 2**32:  # not an unsigned int: the command line's error names it
+        return json.loads(run(["stats", name, "--threads", str(threads)], input=doc))
+    return run_call(_core.stats, name, doc, threads)
 
 
 def holm(p: Numbers, alpha: Optional[float] = None) -> dict[str, Any]:

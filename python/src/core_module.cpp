@@ -1,6 +1,7 @@
-// ncclbot._core, the compiled half of the Python package: the commands of the `ncclbot` program run
-// in process (cli/dispatch.hpp), so Python gets exactly what the CLI prints (its --json document,
-// its one-line errors, its exit codes), and the sweep CSV in its canonical form. The GIL is released
+// ncclbot._core, the compiled half of the Python package: the library calls under the commands of the
+// `ncclbot` program (cli/*_call.hpp: typed options in, the document their --json prints out, their
+// one-line errors and exit codes), any command line run in process (cli/dispatch.hpp), and the sweep
+// CSV in its canonical form. The GIL is released
 // while a command runs, and no lock is held: two Python threads run two commands at once; progress
 // goes to a Python callable instead of a terminal line.
 #include <nanobind/nanobind.h>
@@ -19,9 +20,19 @@
 
 #include "base/progress_line.hpp"
 #include "cli/dispatch.hpp"
+#include "cli/export_table_call.hpp"
+#include "cli/ingest_call.hpp"
+#include "cli/inspect_call.hpp"
+#include "cli/json_input.hpp"
 #include "cli/model_call.hpp"
+#include "cli/ope_call.hpp"
 #include "cli/replay_call.hpp"
+#include "cli/run_call.hpp"
+#include "cli/stats_call.hpp"
+#include "cli/synth_call.hpp"
+#include "cli/tune_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
+#include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/resource_paths.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/io/sweep_side_data.hpp"
@@ -108,6 +119,21 @@ std::string comma_joined(const std::vector<std::string>& words) {
   return out;
 }
 
+// What replay's and tune's calls share, from their Python arguments (None: the CLI's default).
+void set_run_options(ncclbot::cli::ReplayRunOptions& o, const std::string& sweep,
+                     const std::vector<std::string>& policies, int seeds, int horizon,
+                     std::optional<uint64_t> seed, ncclbot::cli::FeedbackOptions feedback,
+                     std::optional<int> threads, std::optional<std::string> backend) {
+  o.sweep_path = sweep;
+  o.policies = policies;
+  o.seeds = seeds;
+  o.horizon = horizon;
+  o.seed = seed.value_or(0);
+  o.feedback = std::move(feedback);
+  o.threads = threads.value_or(0);
+  o.backend = backend.value_or("cpu");
+}
+
 // `replay` as a library call (cli/replay_call.hpp): typed options, the document `replay --json` prints,
 // no command line.
 CallOutcome replay(const std::string& sweep, const std::vector<std::string>& policies, int seeds, int horizon,
@@ -116,23 +142,15 @@ CallOutcome replay(const std::string& sweep, const std::vector<std::string>& pol
                    std::optional<std::string> nccl_version, std::optional<std::string> observation_cost,
                    std::optional<int> threads, std::optional<std::string> backend,
                    std::optional<std::vector<std::string>> nodes,
-                   std::optional<std::vector<std::string>> collectives) {
+                   std::optional<std::vector<std::string>> collectives, std::optional<std::string> raw) {
   ncclbot::cli::ReplayCallOptions o;
-  o.sweep_path = sweep;
-  o.policies = policies;
-  o.seeds = seeds;
-  o.horizon = horizon;
-  o.seed = seed.value_or(0);
-  o.feedback.delay = delay;
-  o.feedback.window = window;
-  o.feedback.policy_start = policy_start;
-  o.feedback.as_deployed = as_deployed.value_or("");
-  o.feedback.nccl_version = nccl_version.value_or("");
-  o.feedback.observation_cost = observation_cost.value_or("");
-  o.threads = threads.value_or(0);
-  o.backend = backend.value_or("cpu");
+  set_run_options(o, sweep, policies, seeds, horizon, seed,
+                  {delay, window, policy_start, as_deployed.value_or(""), nccl_version.value_or(""),
+                   observation_cost.value_or("")},
+                  threads, backend);
   o.nodes = nodes ? comma_joined(*nodes) : "";
   o.collectives = collectives ? comma_joined(*collectives) : "";
+  o.raw_path = raw.value_or("");
   return call_outcome([&] {
     const ncclbot::cli::ReplayCallResult r = ncclbot::cli::replay_call(o);
     return ncclbot::cli::replay_document(r.report, r.results);
@@ -149,6 +167,158 @@ CallOutcome model(uint64_t bytes, std::optional<std::string> fabric, std::option
   if (nodes) o.nodes = *nodes;
   o.gpus_per_node = gpus_per_node;
   return call_outcome([&] { return ncclbot::cli::model_document(ncclbot::cli::model_call(o)); });
+}
+
+// `tune` as a library call (cli/tune_call.hpp): the document `tune --json` prints.
+CallOutcome tune(const std::string& sweep, const std::vector<std::string>& policies, int seeds, int horizon,
+                 std::optional<std::vector<std::string>> tune_nodes,
+                 std::optional<std::vector<std::string>> score_nodes,
+                 std::optional<std::vector<std::string>> collectives, std::optional<std::string> objective,
+                 std::optional<uint64_t> seed, std::optional<int> delay, std::optional<int> window,
+                 std::optional<int> policy_start, std::optional<std::string> as_deployed,
+                 std::optional<std::string> nccl_version, std::optional<std::string> observation_cost,
+                 std::optional<int> threads, std::optional<std::string> backend) {
+  ncclbot::cli::TuneCallOptions o;
+  set_run_options(o, sweep, policies, seeds, horizon, seed,
+                  {delay, window, policy_start, as_deployed.value_or(""), nccl_version.value_or(""),
+                   observation_cost.value_or("")},
+                  threads, backend);
+  if (tune_nodes) o.tune_nodes = comma_joined(*tune_nodes);
+  if (score_nodes) o.score_nodes = comma_joined(*score_nodes);
+  if (collectives) o.collectives = comma_joined(*collectives);
+  if (objective) o.objective = *objective;
+  return call_outcome([&] {
+    const ncclbot::cli::TuneCallResult r = ncclbot::cli::tune_call(o);
+    return ncclbot::cli::tune_document(r.report, r.tuned);
+  });
+}
+
+// `inspect` as a library call (cli/inspect_call.hpp): the document `inspect --json` prints.
+CallOutcome inspect(const std::string& sweep, std::optional<std::vector<std::string>> nodes,
+                    std::optional<std::vector<std::string>> collectives) {
+  ncclbot::cli::InspectCallOptions o;
+  o.sweep_path = sweep;
+  if (nodes) o.nodes = comma_joined(*nodes);
+  if (collectives) o.collectives = comma_joined(*collectives);
+  return call_outcome([&] { return ncclbot::cli::inspect_document(ncclbot::cli::inspect_call(o)); });
+}
+
+// `stats TEST` as a library call (cli/stats_call.hpp) on its input document, JSON text named
+// "<input>" in errors: the answer `stats TEST` prints.
+CallOutcome stats(const std::string& test, const std::string& input, unsigned threads) {
+  return call_outcome([&] {
+    std::istringstream in(input);
+    const auto doc = ncclbot::cli::JsonInput::parse(
+        ncclbot::read_input_stream(in, "<input>", ncclbot::kMaxJsonInputBytes), "<input>");
+    return ncclbot::cli::stats_call(ncclbot::cli::StatsCallOptions{test, threads}, doc);
+  });
+}
+
+// `synth` as a library call (cli/synth_call.hpp): the document `synth --json` prints, with the sweep's
+// canonical CSV ("csv") and side-file text ("side", empty without side data); written to `out` when
+// one is named.
+CallOutcome synth(const std::string& fabric, uint64_t seed, std::optional<std::string> out,
+                  std::optional<std::vector<std::string>> nodes,
+                  std::optional<std::vector<std::string>> collectives, std::optional<int> samples,
+                  std::optional<uint64_t> min_bytes, std::optional<uint64_t> max_bytes,
+                  std::optional<int> gpus_per_node, bool hipipe, std::optional<std::string> observation,
+                  std::optional<double> noise_scale, std::optional<std::string> drift,
+                  std::optional<std::string> first_use, std::optional<std::string> warmup,
+                  std::optional<double> shift_rate, std::optional<double> shift_size,
+                  std::optional<double> shift_arm_size, std::optional<std::string> knobs) {
+  ncclbot::cli::SynthCallOptions o;
+  o.fabric = fabric;
+  o.seed = seed;
+  o.out = out.value_or("");
+  if (nodes) o.nodes = comma_joined(*nodes);
+  if (collectives) o.collectives = comma_joined(*collectives);
+  if (samples) o.samples = *samples;
+  if (min_bytes) o.min_bytes = *min_bytes;
+  if (max_bytes) o.max_bytes = *max_bytes;
+  o.gpus_per_node = gpus_per_node;
+  o.hipipe = hipipe;
+  if (observation) o.observation = *observation;
+  if (noise_scale) o.noise_scale = *noise_scale;
+  if (drift) o.drift = *drift;
+  if (first_use) o.first_use = *first_use;
+  if (warmup) o.warmup = *warmup;
+  o.shift_rate = shift_rate;
+  o.shift_size = shift_size;
+  o.shift_arm_size = shift_arm_size;
+  o.knobs = knobs;
+  return call_outcome([&] {
+    const ncclbot::cli::SynthCallResult r = ncclbot::cli::synth_call(o);
+    nlohmann::json doc = ncclbot::cli::synth_document(r);
+    std::ostringstream csv;
+    ncclbot::write_sweep_csv(r.sweep, csv);
+    doc["csv"] = csv.str();
+    doc["side"] = ncclbot::sweep_side_data_text(r.sweep.dynamics());
+    return doc;
+  });
+}
+
+// `run` as a library call (run/run_study.hpp): the document `run --json` prints.
+CallOutcome run_study(const std::string& study, const std::string& out, std::optional<std::string> backend,
+                      std::optional<int> threads, bool figures, bool replace) {
+  ncclbot::study::RunOptions o;
+  o.out_dir = out;
+  o.backend = backend.value_or("");
+  o.threads = threads.value_or(0);
+  o.figures = figures;
+  o.replace = replace;
+  return call_outcome([&] { return ncclbot::cli::run_document(ncclbot::study::run_study(study, o)); });
+}
+
+// `ope` as a library call (cli/ope_call.hpp): the document `ope --json` prints.
+CallOutcome ope(const std::vector<std::string>& logs, const std::vector<std::string>& policies,
+                std::optional<std::string> sweep, std::optional<int> resamples, std::optional<uint64_t> seed,
+                std::optional<double> level, std::optional<std::string> block_length,
+                std::optional<unsigned> threads, std::optional<std::string> backend) {
+  ncclbot::cli::OpeCallOptions o;
+  o.logs = logs;
+  o.policies = policies;
+  o.sweep_path = sweep.value_or("");
+  if (resamples) o.resamples = *resamples;
+  if (seed) o.seed = *seed;
+  if (level) o.level = *level;
+  if (block_length) o.blocks.block_length = *block_length;
+  if (threads) o.blocks.threads = *threads;
+  if (backend) o.blocks.backend = *backend;
+  return call_outcome([&] { return ncclbot::cli::ope_document(ncclbot::cli::ope_call(o)); });
+}
+
+// `export-table` as a library call (cli/export_table_call.hpp): the document `export-table --json`
+// prints.
+CallOutcome export_table(const std::string& study, const std::string& policy, const std::string& out,
+                         std::optional<std::string> format, std::optional<std::vector<std::string>> scenarios,
+                         std::optional<std::string> fabric) {
+  ncclbot::cli::ExportTableCallOptions o;
+  o.study_dir = study;
+  o.selection.policy = policy;
+  o.out = out;
+  if (format) o.format = *format;
+  if (scenarios) o.selection.scenarios = *scenarios;
+  if (fabric) o.selection.fabric = *fabric;
+  return call_outcome(
+      [&] { return ncclbot::cli::export_table_document(ncclbot::cli::export_table_call(o)); });
+}
+
+// `ingest` as a library call (cli/ingest_call.hpp): the document `ingest --json` prints.
+CallOutcome ingest(const std::vector<std::string>& logs, std::optional<std::string> out,
+                   std::optional<std::string> manifest, std::optional<std::string> placement,
+                   std::optional<std::string> fabric, std::optional<std::string> samples, bool skip_unforced,
+                   bool skip_failed, bool allow_missing) {
+  ncclbot::cli::IngestCallOptions o;
+  o.logs = logs;
+  o.out = out.value_or("");
+  o.manifest = manifest.value_or("");
+  if (placement) o.placement = *placement;
+  if (fabric) o.fabric = *fabric;
+  if (samples) o.samples = *samples;
+  o.skip_unforced = skip_unforced;
+  o.skip_failed = skip_failed;
+  o.allow_missing = allow_missing;
+  return call_outcome([&] { return ncclbot::cli::ingest_document(ncclbot::cli::ingest_call(o)); });
 }
 
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
@@ -220,14 +390,57 @@ NB_MODULE(_core, m) {
         nb::arg("policy_start") = nb::none(), nb::arg("as_deployed") = nb::none(),
         nb::arg("nccl_version") = nb::none(), nb::arg("observation_cost") = nb::none(),
         nb::arg("threads") = nb::none(), nb::arg("backend") = nb::none(), nb::arg("nodes") = nb::none(),
-        nb::arg("collectives") = nb::none(),
+        nb::arg("collectives") = nb::none(), nb::arg("raw") = nb::none(),
         "`replay` as a library call, without the command line: (exit code, the document `replay --json` "
         "prints as Python objects or None, standard error: warnings or the one-line error). None: the "
-        "CLI's default; nodes and collectives as lists of their words.");
+        "CLI's default; nodes and collectives as lists of their words; raw: the --raw CSV to write.");
+  m.def("tune", &tune, nb::arg("sweep"), nb::arg("policies"), nb::arg("seeds"), nb::arg("horizon"),
+        nb::arg("tune_nodes") = nb::none(), nb::arg("score_nodes") = nb::none(),
+        nb::arg("collectives") = nb::none(), nb::arg("objective") = nb::none(), nb::arg("seed") = nb::none(),
+        nb::arg("delay") = nb::none(), nb::arg("window") = nb::none(), nb::arg("policy_start") = nb::none(),
+        nb::arg("as_deployed") = nb::none(), nb::arg("nccl_version") = nb::none(),
+        nb::arg("observation_cost") = nb::none(), nb::arg("threads") = nb::none(),
+        nb::arg("backend") = nb::none(),
+        "`tune` as a library call: (exit code, the document `tune --json` prints or None, standard error).");
+  m.def("inspect", &inspect, nb::arg("sweep"), nb::arg("nodes") = nb::none(),
+        nb::arg("collectives") = nb::none(),
+        "`inspect` as a library call: (exit code, the document `inspect --json` prints or None, standard "
+        "error).");
+  m.def("stats", &stats, nb::arg("test"), nb::arg("input"), nb::arg("threads") = 1,
+        "`stats TEST` as a library call on its JSON input text: (exit code, the answer or None, standard "
+        "error).");
+  m.def("synth", &synth, nb::arg("fabric"), nb::arg("seed"), nb::arg("out") = nb::none(),
+        nb::arg("nodes") = nb::none(), nb::arg("collectives") = nb::none(), nb::arg("samples") = nb::none(),
+        nb::arg("min_bytes") = nb::none(), nb::arg("max_bytes") = nb::none(),
+        nb::arg("gpus_per_node") = nb::none(), nb::arg("hipipe") = false, nb::arg("observation") = nb::none(),
+        nb::arg("noise_scale") = nb::none(), nb::arg("drift") = nb::none(), nb::arg("first_use") = nb::none(),
+        nb::arg("warmup") = nb::none(), nb::arg("shift_rate") = nb::none(),
+        nb::arg("shift_size") = nb::none(), nb::arg("shift_arm_size") = nb::none(),
+        nb::arg("knobs") = nb::none(),
+        "`synth` as a library call: (exit code, the document `synth --json` prints with the sweep's "
+        "canonical 'csv' and 'side' text, or None, standard error); written to out when given.");
+  m.def("run_study", &run_study, nb::arg("study"), nb::arg("out"), nb::arg("backend") = nb::none(),
+        nb::arg("threads") = nb::none(), nb::arg("figures") = true, nb::arg("replace") = false,
+        "`run STUDY --out OUT` as a library call: (exit code, the document `run --json` prints or None, "
+        "standard error).");
   m.def("model", &model, nb::arg("bytes"), nb::arg("fabric") = nb::none(), nb::arg("collective") = nb::none(),
         nb::arg("nodes") = nb::none(), nb::arg("gpus_per_node") = nb::none(),
         "`model` as a library call: (exit code, the document `model --json` prints as Python objects or "
         "None, standard error). None: the CLI's default.");
+  m.def("ope", &ope, nb::arg("logs"), nb::arg("policies"), nb::arg("sweep") = nb::none(),
+        nb::arg("resamples") = nb::none(), nb::arg("seed") = nb::none(), nb::arg("level") = nb::none(),
+        nb::arg("block_length") = nb::none(), nb::arg("threads") = nb::none(),
+        nb::arg("backend") = nb::none(),
+        "`ope` as a library call: (exit code, the document `ope --json` prints or None, standard error).");
+  m.def("export_table", &export_table, nb::arg("study"), nb::arg("policy"), nb::arg("out"),
+        nb::arg("format") = nb::none(), nb::arg("scenarios") = nb::none(), nb::arg("fabric") = nb::none(),
+        "`export-table` as a library call: (exit code, the document `export-table --json` prints or None, "
+        "standard error).");
+  m.def("ingest", &ingest, nb::arg("logs"), nb::arg("out") = nb::none(), nb::arg("manifest") = nb::none(),
+        nb::arg("placement") = nb::none(), nb::arg("fabric") = nb::none(), nb::arg("samples") = nb::none(),
+        nb::arg("skip_unforced") = false, nb::arg("skip_failed") = false, nb::arg("allow_missing") = false,
+        "`ingest` as a library call: (exit code, the document `ingest --json` prints or None, standard "
+        "error).");
   m.def("canonical_sweep", &canonical_sweep, nb::arg("source"), nb::arg("text") = nb::none(),
         "Reads a sweep CSV (the file `source`, or `text` named `source` in errors) and returns "
         "(exit code, canonical CSV, side-file text or '', error line).");

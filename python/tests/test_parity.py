@@ -249,3 +249,97 @@ def test_a_number_the_call_cannot_hold_gets_the_cli_line(run_cli, sweep_file):
     with pytest.raises(ncclbot.InputError) as e:
         ncclbot.replay_json(sweep_file, "auto", seeds=1, horizon=10, seed=-1)
     assert str(e.value) == r.stderr.strip()
+
+
+def test_every_function_is_a_library_call_not_a_command_line(run_cli, sweep_file, tmp_path, monkeypatch):
+    # With no command line to run, each public function still gives what its command gives, bit for
+    # bit: tune's and inspect's documents, synth's file, replay_raw's rows, a study's results, the
+    # statistics' answers.
+    from conftest import REPO
+    from ncclbot import _core
+
+    tune_want = run_cli.json("tune", "--sweep", sweep_file, "--policy", "ucb1:c=0.05|0.2,n0=4", "--seeds", "2",
+                             "--horizon", "80", "--tune-nodes", "4", "--score-nodes", "16", "--threads", "2",
+                             "--delay", "2", "--seed", "3")
+    inspect_want = run_cli.json("inspect", sweep_file, "--nodes", "16", "--collectives", "allreduce")
+    cli_synth = tmp_path / "cli.csv"
+    assert run_cli("synth", "--fabric", "h100-roce", "--seed", "4", "--nodes", "2,4", "--samples", "2",
+                   "--shift-rate", "0.01", "--knobs", "channels=0,8", "--out", cli_synth).returncode == 0
+    raw_want = tmp_path / "raw.csv"
+    assert run_cli("replay", "--sweep", sweep_file, "--policy", "thompson", "--seeds", "2", "--horizon", "40",
+                   "--raw", raw_want).returncode == 0
+    study = REPO / "tests" / "data" / "study" / "tiny.toml"
+    assert run_cli("run", study, "--out", tmp_path / "cli", "--no-figures", "--threads", "2").returncode == 0
+    x = [0.3, -0.1, 0.25, 0.4, 0.05, 0.2]
+    stats_want = run_cli("stats", "permutation", input=json.dumps({"diffs": x, "method": "monte_carlo",
+                                                                  "resamples": 999, "seed": 2}))
+
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("a command line ran")
+
+    monkeypatch.setattr(_core, "run_command", no_command_line)
+    assert ncclbot.tune(sweep_file, "ucb1:c=0.05|0.2,n0=4", seeds=2, horizon=80, tune_nodes=[4],
+                        score_nodes=[16], threads=2, delay=2, seed=3) == tune_want
+    assert ncclbot.inspect(sweep_file, nodes=[16], collectives=["allreduce"]) == inspect_want
+    held = ncclbot.synth("h100-roce", seed=4, nodes=[2, 4], samples=2, shift_rate=0.01, knobs="channels=0,8")
+    assert held.csv == cli_synth.read_text() and held.side == (tmp_path / "cli.sweep.toml").read_text()
+    ncclbot.synth("h100-roce", seed=4, nodes=[2, 4], samples=2, shift_rate=0.01, knobs="channels=0,8",
+                  out=tmp_path / "py.csv")
+    assert (tmp_path / "py.csv").read_bytes() == cli_synth.read_bytes()
+    got = ncclbot.replay_raw(sweep_file, "thompson", seeds=2, horizon=40)
+    want = pd.read_csv(raw_want, dtype=str)
+    assert [float(v) for v in want.online_loss] == got.online_loss.tolist()
+    results = ncclbot.run(study, tmp_path / "py", figures=False, threads=2)
+    assert results["paths"]["units"] > 0
+    assert json.loads((tmp_path / "py" / "results.json").read_text()) == \
+        json.loads((tmp_path / "cli" / "results.json").read_text())
+    assert ncclbot.stats.permutation(x, method="monte_carlo", resamples=999, seed=2) == json.loads(stats_want.stdout)
+    # Errors come from the calls themselves, as the CLI's lines (the statistics name their input).
+    with pytest.raises(ncclbot.InputError, match="must be at least 1"):
+        ncclbot.synth("h100-roce", gpus_per_node=0)
+    with pytest.raises(ncclbot.InputError, match=r"<input>: .*resample"):
+        ncclbot.stats.test("holm", p=[0.5], resample=3)
+    with pytest.raises(ncclbot.InputError, match="objective"):
+        ncclbot.tune(sweep_file, "auto", seeds=1, horizon=10, objective="median")
+
+
+def test_ope_export_table_and_ingest_are_library_calls(cli, run_cli, tmp_path, monkeypatch):
+    # The plugin's own decision log (plugin-check --log) read by ope; a finished study's table; an
+    # nccl-tests log of the repository's test data: each call's document, file or sweep is the CLI's.
+    import os
+
+    from conftest import REPO
+    from ncclbot import _core
+
+    plugin = os.path.join(os.path.dirname(cli), "libnccl-tuner-ncclbot.so")
+    if not os.path.exists(plugin):
+        pytest.skip("the tuner plugin is not built beside the CLI")
+    sweep = tmp_path / "sweep.csv"
+    assert run_cli("synth", "--fabric", "h100-ib-a", "--seed", "3", "--nodes", "4", "--collectives", "allreduce",
+                   "--samples", "8", "--observation", "off", "--out", sweep).returncode == 0
+    log = tmp_path / "d.log"
+    r = run_cli("plugin-check", "--plugin", plugin, "--sweep", sweep, "--policy", "egreedy:eps=0.3,decay=0,n0=4",
+                "--seed", "4", "--horizon", "300", "--log", log)
+    assert r.returncode == 0, r.stderr
+    ope_want = run_cli.json("ope", "--log", log, "--policy", "auto", "--policy", "ucb1:c=0.1,n0=1", "--sweep", sweep,
+                            "--resamples", "199", "--seed", "5")
+    study = REPO / "tests" / "data" / "study" / "tiny.toml"
+    assert run_cli("run", study, "--out", tmp_path / "study", "--no-figures", "--threads", "2").returncode == 0
+    table_want = run_cli.json("export-table", "--study", tmp_path / "study", "--policy", "UCB1", "--out",
+                              tmp_path / "cli.table")
+    nccl_log = REPO / "tests" / "data" / "nccl-tests" / "srun_prefixed.txt"
+    ingest_want = run_cli.json("ingest", nccl_log, "--fabric", "gh200", "--out", tmp_path / "cli.csv")
+
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("a command line ran")
+
+    monkeypatch.setattr(_core, "run_command", no_command_line)
+    assert ncclbot.ope(log, ["auto", "ucb1:c=0.1,n0=1"], sweep=sweep, resamples=199, seed=5) == ope_want
+    got = ncclbot.export_table(tmp_path / "study", "UCB1", tmp_path / "py.table")
+    assert {k: v for k, v in got.items() if k != "out"} == {k: v for k, v in table_want.items() if k != "out"}
+    assert (tmp_path / "py.table").read_bytes() == (tmp_path / "cli.table").read_bytes()
+    got = ncclbot.ingest(nccl_log, fabric="gh200", out=tmp_path / "py.csv")
+    assert {k: v for k, v in got.items() if k != "out"} == {k: v for k, v in ingest_want.items() if k != "out"}
+    assert ncclbot.read_sweep(tmp_path / "py.csv").csv == (tmp_path / "cli.csv").read_text()
+    with pytest.raises(ncclbot.InputError, match="resamples"):
+        ncclbot.ope(log, "auto", resamples=0)

@@ -121,3 +121,42 @@ def test_two_threads_run_two_replays_at_once(sweep_file, tmp_path):
     assert alone_a[0] == 0 and alone_b[0] == 0
     assert (tmp_path / "a.partial").read_bytes() == (tmp_path / "alone.partial").read_bytes()
     assert b[1] == alone_b[1]
+
+
+def test_two_threads_run_two_replays_at_once_by_the_library_call(sweep_file, monkeypatch):
+    # As above, with the library's replay call (no command line): replay A stops inside its first
+    # progress callback until replay B, started only then, has finished. Each result is the one it
+    # has alone.
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("a command line ran")
+
+    def run_a():
+        return ncclbot.replay_json(sweep_file, ["ucb1:c=0.05|0.1|0.2|0.4,n0=1|4", "thompson"], seeds=16,
+                                   horizon=4000, threads=1, progress=False)
+
+    def run_b():
+        return ncclbot.replay_json(sweep_file, ["auto", "ucb1:c=0.1,n0=4"], seeds=2, horizon=300, threads=1,
+                                   progress=False)
+
+    monkeypatch.setattr(_core, "run_command", no_command_line)
+    a_waiting, b_done = threading.Event(), threading.Event()
+    b_finished_first = []
+
+    def callback(label, done, total, last):
+        if not last and not a_waiting.is_set():
+            a_waiting.set()
+            b_finished_first.append(b_done.wait(timeout=120))
+
+    a_out = {}
+    _core.set_progress(callback)
+    try:
+        worker = threading.Thread(target=lambda: a_out.setdefault("doc", run_a()))
+        worker.start()
+        assert a_waiting.wait(timeout=120), "replay A reported no progress before it ended"
+        b = run_b()
+        b_done.set()
+        worker.join()
+    finally:
+        _core.set_progress(None)
+    assert b_finished_first == [True]
+    assert a_out["doc"] == run_a() and b == run_b()

@@ -2,33 +2,27 @@
 // checks that the built tuner plugin, driven with the sweep, makes the replay engine's decisions
 // call for call (local mode, or leader mode with --ranks; plugin_check/plugin_check.hpp). Exit 0 only
 // when every decision is equal; 1 when any differs (each printed with context and step, and rank
-// with --ranks) or a rank's process fails or hangs (named in the error).
+// with --ranks) or a rank's process fails or hangs (named in the error). The library call:
+// cli/plugin_check_call.hpp.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/plugin_check_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
-#include "ncclbot/core/context_filter.hpp"
-#include "ncclbot/core/error.hpp"
 #include "ncclbot/core/names.hpp"
-#include "ncclbot/io/sweep_csv.hpp"
-#include "ncclbot/replay/policy_spec.hpp"
-#include "ncclbot/replay/replay.hpp"
-#include "plugin_check/plugin_check.hpp"
 
 namespace ncclbot::cli {
 namespace plugin_check_command {
 
 using plugin_check::arm_label;
 using plugin_check::CheckTotals;
-using plugin_check::kMaxCheckRanks;
 using plugin_check::Mismatch;
 
-// The check's settings, and what the command adds: which contexts, how much to print.
-struct PluginCheckOptions : plugin_check::CheckSettings {
-  std::string policy;
-  std::string nodes, collectives;
+// The library call's options (cli/plugin_check_call.hpp), and what the command adds: how much to print.
+struct PluginCheckOptions : PluginCheckCallOptions {
   int max_reports = 20;
   bool json = false;
 };
@@ -64,36 +58,6 @@ void add_plugin_check_options(CLI::App& app, PluginCheckOptions& opt) {
                  "NAME=VALUE set for the plugin after plugin-check's own settings (repeatable; e.g. to see "
                  "that a plugin set up otherwise is caught)");
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
-}
-
-// Checks the options against each other and parses the policy, which must be one that runs
-// inside NCCL.
-PolicySpec check_plugin_check_options(const PluginCheckOptions& opt) {
-  if (opt.horizon < 1) throw UsageError("--horizon must be at least 1");
-  if (opt.delay < 0 || opt.delay > kMaxReplayDelay)
-    throw UsageError("--delay must be in [0, " + std::to_string(kMaxReplayDelay) + "]");
-  if (opt.ranks < 1 || opt.ranks > kMaxCheckRanks)
-    throw UsageError("--ranks must be in [1, " + std::to_string(kMaxCheckRanks) + "]");
-  const bool leader_mode = opt.ranks > 1;
-  if (leader_mode && opt.delay != 0)
-    throw UsageError(
-        "--delay applies to local mode; with --ranks the delay is the leader protocol's (the replay's "
-        "--as-deployed leader)");
-  if (leader_mode && opt.feed == "profiler")
-    throw UsageError("--ranks reports latencies through ncclbotReportLatency (--feed report or auto)");
-  if (leader_mode && !opt.log_path.empty())
-    throw UsageError("--log applies to local mode (with --ranks every context is a job of its own)");
-  if (!(opt.rank_timeout > 0.0)) throw UsageError("--rank-timeout must be positive");
-  for (const std::string& a : opt.plugin_env)
-    if (a.find('=') == std::string::npos || a.find('=') == 0)
-      throw UsageError("--plugin-env " + a + ": expected NAME=VALUE");
-  const PolicySpec spec = parse_policy_spec(opt.policy);
-  if (const std::string why = replay_only_modifier(spec); !why.empty()) throw UsageError("--policy: " + why);
-  if (policy_use(spec.config.kind) != PolicyUse::kLive)
-    throw UsageError("--policy " + opt.policy + ": " + std::string(policy_name(spec.config.kind)) +
-                     " cannot run inside NCCL (it needs the sweep's ground truth or a fitted model); its "
-                     "decisions ship as a table (NCCLBOT_MODE=table)");
-  return spec;
 }
 
 // "3,5..7": the ranks of mismatches [k, end), runs of consecutive ranks joined.
@@ -160,59 +124,15 @@ void print_check_summary(const CheckTotals& totals, const PolicySpec& spec, cons
   if (!opt.log_path.empty()) command_err() << "plugin-check: decision log " << opt.log_path << "\n";
 }
 
-// --json: the verdict and every first difference as one JSON document on stdout.
-void print_check_json(const CheckTotals& totals, const Sweep& sweep, const PolicySpec& spec,
-                      const PluginCheckOptions& opt, bool equal) {
-  nlohmann::json j;
-  j["policy"] = spec.text;
-  j["seed"] = opt.seed;
-  j["horizon"] = opt.horizon;
-  j["delay"] = opt.delay;
-  j["ranks"] = opt.ranks;
-  j["contexts"] = totals.checked;
-  j["skipped"] = totals.skipped;
-  j["decisions"] = totals.steps;
-  j["via_profiler"] = totals.via_profiler;
-  j["via_report"] = totals.via_report;
-  j["not_joined"] = totals.not_joined;
-  if (opt.ranks > 1) j["rank_disagreements"] = totals.rank_disagreements;
-  j["equal"] = equal;
-  if (!totals.failure.empty()) j["error"] = totals.failure;
-  if (!opt.log_path.empty()) j["log"] = opt.log_path;
-  nlohmann::json list = nlohmann::json::array();
-  for (const Mismatch& m : totals.mismatches) {
-    nlohmann::json e = {{"context", m.context},
-                        {"step", m.step},
-                        {"plugin", arm_label(sweep, m.context, m.plugin_slot)},
-                        {"replay", arm_label(sweep, m.context, m.replay_slot)}};
-    if (m.rank >= 0) e["rank"] = m.rank;
-    list.push_back(e);
-  }
-  j["mismatches"] = list;
-  command_out() << j.dump() << "\n";
-}
-
 // The command's work once the options are parsed: 0 when every decision is equal, else 1.
 int run_plugin_check(const PluginCheckOptions& opt) {
-  const PolicySpec spec = check_plugin_check_options(opt);
-  ContextFilter filter;
-  if (!opt.nodes.empty()) filter.nodes = parse_node_list(opt.nodes, "--nodes");
-  if (!opt.collectives.empty()) filter.collectives = parse_collective_list(opt.collectives, "--collectives");
-  const Sweep sweep = read_sweep_csv(opt.sweep_path);
-  if (!sweep.has_prior())
-    throw InputError(opt.sweep_path, 0,
-                     "needs a prior_us column: it is the cost table NCCL passes the plugin");
-  const std::vector<int> contexts = filter.select_some(sweep, opt.sweep_path);
-
-  plugin_check::CheckSettings settings = opt;
-  settings.progress = !opt.json;
-  const CheckTotals totals = plugin_check::check_plugin(settings, sweep, contexts, spec);
-  print_mismatches(totals.mismatches, sweep, opt.max_reports);
-  const bool equal =
-      totals.mismatches.empty() && totals.checked > 0 && totals.not_joined == 0 && totals.failure.empty();
-  print_check_summary(totals, spec, opt, equal);
-  if (opt.json) print_check_json(totals, sweep, spec, opt, equal);
-  return equal ? 0 : 1;
+  PluginCheckCallOptions call = opt;
+  call.progress = !opt.json;
+  const PluginCheckCallResult r = plugin_check_call(call);
+  print_mismatches(r.totals.mismatches, r.sweep, opt.max_reports);
+  print_check_summary(r.totals, r.spec, opt, r.equal);
+  if (opt.json) command_out() << plugin_check_document(r, opt).dump() << "\n";
+  return r.equal ? 0 : 1;
 }
 
 Action setup(CLI::App& app) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/run_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
 #include "run/run_study.hpp"
 
@@ -38,22 +39,7 @@ Action setup(CLI::App& app) {
     opt->run.figures = !opt->no_figures;
     const study::RunSummary s = study::run_study(opt->study, opt->run);
     if (opt->json) {
-      nlohmann::json doc = {{"report_md", s.report_md},
-                            {"report_html", s.report_html},
-                            {"results", s.results_json},
-                            {"units", s.units},
-                            {"units_reused", s.units_reused}};
-      if (!s.variants.empty()) {
-        doc["variants"] = nlohmann::json::array();
-        for (const auto& v : s.variants)
-          doc["variants"].push_back({{"variant", v.name},
-                                     {"folder", v.folder},
-                                     {"report_html", v.summary.report_html},
-                                     {"results", v.summary.results_json},
-                                     {"units", v.summary.units},
-                                     {"units_reused", v.summary.units_reused}});
-      }
-      command_out() << doc.dump(2) << "\n";
+      command_out() << run_document(s).dump(2) << "\n";
     } else {
       command_out() << "report: " << s.report_html << "\n";
     }

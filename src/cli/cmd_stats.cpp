@@ -1,19 +1,17 @@
 // `ncclbot stats TEST`: every statistic a report prints, as JSON in (stdin or --input FILE) and JSON
-// out, so a reader can recompute any number by hand. Field names are listed in docs/statistics.md.
+// out, so a reader can recompute any number by hand (the library call: cli/stats_call.hpp). Field
+// names are listed in docs/statistics.md.
 #include <CLI/CLI.hpp>
-#include <cmath>
-#include <functional>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/json_input.hpp"
+#include "cli/stats_call.hpp"
 #include "cli/stats_handlers.hpp"
 #include "ncclbot/core/command_streams.hpp"
-#include "ncclbot/core/error.hpp"
 
 namespace ncclbot::cli {
 namespace stats_command {
@@ -27,7 +25,7 @@ struct StatsOptions {
 Action setup(CLI::App& app) {
   app.require_subcommand(1);
   auto opt = std::make_shared<StatsOptions>();
-  std::map<CLI::App*, StatsHandler> handlers;
+  std::vector<CLI::App*> tests;
   for (const StatsTest& test : stats_tests()) {
     CLI::App* sub = app.add_subcommand(test.name, test.help);
     sub->add_option("--input,-i", opt->input, "JSON input file (default: standard input)");
@@ -36,23 +34,13 @@ Action setup(CLI::App& app) {
     sub->add_flag("--json", opt->json,
                   "accepted for symmetry with other commands: the output is always JSON");
     sub->footer("Input: " + test.input_help);
-    handlers[sub] = test.run;
+    tests.push_back(sub);
   }
-  return [opt, handlers] {
-    for (const auto& [sub, run] : handlers) {
+  return [opt, tests] {
+    for (CLI::App* sub : tests) {
       if (!sub->parsed()) continue;
       const JsonInput in = JsonInput::read(opt->input);
-      nlohmann::json out;
-      try {
-        out = run(in, StatsRunOptions{opt->threads});
-      } catch (const InputError&) {
-        throw;
-      } catch (const UsageError& e) {
-        in.fail(e.what());
-      } catch (const std::invalid_argument& e) {
-        in.fail(e.what());
-      }
-      command_out() << out.dump(2) << "\n";
+      command_out() << stats_call(StatsCallOptions{sub->get_name(), opt->threads}, in).dump(2) << "\n";
       return 0;
     }
     return 2;

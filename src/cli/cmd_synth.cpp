@@ -1,64 +1,26 @@
-// `ncclbot synth`: a forced-arm sweep from a fabric preset (see docs/simulator.md).
+// `ncclbot synth`: a forced-arm sweep from a fabric preset (see docs/simulator.md), made by the library
+// call (cli/synth_call.hpp) and written to --out.
 #include <CLI/CLI.hpp>
-#include <array>
-#include <cctype>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/command.hpp"
+#include "cli/synth_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
-#include "ncclbot/core/context_filter.hpp"
-#include "ncclbot/core/error.hpp"
-#include "ncclbot/io/output_file.hpp"
-#include "ncclbot/io/sweep_csv.hpp"
-#include "ncclbot/sim/knob_sweep.hpp"
-#include "ncclbot/sim/simulator.hpp"
 
 namespace ncclbot::cli {
 namespace synth_command {
 
+// The command's options: the library call's (cli/synth_call.hpp) and --json.
 struct SynthCliOptions {
-  std::string fabric;
-  uint64_t seed = sim::kDefaultSeed;
-  std::string out;
+  SynthCallOptions call;
   bool json = false;
-  std::string nodes, collectives;
-  int samples = 5;
-  uint64_t min_bytes = 8, max_bytes = uint64_t(8) << 30;
-  int gpus_per_node = 0;
-  bool hipipe = false;
-  std::string observation = "on", drift = "on", first_use = "on", warmup = "on";
-  double noise_scale = 1.0;
-  double shift_rate = -1.0, shift_size = -1.0, shift_arm_size = -1.0;
-  std::string knobs;  // a knob spec, or @FILE holding one; empty: algorithm x protocol arms only
-  std::string deviations = "structured";
-  double independent_sigma = sim::kIndependentSigma, adversarial_gain = sim::kAdversarialGain;
-  double deviation_scale = 1.0;
 };
 
-bool on_off(const std::string& value, const char* option) {
-  if (value == "on") return true;
-  if (value == "off") return false;
-  throw UsageError(std::string(option) + " must be on or off, not '" + value + "'");
-}
-
-// One --shift-* option, the value it sets and the range a given value must be in.
-struct ShiftOption {
-  CLI::Option* option;
-  const double* value;
-  const char* range;
-};
-
-// The registered options whose presence (not only value) the validation needs.
-struct SynthOptionHandles {
-  CLI::Option* gpus;
-  std::array<ShiftOption, 3> shifts;
-  CLI::Option* knobs = nullptr;
-};
-
-// Declares synth's options on `app`, in --help order, bound to `opt`.
-SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
+// Declares synth's options on `app`, in --help order, bound to `cli`.
+void add_synth_options(CLI::App& app, SynthCliOptions& cli) {
+  SynthCallOptions& opt = cli.call;
   app.add_option("--fabric", opt.fabric,
                  "fabric preset: h100-ib-a, h100-ib-b, h100-roce, gb200-mnnvl, gb200-ib")
       ->required();
@@ -70,8 +32,7 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
   app.add_option("--min-bytes", opt.min_bytes, "smallest size (powers of two from here)")
       ->capture_default_str();
   app.add_option("--max-bytes", opt.max_bytes, "largest size")->capture_default_str();
-  CLI::Option* gpus =
-      app.add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per host (default: the preset's)");
+  app.add_option("--gpus-per-node", opt.gpus_per_node, "GPUs per host (default: the preset's)");
   app.add_flag("--hipipe", opt.hipipe,
                "add the simulated HiPIPE/Simple arm to multi-dimension all-reduce contexts (docs/hipipe.md)");
   app.add_option("--observation", opt.observation,
@@ -84,22 +45,14 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
   app.add_option("--first-use", opt.first_use, "an algorithm's one-time first-use cost on or off")
       ->capture_default_str();
   app.add_option("--warmup", opt.warmup, "job and arm warm-up on or off")->capture_default_str();
-  // Each left out keeps the preset's (the value stays -1); given, it must be a real size or rate.
-  SynthOptionHandles handles{
-      gpus,
-      {{
-          {app.add_option("--shift-rate", opt.shift_rate, "level shifts per call (default: the preset's)"),
-           &opt.shift_rate, "[0, 0.5)"},
-          {app.add_option("--shift-size", opt.shift_size,
-                          "half-width of the level all arms share, e.g. 0.2 (default: the preset's)"),
-           &opt.shift_size, "[0, 0.9)"},
-          {app.add_option(
-               "--shift-arm-size", opt.shift_arm_size,
-               "half-width of each arm's own part of its level, which can change the best arm (default: "
-               "the preset's)"),
-           &opt.shift_arm_size, "[0, 0.9)"},
-      }}};
-  handles.knobs = app.add_option(
+  // Each left out keeps the preset's; given, it must be a real size or rate.
+  app.add_option("--shift-rate", opt.shift_rate, "level shifts per call (default: the preset's)");
+  app.add_option("--shift-size", opt.shift_size,
+                 "half-width of the level all arms share, e.g. 0.2 (default: the preset's)");
+  app.add_option("--shift-arm-size", opt.shift_arm_size,
+                 "half-width of each arm's own part of its level, which can change the best arm (default: "
+                 "the preset's)");
+  app.add_option(
       "--knobs", opt.knobs,
       "cross each algorithm and protocol with channel and chunk values, e.g. "
       "'channels=0,8,16;chunk=0,64K,1M' (chunk.LL=, chunk.LL128=, chunk.Simple= for one protocol), or "
@@ -117,97 +70,18 @@ SynthOptionHandles add_synth_options(CLI::App& app, SynthCliOptions& opt) {
                  "strength of --deviations structured: 0 none, 1 the preset's, in [0, 4]; errors scale with "
                  "it, factors are raised to its power (docs/simulator.md \"Deviation strength\")")
       ->capture_default_str();
-  app.add_flag("--json", opt.json, "print one JSON document on stdout");
-  return handles;
-}
-
-// Usage errors of the options given with an out-of-range value.
-void check_synth_options(const SynthCliOptions& opt, const SynthOptionHandles& handles) {
-  for (const auto& shift : handles.shifts)
-    if (shift.option->count() > 0 && !(*shift.value >= 0.0))
-      throw UsageError(shift.option->get_name() + " must be in " + shift.range);
-  // 0 means "the preset's" only when the option is left out; given, it must be a real count.
-  if (handles.gpus->count() > 0 && opt.gpus_per_node < 1)
-    throw UsageError("--gpus-per-node " + std::to_string(opt.gpus_per_node) +
-                     ": must be at least 1 (leave it out for the preset's)");
-}
-
-// The simulator's options from the command line's.
-sim::SynthOptions synth_options_from(const SynthCliOptions& opt) {
-  sim::SynthOptions o;
-  o.seed = opt.seed;
-  if (!opt.nodes.empty()) o.nodes = parse_node_list(opt.nodes, "--nodes");
-  if (!opt.collectives.empty()) o.collectives = parse_collective_list(opt.collectives, "--collectives");
-  o.samples = opt.samples;
-  o.min_bytes = opt.min_bytes;
-  o.max_bytes = opt.max_bytes;
-  o.gpus_per_node = opt.gpus_per_node;
-  o.hipipe = opt.hipipe;
-  o.observation = on_off(opt.observation, "--observation");
-  o.drift = on_off(opt.drift, "--drift");
-  o.first_use = on_off(opt.first_use, "--first-use");
-  o.warmup = on_off(opt.warmup, "--warmup");
-  o.noise_scale = opt.noise_scale;
-  o.shift_rate = opt.shift_rate;
-  o.shift_size = opt.shift_size;
-  o.shift_arm_size = opt.shift_arm_size;
-  o.deviations = sim::parse_deviation_model(opt.deviations);
-  o.independent_sigma = opt.independent_sigma;
-  o.adversarial_gain = opt.adversarial_gain;
-  o.deviation_scale = opt.deviation_scale;
-  return o;
-}
-
-// The --knobs value: the spec itself, or @FILE whose lines are its items ('#' starts a comment).
-std::string knob_spec_text(const std::string& value) {
-  if (value.empty()) throw UsageError("--knobs: empty (give a spec such as channels=0,8;chunk=0,64K)");
-  if (value[0] != '@') return value;
-  const std::string path = value.substr(1);
-  std::string text, joined;
-  try {
-    text = read_input_file(path, kMaxConfigBytes);
-  } catch (const InputError& e) {
-    throw UsageError(std::string("--knobs: ") + e.what());
-  }
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    line = line.substr(0, line.find('#'));
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
-    if (!line.empty()) joined += (joined.empty() ? "" : ";") + line;
-  }
-  if (joined.empty()) throw UsageError("--knobs " + value + ": the file holds no knob values");
-  return joined;
-}
-
-// Synthesizes the sweep, writes it and reports what was written.
-int run_synth(const SynthCliOptions& opt, bool knobs) {
-  const sim::FabricPreset f = sim::load_fabric(opt.fabric);
-  const sim::SynthOptions o = synth_options_from(opt);
-  const Sweep sweep =
-      knobs ? sim::synthesize_knobs(f, o, parse_knob_spec(knob_spec_text(opt.knobs))) : sim::synthesize(f, o);
-  write_sweep_csv(sweep, opt.out);
-  command_err() << "synth: " << f.name << " seed " << o.seed << ": " << sweep.num_contexts() << " contexts x "
-                << sweep.samples() << " samples -> " << opt.out << "\n";
-  if (opt.json)
-    command_out() << nlohmann::json{{"fabric", f.name},
-                                    {"seed", o.seed},
-                                    {"contexts", sweep.num_contexts()},
-                                    {"samples", sweep.samples()},
-                                    {"observation", o.observation},
-                                    {"knob_arms", !sweep.slot_shaped()},
-                                    {"out", opt.out}}
-                         .dump(2)
-                  << "\n";
-  return 0;
+  app.add_flag("--json", cli.json, "print one JSON document on stdout");
 }
 
 Action setup(CLI::App& app) {
   auto opt = std::make_shared<SynthCliOptions>();
-  const SynthOptionHandles handles = add_synth_options(app, *opt);
-  return [opt, handles] {
-    check_synth_options(*opt, handles);
-    return run_synth(*opt, handles.knobs->count() > 0);
+  add_synth_options(app, *opt);
+  return [opt] {
+    const SynthCallResult r = synth_call(opt->call);
+    command_err() << "synth: " << r.fabric << " seed " << r.seed << ": " << r.sweep.num_contexts()
+                  << " contexts x " << r.sweep.samples() << " samples -> " << r.out << "\n";
+    if (opt->json) command_out() << synth_document(r).dump(2) << "\n";
+    return 0;
   };
 }
 

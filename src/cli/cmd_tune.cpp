@@ -12,6 +12,7 @@
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
 #include "cli/scale_cli.hpp"
+#include "cli/tune_call.hpp"
 #include "cli/tune_report.hpp"
 #include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/core/context_filter.hpp"
@@ -27,17 +28,9 @@
 namespace ncclbot::cli {
 namespace tune_command {
 
+// The command's options: the library call's (cli/tune_call.hpp) and the split forms'.
 struct TuneOptions {
-  std::string sweep_path;
-  std::vector<std::string> policies;
-  std::string tune_nodes = "4,8", score_nodes = "16,32", collectives;
-  std::string objective = "mean";
-  int seeds = 1;
-  uint64_t seed = 0;
-  int horizon = 0;
-  FeedbackOptions feedback;  // --delay, --window, --as-deployed
-  int threads = 0;
-  std::string backend = "cpu";
+  TuneCallOptions call;
   std::string phase, shard, choice_path, out_path;
   double rank_timeout = 0;
   bool json = false;
@@ -46,7 +39,7 @@ struct TuneOptions {
 // One slice of one phase of a tune split over separate processes, written as a partial.
 int run_tune_shard(const TuneOptions& opt, const TuneRequest& req, const TuneReport& report) {
   const ShardSpec shard = parse_shard(opt.shard);
-  const std::string digest = sweep_digest(opt.sweep_path);
+  const std::string digest = sweep_digest(opt.call.sweep_path);
   const nlohmann::json setup =
       tune_setup_json(req, report.tune_nodes, report.score_nodes, report.as_deployed);
   const TuneShardPartial part = replay_tune_shard(req, opt.phase, shard, digest, setup, opt.choice_path);
@@ -71,49 +64,26 @@ void check_shard_options(const TuneOptions& opt) {
 
 // Declares tune's options on `app`, in --help order, bound to `opt`.
 void add_tune_options(CLI::App& app, TuneOptions& opt) {
-  app.add_option("--sweep", opt.sweep_path, "sweep CSV")->required();
-  app.add_option("--policy", opt.policies, "policy grid, e.g. ucb1:c=0.05|0.1|0.2,n0=0|4|16 (repeatable)")
+  TuneCallOptions& call = opt.call;
+  app.add_option("--sweep", call.sweep_path, "sweep CSV")->required();
+  app.add_option("--policy", call.policies, "policy grid, e.g. ucb1:c=0.05|0.1|0.2,n0=0|4|16 (repeatable)")
       ->required();
-  app.add_option("--tune-nodes", opt.tune_nodes, "node counts of the tune contexts (default 4,8)");
-  app.add_option("--score-nodes", opt.score_nodes, "node counts of the score contexts (default 16,32)");
-  app.add_option("--collectives", opt.collectives, "only these collectives");
-  app.add_option("--objective", opt.objective, "mean, p99 or above_10pct of the online loss (default mean)");
-  app.add_option("--seeds", opt.seeds, "replays per context and config")->required();
-  app.add_option("--seed", opt.seed, "first seed (default 0)");
-  app.add_option("--horizon", opt.horizon, "steps per replay (T)")->required();
-  opt.feedback.add_to(app);
-  app.add_option("--threads", opt.threads, "worker threads (0 or left out: all cores)");
-  app.add_option("--backend", opt.backend, "cpu, cuda or auto (default cpu)");
+  app.add_option("--tune-nodes", call.tune_nodes, "node counts of the tune contexts (default 4,8)");
+  app.add_option("--score-nodes", call.score_nodes, "node counts of the score contexts (default 16,32)");
+  app.add_option("--collectives", call.collectives, "only these collectives");
+  app.add_option("--objective", call.objective, "mean, p99 or above_10pct of the online loss (default mean)");
+  app.add_option("--seeds", call.seeds, "replays per context and config")->required();
+  app.add_option("--seed", call.seed, "first seed (default 0)");
+  app.add_option("--horizon", call.horizon, "steps per replay (T)")->required();
+  call.feedback.add_to(app);
+  app.add_option("--threads", call.threads, "worker threads (0 or left out: all cores)");
+  app.add_option("--backend", call.backend, "cpu, cuda or auto (default cpu)");
   app.add_option("--phase", opt.phase, "with --shard: tune (grid points on the tune contexts) or score");
   app.add_option("--shard", opt.shard, "with --phase: run only slice I of N (0-based) and write a partial");
   app.add_option("--choice", opt.choice_path, "with --phase score: the choice `ncclbot merge` wrote");
   app.add_option("--out", opt.out_path, "with --shard: the partial result file for `ncclbot merge`");
   add_rank_timeout_option(app, opt.rank_timeout);
   app.add_flag("--json", opt.json, "print one JSON document on stdout");
-}
-
-// The contexts of the two phases, as --tune-nodes, --score-nodes and --collectives select them.
-struct TuneFilters {
-  ContextFilter tune, score;
-};
-
-// Checks the options and parses everything that needs no sweep into `req` (backend, objective) and
-// the filters it returns, so that usage errors come before the sweep is read.
-TuneFilters check_tune_options(const TuneOptions& opt, TuneRequest& req) {
-  check_shard_options(opt);
-  req.backend = resolve_replay_backend(parse_replay_backend(opt.backend), command_err());
-  req.objective = parse_tune_objective(opt.objective);
-  TuneFilters filters;
-  filters.tune.nodes = parse_node_list(opt.tune_nodes, "--tune-nodes");
-  filters.score.nodes = parse_node_list(opt.score_nodes, "--score-nodes");
-  if (!opt.collectives.empty())
-    filters.tune.collectives = filters.score.collectives =
-        parse_collective_list(opt.collectives, "--collectives");
-  for (const auto& g : opt.policies) parse_policy_grid(g);  // usage errors before reading the sweep
-  if (opt.threads < 0) throw UsageError("--threads must be positive");
-  check_replay_size(opt.seeds, opt.horizon);
-  if (!opt.out_path.empty()) check_output_not_input(opt.out_path, {opt.sweep_path, opt.choice_path}, "--out");
-  return filters;
 }
 
 // The MPI ranks the tune is split over (null for one process), with --rank-timeout applied.
@@ -126,64 +96,29 @@ ProcessGroup* tune_process_group(const TuneOptions& opt) {
   return group;
 }
 
-// Fills in the rest of the request: the sweep's contexts of each phase, the replay sizes, the
-// feedback protocol and the threads.
-void fill_tune_request(TuneRequest& req, const TuneOptions& opt, const Sweep& sweep,
-                       const TuneFilters& filters, const ProcessGroup* group) {
-  req.sweep = &sweep;
-  req.grids = opt.policies;
-  req.tune_contexts = filters.tune.select(sweep);
-  req.score_contexts = filters.score.select(sweep);
-  req.seeds = opt.seeds;
-  req.seed_base = opt.seed;
-  req.horizon = opt.horizon;
-  opt.feedback.apply_to(req);
-  req.charge_call_costs = opt.feedback.deployment().has_value();
-  req.observation = opt.feedback.observation_charge();
-  // Ranks on one node share its cores unless told otherwise.
-  req.threads = replay_threads(opt.threads, group ? group->local_size() : 1);
-}
-
-// The report's setup fields, from the options and the filled request.
-TuneReport tune_report_setup(const TuneOptions& opt, const TuneRequest& req) {
-  TuneReport report;
-  report.backend = std::string(replay_backend_name(req.backend));
-  report.objective = std::string(tune_objective_name(req.objective));
-  report.tune_nodes = opt.tune_nodes;
-  report.score_nodes = opt.score_nodes;
-  report.tune_contexts = req.tune_contexts.size();
-  report.score_contexts = req.score_contexts.size();
-  set_replay_setup(report, req, opt.feedback.as_deployed);
-  if (req.charge_call_costs)
-    for (const auto& g : opt.policies) report.call_cost_us.push_back(deployed_call_cost_us(g));
-  if (req.observation) report.observation = describe_observation_charge(*req.observation);
-  return report;
-}
-
-// Both phases in this process, or split across the ranks of `group`; rank 0 prints the report.
-int run_tune_phases(const TuneOptions& opt, TuneRequest& req, const TuneReport& report, ProcessGroup* group) {
-  if (group) req.engine = tune_engine_on_ranks(*group, sweep_digest(opt.sweep_path), req.backend);
-  size_t units = req.score_contexts.size() * opt.policies.size();
-  for (const auto& g : opt.policies) units += parse_policy_grid(g).size() * req.tune_contexts.size();
-  ProgressLine progress("tune", units, !group || group->rank() == 0);
-  req.progress = &progress;
-  const auto tuned = tune_and_score(req);
-  progress.finish();
-  if (group && group->rank() != 0) return 0;
-  print_tune_report(report, tuned, opt.json);
-  return 0;
-}
-
-// The command's work once the options are parsed: one shard of one phase, or the whole tune.
+// The command's work once the options are parsed: the library call, one shard of one phase, or the
+// whole tune split across MPI ranks (rank 0 prints the report).
 int run_tune_command(const TuneOptions& opt) {
-  TuneRequest req;
-  const TuneFilters filters = check_tune_options(opt, req);
+  check_shard_options(opt);
   ProcessGroup* group = tune_process_group(opt);
-  const Sweep sweep = read_sweep_csv(opt.sweep_path);
-  fill_tune_request(req, opt, sweep, filters, group);
-  const TuneReport report = tune_report_setup(opt, req);
+  if (opt.shard.empty() && !group) {
+    const TuneCallResult r = tune_call(opt.call);
+    print_tune_report(r.report, r.tuned, opt.json);
+    return 0;
+  }
+  TuneRequest req;
+  const TuneFilters filters = check_tune_call(opt.call, req);
+  if (!opt.out_path.empty())
+    check_output_not_input(opt.out_path, {opt.call.sweep_path, opt.choice_path}, "--out");
+  const Sweep sweep = read_sweep_csv(opt.call.sweep_path);
+  // Ranks on one node share its cores unless told otherwise.
+  fill_tune_request(req, opt.call, sweep, filters, group ? group->local_size() : 1);
+  const TuneReport report = tune_report_setup(opt.call, req);
   if (!opt.shard.empty()) return run_tune_shard(opt, req, report);
-  return run_tune_phases(opt, req, report, group);
+  req.engine = tune_engine_on_ranks(*group, sweep_digest(opt.call.sweep_path), req.backend);
+  const auto tuned = run_tune_phases(req, group->rank() == 0);
+  if (group->rank() == 0) print_tune_report(report, tuned, opt.json);
+  return 0;
 }
 
 Action setup(CLI::App& app) {

@@ -9,6 +9,7 @@
 
 #include "cli/as_deployed.hpp"
 #include "cli/replay_report.hpp"
+#include "cli/replay_run_options.hpp"
 #include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/replay/backend.hpp"
 #include "ncclbot/replay/cpu_engine.hpp"
@@ -16,15 +17,7 @@
 
 namespace ncclbot::cli {
 
-struct ReplayCallOptions {
-  std::string sweep_path;
-  std::vector<std::string> policies;  // specs; grids expand to every point
-  int seeds = 1;
-  uint64_t seed = 0;
-  int horizon = 0;
-  FeedbackOptions feedback;  // delay, window, policy start, --as-deployed and its charges
-  int threads = 0;           // 0: all cores
-  std::string backend = "cpu";
+struct ReplayCallOptions : ReplayRunOptions {
   std::string nodes, collectives;  // as the command line gives them: "16,32", "allreduce,allgather"
   std::string raw_path;            // one CSV row per replay, or none
   std::optional<double> budget;    // check every replay against 1 + budget times NCCL's default

@@ -9,7 +9,7 @@
 
 namespace ncclbot::cli {
 
-void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>& tuned, bool json) {
+nlohmann::json tune_document(const TuneReport& report, const std::vector<TunedPolicy>& tuned) {
   nlohmann::json out;
   add_replay_setup_json(out, report);
   out["objective"] = report.objective;
@@ -30,6 +30,10 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
     const size_t g = out["policies"].size() - 1;
     if (g < report.call_cost_us.size()) out["policies"].back()["call_cost_us"] = report.call_cost_us[g];
   }
+  return out;
+}
+
+void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>& tuned, bool json) {
   std::ostream& human = json ? command_err() : command_out();
   human << "tuned on " << report.tune_contexts << " contexts (nodes " << report.tune_nodes << "), scored on "
         << report.score_contexts << " (nodes " << report.score_nodes << "), " << report.seeds
@@ -41,7 +45,7 @@ void print_tune_report(const TuneReport& report, const std::vector<TunedPolicy>&
           << tp.score_online.summary.mean * 100 << "% (sd over seeds " << tp.score_online.mean.sd * 100
           << ")  p99 " << tp.score_online.summary.p99 * 100
           << "%  >10%: " << tp.score_online.summary.above_10pct << "\n";
-  if (json) command_out() << out.dump(2) << "\n";
+  if (json) command_out() << tune_document(report, tuned).dump(2) << "\n";
 }
 
 }  // namespace ncclbot::cli

@@ -309,6 +309,7 @@ RunSummary run_study(const std::string& study_path, const RunOptions& options) {
     spec.backend = options.backend;
   }
   if (options.out_dir.empty()) throw UsageError("--out DIR is required");
+  if (options.threads < 0 || options.threads > 4096) throw UsageError("--threads must be in [0, 4096]");
   const fs::path out = options.out_dir;
   std::vector<StudyInput> inputs = {{spec.path, 0}};
   for (const auto& sw : spec.sweeps)
