@@ -15,8 +15,6 @@
 // (the follower counts summed over the followers, the longest wait the longest of any; 0 in local mode).
 // Usage: plugin_feedback_delay PLUGIN.so [calls] [ranks]
 #include <pthread.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdarg>
@@ -31,6 +29,7 @@
 #include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
+#include "plugin_bench/rank_processes.hpp"
 
 namespace {
 
@@ -113,38 +112,12 @@ double latency_of(int slot, uint64_t call) {
 // Runs one case; the leader's "feedback delay of N policy decisions: median M, p90 P, max X" line and
 // each follower's "follower waited for N of M decisions (longest X ms)" line.
 std::string run_case(const char* so, const Case& c, uint64_t calls) {
-  auto* barrier = static_cast<pthread_barrier_t*>(
-      mmap(nullptr, sizeof(pthread_barrier_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  pthread_barrierattr_t attr;
-  pthread_barrierattr_init(&attr);
-  pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-  pthread_barrier_init(barrier, &attr, unsigned(c.ranks));
-  int fds[2];
-  if (pipe(fds) != 0) return "";
   const int port = ncclbot::plugin::free_loopback_port();
-  std::vector<pid_t> pids;
-  for (int r = 0; r < c.ranks; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      rank_main(so, c, r, port, calls, barrier, fds[1]);
-    }
-    pids.push_back(pid);
-  }
-  close(fds[1]);
-  std::string line;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) line.append(buf, size_t(n));
-  close(fds[0]);
-  bool ok = true;
-  for (pid_t pid : pids) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
-  pthread_barrier_destroy(barrier);
-  munmap(barrier, sizeof(pthread_barrier_t));
-  return ok ? line : "";
+  return ncclbot::bench::run_rank_processes(c.ranks,
+                                            [&](int rank, pthread_barrier_t* barrier, int out) {
+                                              rank_main(so, c, rank, port, calls, barrier, out);
+                                            })
+      .value_or("");
 }
 
 }  // namespace

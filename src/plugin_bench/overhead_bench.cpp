@@ -19,10 +19,15 @@
 // and with --write-costs FILE writes the per-call costs that scoring "as deployed" charges
 // (data/plugin_call_costs.csv, which the library compiles in; deployed/deployed_cost.hpp; slot mode
 // only).
+// With --leader RANKS, every live policy also paced, in local mode and in leader mode side by side
+// (plugin_bench/leader_overhead.hpp: RANKS processes on loopback, each call timed alone and followed
+// by a pause of --pause-us, default 20, at most 5,000 calls per repetition), one row per role ("role":
+// "local", "leader" for rank 0, "follower" for the costliest follower); scoring as deployed does not
+// charge them, so --write-costs refuses --leader.
 // With --only NAME only the cases of policy NAME (its registry name, e.g. osub) are timed, for a
 // profiler's run.
 // Usage: plugin_overhead_bench PLUGIN.so [calls_per_repetition] [repetitions] [--knobs LISTS]
-//        [--write-costs FILE] [--only NAME]
+//        [--leader RANKS [--pause-us US]] [--write-costs FILE] [--only NAME]
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +40,7 @@
 #include <iomanip>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ncclbot/bench/harness.hpp"
@@ -48,6 +54,7 @@
 #include "plugin/knob_choice.hpp"
 #include "plugin/loaded_tuner.hpp"
 #include "plugin_bench/allocation_counter.hpp"
+#include "plugin_bench/leader_overhead.hpp"
 
 namespace {
 
@@ -66,6 +73,9 @@ Table nccl_like_table() {
 }
 
 volatile float sink;
+
+// The paced cases' calls per repetition at most: each call is followed by a pause.
+constexpr long kMaxLeaderCalls = 5000;
 
 struct Case {
   std::string mode;
@@ -316,6 +326,32 @@ std::string results_json(const std::vector<CaseResult>& results, long calls, int
   return json + "]}";
 }
 
+// A policy measured in local and leader mode the same way (plugin_bench/leader_overhead.hpp).
+struct PacedCases {
+  ncclbot::bench::LeaderCaseResult local, leader;
+};
+
+// The paced rows: per policy its local process, then leader mode's leader and costliest follower.
+std::string paced_rows_json(const std::vector<PacedCases>& cases, long calls, int reps) {
+  std::string json;
+  for (const PacedCases& c : cases)
+    for (const auto& [mode, role, ranks, cost] :
+         {std::tuple{"local", "local", 1, c.local.leader},
+          std::tuple{"leader", "leader", c.leader.ranks, c.leader.leader},
+          std::tuple{"leader", "follower", c.leader.ranks, c.leader.follower}}) {
+      char line[1024];
+      std::snprintf(
+          line, sizeof line,
+          ", {\"mode\": \"%s\", \"role\": \"%s\", \"ranks\": %d, \"policy\": \"%s\", "
+          "\"feedback\": true, \"timed\": \"getCollInfo, paced\", \"calls\": %ld, \"repetitions\": %d, "
+          "\"ns_per_call_median\": %.1f, \"ns_per_call_min\": %.1f, \"allocations_per_call\": %.4f}",
+          mode, role, ranks, c.local.policy.c_str(), calls, reps, cost.median_ns, cost.min_ns,
+          cost.allocations_per_call);
+      json += line;
+    }
+  return json;
+}
+
 // The processor's name, for the costs file's provenance line.
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -360,9 +396,14 @@ void write_costs(const std::string& path, const std::vector<CaseResult>& results
 int main(int argc, char** argv) {
   std::vector<std::string> positional;
   std::string costs_path, knobs, only;
+  int leader_ranks = 0, pause_us = 20;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--write-costs") == 0 && i + 1 < argc)
       costs_path = argv[++i];
+    else if (std::strcmp(argv[i], "--leader") == 0 && i + 1 < argc)
+      leader_ranks = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--pause-us") == 0 && i + 1 < argc)
+      pause_us = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--knobs") == 0 && i + 1 < argc)
       knobs = argv[++i];
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -371,14 +412,18 @@ int main(int argc, char** argv) {
       positional.push_back(argv[i]);
   }
   if (positional.empty() || positional.size() > 3) {
-    std::fprintf(
-        stderr,
-        "usage: %s PLUGIN.so [calls] [repetitions] [--knobs LISTS] [--write-costs FILE] [--only NAME]\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s PLUGIN.so [calls] [repetitions] [--knobs LISTS] [--leader RANKS [--pause-us US]] "
+                 "[--write-costs FILE] [--only NAME]\n",
+                 argv[0]);
     return 2;
   }
   if (!only.empty() && !costs_path.empty()) {
     std::fprintf(stderr, "plugin_overhead_bench: --write-costs needs every case; drop --only\n");
+    return 2;
+  }
+  if (leader_ranks != 0 && !costs_path.empty()) {  // the paced rows are not what scoring charges
+    std::fprintf(stderr, "plugin_overhead_bench: --write-costs writes local mode's costs; drop --leader\n");
     return 2;
   }
   const long calls = positional.size() > 1 ? std::atol(positional[1].c_str()) : 1000000;
@@ -386,6 +431,30 @@ int main(int argc, char** argv) {
   if (calls < 1 || reps < 1) {
     std::fprintf(stderr, "plugin_overhead_bench: calls and repetitions must be positive integers\n");
     return 2;
+  }
+  // Leader mode first: its rank processes fork before this process loads the plugin.
+  std::vector<PacedCases> leader;
+  const long leader_calls = std::min(calls, kMaxLeaderCalls);
+  if (leader_ranks != 0) {
+    if (leader_ranks < 2 || leader_ranks > 64 || pause_us < 0 || pause_us > 1000000) {
+      std::fprintf(stderr, "plugin_overhead_bench: --leader takes 2 to 64 ranks, --pause-us 0 to 10^6\n");
+      return 2;
+    }
+    for (ncclbot::PolicyKind kind : ncclbot::live_policies()) {
+      const std::string spec = ncclbot::default_policy_spec(kind);
+      if (kind == ncclbot::PolicyKind::kAuto || (!only.empty() && spec.substr(0, spec.find(':')) != only))
+        continue;
+      PacedCases c{
+          ncclbot::bench::time_leader_case(positional[0], spec, 1, leader_calls, reps, pause_us),
+          ncclbot::bench::time_leader_case(positional[0], spec, leader_ranks, leader_calls, reps, pause_us)};
+      for (const auto* r : {&c.local, &c.leader})
+        if (!r->error.empty()) {
+          std::fprintf(stderr, "plugin_overhead_bench: %s mode, %s: %s\n", r->ranks > 1 ? "leader" : "local",
+                       spec.c_str(), r->error.c_str());
+          return 1;
+        }
+      leader.push_back(c);
+    }
   }
   const ncclbot::plugin::LoadedTuner loaded = ncclbot::plugin::load_tuner(positional[0].c_str());
   if (!loaded.ok()) {
@@ -433,7 +502,9 @@ int main(int argc, char** argv) {
     if (!cases[k].knobs.empty()) results.back().arms = knob_arms;
   }
   unlink(table_path.c_str());
-  std::printf("%s\n", results_json(results, calls, reps, baseline).c_str());
+  std::string json = results_json(results, calls, reps, baseline);
+  json.insert(json.size() - 2, paced_rows_json(leader, leader_calls, reps));  // before the closing "]}"
+  std::printf("%s\n", json.c_str());
   if (!costs_path.empty()) {
     try {
       write_costs(costs_path, results, positional[0], calls, reps);

@@ -170,4 +170,39 @@ TEST(DeployedCost, TheOverheadBenchTimesOnePolicyWhenAsked) {
   EXPECT_EQ(WEXITSTATUS(std::system((bench + "--only osub --write-costs /dev/null >/dev/null 2>&1").c_str())),
             2);
 }
+
+// --leader RANKS adds, per live policy, a paced local row and leader mode's two roles measured the
+// same way (plugin_bench/leader_overhead.hpp): rank 0 and the costliest follower, each in its own
+// process. A follower's decision allocates nothing; the leader's memo takes one block every 512
+// decisions, so at most one allocation over the 200 counted calls. Their times are the benchmark's
+// to report, not this test's. --leader beside --write-costs (which charges local mode only), or a
+// rank count outside 2..64, exits 2.
+TEST(DeployedCost, TheOverheadBenchMeasuresLeaderAndFollowerApart) {
+  const std::string bench = std::string(NCCLBOT_OVERHEAD_BENCH) + " " + NCCLBOT_TUNER_PLUGIN + " 200 1 ";
+  const std::string out_path = testing::TempDir() + "ncclbot_overhead_leader.json";
+  const std::string cmd = bench + "--leader 2 --pause-us 0 --only ucb1 >" + out_path;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(out_path);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto row = [&](const std::string& role) {
+    const size_t at = json.find("\"role\": \"" + role + "\"");
+    EXPECT_NE(at, std::string::npos) << role << ": " << json;
+    return at == std::string::npos ? std::string() : json.substr(at, json.find('}', at) - at);
+  };
+  const auto allocations = [](const std::string& r) {
+    const size_t at = r.find("\"allocations_per_call\": ");
+    return at == std::string::npos ? -1.0 : std::stod(r.substr(at + 24));
+  };
+  const std::string local = row("local"), leader = row("leader"), follower = row("follower");
+  EXPECT_NE(leader.find("\"ranks\": 2"), std::string::npos) << leader;
+  EXPECT_NE(follower.find("\"policy\": \"ucb1:"), std::string::npos) << follower;
+  EXPECT_EQ(allocations(local), 0.0) << local;
+  EXPECT_EQ(allocations(follower), 0.0) << follower;
+  EXPECT_GE(allocations(leader), 0.0) << leader;
+  EXPECT_LE(allocations(leader), 1.0 / 200) << leader;
+  std::remove(out_path.c_str());
+  EXPECT_EQ(WEXITSTATUS(std::system((bench + "--leader 2 --write-costs /dev/null >/dev/null 2>&1").c_str())),
+            2);
+  EXPECT_EQ(WEXITSTATUS(std::system((bench + "--leader 1 >/dev/null 2>&1").c_str())), 2);
+}
 #endif
