@@ -12,7 +12,8 @@ first benchmark (other work on the machine slows every row), because every numbe
               512 (knob arms) for UCB1 and OSUB
   statistics  `scripts/bench_stats.py --threads 1` (ncclbot against SciPy on the same inputs)
   plugin      `plugin_overhead_bench` (thread CPU time per getCollInfo, every live policy, and its heap
-              allocations per call), over 8 slots and over 512 knob arms
+              allocations per call), over 8 slots and over 512 knob arms; and in leader mode (2 rank
+              processes, each call timed alone: the leader's and the costliest follower's cost)
   feedback    `plugin_feedback_delay` at 4, 8 and 64 ranks (leader mode, nothing in flight)
   synth       `ncclbot synth --fabric h100-ib-a`, wall time of the whole process (median)
   GPU         `ncclbot bench --backend cuda`, where `nvidia-smi -L` lists a GPU; otherwise the
@@ -165,6 +166,26 @@ def plugin_row(doc, knobs=False):
             f"{slowest}); {allocations:g} heap allocations per call", *judged(parts))
 
 
+def leader_row(doc):
+    """Leader mode over 8 slots, every call timed alone back to back (`--leader 2 --pause-us 0`): rank
+    0's and the costliest follower's cost per call for every live policy, and their heap allocations per
+    call. Goals: the 8-slot row's, on each role."""
+    parts, texts = [], []
+    for role in ("leader", "follower"):
+        rows = [r for r in doc["results"] if r.get("role") == role]
+        ucb1 = [r["ns_per_call_median"] for r in rows if r["policy"].startswith("ucb1")]
+        if not rows or not ucb1:
+            raise BenchError(f"plugin_overhead_bench --leader printed no UCB1 {role} row")
+        per_call = [r["ns_per_call_median"] for r in rows]
+        allocations = max(r.get("allocations_per_call", 0.0) for r in rows)
+        texts.append(f"{role} {span(per_call, lambda v: f'{v:.0f}')} ns (UCB1 {ucb1[0]:.0f} ns), "
+                     f"{allocations:g} heap allocations per call")
+        parts += [(f"slowest live policy, {role}", max(per_call), 50.0, "max", ns),
+                  (f"heap allocations per call, {role}", allocations, 0.0, "max", lambda v: f"{v:g}")]
+    return ("plugin `getCollInfo` per call in leader mode, 2 ranks, 8 slots, each call timed alone "
+            "(`plugin_overhead_bench --leader 2 --pause-us 0`)", "; ".join(texts), *judged(parts))
+
+
 def feedback_row(docs):
     leader = [r for doc in docs for r in doc["results"] if r["case"] == "leader" and r["in_flight"] == 0]
     if len(leader) != len(docs):
@@ -258,6 +279,8 @@ def measure(build, quick):
                                          "200000" if quick else "1000000", str(reps)])))
         rows.append(plugin_row(run_json([programs["overhead"], plugin, "20000" if quick else "200000",
                                          "3" if quick else "5", "--knobs", PLUGIN_KNOBS]), knobs=True))
+        rows.append(leader_row(run_json([programs["overhead"], plugin, "5000", "3" if quick else "5",
+                                         "--leader", "2", "--pause-us", "0"])))
         rows.append(feedback_row([run_json([programs["delay"], plugin, "4096",
                                             str(r)]) for r in FEEDBACK_RANKS]))
         synth = [ncclbot, "synth", "--fabric", "h100-ib-a", "--out", os.path.join(tmp, "sweep.csv"), "--json"]

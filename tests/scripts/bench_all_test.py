@@ -74,6 +74,24 @@ class Rows(unittest.TestCase):
         ucb1["allocations_per_call"] = 0.5
         self.assertEqual(bench_all.plugin_row(doc, knobs=True)[3], "short: heap allocations per call 0.5")
 
+    def test_leader_row_judges_each_role_and_reads_only_the_role_rows(self):
+        def role(name, policy, ns, allocations):
+            return {"mode": "leader", "role": name, "policy": policy, "ns_per_call_median": ns,
+                    "allocations_per_call": allocations}
+        doc = {"results": [overhead("online", "ucb1:c=0.1,n0=1", True, 900.0),  # local mode: not this row's
+                           dict(role("local", "ucb1:c=0.1,n0=1", 40.0, 0.5), mode="local"),
+                           role("leader", "ucb1:c=0.1,n0=1", 45.0, 0.002), role("leader", "greedy:n0=1", 30.0, 0.0),
+                           role("follower", "ucb1:c=0.1,n0=1", 10000.0, 0.0),
+                           role("follower", "greedy:n0=1", 12000.0, 0.0)]}
+        what, result, goal, verdict = bench_all.leader_row(doc)
+        self.assertIn("leader mode, 2 ranks", what)
+        self.assertEqual(result, "leader 30–45 ns (UCB1 45 ns), 0.002 heap allocations per call; "
+                                 "follower 10000–12000 ns (UCB1 10000 ns), 0 heap allocations per call")
+        self.assertEqual(verdict, "short: heap allocations per call, leader 0.002, slowest live policy, follower "
+                                  "240.0× short")
+        with self.assertRaises(bench_all.BenchError):
+            bench_all.leader_row({"results": doc["results"][:4]})  # no follower row
+
     def test_replay_row_without_a_policy_is_an_error(self):
         with self.assertRaises(bench_all.BenchError):
             bench_all.replay_row({"results": [{"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 1.0}]})
@@ -201,7 +219,7 @@ class Readme(unittest.TestCase):
         labels = [line.split(" | ")[0][2:] for line in section[4:]]
         expected_starts = ["CPU replay, 12 arms", "CPU replay, 512 knob arms", "bootstrap",
                            "plugin `getCollInfo` per call, 8 slots", "plugin `getCollInfo` per call, 512 knob arms",
-                           "plugin feedback lag", "`ncclbot synth", "GPU replay"]
+                           "plugin `getCollInfo` per call in leader mode", "plugin feedback lag", "`ncclbot synth", "GPU replay"]
         self.assertEqual(len(labels), len(expected_starts), labels)
         for label, start in zip(labels, expected_starts):
             self.assertTrue(label.startswith(start), (label, start))
