@@ -29,7 +29,7 @@
 #include "plugin/loopback_port.hpp"
 #include "plugin/nccl_abi.hpp"
 #include "plugin/ncclbot_tuner.h"
-#include "plugin_bench/rank_processes.hpp"
+#include "plugin_bench/forked_ranks.hpp"
 
 namespace {
 

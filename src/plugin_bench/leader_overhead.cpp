@@ -16,7 +16,7 @@
 #include "plugin/loaded_tuner.hpp"
 #include "plugin/loopback_port.hpp"
 #include "plugin_bench/allocation_counter.hpp"
-#include "plugin_bench/rank_processes.hpp"
+#include "plugin_bench/forked_ranks.hpp"
 
 namespace ncclbot::bench {
 namespace {
