@@ -237,11 +237,24 @@ def first_gpu():
     return names[0] if done.returncode == 0 and names else None
 
 
+def cpu_text(cpuinfo):
+    """The first processor of /proc/cpuinfo as "MODEL (family F model M, SIMD)": a cloud VM's model name
+    ("AMD EPYC") can stand for hosts of different generations, whose speeds differ."""
+    first = cpuinfo.split("\n\n", 1)[0]
+    fields = {}
+    for line in first.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = fields.get("flags", "").split()
+    simd = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2")) if flag in flags), "no AVX2")
+    return f"{fields['model name']} (family {fields.get('cpu family', '?')} model {fields.get('model', '?')}, {simd})"
+
+
 def machine_line(gpu, load_before):
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+            cpu = cpu_text(f.read())
         with open("/proc/meminfo") as f:
             kib = int(next(line.split()[1] for line in f if line.startswith("MemTotal")))
         memory = f", {kib / 2**20:.0f} GiB"

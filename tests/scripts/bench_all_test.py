@@ -92,6 +92,14 @@ class Rows(unittest.TestCase):
         with self.assertRaises(bench_all.BenchError):
             bench_all.leader_row({"results": doc["results"][:4]})  # no follower row
 
+    def test_the_cpu_is_named_with_its_family_model_and_widest_simd(self):
+        info = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
+                "model name\t: AMD EPYC\nflags\t\t: fpu sse2 avx avx2 fma\n\nprocessor\t: 1\n"
+                "model name\t: other\nflags\t\t: avx512f\n")
+        self.assertEqual(bench_all.cpu_text(info), "AMD EPYC (family 25 model 1, AVX2)")
+        self.assertEqual(bench_all.cpu_text(info.replace("avx2 fma", "avx2 avx512f")),
+                         "AMD EPYC (family 25 model 1, AVX-512)")
+
     def test_replay_row_without_a_policy_is_an_error(self):
         with self.assertRaises(bench_all.BenchError):
             bench_all.replay_row({"results": [{"policy": "ucb1:c=0.1,n0=1", "steps_per_s": 1.0}]})
