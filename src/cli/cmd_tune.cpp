@@ -7,7 +7,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "base/progress_line.hpp"
 #include "cli/as_deployed.hpp"
 #include "cli/command.hpp"
 #include "cli/replay_common.hpp"
@@ -15,10 +14,7 @@
 #include "cli/tune_call.hpp"
 #include "cli/tune_report.hpp"
 #include "ncclbot/core/command_streams.hpp"
-#include "ncclbot/core/context_filter.hpp"
 #include "ncclbot/core/error.hpp"
-#include "ncclbot/core/parallel_for.hpp"
-#include "ncclbot/deployed/deployed_cost.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/io/sweep_csv.hpp"
 #include "ncclbot/scale/process_group.hpp"
