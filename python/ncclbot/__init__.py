@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 
 from . import _core, stats
-from ._api import export_table, ingest, inspect, model, ope, replay, replay_json, replay_raw, run, tune
+from ._api import (export_table, hipipe, ingest, inspect, merge, model, ope, plan, plan_status, replay, replay_json,
+                   replay_raw, run, telemetry, tune)
 from ._arguments import ArgumentError
 from ._command import InputError, NcclbotError, NcclbotWarning
 from ._command import run as _run_command
@@ -45,7 +46,7 @@ def fabrics() -> list[str]:
 
 __all__ = [
     "Sweep", "read_sweep", "synth", "replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run", "ope",
-    "export_table", "ingest",
+    "export_table", "ingest", "merge", "plan", "plan_status", "telemetry", "hipipe",
     "stats", "command", "data_dir", "examples_dir", "fabrics", "NcclbotError", "InputError", "ArgumentError",
     "NcclbotWarning", "__version__",
 ]

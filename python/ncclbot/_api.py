@@ -324,5 +324,89 @@ def ingest(
                     samples=samples, skip_unforced=skip_unforced, skip_failed=skip_failed, allow_missing=allow_missing)
 
 
+@kinds.checked(partials=kinds.paths, out=kinds.path)
+def merge(partials: Union[PathLike, Sequence[PathLike]], out: Optional[PathLike] = None) -> dict[str, Any]:
+    """`ncclbot merge`: the partial results of `replay --shard` or `tune --phase ... --shard` combined
+    into what the unsharded run gives (a tune phase's choice written to `out`). Returns the CLI's
+    JSON document, by the library's call."""
+    return run_call(_core.merge, _paths(partials), out=None if out is None else path_text(out))
+
+
+def _byte_size(function: str, name: str, value: Any) -> None:
+    if not (isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))):
+        raise kinds.ArgumentError(function, name, f"must be a size (an integer, or text such as '64K'), got {kinds.shown(value)}")
+
+
+def _size_text(value: Any) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+@kinds.checked(fabric=kinds.text, nodes=kinds.list_of(kinds.whole), out=kinds.path, collectives=kinds.list_of(kinds.text),
+               min_bytes=_byte_size, max_bytes=_byte_size, arms=kinds.list_of(kinds.text),
+               channels=kinds.list_of(kinds.whole), chunk_bytes=kinds.list_of(_byte_size), launcher=kinds.text,
+               nccl_version=kinds.text, gpus_per_node=kinds.whole, iters=kinds.whole, warmup=kinds.whole,
+               step_factor=kinds.whole, startup_s=kinds.real)
+def plan(
+    fabric: str, nodes: Sequence[int], out: PathLike, collectives: Optional[Sequence[str]] = None,
+    min_bytes: Optional[Union[int, str]] = None, max_bytes: Optional[Union[int, str]] = None,
+    arms: Optional[Sequence[str]] = None, channels: Optional[Sequence[int]] = None,
+    chunk_bytes: Optional[Sequence[Union[int, str]]] = None, launcher: Optional[str] = None,
+    nccl_version: Optional[str] = None, gpus_per_node: Optional[int] = None, iters: Optional[int] = None,
+    warmup: Optional[int] = None, step_factor: Optional[int] = None, startup_s: Optional[float] = None,
+) -> dict[str, Any]:
+    """`ncclbot plan`: a forced-arm nccl-tests campaign for a cluster written to `out` (campaign.toml,
+    run.sh, run.sbatch, sweep.sh where NCCL >= 2.31), with its runs, what was left out and why, and its
+    cost. Returns the CLI's JSON document, by the library's call."""
+    counts = [gpus_per_node, iters, warmup]
+    options = dict(collectives=_words(collectives), min_bytes=_size_text(min_bytes), max_bytes=_size_text(max_bytes),
+                   arms=_words(arms), channels=_words(channels), chunk_bytes=_words(chunk_bytes), launcher=launcher,
+                   nccl_version=nccl_version, gpus_per_node=gpus_per_node, iters=iters, warmup=warmup,
+                   step_factor=step_factor, startup_s=None if startup_s is None else float(startup_s))
+    if call_holds(counts, [step_factor]):
+        return run_call(_core.plan, fabric, _words(nodes), path_text(out), **options)
+    words = option_words(dict(fabric=fabric, nodes=nodes, out=path_text(out), **options))
+    return run_json(["plan"] + words)
+
+
+@kinds.checked(dir=kinds.path)
+def plan_status(dir: PathLike) -> dict[str, Any]:
+    """`ncclbot plan --status DIR`: each run (and sweep.sh launch) of a campaign folder as done, missing
+    or failed, by the library's call."""
+    return run_call(_core.plan_status, path_text(dir))
+
+
+@kinds.checked(logs=kinds.paths, out=kinds.path, resamples=kinds.whole, seed=kinds.whole, level=kinds.real,
+               block_length=kinds.text, threads=kinds.whole, backend=kinds.text, figures=kinds.flag, replace=kinds.flag)
+def telemetry(
+    logs: Union[PathLike, Sequence[PathLike]], out: PathLike, resamples: Optional[int] = None,
+    seed: Optional[int] = None, level: Optional[float] = None, block_length: Optional[str] = None,
+    threads: Optional[int] = None, backend: Optional[str] = None, figures: bool = True, replace: bool = False,
+) -> dict[str, Any]:
+    """`ncclbot telemetry`: a report of what the plugin did, from its decision logs, written to `out`.
+    Returns the paths `telemetry --json` prints, with telemetry.json's content under
+    "telemetry_document", by the library's call."""
+    options = dict(resamples=resamples, seed=seed, level=None if level is None else float(level),
+                   block_length=block_length, threads=threads, backend=backend)
+    if call_holds([resamples], [seed]) and (threads is None or 0 <= threads < 2**32):
+        return run_call(_core.telemetry, _paths(logs), path_text(out), figures=figures, replace=replace, **options)
+    words = option_words(dict(out=path_text(out), no_figures=not figures, replace=replace, **options))
+    return run_json(["telemetry"] + _paths(logs) + words)
+
+
+@kinds.checked(fabric=kinds.text, bytes=_byte_size, nodes=kinds.whole, gpus_per_node=kinds.whole, chunks=kinds.whole,
+               max_chunks=kinds.whole)
+def hipipe(
+    fabric: str, bytes: Union[int, str], nodes: Optional[int] = None, gpus_per_node: Optional[int] = None,
+    chunks: Optional[int] = None, max_chunks: Optional[int] = None,
+) -> dict[str, Any]:
+    """`ncclbot hipipe`: the HiPIPE model's schedulers compared on one fabric and all-reduce size per
+    rank (an integer, or text such as "64M"). Returns the CLI's JSON document, by the library's call."""
+    counts = [nodes, gpus_per_node, chunks, max_chunks]
+    options = dict(nodes=nodes, gpus_per_node=gpus_per_node, chunks=chunks, max_chunks=max_chunks)
+    if call_holds(counts):
+        return run_call(_core.hipipe, fabric, str(bytes), **options)
+    return run_json(["hipipe"] + option_words(dict(fabric=fabric, bytes=str(bytes), **options)))
+
+
 __all__ = ["replay", "replay_json", "replay_raw", "tune", "inspect", "model", "run", "ope", "export_table", "ingest",
-           "read_sweep"]
+           "merge", "plan", "plan_status", "telemetry", "hipipe", "read_sweep"]

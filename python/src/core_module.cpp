@@ -21,15 +21,19 @@
 #include "base/progress_line.hpp"
 #include "cli/dispatch.hpp"
 #include "cli/export_table_call.hpp"
+#include "cli/hipipe_call.hpp"
 #include "cli/ingest_call.hpp"
 #include "cli/inspect_call.hpp"
 #include "cli/json_input.hpp"
+#include "cli/merge_call.hpp"
 #include "cli/model_call.hpp"
 #include "cli/ope_call.hpp"
+#include "cli/plan_call.hpp"
 #include "cli/replay_call.hpp"
 #include "cli/run_call.hpp"
 #include "cli/stats_call.hpp"
 #include "cli/synth_call.hpp"
+#include "cli/telemetry_call.hpp"
 #include "cli/tune_call.hpp"
 #include "ncclbot/core/command_streams.hpp"
 #include "ncclbot/io/output_file.hpp"
@@ -269,6 +273,20 @@ CallOutcome run_study(const std::string& study, const std::string& out, std::opt
   return call_outcome([&] { return ncclbot::cli::run_document(ncclbot::study::run_study(study, o)); });
 }
 
+// The block-bootstrap settings `ope` and `telemetry` share, from their Python arguments (None: the
+// CLI's default).
+template <typename Options>
+void set_bootstrap_options(Options& o, std::optional<int> resamples, std::optional<uint64_t> seed,
+                           std::optional<double> level, const std::optional<std::string>& block_length,
+                           std::optional<unsigned> threads, const std::optional<std::string>& backend) {
+  if (resamples) o.resamples = *resamples;
+  if (seed) o.seed = *seed;
+  if (level) o.level = *level;
+  if (block_length) o.blocks.block_length = *block_length;
+  if (threads) o.blocks.threads = *threads;
+  if (backend) o.blocks.backend = *backend;
+}
+
 // `ope` as a library call (cli/ope_call.hpp): the document `ope --json` prints.
 CallOutcome ope(const std::vector<std::string>& logs, const std::vector<std::string>& policies,
                 std::optional<std::string> sweep, std::optional<int> resamples, std::optional<uint64_t> seed,
@@ -278,12 +296,7 @@ CallOutcome ope(const std::vector<std::string>& logs, const std::vector<std::str
   o.logs = logs;
   o.policies = policies;
   o.sweep_path = sweep.value_or("");
-  if (resamples) o.resamples = *resamples;
-  if (seed) o.seed = *seed;
-  if (level) o.level = *level;
-  if (block_length) o.blocks.block_length = *block_length;
-  if (threads) o.blocks.threads = *threads;
-  if (backend) o.blocks.backend = *backend;
+  set_bootstrap_options(o, resamples, seed, level, block_length, threads, backend);
   return call_outcome([&] { return ncclbot::cli::ope_document(ncclbot::cli::ope_call(o)); });
 }
 
@@ -319,6 +332,83 @@ CallOutcome ingest(const std::vector<std::string>& logs, std::optional<std::stri
   o.skip_failed = skip_failed;
   o.allow_missing = allow_missing;
   return call_outcome([&] { return ncclbot::cli::ingest_document(ncclbot::cli::ingest_call(o)); });
+}
+
+// `merge` as a library call (cli/merge_call.hpp): the document `merge --json` prints.
+CallOutcome merge(const std::vector<std::string>& partials, std::optional<std::string> out) {
+  return call_outcome([&] {
+    return ncclbot::cli::merge_document(ncclbot::cli::merge_call({partials, out.value_or("")}));
+  });
+}
+
+// `plan` as a library call (cli/plan_call.hpp): the document `plan --json` prints; the campaign is
+// written to `out`. Lists as the command line's comma-separated words.
+CallOutcome plan(const std::string& fabric, const std::vector<std::string>& nodes, const std::string& out,
+                 std::optional<std::vector<std::string>> collectives, std::optional<std::string> min_bytes,
+                 std::optional<std::string> max_bytes, std::optional<std::vector<std::string>> arms,
+                 std::optional<std::vector<std::string>> channels,
+                 std::optional<std::vector<std::string>> chunk_bytes, std::optional<std::string> launcher,
+                 std::optional<std::string> nccl_version, std::optional<int> gpus_per_node,
+                 std::optional<int> iters, std::optional<int> warmup, std::optional<uint64_t> step_factor,
+                 std::optional<double> startup_s) {
+  ncclbot::cli::PlanCallOptions o;
+  o.fabric = fabric;
+  o.nodes = comma_joined(nodes);
+  o.out = out;
+  if (collectives) o.collectives = comma_joined(*collectives);
+  if (min_bytes) o.min_bytes = *min_bytes;
+  if (max_bytes) o.max_bytes = *max_bytes;
+  if (arms) o.arms = comma_joined(*arms);
+  if (channels) o.channels = comma_joined(*channels);
+  if (chunk_bytes) o.chunk_bytes = comma_joined(*chunk_bytes);
+  if (launcher) o.launcher = *launcher;
+  if (nccl_version) o.nccl_version = *nccl_version;
+  o.gpus_per_node = gpus_per_node;
+  if (iters) o.iters = *iters;
+  if (warmup) o.warmup = *warmup;
+  if (step_factor) o.step_factor = *step_factor;
+  if (startup_s) o.startup_s = *startup_s;
+  return call_outcome([&] { return ncclbot::cli::plan_document(ncclbot::cli::plan_call(o)); });
+}
+
+// `plan --status DIR` as a library call: the document it prints with --json.
+CallOutcome plan_status(const std::string& dir) {
+  return call_outcome(
+      [&] { return ncclbot::cli::plan_status_document(ncclbot::cli::plan_status_call(dir)); });
+}
+
+// `telemetry` as a library call (cli/telemetry_call.hpp): the paths `telemetry --json` prints, and
+// telemetry.json's content under "telemetry_document".
+CallOutcome telemetry(const std::vector<std::string>& logs, const std::string& out,
+                      std::optional<int> resamples, std::optional<uint64_t> seed, std::optional<double> level,
+                      std::optional<std::string> block_length, std::optional<unsigned> threads,
+                      std::optional<std::string> backend, bool figures, bool replace) {
+  ncclbot::cli::TelemetryCallOptions o;
+  o.logs = logs;
+  o.out = out;
+  set_bootstrap_options(o, resamples, seed, level, block_length, threads, backend);
+  o.figures = figures;
+  o.replace = replace;
+  return call_outcome([&] {
+    const ncclbot::cli::TelemetryCallResult r = ncclbot::cli::telemetry_call(o);
+    nlohmann::json doc = ncclbot::cli::telemetry_document(r);
+    doc["telemetry_document"] = r.telemetry;
+    return doc;
+  });
+}
+
+// `hipipe` as a library call (cli/hipipe_call.hpp): the document `hipipe --json` prints.
+CallOutcome hipipe(const std::string& fabric, const std::string& bytes, std::optional<int> nodes,
+                   std::optional<int> gpus_per_node, std::optional<int> chunks,
+                   std::optional<int> max_chunks) {
+  ncclbot::cli::HipipeCallOptions o;
+  o.fabric = fabric;
+  o.bytes = bytes;
+  o.nodes = nodes;
+  o.gpus_per_node = gpus_per_node;
+  if (chunks) o.chunks = *chunks;
+  if (max_chunks) o.max_chunks = *max_chunks;
+  return call_outcome([&] { return ncclbot::cli::hipipe_document(ncclbot::cli::hipipe_call(o)); });
 }
 
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
@@ -440,6 +530,31 @@ NB_MODULE(_core, m) {
         nb::arg("placement") = nb::none(), nb::arg("fabric") = nb::none(), nb::arg("samples") = nb::none(),
         nb::arg("skip_unforced") = false, nb::arg("skip_failed") = false, nb::arg("allow_missing") = false,
         "`ingest` as a library call: (exit code, the document `ingest --json` prints or None, standard "
+        "error).");
+  m.def(
+      "merge", &merge, nb::arg("partials"), nb::arg("out") = nb::none(),
+      "`merge` as a library call: (exit code, the document `merge --json` prints or None, standard error).");
+  m.def("plan", &plan, nb::arg("fabric"), nb::arg("nodes"), nb::arg("out"),
+        nb::arg("collectives") = nb::none(), nb::arg("min_bytes") = nb::none(),
+        nb::arg("max_bytes") = nb::none(), nb::arg("arms") = nb::none(), nb::arg("channels") = nb::none(),
+        nb::arg("chunk_bytes") = nb::none(), nb::arg("launcher") = nb::none(),
+        nb::arg("nccl_version") = nb::none(), nb::arg("gpus_per_node") = nb::none(),
+        nb::arg("iters") = nb::none(), nb::arg("warmup") = nb::none(), nb::arg("step_factor") = nb::none(),
+        nb::arg("startup_s") = nb::none(),
+        "`plan` as a library call: (exit code, the document `plan --json` prints or None, standard error).");
+  m.def("plan_status", &plan_status, nb::arg("dir"),
+        "`plan --status DIR` as a library call: (exit code, its document or None, standard error).");
+  m.def(
+      "telemetry", &telemetry, nb::arg("logs"), nb::arg("out"), nb::arg("resamples") = nb::none(),
+      nb::arg("seed") = nb::none(), nb::arg("level") = nb::none(), nb::arg("block_length") = nb::none(),
+      nb::arg("threads") = nb::none(), nb::arg("backend") = nb::none(), nb::arg("figures") = true,
+      nb::arg("replace") = false,
+      "`telemetry` as a library call: (exit code, the paths `telemetry --json` prints with telemetry.json's "
+      "content under 'telemetry_document', or None, standard error).");
+  m.def("hipipe", &hipipe, nb::arg("fabric"), nb::arg("bytes"), nb::arg("nodes") = nb::none(),
+        nb::arg("gpus_per_node") = nb::none(), nb::arg("chunks") = nb::none(),
+        nb::arg("max_chunks") = nb::none(),
+        "`hipipe` as a library call: (exit code, the document `hipipe --json` prints or None, standard "
         "error).");
   m.def("canonical_sweep", &canonical_sweep, nb::arg("source"), nb::arg("text") = nb::none(),
         "Reads a sweep CSV (the file `source`, or `text` named `source` in errors) and returns "

@@ -343,3 +343,41 @@ def test_ope_export_table_and_ingest_are_library_calls(cli, run_cli, tmp_path, m
     assert ncclbot.read_sweep(tmp_path / "py.csv").csv == (tmp_path / "cli.csv").read_text()
     with pytest.raises(ncclbot.InputError, match="resamples"):
         ncclbot.ope(log, "auto", resamples=0)
+    # telemetry on the same log: the same telemetry.json as the command's, handed back too.
+    monkeypatch.undo()
+    assert run_cli("telemetry", log, "--out", tmp_path / "tel_cli", "--no-figures").returncode == 0
+    monkeypatch.setattr(_core, "run_command", no_command_line)
+    got = ncclbot.telemetry(log, tmp_path / "tel_py", figures=False)
+    assert (tmp_path / "tel_py" / "telemetry.json").read_bytes() == (tmp_path / "tel_cli" / "telemetry.json").read_bytes()
+    assert got["telemetry_document"] == json.loads((tmp_path / "tel_cli" / "telemetry.json").read_text())
+    assert got["report_html"] == str(tmp_path / "tel_py" / "report.html")
+
+
+def test_plan_hipipe_and_merge_are_library_calls(run_cli, sweep_file, tmp_path, monkeypatch):
+    from ncclbot import _core
+
+    plan_want = run_cli.json("plan", "--fabric", "h100-ib-a", "--nodes", "2,4", "--collectives", "allreduce",
+                             "--arms", "Ring/LL,Tree", "--chunk-bytes", "0,64K", "--out", tmp_path / "cli")
+    hipipe_want = run_cli.json("hipipe", "--fabric", "h100-ib-a", "--bytes", "64M", "--nodes", "4")
+    replay = ["replay", "--sweep", sweep_file, "--policy", "auto", "--policy", "ucb1:c=0.1,n0=4", "--seeds", "2",
+              "--horizon", "60", "--threads", "1"]
+    for i in (0, 1):
+        assert run_cli(*replay, "--shard", f"{i}/2", "--out", tmp_path / f"p{i}").returncode == 0
+    merge_want = run_cli.json("merge", tmp_path / "p1", tmp_path / "p0")
+
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("a command line ran")
+
+    monkeypatch.setattr(_core, "run_command", no_command_line)
+    got = ncclbot.plan("h100-ib-a", [2, 4], tmp_path / "py", collectives=["allreduce"], arms=["Ring/LL", "Tree"],
+                       chunk_bytes=[0, "64K"])
+    assert {k: v for k, v in got.items() if k != "out"} == {k: v for k, v in plan_want.items() if k != "out"}
+    assert (tmp_path / "py" / "campaign.toml").exists()
+    status = ncclbot.plan_status(tmp_path / "py")
+    assert status["missing"] == len(got["runs"]) and status["done"] == status["failed"] == 0
+    assert ncclbot.hipipe("h100-ib-a", "64M", nodes=4) == hipipe_want
+    assert ncclbot.merge([tmp_path / "p1", tmp_path / "p0"]) == merge_want
+    with pytest.raises(ncclbot.InputError, match="gpus-per-node"):
+        ncclbot.plan("h100-ib-a", [2], tmp_path / "bad", gpus_per_node=0)
+    with pytest.raises(ncclbot.InputError, match="bytes"):
+        ncclbot.hipipe("h100-ib-a", "0")

@@ -69,18 +69,22 @@ void merge_tune(MergeCallResult& r, const std::vector<ReplayPartial>& parts, con
   }
 }
 
-// The tune phase's summary: each policy's chosen point and its objective on the tune contexts.
-void print_tune_choice(const MergeCallResult& r, bool json) {
+// The tune phase's summary: each policy's chosen point.
+nlohmann::json tune_choice_document(const MergeCallResult& r) {
   nlohmann::json summary = {{"phase", "tune"}, {"out", r.out}, {"policies", nlohmann::json::array()}};
+  for (const TunedPolicy& tp : r.tuned)
+    summary["policies"].push_back({{"grid", tp.grid}, {"tuned", tp.points[size_t(tp.chosen)].text}});
+  return summary;
+}
+
+// The tune phase's summary and each chosen point's objective on the tune contexts.
+void print_tune_choice(const MergeCallResult& r, bool json) {
   std::ostream& human = json ? command_err() : command_out();
   human << "tune phase of " << r.partials << " partial(s) -> " << r.out << "\n";
-  for (const TunedPolicy& tp : r.tuned) {
-    const std::string& tuned = tp.points[size_t(tp.chosen)].text;
-    human << std::left << std::setw(40) << tuned << std::setprecision(4) << " tune " << r.objective << " "
-          << tp.objective[size_t(tp.chosen)] << "\n";
-    summary["policies"].push_back({{"grid", tp.grid}, {"tuned", tuned}});
-  }
-  if (json) command_out() << summary.dump(2) << "\n";
+  for (const TunedPolicy& tp : r.tuned)
+    human << std::left << std::setw(40) << tp.points[size_t(tp.chosen)].text << std::setprecision(4)
+          << " tune " << r.objective << " " << tp.objective[size_t(tp.chosen)] << "\n";
+  if (json) command_out() << tune_choice_document(r).dump(2) << "\n";
 }
 
 }  // namespace
@@ -105,6 +109,18 @@ MergeCallResult merge_call(const MergeCallOptions& o) {
   r.replay_results = merge_replay_partials(parts);
   r.replay_report = replay_report_of(id);
   return r;
+}
+
+nlohmann::json merge_document(const MergeCallResult& r) {
+  switch (r.kind) {
+    case MergeCallResult::Kind::kReplay:
+      return replay_document(r.replay_report, r.replay_results);
+    case MergeCallResult::Kind::kTuneChoice:
+      return tune_choice_document(r);
+    case MergeCallResult::Kind::kTuneScore:
+      return tune_document(r.tune_report, r.tuned);
+  }
+  return nullptr;
 }
 
 void print_merge_result(const MergeCallResult& r, bool json) {

@@ -4,6 +4,7 @@
 // combined into what the unsharded run gives (scale/replay_partial.hpp, scale/tune_shards.hpp,
 // docs/scale-out.md); typed options in, the merged result out, no printing.
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct MergeCallResult {
 // InputError naming the partial on an unreadable or malformed partial, or partials that do not
 // make one whole run; UsageError on an --out that is not for a tune phase or names a partial.
 MergeCallResult merge_call(const MergeCallOptions& options);
+
+// The JSON document `merge --json` prints: the replay's or the tune's report, or the tune phase's
+// choices.
+nlohmann::json merge_document(const MergeCallResult& result);
 
 // The human summary (stderr with `json`) and, with `json`, the document, as `merge` prints them.
 void print_merge_result(const MergeCallResult& result, bool json);
