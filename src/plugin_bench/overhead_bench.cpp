@@ -38,6 +38,7 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -48,6 +49,7 @@
 #include "ncclbot/core/error.hpp"
 #include "ncclbot/core/knob_spec.hpp"
 #include "ncclbot/core/name_table.hpp"
+#include "ncclbot/core/parse_number.hpp"
 #include "ncclbot/io/output_file.hpp"
 #include "ncclbot/replay/policy_spec.hpp"
 #include "plugin/kernel_channel_event.hpp"
@@ -396,14 +398,14 @@ void write_costs(const std::string& path, const std::vector<CaseResult>& results
 int main(int argc, char** argv) {
   std::vector<std::string> positional;
   std::string costs_path, knobs, only;
-  int leader_ranks = 0, pause_us = 20;
+  std::optional<int64_t> leader_ranks_given = 0, pause_us_given = 20;  // nullopt: not a number
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--write-costs") == 0 && i + 1 < argc)
       costs_path = argv[++i];
     else if (std::strcmp(argv[i], "--leader") == 0 && i + 1 < argc)
-      leader_ranks = std::atoi(argv[++i]);
+      leader_ranks_given = ncclbot::parse_int(argv[++i]);
     else if (std::strcmp(argv[i], "--pause-us") == 0 && i + 1 < argc)
-      pause_us = std::atoi(argv[++i]);
+      pause_us_given = ncclbot::parse_int(argv[++i]);
     else if (std::strcmp(argv[i], "--knobs") == 0 && i + 1 < argc)
       knobs = argv[++i];
     else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -418,6 +420,12 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
+  if (!leader_ranks_given || !pause_us_given || *leader_ranks_given < 0 || *leader_ranks_given > 64 ||
+      *pause_us_given < 0 || *pause_us_given > 1000000) {
+    std::fprintf(stderr, "plugin_overhead_bench: --leader takes 2 to 64 ranks, --pause-us 0 to 10^6\n");
+    return 2;
+  }
+  const int leader_ranks = int(*leader_ranks_given), pause_us = int(*pause_us_given);
   if (!only.empty() && !costs_path.empty()) {
     std::fprintf(stderr, "plugin_overhead_bench: --write-costs needs every case; drop --only\n");
     return 2;
@@ -436,7 +444,7 @@ int main(int argc, char** argv) {
   std::vector<PacedCases> leader;
   const long leader_calls = std::min(calls, kMaxLeaderCalls);
   if (leader_ranks != 0) {
-    if (leader_ranks < 2 || leader_ranks > 64 || pause_us < 0 || pause_us > 1000000) {
+    if (leader_ranks < 2) {
       std::fprintf(stderr, "plugin_overhead_bench: --leader takes 2 to 64 ranks, --pause-us 0 to 10^6\n");
       return 2;
     }

@@ -175,8 +175,8 @@ TEST(DeployedCost, TheOverheadBenchTimesOnePolicyWhenAsked) {
 // same way (plugin_bench/leader_overhead.hpp): rank 0 and the costliest follower, each in its own
 // process. A follower's decision allocates nothing; the leader's memo takes one block every 512
 // decisions, so at most one allocation over the 200 counted calls. Their times are the benchmark's
-// to report, not this test's. --leader beside --write-costs (which charges local mode only), or a
-// rank count outside 2..64, exits 2.
+// to report, not this test's. --leader beside --write-costs (which charges local mode only), a rank
+// count outside 2..64, or a count or pause that is no number, exits 2.
 TEST(DeployedCost, TheOverheadBenchMeasuresLeaderAndFollowerApart) {
   const std::string bench = std::string(NCCLBOT_OVERHEAD_BENCH) + " " + NCCLBOT_TUNER_PLUGIN + " 200 1 ";
   const std::string out_path = testing::TempDir() + "ncclbot_overhead_leader.json";
@@ -204,5 +204,7 @@ TEST(DeployedCost, TheOverheadBenchMeasuresLeaderAndFollowerApart) {
   EXPECT_EQ(WEXITSTATUS(std::system((bench + "--leader 2 --write-costs /dev/null >/dev/null 2>&1").c_str())),
             2);
   EXPECT_EQ(WEXITSTATUS(std::system((bench + "--leader 1 >/dev/null 2>&1").c_str())), 2);
+  EXPECT_EQ(WEXITSTATUS(std::system((bench + "--leader abc >/dev/null 2>&1").c_str())), 2);  // not 0: off
+  EXPECT_EQ(WEXITSTATUS(std::system((bench + "--leader 2 --pause-us 2x >/dev/null 2>&1").c_str())), 2);
 }
 #endif
