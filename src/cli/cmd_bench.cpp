@@ -44,22 +44,23 @@ void add_bench_options(CLI::App& app, BenchOptions& cli) {
   app.add_flag("--json", cli.json, "print one JSON document on stdout");
 }
 
-int run_bench(BenchOptions& opt) {
-  bench_dynamics(opt.call.observation);  // checked before --write-sweep too
+int run_bench(const BenchOptions& opt) {
   if (!opt.write_sweep.empty()) {
+    bench_dynamics(opt.call.observation);  // a bad --observation is refused here as in the call
     write_sweep_csv(make_bench_sweep(opt.call.arms.at(0), opt.call.contexts, opt.call.samples),
                     opt.write_sweep);
     command_err() << "wrote " << opt.write_sweep << "\n";
     return 0;
   }
   std::ostream& human = opt.json ? command_err() : command_out();
-  opt.call.on_row = [&human](const BenchRow& row) {
+  BenchCallOptions call = opt.call;  // its row callback lives as long as this run
+  call.on_row = [&human](const BenchRow& row) {
     human << std::left << std::setw(34) << row.policy << " arms " << std::setw(3) << row.arms
           << (row.block ? " block " : " threads ") << (row.block ? *row.block : row.threads) << "  "
           << std::setprecision(3) << row.steps_per_s << " steps/s, " << row.steps_per_cpu_s
           << " per CPU-second\n";
   };
-  const BenchCallResult r = bench_call(opt.call);
+  const BenchCallResult r = bench_call(call);
   if (opt.json) command_out() << bench_document(r).dump(2) << "\n";
   return 0;
 }

@@ -72,8 +72,9 @@ Action setup(CLI::App& app) {
                "did not write)");
   app.add_flag("--json", opt->json, "print one JSON document on stdout");
   return [opt] {
-    check_hipipe_counts(opt->call);
-    return opt->study.study.empty() ? run_single(*opt) : run_study(*opt);
+    if (opt->study.study.empty()) return run_single(*opt);  // the call checks the counts
+    check_hipipe_counts(opt->call);                         // refused with --study too
+    return run_study(*opt);
   };
 }
 
