@@ -106,9 +106,9 @@ void fill_table(float (&t)[7][3]) {
 
 }  // namespace
 
-LeaderCaseResult time_leader_case(const std::string& plugin_path, const std::string& policy, int ranks,
-                                  long calls, int reps, int pause_us) {
-  LeaderCaseResult r;
+PacedCaseResult time_paced_case(const std::string& plugin_path, const std::string& policy, int ranks,
+                                long calls, int reps, int pause_us) {
+  PacedCaseResult r;
   r.policy = policy;
   r.ranks = ranks;
   const int port = plugin::free_loopback_port();
@@ -123,12 +123,12 @@ LeaderCaseResult time_leader_case(const std::string& plugin_path, const std::str
   for (size_t at = 0; at < text.size();) {
     const size_t end = text.find('\n', at);
     int rank = -1;
-    LeaderRoleCost c;
+    RoleCost c;
     if (std::sscanf(text.c_str() + at, "%d %lf %lf %lf", &rank, &c.median_ns, &c.min_ns,
                     &c.allocations_per_call) != 4)
       return r.error = "a rank's result line is malformed", r;
     if (rank == 0)
-      r.leader = c;
+      r.rank0 = c;
     else if (c.median_ns > r.follower.median_ns)
       r.follower = c;
     ++seen;

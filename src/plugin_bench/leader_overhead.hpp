@@ -9,24 +9,24 @@
 
 namespace ncclbot::bench {
 
-struct LeaderRoleCost {
+struct RoleCost {
   double median_ns = 0, min_ns = 0;  // wall time per call: median and least over the repetitions
   double allocations_per_call = 0;
 };
 
-struct LeaderCaseResult {
+struct PacedCaseResult {
   std::string policy;
   int ranks = 0;
-  LeaderRoleCost leader;    // rank 0 (with `ranks` = 1: the local process)
-  LeaderRoleCost follower;  // the costliest follower's (by median); none with `ranks` = 1
-  std::string error;        // why the case has no result; empty when it has one
+  RoleCost rank0;     // the leader (with `ranks` = 1: the local process)
+  RoleCost follower;  // the costliest follower's (by median); none with `ranks` = 1
+  std::string error;  // why the case has no result; empty when it has one
 };
 
 // One live policy's case: `calls` getCollInfo calls `reps` times on every rank, a latency reported
 // for each call after each repetition (as NCCL's proxy thread would, untimed). Forks before it loads
 // the plugin at `plugin_path`, so call it before this process loads it. `pause_us`: the pause after
 // each call (a sleep, which may last longer).
-LeaderCaseResult time_leader_case(const std::string& plugin_path, const std::string& policy, int ranks,
-                                  long calls, int reps, int pause_us);
+PacedCaseResult time_paced_case(const std::string& plugin_path, const std::string& policy, int ranks,
+                                long calls, int reps, int pause_us);
 
 }  // namespace ncclbot::bench

@@ -77,7 +77,7 @@ Table nccl_like_table() {
 volatile float sink;
 
 // The paced cases' calls per repetition at most: each call is followed by a pause.
-constexpr long kMaxLeaderCalls = 5000;
+constexpr long kMaxPacedCalls = 5000;
 
 struct Case {
   std::string mode;
@@ -330,7 +330,7 @@ std::string results_json(const std::vector<CaseResult>& results, long calls, int
 
 // A policy measured in local and leader mode the same way (plugin_bench/leader_overhead.hpp).
 struct PacedCases {
-  ncclbot::bench::LeaderCaseResult local, leader;
+  ncclbot::bench::PacedCaseResult local, leader;
 };
 
 // The paced rows: per policy its local process, then leader mode's leader and costliest follower.
@@ -338,8 +338,8 @@ std::string paced_rows_json(const std::vector<PacedCases>& cases, long calls, in
   std::string json;
   for (const PacedCases& c : cases)
     for (const auto& [mode, role, ranks, cost] :
-         {std::tuple{"local", "local", 1, c.local.leader},
-          std::tuple{"leader", "leader", c.leader.ranks, c.leader.leader},
+         {std::tuple{"local", "local", 1, c.local.rank0},
+          std::tuple{"leader", "leader", c.leader.ranks, c.leader.rank0},
           std::tuple{"leader", "follower", c.leader.ranks, c.leader.follower}}) {
       char line[1024];
       std::snprintf(
@@ -441,8 +441,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Leader mode first: its rank processes fork before this process loads the plugin.
-  std::vector<PacedCases> leader;
-  const long leader_calls = std::min(calls, kMaxLeaderCalls);
+  std::vector<PacedCases> paced;
+  const long paced_calls = std::min(calls, kMaxPacedCalls);
   if (leader_ranks != 0) {
     if (leader_ranks < 2) {
       std::fprintf(stderr, "plugin_overhead_bench: --leader takes 2 to 64 ranks, --pause-us 0 to 10^6\n");
@@ -453,15 +453,15 @@ int main(int argc, char** argv) {
       if (kind == ncclbot::PolicyKind::kAuto || (!only.empty() && spec.substr(0, spec.find(':')) != only))
         continue;
       PacedCases c{
-          ncclbot::bench::time_leader_case(positional[0], spec, 1, leader_calls, reps, pause_us),
-          ncclbot::bench::time_leader_case(positional[0], spec, leader_ranks, leader_calls, reps, pause_us)};
+          ncclbot::bench::time_paced_case(positional[0], spec, 1, paced_calls, reps, pause_us),
+          ncclbot::bench::time_paced_case(positional[0], spec, leader_ranks, paced_calls, reps, pause_us)};
       for (const auto* r : {&c.local, &c.leader})
         if (!r->error.empty()) {
           std::fprintf(stderr, "plugin_overhead_bench: %s mode, %s: %s\n", r->ranks > 1 ? "leader" : "local",
                        spec.c_str(), r->error.c_str());
           return 1;
         }
-      leader.push_back(c);
+      paced.push_back(c);
     }
   }
   const ncclbot::plugin::LoadedTuner loaded = ncclbot::plugin::load_tuner(positional[0].c_str());
@@ -511,7 +511,7 @@ int main(int argc, char** argv) {
   }
   unlink(table_path.c_str());
   std::string json = results_json(results, calls, reps, baseline);
-  json.insert(json.size() - 2, paced_rows_json(leader, leader_calls, reps));  // before the closing "]}"
+  json.insert(json.size() - 2, paced_rows_json(paced, paced_calls, reps));  // before the closing "]}"
   std::printf("%s\n", json.c_str());
   if (!costs_path.empty()) {
     try {
