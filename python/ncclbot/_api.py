@@ -282,7 +282,7 @@ def ope(
     log_list = _paths(logs)
     options = dict(sweep=None if sweep is None else _sweep_file(sweep), resamples=resamples, seed=seed, level=level,
                    block_length=block_length, threads=threads, backend=backend)
-    if call_holds([resamples], [seed]) and (threads is None or 0 <= threads < 2**32):
+    if call_holds([resamples], [seed], [threads]):
         return run_call(_core.ope, log_list, _policies(policies), **options)
     args = ["ope"] + repeated("--log", log_list) + repeated("--policy", _policies(policies))
     return run_json(args + option_words(options))
@@ -387,7 +387,7 @@ def telemetry(
     "telemetry_document", by the library's call."""
     options = dict(resamples=resamples, seed=seed, level=None if level is None else float(level),
                    block_length=block_length, threads=threads, backend=backend)
-    if call_holds([resamples], [seed]) and (threads is None or 0 <= threads < 2**32):
+    if call_holds([resamples], [seed], [threads]):
         return run_call(_core.telemetry, _paths(logs), path_text(out), figures=figures, replace=replace, **options)
     words = option_words(dict(out=path_text(out), no_figures=not figures, replace=replace, **options))
     return run_json(["telemetry"] + _paths(logs) + words)

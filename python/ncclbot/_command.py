@@ -91,12 +91,14 @@ def _call_text(value: Any) -> Any:
     return str(value) if isinstance(value, float) else value
 
 
-def call_holds(ints: Iterable[Optional[int]], unsigned: Iterable[Optional[int]] = ()) -> bool:
+def call_holds(ints: Iterable[Optional[int]], unsigned: Iterable[Optional[int]] = (),
+               unsigned32: Iterable[Optional[int]] = ()) -> bool:
     """Whether a library call's C types hold these numbers (None: left out): `ints` as 32-bit ints,
-    `unsigned` as 64-bit unsigned ones. A number that does not fit goes through the command line,
-    whose one-line error names it."""
+    `unsigned` as 64-bit unsigned ones, `unsigned32` as 32-bit unsigned ones (thread counts). A number
+    that does not fit goes through the command line, whose one-line error names it."""
     return (all(v is None or -2**31 <= v < 2**31 for v in ints)
-            and all(v is None or 0 <= v < 2**64 for v in unsigned))
+            and all(v is None or 0 <= v < 2**64 for v in unsigned)
+            and all(v is None or 0 <= v < 2**32 for v in unsigned32))
 
 
 def run_call(call: Any, *args: Any, progress: Optional[bool] = None, **options: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 
 from . import _core
 from ._arguments import ArgumentError, shown, whole
-from ._command import run, run_call
+from ._command import call_holds, run, run_call
 
 Numbers = Sequence[float]
 
@@ -38,7 +38,7 @@ def test(name: str, threads: int = 1, **fields: Any) -> dict[str, Any]:
     """`ncclbot stats NAME` with the given input fields (None fields are left out)."""
     whole(name, "threads", threads)
     doc = json.dumps({k: _value(name, k, v) for k, v in fields.items() if v is not None}, allow_nan=False)
-    if not 0 <= threads < 2**32:  # not an unsigned int: the command line's error names it
+    if not call_holds([], [], [threads]):  # the command line's error names it
         return json.loads(run(["stats", name, "--threads", str(threads)], input=doc))
     return run_call(_core.stats, name, doc, threads)
 

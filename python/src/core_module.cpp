@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/progress_line.hpp"
@@ -218,6 +219,14 @@ CallOutcome stats(const std::string& test, const std::string& input, unsigned th
   });
 }
 
+// A sweep as the package's Sweep holds it: its canonical CSV (floats in their shortest exact form)
+// and its side-file text (empty without side data).
+std::pair<std::string, std::string> sweep_texts(const ncclbot::Sweep& sweep) {
+  std::ostringstream csv;
+  ncclbot::write_sweep_csv(sweep, csv);
+  return {csv.str(), ncclbot::sweep_side_data_text(sweep.dynamics())};
+}
+
 // `synth` as a library call (cli/synth_call.hpp): the document `synth --json` prints, with the sweep's
 // canonical CSV ("csv") and side-file text ("side", empty without side data); written to `out` when
 // one is named.
@@ -253,10 +262,9 @@ CallOutcome synth(const std::string& fabric, uint64_t seed, std::optional<std::s
   return call_outcome([&] {
     const ncclbot::cli::SynthCallResult r = ncclbot::cli::synth_call(o);
     nlohmann::json doc = ncclbot::cli::synth_document(r);
-    std::ostringstream csv;
-    ncclbot::write_sweep_csv(r.sweep, csv);
-    doc["csv"] = csv.str();
-    doc["side"] = ncclbot::sweep_side_data_text(r.sweep.dynamics());
+    const auto [csv, side] = sweep_texts(r.sweep);
+    doc["csv"] = csv;
+    doc["side"] = side;
     return doc;
   });
 }
@@ -412,7 +420,7 @@ CallOutcome hipipe(const std::string& fabric, const std::string& bytes, std::opt
 }
 
 // A sweep read strictly (from a file, or from CSV text such as a DataFrame's) and written back in
-// canonical form: floats in their shortest exact form, so reading it again is bit-identical.
+// canonical form (sweep_texts), so reading it again is bit-identical.
 // (exit code, CSV, side-file text, error): the side text is empty without side data.
 using SweepOutcome = std::tuple<int, std::string, std::string, std::string>;
 
@@ -422,8 +430,8 @@ SweepOutcome canonical_sweep(const std::string& source, const std::optional<std:
     return {2, "", "", "ncclbot: a sweep path holds a NUL byte\n"};
   }
   nb::gil_scoped_release released;
-  std::ostringstream out, err;
-  std::string side;
+  std::ostringstream err;
+  std::pair<std::string, std::string> texts;
   try {
     std::optional<ncclbot::Sweep> sweep;
     if (text) {
@@ -432,13 +440,12 @@ SweepOutcome canonical_sweep(const std::string& source, const std::optional<std:
     } else {
       sweep.emplace(ncclbot::read_sweep_csv(source));
     }
-    ncclbot::write_sweep_csv(*sweep, out);
-    side = ncclbot::sweep_side_data_text(sweep->dynamics());
+    texts = sweep_texts(*sweep);
   } catch (...) {
     const int code = ncclbot::cli::report_failure(std::current_exception(), err);
     return {code, "", "", err.str()};
   }
-  return {0, out.str(), side, ""};
+  return {0, texts.first, texts.second, ""};
 }
 
 // The Python callable progress goes to, or null. Held with a reference of its own and never freed

@@ -88,37 +88,37 @@ std::vector<int> parse_arms(const std::string& text) {
 
 }  // namespace
 
-PlanCallResult plan_call(const PlanCallOptions& o_) {
-  if (o_.fabric.empty()) throw UsageError("--fabric is required");
-  if (o_.nodes.empty()) throw UsageError("--nodes is required");
-  if (o_.out.empty()) throw UsageError("--out is required");
+PlanCallResult plan_call(const PlanCallOptions& opt) {
+  if (opt.fabric.empty()) throw UsageError("--fabric is required");
+  if (opt.nodes.empty()) throw UsageError("--nodes is required");
+  if (opt.out.empty()) throw UsageError("--out is required");
   // A folder name the generated scripts cannot hold as one word: a newline or another control
   // character (the shell's $(...) strips trailing newlines, so the scripts would write elsewhere).
-  for (unsigned char c : o_.out)
+  for (unsigned char c : opt.out)
     if (c < 0x20 || c == 0x7f)
       throw UsageError("--out: a control character in the folder name is not allowed");
   campaign::PlanOptions o;
-  o.nodes = parse_node_list(o_.nodes, "--nodes");
+  o.nodes = parse_node_list(opt.nodes, "--nodes");
   // 0 stands for the preset's GPUs per node, so only an explicit value is checked.
-  if (o_.gpus_per_node && (*o_.gpus_per_node < 1 || *o_.gpus_per_node > kMaxPlanGpusPerNode))
+  if (opt.gpus_per_node && (*opt.gpus_per_node < 1 || *opt.gpus_per_node > kMaxPlanGpusPerNode))
     throw UsageError("--gpus-per-node must be in [1, " + std::to_string(kMaxPlanGpusPerNode) + "]");
-  o.gpus_per_node = o_.gpus_per_node.value_or(0);
-  o.collectives = parse_collective_list(o_.collectives, "--collectives");
-  o.min_bytes = byte_size(o_.min_bytes, "--min-bytes");
-  o.max_bytes = byte_size(o_.max_bytes, "--max-bytes");
-  o.step_factor = o_.step_factor;
-  o.iters = o_.iters;
-  o.warmup = o_.warmup;
-  if (!o_.arms.empty()) o.arms = parse_arms(o_.arms);
-  o.channels = parse_channels(o_.channels);
-  o.chunk_bytes = parse_chunks(o_.chunk_bytes);
-  o.launcher = campaign::parse_launcher(o_.launcher);
-  o.nccl_version = nccl_minor_version(o_.nccl_version, "--nccl-version");
-  o.startup_s = o_.startup_s;
+  o.gpus_per_node = opt.gpus_per_node.value_or(0);
+  o.collectives = parse_collective_list(opt.collectives, "--collectives");
+  o.min_bytes = byte_size(opt.min_bytes, "--min-bytes");
+  o.max_bytes = byte_size(opt.max_bytes, "--max-bytes");
+  o.step_factor = opt.step_factor;
+  o.iters = opt.iters;
+  o.warmup = opt.warmup;
+  if (!opt.arms.empty()) o.arms = parse_arms(opt.arms);
+  o.channels = parse_channels(opt.channels);
+  o.chunk_bytes = parse_chunks(opt.chunk_bytes);
+  o.launcher = campaign::parse_launcher(opt.launcher);
+  o.nccl_version = nccl_minor_version(opt.nccl_version, "--nccl-version");
+  o.startup_s = opt.startup_s;
   PlanCallResult r;
-  r.plan = campaign::make_plan(sim::load_fabric(o_.fabric), o);
-  campaign::write_campaign_folder(o_.out, r.plan);
-  r.out = o_.out;
+  r.plan = campaign::make_plan(sim::load_fabric(opt.fabric), o);
+  campaign::write_campaign_folder(opt.out, r.plan);
+  r.out = opt.out;
   r.sweep_launches = campaign::sweep_launches(r.plan).size();
   return r;
 }
